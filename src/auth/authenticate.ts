@@ -1,0 +1,36 @@
+import { sql } from 'drizzle-orm';
+import { tenants } from '../db/schema';
+import { authenticateApiKey } from '../keys/authenticate';
+import { AppError } from '../server/errors';
+import type { Services } from '../services';
+import type { Principal } from './principal';
+
+export interface Credentials {
+  apiKey?: string;
+  authorization?: string;
+}
+
+/**
+ * Resolves the request's credential: `x-api-key` first, else `Authorization: Bearer`.
+ * Throws 401 `unauthorized` when neither is present or valid.
+ */
+export async function authenticate(svc: Services, creds: Credentials): Promise<Principal> {
+  if (creds.apiKey !== undefined) return authenticateApiKey(svc, creds.apiKey.trim());
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(creds.authorization ?? '')?.[1];
+  if (bearer) return authenticateBearer(svc, bearer);
+  if (creds.authorization) throw new AppError('unauthorized', 'The Authorization header must be `Bearer <token>`.');
+  throw new AppError('unauthorized', 'Authentication required: send an x-api-key header or a bearer token.');
+}
+
+/** A valid token whose email owns no tenant is 401; the owner holds every scope. */
+export async function authenticateBearer(svc: Services, token: string): Promise<Principal> {
+  const claims = await svc.bearer.verify(token);
+  const [tenant] = await svc.db
+    .select({ id: tenants.id, plan: tenants.plan, requestsPerMinute: tenants.requestsPerMinute })
+    .from(tenants)
+    .where(sql`lower(${tenants.ownerEmail}) = ${claims.email}`)
+    .limit(1);
+  if (!tenant) throw new AppError('unauthorized', 'No tenant is owned by the bearer token\'s email.');
+  return { tenantId: tenant.id, plan: tenant.plan, requestsPerMinute: tenant.requestsPerMinute, scopes: ['*'], via: 'bearer' };
+}
+

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every environment variable of DESIGN.md §3, parsed once. Nothing else reads process.env.
+ * A bad value fails fast with a message naming the variable.
+ */
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+const optionalUrl = z.url().optional();
+const commaList = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: optionalUrl,
+  REDIS_URL: optionalUrl,
+  UPSTASH_REDIS_REST_URL: optionalUrl,
+  UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  ADMIN_EMAILS: commaList.default([]),
+  AUTH_URL: optionalUrl,
+  AUTH_JWKS_URL: optionalUrl,
+  AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  AUTH_ISSUER: z.string().optional(),
+  AUTH_AUDIENCE: z.string().default('authenticated'),
+  AUTH_ANON_KEY: z.string().optional(),
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('0,10000,60000,300000')
+    .transform((s) => s.split(',').map((x) => Number(x.trim())))
+    .pipe(z.array(z.number().int().min(0)).min(1).max(10)),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(10_000),
+  WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  TRUST_PROXY: flag.default(false),
+  PUBLIC_BASE_URL: optionalUrl,
+  ENCRYPTION_KEY: z
+    .string()
+    .refine((s) => Buffer.from(s, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
+  SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  upstash?: { url: string; token: string };
+  adminToken?: string;
+  adminEmails: string[];
+  auth: {
+    url?: string;
+    jwksUrl?: string;
+    jwtSecret?: string;
+    issuer?: string;
+    audience: string;
+    anonKey: string;
+  };
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: boolean };
+  registerLimitPerHour: number;
+  trustProxy: boolean;
+  publicBaseUrl: string;
+  encryptionKey: Buffer;
+  sessionSecret: string;
+  logLevel: string;
+  /** Names of secrets generated into DATA_DIR because they were not configured. */
+  generatedSecrets: string[];
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.UPSTASH_REDIS_REST_URL) !== Boolean(e.UPSTASH_REDIS_REST_TOKEN)) {
+    throw new ConfigError('Invalid configuration:\n  UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together');
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  const generatedSecrets: string[] = [];
+  const secret = (name: string, given: string | undefined, make: () => string) => {
+    if (given) return given;
+    generatedSecrets.push(name);
+    return persistedSecret(dataDir, name, make);
+  };
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    upstash: e.UPSTASH_REDIS_REST_URL
+      ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN! }
+      : undefined,
+    adminToken: e.ADMIN_TOKEN,
+    adminEmails: e.ADMIN_EMAILS.map((m) => m.toLowerCase()),
+    auth: {
+      url: e.AUTH_URL,
+      jwksUrl: e.AUTH_JWKS_URL,
+      jwtSecret: e.AUTH_JWT_SECRET,
+      issuer: e.AUTH_ISSUER,
+      audience: e.AUTH_AUDIENCE,
+      anonKey: secret('AUTH_ANON_KEY', e.AUTH_ANON_KEY, () => randomBytes(24).toString('base64url')),
+    },
+    webhooks: {
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    },
+    registerLimitPerHour: e.REGISTER_LIMIT_PER_HOUR,
+    trustProxy: e.TRUST_PROXY,
+    publicBaseUrl,
+    encryptionKey: Buffer.from(
+      secret('ENCRYPTION_KEY', e.ENCRYPTION_KEY, () => randomBytes(32).toString('base64')),
+      'base64',
+    ),
+    sessionSecret: secret('SESSION_SECRET', e.SESSION_SECRET, () => randomBytes(32).toString('base64url')),
+    logLevel: e.LOG_LEVEL,
+    generatedSecrets,
+  };
+}
+
+/** Reads a generated secret from DATA_DIR/secrets.json, creating it on first use. */
+function persistedSecret(dataDir: string, name: string, make: () => string): string {
+  const file = path.join(dataDir, 'secrets.json');
+  const stored: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  const existing = stored[name];
+  if (existing) return existing;
+  stored[name] = make();
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  return stored[name];
+}

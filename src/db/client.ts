@@ -1,0 +1,119 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Anything that runs queries: the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** Present in embedded mode: pg-boss and raw SQL use the same single connection. */
+  pglite?: PGlite;
+  /** Present on PostgreSQL. */
+  pool?: pg.Pool;
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+/** Any constant works; it only has to be the same on every instance. */
+const MIGRATION_LOCK_ID = 7_310_042_001;
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const dir = path.join(dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  // fsync is off: the embedded default is for one machine and development (README says so).
+  const pglite = await PGlite.create({ dataDir: dir, relaxedDurability: true });
+  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
+  await migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  return {
+    db,
+    kind: 'pglite',
+    pglite,
+    ping: async () => {
+      try {
+        await pglite.query('select 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => pglite.close(),
+  };
+}
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
+  // An idle client losing its connection must not crash the process.
+  pool.on('error', () => {});
+  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  const lockClient = await pool.connect();
+  try {
+    await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await migratePg(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  } finally {
+    await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
+    lockClient.release();
+  }
+  return {
+    db,
+    kind: 'postgres',
+    pool,
+    ping: async (timeoutMs = 2000) => {
+      try {
+        await withTimeout(pool.query('select 1'), timeoutMs);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('timeout')), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** True when the error is a PostgreSQL unique violation (SQLSTATE 23505). */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}

@@ -1,0 +1,22 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { timestamps } from './columns';
+
+export const tenants = pgTable(
+  'tenants',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentName: text('agent_name').notNull(),
+    ownerEmail: text('owner_email').notNull(),
+    plan: text('plan', { enum: ['free', 'pro', 'business', 'enterprise'] }).notNull().default('free'),
+    /** Operator override of the plan's request limit (enterprise "custom"). */
+    requestsPerMinute: integer('requests_per_minute'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('tenants_owner_email_lower_idx').on(sql`lower(${t.ownerEmail})`),
+    index('tenants_created_at_idx').on(t.createdAt, t.id),
+  ],
+);
+
+export type TenantRow = typeof tenants.$inferSelect;

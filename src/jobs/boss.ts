@@ -1,0 +1,37 @@
+import { PgBoss, fromPglite } from 'pg-boss';
+import type { Database } from '../db';
+import type { Logger } from '../logger';
+
+export type Boss = PgBoss;
+
+/**
+ * pg-boss on the service's own database: on PGlite through its built-in backend (sharing the one
+ * connection), on PostgreSQL through its own pool. Queues are created here at start-up, because
+ * `send` to a queue that does not exist returns null.
+ */
+export async function startBoss(database: Database, logger: Logger, queues: string[] = []): Promise<Boss> {
+  const boss =
+    database.kind === 'pglite'
+      ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite' })
+      : new PgBoss({ connectionString: poolConnectionString(database), max: 4 });
+  boss.on('error', (err) => logger.error({ err }, 'pg-boss error'));
+  await boss.start();
+  for (const name of queues) await boss.createQueue(name);
+  return boss;
+}
+
+function poolConnectionString(database: Database): string {
+  const opts = (database.pool as unknown as { options: { connectionString?: string } }).options;
+  if (!opts.connectionString) throw new Error('PostgreSQL pool has no connection string');
+  return opts.connectionString;
+}
+
+/** pg-boss reports itself healthy when it is started and can reach its tables. */
+export async function bossHealthy(boss: Boss): Promise<boolean> {
+  try {
+    await boss.getQueues();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,87 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger';
+import type { Plan } from '../tenants/plans';
+
+export interface CachedKey {
+  keyId: string;
+  tenantId: string;
+  plan: Plan;
+  requestsPerMinute: number | null;
+  scopes: string[];
+  /** Epoch ms after which this secret stops working (the old secret of a rotation), else null. */
+  expiresAt: number | null;
+  lastUsedWriteAt: number;
+}
+
+interface Entry {
+  key: CachedKey;
+  version: string;
+  storedAt: number;
+}
+
+const VERSION_KEY = 'amp:auth:version';
+const MAX_ENTRIES = 50_000;
+/** Upper bound on staleness should a version bump ever be missed (e.g. a Redis flap). */
+const MAX_AGE_MS = 60_000;
+
+/**
+ * In-process cache of authenticated keys, keyed by secret hash. Every entry remembers the
+ * "auth version" current when it was loaded; revocation, rotation and plan changes bump that
+ * version (in Redis when configured, so every instance sees it on its very next request) and
+ * entries of an older version are ignored. Modes:
+ * - local: one process owns the data (embedded PGlite), the version is a local counter;
+ * - redis: shared version in Redis, one GET per request;
+ * - off: PostgreSQL without Redis: several instances could not learn of a revocation, so no cache.
+ */
+export class KeyCache {
+  private entries = new Map<string, Entry>();
+  private localVersion = 0;
+
+  constructor(
+    readonly mode: 'local' | 'redis' | 'off',
+    private readonly redis?: Redis,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** The current version, or null when it cannot be known (then nothing is cached). */
+  async currentVersion(): Promise<string | null> {
+    if (this.mode === 'off') return null;
+    if (this.mode === 'local') return String(this.localVersion);
+    try {
+      return (await this.redis!.get(VERSION_KEY)) ?? '0';
+    } catch (err) {
+      this.logger?.warn({ err: String(err) }, 'key cache: Redis unavailable, reading keys from the database');
+      return null;
+    }
+  }
+
+  get(hash: string, version: string | null): CachedKey | undefined {
+    if (version === null) return undefined;
+    const entry = this.entries.get(hash);
+    if (!entry) return undefined;
+    if (entry.version !== version || Date.now() - entry.storedAt > MAX_AGE_MS) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return entry.key;
+  }
+
+  set(hash: string, key: CachedKey, version: string | null): void {
+    if (version === null) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(hash, { key, version, storedAt: Date.now() });
+  }
+
+  /** Makes every cached key on every instance stale. Awaited before a revoke call returns. */
+  async invalidate(): Promise<void> {
+    this.entries.clear();
+    this.localVersion++;
+    if (this.mode !== 'redis') return;
+    try {
+      await this.redis!.incr(VERSION_KEY);
+    } catch (err) {
+      // Other instances' reads fail the same way and bypass their caches; MAX_AGE_MS bounds a flap.
+      this.logger?.error({ err: String(err) }, 'key cache: could not publish invalidation to Redis');
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { Principal } from '../auth/principal';
+import { DEFAULT_KEY_SCOPES, missingScope } from '../auth/scopes';
+import type { Executor } from '../db';
+import { apiKeys } from '../db/schema';
+import { newId } from '../lib/ids';
+import { insufficientScope } from '../server/errors';
+import type { Services } from '../services';
+import { assertPlanAllows } from '../tenants/plans';
+import { iso } from './present';
+import type { CreateKeyInput } from './schema';
+import { displayPrefix, generateKeySecret, hashKeySecret } from './secrets';
+
+/** Inserts a key row and returns the one-time view with its secret. */
+export async function insertKey(
+  db: Executor,
+  tenantId: string,
+  fields: { name: string; scopes: string[]; isPrimary?: boolean },
+) {
+  const secret = generateKeySecret();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      id: newId('key'),
+      tenantId,
+      name: fields.name,
+      prefix: displayPrefix(secret),
+      secretHash: hashKeySecret(secret),
+      scopes: fields.scopes,
+      isPrimary: fields.isPrimary ?? false,
+    })
+    .returning();
+  return { key_id: row!.id, api_key: secret, name: row!.name, scopes: row!.scopes, created_at: iso(row!.createdAt) };
+}
+
+/**
+ * POST /api/v1/keys. Pro plan and above; a key can grant only scopes its creator holds.
+ */
+export async function createKey(svc: Services, principal: Principal, input: CreateKeyInput) {
+  assertPlanAllows(principal.plan, 'multiple_keys');
+  const scopes = [...new Set(input.scopes ?? DEFAULT_KEY_SCOPES)];
+  const escalation = missingScope(principal.scopes, scopes);
+  if (escalation) throw insufficientScope(escalation);
+  return insertKey(svc.db, principal.tenantId, { name: input.name, scopes });
+}

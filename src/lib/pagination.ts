@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { invalidRequest } from '../server/errors';
+
+/** Query parameters of every list: `limit` (default 20, max 100) and an opaque `cursor`. */
+export const listParams = {
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+};
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export const pageSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
+
+/** Keyset cursor over (created_at, id): stable under inserts, opaque to clients. */
+export interface Cursor {
+  at: Date;
+  id: string;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.at.toISOString(), c.id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): Cursor | undefined {
+  if (!cursor) return undefined;
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(at);
+    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
+    return { at: date, id };
+  } catch {
+    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+  }
+}
+
+/** Turns `limit + 1` fetched rows into a page. */
+export function toPage<R extends { createdAt: Date; id: string }, T>(
+  rows: R[],
+  limit: number,
+  map: (row: R) => T,
+): Page<T> {
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    data: items.map(map),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null,
+  };
+}

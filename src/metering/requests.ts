@@ -1,0 +1,51 @@
+import type { Principal } from '../auth/principal';
+import { AppError } from '../server/errors';
+import type { Services } from '../services';
+import { PLANS } from '../tenants/plans';
+import type { LimitResult } from './limiter';
+
+export const REQUEST_WINDOW_MS = 60_000;
+
+export function requestLimitOf(principal: Principal): number {
+  return principal.requestsPerMinute ?? PLANS[principal.plan].requestsPerMinute;
+}
+
+/**
+ * Counts one request against the tenant's pool (all its keys and tokens share it). Exempt
+ * endpoints only read the pool. Throws 429 `rate_limit_exceeded` with the spec's body.
+ */
+export async function consumeRequest(svc: Services, principal: Principal, exempt: boolean): Promise<LimitResult> {
+  const result = await svc.limiter.limit(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : 1);
+  if (!exempt && !result.allowed) throw rateLimitExceeded(result);
+  return result;
+}
+
+export function rateLimitExceeded(result: LimitResult, message = 'Request rate above the plan limit; retry after the indicated number of seconds.') {
+  return new AppError(
+    'rate_limit_exceeded',
+    message,
+    { retry_after: result.retryAfterSeconds, limit: result.limit, reset_at: new Date(result.resetAt).toISOString() },
+    { 'Retry-After': String(result.retryAfterSeconds) },
+  );
+}
+
+/** The X-RateLimit-* headers (and the IETF draft fields) describing a pool. */
+export function rateLimitHeaders(result: LimitResult): Record<string, string> {
+  const resetSeconds = Math.max(0, Math.ceil((result.resetAt - Date.now()) / 1000));
+  return {
+    'X-RateLimit-Limit': String(result.limit),
+    'X-RateLimit-Remaining': String(result.remaining),
+    'X-RateLimit-Reset': String(Math.ceil(result.resetAt / 1000)),
+    'RateLimit-Policy': `"default";q=${result.limit};w=${REQUEST_WINDOW_MS / 1000}`,
+    RateLimit: `"default";r=${result.remaining};t=${resetSeconds}`,
+  };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Registrations are limited per client IP (REGISTER_LIMIT_PER_HOUR). */
+export async function consumeRegistration(svc: Services, ip: string): Promise<LimitResult> {
+  const result = await svc.limiter.limit(`register:${ip}`, svc.config.registerLimitPerHour, HOUR_MS);
+  if (!result.allowed) throw rateLimitExceeded(result, 'Too many registrations from this address; retry after the indicated number of seconds.');
+  return result;
+}

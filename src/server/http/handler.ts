@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import type { Services } from '../../services';
+import { AppError } from '../errors';
+import { buildOpenApiDocument } from '../openapi';
+import { appRouter } from '../router';
+import type { Context } from '../trpc';
+import { clientIp, resolveRequestId } from './request';
+import { sendError, sendText } from './respond';
+import { handleRestCall } from './rest';
+import { RouteTable } from './routes';
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
+/** Paths the API answers itself; everything else belongs to Next (pages, assets, next-auth). */
+const API_PREFIXES = ['/api/v1/', '/api/mcp', '/api/trpc/', '/.well-known/', '/auth/v1/'];
+const API_EXACT = new Set(['/api/v1', '/api/openapi.json', '/openapi.json', '/api/llms.txt']);
+
+export function isApiPath(pathname: string): boolean {
+  return API_EXACT.has(pathname) || API_PREFIXES.some((p) => pathname.startsWith(p));
+}
+
+const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy';
+const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
+
+/**
+ * The API surface of server.ts: request ids, CORS, discovery documents, the dashboard's
+ * /api/trpc and the REST adapter; other paths go to `next` (or 404 when Next is not mounted).
+ */
+export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHandler {
+  const routes = new RouteTable(appRouter);
+  let openapi: string | undefined;
+  const openapiJson = () => (openapi ??= JSON.stringify(buildOpenApiDocument(svc.config.publicBaseUrl)));
+
+  return async (req, res) => {
+    const requestId = resolveRequestId(req.headers['x-request-id']);
+    res.setHeader('X-Request-Id', requestId);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const pathname = url.pathname;
+    if (!isApiPath(pathname)) {
+      if (next) return next(req, res);
+      return sendError(res, new AppError('not_found', 'No such endpoint.'), requestId);
+    }
+    const base = { ...CORS, 'Cache-Control': 'no-store' };
+    try {
+      if (req.method === 'OPTIONS') return preflight(res, base);
+      const ctx: Context = { svc, requestId, ip: clientIp(req, svc.config.trustProxy), headers: req.headers, resHeaders: {} };
+
+      if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], base);
+        return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', base);
+      }
+      if (pathname.startsWith('/api/trpc/')) {
+        return nodeHTTPRequestHandler({
+          router: appRouter,
+          req,
+          res,
+          path: pathname.slice('/api/trpc/'.length),
+          createContext: () => ctx,
+          onError: ({ error }) => {
+            if (error.code === 'INTERNAL_SERVER_ERROR') svc.logger.error({ err: error, requestId }, 'trpc error');
+          },
+        });
+      }
+
+      const match = routes.match(req.method ?? 'GET', pathname);
+      if (match && 'route' in match) {
+        return await handleRestCall(req, res, url, match.route, match.params, ctx, base);
+      }
+      if (match) return methodNotAllowed(res, requestId, match.allowed, base);
+      return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, base);
+    } catch (err) {
+      svc.logger.error({ err, requestId }, 'request failed');
+      if (!res.headersSent) sendError(res, new AppError('internal_error'), requestId, base);
+      else res.destroy();
+    }
+  };
+}
+
+function preflight(res: ServerResponse, base: Record<string, string>) {
+  res.writeHead(204, {
+    ...base,
+    'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+    'Access-Control-Allow-Headers': 'Content-Type, X-Api-Key, Authorization, X-Request-Id, Idempotency-Key',
+    'Access-Control-Max-Age': '86400',
+  });
+  res.end();
+}
+
+function methodNotAllowed(res: ServerResponse, requestId: string, allowed: string[], base: Record<string, string>) {
+  const allow = [...new Set([...allowed, 'OPTIONS'])].join(', ');
+  sendError(res, new AppError('method_not_allowed', `Use ${allowed.join(' or ')} on this path.`, { allowed_methods: allowed }), requestId, {
+    ...base,
+    Allow: allow,
+  });
+}

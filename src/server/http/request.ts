@@ -1,0 +1,51 @@
+import type { IncomingMessage } from 'node:http';
+import { randomBase62 } from '../../lib/ids';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** A valid incoming X-Request-Id is echoed; anything else gets a fresh `req_` id. */
+export function resolveRequestId(incoming: string | string[] | undefined): string {
+  const value = Array.isArray(incoming) ? incoming[0] : incoming;
+  return value && REQUEST_ID.test(value) ? value : `req_${randomBase62(20)}`;
+}
+
+/** The client address: the socket's, or the first X-Forwarded-For hop when TRUST_PROXY=1. */
+export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const fwd = req.headers['x-forwarded-for'];
+    const first = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type BodyResult =
+  | { kind: 'empty' }
+  | { kind: 'json'; value: unknown }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'too_large' };
+
+/**
+ * Reads and parses the body as JSON whatever the content type says (any JSON type or none).
+ * Stops reading past `limit` bytes.
+ */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyResult> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return { kind: 'too_large' };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return { kind: 'too_large' };
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
+  if (text.trim() === '') return { kind: 'empty' };
+  try {
+    return { kind: 'json', value: JSON.parse(text) };
+  } catch (err) {
+    return { kind: 'invalid', message: `The request body is not valid JSON: ${(err as Error).message}` };
+  }
+}

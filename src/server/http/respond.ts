@@ -1,0 +1,22 @@
+import type { ServerResponse } from 'node:http';
+import { AppError, errorBody } from '../errors';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+export function sendText(res: ServerResponse, status: number, body: string, contentType: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Writes an AppError in the error format of DESIGN.md §6, with the headers it carries. */
+export function sendError(res: ServerResponse, err: AppError, requestId: string, headers: Record<string, string> = {}): void {
+  sendJson(res, err.status, errorBody(err, requestId), { ...headers, ...err.headers });
+}

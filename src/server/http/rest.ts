@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TRPCError } from '@trpc/server';
+import { AppError, invalidRequest, type Issue } from '../errors';
+import { createCaller } from '../router';
+import type { Context } from '../trpc';
+import { readJsonBody } from './request';
+import { sendError, sendJson } from './respond';
+import type { Route } from './routes';
+
+type Procedure = (input: unknown) => Promise<unknown>;
+
+/**
+ * Runs one REST call: assembles the input from path, query and body, calls the procedure
+ * through the router's caller (so REST runs exactly the tRPC middleware chain), and writes
+ * the result or the error in the contract's format.
+ */
+export async function handleRestCall(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  route: Route,
+  params: Record<string, string>,
+  ctx: Context,
+  baseHeaders: Record<string, string>,
+): Promise<void> {
+  let input: unknown;
+  let bodyError: string | undefined;
+  if (route.method === 'GET' || route.method === 'DELETE') {
+    input = { ...queryObject(url.searchParams), ...params };
+  } else {
+    const body = await readJsonBody(req);
+    if (body.kind === 'too_large') {
+      sendError(res, new AppError('payload_too_large', 'The request body exceeds 1 MiB.'), ctx.requestId, { ...baseHeaders, Connection: 'close' });
+      return;
+    }
+    if (body.kind === 'invalid') bodyError = body.message;
+    const value = body.kind === 'json' ? body.value : {};
+    input = isPlainObject(value) ? { ...value, ...params } : body.kind === 'invalid' ? Symbol('invalid-json') : value;
+  }
+
+  try {
+    const output = await procedureAt(createCaller(ctx), route.procedure)(input);
+    const status = ctx.status ?? route.meta.successStatus ?? 200;
+    sendJson(res, status, output, { ...baseHeaders, ...ctx.resHeaders });
+  } catch (err) {
+    const appError = toAppError(err, bodyError);
+    if (appError.code === 'internal_error') {
+      ctx.svc.logger.error({ err, requestId: ctx.requestId, route: route.template }, 'unhandled error');
+    }
+    sendError(res, appError, ctx.requestId, { ...baseHeaders, ...ctx.resHeaders });
+  }
+}
+
+function procedureAt(caller: unknown, path: string): Procedure {
+  return path.split('.').reduce((node, key) => (node as Record<string, unknown>)[key], caller) as Procedure;
+}
+
+/** Query string to an object; a repeated name becomes an array. */
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(params.keys())) {
+    const all = params.getAll(key);
+    out[key] = all.length > 1 ? all : all[0]!;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Any error from the procedure chain as the AppError it stands for; unknown ones are 500. */
+export function toAppError(err: unknown, bodyError?: string): AppError {
+  const cause = err instanceof TRPCError ? err.cause : err;
+  if (cause instanceof AppError) return cause;
+  if (err instanceof TRPCError && err.code === 'BAD_REQUEST') {
+    if (bodyError) return invalidRequest(bodyError, [{ path: '', message: bodyError }]);
+    const issues = validationIssues(cause);
+    if (issues) {
+      const first = issues[0];
+      const where = first?.path ? `${first.path}: ` : '';
+      return invalidRequest(`Invalid request: ${where}${first?.message ?? 'bad input'}`, issues);
+    }
+    return invalidRequest(err.message);
+  }
+  return new AppError('internal_error');
+}
+
+function validationIssues(cause: unknown): Issue[] | undefined {
+  const raw = (cause as { issues?: unknown } | undefined)?.issues;
+  if (!Array.isArray(raw)) return undefined;
+  return raw.map((i: { path?: unknown[]; message?: string }) => ({
+    path: (i.path ?? []).map((p) => (typeof p === 'object' && p !== null && 'key' in p ? String(p.key) : String(p))).join('.'),
+    message: i.message ?? 'Invalid value',
+  }));
+}

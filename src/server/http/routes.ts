@@ -1,0 +1,64 @@
+import { forEachOpenApiProcedure, type OpenApiMethod } from 'trpc-to-openapi';
+import type { AnyRouter } from '@trpc/server';
+import type { Meta } from '../trpc';
+
+export interface Route {
+  method: OpenApiMethod;
+  /** OpenAPI path template, e.g. `/api/v1/keys/{key_id}`. */
+  template: string;
+  /** tRPC procedure path, e.g. `keys.revoke`. */
+  procedure: string;
+  meta: Meta;
+  pattern: RegExp;
+  params: string[];
+}
+
+export type RouteMatch = { route: Route; params: Record<string, string> } | { allowed: string[] } | null;
+
+/** The REST route table, derived from the routers' `.meta({ openapi })`: one source of truth. */
+export class RouteTable {
+  private routes: Route[] = [];
+
+  constructor(router: AnyRouter) {
+    forEachOpenApiProcedure(router._def.procedures as never, ({ path, meta }) => {
+      const template = meta.openapi.path;
+      const params = [...template.matchAll(/\{(.+?)\}/g)].map((m) => m[1]!);
+      const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(.+?)\\?\}/g, '([^/]+)');
+      this.routes.push({
+        method: meta.openapi.method,
+        template,
+        procedure: path,
+        meta: meta as Meta,
+        pattern: new RegExp(`^${source}$`),
+        params,
+      });
+    });
+    // Literal segments beat parameters: `/keys/{id}/rotate` vs `/keys/{id}`, `/modules/search` vs `/modules/{m}`.
+    this.routes.sort((a, b) => a.params.length - b.params.length);
+  }
+
+  /** The route for method + path, or the methods allowed on that path (405), or null (404). */
+  match(method: string, pathname: string): RouteMatch {
+    const allowed = new Set<string>();
+    for (const route of this.routes) {
+      const m = route.pattern.exec(pathname);
+      if (!m) continue;
+      if (route.method !== method) {
+        allowed.add(route.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      try {
+        route.params.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1]!)));
+      } catch {
+        return null;
+      }
+      return { route, params };
+    }
+    return allowed.size > 0 ? { allowed: [...allowed] } : null;
+  }
+
+  all(): readonly Route[] {
+    return this.routes;
+  }
+}

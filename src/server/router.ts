@@ -1,0 +1,15 @@
+import { adminRouter } from './routers/admin';
+import { authRouter } from './routers/auth';
+import { healthRouter } from './routers/health';
+import { keysRouter } from './routers/keys';
+import { createCallerFactory, router } from './trpc';
+
+export const appRouter = router({
+  auth: authRouter,
+  keys: keysRouter,
+  admin: adminRouter,
+  health: healthRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,84 @@
+import { createKey } from '../../keys/create';
+import { listKeys } from '../../keys/list';
+import { revokeKey } from '../../keys/revoke';
+import { rotateKey } from '../../keys/rotate';
+import {
+  createKeyInput,
+  keyIdInput,
+  keyList,
+  keyWithSecret,
+  listKeysInput,
+  revokedKey,
+  rotateKeyInput,
+  rotatedKey,
+} from '../../keys/schema';
+import { apiProcedure, router } from '../trpc';
+
+const manageKeys = apiProcedure('keys:manage');
+const tags = ['keys'];
+
+export const keysRouter = router({
+  create: apiProcedure('keys:manage', 'multiple_keys')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/keys',
+        tags,
+        summary: 'Create an API key',
+        description:
+          'Pro plan and above. Without `scopes` the key gets `["modules:read","modules:execute"]`. A key can grant only scopes its creator holds. The secret is shown only in this response.',
+        errorResponses: { 400: 'Invalid body', 401: 'Unauthorized', 403: 'Missing scope or plan', 429: 'Rate limited' },
+      },
+      successStatus: 201,
+    })
+    .input(createKeyInput)
+    .output(keyWithSecret)
+    .mutation(({ ctx, input }) => createKey(ctx.svc, ctx.principal, input)),
+
+  list: manageKeys
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/keys',
+        tags,
+        summary: 'List API keys',
+        description: 'Active keys of the tenant, newest first, without secrets.',
+        errorResponses: { 400: 'Invalid query', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+      },
+    })
+    .input(listKeysInput)
+    .output(keyList)
+    .query(({ ctx, input }) => listKeys(ctx.svc, ctx.principal, input)),
+
+  rotate: manageKeys
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/keys/{key_id}/rotate',
+        tags,
+        summary: 'Rotate an API key',
+        description:
+          'Issues a new secret for the same key. The old secret keeps working for `grace_seconds` (0–86400, default 0). The caller must hold every scope of the rotated key.',
+        errorResponses: { 400: 'Invalid body', 401: 'Unauthorized', 403: 'Missing scope', 404: 'No such key', 429: 'Rate limited' },
+      },
+    })
+    .input(rotateKeyInput)
+    .output(rotatedKey)
+    .mutation(({ ctx, input }) => rotateKey(ctx.svc, ctx.principal, input)),
+
+  revoke: manageKeys
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/keys/{key_id}',
+        tags,
+        summary: 'Revoke an API key',
+        description:
+          'The key stops working on the very next request, on every instance. Revoking the last key that can manage keys is 409.',
+        errorResponses: { 401: 'Unauthorized', 403: 'Missing scope', 404: 'No such key', 409: 'Last key able to manage keys', 429: 'Rate limited' },
+      },
+    })
+    .input(keyIdInput)
+    .output(revokedKey)
+    .mutation(({ ctx, input }) => revokeKey(ctx.svc, ctx.principal, input.key_id)),
+});

@@ -1,0 +1,105 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { authenticate } from '../auth/authenticate';
+import type { Principal } from '../auth/principal';
+import { holdsScope, type Scope } from '../auth/scopes';
+import { consumeRequest, rateLimitHeaders } from '../metering/requests';
+import type { Services } from '../services';
+import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
+import { AppError, ERRORS, insufficientScope } from './errors';
+
+export interface Context {
+  svc: Services;
+  requestId: string;
+  ip: string;
+  headers: IncomingHttpHeaders;
+  principal?: Principal;
+  /** Headers the procedure chain adds to the response (rate limits, Location, ...). */
+  resHeaders: Record<string, string>;
+  /** Overrides the success status (e.g. health answers 503 with its body). */
+  status?: number;
+}
+
+export type Meta = OpenApiMeta<{
+  /** Success status of the operation: 201 for creates, 202 for asynchronous starts. */
+  successStatus?: 200 | 201 | 202;
+  /** Exempt from the request limit (spec §8 rule 4): the pool is reported, not consumed. */
+  rateLimitExempt?: boolean;
+}>;
+
+const t = initTRPC.context<Context>().meta<Meta>().create({
+  errorFormatter({ shape, error }) {
+    const app = error.cause instanceof AppError ? error.cause : undefined;
+    return { ...shape, data: { ...shape.data, stack: undefined, app: app ? { error: app.code, ...app.details } : undefined } };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Domain errors become tRPC errors with the code from the one table, keeping the cause. */
+const mapAppErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: ERRORS[cause.code].trpc, message: cause.message, cause });
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(mapAppErrors);
+
+const authenticated = publicProcedure.use(async ({ ctx, next }) => {
+  const principal = await authenticate(ctx.svc, {
+    apiKey: header(ctx.headers, 'x-api-key'),
+    authorization: header(ctx.headers, 'authorization'),
+  });
+  return next({ ctx: { ...ctx, principal } });
+});
+
+const rateLimited = authenticated.use(async ({ ctx, meta, next }) => {
+  const exempt = meta?.rateLimitExempt === true;
+  try {
+    const result = await consumeRequest(ctx.svc, ctx.principal, exempt);
+    Object.assign(ctx.resHeaders, rateLimitHeaders(result));
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'rate_limit_exceeded') {
+      const d = err.details as { limit: number; reset_at: string };
+      Object.assign(ctx.resHeaders, rateLimitHeaders({ allowed: false, limit: d.limit, remaining: 0, resetAt: Date.parse(d.reset_at), retryAfterSeconds: 0 }));
+    }
+    throw err;
+  }
+  return next();
+});
+
+/**
+ * An authenticated operation: authenticate (401) -> rate limit (429) -> scope (403)
+ * -> plan (403); input validation (400) follows in `.input()`.
+ */
+export function apiProcedure(scope: Scope, feature?: PlanFeature) {
+  return rateLimited.use(async ({ ctx, next }) => {
+    if (!holdsScope(ctx.principal.scopes, scope)) throw insufficientScope(scope);
+    if (feature) assertPlanAllows(ctx.principal.plan, feature);
+    return next();
+  });
+}
+
+/** Operator endpoints: `x-admin-token`; when ADMIN_TOKEN is unset they do not exist (404). */
+export const adminProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const configured = ctx.svc.config.adminToken;
+  if (!configured) throw new AppError('not_found', 'No such endpoint.');
+  const given = header(ctx.headers, 'x-admin-token') ?? '';
+  const a = Buffer.from(given);
+  const b = Buffer.from(configured);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) {
+    throw new AppError('unauthorized', 'A valid x-admin-token header is required.');
+  }
+  return next();
+});
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
