@@ -1,0 +1,169 @@
+/**
+ * The shared test harness: starts the real server on a random port (embedded PGlite, or a fresh
+ * PostgreSQL database when TEST_DATABASE_URL is set), registers tenants, changes plans, and makes
+ * HTTP calls. Every test file uses it instead of rolling its own.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startServer, type RunningServer } from '../src/server/http/server';
+
+export type Backend = 'embedded' | 'postgres';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
+
+/** Backends the HTTP suites run on: always embedded, plus PostgreSQL+Redis when CI gives URLs. */
+export function backends(): Backend[] {
+  if (!TEST_DATABASE_URL) {
+    console.log('[tests] TEST_DATABASE_URL not set: PostgreSQL+Redis variants left out (CI runs them).');
+    return ['embedded'];
+  }
+  return ['embedded', 'postgres'];
+}
+
+/** A fresh, empty PostgreSQL database on the TEST_DATABASE_URL server; dropped by the returned function. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `amp_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await c.end();
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  method?: string;
+  key?: string;
+  bearer?: string;
+  body?: unknown;
+  /** Sent as is (not JSON-encoded) when set. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer extends RunningServer {
+  backend: Backend;
+  call<T = any>(path: string, opts?: CallOptions): Promise<ApiResponse<T>>;
+  register(overrides?: { agent_name?: string; owner_email?: string }): Promise<{ apiKey: string; tenantId: string; email: string }>;
+  setPlan(tenantId: string, plan: 'free' | 'pro' | 'business' | 'enterprise', requestsPerMinute?: number | null): Promise<void>;
+}
+
+export interface TestServerOptions {
+  backend?: Backend;
+  env?: Record<string, string | undefined>;
+  /** Share another server's database (a second instance). */
+  databaseUrl?: string;
+  dataDir?: string;
+  redis?: boolean;
+}
+
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const backend = opts.backend ?? 'embedded';
+  const cleanups: (() => Promise<void> | void)[] = [];
+  let databaseUrl = opts.databaseUrl;
+  if (backend === 'postgres' && !databaseUrl) {
+    const db = await createTestDatabase();
+    databaseUrl = db.url;
+    cleanups.push(() => db.drop());
+  }
+  let dataDir = opts.dataDir;
+  if (!dataDir) {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'amp-test-'));
+    const dir = dataDir;
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  }
+  const useRedis = opts.redis ?? backend === 'postgres';
+  const running = await startServer({
+    env: {
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      ADMIN_TOKEN,
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: useRedis ? TEST_REDIS_URL : undefined,
+      REGISTER_LIMIT_PER_HOUR: '10000',
+      ...opts.env,
+    },
+  });
+
+  const call = async <T = any>(p: string, o: CallOptions = {}): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.key) headers['x-api-key'] = o.key;
+    if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
+    let body: string | Buffer | undefined;
+    if (o.rawBody !== undefined) body = o.rawBody;
+    else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(running.url + p, { method: o.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+
+  let n = 0;
+  const server: TestServer = {
+    ...running,
+    backend,
+    call,
+    async register(overrides = {}) {
+      const email = overrides.owner_email ?? `owner-${randomBytes(5).toString('hex')}-${++n}@example.com`;
+      const res = await call('/api/v1/auth/register', { body: { agent_name: overrides.agent_name ?? 'test-agent', owner_email: email } });
+      if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
+      return { apiKey: res.body.api_key, tenantId: res.body.tenant_id, email };
+    },
+    async setPlan(tenantId, plan, requestsPerMinute) {
+      const res = await call(`/api/v1/admin/tenants/${tenantId}/plan`, {
+        method: 'PUT',
+        headers: { 'x-admin-token': ADMIN_TOKEN },
+        body: requestsPerMinute === undefined ? { plan } : { plan, requests_per_minute: requestsPerMinute },
+      });
+      if (res.status !== 200) throw new Error(`setPlan failed: ${res.status} ${res.text}`);
+    },
+    async close() {
+      await running.close();
+      for (const c of cleanups.reverse()) await c();
+    },
+  };
+  return server;
+}
+
+/** Asserts the DESIGN.md error format and returns the body. */
+export function expectError(res: ApiResponse, status: number, code: string) {
+  if (res.status !== status || res.body?.error !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${res.text}`);
+  }
+  if (typeof res.body.message !== 'string' || res.body.request_id !== res.headers.get('x-request-id')) {
+    throw new Error(`malformed error body: ${res.text}`);
+  }
+  return res.body;
+}
