@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
+
+describe.each(backends())('wire conventions (%s)', (backend) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ backend });
+  });
+  afterAll(async () => s?.close());
+
+  it('echoes a valid X-Request-Id and replaces an invalid one', async () => {
+    const echoed = await s.call('/api/v1/health', { headers: { 'x-request-id': 'trace-123.abc_D' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-123.abc_D');
+    const replaced = await s.call('/api/v1/health', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9]+$/);
+    const missing = await s.call('/api/v1/nope');
+    expect(missing.headers.get('x-request-id')).toBeTruthy();
+    expect(missing.body.request_id).toBe(missing.headers.get('x-request-id'));
+  });
+
+  it('answers 401 with the error format when credentials are missing or invalid', async () => {
+    const none = expectError(await s.call('/api/v1/keys'), 401, 'unauthorized');
+    expect(none.message).toMatch(/x-api-key/);
+    expectError(await s.call('/api/v1/keys', { key: 'amp_doesnotexist0000000000000000000000000' }), 401, 'unauthorized');
+    expectError(await s.call('/api/v1/keys', { key: 'garbage' }), 401, 'unauthorized');
+    expectError(await s.call('/api/v1/keys', { headers: { authorization: 'Basic Zm9vOmJhcg==' } }), 401, 'unauthorized');
+  });
+
+  it('checks authentication before validation: bad body without a key is 401', async () => {
+    expectError(await s.call('/api/v1/keys', { method: 'POST', rawBody: '{not json' }), 401, 'unauthorized');
+  });
+
+  it('checks scope and plan before validation', async () => {
+    const t = await s.register();
+    // free plan + invalid body: the plan check comes first
+    expectError(await s.call('/api/v1/keys', { key: t.apiKey, body: { bogus: true } }), 403, 'plan_required');
+  });
+
+  it('answers 413 for a body over 1 MiB', async () => {
+    const big = JSON.stringify({ agent_name: 'x'.repeat(1024 * 1024), owner_email: 'big@example.com' });
+    const res = await s.call('/api/v1/auth/register', { rawBody: big, headers: { 'content-type': 'application/json' } });
+    expectError(res, 413, 'payload_too_large');
+  });
+
+  it('answers 405 with Allow for a known path and the wrong method, 404 for unknown paths', async () => {
+    const res = await s.call('/api/v1/auth/register', { method: 'GET' });
+    expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')).toContain('POST');
+    expectError(await s.call('/api/v1/does-not-exist'), 404, 'not_found');
+    expectError(await s.call('/api/v1/keys/key_x/rotate', { method: 'GET' }), 405, 'method_not_allowed');
+  });
+
+  it('answers CORS preflights for any origin without credentials', async () => {
+    const res = await fetch(`${s.url}/api/v1/keys`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/x-api-key/i);
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('reports the tenant pool on authenticated responses', async () => {
+    const t = await s.register();
+    const res = await s.call('/api/v1/keys', { key: t.apiKey });
+    expect(res.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(60);
+    expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 - 1);
+  });
+
+  it('never leaks internals: no stack traces or SQL in error bodies', async () => {
+    const res = await s.call('/api/v1/keys/%E0%A4%A', { method: 'DELETE', key: (await s.register()).apiKey });
+    expect([400, 404]).toContain(res.status);
+    expect(res.text).not.toMatch(/at .*\.ts:|select |insert /i);
+  });
+});
+
+describe('admin API', () => {
+  it('is 404 when ADMIN_TOKEN is unset', async () => {
+    const s = await startTestServer({ env: { ADMIN_TOKEN: undefined } });
+    try {
+      expectError(await s.call('/api/v1/admin/tenants', { headers: { 'x-admin-token': 'anything-at-all-123' } }), 404, 'not_found');
+    } finally {
+      await s.close();
+    }
+  });
+
+  describe('with ADMIN_TOKEN', () => {
+    let s: TestServer;
+    beforeAll(async () => {
+      s = await startTestServer();
+    });
+    afterAll(async () => s?.close());
+
+    it('refuses a wrong or missing token with 401', async () => {
+      expectError(await s.call('/api/v1/admin/tenants'), 401, 'unauthorized');
+      expectError(await s.call('/api/v1/admin/tenants', { headers: { 'x-admin-token': 'wrong' } }), 401, 'unauthorized');
+    });
+
+    it('lists tenants and changes a plan with a request-limit override', async () => {
+      const t = await s.register();
+      const list = await s.call('/api/v1/admin/tenants?limit=100', { headers: { 'x-admin-token': ADMIN_TOKEN } });
+      expect(list.status).toBe(200);
+      expect(list.body.data.map((x: any) => x.tenant_id)).toContain(t.tenantId);
+
+      const changed = await s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, {
+        method: 'PUT',
+        headers: { 'x-admin-token': ADMIN_TOKEN },
+        body: { plan: 'enterprise', requests_per_minute: 12_000 },
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.body).toMatchObject({ plan: 'enterprise', requests_per_minute: 12_000, limits: { executions_per_month: null } });
+      const keys = await s.call('/api/v1/keys', { key: t.apiKey });
+      expect(keys.headers.get('x-ratelimit-limit')).toBe('12000');
+
+      expectError(
+        await s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body: { plan: 'gold' } }),
+        400,
+        'invalid_request',
+      );
+      expectError(
+        await s.call('/api/v1/admin/tenants/00000000-0000-4000-8000-000000000000/plan', {
+          method: 'PUT',
+          headers: { 'x-admin-token': ADMIN_TOKEN },
+          body: { plan: 'pro' },
+        }),
+        404,
+        'not_found',
+      );
+    });
+  });
+});
