@@ -5,7 +5,8 @@ import { openDatabase } from './db';
 import { startBoss } from './jobs/boss';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
-import { MemoryLimiter, RedisLimiter } from './metering/limiter';
+import { MemorySlots, RedisSlots, withFallback, type SlotStore } from './metering/concurrency';
+import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
 import type { Services } from './services';
 
 /** Builds every shared service once at start-up: database (migrated), jobs, Redis, caches. */
@@ -26,7 +27,8 @@ export async function createServices(config: Config, logger: Logger = createLogg
     boss,
     redis,
     keyCache: new KeyCache(keyCacheMode, redis, logger),
-    limiter: redis ? new RedisLimiter(redis) : new MemoryLimiter(),
+    limiter: redis ? withFallback<Limiter>(new RedisLimiter(redis), new MemoryLimiter(), logger, 'rate limiter') : new MemoryLimiter(),
+    slots: redis ? withFallback<SlotStore>(new RedisSlots(redis), new MemorySlots(), logger, 'concurrency slots') : new MemorySlots(),
     bearer: createBearerVerifier(config.auth),
     startedAt: new Date(),
   };

@@ -5,6 +5,7 @@ import type { Database, Db } from './db';
 import type { Boss } from './jobs/boss';
 import type { KeyCache } from './keys/cache';
 import type { Logger } from './logger';
+import type { SlotStore } from './metering/concurrency';
 import type { Limiter } from './metering/limiter';
 
 /** Everything a domain operation may use; built once at start-up by createServices. */
@@ -17,6 +18,7 @@ export interface Services {
   redis?: Redis;
   keyCache: KeyCache;
   limiter: Limiter;
+  slots: SlotStore;
   bearer: BearerVerifier;
   startedAt: Date;
 }

@@ -59,7 +59,7 @@ export interface CallOptions {
   bearer?: string;
   body?: unknown;
   /** Sent as is (not JSON-encoded) when set. */
-  rawBody?: string | Buffer;
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 
@@ -113,7 +113,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     const headers: Record<string, string> = { ...o.headers };
     if (o.key) headers['x-api-key'] = o.key;
     if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
-    let body: string | Buffer | undefined;
+    let body: string | undefined;
     if (o.rawBody !== undefined) body = o.rawBody;
     else if (o.body !== undefined) {
       body = JSON.stringify(o.body);

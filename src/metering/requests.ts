@@ -5,6 +5,8 @@ import { PLANS } from '../tenants/plans';
 import type { LimitResult } from './limiter';
 
 export const REQUEST_WINDOW_MS = 60_000;
+/** Requests per minute per client IP for unauthenticated calls (DESIGN.md §6 "Headers"). */
+export const PUBLIC_REQUESTS_PER_MINUTE = 600;
 
 export function requestLimitOf(principal: Principal): number {
   return principal.requestsPerMinute ?? PLANS[principal.plan].requestsPerMinute;
@@ -27,6 +29,16 @@ export function rateLimitExceeded(result: LimitResult, message = 'Request rate a
     { retry_after: result.retryAfterSeconds, limit: result.limit, reset_at: new Date(result.resetAt).toISOString() },
     { 'Retry-After': String(result.retryAfterSeconds) },
   );
+}
+
+/**
+ * Unauthenticated calls (and failed authentications) count against the client IP's public
+ * pool; exempt endpoints only read it.
+ */
+export async function consumePublicRequest(svc: Services, ip: string, exempt: boolean): Promise<LimitResult> {
+  const result = await svc.limiter.limit(`ip:${ip}`, PUBLIC_REQUESTS_PER_MINUTE, REQUEST_WINDOW_MS, exempt ? 0 : 1);
+  if (!exempt && !result.allowed) throw rateLimitExceeded(result);
+  return result;
 }
 
 /** The X-RateLimit-* headers (and the IETF draft fields) describing a pool. */

@@ -5,7 +5,9 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticate } from '../auth/authenticate';
 import type { Principal } from '../auth/principal';
 import { holdsScope, type Scope } from '../auth/scopes';
-import { consumeRequest, rateLimitHeaders } from '../metering/requests';
+import type { LimitResult } from '../metering/limiter';
+import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../metering/requests';
+import { executionsRemaining } from '../metering/usage';
 import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import { AppError, ERRORS, insufficientScope } from './errors';
@@ -49,21 +51,12 @@ const mapAppErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(mapAppErrors);
+const baseProcedure = t.procedure.use(mapAppErrors);
 
-const authenticated = publicProcedure.use(async ({ ctx, next }) => {
-  const principal = await authenticate(ctx.svc, {
-    apiKey: header(ctx.headers, 'x-api-key'),
-    authorization: header(ctx.headers, 'authorization'),
-  });
-  return next({ ctx: { ...ctx, principal } });
-});
-
-const rateLimited = authenticated.use(async ({ ctx, meta, next }) => {
-  const exempt = meta?.rateLimitExempt === true;
+/** Runs `count`, and on a 429 still reports the pool's headers before rethrowing. */
+async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise<void> {
   try {
-    const result = await consumeRequest(ctx.svc, ctx.principal, exempt);
-    Object.assign(ctx.resHeaders, rateLimitHeaders(result));
+    Object.assign(ctx.resHeaders, rateLimitHeaders(await count()));
   } catch (err) {
     if (err instanceof AppError && err.code === 'rate_limit_exceeded') {
       const d = err.details as { limit: number; reset_at: string };
@@ -71,6 +64,36 @@ const rateLimited = authenticated.use(async ({ ctx, meta, next }) => {
     }
     throw err;
   }
+}
+
+/** Unauthenticated operations: the client IP's public pool. */
+export const publicProcedure = baseProcedure.use(async ({ ctx, meta, next }) => {
+  await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, meta?.rateLimitExempt === true));
+  return next();
+});
+
+/** A failed authentication counts against the client IP's public pool (429 once it is spent). */
+const authenticated = baseProcedure.use(async ({ ctx, next }) => {
+  let principal: Principal;
+  try {
+    principal = await authenticate(ctx.svc, {
+      apiKey: header(ctx.headers, 'x-api-key'),
+      authorization: header(ctx.headers, 'authorization'),
+    });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'unauthorized') await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, false));
+    throw err;
+  }
+  return next({ ctx: { ...ctx, principal } });
+});
+
+/** The tenant's pool (all keys and tokens share it) and its remaining executions. */
+const rateLimited = authenticated.use(async ({ ctx, meta, next }) => {
+  const [remaining] = await Promise.all([
+    executionsRemaining(ctx.svc.db, ctx.principal),
+    metered(ctx, () => consumeRequest(ctx.svc, ctx.principal, meta?.rateLimitExempt === true)),
+  ]);
+  ctx.resHeaders['X-Execution-Remaining'] = remaining;
   return next();
 });
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
 import type { Services } from '../../services';
 import { AppError } from '../errors';
 import { buildOpenApiDocument } from '../openapi';
@@ -45,10 +46,12 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     try {
       if (req.method === 'OPTIONS') return preflight(res, base);
       const ctx: Context = { svc, requestId, ip: clientIp(req, svc.config.trustProxy), headers: req.headers, resHeaders: {} };
+      /** Responses outside the procedures report the client IP's public pool without consuming it. */
+      const withPublicPool = async () => ({ ...base, ...rateLimitHeaders(await consumePublicRequest(svc, ctx.ip, true)) });
 
       if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], base);
-        return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', base);
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPublicPool());
+        return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPublicPool());
       }
       if (pathname.startsWith('/api/trpc/')) {
         return nodeHTTPRequestHandler({
@@ -67,8 +70,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       if (match && 'route' in match) {
         return await handleRestCall(req, res, url, match.route, match.params, ctx, base);
       }
-      if (match) return methodNotAllowed(res, requestId, match.allowed, base);
-      return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, base);
+      if (match) return methodNotAllowed(res, requestId, match.allowed, await withPublicPool());
+      return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, await withPublicPool());
     } catch (err) {
       svc.logger.error({ err, requestId }, 'request failed');
       if (!res.headersSent) sendError(res, new AppError('internal_error'), requestId, base);

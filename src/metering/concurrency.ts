@@ -1,0 +1,112 @@
+import type { Redis } from 'ioredis';
+import { randomBase62 } from '../lib/ids';
+import type { Logger } from '../logger';
+
+/** Counts in-flight executions per tenant. A slot is held for one execution and released after. */
+export interface SlotStore {
+  readonly backend: 'memory' | 'redis';
+  /** A slot id, or null when `limit` slots are already held. */
+  acquire(key: string, limit: number, ttlMs: number): Promise<string | null>;
+  release(key: string, slot: string): Promise<void>;
+  inFlight(key: string): Promise<number>;
+}
+
+export class MemorySlots implements SlotStore {
+  readonly backend = 'memory' as const;
+  private held = new Map<string, Map<string, number>>();
+
+  async acquire(key: string, limit: number, ttlMs: number): Promise<string | null> {
+    const slots = this.live(key);
+    if (slots.size >= limit) return null;
+    const id = randomBase62(12);
+    slots.set(id, Date.now() + ttlMs);
+    this.held.set(key, slots);
+    return id;
+  }
+
+  async release(key: string, slot: string): Promise<void> {
+    const slots = this.held.get(key);
+    slots?.delete(slot);
+    if (slots?.size === 0) this.held.delete(key);
+  }
+
+  async inFlight(key: string): Promise<number> {
+    return this.live(key).size;
+  }
+
+  private live(key: string): Map<string, number> {
+    const slots = this.held.get(key) ?? new Map<string, number>();
+    const now = Date.now();
+    for (const [id, expires] of slots) if (expires <= now) slots.delete(id);
+    return slots;
+  }
+}
+
+const ACQUIRE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
+return 1
+`;
+
+/**
+ * Shared across instances: a sorted set per tenant, scored by expiry, so the slots of an
+ * instance that crashed mid-execution expire on their own.
+ */
+export class RedisSlots implements SlotStore {
+  readonly backend = 'redis' as const;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'amp:slots',
+  ) {}
+
+  async acquire(key: string, limit: number, ttlMs: number): Promise<string | null> {
+    const id = randomBase62(12);
+    const ok = await this.redis.eval(ACQUIRE, 1, `${this.prefix}:${key}`, limit, ttlMs, id);
+    return ok === 1 ? id : null;
+  }
+
+  async release(key: string, slot: string): Promise<void> {
+    await this.redis.zrem(`${this.prefix}:${key}`, slot);
+  }
+
+  async inFlight(key: string): Promise<number> {
+    const k = `${this.prefix}:${key}`;
+    await this.redis.zremrangebyscore(k, '-inf', Date.now());
+    return this.redis.zcard(k);
+  }
+}
+
+/**
+ * Redis when it answers; the in-process store while it does not. Each instance then enforces
+ * the whole limit on its own (fail open), logs once, and returns to Redis when it is back.
+ */
+export function withFallback<T extends object>(primary: T, fallback: T, logger: Logger, what: string): T {
+  let degraded = false;
+  return new Proxy(primary, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        try {
+          const result = await value.apply(target, args);
+          if (degraded) logger.info(`${what}: Redis is back, shared state resumed`);
+          degraded = false;
+          return result;
+        } catch (err) {
+          if (!degraded) logger.warn({ err: String(err) }, `${what}: Redis unavailable, using this instance's local state`);
+          degraded = true;
+          const local = Reflect.get(fallback, prop) as (...a: unknown[]) => unknown;
+          return local.apply(fallback, args);
+        }
+      };
+    },
+  });
+}
+
+/** How long a slot outlives a crashed holder. Longer than any execution's hard timeout. */
+export const SLOT_TTL_MS = 120_000;

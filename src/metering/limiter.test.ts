@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryLimiter, RedisLimiter, slidingWindow } from './limiter';
+
+const W = 60_000;
+
+/** A MemoryLimiter on a clock the test moves. */
+function fakeLimiter(start = 0) {
+  const clock = { now: start };
+  return { clock, limiter: new MemoryLimiter(() => clock.now) };
+}
+
+/** The largest number of timestamps (sorted) inside any half-open span [t, t + W). */
+function busiestSpan(ts: number[], span = W): number {
+  let worst = 0;
+  let j = 0;
+  for (let i = 0; i < ts.length; i++) {
+    j = Math.max(j, i);
+    while (j < ts.length && ts[j]! - ts[i]! < span) j++;
+    worst = Math.max(worst, j - i);
+  }
+  return worst;
+}
+
+/** Admits greedily (as many as fit) every `step` ms in [from, to); returns the admission times. */
+function admitGreedily(l: MemoryLimiter, clock: { now: number }, key: string, limit: number, from: number, to: number, step: number): number[] {
+  const ts: number[] = [];
+  for (clock.now = from; clock.now < to; clock.now += step) {
+    while (l.limitSync(key, limit, W).allowed) ts.push(clock.now);
+  }
+  return ts;
+}
+
+describe('slidingWindow', () => {
+  it('admits up to the limit, then refuses with retryAfterSeconds >= 1', () => {
+    const now = 5 * W + 12_345;
+    for (let current = 0; current < 10; current++) {
+      const r = slidingWindow(now, W, 10, 0, current, 1);
+      expect(r).toMatchObject({ allowed: true, admitted: true, limit: 10, remaining: 10 - current - 1, retryAfterSeconds: 0 });
+    }
+    const refused = slidingWindow(now, W, 10, 0, 10, 1);
+    expect(refused).toMatchObject({ allowed: false, admitted: false, remaining: 0 });
+    expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
+    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refused.resetAt).toBe(6 * W);
+  });
+
+  it("rounds the previous window's weight UP", () => {
+    // 60 in the previous window, 1 ms into the new one: 60 * (1 - 1/60000) = 59.999 -> 60, so refused
+    // (rounding down would make it 59 and admit a 61st request).
+    expect(slidingWindow(W + 1, W, 60, 60, 0, 1).allowed).toBe(false);
+    expect(slidingWindow(W + 999, W, 60, 60, 0, 1).allowed).toBe(false);
+    // A full sixtieth of the window later the weight is exactly 59: one fits.
+    expect(slidingWindow(W + 1000, W, 60, 60, 0, 1).allowed).toBe(true);
+    expect(slidingWindow(W + 1000, W, 60, 60, 1, 1).allowed).toBe(false);
+  });
+
+  it('cost 0 only reports', () => {
+    const free = slidingWindow(W / 2, W, 10, 0, 3, 0);
+    expect(free).toMatchObject({ allowed: true, admitted: false, remaining: 7 });
+    const full = slidingWindow(W / 2, W, 10, 0, 10, 0);
+    expect(full).toMatchObject({ allowed: false, admitted: false, remaining: 0 });
+    expect(full.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses a cost that does not fit even when a single request would', () => {
+    const r = slidingWindow(W / 2, W, 10, 0, 8, 3);
+    expect(r.allowed).toBe(false);
+    expect(r.admitted).toBe(false);
+  });
+});
+
+describe('MemoryLimiter', () => {
+  it('admits the first `limit` requests and refuses the next', async () => {
+    const { limiter, clock } = fakeLimiter(10 * W + 500);
+    for (let i = 0; i < 5; i++) {
+      const r = await limiter.limit('a', 5, W);
+      expect(r).toMatchObject({ allowed: true, limit: 5, remaining: 4 - i });
+    }
+    const refused = await limiter.limit('a', 5, W);
+    expect(refused.allowed).toBe(false);
+    expect(refused.remaining).toBe(0);
+    expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
+    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refused.resetAt).toBe(11 * W);
+    clock.now += 1000;
+    expect((await limiter.limit('a', 5, W)).allowed).toBe(false);
+  });
+
+  it('keeps the rounded-up weight across a window edge after a burst at the end of a window', () => {
+    const { limiter, clock } = fakeLimiter(W - 1);
+    for (let i = 0; i < 60; i++) expect(limiter.limitSync('k', 60, W).allowed).toBe(true);
+    expect(limiter.limitSync('k', 60, W).allowed).toBe(false);
+    // Sweep window 1 in 10 ms steps, admitting greedily.
+    let admitted = 0;
+    for (clock.now = W; clock.now < 2 * W; clock.now += 10) {
+      while (limiter.limitSync('k', 60, W).allowed) admitted++;
+      const elapsed = (clock.now - W) / W;
+      // The previous window's weight, rounded up, plus this window's count never exceeds the limit.
+      expect(Math.ceil(60 * (1 - elapsed)) + admitted).toBeLessThanOrEqual(60);
+      // Nothing at all during the first sixtieth of the window (rounding down would admit one at once).
+      if (clock.now < W + 1000) expect(admitted).toBe(0);
+    }
+    expect(admitted).toBeLessThanOrEqual(60);
+  });
+
+  it('never admits more than the limit within any 60 s span for steady or front-loaded traffic', () => {
+    // Evenly spread previous window, then greedy.
+    {
+      const { limiter, clock } = fakeLimiter(0);
+      const ts: number[] = [];
+      for (let k = 0; k < 60; k++) {
+        clock.now = k * 1000;
+        if (limiter.limitSync('k', 60, W).allowed) ts.push(clock.now);
+      }
+      ts.push(...admitGreedily(limiter, clock, 'k', 60, W, 4 * W, 10));
+      expect(ts.length).toBeGreaterThan(200);
+      expect(busiestSpan(ts)).toBeLessThanOrEqual(60);
+    }
+    // Greedy from the start of a window.
+    {
+      const { limiter, clock } = fakeLimiter(0);
+      const ts = admitGreedily(limiter, clock, 'k', 60, 0, 4 * W, 10);
+      expect(ts.length).toBeGreaterThan(200);
+      expect(busiestSpan(ts)).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it('slides: requests become available again as old ones age out', () => {
+    const { limiter, clock } = fakeLimiter(0);
+    for (let i = 0; i < 10; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+    clock.now = W / 2;
+    expect(limiter.limitSync('s', 10, W).allowed).toBe(false);
+    // Into the next window the old ten weigh less and less: one more fits per sixth of a minute.
+    clock.now = W + W / 10; // weight ceil(10 * 0.9) = 9
+    expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+    expect(limiter.limitSync('s', 10, W).allowed).toBe(false);
+    clock.now = W + W / 2; // weight 5, current 1
+    for (let i = 0; i < 4; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+    expect(limiter.limitSync('s', 10, W).allowed).toBe(false);
+    // Two windows later nothing is left of either window.
+    clock.now = 3 * W + 1;
+    for (let i = 0; i < 10; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+  });
+
+  it('a refused caller that waits Retry-After seconds is admitted', () => {
+    for (const burstAt of [0, 1, 17_000, 30_000, 59_000, 59_999]) {
+      for (const limit of [1, 5, 60]) {
+        const { limiter, clock } = fakeLimiter(burstAt);
+        for (let i = 0; i < limit; i++) limiter.limitSync('r', limit, W);
+        for (const probe of [burstAt, burstAt + 500, W + 1, W + 20_000, W + 59_999]) {
+          clock.now = probe;
+          const r = limiter.limitSync('r', limit, W, 0);
+          if (r.allowed) continue;
+          expect(r.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+          const { limiter: copy, clock: c2 } = fakeLimiter(burstAt);
+          for (let i = 0; i < limit; i++) copy.limitSync('r', limit, W);
+          c2.now = probe + r.retryAfterSeconds * 1000;
+          expect(copy.limitSync('r', limit, W).allowed, `burst ${burstAt} limit ${limit} probe ${probe}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('cost 0 reports the pool and never consumes', async () => {
+    const { limiter } = fakeLimiter(7 * W);
+    for (let i = 0; i < 50; i++) {
+      const r = await limiter.limit('z', 3, W, 0);
+      expect(r).toMatchObject({ allowed: true, remaining: 3 });
+    }
+    for (let i = 0; i < 3; i++) expect((await limiter.limit('z', 3, W)).allowed).toBe(true);
+    const report = await limiter.limit('z', 3, W, 0);
+    expect(report).toMatchObject({ allowed: false, remaining: 0, limit: 3 });
+    expect(report.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps separate keys (and window lengths) independent', () => {
+    const { limiter } = fakeLimiter(3 * W + 10);
+    for (let i = 0; i < 2; i++) expect(limiter.limitSync('tenant:a', 2, W).allowed).toBe(true);
+    expect(limiter.limitSync('tenant:a', 2, W).allowed).toBe(false);
+    expect(limiter.limitSync('tenant:b', 2, W).allowed).toBe(true);
+    expect(limiter.limitSync('tenant:b', 2, W).allowed).toBe(true);
+    expect(limiter.limitSync('tenant:b', 2, W).allowed).toBe(false);
+    // The same key under another window length is another pool.
+    expect(limiter.limitSync('tenant:a', 2, 3_600_000).allowed).toBe(true);
+    expect(limiter.limitSync('tenant:a', 2, W).allowed).toBe(false);
+  });
+});
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+
+if (REDIS_URL) {
+  describe('RedisLimiter', () => {
+    let a: Redis;
+    let b: Redis;
+    const prefix = `amp:test:rl:${randomBytes(6).toString('hex')}`;
+    beforeAll(() => {
+      a = new Redis(REDIS_URL);
+      b = new Redis(REDIS_URL);
+    });
+    afterAll(async () => {
+      const keys = await a.keys(`${prefix}:*`);
+      if (keys.length) await a.del(...keys);
+      a.disconnect();
+      b.disconnect();
+    });
+
+    it('admits the first 5 requests and refuses the 6th', async () => {
+      const l = new RedisLimiter(a, prefix);
+      for (let i = 0; i < 5; i++) {
+        const r = await l.limit('k1', 5, W);
+        expect(r).toMatchObject({ allowed: true, limit: 5, remaining: 4 - i });
+        expect(r.resetAt % W).toBe(0);
+      }
+      const refused = await l.limit('k1', 5, W);
+      expect(refused.allowed).toBe(false);
+      expect(refused.remaining).toBe(0);
+      expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
+      expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(refused.retryAfterSeconds).toBeLessThanOrEqual(120);
+    });
+
+    it('cost 0 only reports, and separate keys are independent', async () => {
+      const l = new RedisLimiter(a, prefix);
+      for (let i = 0; i < 20; i++) expect(await l.limit('k2', 5, W, 0)).toMatchObject({ allowed: true, remaining: 5 });
+      for (let i = 0; i < 5; i++) expect((await l.limit('k2', 5, W)).allowed).toBe(true);
+      expect((await l.limit('k2', 5, W, 0)).allowed).toBe(false);
+      expect((await l.limit('k3', 5, W)).allowed).toBe(true);
+    });
+
+    it('two connections (two instances) share one pool', async () => {
+      const la = new RedisLimiter(a, prefix);
+      const lb = new RedisLimiter(b, prefix);
+      const results = [];
+      for (let i = 0; i < 6; i++) results.push((await (i % 2 ? lb : la).limit('shared', 5, W)).allowed);
+      expect(results).toEqual([true, true, true, true, true, false]);
+      expect((await la.limit('shared', 5, W)).allowed).toBe(false);
+    });
+  });
+} else {
+  it('RedisLimiter', () => {
+    console.log('left out: needs TEST_REDIS_URL');
+  });
+}

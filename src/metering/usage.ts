@@ -1,0 +1,94 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../db';
+import { usageCounters } from '../db/schema';
+import { AppError } from '../server/errors';
+import { PLANS, type Plan } from '../tenants/plans';
+import { cycleStart, nextCycleStart } from './cycle';
+
+export interface TenantPlan {
+  tenantId: string;
+  plan: Plan;
+}
+
+export interface Reservation {
+  /** Executions counted this cycle, including this reservation. */
+  used: number;
+  /** null = unlimited */
+  limit: number | null;
+  /** null = unlimited */
+  remaining: number | null;
+  /** Executions of this reservation past the quota (billed as overage). */
+  overage: number;
+  resetAt: Date;
+}
+
+/**
+ * Checks and counts `n` executions in one statement, so that under any concurrency, on any
+ * number of instances, a tenant never starts more executions than its quota allows. Pass the
+ * transaction that creates the execution rows: usage then always equals recorded executions.
+ * Free plan: refused past the quota with 429 `quota_exceeded` (paused until the next cycle).
+ * Pro/business: admitted, the excess counted as overage. Enterprise: unlimited.
+ */
+export async function reserveExecutions(db: Executor, tenant: TenantPlan, n = 1, now = new Date()): Promise<Reservation> {
+  if (!Number.isInteger(n) || n < 1) throw new Error('reserveExecutions: n must be a positive integer');
+  const plan = PLANS[tenant.plan];
+  const quota = plan.executionsPerMonth;
+  const cycle = cycleStart(now);
+  const resetAt = nextCycleStart(now);
+  await db.insert(usageCounters).values({ tenantId: tenant.tenantId, cycleStart: cycle }).onConflictDoNothing();
+
+  const c = usageCounters.executions;
+  const pausesAtQuota = quota !== null && plan.overage === 'pause';
+  const [row] = await db
+    .update(usageCounters)
+    .set({
+      executions: sql`${c} + ${n}`,
+      overage: quota === null ? usageCounters.overage : sql`${usageCounters.overage} + greatest(0, ${c} + ${n} - ${quota}) - greatest(0, ${c} - ${quota})`,
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(usageCounters.tenantId, tenant.tenantId),
+        eq(usageCounters.cycleStart, cycle),
+        pausesAtQuota ? sql`${c} + ${n} <= ${quota}` : undefined,
+      ),
+    )
+    .returning({ executions: usageCounters.executions });
+
+  if (!row) throw quotaExceeded(quota!, resetAt, now);
+  const used = row.executions;
+  return {
+    used,
+    limit: quota,
+    remaining: quota === null ? null : Math.max(0, quota - used),
+    overage: quota === null ? 0 : Math.max(0, used - quota) - Math.max(0, used - n - quota),
+    resetAt,
+  };
+}
+
+/** Executions used this cycle (0 when none yet). */
+export async function executionsUsed(db: Executor, tenantId: string, now = new Date()): Promise<number> {
+  const [row] = await db
+    .select({ executions: usageCounters.executions })
+    .from(usageCounters)
+    .where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, cycleStart(now))))
+    .limit(1);
+  return row?.executions ?? 0;
+}
+
+export function quotaExceeded(limit: number, resetAt: Date, now = new Date()) {
+  const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
+  return new AppError(
+    'quota_exceeded',
+    'The monthly execution quota of the plan is exhausted; executions resume at the start of the next billing cycle.',
+    { limit, reset_at: resetAt.toISOString(), retry_after: retryAfter },
+    { 'Retry-After': String(retryAfter) },
+  );
+}
+
+/** The X-Execution-Remaining value: executions left this cycle, or `unlimited`. */
+export async function executionsRemaining(db: Executor, tenant: TenantPlan): Promise<string> {
+  const quota = PLANS[tenant.plan].executionsPerMonth;
+  if (quota === null) return 'unlimited';
+  return String(Math.max(0, quota - (await executionsUsed(db, tenant.tenantId))));
+}
