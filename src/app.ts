@@ -10,11 +10,18 @@ import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
 import type { Services } from './services';
 
 /** Builds every shared service once at start-up: database (migrated), jobs, Redis, caches. */
-export async function createServices(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Services & { close(): Promise<void> }> {
+export interface ServiceOptions {
+  logger?: Logger;
+  /** PGlite dump to initialise an empty embedded database from (used by the tests). */
+  pgliteTemplate?: string;
+}
+
+export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services & { close(): Promise<void> }> {
+  const logger = options.logger ?? createLogger(config.logLevel);
   if (config.generatedSecrets.length > 0) {
     logger.warn({ generated: config.generatedSecrets, dataDir: config.dataDir }, 'secrets not configured were generated into DATA_DIR; set them explicitly when several instances share a database');
   }
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteTemplate: options.pgliteTemplate });
   const boss = await startBoss(database, logger);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   if (redis) await redis.connect().catch((err: unknown) => logger.warn({ err: String(err) }, 'Redis not reachable at start-up'));

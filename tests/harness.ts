@@ -96,6 +96,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   }
   const useRedis = opts.redis ?? backend === 'postgres';
   const running = await startServer({
+    pgliteTemplate: process.env.AMP_TEST_PGLITE_TEMPLATE,
     env: {
       PORT: '0',
       DATA_DIR: dataDir,

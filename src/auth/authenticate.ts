@@ -15,7 +15,8 @@ export interface Credentials {
  * Throws 401 `unauthorized` when neither is present or valid.
  */
 export async function authenticate(svc: Services, creds: Credentials): Promise<Principal> {
-  if (creds.apiKey !== undefined) return authenticateApiKey(svc, creds.apiKey.trim());
+  const apiKey = creds.apiKey?.trim();
+  if (apiKey) return authenticateApiKey(svc, apiKey);
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(creds.authorization ?? '')?.[1];
   if (bearer) return authenticateBearer(svc, bearer);
   if (creds.authorization) throw new AppError('unauthorized', 'The Authorization header must be `Bearer <token>`.');

@@ -37,7 +37,8 @@ export function createBearerVerifier(auth: Config['auth']): BearerVerifier {
     async verify(token) {
       if (!keys) throw invalidToken('Bearer tokens are not enabled on this server; use x-api-key.');
       try {
-        const options = { algorithms, audience: auth.audience, issuer: auth.issuer };
+        // Bearer tokens expire (spec §5 rule 4): a token without `exp` is refused.
+        const options = { algorithms, audience: auth.audience, issuer: auth.issuer, requiredClaims: ['exp'] };
         const { payload } =
           keys instanceof Uint8Array ? await jwtVerify(token, keys, options) : await jwtVerify(token, keys, options);
         if (typeof payload.email !== 'string' || payload.email.length === 0) throw invalidToken('The bearer token has no email.');

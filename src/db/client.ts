@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -36,17 +36,20 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   dataDir: string;
   poolSize?: number;
+  /** A PGlite data-dir dump to start from when the data dir is empty (tests: skips initdb). */
+  pgliteTemplate?: string;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir, opts.pgliteTemplate);
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, template?: string): Promise<Database> {
   const dir = path.join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
+  const loadDataDir = template && !existsSync(path.join(dir, 'PG_VERSION')) ? new Blob([readFileSync(template)]) : undefined;
   // fsync is off: the embedded default is for one machine and development (README says so).
-  const pglite = await PGlite.create({ dataDir: dir, relaxedDurability: true });
+  const pglite = await PGlite.create({ dataDir: dir, relaxedDurability: true, loadDataDir });
   const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
   await migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
   return {

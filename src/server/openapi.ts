@@ -69,16 +69,20 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     const rebuilt: Record<string, Json> = {
       [status]: { ...success, headers: protectedRoute ? RATE_LIMIT_HEADERS : { 'X-Request-Id': RATE_LIMIT_HEADERS['X-Request-Id'] } },
     };
+    // The generator shares one response object per error code across routes, so descriptions
+    // come from each route's own meta, never from the generated object.
+    const declared = route.meta.openapi?.errorResponses;
+    const described = declared && !Array.isArray(declared) ? (declared as Record<string, string>) : {};
     for (const [code, response] of Object.entries(responses)) {
       if (code.startsWith('2')) continue;
-      rebuilt[code] = errorResponse(String(response.description ?? 'Error'));
+      rebuilt[code] = errorResponse(described[code] ?? String(response.description ?? 'Error'));
     }
     if (protectedRoute && !route.meta.rateLimitExempt) {
-      rebuilt['429'] = errorResponse('Rate limit exceeded', {
+      rebuilt['429'] = errorResponse(described['429'] ?? 'Rate limit exceeded', {
         'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
       });
     }
-    rebuilt['500'] = errorResponse('Internal error');
+    rebuilt['500'] = errorResponse(described['500'] ?? 'Internal error');
     op.responses = rebuilt;
   }
 

@@ -15,9 +15,15 @@ export interface RunningServer {
 }
 
 /** Starts the service on `config.port` (0 = any free port); used by server.ts and the tests. */
-export async function startServer(options: { env?: Record<string, string | undefined>; next?: NodeHandler } = {}): Promise<RunningServer> {
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  next?: NodeHandler;
+  pgliteTemplate?: string;
+}
+
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = loadConfig(options.env ?? process.env);
-  const svc = await createServices(config);
+  const svc = await createServices(config, { pgliteTemplate: options.pgliteTemplate });
   const server = createServer(createRequestHandler(svc, options.next));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

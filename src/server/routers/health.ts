@@ -22,6 +22,7 @@ export const healthRouter = router({
         tags: ['discovery'],
         summary: 'Health check',
         description: 'Answers 503 with the same body when the database is unreachable.',
+        errorResponses: { 503: 'Database unreachable (body: the health document with status `down`)' },
       },
       rateLimitExempt: true,
     })
