@@ -15,9 +15,9 @@ const commaList = z
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: z.string().regex(/^\d{1,5}$/, 'must be a port number').default('3000').transform(Number).pipe(z.number().max(65535)),
   DATA_DIR: z.string().min(1).default('./.data'),
-  DATABASE_URL: optionalUrl,
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),
   REDIS_URL: optionalUrl,
   UPSTASH_REDIS_REST_URL: optionalUrl,
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
@@ -32,6 +32,7 @@ const envSchema = z.object({
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()
     .default('0,10000,60000,300000')
+    .refine((s) => s.split(',').every((x) => /^\s*\d+\s*$/.test(x)), 'must be a comma list of milliseconds, e.g. 0,10000,60000,300000')
     .transform((s) => s.split(',').map((x) => Number(x.trim())))
     .pipe(z.array(z.number().int().min(0)).min(1).max(10)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(10_000),
@@ -41,7 +42,7 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl,
   ENCRYPTION_KEY: z
     .string()
-    .refine((s) => Buffer.from(s, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .refine((s) => /^[A-Za-z0-9+/]{43}=$/.test(s) && Buffer.from(s, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
     .optional(),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

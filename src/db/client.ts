@@ -64,7 +64,7 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
         return false;
       }
     },
-    close: () => pglite.close(),
+    close: once(() => pglite.close()),
   };
 }
 
@@ -93,8 +93,14 @@ async function openPostgres(url: string, max: number): Promise<Database> {
         return false;
       }
     },
-    close: () => pool.end(),
+    close: once(() => pool.end()),
   };
+}
+
+/** Closing twice (e.g. a test closes the database, then the server) is harmless. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

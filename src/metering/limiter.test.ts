@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryLimiter, RedisLimiter, slidingWindow } from './limiter';
+import { BUCKET_MS, evaluateWindow, MemoryLimiter, RedisLimiter, type Buckets } from './limiter';
 
 const W = 60_000;
 
@@ -32,40 +32,41 @@ function admitGreedily(l: MemoryLimiter, clock: { now: number }, key: string, li
   return ts;
 }
 
-describe('slidingWindow', () => {
+describe('evaluateWindow', () => {
+  const at = (entries: [number, number][]): Buckets => new Map(entries);
+
   it('admits up to the limit, then refuses with retryAfterSeconds >= 1', () => {
     const now = 5 * W + 12_345;
-    for (let current = 0; current < 10; current++) {
-      const r = slidingWindow(now, W, 10, 0, current, 1);
-      expect(r).toMatchObject({ allowed: true, admitted: true, limit: 10, remaining: 10 - current - 1, retryAfterSeconds: 0 });
+    const bucket = Math.floor(now / BUCKET_MS);
+    for (let used = 0; used < 10; used++) {
+      const r = evaluateWindow(now, W, 10, 1, at(used ? [[bucket, used]] : []));
+      expect(r).toMatchObject({ allowed: true, admitted: true, limit: 10, remaining: 10 - used - 1, retryAfterSeconds: 0 });
     }
-    const refused = slidingWindow(now, W, 10, 0, 10, 1);
+    const refused = evaluateWindow(now, W, 10, 1, at([[bucket, 10]]));
     expect(refused).toMatchObject({ allowed: false, admitted: false, remaining: 0 });
-    expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
-    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(refused.resetAt).toBe(6 * W);
+    expect(refused.retryAfterSeconds).toBe(61);
+    expect(refused.resetAt).toBe((bucket + 1) * BUCKET_MS + W);
   });
 
-  it("rounds the previous window's weight UP", () => {
-    // 60 in the previous window, 1 ms into the new one: 60 * (1 - 1/60000) = 59.999 -> 60, so refused
-    // (rounding down would make it 59 and admit a 61st request).
-    expect(slidingWindow(W + 1, W, 60, 60, 0, 1).allowed).toBe(false);
-    expect(slidingWindow(W + 999, W, 60, 60, 0, 1).allowed).toBe(false);
-    // A full sixtieth of the window later the weight is exactly 59: one fits.
-    expect(slidingWindow(W + 1000, W, 60, 60, 0, 1).allowed).toBe(true);
-    expect(slidingWindow(W + 1000, W, 60, 60, 1, 1).allowed).toBe(false);
+  it('counts every bucket that overlaps the window in full', () => {
+    // 60 requests in the last second of window 0; 1 s and 59 s into window 1 they still count.
+    const burst = at([[Math.floor((W - 1) / BUCKET_MS), 60]]);
+    expect(evaluateWindow(W + 1, W, 60, 1, burst).allowed).toBe(false);
+    expect(evaluateWindow(2 * W - 1, W, 60, 1, burst).allowed).toBe(false);
+    // Once that whole bucket is older than the window, all 60 are available again.
+    expect(evaluateWindow(2 * W, W, 60, 1, burst)).toMatchObject({ allowed: true, remaining: 59 });
   });
 
   it('cost 0 only reports', () => {
-    const free = slidingWindow(W / 2, W, 10, 0, 3, 0);
+    const free = evaluateWindow(W / 2, W, 10, 0, at([[10, 3]]));
     expect(free).toMatchObject({ allowed: true, admitted: false, remaining: 7 });
-    const full = slidingWindow(W / 2, W, 10, 0, 10, 0);
+    const full = evaluateWindow(W / 2, W, 10, 0, at([[10, 10]]));
     expect(full).toMatchObject({ allowed: false, admitted: false, remaining: 0 });
     expect(full.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses a cost that does not fit even when a single request would', () => {
-    const r = slidingWindow(W / 2, W, 10, 0, 8, 3);
+    const r = evaluateWindow(W / 2, W, 10, 3, at([[10, 8]]));
     expect(r.allowed).toBe(false);
     expect(r.admitted).toBe(false);
   });
@@ -83,26 +84,20 @@ describe('MemoryLimiter', () => {
     expect(refused.remaining).toBe(0);
     expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
     expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(refused.resetAt).toBe(11 * W);
+    expect(refused.resetAt).toBe(11 * W + BUCKET_MS);
     clock.now += 1000;
     expect((await limiter.limit('a', 5, W)).allowed).toBe(false);
   });
 
-  it('keeps the rounded-up weight across a window edge after a burst at the end of a window', () => {
+  it('never admits a 61st request within 60 s, even after a burst at the very end of a window', () => {
     const { limiter, clock } = fakeLimiter(W - 1);
+    const ts = Array<number>(60).fill(W - 1);
     for (let i = 0; i < 60; i++) expect(limiter.limitSync('k', 60, W).allowed).toBe(true);
     expect(limiter.limitSync('k', 60, W).allowed).toBe(false);
-    // Sweep window 1 in 10 ms steps, admitting greedily.
-    let admitted = 0;
-    for (clock.now = W; clock.now < 2 * W; clock.now += 10) {
-      while (limiter.limitSync('k', 60, W).allowed) admitted++;
-      const elapsed = (clock.now - W) / W;
-      // The previous window's weight, rounded up, plus this window's count never exceeds the limit.
-      expect(Math.ceil(60 * (1 - elapsed)) + admitted).toBeLessThanOrEqual(60);
-      // Nothing at all during the first sixtieth of the window (rounding down would admit one at once).
-      if (clock.now < W + 1000) expect(admitted).toBe(0);
-    }
-    expect(admitted).toBeLessThanOrEqual(60);
+    ts.push(...admitGreedily(limiter, clock, 'k', 60, W, 4 * W, 10));
+    expect(busiestSpan(ts)).toBeLessThanOrEqual(60);
+    // Nothing during the 60 s after the burst.
+    expect(ts.filter((t) => t > W - 1 && t < 2 * W - 1)).toHaveLength(0);
   });
 
   it('never admits more than the limit within any 60 s span for steady or front-loaded traffic', () => {
@@ -129,19 +124,28 @@ describe('MemoryLimiter', () => {
 
   it('slides: requests become available again as old ones age out', () => {
     const { limiter, clock } = fakeLimiter(0);
-    for (let i = 0; i < 10; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
-    clock.now = W / 2;
+    for (let i = 0; i < 5; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+    clock.now = 20_000;
+    for (let i = 0; i < 5; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+    clock.now = 40_000;
     expect(limiter.limitSync('s', 10, W).allowed).toBe(false);
-    // Into the next window the old ten weigh less and less: one more fits per sixth of a minute.
-    clock.now = W + W / 10; // weight ceil(10 * 0.9) = 9
-    expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+    // The first five leave the window one second-bucket after 60 s; the next five stay.
+    clock.now = 61_000;
+    for (let i = 0; i < 5; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
     expect(limiter.limitSync('s', 10, W).allowed).toBe(false);
-    clock.now = W + W / 2; // weight 5, current 1
-    for (let i = 0; i < 4; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+    clock.now = 81_000;
+    for (let i = 0; i < 5; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
     expect(limiter.limitSync('s', 10, W).allowed).toBe(false);
-    // Two windows later nothing is left of either window.
-    clock.now = 3 * W + 1;
-    for (let i = 0; i < 10; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
+  });
+
+  it('does not forget longer windows when shorter ones are swept', () => {
+    const { limiter, clock } = fakeLimiter(1_000_000);
+    limiter.limitSync('warm', 1, W);
+    limiter.limitSync('r', 2, 3_600_000);
+    limiter.limitSync('r', 2, 3_600_000);
+    clock.now += 61_000;
+    limiter.limitSync('t', 60, W);
+    expect(limiter.limitSync('r', 2, 3_600_000).allowed).toBe(false);
   });
 
   it('a refused caller that waits Retry-After seconds is admitted', () => {
@@ -211,7 +215,7 @@ if (REDIS_URL) {
       for (let i = 0; i < 5; i++) {
         const r = await l.limit('k1', 5, W);
         expect(r).toMatchObject({ allowed: true, limit: 5, remaining: 4 - i });
-        expect(r.resetAt % W).toBe(0);
+        expect(r.resetAt % BUCKET_MS).toBe(0);
       }
       const refused = await l.limit('k1', 5, W);
       expect(refused.allowed).toBe(false);

@@ -4,9 +4,9 @@ export interface LimitResult {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Epoch ms when the current window ends. */
+  /** Epoch ms when capacity next frees up (when refused: when a retry fits). */
   resetAt: number;
-  /** Whole seconds (≥ 1) until a request would be admitted; meaningful when !allowed. */
+  /** Whole seconds (≥ 1) until a request would be admitted; 0 when allowed. */
   retryAfterSeconds: number;
 }
 
@@ -16,51 +16,52 @@ export interface Limiter {
   limit(key: string, limit: number, windowMs: number, cost?: number): Promise<LimitResult>;
 }
 
+/** Resolution of the sliding window: counts are kept per second. */
+export const BUCKET_MS = 1000;
+
+/** bucket index (epoch ms / BUCKET_MS) -> requests counted in it */
+export type Buckets = Map<number, number>;
+
 /**
- * The two-window sliding approximation (as Upstash and Cloudflare use), with the previous
- * window's weight rounded UP, so it never admits more than `limit` within any window length.
+ * A sliding window of `windowMs` over one-second buckets. Every bucket that overlaps the last
+ * `windowMs` counts in full, so the limiter never admits more than `limit` requests within any
+ * window-length span (the two-window approximation, even rounded up, can admit up to twice
+ * the limit across a window edge after a burst at the end of a window). The price: a refused
+ * caller may wait up to one second longer than an exact log would make it.
  */
-export function slidingWindow(
-  now: number,
-  windowMs: number,
-  limit: number,
-  previous: number,
-  current: number,
-  cost: number,
-): LimitResult & { admitted: boolean } {
-  const windowStart = Math.floor(now / windowMs) * windowMs;
-  const elapsed = (now - windowStart) / windowMs;
-  const estimate = Math.ceil(previous * (1 - elapsed)) + current;
-  const admitted = estimate + cost <= limit;
-  const used = admitted ? estimate + cost : estimate;
-  const allowed = cost === 0 ? estimate < limit : admitted;
+export function evaluateWindow(now: number, windowMs: number, limit: number, cost: number, buckets: Buckets): LimitResult & { admitted: boolean } {
+  const oldest = Math.floor((now - windowMs) / BUCKET_MS);
+  const live = [...buckets].filter(([b]) => b >= oldest).sort((a, b) => a[0] - b[0]);
+  const used = live.reduce((sum, [, n]) => sum + n, 0);
+  const admitted = cost > 0 && used + cost <= limit;
+  const counted = admitted ? used + cost : used;
+  const allowed = cost === 0 ? used < limit : admitted;
+  const need = Math.max(1, cost);
+  const freesAt = (bucket: number) => (bucket + 1) * BUCKET_MS + windowMs;
+  let resetAt = live.length > 0 ? freesAt(live[0]![0]) : admitted ? freesAt(Math.floor(now / BUCKET_MS)) : now;
+  if (!allowed) {
+    // The earliest moment enough old buckets have left the window for `need` more requests.
+    let remainingUsed = used;
+    for (const [bucket, n] of live) {
+      remainingUsed -= n;
+      resetAt = freesAt(bucket);
+      if (remainingUsed + need <= limit) break;
+    }
+  }
   return {
-    admitted: admitted && cost > 0,
+    admitted,
     allowed,
     limit,
-    remaining: Math.max(0, limit - used),
-    resetAt: windowStart + windowMs,
-    retryAfterSeconds: allowed ? 0 : retryAfter(now, windowStart, windowMs, limit, previous, current),
+    remaining: Math.max(0, limit - counted),
+    resetAt,
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((resetAt - now) / 1000)),
   };
-}
-
-/** Seconds until one more request fits, from the window arithmetic above. */
-function retryAfter(now: number, windowStart: number, windowMs: number, limit: number, previous: number, current: number): number {
-  const room = limit - current - 1;
-  let at: number;
-  if (room >= 0 && previous > 0) {
-    at = windowStart + windowMs * (1 - room / previous);
-  } else {
-    const nextStart = windowStart + windowMs;
-    at = current > 0 ? nextStart + windowMs * Math.max(0, 1 - (limit - 1) / current) : nextStart;
-  }
-  return Math.max(1, Math.ceil((at - now) / 1000));
 }
 
 /** In-process store: the embedded default, and the fallback while Redis is unreachable. */
 export class MemoryLimiter implements Limiter {
   readonly backend = 'memory' as const;
-  private counts = new Map<string, { window: number; previous: number; current: number }>();
+  private windows = new Map<string, { windowMs: number; buckets: Buckets }>();
   private lastSweep = 0;
 
   constructor(private readonly clock: () => number = Date.now) {}
@@ -71,29 +72,33 @@ export class MemoryLimiter implements Limiter {
 
   limitSync(key: string, limit: number, windowMs: number, cost = 1): LimitResult {
     const now = this.clock();
-    this.sweep(now, windowMs);
-    const window = Math.floor(now / windowMs);
+    this.sweep(now);
     const mapKey = `${windowMs}:${key}`;
-    let entry = this.counts.get(mapKey);
-    if (!entry || entry.window < window - 1) entry = { window, previous: 0, current: 0 };
-    else if (entry.window === window - 1) entry = { window, previous: entry.current, current: 0 };
-    const result = slidingWindow(now, windowMs, limit, entry.previous, entry.current, cost);
-    if (result.admitted) entry.current += cost;
-    this.counts.set(mapKey, entry);
+    const entry = this.windows.get(mapKey) ?? { windowMs, buckets: new Map() };
+    const result = evaluateWindow(now, windowMs, limit, cost, entry.buckets);
+    if (result.admitted) {
+      const bucket = Math.floor(now / BUCKET_MS);
+      entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + cost);
+      this.windows.set(mapKey, entry);
+    }
     return result;
   }
 
-  private sweep(now: number, windowMs: number): void {
-    if (now - this.lastSweep < windowMs) return;
+  /** Drops buckets (and keys) that have left their own window. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < 10_000) return;
     this.lastSweep = now;
-    const window = Math.floor(now / windowMs);
-    for (const [k, v] of this.counts) if (v.window < window - 1) this.counts.delete(k);
+    for (const [k, entry] of this.windows) {
+      const oldest = Math.floor((now - entry.windowMs) / BUCKET_MS);
+      for (const b of entry.buckets.keys()) if (b < oldest) entry.buckets.delete(b);
+      if (entry.buckets.size === 0) this.windows.delete(k);
+    }
   }
 }
 
 /**
- * Redis store: the same arithmetic in one Lua script, on Redis's clock, so all instances share
- * one pool per key.
+ * Redis store: one hash of buckets per key, read, pruned and (when it fits) incremented in one
+ * Lua script on Redis's clock, so every instance shares one pool per key.
  */
 const SCRIPT = `
 local t = redis.call('TIME')
@@ -101,19 +106,26 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local windowMs = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
-local window = math.floor(now / windowMs)
-local curKey = KEYS[1] .. ':' .. window
-local prevKey = KEYS[1] .. ':' .. (window - 1)
-local current = tonumber(redis.call('GET', curKey) or '0')
-local previous = tonumber(redis.call('GET', prevKey) or '0')
-local elapsed = (now - window * windowMs) / windowMs
-local estimate = math.ceil(previous * (1 - elapsed)) + current
-if cost > 0 and estimate + cost <= limit then
-  redis.call('INCRBY', curKey, cost)
-  redis.call('PEXPIRE', curKey, windowMs * 2 + 1000)
-  current = current + cost
+local bucketMs = tonumber(ARGV[4])
+local oldest = math.floor((now - windowMs) / bucketMs)
+local all = redis.call('HGETALL', KEYS[1])
+local used = 0
+local live = {}
+for i = 1, #all, 2 do
+  local b = tonumber(all[i])
+  if b < oldest then
+    redis.call('HDEL', KEYS[1], all[i])
+  else
+    used = used + tonumber(all[i + 1])
+    live[#live + 1] = all[i]
+    live[#live + 1] = all[i + 1]
+  end
 end
-return { now, previous, current - ((cost > 0 and estimate + cost <= limit) and cost or 0) }
+if cost > 0 and used + cost <= limit then
+  redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / bucketMs)), cost)
+  redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
+end
+return { now, live }
 `;
 
 export class RedisLimiter implements Limiter {
@@ -125,11 +137,10 @@ export class RedisLimiter implements Limiter {
   ) {}
 
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
-    const [now, previous, current] = (await this.redis.eval(SCRIPT, 1, `${this.prefix}:${windowMs}:${key}`, windowMs, limit, cost)) as [
-      number,
-      number,
-      number,
-    ];
-    return slidingWindow(now, windowMs, limit, previous, current, cost);
+    const [now, flat] = (await this.redis.eval(SCRIPT, 1, `${this.prefix}:${windowMs}:${key}`, windowMs, limit, cost, BUCKET_MS)) as [number, string[]];
+    const buckets: Buckets = new Map();
+    for (let i = 0; i < flat.length; i += 2) buckets.set(Number(flat[i]), Number(flat[i + 1]));
+    // Same inputs, same arithmetic: this reproduces the script's decision.
+    return evaluateWindow(now, windowMs, limit, cost, buckets);
   }
 }
