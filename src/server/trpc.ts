@@ -89,11 +89,14 @@ const authenticated = baseProcedure.use(async ({ ctx, next }) => {
 
 /** The tenant's pool (all keys and tokens share it) and its remaining executions. */
 const rateLimited = authenticated.use(async ({ ctx, meta, next }) => {
-  const [remaining] = await Promise.all([
-    executionsRemaining(ctx.svc.db, ctx.principal),
-    metered(ctx, () => consumeRequest(ctx.svc, ctx.principal, meta?.rateLimitExempt === true)),
-  ]);
-  ctx.resHeaders['X-Execution-Remaining'] = remaining;
+  const remaining = executionsRemaining(ctx.svc.db, ctx.principal).catch(() => undefined);
+  try {
+    await metered(ctx, () => consumeRequest(ctx.svc, ctx.principal, meta?.rateLimitExempt === true));
+  } finally {
+    // Every authenticated response carries it, a 429 included.
+    const value = await remaining;
+    if (value !== undefined) ctx.resHeaders['X-Execution-Remaining'] = value;
+  }
   return next();
 });
 

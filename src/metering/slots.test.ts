@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../logger';
+import type { Services } from '../services';
+import { MemorySlots, RedisSlots, type SlotStore } from './concurrency';
+import { acquireExecutionSlot } from './slots';
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+if (!REDIS_URL) console.log('[tests] Redis concurrency slots left out: TEST_REDIS_URL not set.');
+
+const logger = createLogger('silent');
+const stores: [string, () => SlotStore][] = [['memory', () => new MemorySlots()]];
+let redis: Redis | undefined;
+if (REDIS_URL) stores.push(['redis', () => new RedisSlots(redis!, `amp:test:slots:${randomBytes(6).toString('hex')}`)]);
+
+beforeAll(() => {
+  if (REDIS_URL) redis = new Redis(REDIS_URL);
+});
+afterAll(() => redis?.disconnect());
+
+describe.each(stores)('execution slots (%s)', (_name, makeStore) => {
+  const svcWith = (slots: SlotStore) => ({ slots, logger }) as unknown as Services;
+  const tenant = () => ({ tenantId: randomBytes(8).toString('hex'), plan: 'free' as const });
+
+  it('holds the plan limit (free: 5) and refuses the 6th with Retry-After: 1', async () => {
+    const svc = svcWith(makeStore());
+    const t = tenant();
+    const releases = await Promise.all(Array.from({ length: 5 }, () => acquireExecutionSlot(svc, t)));
+    const err = await acquireExecutionSlot(svc, t).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'concurrency_limit_exceeded', status: 429, headers: { 'Retry-After': '1' }, details: { limit: 5 } });
+    // Another tenant is unaffected.
+    const other = await acquireExecutionSlot(svc, tenant());
+    await other();
+    // Releasing one frees one; releasing twice frees only one.
+    await releases[0]!();
+    await releases[0]!();
+    const again = await acquireExecutionSlot(svc, t);
+    await expect(acquireExecutionSlot(svc, t)).rejects.toMatchObject({ code: 'concurrency_limit_exceeded' });
+    await Promise.all([again(), ...releases.slice(1).map((r) => r())]);
+    expect(await svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(0);
+  });
+
+  it('under 50 concurrent acquisitions grants exactly the limit', async () => {
+    const svc = svcWith(makeStore());
+    const t = { ...tenant(), plan: 'pro' as const };
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => acquireExecutionSlot(svc, t)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(25);
+    for (const r of results) if (r.status === 'fulfilled') await r.value();
+    expect(await svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(0);
+  });
+
+  it("a crashed holder's slot expires on its own", async () => {
+    const store = makeStore();
+    const key = `tenant:${randomBytes(6).toString('hex')}`;
+    expect(await store.acquire(key, 1, 150)).toBeTruthy();
+    expect(await store.acquire(key, 1, 150)).toBeNull();
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await store.acquire(key, 1, 150)).toBeTruthy();
+  });
+});
