@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { BearerVerifier } from './auth/bearer';
 import type { Config } from './config';
 import type { Database, Db } from './db';
@@ -7,6 +6,8 @@ import type { KeyCache } from './keys/cache';
 import type { Logger } from './logger';
 import type { SlotStore } from './metering/concurrency';
 import type { Limiter } from './metering/limiter';
+import type { RedisLike } from './metering/redis';
+import type { UsageCache } from './metering/usage';
 
 /** Everything a domain operation may use; built once at start-up by createServices. */
 export interface Services {
@@ -15,10 +16,12 @@ export interface Services {
   database: Database;
   db: Db;
   boss: Boss;
-  redis?: Redis;
+  /** Redis (REDIS_URL) or Upstash REST, when configured. */
+  redis?: RedisLike;
   keyCache: KeyCache;
   limiter: Limiter;
   slots: SlotStore;
+  usage: UsageCache;
   bearer: BearerVerifier;
   startedAt: Date;
 }

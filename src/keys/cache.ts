@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../logger';
+import type { RedisLike } from '../metering/redis';
 import type { Plan } from '../tenants/plans';
 
 export interface CachedKey {
@@ -36,10 +36,11 @@ const MAX_AGE_MS = 60_000;
 export class KeyCache {
   private entries = new Map<string, Entry>();
   private localVersion = 0;
+  private redisDown = false;
 
   constructor(
     readonly mode: 'local' | 'redis' | 'off',
-    private readonly redis?: Redis,
+    private readonly redis?: RedisLike,
     private readonly logger?: Logger,
   ) {}
 
@@ -48,9 +49,12 @@ export class KeyCache {
     if (this.mode === 'off') return null;
     if (this.mode === 'local') return String(this.localVersion);
     try {
-      return (await this.redis!.get(VERSION_KEY)) ?? '0';
+      const version = String((await this.redis!.eval("return redis.call('GET', KEYS[1]) or '0'", [VERSION_KEY], [])) ?? '0');
+      this.redisDown = false;
+      return version;
     } catch (err) {
-      this.logger?.warn({ err: String(err) }, 'key cache: Redis unavailable, reading keys from the database');
+      if (!this.redisDown) this.logger?.warn({ err: String(err) }, 'key cache: Redis unavailable, reading keys from the database');
+      this.redisDown = true;
       return null;
     }
   }
@@ -78,7 +82,7 @@ export class KeyCache {
     this.localVersion++;
     if (this.mode !== 'redis') return;
     try {
-      await this.redis!.incr(VERSION_KEY);
+      await this.redis!.eval("return redis.call('INCR', KEYS[1])", [VERSION_KEY], []);
     } catch (err) {
       // Other instances' reads fail the same way and bypass their caches; MAX_AGE_MS bounds a flap.
       this.logger?.error({ err: String(err) }, 'key cache: could not publish invalidation to Redis');

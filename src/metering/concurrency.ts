@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { randomBase62 } from '../lib/ids';
 import type { Logger } from '../logger';
+import type { RedisLike } from './redis';
 
 /** Counts in-flight executions per tenant. A slot is held for one execution and released after. */
 export interface SlotStore {
@@ -42,14 +42,20 @@ export class MemorySlots implements SlotStore {
   }
 }
 
-const ACQUIRE = `
-local t = redis.call('TIME')
+const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+const ACQUIRE = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
 return 1
+`;
+const RELEASE = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
+const IN_FLIGHT = `${NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return redis.call('ZCARD', KEYS[1])
 `;
 
 /**
@@ -60,24 +66,22 @@ export class RedisSlots implements SlotStore {
   readonly backend = 'redis' as const;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisLike,
     private readonly prefix = 'amp:slots',
   ) {}
 
   async acquire(key: string, limit: number, ttlMs: number): Promise<string | null> {
     const id = randomBase62(12);
-    const ok = await this.redis.eval(ACQUIRE, 1, `${this.prefix}:${key}`, limit, ttlMs, id);
-    return ok === 1 ? id : null;
+    const ok = await this.redis.eval(ACQUIRE, [`${this.prefix}:${key}`], [limit, ttlMs, id]);
+    return Number(ok) === 1 ? id : null;
   }
 
   async release(key: string, slot: string): Promise<void> {
-    await this.redis.zrem(`${this.prefix}:${key}`, slot);
+    await this.redis.eval(RELEASE, [`${this.prefix}:${key}`], [slot]);
   }
 
   async inFlight(key: string): Promise<number> {
-    const k = `${this.prefix}:${key}`;
-    await this.redis.zremrangebyscore(k, '-inf', Date.now());
-    return this.redis.zcard(k);
+    return Number(await this.redis.eval(IN_FLIGHT, [`${this.prefix}:${key}`], []));
   }
 }
 

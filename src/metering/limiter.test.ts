@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createLogger } from '../logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET_MS, evaluateWindow, MemoryLimiter, RedisLimiter, type Buckets } from './limiter';
+import { connectRedis, type RedisLike } from './redis';
 
 const W = 60_000;
 
@@ -196,18 +197,17 @@ const REDIS_URL = process.env.TEST_REDIS_URL;
 
 if (REDIS_URL) {
   describe('RedisLimiter', () => {
-    let a: Redis;
-    let b: Redis;
+    let a: RedisLike;
+    let b: RedisLike;
     const prefix = `amp:test:rl:${randomBytes(6).toString('hex')}`;
-    beforeAll(() => {
-      a = new Redis(REDIS_URL);
-      b = new Redis(REDIS_URL);
+    beforeAll(async () => {
+      a = await connectRedis(REDIS_URL, createLogger('silent'));
+      b = await connectRedis(REDIS_URL, createLogger('silent'));
     });
     afterAll(async () => {
-      const keys = await a.keys(`${prefix}:*`);
-      if (keys.length) await a.del(...keys);
-      a.disconnect();
-      b.disconnect();
+      await a.eval("for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 0", [], [`${prefix}:*`]);
+      a.close();
+      b.close();
     });
 
     it('admits the first 5 requests and refuses the 6th', async () => {

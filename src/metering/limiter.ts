@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisLike } from './redis';
 
 export interface LimitResult {
   allowed: boolean;
@@ -132,12 +132,12 @@ export class RedisLimiter implements Limiter {
   readonly backend = 'redis' as const;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisLike,
     private readonly prefix = 'amp:rl',
   ) {}
 
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
-    const [now, flat] = (await this.redis.eval(SCRIPT, 1, `${this.prefix}:${windowMs}:${key}`, windowMs, limit, cost, BUCKET_MS)) as [number, string[]];
+    const [now, flat] = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as [number, string[]];
     const buckets: Buckets = new Map();
     for (let i = 0; i < flat.length; i += 2) buckets.set(Number(flat[i]), Number(flat[i + 1]));
     // Same inputs, same arithmetic: this reproduces the script's decision.

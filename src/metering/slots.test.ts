@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger';
 import type { Services } from '../services';
 import { MemorySlots, RedisSlots, type SlotStore } from './concurrency';
+import { connectRedis, type RedisLike } from './redis';
 import { acquireExecutionSlot } from './slots';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -11,13 +11,13 @@ if (!REDIS_URL) console.log('[tests] Redis concurrency slots left out: TEST_REDI
 
 const logger = createLogger('silent');
 const stores: [string, () => SlotStore][] = [['memory', () => new MemorySlots()]];
-let redis: Redis | undefined;
+let redis: RedisLike | undefined;
 if (REDIS_URL) stores.push(['redis', () => new RedisSlots(redis!, `amp:test:slots:${randomBytes(6).toString('hex')}`)]);
 
-beforeAll(() => {
-  if (REDIS_URL) redis = new Redis(REDIS_URL);
+beforeAll(async () => {
+  if (REDIS_URL) redis = await connectRedis(REDIS_URL, logger);
 });
-afterAll(() => redis?.disconnect());
+afterAll(() => redis?.close());
 
 describe.each(stores)('execution slots (%s)', (_name, makeStore) => {
   const svcWith = (slots: SlotStore) => ({ slots, logger }) as unknown as Services;

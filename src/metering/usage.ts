@@ -86,9 +86,37 @@ export function quotaExceeded(limit: number, resetAt: Date, now = new Date()) {
   );
 }
 
+/**
+ * Executions used per tenant, cached for the X-Execution-Remaining header so that ordinary
+ * requests do not read the counter each time. Entries live one second (other instances'
+ * reservations show up by then); this instance's reservations update them at once.
+ */
+export class UsageCache {
+  private entries = new Map<string, { used: number; at: number; cycle: string }>();
+
+  constructor(private readonly ttlMs = 1000) {}
+
+  async used(db: Executor, tenantId: string): Promise<number> {
+    const now = Date.now();
+    const cycle = cycleStart();
+    const hit = this.entries.get(tenantId);
+    if (hit && hit.cycle === cycle && now - hit.at < this.ttlMs) return hit.used;
+    const used = await executionsUsed(db, tenantId);
+    if (this.entries.size > 100_000) this.entries.clear();
+    this.entries.set(tenantId, { used, at: now, cycle });
+    return used;
+  }
+
+  /** Records a committed reservation's result. */
+  note(tenantId: string, used: number): void {
+    this.entries.set(tenantId, { used, at: Date.now(), cycle: cycleStart() });
+  }
+}
+
 /** The X-Execution-Remaining value: executions left this cycle, or `unlimited`. */
-export async function executionsRemaining(db: Executor, tenant: TenantPlan): Promise<string> {
+export async function executionsRemaining(db: Executor, tenant: TenantPlan, cache?: UsageCache): Promise<string> {
   const quota = PLANS[tenant.plan].executionsPerMonth;
   if (quota === null) return 'unlimited';
-  return String(Math.max(0, quota - (await executionsUsed(db, tenant.tenantId))));
+  const used = cache ? await cache.used(db, tenant.tenantId) : await executionsUsed(db, tenant.tenantId);
+  return String(Math.max(0, quota - used));
 }

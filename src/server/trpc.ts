@@ -89,7 +89,7 @@ const authenticated = baseProcedure.use(async ({ ctx, next }) => {
 
 /** The tenant's pool (all keys and tokens share it) and its remaining executions. */
 const rateLimited = authenticated.use(async ({ ctx, meta, next }) => {
-  const remaining = executionsRemaining(ctx.svc.db, ctx.principal).catch(() => undefined);
+  const remaining = executionsRemaining(ctx.svc.db, ctx.principal, ctx.svc.usage).catch(() => undefined);
   try {
     await metered(ctx, () => consumeRequest(ctx.svc, ctx.principal, meta?.rateLimitExempt === true));
   } finally {

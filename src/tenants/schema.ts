@@ -38,7 +38,7 @@ export const tenantList = pageSchema(tenantView);
 export const changePlanInput = z.strictObject({
   tenant_id: z.uuid(),
   plan: planSchema,
-  requests_per_minute: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  requests_per_minute: z.number().int().min(1).max(100_000_000).nullable().optional(),
 });
 
 export type RegisterInput = z.infer<typeof registerInput>;
