@@ -65,7 +65,7 @@ if (!TEST_REDIS_URL) {
     let s: TestServer;
 
     beforeAll(async () => {
-      redis = new Redis(TEST_REDIS_URL);
+      redis = new Redis(TEST_REDIS_URL!);
       shim = await startShim(redis);
       s = await startTestServer({ redis: false, env: { UPSTASH_REDIS_REST_URL: shim.url, UPSTASH_REDIS_REST_TOKEN: TOKEN } });
     });
