@@ -1,7 +1,7 @@
 import { createBearerVerifier } from './auth/bearer';
 import type { Config } from './config';
 import { openDatabase } from './db';
-import { startBoss } from './jobs/boss';
+import { startBoss, trackBossHealth } from './jobs/boss';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
 import { MemorySlots, RedisSlots, withFallback, type SlotStore } from './metering/concurrency';
@@ -36,6 +36,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     database,
     db: database.db,
     boss,
+    jobsHealthy: trackBossHealth(boss),
     redis,
     keyCache: new KeyCache(keyCacheMode, redis, logger),
     limiter: redis ? withFallback<Limiter>(new RedisLimiter(redis), new MemoryLimiter(), logger, 'rate limiter') : new MemoryLimiter(),

@@ -16,6 +16,8 @@ export interface Services {
   database: Database;
   db: Db;
   boss: Boss;
+  /** True while pg-boss runs without recent errors. */
+  jobsHealthy: () => boolean;
   /** Redis (REDIS_URL) or Upstash REST, when configured. */
   redis?: RedisLike;
   keyCache: KeyCache;

@@ -26,12 +26,14 @@ function poolConnectionString(database: Database): string {
   return opts.connectionString;
 }
 
-/** pg-boss reports itself healthy when it is started and can reach its tables. */
-export async function bossHealthy(boss: Boss): Promise<boolean> {
-  try {
-    await boss.getQueues();
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * pg-boss is healthy while it runs and has not reported an error in the last minute. (Its
+ * database is the service's own, which health checks separately; no query is needed here.)
+ */
+export function trackBossHealth(boss: Boss): () => boolean {
+  let running = true;
+  let lastError = 0;
+  boss.on('error', () => (lastError = Date.now()));
+  boss.on('stopped', () => (running = false));
+  return () => running && Date.now() - lastError > 60_000;
 }

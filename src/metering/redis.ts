@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Redis as UpstashRedis } from '@upstash/redis';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger';
@@ -36,7 +37,10 @@ export async function connectRedis(url: string, logger: Logger): Promise<RedisLi
   await redis.connect().catch((err: unknown) => logger.warn({ err: String(err) }, 'Redis not reachable at start-up'));
   return {
     kind: 'redis',
-    eval: (script, keys, args) => redis.eval(script, keys.length, ...keys, ...args),
+    eval: cachedScripts(
+      (sha, keys, args) => redis.evalsha(sha, keys.length, ...keys, ...args),
+      (script, keys, args) => redis.eval(script, keys.length, ...keys, ...args),
+    ),
     ping: async () => {
       await redis.ping();
     },
@@ -48,10 +52,33 @@ export function connectUpstash(url: string, token: string): RedisLike {
   const redis = new UpstashRedis({ url, token, automaticDeserialization: false, retry: { retries: 1, backoff: () => 100 } });
   return {
     kind: 'upstash',
-    eval: (script, keys, args) => redis.eval(script, keys, args.map(String)),
+    eval: cachedScripts(
+      (sha, keys, args) => redis.evalsha(sha, keys, args.map(String)),
+      (script, keys, args) => redis.eval(script, keys, args.map(String)),
+    ),
     ping: async () => {
       await redis.ping();
     },
     close: () => {},
+  };
+}
+
+type Run = (scriptOrSha: string, keys: string[], args: (string | number)[]) => Promise<unknown>;
+
+/** EVALSHA first (the script is not resent on every call); EVAL once when Redis lacks it. */
+function cachedScripts(evalsha: Run, evalScript: Run): RedisLike['eval'] {
+  const shas = new Map<string, string>();
+  return async (script, keys, args) => {
+    let sha = shas.get(script);
+    if (!sha) {
+      sha = createHash('sha1').update(script).digest('hex');
+      shas.set(script, sha);
+    }
+    try {
+      return await evalsha(sha, keys, args);
+    } catch (err) {
+      if (!/NOSCRIPT/i.test(String((err as Error).message))) throw err;
+      return evalScript(script, keys, args);
+    }
   };
 }

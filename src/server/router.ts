@@ -2,6 +2,7 @@ import { adminRouter } from './routers/admin';
 import { authRouter } from './routers/auth';
 import { healthRouter } from './routers/health';
 import { keysRouter } from './routers/keys';
+import { tenantsRouter } from './routers/tenants';
 import { createCallerFactory, router } from './trpc';
 
 export const appRouter = router({
@@ -9,6 +10,7 @@ export const appRouter = router({
   keys: keysRouter,
   admin: adminRouter,
   health: healthRouter,
+  tenants: tenantsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { initTRPC, TRPCError } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticate } from '../auth/authenticate';
 import type { Principal } from '../auth/principal';
@@ -32,26 +32,20 @@ export type Meta = OpenApiMeta<{
 }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
+  // Domain errors reach tRPC clients (the dashboard) with their own code, status and fields.
   errorFormatter({ shape, error }) {
     const app = error.cause instanceof AppError ? error.cause : undefined;
-    return { ...shape, data: { ...shape.data, stack: undefined, app: app ? { error: app.code, ...app.details } : undefined } };
+    if (!app) return { ...shape, data: { ...shape.data, stack: undefined } };
+    return {
+      ...shape,
+      message: app.message,
+      data: { ...shape.data, code: ERRORS[app.code].trpc, httpStatus: app.status, stack: undefined, app: { error: app.code, ...app.details } },
+    };
   },
 });
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-
-/** Domain errors become tRPC errors with the code from the one table, keeping the cause. */
-const mapAppErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: ERRORS[cause.code].trpc, message: cause.message, cause });
-  }
-  return result;
-});
-
-const baseProcedure = t.procedure.use(mapAppErrors);
 
 /** Runs `count`, and on a 429 still reports the pool's headers before rethrowing. */
 async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise<void> {
@@ -67,48 +61,45 @@ async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise
 }
 
 /** Unauthenticated operations: the client IP's public pool. */
-export const publicProcedure = baseProcedure.use(async ({ ctx, meta, next }) => {
+export const publicProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
   await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, meta?.rateLimitExempt === true));
   return next();
 });
 
 /** A failed authentication counts against the client IP's public pool (429 once it is spent). */
-const authenticated = baseProcedure.use(async ({ ctx, next }) => {
-  let principal: Principal;
+async function authenticateOrCount(ctx: Context): Promise<Principal> {
   try {
-    principal = await authenticate(ctx.svc, {
-      apiKey: header(ctx.headers, 'x-api-key'),
-      authorization: header(ctx.headers, 'authorization'),
-    });
+    return await authenticate(ctx.svc, { apiKey: header(ctx.headers, 'x-api-key'), authorization: header(ctx.headers, 'authorization') });
   } catch (err) {
     if (err instanceof AppError && err.code === 'unauthorized') await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, false));
     throw err;
   }
-  return next({ ctx: { ...ctx, principal } });
-});
+}
 
 /** The tenant's pool (all keys and tokens share it) and its remaining executions. */
-const rateLimited = authenticated.use(async ({ ctx, meta, next }) => {
-  const remaining = executionsRemaining(ctx.svc.db, ctx.principal, ctx.svc.usage).catch(() => undefined);
+async function meterTenant(ctx: Context, principal: Principal, exempt: boolean): Promise<void> {
+  const remaining = executionsRemaining(ctx.svc.db, principal, ctx.svc.usage).catch(() => undefined);
   try {
-    await metered(ctx, () => consumeRequest(ctx.svc, ctx.principal, meta?.rateLimitExempt === true));
+    await metered(ctx, () => consumeRequest(ctx.svc, principal, exempt));
   } finally {
     // Every authenticated response carries it, a 429 included.
     const value = await remaining;
     if (value !== undefined) ctx.resHeaders['X-Execution-Remaining'] = value;
   }
-  return next();
-});
+}
 
 /**
  * An authenticated operation: authenticate (401) -> rate limit (429) -> scope (403)
- * -> plan (403); input validation (400) follows in `.input()`.
+ * -> plan (403); input validation (400) follows in `.input()`. One middleware, because every
+ * extra tRPC middleware level copies the whole call state on the hot path.
  */
-export function apiProcedure(scope: Scope, feature?: PlanFeature) {
-  return rateLimited.use(async ({ ctx, next }) => {
-    if (!holdsScope(ctx.principal.scopes, scope)) throw insufficientScope(scope);
-    if (feature) assertPlanAllows(ctx.principal.plan, feature);
-    return next();
+export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
+  return t.procedure.use(async ({ ctx, meta, next }) => {
+    const principal = await authenticateOrCount(ctx);
+    await meterTenant(ctx, principal, meta?.rateLimitExempt === true);
+    if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
+    if (feature) assertPlanAllows(principal.plan, feature);
+    return next({ ctx: { principal } });
   });
 }
 

@@ -43,3 +43,15 @@ export const changePlanInput = z.strictObject({
 
 export type RegisterInput = z.infer<typeof registerInput>;
 export type ChangePlanInput = z.infer<typeof changePlanInput>;
+
+export const whoAmIOutput = z.object({
+  tenant_id: z.string(),
+  plan: planSchema,
+  limits: limitsSchema,
+  requests_per_minute: z.number().int(),
+  credential: z.object({
+    type: z.enum(['api_key', 'bearer']),
+    key_id: z.string().nullable(),
+    scopes: z.array(z.string()),
+  }),
+});

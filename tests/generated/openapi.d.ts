@@ -145,6 +145,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who am I
+         * @description The calling credential's tenant, plan, limits and scopes. Any valid credential may call it.
+         */
+        get: operations["tenants-me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -884,6 +904,86 @@ export interface operations {
             };
             /** @description No such key */
             404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "tenants-me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credential: {
+                            key_id: string | null;
+                            scopes: string[];
+                            /** @enum {string} */
+                            type: "api_key" | "bearer";
+                        };
+                        limits: {
+                            /** @description Monthly execution quota; null = unlimited (enterprise) */
+                            executions_per_month: number | null;
+                            /** @description Installed-module limit; null = unlimited */
+                            modules: number | null;
+                        };
+                        /** @enum {string} */
+                        plan: "free" | "pro" | "business" | "enterprise";
+                        requests_per_minute: number;
+                        tenant_id: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     /** @description Request identifier */
                     "X-Request-Id"?: string;

@@ -60,6 +60,10 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
           res,
           path: pathname.slice('/api/trpc/'.length),
           createContext: () => ctx,
+          responseMeta: ({ errors }) => {
+            const app = errors.map((e) => e.cause).find((c): c is AppError => c instanceof AppError);
+            return app ? { status: app.status, headers: new Headers({ ...base, ...ctx.resHeaders, ...app.headers }) } : { headers: new Headers({ ...base, ...ctx.resHeaders }) };
+          },
           onError: ({ error }) => {
             if (error.code === 'INTERNAL_SERVER_ERROR') svc.logger.error({ err: error, requestId }, 'trpc error');
           },
