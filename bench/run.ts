@@ -88,6 +88,8 @@ async function benchService(label: string, env: Record<string, string | undefine
     });
     const keysUrl = `${service.url}/api/v1/keys`;
     const keysBody = (await json(keysUrl, { headers: { 'x-api-key': reg.api_key } })).text;
+    const moduleUrl = `${service.url}/api/v1/modules?limit=1`;
+    const moduleBody = (await json(moduleUrl, { headers: { 'x-api-key': reg.api_key } })).text;
     const meUrl = `${service.url}/api/v1/me`;
     const meBody = (await json(meUrl, { headers: { 'x-api-key': reg.api_key } })).text;
     const healthUrl = `${service.url}/api/v1/health`;
@@ -96,6 +98,7 @@ async function benchService(label: string, env: Record<string, string | undefine
     const rows: string[][] = [];
     for (const [name, url, body, headers] of [
       ['public exempt GET /api/v1/health', healthUrl, healthBody, {}],
+      ['authenticated exempt GET /api/v1/modules?limit=1', moduleUrl, moduleBody, { 'x-api-key': reg.api_key }],
       ['authenticated GET /api/v1/me', meUrl, meBody, { 'x-api-key': reg.api_key }],
       ['authenticated GET /api/v1/keys (DB read)', keysUrl, keysBody, { 'x-api-key': reg.api_key }],
     ] as const) {

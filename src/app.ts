@@ -1,6 +1,10 @@
 import { createBearerVerifier } from './auth/bearer';
 import type { Config } from './config';
+import { syncBuiltinModules } from './catalog/sync';
 import { openDatabase } from './db';
+import { ActionPool } from './executions/pool';
+import { closeInterruptedExecutions } from './executions/recover';
+import { SchemaCache } from './executions/schemas';
 import { startBoss, trackBossHealth } from './jobs/boss';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
@@ -43,11 +47,25 @@ export async function createServices(config: Config, options: ServiceOptions = {
     slots: redis ? withFallback<SlotStore>(new RedisSlots(redis), new MemorySlots(), logger, 'concurrency slots') : new MemorySlots(),
     usage: new UsageCache(),
     bearer: createBearerVerifier(config.auth),
+    pool: new ActionPool(),
+    schemas: new SchemaCache(),
     startedAt: new Date(),
   };
+  await syncBuiltinModules(database.db);
+  // Embedded: this process is the only one, so anything `running` was interrupted. PostgreSQL:
+  // other instances may be mid-execution; only rows older than any action's deadline are stale.
+  const staleAfterMs = database.kind === 'pglite' ? 0 : 120_000;
+  await closeInterruptedExecutions(svc, staleAfterMs);
+  const sweeper = setInterval(() => {
+    closeInterruptedExecutions(svc, 120_000).catch((err: unknown) => logger.warn({ err: String(err) }, 'could not close interrupted executions'));
+  }, 60_000);
+  sweeper.unref();
+  svc.pool.warm();
   return {
     ...svc,
     async close() {
+      clearInterval(sweeper);
+      await svc.pool.close();
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
       redis?.close();
       await database.close();

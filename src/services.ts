@@ -1,6 +1,8 @@
 import type { BearerVerifier } from './auth/bearer';
 import type { Config } from './config';
 import type { Database, Db } from './db';
+import type { ActionPool } from './executions/pool';
+import type { SchemaCache } from './executions/schemas';
 import type { Boss } from './jobs/boss';
 import type { KeyCache } from './keys/cache';
 import type { Logger } from './logger';
@@ -25,5 +27,9 @@ export interface Services {
   slots: SlotStore;
   usage: UsageCache;
   bearer: BearerVerifier;
+  /** Worker threads running built-in actions. */
+  pool: ActionPool;
+  /** Compiled action input schemas. */
+  schemas: SchemaCache;
   startedAt: Date;
 }

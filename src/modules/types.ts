@@ -34,6 +34,8 @@ export interface ActionDefinition {
   nondeterministic?: boolean;
   /** Hard deadline in ms (default 10 000); the worker running it is terminated when it passes. */
   timeoutMs?: number;
+  // The engine validates input against inputSchema first, so each action may type it itself.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   run(input: any, ctx: ActionContext): unknown | Promise<unknown>;
 }
 

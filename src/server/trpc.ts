@@ -18,10 +18,12 @@ export interface Context {
   ip: string;
   headers: IncomingHttpHeaders;
   principal?: Principal;
-  /** Headers the procedure chain adds to the response (rate limits, Location, ...). */
-  resHeaders: Record<string, string>;
-  /** Overrides the success status (e.g. health answers 503 with its body). */
-  status?: number;
+  /**
+   * What the procedure chain adds to the response: headers (rate limits, ...) and a success
+   * status override (e.g. health answers 503 with its body). One shared object, because tRPC
+   * hands each middleware level a copy of the context.
+   */
+  res: { headers: Record<string, string>; status?: number };
 }
 
 export type Meta = OpenApiMeta<{
@@ -50,11 +52,11 @@ export const createCallerFactory = t.createCallerFactory;
 /** Runs `count`, and on a 429 still reports the pool's headers before rethrowing. */
 async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise<void> {
   try {
-    Object.assign(ctx.resHeaders, rateLimitHeaders(await count()));
+    Object.assign(ctx.res.headers, rateLimitHeaders(await count()));
   } catch (err) {
     if (err instanceof AppError && err.code === 'rate_limit_exceeded') {
       const d = err.details as { limit: number; reset_at: string };
-      Object.assign(ctx.resHeaders, rateLimitHeaders({ allowed: false, limit: d.limit, remaining: 0, resetAt: Date.parse(d.reset_at), retryAfterSeconds: 0 }));
+      Object.assign(ctx.res.headers, rateLimitHeaders({ allowed: false, limit: d.limit, remaining: 0, resetAt: Date.parse(d.reset_at), retryAfterSeconds: 0 }));
     }
     throw err;
   }
@@ -84,7 +86,7 @@ async function meterTenant(ctx: Context, principal: Principal, exempt: boolean):
   } finally {
     // Every authenticated response carries it, a 429 included.
     const value = await remaining;
-    if (value !== undefined) ctx.resHeaders['X-Execution-Remaining'] = value;
+    if (value !== undefined) ctx.res.headers['X-Execution-Remaining'] = value;
   }
 }
 
@@ -99,7 +101,10 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
     await meterTenant(ctx, principal, meta?.rateLimitExempt === true);
     if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
     if (feature) assertPlanAllows(principal.plan, feature);
-    return next({ ctx: { principal } });
+    const result = await next({ ctx: { principal } });
+    // Executions change it: report the value after the operation (from the usage cache).
+    ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);
+    return result;
   });
 }
 

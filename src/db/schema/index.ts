@@ -1,3 +1,6 @@
 export * from './tenants';
 export * from './keys';
 export * from './metering';
+export * from './catalog';
+export * from './executions';
+export * from './events';

@@ -45,7 +45,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const base = { ...CORS, 'Cache-Control': 'no-store' };
     try {
       if (req.method === 'OPTIONS') return preflight(res, base);
-      const ctx: Context = { svc, requestId, ip: clientIp(req, svc.config.trustProxy), headers: req.headers, resHeaders: {} };
+      const ctx: Context = { svc, requestId, ip: clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
       /** Responses outside the procedures report the client IP's public pool without consuming it. */
       const withPublicPool = async () => ({ ...base, ...rateLimitHeaders(await consumePublicRequest(svc, ctx.ip, true)) });
 
@@ -62,7 +62,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
           createContext: () => ctx,
           responseMeta: ({ errors }) => {
             const app = errors.map((e) => e.cause).find((c): c is AppError => c instanceof AppError);
-            return app ? { status: app.status, headers: new Headers({ ...base, ...ctx.resHeaders, ...app.headers }) } : { headers: new Headers({ ...base, ...ctx.resHeaders }) };
+            return app ? { status: app.status, headers: new Headers({ ...base, ...ctx.res.headers, ...app.headers }) } : { headers: new Headers({ ...base, ...ctx.res.headers }) };
           },
           onError: ({ error }) => {
             if (error.code === 'INTERNAL_SERVER_ERROR') svc.logger.error({ err: error, requestId }, 'trpc error');

@@ -38,14 +38,14 @@ export async function handleRestCall(
 
   try {
     const output = await callProcedure(route.procedure, ctx, input);
-    const status = ctx.status ?? route.meta.successStatus ?? 200;
-    sendJson(res, status, output, { ...baseHeaders, ...ctx.resHeaders });
+    const status = ctx.res.status ?? route.meta.successStatus ?? 200;
+    sendJson(res, status, output, { ...baseHeaders, ...ctx.res.headers });
   } catch (err) {
     const appError = toAppError(err, bodyError);
     if (appError.code === 'internal_error') {
       ctx.svc.logger.error({ err, requestId: ctx.requestId, route: route.template }, 'unhandled error');
     }
-    sendError(res, appError, ctx.requestId, { ...baseHeaders, ...ctx.resHeaders });
+    sendError(res, appError, ctx.requestId, { ...baseHeaders, ...ctx.res.headers });
   }
 }
 

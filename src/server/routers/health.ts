@@ -30,7 +30,7 @@ export const healthRouter = router({
     .output(healthOutput)
     .query(async ({ ctx }) => {
       const health = await checkHealth(ctx.svc);
-      if (health.status === 'down') ctx.status = 503;
+      if (health.status === 'down') ctx.res.status = 503;
       return health;
     }),
 });

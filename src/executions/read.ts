@@ -1,0 +1,46 @@
+import { and, desc, eq, gte, lt, or } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { executions } from '../db/schema';
+import { decodeCursor, listParams, toPage } from '../lib/pagination';
+import { notFound } from '../server/errors';
+import type { Services } from '../services';
+import { presentExecution } from './present';
+
+export const listExecutionsInput = z.strictObject({
+  ...listParams,
+  module: z.string().max(30).optional(),
+  status: z.enum(['running', 'success', 'failed']).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** GET /api/v1/executions/{id}: the record with its full output. Another tenant's is 404. */
+export async function getExecution(svc: Services, principal: Principal, id: string) {
+  const [row] = await svc.db
+    .select()
+    .from(executions)
+    .where(and(eq(executions.tenantId, principal.tenantId), eq(executions.id, id)))
+    .limit(1);
+  if (!row) throw notFound('execution');
+  return { ...presentExecution(row), output: row.output ?? null };
+}
+
+/** GET /api/v1/executions: newest first; filters module, status, since. */
+export async function listExecutions(svc: Services, principal: Principal, input: z.infer<typeof listExecutionsInput>) {
+  const after = decodeCursor(input.cursor);
+  const rows = await svc.db
+    .select()
+    .from(executions)
+    .where(
+      and(
+        eq(executions.tenantId, principal.tenantId),
+        input.module ? eq(executions.module, input.module) : undefined,
+        input.status ? eq(executions.status, input.status) : undefined,
+        input.since ? gte(executions.createdAt, new Date(input.since)) : undefined,
+        after ? or(lt(executions.createdAt, after.at), and(eq(executions.createdAt, after.at), lt(executions.id, after.id))) : undefined,
+      ),
+    )
+    .orderBy(desc(executions.createdAt), desc(executions.id))
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, (r) => presentExecution(r));
+}

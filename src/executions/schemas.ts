@@ -1,0 +1,36 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+/**
+ * Compiled action input schemas, compiled once per (module, version, action). Publishing a new
+ * version compiles afresh; old entries simply stop being asked for.
+ */
+export class SchemaCache {
+  private ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
+  private compiled = new Map<string, ValidateFunction>();
+
+  constructor() {
+    (addFormats as unknown as (a: Ajv2020) => void)(this.ajv);
+  }
+
+  validator(key: string, schema: Record<string, unknown>): ValidateFunction {
+    let fn = this.compiled.get(key);
+    if (!fn) {
+      fn = this.ajv.compile(schema);
+      if (this.compiled.size > 10_000) this.compiled.clear();
+      this.compiled.set(key, fn);
+    }
+    return fn;
+  }
+}
+
+/** ajv errors as `{ path, message }`, the shape of every validation issue in this API. */
+export function schemaIssues(fn: ValidateFunction): { path: string; message: string }[] {
+  return (fn.errors ?? []).slice(0, 20).map((e) => {
+    const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
+    const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty?: string }).additionalProperty : undefined;
+    const where = [path, missing ?? extra].filter(Boolean).join('.');
+    return { path: where, message: extra ? `unknown property '${extra}'` : (e.message ?? 'invalid') };
+  });
+}

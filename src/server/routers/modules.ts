@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { installModule, uninstallModule } from '../../catalog/install';
+import { getModule, listModules } from '../../catalog/modules';
+import { actionName, installationView, listModulesInput, moduleInput, moduleList, moduleName, moduleView } from '../../catalog/schema';
+import { executeAction } from '../../executions/execute';
+import { apiProcedure, router } from '../trpc';
+
+const tags = ['modules'];
+
+export const executeInput = z.strictObject({
+  module: moduleName,
+  action: actionName,
+  input: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const executeOutput = z.object({
+  execution_id: z.string(),
+  module: z.string(),
+  action: z.string(),
+  status: z.literal('success'),
+  output: z.unknown(),
+  latency_ms: z.number().int(),
+  request_id: z.string(),
+});
+
+export const modulesRouter = router({
+  list: apiProcedure('modules:read')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/modules',
+        tags,
+        summary: 'List modules',
+        description: 'Modules visible to the tenant (public ones and its own), by name, with their actions. Exempt from the request limit.',
+        errorResponses: { 400: 'Invalid query', 401: 'Unauthorized', 403: 'Missing scope' },
+      },
+      rateLimitExempt: true,
+    })
+    .input(listModulesInput)
+    .output(moduleList)
+    .query(({ ctx, input }) => listModules(ctx.svc, ctx.principal, input)),
+
+  get: apiProcedure('modules:read')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/modules/{module}',
+        tags,
+        summary: 'Get a module',
+        errorResponses: { 400: 'Invalid module name', 401: 'Unauthorized', 403: 'Missing scope', 404: 'No such module', 429: 'Rate limited' },
+      },
+    })
+    .input(moduleInput)
+    .output(moduleView)
+    .query(({ ctx, input }) => getModule(ctx.svc, ctx.principal, input.module)),
+
+  install: apiProcedure('modules:install')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/modules/{module}/install',
+        tags,
+        summary: 'Install a module',
+        description: "201 when installed now (event `module.installed`), 200 when it already was. Past the plan's module limit (free 10, pro 50, business 200): 403 `plan_required`.",
+        errorResponses: { 401: 'Unauthorized', 403: 'Missing scope or module limit reached', 404: 'No such module', 429: 'Rate limited' },
+      },
+      successStatus: 201,
+    })
+    .input(moduleInput)
+    .output(installationView)
+    .mutation(async ({ ctx, input }) => {
+      const result = await installModule(ctx.svc, ctx.principal, input.module);
+      ctx.res.status = result.status;
+      return result.body;
+    }),
+
+  uninstall: apiProcedure('modules:install')
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/modules/{module}/install',
+        tags,
+        summary: 'Uninstall a module',
+        description: 'Event `module.uninstalled`. A module that is not installed is 404.',
+        errorResponses: { 401: 'Unauthorized', 403: 'Missing scope', 404: 'Not installed', 429: 'Rate limited' },
+      },
+    })
+    .input(moduleInput)
+    .output(installationView.extend({ uninstalled_at: z.string() }))
+    .mutation(({ ctx, input }) => uninstallModule(ctx.svc, ctx.principal, input.module)),
+
+  execute: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/modules/{module}/execute',
+        tags,
+        summary: 'Execute a module action',
+        description:
+          'Runs one action; installs the module on first use. Counts one execution. Failures are recorded executions: 422 `invalid_input` (input does not match `input_schema`), 502 `module_error`, 504 `timeout`, each with the failed record under `execution`. 429 `quota_exceeded` (free plan past its monthly quota) and `concurrency_limit_exceeded` are not executions.',
+        errorResponses: {
+          400: 'Invalid body',
+          401: 'Unauthorized',
+          403: 'Missing scope or module limit reached',
+          404: 'No such module or action',
+          422: 'Input does not match the action schema (failed execution)',
+          429: 'Rate limit, quota or concurrency limit exceeded',
+          502: 'The module failed (failed execution)',
+          504: 'The module timed out (failed execution)',
+        },
+      },
+    })
+    .input(executeInput)
+    .output(executeOutput)
+    .mutation(({ ctx, input }) => executeAction(ctx.svc, ctx.principal, input, { requestId: ctx.requestId })),
+});
