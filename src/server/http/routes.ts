@@ -38,7 +38,9 @@ export class RouteTable {
   }
 
   /** The route for method + path, or the methods allowed on that path (405), or null (404). */
-  match(method: string, pathname: string): RouteMatch {
+  match(requestMethod: string, pathname: string): RouteMatch {
+    // HEAD is GET without a body (node:http drops the body of a HEAD response itself).
+    const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
     const allowed = new Set<string>();
     for (const route of this.routes) {
       const m = route.pattern.exec(pathname);
