@@ -47,10 +47,11 @@ async function startTarget(args: string[], env: Record<string, string | undefine
   };
 }
 
-async function load(url: string, headers: Record<string, string> = {}) {
+async function load(url: string, headers: Record<string, string> = {}, extra: { method?: 'POST'; body?: string; connections?: number } = {}) {
+  const options = { url, headers, connections: extra.connections ?? CONNECTIONS, method: extra.method, body: extra.body };
   // Warm up (JIT, caches), then measure.
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 1 });
-  const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  await autocannon({ ...options, duration: 1 });
+  const r = await autocannon({ ...options, duration: DURATION_S });
   const non2xx = r.non2xx + r.errors + r.timeouts;
   return { rps: r.requests.average, p99: r.latency.p99, non2xx };
 }
@@ -96,18 +97,23 @@ async function benchService(label: string, env: Record<string, string | undefine
     const healthBody = (await json(healthUrl)).text;
 
     const rows: string[][] = [];
-    for (const [name, url, body, headers] of [
+    const executeUrl = `${service.url}/api/v1/modules/text/execute`;
+    const executeRequest = JSON.stringify({ action: 'slugify', input: { text: 'Hello World' } });
+    const executeBody = (await json(executeUrl, { method: 'POST', headers: { 'x-api-key': reg.api_key }, body: executeRequest })).text;
+    for (const [name, url, body, headers, request] of [
       ['public exempt GET /api/v1/health', healthUrl, healthBody, {}],
       ['authenticated exempt GET /api/v1/modules?limit=1', moduleUrl, moduleBody, { 'x-api-key': reg.api_key }],
       ['authenticated GET /api/v1/me', meUrl, meBody, { 'x-api-key': reg.api_key }],
       ['authenticated GET /api/v1/keys (DB read)', keysUrl, keysBody, { 'x-api-key': reg.api_key }],
-    ] as const) {
+      ['execute text.slugify (POST, 50 conns)', executeUrl, executeBody, { 'x-api-key': reg.api_key, 'content-type': 'application/json' }, executeRequest],
+    ] as [string, string, string, Record<string, string>, string?][]) {
       const bodyFile = path.join(dataDir, 'body.json');
       writeFileSync(bodyFile, body);
       const bare = await startTarget(['bare', bodyFile], {});
-      const base = await load(bare.url);
+      const opts = request ? { method: 'POST' as const, body: request, connections: 50 } : {};
+      const base = await load(bare.url, {}, opts);
       await bare.stop();
-      const svc = await load(url, headers);
+      const svc = await load(url, headers, opts);
       rows.push([
         `${label}: ${name}`,
         fmt(svc.rps),

@@ -163,6 +163,20 @@ describe.each(backends())('modules, execution, search and directory (%s)', (back
     expectError(await s.call('/api/v1/catalog/search', { key: t.apiKey }), 400, 'invalid_request');
   });
 
+  it("ranks a module first for a word of its title", async () => {
+    const t = await s.register();
+    for (const [q, module] of [
+      ['compression', 'compress'],
+      ['luxon date time', 'datetime'],
+      ['QR', 'qrcode'],
+    ]) {
+      const res = await s.call(`/api/v1/catalog/search?q=${encodeURIComponent(q!)}&limit=5`, { key: t.apiKey });
+      expect(res.body.data[0]?.module, q).toBe(module);
+    }
+    const inCategory = await s.call('/api/v1/catalog/search?q=parse&category=data', { key: t.apiKey });
+    expect(inCategory.body.data.length).toBeGreaterThan(0);
+  });
+
   it('lists every real action in the directory, paginated with total', async () => {
     const t = await s.register();
     const first = await s.call('/api/v1/directory?limit=50', { key: t.apiKey });
