@@ -4,10 +4,12 @@ import { syncBuiltinModules } from './catalog/sync';
 import { openDatabase } from './db';
 import { ActionPool } from './executions/pool';
 import { closeInterruptedExecutions } from './executions/recover';
+import { JavaScriptSandbox } from './executions/runtimes/sandbox';
 import { SchemaCache } from './executions/schemas';
 import { startBoss, trackBossHealth } from './jobs/boss';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
+import { MEMORY_PURGE_INTERVAL_MS, purgeExpiredMemory } from './memory/purge';
 import { MemorySlots, RedisSlots, withFallback, type SlotStore } from './metering/concurrency';
 import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
 import { connectRedis, connectUpstash } from './metering/redis';
@@ -48,6 +50,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     usage: new UsageCache(),
     bearer: createBearerVerifier(config.auth),
     pool: new ActionPool(),
+    sandbox: new JavaScriptSandbox(),
     schemas: new SchemaCache(),
     startedAt: new Date(),
   };
@@ -60,12 +63,20 @@ export async function createServices(config: Config, options: ServiceOptions = {
     closeInterruptedExecutions(svc, 120_000).catch((err: unknown) => logger.warn({ err: String(err) }, 'could not close interrupted executions'));
   }, 60_000);
   sweeper.unref();
-  svc.pool.warm();
+  // Expired memory entries (reads already hide them). A plain interval on every instance until
+  // pg-boss scheduling takes over; concurrent runs are harmless.
+  const memoryPurge = setInterval(() => {
+    purgeExpiredMemory(svc).catch((err: unknown) => logger.warn({ err: String(err) }, 'could not purge expired memory entries'));
+  }, MEMORY_PURGE_INTERVAL_MS);
+  memoryPurge.unref();
+  await svc.pool.warm();
   return {
     ...svc,
     async close() {
       clearInterval(sweeper);
+      clearInterval(memoryPurge);
       await svc.pool.close();
+      await svc.sandbox.close();
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
       redis?.close();
       await database.close();

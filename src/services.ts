@@ -2,6 +2,7 @@ import type { BearerVerifier } from './auth/bearer';
 import type { Config } from './config';
 import type { Database, Db } from './db';
 import type { ActionPool } from './executions/pool';
+import type { JavaScriptSandbox } from './executions/runtimes/sandbox';
 import type { SchemaCache } from './executions/schemas';
 import type { Boss } from './jobs/boss';
 import type { KeyCache } from './keys/cache';
@@ -29,6 +30,8 @@ export interface Services {
   bearer: BearerVerifier;
   /** Worker threads running built-in actions. */
   pool: ActionPool;
+  /** Worker threads running `javascript`-runtime modules in QuickJS. */
+  sandbox: JavaScriptSandbox;
   /** Compiled action input schemas. */
   schemas: SchemaCache;
   startedAt: Date;

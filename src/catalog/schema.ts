@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listParams } from '../lib/pagination';
+import { MODULE_CATEGORIES } from '../modules/types';
 
 export const moduleName = z.string().regex(/^[a-z][a-z0-9-]{1,29}$/, 'Module names are 2–30 characters: a-z, 0-9 and -, starting with a letter');
 export const actionName = z
@@ -92,3 +93,96 @@ export const directoryOutput = z.object({
 export type ListModulesInput = z.infer<typeof listModulesInput>;
 export type SearchInput = z.infer<typeof searchInput>;
 export type DirectoryInput = z.infer<typeof directoryInput>;
+
+// ---------------------------------------------------------------------------------------------
+// Publishing (POST /api/v1/modules, PUT /api/v1/modules/{module})
+// ---------------------------------------------------------------------------------------------
+
+/** semver.org's regular expression (MAJOR.MINOR.PATCH, optional pre-release and build). */
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+
+/** 100 KB = 102,400 bytes (DESIGN.md §4: KB are 1,024 bytes). */
+export const MAX_JS_SOURCE_BYTES = 100 * 1024;
+
+const semver = z.string().max(64).regex(SEMVER, 'Must be a semantic version, e.g. 1.0.0');
+
+export const publishedActionInput = z.strictObject({
+  name: actionName,
+  description: z.string().trim().min(1).max(1000),
+  input_schema: jsonObject.describe('JSON Schema (draft 2020-12) of the input; its top-level `type` must be `object`.'),
+  output_schema: jsonObject.describe('JSON Schema (draft 2020-12) of the output.'),
+  examples: z
+    .array(z.strictObject({ input: jsonObject, output: z.unknown() }))
+    .min(1)
+    .max(10)
+    .describe('At least one; each input must match input_schema and each output output_schema.'),
+  timeout_ms: z.number().int().min(100).max(30_000).optional().describe('Deadline of one execution, 100–30000 ms (default 10000).'),
+});
+
+export const moduleRuntimeInput = z.discriminatedUnion('type', [
+  z
+    .strictObject({
+      type: z.literal('http'),
+      endpoint: z.string().max(2048).describe('Public https URL the platform POSTs `{action, input}` to, signed (see docs/publishing.md).'),
+      secret: z
+        .string()
+        .min(16)
+        .max(256)
+        .optional()
+        .describe('HMAC-SHA256 signing secret; generated (`msec_…`) when absent. Stored encrypted; returned only as `signing_secret` in the response that set it.'),
+    })
+    .describe('The platform calls the publisher’s endpoint.'),
+  z
+    .strictObject({
+      type: z.literal('javascript'),
+      source: z
+        .string()
+        .min(1)
+        .refine((s) => Buffer.byteLength(s) <= MAX_JS_SOURCE_BYTES, 'The source must be at most 100 KB (102,400 bytes)')
+        .describe('A script defining `function handle(action, input)` that returns the output (see docs/publishing.md). At most 100 KB.'),
+    })
+    .describe('Source run in a QuickJS sandbox: no network, no host access.'),
+]);
+
+const publishFields = {
+  version: semver,
+  title: z.string().trim().min(1).max(100),
+  description: z.string().trim().min(1).max(2000),
+  category: z.enum(MODULE_CATEGORIES),
+  tags: z.array(z.string().trim().min(1).max(40)).max(20),
+  visibility: z.enum(['private', 'public']).describe('`private` (default): visible to the publishing tenant only; `public`: to every tenant.'),
+  runtime: moduleRuntimeInput,
+  actions: z.array(publishedActionInput).min(1).max(50),
+};
+
+export const publishModuleInput = z.strictObject({
+  name: moduleName,
+  ...publishFields,
+  tags: publishFields.tags.default([]),
+  visibility: publishFields.visibility.default('private'),
+});
+
+export const updateModuleInput = z.strictObject({
+  module: moduleName,
+  version: publishFields.version.optional(),
+  title: publishFields.title.optional(),
+  description: publishFields.description.optional(),
+  category: publishFields.category.optional(),
+  tags: publishFields.tags.optional(),
+  visibility: publishFields.visibility.optional(),
+  runtime: publishFields.runtime.optional(),
+  actions: publishFields.actions.optional().describe('Replaces all actions when given.'),
+});
+
+export const publishedModuleView = moduleView.extend({
+  signing_secret: z
+    .string()
+    .optional()
+    .describe('http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again.'),
+});
+
+export type PublishModuleInput = z.infer<typeof publishModuleInput>;
+export type UpdateModuleInput = z.infer<typeof updateModuleInput>;
+export type PublishedActionInput = z.infer<typeof publishedActionInput>;
+export type ModuleRuntimeInput = z.infer<typeof moduleRuntimeInput>;

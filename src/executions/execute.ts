@@ -10,6 +10,7 @@ import { reserveExecutions } from '../metering/usage';
 import { AppError, notFound } from '../server/errors';
 import type { Services } from '../services';
 import type { RunOutcome } from './pool';
+import { runPublishedAction } from './runtimes';
 import { executionEventData, presentExecution } from './present';
 import { schemaIssues } from './schemas';
 
@@ -107,7 +108,8 @@ async function runValidated(
     return { ok: false, code: 'invalid_input', message: `Input does not match the action's input_schema: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}`, issues };
   }
   if (module.runtime.type !== 'builtin') {
-    return { ok: false, code: 'module_error', message: `The ${module.runtime.type} runtime is not available yet.` };
+    // Published modules: `javascript` in the QuickJS sandbox pool, `http` at the publisher's endpoint.
+    return runPublishedAction(svc, module.runtime, action, input);
   }
   const outcome: RunOutcome = await svc.pool.run({
     module: module.name,

@@ -1,12 +1,23 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
 
 /**
  * Compiled action input schemas, compiled once per (module, version, action). Publishing a new
  * version compiles afresh; old entries simply stop being asked for.
  */
+/**
+ * `pattern` keywords run on RE2 (linear time): a published schema with a catastrophic pattern
+ * cannot stall the request thread, where validation runs.
+ */
+export function linearRegExp(pattern: string, flags?: string) {
+  const re = RE2JS.compile(pattern, flags?.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+  // ajv shares compiled patterns by their toString(), so it must name the pattern.
+  return { test: (value: string) => re.test(value), toString: () => `/${pattern}/${flags ?? ''}` };
+}
+
 export class SchemaCache {
-  private ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
+  private ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, code: { regExp: linearRegExp as never } });
   private compiled = new Map<string, ValidateFunction>();
 
   constructor() {

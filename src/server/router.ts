@@ -1,9 +1,11 @@
 import { adminRouter } from './routers/admin';
+import { agentRouter } from './routers/agent';
 import { authRouter } from './routers/auth';
 import { catalogRouter } from './routers/catalog';
 import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
 import { keysRouter } from './routers/keys';
+import { memoryRouter } from './routers/memory';
 import { modulesRouter } from './routers/modules';
 import { tenantsRouter } from './routers/tenants';
 import { createCallerFactory, router } from './trpc';
@@ -17,6 +19,8 @@ export const appRouter = router({
   modules: modulesRouter,
   catalog: catalogRouter,
   executions: executionsRouter,
+  agent: agentRouter,
+  memory: memoryRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -41,6 +41,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agent/arm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The whole toolkit in one call
+         * @description Body `{agent_id?, format?: 'openai'|'anthropic'|'mcp', query?}`. Returns tenant, plan, limits, usage, rate limit, endpoints, memory and the tools in the asked format (names `module__action`): the actions matching `query`, else the installed modules' actions, else every visible action.
+         */
+        post: operations["agent-arm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/register": {
         parameters: {
             query?: never;
@@ -61,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run up to 10 actions in parallel
+         * @description Body `{calls: [{id?, module, action, input}]}` (1–10; otherwise 400 and nothing runs). Results in call order, each `success` or `failed` with its error. Counts one request and one execution per call; a call past the quota fails alone.
+         */
+        post: operations["agent-batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog/search": {
         parameters: {
             query?: never;
@@ -75,6 +115,26 @@ export interface paths {
         get: operations["catalog-search"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pipe output through several actions
+         * @description Body `{input, steps: [{module, action, input?, map?}]}` (1–10 steps). Each step's input is its own `input` with the previous output (the chain's `input` for the first step) merged over it, reshaped first by `map` (a JSONata expression) when given; a non-object output is passed as `{value}`. Stops at the first failure (`failed_step`). Counts one request and one execution per executed step.
+         */
+        post: operations["agent-chain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -242,6 +302,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List or search memory entries
+         * @description One agent's entries, newest-updated first. `q` searches keys and values (full text, web-search syntax, no stemming); `tag` keeps entries carrying that tag. Expired entries are never returned.
+         */
+        get: operations["memory-list"];
+        put?: never;
+        /**
+         * Set a memory entry
+         * @description Creates (201) or replaces (200) the entry `key` of agent `agent_id`. The body replaces the whole entry: omitted `tags` mean none, an omitted `ttl_seconds` means it never expires. `value` is any JSON up to 65,536 bytes serialized (else 400). Creating past the plan's entry limit (free 1,000, pro 50,000, business 500,000, enterprise unlimited; all agents together) is 403 `plan_required`; replacing an entry always works.
+         */
+        post: operations["memory-upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/{agent_id}/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a memory entry
+         * @description URL-encode the key. An absent or expired entry is 404.
+         */
+        get: operations["memory-get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a memory entry
+         * @description URL-encode the key. An absent or expired entry is 404.
+         */
+        delete: operations["memory-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/modules": {
         parameters: {
             query?: never;
@@ -255,7 +363,11 @@ export interface paths {
          */
         get: operations["modules-list"];
         put?: never;
-        post?: never;
+        /**
+         * Publish a module
+         * @description Publishes a module of the tenant: `private` (default, visible to the tenant only) or `public`. Runtime `http` (the platform POSTs `{action, input}` to a public https endpoint, signed with HMAC-SHA256 in `X-Module-Signature`; the signing secret is returned once, as `signing_secret`) or `javascript` (a script defining `function handle(action, input)`, run in a QuickJS sandbox without network or host access). Action schemas must compile as JSON Schema 2020-12 and every example must match them. A name already used by any module (built-in or another tenant's) is 409. See docs/publishing.md.
+         */
+        post: operations["modules-publish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -271,7 +383,11 @@ export interface paths {
         };
         /** Get a module */
         get: operations["modules-get"];
-        put?: never;
+        /**
+         * Update a published module
+         * @description Changes any field of one of the tenant's own modules; `actions`, when given, replace all actions. `visibility: public` makes it visible to every tenant. A new http `secret` (or a first http runtime) is returned once as `signing_secret`; changing only the endpoint keeps the secret. Built-in modules and other tenants' modules are 404.
+         */
+        put: operations["modules-update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -539,6 +655,105 @@ export interface operations {
             };
         };
     };
+    "agent-arm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agent_id?: string;
+                    /**
+                     * @default openai
+                     * @enum {string}
+                     */
+                    format?: "openai" | "anthropic" | "mcp";
+                    query?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "auth-register": {
         parameters: {
             query?: never;
@@ -603,6 +818,122 @@ export interface operations {
             /** @description Too many registrations from this address */
             429: {
                 headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "agent-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    calls: {
+                        action: string;
+                        id?: string;
+                        /** @default {} */
+                        input?: {
+                            [key: string]: unknown;
+                        };
+                        module: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            action: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            execution_id: string | null;
+                            id: string;
+                            latency_ms: number;
+                            module: string;
+                            output?: unknown;
+                            /** @enum {string} */
+                            status: "success" | "failed";
+                        }[];
+                        failed: number;
+                        succeeded: number;
+                    };
+                };
+            };
+            /** @description No calls, more than 10, or an invalid call */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     /** @description Request identifier */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -689,6 +1020,128 @@ export interface operations {
             /** @description Missing scope */
             403: {
                 headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "agent-chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default {} */
+                    input?: {
+                        [key: string]: unknown;
+                    };
+                    steps: {
+                        action: string;
+                        /** @default {} */
+                        input?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description JSONata expression over the previous output, applied before merging */
+                        map?: string;
+                        module: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        failed_step: number | null;
+                        output: unknown;
+                        /** @enum {string} */
+                        status: "success" | "failed";
+                        steps: {
+                            action: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            execution_id: string | null;
+                            latency_ms: number;
+                            module: string;
+                            output?: unknown;
+                            /** @enum {string} */
+                            status: "success" | "failed";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     /** @description Request identifier */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1573,6 +2026,433 @@ export interface operations {
             };
         };
     };
+    "memory-list": {
+        parameters: {
+            query: {
+                /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
+                agent_id: string;
+                cursor?: string;
+                limit?: number;
+                q?: string;
+                tag?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agent_id: string;
+                            created_at: string;
+                            expires_at: string | null;
+                            key: string;
+                            tags: string[];
+                            updated_at: string;
+                            value: unknown;
+                        }[];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "memory-upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
+                    agent_id: string;
+                    /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
+                    key: string;
+                    /** @description Up to 20 tags of 1–64 characters (duplicates removed). Omitted: no tags. */
+                    tags?: string[];
+                    /** @description Seconds until the entry expires (1–31536000). Omitted: it never expires. */
+                    ttl_seconds?: number;
+                    /** @description Any JSON value, at most 65,536 bytes serialized. */
+                    value: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        created_at: string;
+                        expires_at: string | null;
+                        key: string;
+                        tags: string[];
+                        updated_at: string;
+                        value: unknown;
+                    };
+                };
+            };
+            /** @description Invalid body or value too large */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope or entry limit reached */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "memory-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
+                agent_id: string;
+                /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        created_at: string;
+                        expires_at: string | null;
+                        key: string;
+                        tags: string[];
+                        updated_at: string;
+                        value: unknown;
+                    };
+                };
+            };
+            /** @description Invalid agent id or key */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such entry */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "memory-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
+                agent_id: string;
+                /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        /** @constant */
+                        deleted: true;
+                        key: string;
+                    };
+                };
+            };
+            /** @description Invalid agent id or key */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such entry */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "modules-list": {
         parameters: {
             query?: {
@@ -1663,6 +2543,186 @@ export interface operations {
             /** @description Missing scope */
             403: {
                 headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "modules-publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    actions: {
+                        description: string;
+                        /** @description At least one; each input must match input_schema and each output output_schema. */
+                        examples: {
+                            input: {
+                                [key: string]: unknown;
+                            };
+                            output: unknown;
+                        }[];
+                        /** @description JSON Schema (draft 2020-12) of the input; its top-level `type` must be `object`. */
+                        input_schema: {
+                            [key: string]: unknown;
+                        };
+                        name: string;
+                        /** @description JSON Schema (draft 2020-12) of the output. */
+                        output_schema: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Deadline of one execution, 100–30000 ms (default 10000). */
+                        timeout_ms?: number;
+                    }[];
+                    /** @enum {string} */
+                    category: "text" | "data" | "documents" | "web" | "security" | "math" | "time" | "media" | "validation" | "utilities";
+                    description: string;
+                    name: string;
+                    runtime: {
+                        /** @description Public https URL the platform POSTs `{action, input}` to, signed (see docs/publishing.md). */
+                        endpoint: string;
+                        /** @description HMAC-SHA256 signing secret; generated (`msec_…`) when absent. Stored encrypted; returned only as `signing_secret` in the response that set it. */
+                        secret?: string;
+                        /** @constant */
+                        type: "http";
+                    } | {
+                        /** @description A script defining `function handle(action, input)` that returns the output (see docs/publishing.md). At most 100 KB. */
+                        source: string;
+                        /** @constant */
+                        type: "javascript";
+                    };
+                    /** @default [] */
+                    tags?: string[];
+                    title: string;
+                    version: string;
+                    /**
+                     * @description `private` (default): visible to the publishing tenant only; `public`: to every tenant.
+                     * @default private
+                     * @enum {string}
+                     */
+                    visibility?: "private" | "public";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        actions: {
+                            description: string;
+                            examples: {
+                                input: unknown;
+                                output: unknown;
+                            }[];
+                            input_schema: {
+                                [key: string]: unknown;
+                            };
+                            name: string;
+                            output_schema: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        category: string;
+                        certification_tier: string;
+                        description: string;
+                        installed: boolean;
+                        name: string;
+                        publisher: string;
+                        /** @enum {string} */
+                        runtime: "builtin" | "http" | "javascript";
+                        /** @description http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again. */
+                        signing_secret?: string;
+                        tags: string[];
+                        title: string;
+                        trust_score: number;
+                        version: string;
+                        /** @enum {string} */
+                        visibility: "public" | "private";
+                    };
+                };
+            };
+            /** @description Invalid module (names, schemas, examples, endpoint or source) */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The name is taken */
+            409: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     /** @description Request identifier */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -1775,6 +2835,186 @@ export interface operations {
                 };
             };
             /** @description No such module */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "modules-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                module: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Replaces all actions when given. */
+                    actions?: {
+                        description: string;
+                        /** @description At least one; each input must match input_schema and each output output_schema. */
+                        examples: {
+                            input: {
+                                [key: string]: unknown;
+                            };
+                            output: unknown;
+                        }[];
+                        /** @description JSON Schema (draft 2020-12) of the input; its top-level `type` must be `object`. */
+                        input_schema: {
+                            [key: string]: unknown;
+                        };
+                        name: string;
+                        /** @description JSON Schema (draft 2020-12) of the output. */
+                        output_schema: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Deadline of one execution, 100–30000 ms (default 10000). */
+                        timeout_ms?: number;
+                    }[];
+                    /** @enum {string} */
+                    category?: "text" | "data" | "documents" | "web" | "security" | "math" | "time" | "media" | "validation" | "utilities";
+                    description?: string;
+                    runtime?: {
+                        /** @description Public https URL the platform POSTs `{action, input}` to, signed (see docs/publishing.md). */
+                        endpoint: string;
+                        /** @description HMAC-SHA256 signing secret; generated (`msec_…`) when absent. Stored encrypted; returned only as `signing_secret` in the response that set it. */
+                        secret?: string;
+                        /** @constant */
+                        type: "http";
+                    } | {
+                        /** @description A script defining `function handle(action, input)` that returns the output (see docs/publishing.md). At most 100 KB. */
+                        source: string;
+                        /** @constant */
+                        type: "javascript";
+                    };
+                    tags?: string[];
+                    title?: string;
+                    version?: string;
+                    /**
+                     * @description `private` (default): visible to the publishing tenant only; `public`: to every tenant.
+                     * @enum {string}
+                     */
+                    visibility?: "private" | "public";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        actions: {
+                            description: string;
+                            examples: {
+                                input: unknown;
+                                output: unknown;
+                            }[];
+                            input_schema: {
+                                [key: string]: unknown;
+                            };
+                            name: string;
+                            output_schema: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        category: string;
+                        certification_tier: string;
+                        description: string;
+                        installed: boolean;
+                        name: string;
+                        publisher: string;
+                        /** @enum {string} */
+                        runtime: "builtin" | "http" | "javascript";
+                        /** @description http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again. */
+                        signing_secret?: string;
+                        tags: string[];
+                        title: string;
+                        trust_score: number;
+                        version: string;
+                        /** @enum {string} */
+                        visibility: "public" | "private";
+                    };
+                };
+            };
+            /** @description Invalid changes */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a module of this tenant */
             404: {
                 headers: {
                     /** @description Request identifier */

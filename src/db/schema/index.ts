@@ -4,3 +4,4 @@ export * from './metering';
 export * from './catalog';
 export * from './executions';
 export * from './events';
+export * from './memory';

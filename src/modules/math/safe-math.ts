@@ -5,13 +5,9 @@
  * expression tree is checked before evaluation so no symbol can reach them, nor `config`/`typed`
  * (which would change the shared instance for later expressions).
  */
-import { all, create, type MathNode } from 'mathjs';
+import { createRequire } from 'node:module';
+import type { MathJsInstance, MathNode } from 'mathjs';
 import { ActionInputError } from '../types';
-
-export const math = create(all!, { number: 'number', matrix: 'Matrix' });
-
-/** Captured before the stubs replace `parse` in the namespace. */
-const parse = math.parse;
 
 const DISABLED = [
   'import',
@@ -34,17 +30,37 @@ const DISABLED = [
   'help',
 ] as const;
 
-math.import(
-  Object.fromEntries(
-    DISABLED.map((name) => [
-      name,
-      () => {
-        throw new Error(`Function ${name} is disabled`);
-      },
-    ]),
-  ),
-  { override: true },
-);
+const requireCjs = createRequire(import.meta.url);
+let built: { instance: MathJsInstance; parse: MathJsInstance['parse'] } | undefined;
+
+/**
+ * Built on first use: loading mathjs and creating a full instance takes seconds, and every
+ * worker thread loads every module pack at start-up.
+ */
+function mathjs() {
+  if (built) return built;
+  const { all, create } = requireCjs('mathjs') as typeof import('mathjs');
+  const instance = create(all!, { number: 'number', matrix: 'Matrix' });
+  /** Captured before the stubs replace `parse` in the namespace. */
+  const parse = instance.parse;
+  instance.import(
+    Object.fromEntries(
+      DISABLED.map((name) => [
+        name,
+        () => {
+          throw new Error(`Function ${name} is disabled`);
+        },
+      ]),
+    ),
+    { override: true },
+  );
+  built = { instance, parse };
+  return built;
+}
+
+/** The restricted instance (created lazily). */
+export const math = new Proxy({} as MathJsInstance, { get: (_target, prop) => Reflect.get(mathjs().instance, prop) });
+const parse = (expression: string) => mathjs().parse(expression);
 
 /** Names an expression may not mention at all. */
 const DENIED = new Set<string>([...DISABLED, 'config', 'typed', 'on', 'off', 'once', 'emit', 'expression', 'json']);

@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+import { agentCard } from '../../discovery/agent-card';
+import { llmsTxt } from '../../discovery/llms';
 import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
 import type { Services } from '../../services';
 import { AppError } from '../errors';
+import { handleMcp } from '../mcp/handler';
 import { buildOpenApiDocument } from '../openapi';
 import { appRouter } from '../router';
 import type { Context } from '../trpc';
@@ -53,6 +56,11 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPublicPool());
         return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPublicPool());
       }
+      if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPublicPool());
+        if (pathname === '/api/llms.txt') return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPublicPool());
+        return sendText(res, 200, JSON.stringify(await agentCard(svc)), 'application/json; charset=utf-8', await withPublicPool());
+      }
       if (pathname.startsWith('/api/trpc/')) {
         return nodeHTTPRequestHandler({
           router: appRouter,
@@ -69,6 +77,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
           },
         });
       }
+
+      if (pathname === '/api/mcp') return await handleMcp(req, res, ctx, base);
 
       const match = routes.match(req.method ?? 'GET', pathname);
       if (match && 'route' in match) {

@@ -1,7 +1,19 @@
 import { z } from 'zod';
 import { installModule, uninstallModule } from '../../catalog/install';
 import { getModule, listModules } from '../../catalog/modules';
-import { actionName, installationView, listModulesInput, moduleInput, moduleList, moduleName, moduleView } from '../../catalog/schema';
+import { publishModule, updateModule } from '../../catalog/publish';
+import {
+  actionName,
+  installationView,
+  listModulesInput,
+  moduleInput,
+  moduleList,
+  moduleName,
+  moduleView,
+  publishedModuleView,
+  publishModuleInput,
+  updateModuleInput,
+} from '../../catalog/schema';
 import { executeAction } from '../../executions/execute';
 import { apiProcedure, router } from '../trpc';
 
@@ -113,4 +125,37 @@ export const modulesRouter = router({
     .input(executeInput)
     .output(executeOutput)
     .mutation(({ ctx, input }) => executeAction(ctx.svc, ctx.principal, input, { requestId: ctx.requestId })),
+
+  publish: apiProcedure('modules:write')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/modules',
+        tags,
+        summary: 'Publish a module',
+        description:
+          "Publishes a module of the tenant: `private` (default, visible to the tenant only) or `public`. Runtime `http` (the platform POSTs `{action, input}` to a public https endpoint, signed with HMAC-SHA256 in `X-Module-Signature`; the signing secret is returned once, as `signing_secret`) or `javascript` (a script defining `function handle(action, input)`, run in a QuickJS sandbox without network or host access). Action schemas must compile as JSON Schema 2020-12 and every example must match them. A name already used by any module (built-in or another tenant's) is 409. See docs/publishing.md.",
+        errorResponses: { 400: 'Invalid module (names, schemas, examples, endpoint or source)', 401: 'Unauthorized', 403: 'Missing scope', 409: 'The name is taken', 429: 'Rate limited' },
+      },
+      successStatus: 201,
+    })
+    .input(publishModuleInput)
+    .output(publishedModuleView)
+    .mutation(({ ctx, input }) => publishModule(ctx.svc, ctx.principal, input)),
+
+  update: apiProcedure('modules:write')
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/modules/{module}',
+        tags,
+        summary: 'Update a published module',
+        description:
+          "Changes any field of one of the tenant's own modules; `actions`, when given, replace all actions. `visibility: public` makes it visible to every tenant. A new http `secret` (or a first http runtime) is returned once as `signing_secret`; changing only the endpoint keeps the secret. Built-in modules and other tenants' modules are 404.",
+        errorResponses: { 400: 'Invalid changes', 401: 'Unauthorized', 403: 'Missing scope', 404: 'Not a module of this tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(updateModuleInput)
+    .output(publishedModuleView)
+    .mutation(({ ctx, input }) => updateModule(ctx.svc, ctx.principal, input)),
 });

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import { holdsScope } from '../auth/scopes';
+import { listModules } from '../catalog/modules';
+import { searchCatalog } from '../catalog/search';
+import { cycleStart, nextCycleStart } from '../metering/cycle';
+import { consumeRequest } from '../metering/requests';
+import { executionsUsed } from '../metering/usage';
+import type { Services } from '../services';
+import { PLANS, publicLimits } from '../tenants/plans';
+
+export const armInput = z.strictObject({
+  agent_id: z.string().min(1).max(128).optional(),
+  format: z.enum(['openai', 'anthropic', 'mcp']).default('openai'),
+  query: z.string().trim().min(1).max(200).optional(),
+});
+
+/** Tool names as LLM APIs accept them: `^[a-zA-Z0-9_-]+$`, at most 64 characters. */
+export function toolName(module: string, action: string): string {
+  return `${module}__${action}`.slice(0, 64);
+}
+
+interface ToolSource {
+  module: string;
+  title: string;
+  action: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+function formatTool(t: ToolSource, format: 'openai' | 'anthropic' | 'mcp') {
+  const name = toolName(t.module, t.action);
+  const description = `${t.title}: ${t.description}`.slice(0, 1024);
+  if (format === 'openai') return { type: 'function', function: { name, description, parameters: t.inputSchema } };
+  if (format === 'anthropic') return { name, description, input_schema: t.inputSchema };
+  return { name, description, inputSchema: t.inputSchema };
+}
+
+/**
+ * POST /api/v1/agent/arm: everything an agent needs in one call — who it is, its plan, limits,
+ * usage and rate limit, and tools in the asked format: the actions matching `query`, else the
+ * installed modules' actions, else every visible action.
+ */
+export async function armAgent(svc: Services, principal: Principal, input: z.infer<typeof armInput>) {
+  const modules = (await listModules(svc, principal, { limit: 100 })).data;
+  const byName = new Map(modules.map((m) => [m.name, m]));
+  let source: 'query' | 'installed' | 'all';
+  let tools: ToolSource[];
+  if (input.query) {
+    source = 'query';
+    const hits = await searchCatalog(svc, principal, { q: input.query, limit: 50 });
+    tools = hits.data.flatMap((h) => {
+      const action = byName.get(h.module)?.actions.find((a) => a.name === h.action);
+      return action ? [{ module: h.module, title: h.title, action: h.action, description: action.description, inputSchema: action.input_schema }] : [];
+    });
+  } else {
+    const installed = modules.filter((m) => m.installed);
+    source = installed.length > 0 ? 'installed' : 'all';
+    tools = (installed.length > 0 ? installed : modules).flatMap((m) =>
+      m.actions.map((a) => ({ module: m.name, title: m.title, action: a.name, description: a.description, inputSchema: a.input_schema })),
+    );
+  }
+  const quota = PLANS[principal.plan].executionsPerMonth;
+  const [used, pool] = await Promise.all([executionsUsed(svc.db, principal.tenantId), consumeRequest(svc, principal, true)]);
+  const base = svc.config.publicBaseUrl;
+  return {
+    tenant: { tenant_id: principal.tenantId, plan: principal.plan },
+    plan: principal.plan,
+    limits: { ...publicLimits(principal.plan), requests_per_minute: pool.limit, concurrency: PLANS[principal.plan].concurrency },
+    usage: {
+      cycle_start: cycleStart(),
+      executions_used: used,
+      executions_remaining: quota === null ? null : Math.max(0, quota - used),
+      reset_at: nextCycleStart().toISOString(),
+    },
+    rate_limit: { limit: pool.limit, remaining: pool.remaining, reset_at: new Date(pool.resetAt).toISOString() },
+    format: input.format,
+    tool_source: source,
+    tools: tools.map((t) => formatTool(t, input.format)),
+    endpoints: {
+      execute: `${base}/api/v1/modules/{module}/execute`,
+      batch: `${base}/api/v1/batch`,
+      chain: `${base}/api/v1/chain`,
+      search: `${base}/api/v1/catalog/search`,
+      memory: `${base}/api/v1/memory`,
+      mcp: `${base}/api/mcp`,
+      openapi: `${base}/api/openapi.json`,
+      llms: `${base}/api/llms.txt`,
+    },
+    memory: {
+      agent_id: input.agent_id ?? null,
+      endpoint: `${base}/api/v1/memory`,
+      can_read: holdsScope(principal.scopes, 'memory:read'),
+      can_write: holdsScope(principal.scopes, 'memory:write'),
+    },
+    tool_call: 'Call a tool named `module__action` with POST /api/v1/modules/{module}/execute and body {"action": "<action>", "input": <arguments>}.',
+  };
+}

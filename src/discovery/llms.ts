@@ -1,0 +1,47 @@
+import type { Services } from '../services';
+import { API_TITLE } from '../version';
+import { publicCatalog } from './catalog';
+
+/** Categories agents reach for first; the rest go under `## Optional` (llmstxt.org). */
+const CORE_CATEGORIES = new Set(['text', 'data', 'documents', 'web', 'validation']);
+
+/**
+ * GET /api/llms.txt, per llmstxt.org: H1, summary blockquote, how to authenticate and call, an
+ * H2 per module category listing its modules with links to their docs, and `## Optional` for
+ * the long tail. Generated from the catalog.
+ */
+export async function llmsTxt(svc: Services): Promise<string> {
+  const base = svc.config.publicBaseUrl;
+  const catalog = await publicCatalog(svc.db);
+  const actionCount = catalog.reduce((n, m) => n + m.actions.length, 0);
+  const byCategory = new Map<string, typeof catalog>();
+  for (const entry of catalog) byCategory.set(entry.module.category, [...(byCategory.get(entry.module.category) ?? []), entry]);
+
+  const section = (category: string, entries: typeof catalog) => [
+    `## ${category[0]!.toUpperCase()}${category.slice(1)}`,
+    '',
+    ...entries.map(({ module: m, actions }) => `- [${m.title}](${base}/api/v1/modules/${m.name}): ${m.description} Actions: ${actions.map((a) => `\`${a.name}\``).join(', ')}.`),
+    '',
+  ];
+  const core = [...byCategory].filter(([c]) => CORE_CATEGORIES.has(c));
+  const rest = [...byCategory].filter(([c]) => !CORE_CATEGORIES.has(c));
+
+  return [
+    `# ${API_TITLE.replace(/ API$/, '')}`,
+    '',
+    `> A multi-tenant HTTP API through which software agents find, install and run modules (tools): ${catalog.length} modules with ${actionCount} actions, metered by plan, also served as an MCP endpoint.`,
+    '',
+    `Register once with \`POST ${base}/api/v1/auth/register\` and a JSON body \`{"agent_name": "...", "owner_email": "..."}\`; the answer holds an API key (\`amp_...\`, shown once). Send it as the \`x-api-key\` header on every other call (or an OAuth bearer token as \`Authorization: Bearer <token>\`).`,
+    '',
+    `Run an action with \`POST ${base}/api/v1/modules/{module}/execute\` and \`{"action": "...", "input": {...}}\`; the input must match the action's \`input_schema\` (see the module's page). Search with \`GET ${base}/api/v1/catalog/search?q=...\`; list every action with \`GET ${base}/api/v1/directory\`. Errors are JSON \`{error, message, request_id}\`; over the rate limit wait the \`Retry-After\` seconds.`,
+    '',
+    ...core.flatMap(([c, entries]) => section(c, entries)),
+    '## Optional',
+    '',
+    ...rest.flatMap(([c, entries]) => entries.map(({ module: m }) => `- [${m.title}](${base}/api/v1/modules/${m.name}) (${c}): ${m.description}`)),
+    `- [OpenAPI 3.1 description](${base}/api/openapi.json): every endpoint, schema and error.`,
+    `- [Agent card](${base}/.well-known/agent.json): A2A discovery document.`,
+    `- [MCP endpoint](${base}/api/mcp): JSON-RPC 2.0 over Streamable HTTP with the same key.`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,76 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { SandboxOutcome, SandboxTask } from './javascript';
+
+/** Extra time the pool gives a task past its interrupt deadline before killing its worker. */
+const KILL_GRACE_MS = 1000;
+/** How long a task may wait for a free worker (all busy, or starting) before it fails as a timeout. */
+const QUEUE_LIMIT_MS = 30_000;
+
+/**
+ * Worker threads running `javascript`-runtime modules in QuickJS (see javascript.ts). The
+ * interrupt deadline inside QuickJS stops runaway guest code; as a second line, a task still
+ * running KILL_GRACE_MS past its deadline is aborted and piscina terminates its worker (QuickJS
+ * polls the interrupt handler every so many bytecode steps, so a loop whose every step is a long
+ * native call can overrun the deadline). The kill timer starts when a worker picks the task up,
+ * so time spent queued or waiting for a worker to start does not count against the action.
+ * Guest code never runs on the event loop that serves requests.
+ */
+export class JavaScriptSandbox {
+  private pool: Piscina | undefined;
+
+  constructor(private readonly maxThreads = Math.max(2, availableParallelism())) {}
+
+  private get piscina(): Piscina {
+    this.pool ??= new Piscina({
+      filename: fileURLToPath(new URL('./sandbox-worker.mjs', import.meta.url)),
+      // Created on first use; then every worker stays loaded (one starts in ~0.6 s: tsx + the
+      // QuickJS WASM module), so a runaway guest holding one does not make the next call wait.
+      minThreads: this.maxThreads,
+      maxThreads: this.maxThreads,
+      idleTimeout: 60_000,
+      maxQueue: 1000,
+    });
+    return this.pool;
+  }
+
+  /** Runs `handle(action, input)` of `source` in a fresh QuickJS context. */
+  run(source: string, action: string, input: unknown, timeoutMs: number): Promise<SandboxOutcome> {
+    return this.exec({ kind: 'run', source, action, input, timeoutMs });
+  }
+
+  /** Publish-time check: the source evaluates within `timeoutMs` and defines `handle`. */
+  check(source: string, timeoutMs = 1000): Promise<SandboxOutcome> {
+    return this.exec({ kind: 'check', source, timeoutMs });
+  }
+
+  private async exec(task: SandboxTask): Promise<SandboxOutcome> {
+    const controller = new AbortController();
+    const { port1, port2 } = new MessageChannel();
+    let kill: NodeJS.Timeout | undefined;
+    const queued = setTimeout(() => controller.abort('queue'), QUEUE_LIMIT_MS + task.timeoutMs);
+    port1.once('message', () => {
+      clearTimeout(queued);
+      kill = setTimeout(() => controller.abort('deadline'), task.timeoutMs + KILL_GRACE_MS);
+    });
+    port1.unref();
+    try {
+      return (await this.piscina.run({ ...task, started: port2 }, { signal: controller.signal, transferList: [port2] })) as SandboxOutcome;
+    } catch {
+      if (controller.signal.reason === 'deadline') return { ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` };
+      if (controller.signal.reason === 'queue') return { ok: false, code: 'timeout', message: 'The sandbox was too busy to start the action in time.' };
+      return { ok: false, code: 'module_error', message: 'The sandbox crashed.' };
+    } finally {
+      clearTimeout(queued);
+      clearTimeout(kill);
+      port1.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+    this.pool = undefined;
+  }
+}

@@ -1,0 +1,17 @@
+import { and } from 'drizzle-orm';
+import type { Principal } from '../auth/principal';
+import { memoryEntries } from '../db/schema';
+import { notFound } from '../server/errors';
+import type { Services } from '../services';
+import { entryWhere, live } from './queries';
+import type { MemoryEntryInput } from './schema';
+
+/** DELETE /api/v1/memory/{agent_id}/{key}: 404 when absent, expired, or another tenant's. */
+export async function deleteMemory(svc: Services, principal: Principal, input: MemoryEntryInput) {
+  const removed = await svc.db
+    .delete(memoryEntries)
+    .where(and(entryWhere(principal.tenantId, input.agent_id, input.key), live))
+    .returning({ key: memoryEntries.key });
+  if (removed.length === 0) throw notFound('memory entry');
+  return { agent_id: input.agent_id, key: input.key, deleted: true as const };
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { listParams, pageSchema } from '../lib/pagination';
+
+/** 64 KiB (DESIGN.md §4: 64 KB means 65,536 bytes), measured as UTF-8 JSON. */
+export const MAX_VALUE_BYTES = 65_536;
+export const MAX_TTL_SECONDS = 31_536_000;
+
+/** PostgreSQL text and jsonb cannot hold NUL characters or unpaired UTF-16 surrogates. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const storable = (s: string) => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
+const NOT_STORABLE = 'Must not contain NUL characters or unpaired surrogates';
+
+export const agentId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'Agent ids are 1–128 characters: A-Z, a-z, 0-9, . _ : -')
+  .describe('The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`).');
+
+export const memoryKey = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine(storable, NOT_STORABLE)
+  .describe('Entry key, 1–256 characters, unique per agent. URL-encode it in paths.');
+
+const tag = z.string().min(1).max(64).refine(storable, NOT_STORABLE);
+
+/** Whether any string in `v` (object keys included) is one PostgreSQL cannot store. */
+function hasUnstorableString(v: unknown): boolean {
+  if (typeof v === 'string') return !storable(v);
+  if (Array.isArray(v)) return v.some(hasUnstorableString);
+  if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => !storable(k) || hasUnstorableString(x));
+  return false;
+}
+
+export const memoryValue = z
+  .unknown()
+  .superRefine((v, ctx) => {
+    if (v === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'Required: any JSON value' });
+      return;
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
+    if (bytes > MAX_VALUE_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `The value is ${bytes} bytes as JSON; at most ${MAX_VALUE_BYTES} (64 KiB) are allowed` });
+    } else if (hasUnstorableString(v)) {
+      ctx.addIssue({ code: 'custom', message: `Strings in the value ${NOT_STORABLE.toLowerCase()}` });
+    }
+  })
+  .describe('Any JSON value, at most 65,536 bytes serialized.');
+
+export const upsertMemoryInput = z.strictObject({
+  agent_id: agentId,
+  key: memoryKey,
+  value: memoryValue,
+  tags: z
+    .array(tag)
+    .max(20)
+    .optional()
+    .describe('Up to 20 tags of 1–64 characters (duplicates removed). Omitted: no tags.'),
+  ttl_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TTL_SECONDS)
+    .optional()
+    .describe('Seconds until the entry expires (1–31536000). Omitted: it never expires.'),
+});
+
+export const memoryEntryInput = z.strictObject({ agent_id: agentId, key: memoryKey });
+
+export const listMemoryInput = z.strictObject({
+  agent_id: agentId,
+  q: z.string().trim().min(1).max(200).optional().describe('Full-text search over keys and values (web-search syntax: "phrases", or, -not).'),
+  tag: tag.optional().describe('Only entries carrying this tag.'),
+  ...listParams,
+});
+
+export const memoryEntryView = z.object({
+  agent_id: z.string(),
+  key: z.string(),
+  value: z.unknown(),
+  tags: z.array(z.string()),
+  expires_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const memoryList = pageSchema(memoryEntryView);
+
+export const deletedMemoryEntry = z.object({ agent_id: z.string(), key: z.string(), deleted: z.literal(true) });
+
+export type UpsertMemoryInput = z.infer<typeof upsertMemoryInput>;
+export type ListMemoryInput = z.infer<typeof listMemoryInput>;
+export type MemoryEntryInput = z.infer<typeof memoryEntryInput>;

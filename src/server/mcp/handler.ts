@@ -1,0 +1,150 @@
+/**
+ * POST /api/mcp: MCP over Streamable HTTP, stateless, JSON responses (DESIGN.md §6 "MCP").
+ *
+ * Order: Origin check (403, DNS rebinding) -> method (405) -> authenticate (401; counts the
+ * client IP's public pool) -> read the body -> count one request per JSON-RPC request in it
+ * against the tenant's pool (429 before dispatch) -> dispatch through the SDK's transport, with
+ * scopes checked per method. HTTP-level 401/405/429 use the REST error format; everything the
+ * protocol answers is JSON-RPC.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { authenticate } from '../../auth/authenticate';
+import type { Principal } from '../../auth/principal';
+import type { LimitResult } from '../../metering/limiter';
+import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../../metering/requests';
+import { executionsRemaining } from '../../metering/usage';
+import { AppError } from '../errors';
+import { readJsonBody } from '../http/request';
+import { sendError, sendJson } from '../http/respond';
+import type { Context } from '../trpc';
+import { originAllowed } from './origin';
+import { connectWithScopes, createMcpServer } from './server';
+
+type HeaderMap = Record<string, string>;
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+const jsonRpcError = (code: number, message: string, data?: Record<string, unknown>) => ({
+  jsonrpc: '2.0' as const,
+  id: null,
+  error: { code, message, ...(data ? { data } : {}) },
+});
+
+/**
+ * How many units of the tenant's pool a body costs: one per JSON-RPC request (a message with
+ * `method` and `id`), so a batch of n requests costs n; notifications and responses are free,
+ * but every HTTP request costs at least one (DESIGN.md §5: whatever its outcome).
+ */
+export function requestCost(body: unknown): number {
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length > MAX_BATCH_SIZE) return 1; // refused by the transport, nothing dispatched
+  const calls = messages.filter((m) => typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' && 'id' in m);
+  return Math.max(1, calls.length);
+}
+
+export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: Context, base: HeaderMap): Promise<void> {
+  const { svc, requestId } = ctx;
+  /** The client IP's public pool, reported without consuming it. */
+  const publicPool = async () => ({ ...base, ...rateLimitHeaders(await consumePublicRequest(svc, ctx.ip, true)) });
+
+  if (!originAllowed(header(req, 'origin'), header(req, 'host'), svc.config.publicBaseUrl)) {
+    return sendJson(res, 403, jsonRpcError(-32000, `Forbidden: requests from the origin '${header(req, 'origin')}' are not accepted (DNS rebinding protection).`, { request_id: requestId }), await publicPool());
+  }
+  if (req.method !== 'POST') {
+    // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
+    const err = new AppError('method_not_allowed', 'Use POST on /api/mcp: the server is stateless and offers no SSE stream or session.', { allowed_methods: ['POST'] });
+    return sendError(res, err, requestId, { ...(await publicPool()), Allow: 'POST, OPTIONS' });
+  }
+
+  let principal: Principal;
+  try {
+    principal = await authenticate(svc, { apiKey: header(req, 'x-api-key'), authorization: header(req, 'authorization') });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    if (err.code !== 'unauthorized') return sendError(res, err, requestId, base);
+    // A failed authentication counts against the client IP's public pool, as on REST.
+    const counted = await countOrRefuse(() => consumePublicRequest(svc, ctx.ip, false));
+    return sendError(res, counted.error ?? err, requestId, { ...base, ...counted.headers });
+  }
+
+  const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
+  const body = await readJsonBody(req);
+  const cost = body.kind === 'json' ? requestCost(body.value) : 1;
+  const counted = await countOrRefuse(async () => {
+    let last: LimitResult | undefined;
+    for (let i = 0; i < cost; i++) last = await consumeRequest(svc, principal, false);
+    return last!;
+  });
+  const headers: HeaderMap = { ...base, ...counted.headers };
+  const executionHeader = async (value: Promise<string | undefined>) => {
+    const v = await value;
+    if (v !== undefined) headers['X-Execution-Remaining'] = v;
+  };
+  if (counted.error) {
+    await executionHeader(remainingBefore);
+    return sendError(res, counted.error, requestId, headers);
+  }
+  if (body.kind === 'too_large') {
+    await executionHeader(remainingBefore);
+    return sendJson(res, 413, jsonRpcError(-32000, 'Payload Too Large: the request body must not exceed 1 MiB.', { request_id: requestId }), headers);
+  }
+  if (body.kind !== 'json') {
+    await executionHeader(remainingBefore);
+    return sendJson(res, 400, jsonRpcError(ErrorCode.ParseError, 'Parse error: Invalid JSON', { request_id: requestId }), headers);
+  }
+
+  const server = createMcpServer(svc, principal, requestId);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  transport.onerror = (err) => svc.logger.debug({ err, requestId }, 'mcp transport error');
+  try {
+    await connectWithScopes(server, transport, principal, requestId);
+    const response = await transport.handleRequest(toWebRequest(req), { parsedBody: body.value });
+    const text = response.status === 202 || response.body === null ? '' : await response.text();
+    await executionHeader(executionsRemaining(svc.db, principal, svc.usage).catch(() => remainingBefore));
+    const contentType = response.headers.get('content-type');
+    res.writeHead(response.status, {
+      ...headers,
+      ...(contentType ? { 'Content-Type': contentType } : {}),
+      ...(response.headers.get('allow') ? { Allow: response.headers.get('allow')! } : {}),
+      'Content-Length': Buffer.byteLength(text),
+    });
+    res.end(text);
+  } finally {
+    await server.close().catch(() => {});
+  }
+}
+
+/**
+ * The Web Request the SDK's transport reads. The body is already parsed (passed as
+ * `parsedBody`); Accept and Content-Type are normalised, because this server always answers
+ * JSON (`enableJsonResponse`) and reads any JSON body — clients that send only
+ * `Accept: application/json`, or no Content-Type, are served instead of refused with 406/415.
+ */
+function toWebRequest(req: IncomingMessage): Request {
+  const headers = new Headers({ accept: 'application/json, text/event-stream', 'content-type': 'application/json' });
+  for (const name of ['mcp-protocol-version', 'mcp-session-id', 'last-event-id']) {
+    const value = header(req, name);
+    if (value !== undefined) headers.set(name, value);
+  }
+  return new Request(new URL(req.url ?? '/api/mcp', 'http://localhost'), { method: 'POST', headers });
+}
+
+/** Runs a pool count; a 429 becomes a value (with the pool's headers) instead of an exception. */
+async function countOrRefuse(count: () => Promise<LimitResult>): Promise<{ headers: HeaderMap; error?: AppError }> {
+  try {
+    return { headers: rateLimitHeaders(await count()) };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
+    const d = err.details as { limit: number; reset_at: string };
+    return {
+      headers: rateLimitHeaders({ allowed: false, limit: d.limit, remaining: 0, resetAt: Date.parse(d.reset_at), retryAfterSeconds: 0 }),
+      error: err,
+    };
+  }
+}

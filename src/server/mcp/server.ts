@@ -1,0 +1,155 @@
+/**
+ * One MCP server per HTTP request (the SDK's stateless mode: a transport serves one request),
+ * bound to the request's authenticated principal.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  ReadResourceRequestSchema,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../../auth/principal';
+import { holdsScope, type Scope } from '../../auth/scopes';
+import type { Services } from '../../services';
+import { VERSION } from '../../version';
+import { AppError } from '../errors';
+import { callTool, listResources, listTools, META_PREFIX, readResource, RESOURCE_TEMPLATE } from './catalog';
+
+export const SERVER_NAME = 'agent-module-platform';
+
+/** JSON-RPC error code for a credential lacking the method's scope (server-defined range). */
+export const INSUFFICIENT_SCOPE = -32003;
+
+const INSTRUCTIONS = [
+  'Agent Module Platform: every tool is one action of a module, named `<module>__<action>`;',
+  'each tools/call runs it once and counts one execution against the monthly quota.',
+  'tools/list lists the actions of the modules installed for your tenant; while none are installed it lists every module visible to you',
+  '(the public catalog and your own private modules). Any visible tool can be called: the first call installs its module.',
+  'Module documentation (actions, schemas, examples): the resources amp://modules/<module> (text/markdown).',
+].join(' ');
+
+/** DESIGN.md §5: which scope each MCP method needs (ping and notifications need none). */
+export function scopeFor(method: string): Scope | undefined {
+  if (method === 'tools/call') return 'modules:execute';
+  if (method === 'initialize' || method === 'tools/list' || method.startsWith('resources/')) return 'modules:read';
+  return undefined;
+}
+
+/**
+ * The request schemas of the methods this server answers. The SDK parses params inside its
+ * dispatcher and reports a mismatch as -32603 with the raw validator output; checked here first,
+ * a mismatch is the JSON-RPC -32602 "Invalid params" it is.
+ */
+const REQUEST_SCHEMAS = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+  ['resources/list', ListResourcesRequestSchema],
+  ['resources/templates/list', ListResourceTemplatesRequestSchema],
+  ['resources/read', ReadResourceRequestSchema],
+]);
+
+/** Why a request's params do not fit its method, if they do not. */
+function invalidParams(message: JSONRPCRequest): string | undefined {
+  const parsed = REQUEST_SCHEMAS.get(message.method)?.safeParse(message);
+  if (!parsed || parsed.success) return undefined;
+  const issue = parsed.error?.issues[0];
+  const path = issue?.path.filter((p) => p !== 'params').map(String).join('.');
+  return `Invalid params for ${message.method}: ${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'}`;
+}
+
+export function createMcpServer(svc: Services, principal: Principal, requestId: string): Server {
+  const server = new Server(
+    { name: SERVER_NAME, title: 'Agent Module Platform', version: VERSION },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
+
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    guarded(svc, requestId, async () => {
+      const { tools, source } = await listTools(svc, principal);
+      return { tools, _meta: { [`${META_PREFIX}/tool_source`]: source } };
+    }),
+  );
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    guarded(svc, requestId, (req) => callTool(svc, principal, req.params.name, req.params.arguments, requestId)),
+  );
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    guarded(svc, requestId, async () => ({ resources: await listResources(svc, principal) })),
+  );
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    guarded(svc, requestId, async () => ({
+      resourceTemplates: [
+        { uriTemplate: RESOURCE_TEMPLATE, name: 'module-documentation', title: 'Module documentation', mimeType: 'text/markdown' },
+      ],
+    })),
+  );
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    guarded(svc, requestId, (req) => readResource(svc, principal, req.params.uri)),
+  );
+  server.onerror = (err) => svc.logger.debug({ err, requestId }, 'mcp protocol error');
+  return server;
+}
+
+/**
+ * Domain errors outside tools/call become JSON-RPC errors; anything unexpected is logged and
+ * answered as a generic -32603 (the SDK would otherwise send the raw exception message).
+ */
+function guarded<A extends unknown[], R>(svc: Services, requestId: string, fn: (...args: A) => Promise<R>) {
+  return async (...args: A): Promise<R> => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      if (err instanceof AppError && err.code !== 'internal_error') {
+        const code = err.code === 'invalid_request' || err.code === 'not_found' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+        throw new McpError(code, err.message, { error: err.code, ...err.details });
+      }
+      svc.logger.error({ err, requestId }, 'mcp request failed');
+      throw new McpError(ErrorCode.InternalError, 'An internal error occurred.', { error: 'internal_error', request_id: requestId });
+    }
+  };
+}
+
+/**
+ * Connects the server to the transport behind a gate (DESIGN.md §5 order: scope, then
+ * validation): a JSON-RPC request whose method needs a scope the credential lacks is answered
+ * with INSUFFICIENT_SCOPE, one whose params do not fit with -32602; neither reaches a handler.
+ * (A gate on the transport, because the SDK's own `initialize` handler has no hook.)
+ */
+export async function connectWithScopes(server: Server, transport: Transport, principal: Principal, requestId: string): Promise<void> {
+  await server.connect(transport);
+  const dispatch = transport.onmessage!;
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    if (isJSONRPCRequest(message)) {
+      const refuse = (error: { code: number; message: string; data?: Record<string, unknown> }) =>
+        void transport.send({ jsonrpc: '2.0', id: message.id, error }).catch((err: unknown) => server.onerror?.(err as Error));
+      const scope = scopeFor(message.method);
+      if (scope && !holdsScope(principal.scopes, scope)) {
+        return refuse({
+          code: INSUFFICIENT_SCOPE,
+          message: `This operation needs the scope '${scope}'.`,
+          data: { error: 'insufficient_scope', required_scope: scope, request_id: requestId },
+        });
+      }
+      const invalid = invalidParams(message);
+      if (invalid) return refuse({ code: ErrorCode.InvalidParams, message: invalid });
+    }
+    dispatch(message, extra);
+  };
+}

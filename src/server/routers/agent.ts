@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { armAgent, armInput } from '../../agent/arm';
+import { batchInput, runBatch } from '../../executions/batch';
+import { chainInput, runChain } from '../../executions/chain';
+import { apiProcedure, router } from '../trpc';
+
+const callResult = z.object({
+  module: z.string(),
+  action: z.string(),
+  status: z.enum(['success', 'failed']),
+  output: z.unknown().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  latency_ms: z.number().int(),
+  execution_id: z.string().nullable(),
+});
+
+export const agentRouter = router({
+  batch: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/batch',
+        tags: ['agent'],
+        summary: 'Run up to 10 actions in parallel',
+        description:
+          'Body `{calls: [{id?, module, action, input}]}` (1–10; otherwise 400 and nothing runs). Results in call order, each `success` or `failed` with its error. Counts one request and one execution per call; a call past the quota fails alone.',
+        errorResponses: { 400: 'No calls, more than 10, or an invalid call', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+      },
+    })
+    .input(batchInput)
+    .output(z.object({ data: z.array(callResult.extend({ id: z.string() })), succeeded: z.number().int(), failed: z.number().int() }))
+    .mutation(({ ctx, input }) => runBatch(ctx.svc, ctx.principal, input, ctx.requestId)),
+
+  chain: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/chain',
+        tags: ['agent'],
+        summary: 'Pipe output through several actions',
+        description:
+          "Body `{input, steps: [{module, action, input?, map?}]}` (1–10 steps). Each step's input is its own `input` with the previous output (the chain's `input` for the first step) merged over it, reshaped first by `map` (a JSONata expression) when given; a non-object output is passed as `{value}`. Stops at the first failure (`failed_step`). Counts one request and one execution per executed step.",
+        errorResponses: { 400: 'Invalid body', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+      },
+    })
+    .input(chainInput)
+    .output(
+      z.object({
+        status: z.enum(['success', 'failed']),
+        output: z.unknown(),
+        failed_step: z.number().int().nullable(),
+        steps: z.array(callResult),
+      }),
+    )
+    .mutation(({ ctx, input }) => runChain(ctx.svc, ctx.principal, input, ctx.requestId)),
+
+  arm: apiProcedure('modules:read')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/agent/arm',
+        tags: ['agent'],
+        summary: 'The whole toolkit in one call',
+        description:
+          "Body `{agent_id?, format?: 'openai'|'anthropic'|'mcp', query?}`. Returns tenant, plan, limits, usage, rate limit, endpoints, memory and the tools in the asked format (names `module__action`): the actions matching `query`, else the installed modules' actions, else every visible action.",
+        errorResponses: { 400: 'Invalid body', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+      },
+    })
+    .input(armInput)
+    .output(z.record(z.string(), z.unknown()))
+    .mutation(({ ctx, input }) => armAgent(ctx.svc, ctx.principal, input)),
+});

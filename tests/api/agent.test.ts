@@ -1,0 +1,144 @@
+import { AgentCard } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, expectError, startTestServer, type TestServer } from '../harness';
+
+describe.each(backends())('batch, chain, arm and discovery documents (%s)', (backend) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ backend });
+  });
+  afterAll(async () => s?.close());
+
+  const remaining = async (key: string) => Number((await s.call('/api/v1/me', { key })).headers.get('x-execution-remaining'));
+
+  it('batch: runs calls in parallel, answers in call order, one execution per call', async () => {
+    const t = await s.register();
+    const res = await s.call('/api/v1/batch', {
+      key: t.apiKey,
+      body: {
+        calls: [
+          { id: 'a', module: 'text', action: 'slugify', input: { text: 'First One' } },
+          { module: 'crypto', action: 'hash', input: { text: 'abc', algorithm: 'sha256' } },
+          { id: 'bad', module: 'text', action: 'slugify', input: { text: 1 } },
+          { id: 'missing', module: 'text', action: 'nope', input: {} },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((r: any) => r.id)).toEqual(['a', '1', 'bad', 'missing']);
+    expect(res.body.data[0]).toMatchObject({ status: 'success', output: { slug: 'first-one' }, execution_id: expect.stringMatching(/^exe_/) });
+    expect(res.body.data[1].status).toBe('success');
+    expect(res.body.data[2]).toMatchObject({ status: 'failed', error: { code: 'invalid_input' }, execution_id: expect.stringMatching(/^exe_/) });
+    expect(res.body.data[3]).toMatchObject({ status: 'failed', error: { code: 'not_found' }, execution_id: null });
+    expect(res.body).toMatchObject({ succeeded: 2, failed: 2 });
+    // Three executions (the unknown action is none); the batch was one request.
+    expect(await remaining(t.apiKey)).toBe(997);
+  });
+
+  it('batch: 0 or 11 calls are 400 and nothing runs', async () => {
+    const t = await s.register();
+    expectError(await s.call('/api/v1/batch', { key: t.apiKey, body: { calls: [] } }), 400, 'invalid_request');
+    const eleven = Array.from({ length: 11 }, () => ({ module: 'text', action: 'slugify', input: { text: 'x' } }));
+    expectError(await s.call('/api/v1/batch', { key: t.apiKey, body: { calls: eleven } }), 400, 'invalid_request');
+    expect(await remaining(t.apiKey)).toBe(1000);
+  });
+
+  it('chain: pipes each output into the next step, with map, one execution per step', async () => {
+    const t = await s.register();
+    const res = await s.call('/api/v1/chain', {
+      key: t.apiKey,
+      body: {
+        input: { text: 'Hello Chain World' },
+        steps: [
+          { module: 'text', action: 'slugify' },
+          { module: 'text', action: 'change_case', input: { to: 'upper' }, map: '{ "text": slug }' },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'success', failed_step: null, output: { result: 'HELLO-CHAIN-WORLD' } });
+    expect(res.body.steps).toHaveLength(2);
+    expect(res.body.steps.every((st: any) => st.execution_id?.startsWith('exe_'))).toBe(true);
+    expect(await remaining(t.apiKey)).toBe(998);
+  });
+
+  it('chain: stops at a failing step 2 of 3 and reports it', async () => {
+    const t = await s.register();
+    const res = await s.call('/api/v1/chain', {
+      key: t.apiKey,
+      body: {
+        input: { text: 'abc' },
+        steps: [
+          { module: 'text', action: 'slugify' },
+          { module: 'text', action: 'change_case', input: { to: 'no-such-case' }, map: '{ "text": slug }' },
+          { module: 'text', action: 'slugify' },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'failed', failed_step: 1, output: null });
+    expect(res.body.steps).toHaveLength(2);
+    expect(res.body.steps[1].status).toBe('failed');
+    expect(await remaining(t.apiKey)).toBe(998);
+    const badMap = await s.call('/api/v1/chain', { key: t.apiKey, body: { steps: [{ module: 'text', action: 'slugify', map: '{{{' }] } });
+    expect(badMap.body).toMatchObject({ status: 'failed', failed_step: 0 });
+  });
+
+  it.each(['openai', 'anthropic', 'mcp'] as const)('arm: the toolkit in %s format with names valid for LLM APIs', async (format) => {
+    const t = await s.register();
+    const res = await s.call('/api/v1/agent/arm', { key: t.apiKey, body: { format, agent_id: 'agent-1' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ plan: 'free', tool_source: 'all', limits: { executions_per_month: 1000 }, usage: { executions_used: 0 }, memory: { agent_id: 'agent-1' } });
+    expect(res.body.tools.length).toBeGreaterThanOrEqual(80);
+    for (const tool of res.body.tools) {
+      const name = format === 'openai' ? tool.function.name : tool.name;
+      expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      const schema = format === 'openai' ? tool.function.parameters : format === 'anthropic' ? tool.input_schema : tool.inputSchema;
+      expect(schema.type).toBe('object');
+    }
+  });
+
+  it('arm: installed modules only once some are installed, or what a query matches', async () => {
+    const t = await s.register();
+    await s.call('/api/v1/modules/text/install', { key: t.apiKey, method: 'POST' });
+    const installed = await s.call('/api/v1/agent/arm', { key: t.apiKey, body: {} });
+    expect(installed.body.tool_source).toBe('installed');
+    expect(installed.body.tools.every((tool: any) => tool.function.name.startsWith('text__'))).toBe(true);
+    const query = await s.call('/api/v1/agent/arm', { key: t.apiKey, body: { query: 'qr code', format: 'anthropic' } });
+    expect(query.body.tool_source).toBe('query');
+    expect(query.body.tools[0].name).toMatch(/^qrcode__/);
+  });
+
+  it('serves llms.txt per llmstxt.org, generated from the catalog', async () => {
+    const res = await s.call('/api/llms.txt');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const lines = res.text.split('\n');
+    expect(lines[0]).toMatch(/^# \S/);
+    expect(lines.find((l) => l.startsWith('> '))).toBeTruthy();
+    const h2 = lines.filter((l) => l.startsWith('## '));
+    expect(h2.length).toBeGreaterThanOrEqual(3);
+    expect(h2.at(-1)).toBe('## Optional');
+    expect(res.text).toMatch(/\[Text tools?\]\(http[^)]+\/api\/v1\/modules\/text\)|\/api\/v1\/modules\/text\)/);
+    expect(res.text).toContain('x-api-key');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('600');
+  });
+
+  it('serves the A2A agent card at both well-known paths, valid for the official SDK', async () => {
+    const a = await s.call('/.well-known/agent.json');
+    const b = await s.call('/.well-known/agent-card.json');
+    expect(a.status).toBe(200);
+    expect(a.text).toBe(b.text);
+    const card = AgentCard.fromJSON(a.body);
+    expect(card.name).toBeTruthy();
+    expect(card.version).toBeTruthy();
+    expect(card.supportedInterfaces.length).toBeGreaterThan(0);
+    expect(card.supportedInterfaces[0]!.url).toMatch(/^http/);
+    expect(card.skills.length).toBeGreaterThanOrEqual(5);
+    expect(Object.keys(card.securitySchemes)).toEqual(expect.arrayContaining(['apiKey', 'bearer']));
+    expect(card.securitySchemes.apiKey!.scheme).toMatchObject({ $case: 'apiKeySecurityScheme', value: { name: 'x-api-key', location: 'header' } });
+    expect(card.defaultInputModes).toContain('application/json');
+    expect(AgentCard.toJSON(card)).toEqual(a.body);
+    expectError(await s.call('/.well-known/agent.json', { method: 'POST', body: {} }), 405, 'method_not_allowed');
+  });
+});
