@@ -13,11 +13,12 @@ export function requestLimitOf(principal: Principal): number {
 }
 
 /**
- * Counts one request against the tenant's pool (all its keys and tokens share it). Exempt
- * endpoints only read the pool. Throws 429 `rate_limit_exceeded` with the spec's body.
+ * Counts `cost` requests (one per HTTP call; n for a JSON-RPC batch of n) against the tenant's
+ * pool (all its keys and tokens share it). Exempt endpoints only read the pool. Throws 429
+ * `rate_limit_exceeded` with the spec's body.
  */
-export async function consumeRequest(svc: Services, principal: Principal, exempt: boolean): Promise<LimitResult> {
-  const result = await svc.limiter.limit(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : 1);
+export async function consumeRequest(svc: Services, principal: Principal, exempt: boolean, cost = 1): Promise<LimitResult> {
+  const result = await svc.limiter.limit(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : cost);
   if (!exempt && !result.allowed) throw rateLimitExceeded(result);
   return result;
 }

@@ -258,6 +258,8 @@ describe.each(backends())('MCP endpoint /api/mcp (%s)', (backend) => {
       { jsonrpc: '2.0', id: 'y', method: 'tools/call', params: { name: 'text__slugify', arguments: { text: 'never' } } },
     ]);
     expectError(batch, 429, 'rate_limit_exceeded');
+    // All or nothing: the refused batch spent nothing, so the last unit is still there.
+    expect((await rpc(t.apiKey, { jsonrpc: '2.0', id: 3, method: 'ping' })).status).toBe(200);
 
     const over = await rpc(t.apiKey, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'text__slugify', arguments: { text: 'x' } } });
     const body = expectError(over, 429, 'rate_limit_exceeded');

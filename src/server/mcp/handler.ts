@@ -76,11 +76,8 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
   const body = await readJsonBody(req);
   const cost = body.kind === 'json' ? requestCost(body.value) : 1;
-  const counted = await countOrRefuse(async () => {
-    let last: LimitResult | undefined;
-    for (let i = 0; i < cost; i++) last = await consumeRequest(svc, principal, false);
-    return last!;
-  });
+  // A JSON-RPC batch of n calls is n requests, admitted all together or not at all.
+  const counted = await countOrRefuse(() => consumeRequest(svc, principal, false, cost));
   const headers: HeaderMap = { ...base, ...counted.headers };
   const executionHeader = async (value: Promise<string | undefined>) => {
     const v = await value;
