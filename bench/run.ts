@@ -41,14 +41,23 @@ async function startTarget(args: string[], env: Record<string, string | undefine
     child,
     stop: () =>
       new Promise((resolve) => {
-        child.once('exit', () => resolve());
+        const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };
 }
 
 async function load(url: string, headers: Record<string, string> = {}, extra: { method?: 'POST'; body?: string; connections?: number } = {}) {
-  const options = { url, headers, connections: extra.connections ?? CONNECTIONS, method: extra.method, body: extra.body };
+  const options = {
+    url,
+    headers,
+    connections: extra.connections ?? CONNECTIONS,
+    ...(extra.method ? { method: extra.method, body: extra.body } : {}),
+  };
   // Warm up (JIT, caches), then measure.
   await autocannon({ ...options, duration: 1 });
   const r = await autocannon({ ...options, duration: DURATION_S });

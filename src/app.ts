@@ -1,5 +1,6 @@
 import { createBearerVerifier } from './auth/bearer';
 import type { Config } from './config';
+import { ModuleCache } from './catalog/queries';
 import { syncBuiltinModules } from './catalog/sync';
 import { openDatabase } from './db';
 import { ActionPool } from './executions/pool';
@@ -52,6 +53,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     pool: new ActionPool(),
     sandbox: new JavaScriptSandbox(),
     schemas: new SchemaCache(),
+    moduleCache: new ModuleCache(),
     startedAt: new Date(),
   };
   await syncBuiltinModules(database.db);

@@ -1,4 +1,5 @@
 import type { BearerVerifier } from './auth/bearer';
+import type { ModuleCache } from './catalog/queries';
 import type { Config } from './config';
 import type { Database, Db } from './db';
 import type { ActionPool } from './executions/pool';
@@ -34,5 +35,7 @@ export interface Services {
   sandbox: JavaScriptSandbox;
   /** Compiled action input schemas. */
   schemas: SchemaCache;
+  /** Module definitions by name (short-lived). */
+  moduleCache: ModuleCache;
   startedAt: Date;
 }

@@ -36,7 +36,7 @@ function nextPlanWithMoreModules(plan: Plan): Plan {
 
 /** POST /api/v1/modules/{module}/install: 201 when installed now, 200 when it already was. */
 export async function installModule(svc: Services, principal: Principal, moduleName: string) {
-  const found = await findVisibleModule(svc.db, principal.tenantId, moduleName);
+  const found = await findVisibleModule(svc.db, principal.tenantId, moduleName, svc.moduleCache);
   if (!found) throw notFound('module');
   const result = await svc.db.transaction((tx) => installInTx(tx, principal, moduleName, 'explicit'));
   return { status: result.created ? 201 : 200, body: { module: moduleName, installed: true, installed_at: result.installedAt.toISOString() } };

@@ -48,7 +48,7 @@ export async function listModules(svc: Services, principal: Principal, input: Li
 
 /** GET /api/v1/modules/{module} */
 export async function getModule(svc: Services, principal: Principal, name: string) {
-  const found = await findVisibleModule(svc.db, principal.tenantId, name);
+  const found = await findVisibleModule(svc.db, principal.tenantId, name, svc.moduleCache);
   if (!found) throw notFound('module');
   return presentModule(found.module, found.actions, found.installed);
 }

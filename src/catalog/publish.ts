@@ -103,6 +103,7 @@ export async function updateModule(svc: Services, principal: Principal, input: U
     return findVisibleModule(tx, principal.tenantId, name);
   });
   if (!found) throw notMine(name);
+  svc.moduleCache.invalidate(name);
   return withSecret(presentModule(found.module, found.actions, found.installed), runtime?.signingSecret);
 }
 

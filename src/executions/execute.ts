@@ -39,7 +39,7 @@ type Failure = { code: 'invalid_input' | 'module_error' | 'timeout'; message: st
  * with the record under `execution`.
  */
 export async function executeAction(svc: Services, principal: Principal, call: ExecuteInput, opts: ExecuteOptions) {
-  const found = await findVisibleModule(svc.db, principal.tenantId, call.module);
+  const found = await findVisibleModule(svc.db, principal.tenantId, call.module, svc.moduleCache);
   if (!found) throw notFound('module');
   const action = found.actions.find((a) => a.name === call.action);
   if (!action) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
