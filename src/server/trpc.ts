@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { initTRPC } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticate } from '../auth/authenticate';
 import type { Principal } from '../auth/principal';
@@ -38,10 +39,12 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
   errorFormatter({ shape, error }) {
     const app = error.cause instanceof AppError ? error.cause : undefined;
     if (!app) return { ...shape, data: { ...shape.data, stack: undefined } };
+    const code = ERRORS[app.code].trpc;
     return {
       ...shape,
+      code: TRPC_ERROR_CODES_BY_KEY[code],
       message: app.message,
-      data: { ...shape.data, code: ERRORS[app.code].trpc, httpStatus: app.status, stack: undefined, app: { error: app.code, ...app.details } },
+      data: { ...shape.data, code, httpStatus: app.status, stack: undefined, app: { error: app.code, ...app.details } },
     };
   },
 });

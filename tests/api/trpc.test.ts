@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../harness';
+
+/** /api/trpc (the dashboard's transport) runs the same procedures, with domain errors mapped. */
+describe('tRPC transport', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(async () => s?.close());
+
+  it('answers a query and maps a domain error to its status and code', async () => {
+    const t = await s.register();
+    const me = await s.call(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`, { key: t.apiKey });
+    expect(me.status).toBe(200);
+    expect(me.body.result.data).toMatchObject({ tenant_id: t.tenantId, plan: 'free' });
+
+    const denied = await s.call('/api/trpc/keys.create', { key: t.apiKey, body: { name: 'x' } });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toMatchObject({
+      code: -32003,
+      message: expect.stringMatching(/pro plan/),
+      data: { code: 'FORBIDDEN', httpStatus: 403, app: { error: 'plan_required', required_plan: 'pro' } },
+    });
+    expect(JSON.stringify(denied.body)).not.toMatch(/stack|\.ts:/);
+    const unauthenticated = await s.call('/api/trpc/tenants.me');
+    expect(unauthenticated.status).toBe(401);
+  });
+});
