@@ -4,7 +4,7 @@ import { installations, modules } from '../db/schema';
 import { invalidRequest, notFound } from '../server/errors';
 import type { Services } from '../services';
 import { presentModule } from './present';
-import { actionsOf, findVisibleModule, visibleTo } from './queries';
+import { findVisibleModule, visibleTo } from './queries';
 import type { ListModulesInput } from './schema';
 
 const nameCursor = {
@@ -37,9 +37,10 @@ export async function listModules(svc: Services, principal: Principal, input: Li
     svc.db.select({ n: sql<number>`count(*)::int` }).from(modules).leftJoin(installations, joined).where(filters),
   ]);
   const page = rows.slice(0, input.limit);
-  const actions = await actionsOf(svc.db, page.map((r) => r.module.name));
+  // Action definitions (the heavy JSON-schema rows) come from the module cache.
+  const definitions = await Promise.all(page.map((r) => svc.moduleCache.get(svc.db, r.module.name)));
   return {
-    data: page.map((r) => presentModule(r.module, actions.get(r.module.name) ?? [], r.installedAt !== null)),
+    data: page.map((r, i) => presentModule(r.module, definitions[i]?.actions ?? [], r.installedAt !== null)),
     has_more: rows.length > input.limit,
     next_cursor: rows.length > input.limit ? nameCursor.encode(page.at(-1)!.module.name) : null,
     total: count?.n ?? 0,

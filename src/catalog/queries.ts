@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { installations, moduleActions, modules, type ModuleActionRow, type ModuleRow } from '../db/schema';
 
@@ -56,19 +56,6 @@ export async function findVisibleModule(db: Executor, tenantId: string, name: st
     .where(and(eq(installations.tenantId, tenantId), eq(installations.moduleName, name)))
     .limit(1);
   return { module: found.module, actions: found.actions, installed: installed !== undefined };
-}
-
-/** Actions of several modules at once, grouped by module name. */
-export async function actionsOf(db: Executor, names: string[]): Promise<Map<string, ModuleActionRow[]>> {
-  const grouped = new Map<string, ModuleActionRow[]>();
-  if (names.length === 0) return grouped;
-  const rows = await db
-    .select()
-    .from(moduleActions)
-    .where(inArray(moduleActions.moduleName, names))
-    .orderBy(asc(moduleActions.moduleName), asc(moduleActions.position));
-  for (const r of rows) grouped.set(r.moduleName, [...(grouped.get(r.moduleName) ?? []), r]);
-  return grouped;
 }
 
 export async function installedCount(db: Executor, tenantId: string): Promise<number> {
