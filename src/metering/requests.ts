@@ -28,7 +28,8 @@ export function rateLimitExceeded(result: LimitResult, message = 'Request rate a
     'rate_limit_exceeded',
     message,
     { retry_after: result.retryAfterSeconds, limit: result.limit, reset_at: new Date(result.resetAt).toISOString() },
-    { 'Retry-After': String(result.retryAfterSeconds) },
+    // The refusal carries its pool's headers, so every transport that writes the error reports them.
+    { ...rateLimitHeaders({ ...result, remaining: 0 }), 'Retry-After': String(result.retryAfterSeconds) },
   );
 }
 

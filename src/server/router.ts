@@ -8,7 +8,7 @@ import { keysRouter } from './routers/keys';
 import { memoryRouter } from './routers/memory';
 import { modulesRouter } from './routers/modules';
 import { tenantsRouter } from './routers/tenants';
-import { createCallerFactory, router } from './trpc';
+import { router } from './trpc';
 
 export const appRouter = router({
   auth: authRouter,
@@ -24,4 +24,3 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
-export const createCaller = createCallerFactory(appRouter);

@@ -50,19 +50,10 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
 });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
-/** Runs `count`, and on a 429 still reports the pool's headers before rethrowing. */
+/** Reports the pool's headers (a 429 carries its own, see rateLimitExceeded). */
 async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise<void> {
-  try {
-    Object.assign(ctx.res.headers, rateLimitHeaders(await count()));
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'rate_limit_exceeded') {
-      const d = err.details as { limit: number; reset_at: string };
-      Object.assign(ctx.res.headers, rateLimitHeaders({ allowed: false, limit: d.limit, remaining: 0, resetAt: Date.parse(d.reset_at), retryAfterSeconds: 0 }));
-    }
-    throw err;
-  }
+  Object.assign(ctx.res.headers, rateLimitHeaders(await count()));
 }
 
 /** Unauthenticated operations: the client IP's public pool. */

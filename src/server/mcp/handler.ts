@@ -138,10 +138,6 @@ async function countOrRefuse(count: () => Promise<LimitResult>): Promise<{ heade
     return { headers: rateLimitHeaders(await count()) };
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
-    const d = err.details as { limit: number; reset_at: string };
-    return {
-      headers: rateLimitHeaders({ allowed: false, limit: d.limit, remaining: 0, resetAt: Date.parse(d.reset_at), retryAfterSeconds: 0 }),
-      error: err,
-    };
+    return { headers: err.headers, error: err };
   }
 }
