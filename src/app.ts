@@ -8,6 +8,7 @@ import { closeInterruptedExecutions } from './executions/recover';
 import { JavaScriptSandbox } from './executions/runtimes/sandbox';
 import { SchemaCache } from './executions/schemas';
 import { startBoss, trackBossHealth } from './jobs/boss';
+import { DeliveryWorker } from './jobs/webhooks';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
 import { MEMORY_PURGE_INTERVAL_MS, purgeExpiredMemory } from './memory/purge';
@@ -16,6 +17,7 @@ import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
 import { connectRedis, connectUpstash } from './metering/redis';
 import { UsageCache } from './metering/usage';
 import type { Services } from './services';
+import { DELIVERY_QUEUE, deliveryQueueOptions } from './webhooks/queue';
 
 /** Builds every shared service once at start-up: database (migrated), jobs, Redis, caches. */
 export interface ServiceOptions {
@@ -30,7 +32,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     logger.warn({ generated: config.generatedSecrets, dataDir: config.dataDir }, 'secrets not configured were generated into DATA_DIR; set them explicitly when several instances share a database');
   }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteTemplate: options.pgliteTemplate });
-  const boss = await startBoss(database, logger);
+  const boss = await startBoss(database, logger, [{ name: DELIVERY_QUEUE, options: deliveryQueueOptions(config.webhooks.timeoutMs) }]);
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, logger)
     : config.upstash
@@ -54,6 +56,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     sandbox: new JavaScriptSandbox(),
     schemas: new SchemaCache(),
     moduleCache: new ModuleCache(),
+    deliveryWorker: new DeliveryWorker(database.kind === 'pglite' ? { workers: 2, batchSize: 20 } : { workers: 4, batchSize: 25 }),
     startedAt: new Date(),
   };
   await syncBuiltinModules(database.db);
@@ -72,11 +75,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   }, MEMORY_PURGE_INTERVAL_MS);
   memoryPurge.unref();
   await svc.pool.warm();
+  await svc.deliveryWorker.start(svc);
   return {
     ...svc,
     async close() {
       clearInterval(sweeper);
       clearInterval(memoryPurge);
+      svc.deliveryWorker.stop();
       await svc.pool.close();
       await svc.sandbox.close();
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});

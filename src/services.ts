@@ -6,6 +6,7 @@ import type { ActionPool } from './executions/pool';
 import type { JavaScriptSandbox } from './executions/runtimes/sandbox';
 import type { SchemaCache } from './executions/schemas';
 import type { Boss } from './jobs/boss';
+import type { DeliveryWorker } from './jobs/webhooks';
 import type { KeyCache } from './keys/cache';
 import type { Logger } from './logger';
 import type { SlotStore } from './metering/concurrency';
@@ -37,5 +38,7 @@ export interface Services {
   schemas: SchemaCache;
   /** Module definitions by name (short-lived). */
   moduleCache: ModuleCache;
+  /** The webhook delivery worker loop (wake it after committing deliveries). */
+  deliveryWorker: DeliveryWorker;
   startedAt: Date;
 }

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { installations, tenants } from '../db/schema';
-import { recordEvent } from '../events/record';
+import { afterEvents, recordEvent } from '../events/record';
 import { notFound, planRequired } from '../server/errors';
 import type { Services } from '../services';
 import { PLAN_NAMES, PLANS, type Plan } from '../tenants/plans';
@@ -13,20 +13,20 @@ import { findVisibleModule, installedCount } from './queries';
  * a lock on the tenant row, so concurrent installs cannot pass it, and writes `module.installed`.
  * Returns whether a new installation was made.
  */
-export async function installInTx(tx: Executor, principal: Pick<Principal, 'tenantId' | 'plan'>, moduleName: string, source: 'explicit' | 'first_use') {
+export async function installInTx(svc: Services, tx: Executor, principal: Pick<Principal, 'tenantId' | 'plan'>, moduleName: string, source: 'explicit' | 'first_use') {
   await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, principal.tenantId)).for('update');
   const [existing] = await tx
     .select()
     .from(installations)
     .where(and(eq(installations.tenantId, principal.tenantId), eq(installations.moduleName, moduleName)));
-  if (existing) return { created: false, installedAt: existing.installedAt };
+  if (existing) return { created: false, installedAt: existing.installedAt, event: null };
   const limit = PLANS[principal.plan].modules;
   if (limit !== null && (await installedCount(tx, principal.tenantId)) >= limit) {
     throw planRequired(nextPlanWithMoreModules(principal.plan), `Installing more than ${limit} modules`);
   }
   const [row] = await tx.insert(installations).values({ tenantId: principal.tenantId, moduleName }).returning();
-  await recordEvent(tx, principal.tenantId, 'module.installed', { module: moduleName, source, installed_at: row!.installedAt.toISOString() });
-  return { created: true, installedAt: row!.installedAt };
+  const event = await recordEvent(svc, tx, principal.tenantId, 'module.installed', { module: moduleName, source, installed_at: row!.installedAt.toISOString() });
+  return { created: true, installedAt: row!.installedAt, event };
 }
 
 function nextPlanWithMoreModules(plan: Plan): Plan {
@@ -38,21 +38,24 @@ function nextPlanWithMoreModules(plan: Plan): Plan {
 export async function installModule(svc: Services, principal: Principal, moduleName: string) {
   const found = await findVisibleModule(svc.db, principal.tenantId, moduleName, svc.moduleCache);
   if (!found) throw notFound('module');
-  const result = await svc.db.transaction((tx) => installInTx(tx, principal, moduleName, 'explicit'));
+  const result = await svc.db.transaction((tx) => installInTx(svc, tx, principal, moduleName, 'explicit'));
+  afterEvents(svc, result.event);
   return { status: result.created ? 201 : 200, body: { module: moduleName, installed: true, installed_at: result.installedAt.toISOString() } };
 }
 
 /** DELETE /api/v1/modules/{module}/install; writes `module.uninstalled`. */
 export async function uninstallModule(svc: Services, principal: Principal, moduleName: string) {
-  return svc.db.transaction(async (tx) => {
+  const { body, event } = await svc.db.transaction(async (tx) => {
     const [removed] = await tx
       .delete(installations)
       .where(and(eq(installations.tenantId, principal.tenantId), eq(installations.moduleName, moduleName)))
       .returning();
     if (!removed) throw notFound('installed module');
     const at = new Date();
-    await recordEvent(tx, principal.tenantId, 'module.uninstalled', { module: moduleName, uninstalled_at: at.toISOString() });
-    return { module: moduleName, installed: false, installed_at: null, uninstalled_at: at.toISOString() };
+    const event = await recordEvent(svc, tx, principal.tenantId, 'module.uninstalled', { module: moduleName, uninstalled_at: at.toISOString() });
+    return { body: { module: moduleName, installed: false, installed_at: null, uninstalled_at: at.toISOString() }, event };
   });
+  afterEvents(svc, event);
+  return body;
 }
 

@@ -1,6 +1,8 @@
 import type { Executor } from '../db';
 import { events } from '../db/schema';
 import { newId } from '../lib/ids';
+import type { Services } from '../services';
+import { fanOutEvent } from '../webhooks/fanout';
 
 /** The 12 event kinds of spec §6. */
 export const EVENT_TYPES = [
@@ -26,13 +28,23 @@ export interface RecordedEvent {
   tenantId: string;
   data: Record<string, unknown>;
   createdAt: Date;
+  /** Webhook deliveries created for it; wake the delivery worker after commit when > 0. */
+  deliveries: number;
 }
 
 /**
- * Writes an event to the log (the outbox) inside the caller's transaction, so the event exists
- * exactly when what caused it was committed. Webhook delivery fans out from this table.
+ * Writes an event to the log (the outbox) inside the caller's transaction, and in the same
+ * transaction one webhook delivery (with its first attempt's job) per subscription that wants
+ * it. So an event exists exactly when what caused it was committed, and so do its deliveries.
+ * After the commit, call `svc.deliveryWorker.wake()` when `deliveries > 0` (see afterEvents).
  */
-export async function recordEvent(tx: Executor, tenantId: string, type: EventType, data: Record<string, unknown>): Promise<RecordedEvent> {
-  const [row] = await tx.insert(events).values({ id: newId('evt'), tenantId, type, data }).returning();
-  return { id: row!.id, type, tenantId, data, createdAt: row!.createdAt };
+export async function recordEvent(svc: Services, tx: Executor, tenantId: string, type: EventType, data: Record<string, unknown>): Promise<RecordedEvent> {
+  const [row] = await tx.insert(events).values({ id: newId('evt'), tenantId, type, data }).returning({ id: events.id, createdAt: events.createdAt });
+  const deliveries = await fanOutEvent(svc, tx, { id: row!.id, tenantId, type });
+  return { id: row!.id, type, tenantId, data, createdAt: row!.createdAt, deliveries };
+}
+
+/** After the transaction that recorded `recorded` committed: start due deliveries now. */
+export function afterEvents(svc: Services, ...recorded: (RecordedEvent | undefined | null)[]): void {
+  if (recorded.some((e) => e && e.deliveries > 0)) svc.deliveryWorker.wake();
 }

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import { installInTx } from '../catalog/install';
 import { findVisibleModule } from '../catalog/queries';
 import { executions, type ExecutionRow, type ModuleActionRow, type ModuleRow } from '../db/schema';
-import { recordEvent } from '../events/record';
+import { afterEvents, recordEvent } from '../events/record';
 import { newId } from '../lib/ids';
 import { acquireExecutionSlot } from '../metering/slots';
 import { reserveExecutions } from '../metering/usage';
@@ -43,7 +43,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   if (!found) throw notFound('module');
   const action = found.actions.find((a) => a.name === call.action);
   if (!action) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
-  if (!found.installed) await svc.db.transaction((tx) => installInTx(tx, principal, call.module, 'first_use'));
+  if (!found.installed) afterEvents(svc, (await svc.db.transaction((tx) => installInTx(svc, tx, principal, call.module, 'first_use'))).event);
 
   const release = await acquireExecutionSlot(svc, principal);
   try {
@@ -130,7 +130,7 @@ async function finishExecution(
   outcome: { ok: true; output: unknown } | ({ ok: false } & Failure),
   latencyMs: number,
 ): Promise<ExecutionRow> {
-  return svc.db.transaction(async (tx) => {
+  const { finished, event } = await svc.db.transaction(async (tx) => {
     const [finished] = await tx
       .update(executions)
       .set({
@@ -144,12 +144,15 @@ async function finishExecution(
       })
       .where(eq(executions.id, row.id))
       .returning();
-    await recordEvent(
+    const event = await recordEvent(
+      svc,
       tx,
       row.tenantId,
       outcome.ok ? 'execution.completed' : 'execution.failed',
       executionEventData(finished!, outcome.ok ? outcome.output : undefined),
     );
-    return finished!;
+    return { finished: finished!, event };
   });
+  afterEvents(svc, event);
+  return finished;
 }

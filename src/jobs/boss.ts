@@ -1,4 +1,4 @@
-import { PgBoss, fromPglite } from 'pg-boss';
+import { PgBoss, fromPglite, type QueueOptions } from 'pg-boss';
 import type { Database } from '../db';
 import type { Logger } from '../logger';
 
@@ -9,14 +9,17 @@ export type Boss = PgBoss;
  * connection), on PostgreSQL through its own pool. Queues are created here at start-up, because
  * `send` to a queue that does not exist returns null.
  */
-export async function startBoss(database: Database, logger: Logger, queues: string[] = []): Promise<Boss> {
+export async function startBoss(database: Database, logger: Logger, queues: { name: string; options?: QueueOptions }[] = []): Promise<Boss> {
   const boss =
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite' })
       : new PgBoss({ connectionString: poolConnectionString(database), max: 4 });
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'));
   await boss.start();
-  for (const name of queues) await boss.createQueue(name);
+  for (const { name, options } of queues) {
+    await boss.createQueue(name, options);
+    if (options) await boss.updateQueue(name, options);
+  }
   return boss;
 }
 

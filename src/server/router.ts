@@ -5,6 +5,7 @@ import { catalogRouter } from './routers/catalog';
 import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
 import { keysRouter } from './routers/keys';
+import { webhooksRouter } from './routers/webhooks';
 import { memoryRouter } from './routers/memory';
 import { modulesRouter } from './routers/modules';
 import { tenantsRouter } from './routers/tenants';
@@ -21,6 +22,7 @@ export const appRouter = router({
   executions: executionsRouter,
   agent: agentRouter,
   memory: memoryRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

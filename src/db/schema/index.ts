@@ -5,3 +5,4 @@ export * from './catalog';
 export * from './executions';
 export * from './events';
 export * from './memory';
+export * from './webhooks';

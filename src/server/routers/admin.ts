@@ -1,6 +1,8 @@
 import { changeTenantPlan, listTenants } from '../../tenants/admin';
 import { changePlanInput, listTenantsInput, tenantList, tenantView } from '../../tenants/schema';
 import { adminProcedure, router } from '../trpc';
+import { enableWebhook } from '../../webhooks/subscriptions';
+import { webhookIdInput, webhookView } from '../../webhooks/schema';
 
 const tags = ['admin'];
 const errorResponses = { 400: 'Invalid request', 401: 'Wrong or missing x-admin-token', 404: 'Not found (or admin API disabled)' };
@@ -29,4 +31,19 @@ export const adminRouter = router({
     .input(changePlanInput)
     .output(tenantView)
     .mutation(({ ctx, input }) => changeTenantPlan(ctx.svc, input)),
+
+  enableWebhook: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/webhooks/{id}/enable',
+        protect: false,
+        tags,
+        summary: "Re-enable any tenant's webhook subscription (operators)",
+        errorResponses,
+      },
+    })
+    .input(webhookIdInput)
+    .output(webhookView)
+    .mutation(({ ctx, input }) => enableWebhook(ctx.svc, null, input.id)),
 });

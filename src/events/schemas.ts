@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import type { EventType } from './record';
+
+/**
+ * The `data` of each event kind: the contract receivers code against (published in the OpenAPI
+ * document's `webhooks` section). Producers pass objects of these shapes to recordEvent.
+ */
+const iso = z.string().describe('ISO 8601 UTC timestamp');
+
+const executionBase = {
+  execution_id: z.string(),
+  module: z.string(),
+  action: z.string(),
+  latency_ms: z.number().int(),
+  request_id: z.string(),
+  tenant_id: z.string(),
+};
+
+export const EVENT_DATA_SCHEMAS = {
+  'execution.completed': z
+    .object({
+      ...executionBase,
+      status: z.literal('success'),
+      output: z.unknown().describe('The action output; a `{summary, bytes}` object when `truncated`'),
+      truncated: z.literal(true).optional().describe('Present when the output was too large for the 64 KB envelope'),
+      full_result_url: z.string().optional().describe('Path of the execution record holding the full output (with `truncated`)'),
+    })
+    .describe('A module action succeeded.'),
+  'execution.failed': z
+    .object({
+      ...executionBase,
+      status: z.literal('failed'),
+      error: z.object({ code: z.string(), message: z.string() }),
+    })
+    .describe('A module action failed (timeout, bad input, runtime crash).'),
+  'module.installed': z
+    .object({ module: z.string(), source: z.enum(['explicit', 'first_use']), installed_at: iso })
+    .describe('The tenant installed a module, explicitly or by first use.'),
+  'module.uninstalled': z.object({ module: z.string(), uninstalled_at: iso }).describe('The tenant removed a module.'),
+  'certification.completed': z
+    .object({
+      module: z.string(),
+      tier: z.string(),
+      previous_tier: z.string(),
+      trust_score: z.number().int(),
+      checks_passed: z.number().int(),
+      checks_total: z.number().int(),
+      report_url: z.string().describe('Path to the report endpoint'),
+    })
+    .describe('A certification run finished.'),
+  'certification.tier_changed': z
+    .object({
+      module: z.string(),
+      tier: z.string(),
+      previous_tier: z.string(),
+      direction: z.enum(['upgrade', 'downgrade']),
+      report_url: z.string(),
+    })
+    .describe("A module's certification tier went up or down."),
+  'billing.limit_approaching': z
+    .object({
+      tenant_id: z.string(),
+      plan: z.string(),
+      used: z.number().int(),
+      limit: z.number().int(),
+      percent: z.number().int().describe('Share of the monthly limit used, 80 or more'),
+      period_end: iso,
+    })
+    .describe('Usage reached 80% of the monthly execution limit.'),
+  'billing.limit_exceeded': z
+    .object({
+      tenant_id: z.string(),
+      plan: z.string(),
+      used: z.number().int(),
+      limit: z.number().int(),
+      overage: z.boolean().describe('True when executions continue as billed overage, false when they are paused'),
+      period_end: iso,
+    })
+    .describe('The monthly execution limit was reached.'),
+  'billing.invoice_created': z
+    .object({
+      invoice_id: z.string(),
+      tenant_id: z.string(),
+      total_usd: z.string().describe('Decimal amount, e.g. "29.00"'),
+      status: z.string(),
+      period_start: iso,
+      period_end: iso,
+      invoice_url: z.string().describe('Path of the invoice endpoint'),
+    })
+    .describe('An invoice was generated (end of cycle or overage).'),
+  'trust.score_changed': z
+    .object({
+      module: z.string(),
+      trust_score: z.number().int(),
+      previous_score: z.number().int(),
+      reason: z.enum(['certification', 'feedback', 'usage']),
+    })
+    .describe("A module's trust score changed by 5 points or more."),
+  'workflow.completed': z
+    .object({ workflow_id: z.string(), run_id: z.string(), status: z.literal('completed'), duration_ms: z.number().int(), completed_at: iso })
+    .describe('Every step of a workflow run completed.'),
+  'workflow.failed': z
+    .object({
+      workflow_id: z.string(),
+      run_id: z.string(),
+      status: z.literal('failed'),
+      failed_step: z.string(),
+      error: z.object({ code: z.string(), message: z.string() }),
+      failed_at: iso,
+    })
+    .describe('A step of a workflow run failed.'),
+} satisfies Record<EventType, z.ZodType>;
+
+/** The event the test endpoint sends (deliberately not one of the 12 kinds). */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+export const TEST_EVENT_DATA_SCHEMA = z
+  .object({ subscription_id: z.string(), tenant_id: z.string(), message: z.string() })
+  .describe('Sent by POST /api/v1/webhooks/{id}/test; never counts toward auto-disable.');

@@ -1,0 +1,131 @@
+import { replayEvents } from '../../webhooks/replay';
+import {
+  createWebhookInput,
+  deletedWebhook,
+  listWebhooksInput,
+  replayInput,
+  replayResult,
+  testResult,
+  updateWebhookInput,
+  webhookDetail,
+  webhookIdInput,
+  webhookList,
+  webhookView,
+} from '../../webhooks/schema';
+import { createWebhook, deleteWebhook, enableWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/subscriptions';
+import { sendTestEvent } from '../../webhooks/test-event';
+import { apiProcedure, router } from '../trpc';
+
+/** Webhooks need scope `*` (the spec names no webhook scope) and the Pro plan or above. */
+const manageWebhooks = apiProcedure('*', 'webhooks');
+const tags = ['webhooks'];
+const errors = { 401: 'Unauthorized', 403: 'Missing scope `*`, or a plan below Pro (`plan_required`)', 429: 'Rate limited' };
+const withId = { ...errors, 404: 'No such webhook' };
+
+export const webhooksRouter = router({
+  create: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/webhooks',
+        tags,
+        summary: 'Create a webhook subscription',
+        description:
+          'The receiver must be `https://` and resolve to public addresses. `secret` is generated (`whsec_...`) when absent and shown only in this response. Deliveries are POSTs of `{id, event, timestamp, data}` signed with `X-Webhook-Signature` = hex HMAC-SHA256 of the raw body.',
+        errorResponses: { 400: 'Invalid body or receiver URL', ...errors, 409: 'Too many subscriptions' },
+      },
+      successStatus: 201,
+    })
+    .input(createWebhookInput)
+    .output(webhookView)
+    .mutation(({ ctx, input }) => createWebhook(ctx.svc, ctx.principal, input)),
+
+  list: manageWebhooks
+    .meta({ openapi: { method: 'GET', path: '/api/v1/webhooks', tags, summary: 'List webhook subscriptions', description: 'Newest first; secrets masked.', errorResponses: { 400: 'Invalid query', ...errors } } })
+    .input(listWebhooksInput)
+    .output(webhookList)
+    .query(({ ctx, input }) => listWebhooks(ctx.svc, ctx.principal, input)),
+
+  get: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/webhooks/{id}',
+        tags,
+        summary: 'Get a webhook subscription with its delivery history and statistics',
+        description: 'The latest 100 deliveries, each with its attempts (status code, latency, error, first 1 KB of the answer).',
+        errorResponses: withId,
+      },
+    })
+    .input(webhookIdInput)
+    .output(webhookDetail)
+    .query(({ ctx, input }) => getWebhook(ctx.svc, ctx.principal, input.id)),
+
+  update: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/webhooks/{id}',
+        tags,
+        summary: 'Update a webhook subscription',
+        description: 'Any of `url`, `events`, `secret`. A new secret signs every attempt made from now on.',
+        errorResponses: { 400: 'Invalid body or receiver URL', ...withId },
+      },
+    })
+    .input(updateWebhookInput)
+    .output(webhookView)
+    .mutation(({ ctx, input }) => updateWebhook(ctx.svc, ctx.principal, input)),
+
+  delete: manageWebhooks
+    .meta({ openapi: { method: 'DELETE', path: '/api/v1/webhooks/{id}', tags, summary: 'Delete a webhook subscription', description: 'Pending deliveries are dropped.', errorResponses: withId } })
+    .input(webhookIdInput)
+    .output(deletedWebhook)
+    .mutation(({ ctx, input }) => deleteWebhook(ctx.svc, ctx.principal, input.id)),
+
+  test: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/webhooks/{id}/test',
+        tags,
+        summary: 'Send a test event',
+        description: 'One synchronous, signed attempt of a `webhook.test` event. Never retried; never counts toward auto-disable.',
+        errorResponses: withId,
+      },
+    })
+    .input(webhookIdInput)
+    .output(testResult)
+    .mutation(({ ctx, input }) => sendTestEvent(ctx.svc, ctx.principal, input.id)),
+
+  enable: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/webhooks/{id}/enable',
+        tags,
+        summary: 'Re-enable a disabled webhook subscription',
+        description: 'Sets `active` and resets the consecutive-failure count. Events from while it was disabled are not sent (use replay).',
+        errorResponses: withId,
+      },
+    })
+    .input(webhookIdInput)
+    .output(webhookView)
+    .mutation(({ ctx, input }) => enableWebhook(ctx.svc, ctx.principal.tenantId, input.id)),
+
+  replay: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/webhooks/{id}/replay',
+        tags,
+        summary: 'Replay recorded events',
+        description:
+          'Re-sends the recorded events of the subscribed kinds in [`since`, `until`) as new deliveries with the same event ids. At most 7 days back and 10,000 events per call (`has_more`/`next_since` continue). Active subscriptions only.',
+        errorResponses: { 400: 'Invalid window', ...withId, 409: 'Subscription disabled' },
+      },
+      successStatus: 202,
+    })
+    .input(replayInput)
+    .output(replayResult)
+    .mutation(({ ctx, input }) => replayEvents(ctx.svc, ctx.principal, input)),
+});

@@ -1,0 +1,50 @@
+import { createHmac } from 'node:crypto';
+import { EVENT_PAYLOAD_CAP } from '../executions/present';
+
+export interface Envelope {
+  id: string;
+  event: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The exact bytes POSTed for an event: `{id, event, timestamp, data}` (spec §2). Built from the
+ * stored event, so every attempt and every replay sends the same bytes. Execution events are
+ * already cut to fit when recorded; anything else still over 64 KB carries a summary instead.
+ */
+export function envelopeBody(envelope: Envelope): string {
+  const body = JSON.stringify(envelope);
+  if (Buffer.byteLength(body) <= EVENT_PAYLOAD_CAP) return body;
+  const text = JSON.stringify(envelope.data);
+  const data: Record<string, unknown> = { summary: `${text.slice(0, 1024)}…`, bytes: Buffer.byteLength(text), truncated: true };
+  const executionId = envelope.data.execution_id;
+  if (typeof executionId === 'string') data.full_result_url = `/api/v1/executions/${executionId}`;
+  return JSON.stringify({ ...envelope, data });
+}
+
+/** `X-Webhook-Signature`: lower-case hex HMAC-SHA256 of the exact body bytes (spec §6 rule 1). */
+export function signBody(secret: string, body: string): string {
+  return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
+}
+
+export interface DeliveryHeaders {
+  eventId: string;
+  eventType: string;
+  deliveryId: string;
+  attempt: number;
+}
+
+export function deliveryHeaders(secret: string, body: string, meta: DeliveryHeaders): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'AgentModulePlatform-Webhooks/1.0',
+    'x-webhook-signature': signBody(secret, body),
+    'x-webhook-id': meta.eventId,
+    'x-webhook-event': meta.eventType,
+    'x-webhook-delivery': meta.deliveryId,
+    'x-webhook-attempt': String(meta.attempt),
+    'webhook-id': meta.eventId,
+    'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+  };
+}

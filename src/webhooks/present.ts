@@ -1,0 +1,59 @@
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookSubscriptionRow } from '../db/schema';
+
+const iso = (d: Date) => d.toISOString();
+
+/** A subscription; the secret only in full right after it was chosen or generated. */
+export function presentWebhook(row: WebhookSubscriptionRow, secret?: string) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    status: row.status,
+    secret: secret ?? `…${row.secretLast4}`,
+    consecutive_failures: row.consecutiveFailures,
+    disabled_at: row.disabledAt ? iso(row.disabledAt) : null,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+export function presentStats(row: WebhookSubscriptionRow, pending: number) {
+  const finished = row.deliveriesSucceeded + row.deliveriesFailed;
+  return {
+    success_rate: finished ? Math.round((row.deliveriesSucceeded / finished) * 10_000) / 10_000 : null,
+    avg_latency_ms: row.attemptsTimed ? Math.round(row.attemptLatencyTotalMs / row.attemptsTimed) : null,
+    total_deliveries: finished + pending,
+    succeeded_deliveries: row.deliveriesSucceeded,
+    failed_deliveries: row.deliveriesFailed,
+    pending_deliveries: pending,
+    consecutive_failures: row.consecutiveFailures,
+  };
+}
+
+/** A delivery with its attempts; the flat fields describe the latest attempt. */
+export function presentDelivery(row: WebhookDeliveryRow, attempts: WebhookAttemptRow[]) {
+  const last = attempts.at(-1);
+  return {
+    id: row.id,
+    event_id: row.eventId,
+    event: row.eventType,
+    kind: row.kind,
+    status: row.status,
+    attempt: row.attempts,
+    status_code: last?.statusCode ?? null,
+    success: row.status === 'succeeded',
+    latency_ms: last?.latencyMs ?? null,
+    error: last?.error ?? null,
+    next_attempt_at: row.nextAttemptAt && row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+    at: iso(row.createdAt),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      status_code: a.statusCode,
+      success: a.success,
+      latency_ms: a.latencyMs,
+      error: a.error,
+      response_body: a.responseBody,
+      at: iso(a.createdAt),
+    })),
+  };
+}

@@ -1,0 +1,63 @@
+import { and, asc, eq, gte, inArray, lt } from 'drizzle-orm';
+import type { Principal } from '../auth/principal';
+import { events } from '../db/schema';
+import { conflict, invalidRequest } from '../server/errors';
+import type { Services } from '../services';
+import { createDeliveries } from './fanout';
+import type { ReplayInput } from './schema';
+import { findSubscription } from './subscriptions';
+
+export const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+export const REPLAY_MAX_EVENTS = 10_000;
+
+/**
+ * POST /api/v1/webhooks/{id}/replay: re-sends the tenant's recorded events of the subscribed
+ * kinds in [since, until) as new deliveries of the same event ids (receivers dedupe on id).
+ * At most 7 days back and 10,000 events per call; `next_since` continues a longer window.
+ */
+export async function replayEvents(svc: Services, principal: Principal, input: ReplayInput) {
+  const subscription = await findSubscription(svc, principal.tenantId, input.id);
+  if (subscription.status !== 'active') throw conflict('The subscription is disabled; enable it before replaying events.');
+  const now = Date.now();
+  const since = new Date(input.since);
+  const until = input.until ? new Date(input.until) : new Date(now);
+  if (since.getTime() < now - REPLAY_WINDOW_MS) {
+    throw invalidRequest('Replay reaches back at most 7 days.', [{ path: 'since', message: 'More than 7 days ago' }]);
+  }
+  if (until.getTime() <= since.getTime()) {
+    throw invalidRequest('`until` must be after `since`.', [{ path: 'until', message: 'Not after since' }]);
+  }
+  const kinds = subscription.events.includes('*') ? undefined : subscription.events;
+  const { replayed, nextSince } = await svc.db.transaction(async (tx) => {
+    const rows = await tx
+      .select({ id: events.id, type: events.type, createdAt: events.createdAt })
+      .from(events)
+      .where(
+        and(
+          eq(events.tenantId, principal.tenantId),
+          gte(events.createdAt, since),
+          lt(events.createdAt, until),
+          kinds ? inArray(events.type, kinds) : undefined,
+        ),
+      )
+      .orderBy(asc(events.createdAt), asc(events.id))
+      .limit(REPLAY_MAX_EVENTS + 1);
+    const batch = rows.slice(0, REPLAY_MAX_EVENTS);
+    await createDeliveries(
+      svc,
+      tx,
+      batch.map((e) => ({ subscriptionId: subscription.id, tenantId: principal.tenantId, eventId: e.id, eventType: e.type })),
+      'replay',
+    );
+    return { replayed: batch.length, nextSince: rows[REPLAY_MAX_EVENTS]?.createdAt ?? null };
+  });
+  if (replayed > 0) svc.deliveryWorker.wake();
+  return {
+    subscription_id: subscription.id,
+    replayed,
+    since: since.toISOString(),
+    until: until.toISOString(),
+    has_more: nextSince !== null,
+    next_since: nextSince?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../events/record';
+import { listParams, pageSchema } from '../lib/pagination';
+
+const webhookId = z.string().min(1).max(64).describe('Subscription identifier (`wh_...`)');
+
+const eventKinds = z
+  .array(z.string())
+  .min(1, 'Subscribe to at least one event kind, or "*".')
+  .max(EVENT_TYPES.length + 1)
+  .superRefine((kinds, ctx) => {
+    kinds.forEach((kind, i) => {
+      if (kind !== '*' && !(EVENT_TYPES as readonly string[]).includes(kind)) {
+        ctx.addIssue({ code: 'custom', path: [i], message: `Unknown event kind '${kind}'. Use "*" or one of: ${EVENT_TYPES.join(', ')}.` });
+      }
+    });
+  })
+  .describe(`Event kinds to receive, or ["*"] for all: ${EVENT_TYPES.join(', ')}`);
+
+const receiverUrl = z.string().trim().min(1).max(2048).describe('HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1)');
+
+const signingSecret = z
+  .string()
+  .min(8, 'The secret must be at least 8 characters.')
+  .max(256)
+  .regex(/^[\x21-\x7e]+$/, 'The secret must be printable ASCII without spaces.')
+  .describe('HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent');
+
+export const createWebhookInput = z.strictObject({
+  url: receiverUrl,
+  events: eventKinds,
+  secret: signingSecret.optional(),
+});
+
+export const updateWebhookInput = z.strictObject({
+  id: webhookId,
+  url: receiverUrl.optional(),
+  events: eventKinds.optional(),
+  secret: signingSecret.optional(),
+});
+
+export const webhookIdInput = z.strictObject({ id: webhookId });
+
+export const listWebhooksInput = z.strictObject({ ...listParams });
+
+export const replayInput = z.strictObject({
+  id: webhookId,
+  since: z.iso.datetime({ offset: true }).describe('Start of the window (ISO 8601), at most 7 days ago'),
+  until: z.iso.datetime({ offset: true }).optional().describe('End of the window (exclusive; default now)'),
+});
+
+export const webhookView = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  status: z.enum(['active', 'disabled']),
+  secret: z.string().describe('The full secret on create; masked (`…` + last 4) afterwards'),
+  consecutive_failures: z.number().int(),
+  disabled_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const webhookList = pageSchema(webhookView);
+
+const attemptView = z.object({
+  attempt: z.number().int(),
+  status_code: z.number().int().nullable(),
+  success: z.boolean(),
+  latency_ms: z.number().int(),
+  error: z.string().nullable(),
+  response_body: z.string().nullable().describe('The first 1 KB of the answer'),
+  at: z.string(),
+});
+
+export const deliveryView = z.object({
+  id: z.string(),
+  event_id: z.string().describe('The envelope id: the same on every attempt and replay'),
+  event: z.string(),
+  kind: z.enum(['event', 'replay', 'test']),
+  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+  attempt: z.number().int().describe('Attempts made so far'),
+  status_code: z.number().int().nullable().describe('Of the latest attempt'),
+  success: z.boolean(),
+  latency_ms: z.number().int().nullable().describe('Of the latest attempt'),
+  error: z.string().nullable().describe('Of the latest attempt'),
+  next_attempt_at: z.string().nullable(),
+  at: z.string().describe('When the delivery was created'),
+  attempts: z.array(attemptView),
+});
+
+export const webhookDetail = webhookView.extend({
+  stats: z.object({
+    success_rate: z.number().nullable().describe('Succeeded / finished deliveries, 0–1 (null before the first finishes)'),
+    avg_latency_ms: z.number().int().nullable().describe('Mean latency of attempts the receiver answered'),
+    total_deliveries: z.number().int().describe('Deliveries made or pending (test sends excluded)'),
+    succeeded_deliveries: z.number().int(),
+    failed_deliveries: z.number().int(),
+    pending_deliveries: z.number().int(),
+    consecutive_failures: z.number().int(),
+  }),
+  deliveries: z.array(deliveryView).describe('The latest 100 deliveries, newest first'),
+});
+
+export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) });
+
+export const testResult = z.object({
+  delivered: z.boolean(),
+  status_code: z.number().int().nullable(),
+  latency_ms: z.number().int(),
+  error: z.string().nullable(),
+  event_id: z.string(),
+  delivery_id: z.string(),
+});
+
+export const replayResult = z.object({
+  subscription_id: z.string(),
+  replayed: z.number().int().describe('Events queued for delivery (at most 10,000 per call)'),
+  since: z.string(),
+  until: z.string(),
+  has_more: z.boolean().describe('More events remain in the window: call again with `since` = `next_since`'),
+  next_since: z.string().nullable(),
+});
+
+export type CreateWebhookInput = z.infer<typeof createWebhookInput>;
+export type UpdateWebhookInput = z.infer<typeof updateWebhookInput>;
+export type ListWebhooksInput = z.infer<typeof listWebhooksInput>;
+export type ReplayInput = z.infer<typeof replayInput>;

@@ -1,0 +1,140 @@
+import { and, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import type { Principal } from '../auth/principal';
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions, type WebhookAttemptRow } from '../db/schema';
+import { newId } from '../lib/ids';
+import { decodeCursor, toPage } from '../lib/pagination';
+import { encryptSecret, generateSigningSecret } from '../lib/secrets';
+import { conflict, invalidRequest, notFound } from '../server/errors';
+import type { Services } from '../services';
+import { presentDelivery, presentStats, presentWebhook } from './present';
+import { checkReceiverUrl } from './receiver-url';
+import type { CreateWebhookInput, ListWebhooksInput, UpdateWebhookInput } from './schema';
+
+/** Subscriptions per tenant (a guard against runaway automation, not a plan feature). */
+export const MAX_SUBSCRIPTIONS = 50;
+/** Deliveries shown in the detail view. */
+export const HISTORY_SIZE = 100;
+
+const normaliseEvents = (events: string[]) => (events.includes('*') ? ['*'] : [...new Set(events)]);
+
+function secretColumns(svc: Services, secret: string) {
+  return { secretEncrypted: encryptSecret(svc.config.encryptionKey, secret), secretLast4: secret.slice(-4) };
+}
+
+/** The tenant's subscription, or 404 (another tenant's id is indistinguishable from none). */
+export async function findSubscription(svc: Services, tenantId: string, id: string) {
+  const [row] = await svc.db
+    .select()
+    .from(webhookSubscriptions)
+    .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.tenantId, tenantId)));
+  if (!row) throw notFound('webhook');
+  return row;
+}
+
+/** POST /api/v1/webhooks: 201 with the secret, shown this once. */
+export async function createWebhook(svc: Services, principal: Principal, input: CreateWebhookInput) {
+  const url = await checkReceiverUrl(svc, input.url);
+  const secret = input.secret ?? generateSigningSecret('whsec_');
+  const [{ n } = { n: 0 }] = await svc.db
+    .select({ n: count() })
+    .from(webhookSubscriptions)
+    .where(eq(webhookSubscriptions.tenantId, principal.tenantId));
+  if (n >= MAX_SUBSCRIPTIONS) throw conflict(`A tenant can have at most ${MAX_SUBSCRIPTIONS} webhook subscriptions.`);
+  const [row] = await svc.db
+    .insert(webhookSubscriptions)
+    .values({ id: newId('wh'), tenantId: principal.tenantId, url, events: normaliseEvents(input.events), ...secretColumns(svc, secret) })
+    .returning();
+  return presentWebhook(row!, secret);
+}
+
+/** GET /api/v1/webhooks: newest first. */
+export async function listWebhooks(svc: Services, principal: Principal, input: ListWebhooksInput) {
+  const cursor = decodeCursor(input.cursor);
+  const s = webhookSubscriptions;
+  const rows = await svc.db
+    .select()
+    .from(s)
+    .where(
+      and(
+        eq(s.tenantId, principal.tenantId),
+        cursor ? or(lt(s.createdAt, cursor.at), and(eq(s.createdAt, cursor.at), lt(s.id, cursor.id))) : undefined,
+      ),
+    )
+    .orderBy(desc(s.createdAt), desc(s.id))
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, (row) => presentWebhook(row));
+}
+
+/** GET /api/v1/webhooks/{id}: the subscription, its statistics and the latest 100 deliveries. */
+export async function getWebhook(svc: Services, principal: Principal, id: string) {
+  const row = await findSubscription(svc, principal.tenantId, id);
+  const d = webhookDeliveries;
+  const [deliveries, [pending]] = await Promise.all([
+    svc.db.select().from(d).where(eq(d.subscriptionId, id)).orderBy(desc(d.createdAt), desc(d.id)).limit(HISTORY_SIZE),
+    svc.db
+      .select({ n: count() })
+      .from(d)
+      .where(and(eq(d.subscriptionId, id), eq(d.status, 'pending'), sql`${d.kind} <> 'test'`)),
+  ]);
+  const attempts = deliveries.length
+    ? await svc.db
+        .select()
+        .from(webhookAttempts)
+        .where(inArray(webhookAttempts.deliveryId, deliveries.map((x) => x.id)))
+        .orderBy(webhookAttempts.deliveryId, webhookAttempts.attempt)
+    : [];
+  const byDelivery = new Map<string, WebhookAttemptRow[]>();
+  for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
+  return {
+    ...presentWebhook(row),
+    stats: presentStats(row, pending?.n ?? 0),
+    deliveries: deliveries.map((x) => presentDelivery(x, byDelivery.get(x.id) ?? [])),
+  };
+}
+
+/** PUT /api/v1/webhooks/{id}: any of url, events, secret (a new secret signs the next attempt). */
+export async function updateWebhook(svc: Services, principal: Principal, input: UpdateWebhookInput) {
+  if (input.url === undefined && input.events === undefined && input.secret === undefined) {
+    throw invalidRequest('Give at least one of url, events, secret.');
+  }
+  await findSubscription(svc, principal.tenantId, input.id);
+  const url = input.url === undefined ? undefined : await checkReceiverUrl(svc, input.url);
+  const [row] = await svc.db
+    .update(webhookSubscriptions)
+    .set({
+      url,
+      events: input.events ? normaliseEvents(input.events) : undefined,
+      ...(input.secret ? secretColumns(svc, input.secret) : {}),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(webhookSubscriptions.id, input.id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
+    .returning();
+  if (!row) throw notFound('webhook');
+  return presentWebhook(row);
+}
+
+/** DELETE /api/v1/webhooks/{id}: pending deliveries go with it. */
+export async function deleteWebhook(svc: Services, principal: Principal, id: string) {
+  const [row] = await svc.db
+    .delete(webhookSubscriptions)
+    .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
+    .returning({ id: webhookSubscriptions.id });
+  if (!row) throw notFound('webhook');
+  return { id: row.id, deleted: true as const };
+}
+
+/**
+ * POST /api/v1/webhooks/{id}/enable (tenant) and /api/v1/admin/webhooks/{id}/enable (operator):
+ * `active` again with the failure count reset. Enabling an active subscription changes nothing.
+ * Events recorded while it was disabled are not sent (spec §3); replay sends them on purpose.
+ */
+export async function enableWebhook(svc: Services, tenantId: string | null, id: string) {
+  const s = webhookSubscriptions;
+  const [row] = await svc.db
+    .update(s)
+    .set({ status: 'active', consecutiveFailures: 0, disabledAt: null, updatedAt: sql`case when ${s.status} = 'active' then ${s.updatedAt} else now() end` })
+    .where(and(eq(s.id, id), tenantId ? eq(s.tenantId, tenantId) : undefined))
+    .returning();
+  if (!row) throw notFound('webhook');
+  return presentWebhook(row);
+}
