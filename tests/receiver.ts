@@ -20,6 +20,8 @@ export type Responder = (req: Received, index: number) => { status: number; dela
 export interface Receiver {
   url: string;
   received: Received[];
+  /** TCP connections accepted (also those that never sent a request, e.g. a TLS hello). */
+  connections: number;
   respond: Responder;
   /** Resolves once `n` requests have arrived (matching `filter`), or rejects after `timeoutMs`. */
   waitFor(n: number, opts?: { timeoutMs?: number; filter?: (r: Received) => boolean }): Promise<Received[]>;
@@ -38,6 +40,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
   const receiver: Receiver = {
     url: '',
     received,
+    connections: 0,
     respond,
     waitFor(n, { timeoutMs = 15_000, filter = () => true } = {}) {
       return new Promise((resolve, reject) => {
@@ -84,6 +87,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
     });
   });
   server.on('connection', (s) => {
+    receiver.connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });

@@ -34,6 +34,12 @@ export class DeliveryWorker {
     for (const id of this.workerIds) this.svc.boss.notifyWorker(id);
   }
 
+  /** Wake when a retry falls due, so it is not late by a poll interval (pg-boss polls anyway). */
+  wakeIn(delayMs: number): void {
+    if (this.stopped) return;
+    setTimeout(() => this.wake(), delayMs + 5).unref();
+  }
+
   stop(): void {
     this.stopped = true;
   }

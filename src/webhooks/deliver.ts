@@ -42,20 +42,22 @@ export async function attemptDelivery(svc: Services, job: DeliveryJob): Promise<
   const secret = decryptSecret(svc.config.encryptionKey, row.secretEncrypted);
   const headers = deliveryHeaders(secret, body, { eventId: delivery.eventId, eventType: delivery.eventType, deliveryId: delivery.id, attempt: job.attempt });
   const outcome = await postToReceiver(svc, row.url, body, headers);
-  await recordAttempt(svc, delivery.id, delivery.subscriptionId, job.attempt, outcome);
+  const retryInMs = await recordAttempt(svc, delivery.id, delivery.subscriptionId, job.attempt, outcome);
+  if (retryInMs !== undefined) svc.deliveryWorker.wakeIn(retryInMs);
 }
 
 /**
  * Records an attempt in one transaction: the attempt row; the delivery (succeeded, failed, or the
  * next attempt scheduled at WEBHOOK_RETRY_SCHEDULE_MS); on a finished delivery the subscription's
  * statistics and consecutive-failure count, disabling it at the tenth failed delivery in a row.
+ * Returns the delay of the next attempt when one was scheduled.
  */
-async function recordAttempt(svc: Services, deliveryId: string, subscriptionId: string, attempt: number, outcome: AttemptOutcome): Promise<void> {
+async function recordAttempt(svc: Services, deliveryId: string, subscriptionId: string, attempt: number, outcome: AttemptOutcome): Promise<number | undefined> {
   const schedule = svc.config.webhooks.retryScheduleMs;
   const retryDelayMs = outcome.success ? undefined : schedule[attempt];
   const finished = outcome.success || retryDelayMs === undefined;
   const now = new Date();
-  await svc.db.transaction(async (tx) => {
+  return svc.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(webhookDeliveries)
       .set({
@@ -66,7 +68,7 @@ async function recordAttempt(svc: Services, deliveryId: string, subscriptionId: 
       })
       .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, attempt - 1)))
       .returning({ id: webhookDeliveries.id });
-    if (!updated) return; // another worker recorded this attempt first
+    if (!updated) return undefined; // another worker recorded this attempt first
     await tx.insert(webhookAttempts).values({
       deliveryId,
       attempt,
@@ -82,6 +84,7 @@ async function recordAttempt(svc: Services, deliveryId: string, subscriptionId: 
     if (Object.keys(stats).length > 0) {
       await tx.update(webhookSubscriptions).set(stats).where(eq(webhookSubscriptions.id, subscriptionId));
     }
+    return retryDelayMs;
   });
 }
 
