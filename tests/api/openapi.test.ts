@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/events/record';
 import { RouteTable } from '../../src/server/http/routes';
 import { appRouter } from '../../src/server/router';
 import { expectError, startTestServer, type TestServer } from '../harness';
@@ -136,5 +137,80 @@ describe('OpenAPI document (embedded)', () => {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
       expect(success, `${r.method} ${r.template}`).toEqual([String(r.meta.successStatus ?? 200)]);
     }
+  });
+
+  describe('webhooks section', () => {
+    /** Follows local `$ref`s (`#/...`), so assertions see the schema, however it is shared. */
+    const resolve = (node: Json): Json => {
+      let current = node;
+      while (typeof current?.$ref === 'string') {
+        expect(current.$ref, 'local reference').toMatch(/^#\//);
+        current = current.$ref
+          .slice(2)
+          .split('/')
+          .map((part: string) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+          .reduce((at: Json, part: string) => at?.[part], doc);
+        expect(current, String(node.$ref)).toBeDefined();
+      }
+      return current;
+    };
+    /** Properties and required names of an object schema, merged over its `allOf` parts. */
+    const flatten = (node: Json): { properties: Json; required: string[] } => {
+      const schema = resolve(node);
+      const parts = ((schema.allOf ?? []) as Json[]).map(flatten);
+      return {
+        properties: Object.assign({}, ...parts.map((p) => p.properties), schema.properties ?? {}),
+        required: [...new Set([...parts.flatMap((p) => p.required), ...((schema.required ?? []) as string[])])],
+      };
+    };
+    const envelopeOf = (kind: string) => flatten(doc.webhooks[kind].post.requestBody.content['application/json'].schema);
+    const dataOf = (kind: string) => flatten(envelopeOf(kind).properties.data);
+
+    it('lists exactly the 12 event kinds plus webhook.test', () => {
+      expect(EVENT_TYPES).toHaveLength(12);
+      expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...EVENT_TYPES, 'webhook.test'].sort());
+    });
+
+    it('each is a signed POST of the envelope {id, event, timestamp, data}', () => {
+      for (const kind of Object.keys(doc.webhooks)) {
+        const op = doc.webhooks[kind].post;
+        expect(op, kind).toBeDefined();
+        expect(op.summary ?? op.description, kind).toEqual(expect.any(String));
+        expect(op.requestBody.content['application/json'].schema, kind).toBeDefined();
+        const envelope = envelopeOf(kind);
+        expect(envelope.required, kind).toEqual(expect.arrayContaining(['id', 'event', 'timestamp', 'data']));
+        expect(resolve(envelope.properties.id).type, kind).toBe('string');
+        expect(resolve(envelope.properties.event).const, kind).toBe(kind);
+        expect(resolve(envelope.properties.timestamp), kind).toMatchObject({ type: 'string', format: 'date-time' });
+        expect(resolve(envelope.properties.data).type, kind).toBe('object');
+        const headers = (op.parameters as Json[]).map(resolve).filter((p) => p.in === 'header');
+        expect(headers.map((h) => h.name.toLowerCase()).sort(), kind).toEqual(
+          expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'x-webhook-id', 'x-webhook-signature']),
+        );
+        expect(Object.keys(op.responses), kind).toContain('2XX');
+      }
+    });
+
+    it('execution.completed data carries the spec fields', () => {
+      const data = dataOf('execution.completed');
+      const fields = ['execution_id', 'module', 'action', 'status', 'latency_ms', 'request_id', 'tenant_id'];
+      expect(Object.keys(data.properties)).toEqual(expect.arrayContaining(fields));
+      expect(data.required).toEqual(expect.arrayContaining(fields));
+      expect(data.properties.latency_ms.type).toBe('integer');
+      expect(data.properties.status.const ?? data.properties.status.enum?.[0]).toBe('success');
+    });
+
+    it('certification.completed data carries the spec fields', () => {
+      const data = dataOf('certification.completed');
+      const fields = ['module', 'tier', 'previous_tier', 'trust_score', 'checks_passed', 'checks_total', 'report_url'];
+      expect(Object.keys(data.properties)).toEqual(expect.arrayContaining(fields));
+      expect(data.required).toEqual(expect.arrayContaining(fields));
+      for (const field of ['trust_score', 'checks_passed', 'checks_total']) expect(data.properties[field].type, field).toBe('integer');
+    });
+
+    it('the document with webhooks still validates', async () => {
+      expect(doc.webhooks).toBeDefined();
+      await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+    });
   });
 });

@@ -41,6 +41,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/webhooks/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-enable any tenant's webhook subscription (operators) */
+        post: operations["admin-enableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agent/arm": {
         parameters: {
             query?: never;
@@ -439,10 +456,439 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Newest first; secrets masked.
+         */
+        get: operations["webhooks-list"];
+        put?: never;
+        /**
+         * Create a webhook subscription
+         * @description The receiver must be `https://` and resolve to public addresses. `secret` is generated (`whsec_...`) when absent and shown only in this response. Deliveries are POSTs of `{id, event, timestamp, data}` signed with `X-Webhook-Signature` = hex HMAC-SHA256 of the raw body.
+         */
+        post: operations["webhooks-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription with its delivery history and statistics
+         * @description The latest 100 deliveries, each with its attempts (status code, latency, error, first 1 KB of the answer).
+         */
+        get: operations["webhooks-get"];
+        /**
+         * Update a webhook subscription
+         * @description Any of `url`, `events`, `secret`. A new secret signs every attempt made from now on.
+         */
+        put: operations["webhooks-update"];
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Pending deliveries are dropped.
+         */
+        delete: operations["webhooks-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-enable a disabled webhook subscription
+         * @description Sets `active` and resets the consecutive-failure count. Events from while it was disabled are not sent (use replay).
+         */
+        post: operations["webhooks-enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay recorded events
+         * @description Re-sends the recorded events of the subscribed kinds in [`since`, `until`) as new deliveries with the same event ids. At most 7 days back and 10,000 events per call (`has_more`/`next_since` continue). Active subscriptions only.
+         */
+        post: operations["webhooks-replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description One synchronous, signed attempt of a `webhook.test` event. Never retried; never counts toward auto-disable.
+         */
+        post: operations["webhooks-test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "billing.invoice_created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An invoice was generated (end of cycle or overage).
+         * @description An invoice was generated (end of cycle or overage). Delivered to every active subscription whose `events` include `billing.invoice_created` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-billing-invoice_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.limit_approaching": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Usage reached 80% of the monthly execution limit.
+         * @description Usage reached 80% of the monthly execution limit. Delivered to every active subscription whose `events` include `billing.limit_approaching` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-billing-limit_approaching"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.limit_exceeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The monthly execution limit was reached.
+         * @description The monthly execution limit was reached. Delivered to every active subscription whose `events` include `billing.limit_exceeded` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-billing-limit_exceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "certification.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A certification run finished.
+         * @description A certification run finished. Delivered to every active subscription whose `events` include `certification.completed` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-certification-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "certification.tier_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A module's certification tier went up or down.
+         * @description A module's certification tier went up or down. Delivered to every active subscription whose `events` include `certification.tier_changed` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-certification-tier_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "execution.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A module action succeeded.
+         * @description A module action succeeded. Delivered to every active subscription whose `events` include `execution.completed` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-execution-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "execution.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A module action failed (timeout, bad input, runtime crash).
+         * @description A module action failed (timeout, bad input, runtime crash). Delivered to every active subscription whose `events` include `execution.failed` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-execution-failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "module.installed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The tenant installed a module, explicitly or by first use.
+         * @description The tenant installed a module, explicitly or by first use. Delivered to every active subscription whose `events` include `module.installed` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-module-installed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "module.uninstalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The tenant removed a module.
+         * @description The tenant removed a module. Delivered to every active subscription whose `events` include `module.uninstalled` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-module-uninstalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "trust.score_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A module's trust score changed by 5 points or more.
+         * @description A module's trust score changed by 5 points or more. Delivered to every active subscription whose `events` include `trust.score_changed` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-trust-score_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sent by POST /api/v1/webhooks/{id}/test; never counts toward auto-disable.
+         * @description Sent by POST /api/v1/webhooks/{id}/test; never counts toward auto-disable. Sent once, on request, to that one subscription (whatever its `events` and status), so a receiver can be checked; not one of the event kinds.
+         */
+        post: operations["webhook-webhook-test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "workflow.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every step of a workflow run completed.
+         * @description Every step of a workflow run completed. Delivered to every active subscription whose `events` include `workflow.completed` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-workflow-completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "workflow.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A step of a workflow run failed.
+         * @description A step of a workflow run failed. Delivered to every active subscription whose `events` include `workflow.failed` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-workflow-failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description An invoice was generated (end of cycle or overage). */
+        BillingInvoiceCreatedData: {
+            invoice_id: string;
+            /** @description Path of the invoice endpoint */
+            invoice_url: string;
+            /** @description ISO 8601 UTC timestamp */
+            period_end: string;
+            /** @description ISO 8601 UTC timestamp */
+            period_start: string;
+            status: string;
+            tenant_id: string;
+            /** @description Decimal amount, e.g. "29.00" */
+            total_usd: string;
+        };
+        /** @description Usage reached 80% of the monthly execution limit. */
+        BillingLimitApproachingData: {
+            limit: number;
+            /** @description Share of the monthly limit used, 80 or more */
+            percent: number;
+            /** @description ISO 8601 UTC timestamp */
+            period_end: string;
+            plan: string;
+            tenant_id: string;
+            used: number;
+        };
+        /** @description The monthly execution limit was reached. */
+        BillingLimitExceededData: {
+            limit: number;
+            /** @description True when executions continue as billed overage, false when they are paused */
+            overage: boolean;
+            /** @description ISO 8601 UTC timestamp */
+            period_end: string;
+            plan: string;
+            tenant_id: string;
+            used: number;
+        };
+        /** @description A certification run finished. */
+        CertificationCompletedData: {
+            checks_passed: number;
+            checks_total: number;
+            module: string;
+            previous_tier: string;
+            /** @description Path to the report endpoint */
+            report_url: string;
+            tier: string;
+            trust_score: number;
+        };
+        /** @description A module's certification tier went up or down. */
+        CertificationTierChangedData: {
+            /** @enum {string} */
+            direction: "upgrade" | "downgrade";
+            module: string;
+            previous_tier: string;
+            report_url: string;
+            tier: string;
+        };
         /** @description Every non-2xx body. Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout). */
         Error: {
             /**
@@ -467,9 +913,124 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A module action succeeded. */
+        ExecutionCompletedData: {
+            action: string;
+            execution_id: string;
+            /** @description Path of the execution record holding the full output (with `truncated`) */
+            full_result_url?: string;
+            latency_ms: number;
+            module: string;
+            /** @description The action output; a `{summary, bytes}` object when `truncated` */
+            output: unknown;
+            request_id: string;
+            /** @constant */
+            status: "success";
+            tenant_id: string;
+            /**
+             * @description Present when the output was too large for the 64 KB envelope
+             * @constant
+             */
+            truncated?: true;
+        };
+        /** @description A module action failed (timeout, bad input, runtime crash). */
+        ExecutionFailedData: {
+            action: string;
+            error: {
+                code: string;
+                message: string;
+            };
+            execution_id: string;
+            latency_ms: number;
+            module: string;
+            request_id: string;
+            /** @constant */
+            status: "failed";
+            tenant_id: string;
+        };
+        /** @description The tenant installed a module, explicitly or by first use. */
+        ModuleInstalledData: {
+            /** @description ISO 8601 UTC timestamp */
+            installed_at: string;
+            module: string;
+            /** @enum {string} */
+            source: "explicit" | "first_use";
+        };
+        /** @description The tenant removed a module. */
+        ModuleUninstalledData: {
+            module: string;
+            /** @description ISO 8601 UTC timestamp */
+            uninstalled_at: string;
+        };
+        /** @description A module's trust score changed by 5 points or more. */
+        TrustScoreChangedData: {
+            module: string;
+            previous_score: number;
+            /** @enum {string} */
+            reason: "certification" | "feedback" | "usage";
+            trust_score: number;
+        };
+        /** @description The body of every webhook delivery (`POST`, `application/json`). Signed: `X-Webhook-Signature` is computed over these exact bytes; verify it against the raw body, never re-serialized JSON. The same event (same `id`) may arrive more than once: deduplicate on `id`. Bodies are capped at 64 KB; a large execution output is replaced by a summary with `truncated: true` and `full_result_url`. */
+        WebhookEnvelope: {
+            /** @description Varies by event kind: see each entry of `webhooks` */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Event kind; selects the shape of `data`
+             * @enum {string}
+             */
+            event: "execution.completed" | "execution.failed" | "module.installed" | "module.uninstalled" | "certification.completed" | "certification.tier_changed" | "billing.limit_approaching" | "billing.limit_exceeded" | "billing.invoice_created" | "trust.score_changed" | "workflow.completed" | "workflow.failed" | "webhook.test";
+            /** @description Event identifier (`evt_...`): unique per event, repeated on every retry and replay of it */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601, UTC)
+             */
+            timestamp: string;
+        };
+        /** @description Sent by POST /api/v1/webhooks/{id}/test; never counts toward auto-disable. */
+        WebhookTestData: {
+            message: string;
+            subscription_id: string;
+            tenant_id: string;
+        };
+        /** @description Every step of a workflow run completed. */
+        WorkflowCompletedData: {
+            /** @description ISO 8601 UTC timestamp */
+            completed_at: string;
+            duration_ms: number;
+            run_id: string;
+            /** @constant */
+            status: "completed";
+            workflow_id: string;
+        };
+        /** @description A step of a workflow run failed. */
+        WorkflowFailedData: {
+            error: {
+                code: string;
+                message: string;
+            };
+            /** @description ISO 8601 UTC timestamp */
+            failed_at: string;
+            failed_step: string;
+            run_id: string;
+            /** @constant */
+            status: "failed";
+            workflow_id: string;
+        };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+        WebhookEventId: string;
+        /** @description The envelope `id` again, under the Standard Webhooks header name. */
+        WebhookId: string;
+        /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+        WebhookSignature: string;
+        /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+        WebhookTimestamp: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -606,6 +1167,87 @@ export interface operations {
                         requests_per_minute: number;
                         requests_per_minute_override: number | null;
                         tenant_id: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong or missing x-admin-token */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or admin API disabled) */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-enableWebhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutive_failures: number;
+                        created_at: string;
+                        disabled_at: string | null;
+                        events: string[];
+                        id: string;
+                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        secret: string;
+                        /** @enum {string} */
+                        status: "active" | "disabled";
+                        updated_at: string;
+                        url: string;
                     };
                 };
             };
@@ -3384,4 +4026,1464 @@ export interface operations {
             };
         };
     };
+    "webhooks-list": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            consecutive_failures: number;
+                            created_at: string;
+                            disabled_at: string | null;
+                            events: string[];
+                            id: string;
+                            /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                            secret: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            updated_at: string;
+                            url: string;
+                        }[];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*`, or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed */
+                    events: string[];
+                    /** @description HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent */
+                    secret?: string;
+                    /** @description HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1) */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutive_failures: number;
+                        created_at: string;
+                        disabled_at: string | null;
+                        events: string[];
+                        id: string;
+                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        secret: string;
+                        /** @enum {string} */
+                        status: "active" | "disabled";
+                        updated_at: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid body or receiver URL */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*`, or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many subscriptions */
+            409: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutive_failures: number;
+                        created_at: string;
+                        /** @description The latest 100 deliveries, newest first */
+                        deliveries: {
+                            /** @description When the delivery was created */
+                            at: string;
+                            /** @description Attempts made so far */
+                            attempt: number;
+                            attempts: {
+                                at: string;
+                                attempt: number;
+                                error: string | null;
+                                latency_ms: number;
+                                /** @description The first 1 KB of the answer */
+                                response_body: string | null;
+                                status_code: number | null;
+                                success: boolean;
+                            }[];
+                            /** @description Of the latest attempt */
+                            error: string | null;
+                            event: string;
+                            /** @description The envelope id: the same on every attempt and replay */
+                            event_id: string;
+                            id: string;
+                            /** @enum {string} */
+                            kind: "event" | "replay" | "test";
+                            /** @description Of the latest attempt */
+                            latency_ms: number | null;
+                            next_attempt_at: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed" | "cancelled";
+                            /** @description Of the latest attempt */
+                            status_code: number | null;
+                            success: boolean;
+                        }[];
+                        disabled_at: string | null;
+                        events: string[];
+                        id: string;
+                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        secret: string;
+                        stats: {
+                            /** @description Mean latency of attempts the receiver answered */
+                            avg_latency_ms: number | null;
+                            consecutive_failures: number;
+                            failed_deliveries: number;
+                            pending_deliveries: number;
+                            succeeded_deliveries: number;
+                            /** @description Succeeded / finished deliveries, 0–1 (null before the first finishes) */
+                            success_rate: number | null;
+                            /** @description Deliveries made or pending (test sends excluded) */
+                            total_deliveries: number;
+                        };
+                        /** @enum {string} */
+                        status: "active" | "disabled";
+                        updated_at: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*`, or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed */
+                    events?: string[];
+                    /** @description HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent */
+                    secret?: string;
+                    /** @description HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1) */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutive_failures: number;
+                        created_at: string;
+                        disabled_at: string | null;
+                        events: string[];
+                        id: string;
+                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        secret: string;
+                        /** @enum {string} */
+                        status: "active" | "disabled";
+                        updated_at: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid body or receiver URL */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*`, or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                        id: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*`, or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutive_failures: number;
+                        created_at: string;
+                        disabled_at: string | null;
+                        events: string[];
+                        id: string;
+                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        secret: string;
+                        /** @enum {string} */
+                        status: "active" | "disabled";
+                        updated_at: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*`, or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Start of the window (ISO 8601), at most 7 days ago
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description End of the window (exclusive; default now)
+                     */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description More events remain in the window: call again with `since` = `next_since` */
+                        has_more: boolean;
+                        next_since: string | null;
+                        /** @description Events queued for delivery (at most 10,000 per call) */
+                        replayed: number;
+                        since: string;
+                        subscription_id: string;
+                        until: string;
+                    };
+                };
+            };
+            /** @description Invalid window */
+            400: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*`, or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Subscription disabled */
+            409: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Maximum requests per 60-second window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) when the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivered: boolean;
+                        delivery_id: string;
+                        error: string | null;
+                        event_id: string;
+                        latency_ms: number;
+                        status_code: number | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*`, or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Request identifier */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook-billing-invoice_created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["BillingInvoiceCreatedData"];
+                    /** @constant */
+                    event: "billing.invoice_created";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-billing-limit_approaching": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["BillingLimitApproachingData"];
+                    /** @constant */
+                    event: "billing.limit_approaching";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-billing-limit_exceeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["BillingLimitExceededData"];
+                    /** @constant */
+                    event: "billing.limit_exceeded";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-certification-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["CertificationCompletedData"];
+                    /** @constant */
+                    event: "certification.completed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-certification-tier_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["CertificationTierChangedData"];
+                    /** @constant */
+                    event: "certification.tier_changed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-execution-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["ExecutionCompletedData"];
+                    /** @constant */
+                    event: "execution.completed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-execution-failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["ExecutionFailedData"];
+                    /** @constant */
+                    event: "execution.failed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-module-installed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["ModuleInstalledData"];
+                    /** @constant */
+                    event: "module.installed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-module-uninstalled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["ModuleUninstalledData"];
+                    /** @constant */
+                    event: "module.uninstalled";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-trust-score_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["TrustScoreChangedData"];
+                    /** @constant */
+                    event: "trust.score_changed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-webhook-test": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["WebhookTestData"];
+                    /** @constant */
+                    event: "webhook.test";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-workflow-completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["WorkflowCompletedData"];
+                    /** @constant */
+                    event: "workflow.completed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-workflow-failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["WorkflowFailedData"];
+                    /** @constant */
+                    event: "workflow.failed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};
