@@ -4,6 +4,9 @@ import type { Logger } from '../logger';
 
 export type Boss = PgBoss;
 
+/** Expired jobs (a worker died mid-job) are found within 15 s instead of pg-boss's default 60 s. */
+const SUPERVISION = { superviseIntervalSeconds: 15 };
+
 /**
  * pg-boss on the service's own database: on PGlite through its built-in backend (sharing the one
  * connection), on PostgreSQL through its own pool. Queues are created here at start-up, because
@@ -12,8 +15,8 @@ export type Boss = PgBoss;
 export async function startBoss(database: Database, logger: Logger, queues: { name: string; options?: QueueOptions }[] = []): Promise<Boss> {
   const boss =
     database.kind === 'pglite'
-      ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite' })
-      : new PgBoss({ connectionString: poolConnectionString(database), max: 4 });
+      ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', ...SUPERVISION })
+      : new PgBoss({ connectionString: poolConnectionString(database), max: 4, ...SUPERVISION });
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'));
   await boss.start();
   for (const { name, options } of queues) {

@@ -4,9 +4,6 @@ import type { Services } from '../services';
 
 const m = memoryEntries;
 
-/** How often src/app.ts runs the purge. */
-export const MEMORY_PURGE_INTERVAL_MS = 60_000;
-
 /**
  * Deletes expired memory entries, in batches so one run never holds a long lock, and returns how
  * many it removed. Reads already hide expired entries; this only reclaims their space. Safe to

@@ -11,9 +11,23 @@ export interface DeliveryJob {
   attempt: number;
 }
 
-/** Queue options: a job whose worker died mid-attempt expires and runs again (at-least-once). */
+/**
+ * Queue options: a job whose worker died mid-attempt expires (receiver deadline + 10 s) and runs
+ * again (at-least-once; pg-boss checks for expired jobs every superviseIntervalSeconds).
+ */
 export function deliveryQueueOptions(timeoutMs: number) {
-  return { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: Math.ceil(timeoutMs / 1000) + 30 };
+  return { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: Math.ceil(timeoutMs / 1000) + 10 };
+}
+
+/**
+ * Embedded mode only (one process owns the database): attempts left `active` by a process that
+ * died are orphaned, so they are failed at once (pg-boss retries them) instead of waiting to expire.
+ */
+export async function retryOrphanedAttempts(svc: Services): Promise<number> {
+  const { rows } = await svc.boss.getDb().executeSql(`select id from pgboss.job where name = $1 and state = 'active'`, [DELIVERY_QUEUE]);
+  const ids = rows.map((r: { id: string }) => r.id);
+  if (ids.length > 0) await svc.boss.fail(DELIVERY_QUEUE, ids);
+  return ids.length;
 }
 
 /**

@@ -1,5 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { events, webhookDeliveries } from '../../src/db/schema';
 import { EVENT_TYPES } from '../../src/events/record';
+import { purgeOldRecords } from '../../src/events/retention';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver, verifySignature, type Receiver, type Received } from '../receiver';
 
@@ -221,7 +224,7 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     for (let i = 0; i < 10; i++) expect((await slugify(t.apiKey, `n${i}`)).status).toBe(200);
     await r.waitFor(3 + 10 * SCHEDULE.length, { timeoutMs: 30_000 });
     const disabled = await settled(t.apiKey, sub.id, 20_000);
-    expect(disabled.status).toBe('disabled');
+    expect(disabled.status, JSON.stringify({ ...disabled, deliveries: disabled.deliveries.map((x: any) => [x.status, x.attempt, x.attempts.length]) })).toBe('disabled');
     expect(disabled.disabled_at).not.toBeNull();
     expect(disabled.stats).toMatchObject({ failed_deliveries: 10, consecutive_failures: 10, success_rate: 0 });
 
@@ -345,6 +348,28 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     expect(r.received).toHaveLength(0);
   });
 
+  it('retention: events and finished deliveries older than 30 days are deleted; pending and recent kept', async () => {
+    const t = await proTenant();
+    const r = await receiver();
+    const sub = await subscribe(t.apiKey, { url: r.url, events: ['*'] });
+    await slugify(t.apiKey);
+    await r.waitFor(2);
+    await settled(t.apiKey, sub.id);
+    const old = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+    const db = s.svc.db;
+    await db.update(webhookDeliveries).set({ createdAt: old }).where(eq(webhookDeliveries.subscriptionId, sub.id));
+    await db.update(events).set({ createdAt: old }).where(eq(events.tenantId, t.tenantId));
+    await db.insert(webhookDeliveries).values({ id: 'dlv_retention_pending', tenantId: t.tenantId, subscriptionId: sub.id, eventId: 'evt_x', eventType: 'module.installed', createdAt: old });
+    const removed = await purgeOldRecords(s.svc);
+    expect(removed.deliveries).toBeGreaterThanOrEqual(2);
+    expect(removed.events).toBeGreaterThanOrEqual(2);
+    const left = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, sub.id));
+    expect(left.map((x) => x.id)).toEqual(['dlv_retention_pending']);
+    expect(await db.select().from(events).where(eq(events.tenantId, t.tenantId))).toEqual([]);
+    // Statistics are counters on the subscription: they survive the purge.
+    expect((await detail(t.apiKey, sub.id)).stats.succeeded_deliveries).toBe(2);
+  });
+
   it('a plan downgrade to free stops deliveries (webhooks are Pro and above)', async () => {
     const t = await proTenant();
     const r = await receiver();
@@ -387,6 +412,36 @@ describe('Webhook receivers without WEBHOOK_ALLOW_PRIVATE', () => {
       expect((await s.call('/api/v1/webhooks', { key: t.apiKey })).body.data).toEqual([]);
     } finally {
       await r.close();
+    }
+  });
+});
+
+describe('Webhook worker: a slow receiver does not hold up other deliveries', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_TIMEOUT_MS: '30000' } });
+  });
+  afterAll(async () => s?.close());
+
+  it("another tenant's delivery arrives while five attempts hang on a slow receiver", async () => {
+    const slow = await startReceiver(() => ({ status: 200, delayMs: 25_000 }));
+    const fast = await startReceiver();
+    try {
+      const a = await s.register();
+      const b = await s.register();
+      for (const t of [a, b]) await s.setPlan(t.tenantId, 'pro');
+      await s.call('/api/v1/webhooks', { key: a.apiKey, body: { url: slow.url, events: ['execution.completed'] } });
+      await s.call('/api/v1/webhooks', { key: b.apiKey, body: { url: fast.url, events: ['execution.completed'] } });
+      for (let i = 0; i < 5; i++) {
+        await s.call('/api/v1/modules/text/execute', { key: a.apiKey, body: { action: 'slugify', input: { text: `a${i}` } } });
+      }
+      await slow.waitFor(5);
+      await s.call('/api/v1/modules/text/execute', { key: b.apiKey, body: { action: 'slugify', input: { text: 'b' } } });
+      const [got] = await fast.waitFor(1, { timeoutMs: 10_000 });
+      expect(got!.body.data.output).toEqual({ slug: 'b' });
+    } finally {
+      await fast.close();
+      await slow.close();
     }
   });
 });

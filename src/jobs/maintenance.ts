@@ -1,0 +1,32 @@
+import { purgeOldRecords } from '../events/retention';
+import { closeInterruptedExecutions } from '../executions/recover';
+import { purgeExpiredMemory } from '../memory/purge';
+import type { Services } from '../services';
+
+/** Every minute: close executions a crashed instance left running; purge expired memory. */
+export const MINUTELY_QUEUE = 'maintenance-minutely';
+/** Every hour: delete events and webhook deliveries past their retention. */
+export const HOURLY_QUEUE = 'maintenance-hourly';
+
+/** Queue options: a missed run is simply done by the next one, so no retries. */
+export const MAINTENANCE_QUEUE_OPTIONS = { retryLimit: 0, expireInSeconds: 600 };
+
+/**
+ * Periodic upkeep as pg-boss cron schedules: whichever instance's cron pass is due sends one job
+ * per period, and any instance's worker runs it, so N instances do the work once, not N times.
+ */
+export async function startMaintenance(svc: Services): Promise<void> {
+  await svc.boss.schedule(MINUTELY_QUEUE, '* * * * *');
+  await svc.boss.schedule(HOURLY_QUEUE, '17 * * * *');
+  await svc.boss.work(MINUTELY_QUEUE, { pollingIntervalSeconds: 10 }, async () => {
+    // On PostgreSQL other live instances may still be running theirs: only rows older than any
+    // action's deadline are stale.
+    const closed = await closeInterruptedExecutions(svc, 120_000);
+    const purged = await purgeExpiredMemory(svc);
+    if (closed || purged) svc.logger.info({ closed, purged }, 'maintenance: closed interrupted executions, purged expired memory');
+  });
+  await svc.boss.work(HOURLY_QUEUE, { pollingIntervalSeconds: 60 }, async () => {
+    const removed = await purgeOldRecords(svc);
+    if (removed.events || removed.deliveries) svc.logger.info(removed, 'retention: deleted old events and webhook deliveries');
+  });
+}
