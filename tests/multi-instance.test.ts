@@ -3,7 +3,9 @@
  * revocation, rotation and plan changes made on one are seen by the other on its very next
  * request, and both draw on one rate-limit pool per tenant.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, verifySignature } from './receiver';
 import { createTestDatabase, expectError, startTestServer, TEST_DATABASE_URL, TEST_REDIS_URL, type TestServer } from './harness';
 
 if (TEST_DATABASE_URL && TEST_REDIS_URL) {
@@ -11,13 +13,38 @@ if (TEST_DATABASE_URL && TEST_REDIS_URL) {
     let a: TestServer;
     let b: TestServer;
     beforeAll(async () => {
-      a = await startTestServer({ backend: 'postgres', redis: true });
-      b = await startTestServer({ backend: 'postgres', redis: true, databaseUrl: a.config.databaseUrl });
+      const env = { WEBHOOK_ALLOW_PRIVATE: '1', ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+      a = await startTestServer({ backend: 'postgres', redis: true, env });
+      b = await startTestServer({ backend: 'postgres', redis: true, databaseUrl: a.config.databaseUrl, env });
     });
     // B first: A owns (and drops) the database.
     afterAll(async () => {
       await b?.close();
       await a?.close();
+    });
+
+    it('webhook deliveries are shared: events from both instances arrive once each, signed', async () => {
+      const receiver = await startReceiver();
+      try {
+        const t = await a.register();
+        await a.setPlan(t.tenantId, 'pro');
+        const sub = await b.call('/api/v1/webhooks', { key: t.apiKey, body: { url: receiver.url, events: ['execution.completed'] } });
+        expect(sub.status).toBe(201);
+        const runs = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            (i % 2 ? a : b).call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: `n ${i}` } } }),
+          ),
+        );
+        expect(runs.every((r) => r.status === 200)).toBe(true);
+        const got = await receiver.waitFor(20);
+        await new Promise((r) => setTimeout(r, 500));
+        const ids = receiver.received.map((r) => r.body.id);
+        expect(new Set(ids).size).toBe(20);
+        expect(ids).toHaveLength(20);
+        expect(got.every((r) => verifySignature(sub.body.secret, r.raw, r.headers['x-webhook-signature']))).toBe(true);
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('runs both instances on one database with the Redis key cache', () => {
