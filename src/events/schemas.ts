@@ -5,7 +5,7 @@ import type { EventType } from './record';
  * The `data` of each event kind: the contract receivers code against (published in the OpenAPI
  * document's `webhooks` section). Producers pass objects of these shapes to recordEvent.
  */
-const iso = z.string().describe('ISO 8601 UTC timestamp');
+const iso = z.iso.datetime().describe('ISO 8601 UTC timestamp');
 
 const executionBase = {
   execution_id: z.string(),

@@ -838,9 +838,15 @@ export interface components {
             invoice_id: string;
             /** @description Path of the invoice endpoint */
             invoice_url: string;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
             period_end: string;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
             period_start: string;
             status: string;
             tenant_id: string;
@@ -852,7 +858,10 @@ export interface components {
             limit: number;
             /** @description Share of the monthly limit used, 80 or more */
             percent: number;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
             period_end: string;
             plan: string;
             tenant_id: string;
@@ -863,7 +872,10 @@ export interface components {
             limit: number;
             /** @description True when executions continue as billed overage, false when they are paused */
             overage: boolean;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
             period_end: string;
             plan: string;
             tenant_id: string;
@@ -950,7 +962,10 @@ export interface components {
         };
         /** @description The tenant installed a module, explicitly or by first use. */
         ModuleInstalledData: {
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
             installed_at: string;
             module: string;
             /** @enum {string} */
@@ -959,7 +974,10 @@ export interface components {
         /** @description The tenant removed a module. */
         ModuleUninstalledData: {
             module: string;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
             uninstalled_at: string;
         };
         /** @description A module's trust score changed by 5 points or more. */
@@ -997,7 +1015,10 @@ export interface components {
         };
         /** @description Every step of a workflow run completed. */
         WorkflowCompletedData: {
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
             completed_at: string;
             duration_ms: number;
             run_id: string;
@@ -1011,7 +1032,10 @@ export interface components {
                 code: string;
                 message: string;
             };
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
             failed_at: string;
             failed_step: string;
             run_id: string;
