@@ -2,54 +2,28 @@
  * `npm run bench`: requests/s and p99 latency of the service's hot paths next to a bare
  * node:http handler answering the same bytes, measured in the same run, and their ratio.
  * Goals (issue #3): authenticated GET >= 50% of bare on the embedded default, >= 35% with Redis.
+ * Then webhook throughput (bench/webhooks.ts): deliveries/s and event -> first attempt delay
+ * from 10,000 executions, next to a bare receiver; targets >= 1,000/s, p99 <= 250 ms on PostgreSQL.
+ *
+ *   BENCH_ONLY=http|webhooks              one section (default both)
+ *   BENCH_BACKENDS=embedded,pg,embedded+redis   which backends (default all; webhooks: embedded, pg)
+ *   BENCH_DATABASE_URL, BENCH_REDIS_URL   PostgreSQL server (a fresh database is created and
+ *                                         dropped per section) and Redis; PostgreSQL scenarios
+ *                                         are left out when it is not reachable
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { ADMIN_TOKEN, fmt, json, printTable, reachable, registerEnterprise, startTarget, withFreshDatabase } from './common';
+import { benchWebhooks, printWebhookResult, type WebhookResult } from './webhooks';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-
-interface Target {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function startTarget(args: string[], env: Record<string, string | undefined>): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/target.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /READY (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`target exited with ${code}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    stop: () =>
-      new Promise((resolve) => {
-        const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => {
-          clearTimeout(force);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
-}
+/** BENCH_ONLY=http or BENCH_ONLY=webhooks runs one section; both by default. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'http,webhooks').split(',').map((s) => s.trim()));
+const BACKENDS = new Set((process.env.BENCH_BACKENDS ?? 'embedded,pg,embedded+redis').split(',').map((s) => s.trim()));
 
 async function load(url: string, headers: Record<string, string> = {}, extra: { method?: 'POST'; body?: string; connections?: number } = {}) {
   const options = {
@@ -65,37 +39,11 @@ async function load(url: string, headers: Record<string, string> = {}, extra: { 
   return { rps: r.requests.average, p99: r.latency.p99, non2xx };
 }
 
-async function json(url: string, init: RequestInit = {}) {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
-  return { status: res.status, text: await res.text() };
-}
-
-async function reachable(url: string | undefined, check: (u: string) => Promise<void>): Promise<string | undefined> {
-  if (!url) return undefined;
-  try {
-    await check(url);
-    return url;
-  } catch {
-    return undefined;
-  }
-}
-
 async function benchService(label: string, env: Record<string, string | undefined>) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-bench-'));
   const service = await startTarget(['service'], { ...env, DATA_DIR: dataDir, ADMIN_TOKEN, REGISTER_LIMIT_PER_HOUR: '1000000' });
   try {
-    const reg = JSON.parse(
-      (await json(`${service.url}/api/v1/auth/register`, {
-        method: 'POST',
-        body: JSON.stringify({ agent_name: 'bench', owner_email: `bench-${Date.now()}@example.com` }),
-      })).text,
-    ) as { api_key: string; tenant_id: string };
-    // Lift the request limit so the benchmark measures the path, not 429s.
-    await json(`${service.url}/api/v1/admin/tenants/${reg.tenant_id}/plan`, {
-      method: 'PUT',
-      headers: { 'x-admin-token': ADMIN_TOKEN },
-      body: JSON.stringify({ plan: 'enterprise', requests_per_minute: 100_000_000 }),
-    });
+    const reg = await registerEnterprise(service.url, 'bench');
     const keysUrl = `${service.url}/api/v1/keys`;
     const keysBody = (await json(keysUrl, { headers: { 'x-api-key': reg.api_key } })).text;
     const moduleUrl = `${service.url}/api/v1/modules?limit=1`;
@@ -140,41 +88,44 @@ async function benchService(label: string, env: Record<string, string | undefine
   }
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-function print(rows: string[][]) {
-  const header = ['scenario', 'req/s', 'p99', 'bare req/s', 'bare p99', 'ratio', 'non-2xx'];
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  for (const r of all) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
-}
-
-const rows: string[][] = [];
-console.log(`bench: ${CONNECTIONS} connections, ${DURATION_S} s per measurement (after 1 s warm-up), service and bare handler each in their own process\n`);
-rows.push(...(await benchService('embedded', { DATABASE_URL: undefined, REDIS_URL: undefined })));
-
+console.log(
+  `bench: ${ONLY.has('http') ? `${CONNECTIONS} connections, ${DURATION_S} s per HTTP measurement (after 1 s warm-up); ` : ''}service, receivers and bare handlers each in their own process\n`,
+);
 const pgUrl = await reachable(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', async (u) => {
   const c = new pg.Client({ connectionString: u, connectionTimeoutMillis: 1000 });
   await c.connect();
   await c.end();
 });
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-if (pgUrl) {
-  const dbName = `amp_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(pgUrl);
-  dbUrl.pathname = `/${dbName}`;
-  try {
-    rows.push(...(await benchService('pg+redis', { DATABASE_URL: dbUrl.toString(), REDIS_URL: redisUrl })));
-    rows.push(...(await benchService('embedded+redis', { DATABASE_URL: undefined, REDIS_URL: redisUrl })));
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+if (!pgUrl) console.log('PostgreSQL not reachable (BENCH_DATABASE_URL): the PostgreSQL+Redis scenarios are left out.\n');
+
+const rows: string[][] = [];
+if (ONLY.has('http')) {
+  if (BACKENDS.has('embedded')) rows.push(...(await benchService('embedded', { DATABASE_URL: undefined, REDIS_URL: undefined })));
+  if (pgUrl && BACKENDS.has('pg')) {
+    await withFreshDatabase(pgUrl, async (dbUrl) => {
+      rows.push(...(await benchService('pg+redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl })));
+    });
   }
-} else {
-  console.log('PostgreSQL not reachable (BENCH_DATABASE_URL): the PostgreSQL+Redis scenario is left out.\n');
+  if (pgUrl && BACKENDS.has('embedded+redis')) rows.push(...(await benchService('embedded+redis', { DATABASE_URL: undefined, REDIS_URL: redisUrl })));
 }
-print(rows);
+
+// Delivery concurrency (workers x batchSize) as src/app.ts configures it: the bare baseline's in-flight count.
+const webhookResults: WebhookResult[] = [];
+if (ONLY.has('webhooks')) {
+  if (BACKENDS.has('embedded')) webhookResults.push(await benchWebhooks('embedded (PGlite)', { DATABASE_URL: undefined, REDIS_URL: undefined }, { onPostgres: false, inFlightCap: 2 * 20 }));
+  if (pgUrl && BACKENDS.has('pg')) {
+    webhookResults.push(
+      await withFreshDatabase(pgUrl, (dbUrl) =>
+        benchWebhooks('PostgreSQL + Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }, { onPostgres: true, inFlightCap: 4 * 25 }),
+      ),
+    );
+  }
+}
+
+if (rows.length > 0) {
+  printTable(['scenario', 'req/s', 'p99', 'bare req/s', 'bare p99', 'ratio', 'non-2xx'], rows);
+  console.log('');
+}
+for (const r of webhookResults) printWebhookResult(r);
 process.exit(0);

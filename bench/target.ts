@@ -1,15 +1,18 @@
 /**
  * A benchmark target in its own process, so the load generator does not share its event loop:
  *   tsx bench/target.ts bare <body-file>   a bare node:http handler answering the given bytes
+ *   tsx bench/target.ts receiver           a bare node:http webhook receiver that records receipts
  *   tsx bench/target.ts service            the real service (env decides embedded / PostgreSQL+Redis)
  * Prints `READY <port>` when listening.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startServer } from '../src/server/http/server';
 
 const [mode, bodyFile] = process.argv.slice(2);
+
+/** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes. */
+const nowMs = () => performance.timeOrigin + performance.now();
 
 if (mode === 'bare') {
   const body = readFileSync(bodyFile!);
@@ -18,7 +21,93 @@ if (mode === 'bare') {
     res.end(body);
   });
   server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+} else if (mode === 'receiver') {
+  startReceiver();
 } else {
+  const { startServer } = await import('../src/server/http/server');
   const running = await startServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' } });
   console.log(`READY ${running.port}`);
+}
+
+/**
+ * POST (any path): a webhook delivery, answered 200 at once. For first attempts
+ * (`x-webhook-attempt: 1`) it keeps the receipt time and the delay from the envelope's
+ * `timestamp` (when the event was recorded; same machine clock). Repeated `x-webhook-id`s count
+ * as duplicates. GET /stats answers what was recorded (`?summary` without the arrays);
+ * POST /reset forgets it.
+ */
+function startReceiver() {
+  let state = fresh();
+  function fresh() {
+    return {
+      posts: 0,
+      firstAttempts: 0,
+      retries: 0,
+      duplicates: 0,
+      badBodies: 0,
+      seen: new Set<string>(),
+      at: [] as number[],
+      delay: [] as number[],
+      connections: 0,
+      openConnections: 0,
+      peakConnections: 0,
+      inFlight: 0,
+      peakInFlight: 0,
+      sample: null as null | { headers: IncomingHttpHeaders; body: string },
+    };
+  }
+  const ok = Buffer.from('{"received":true}');
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/stats')) {
+      const { seen: _seen, at, delay, ...summary } = state;
+      const body = JSON.stringify(req.url.includes('summary') ? summary : { ...summary, at, delay });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/reset') {
+      const open = state.openConnections;
+      state = fresh();
+      state.openConnections = open;
+      res.writeHead(204).end();
+      req.resume();
+      return;
+    }
+    const s = state;
+    s.inFlight++;
+    s.peakInFlight = Math.max(s.peakInFlight, s.inFlight);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = nowMs();
+      s.posts++;
+      const id = String(req.headers['x-webhook-id'] ?? '');
+      if (s.seen.has(id)) s.duplicates++;
+      else s.seen.add(id);
+      if (req.headers['x-webhook-attempt'] === '1') {
+        s.firstAttempts++;
+        const body = Buffer.concat(chunks).toString('utf8');
+        try {
+          const ts = Date.parse((JSON.parse(body) as { timestamp: string }).timestamp);
+          s.at.push(at);
+          s.delay.push(at - ts);
+        } catch {
+          s.badBodies++;
+        }
+        if (!s.sample) s.sample = { headers: req.headers, body };
+      } else {
+        s.retries++;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': ok.length });
+      res.end(ok);
+      s.inFlight--;
+    });
+  });
+  server.on('connection', (socket) => {
+    state.connections++;
+    state.openConnections++;
+    state.peakConnections = Math.max(state.peakConnections, state.openConnections);
+    socket.once('close', () => state.openConnections--);
+  });
+  server.keepAliveTimeout = 5000;
+  server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
 }
