@@ -41,7 +41,7 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir, opts.pgliteTemplate);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 20) : openPglite(opts.dataDir, opts.pgliteTemplate);
 }
 
 async function openPglite(dataDir: string, template?: string): Promise<Database> {

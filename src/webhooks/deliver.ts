@@ -1,5 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { events, webhookAttempts, webhookDeliveries, webhookSubscriptions } from '../db/schema';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { Executor } from '../db';
+import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
 import { decryptSecret } from '../lib/secrets';
 import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
@@ -46,11 +47,15 @@ export async function attemptDelivery(svc: Services, job: DeliveryJob): Promise<
   if (retryInMs !== undefined) svc.deliveryWorker.wakeIn(retryInMs);
 }
 
+/** Rows each subscription's statistics are spread over (see webhookStats). */
+const STATS_SHARDS = 8;
+
 /**
  * Records an attempt in one transaction: the attempt row; the delivery (succeeded, failed, or the
- * next attempt scheduled at WEBHOOK_RETRY_SCHEDULE_MS); on a finished delivery the subscription's
- * statistics and consecutive-failure count, disabling it at the tenth failed delivery in a row.
- * Returns the delay of the next attempt when one was scheduled.
+ * next attempt scheduled at WEBHOOK_RETRY_SCHEDULE_MS); the statistics; on a finished delivery
+ * the consecutive-failure count, disabling the subscription at the tenth failed delivery in a
+ * row. A success touches the subscription row only when it resets a failure count, so a healthy
+ * busy receiver's attempts do not queue on one row lock. Returns the next attempt's delay.
  */
 async function recordAttempt(svc: Services, deliveryId: string, subscriptionId: string, attempt: number, outcome: AttemptOutcome): Promise<number | undefined> {
   const schedule = svc.config.webhooks.retryScheduleMs;
@@ -58,6 +63,9 @@ async function recordAttempt(svc: Services, deliveryId: string, subscriptionId: 
   const finished = outcome.success || retryDelayMs === undefined;
   const now = new Date();
   return svc.db.transaction(async (tx) => {
+    // Delivery is at least once: losing this record in a database crash means one resend, so the
+    // commit need not wait for the disk (PostgreSQL; PGlite runs without fsync anyway).
+    if (svc.database.kind === 'postgres') await tx.execute(sql`set local synchronous_commit = off`);
     const [updated] = await tx
       .update(webhookDeliveries)
       .set({
@@ -80,31 +88,50 @@ async function recordAttempt(svc: Services, deliveryId: string, subscriptionId: 
       createdAt: now,
     });
     if (!finished) await scheduleAttempts(svc, tx, [{ deliveryId, attempt: attempt + 1, delayMs: retryDelayMs! }]);
-    const stats = subscriptionStatsUpdate(outcome, finished);
-    if (Object.keys(stats).length > 0) {
-      await tx.update(webhookSubscriptions).set(stats).where(eq(webhookSubscriptions.id, subscriptionId));
-    }
+    await addToStats(tx, subscriptionId, outcome, finished);
+    if (finished) await countConsecutiveFailures(tx, subscriptionId, outcome.success);
     return retryDelayMs;
   });
 }
 
 /** Average latency counts attempts the receiver answered (refused connections would skew it). */
-function subscriptionStatsUpdate(outcome: AttemptOutcome, finished: boolean) {
+async function addToStats(tx: Executor, subscriptionId: string, outcome: AttemptOutcome, finished: boolean) {
+  const timed = outcome.statusCode !== null;
+  if (!timed && !finished) return;
+  const delta = {
+    deliveriesSucceeded: finished && outcome.success ? 1 : 0,
+    deliveriesFailed: finished && !outcome.success ? 1 : 0,
+    attemptsTimed: timed ? 1 : 0,
+    attemptLatencyTotalMs: timed ? outcome.latencyMs : 0,
+  };
+  const st = webhookStats;
+  await tx
+    .insert(st)
+    .values({ subscriptionId, shard: Math.floor(Math.random() * STATS_SHARDS), ...delta })
+    .onConflictDoUpdate({
+      target: [st.subscriptionId, st.shard],
+      set: {
+        deliveriesSucceeded: sql`${st.deliveriesSucceeded} + excluded.deliveries_succeeded`,
+        deliveriesFailed: sql`${st.deliveriesFailed} + excluded.deliveries_failed`,
+        attemptsTimed: sql`${st.attemptsTimed} + excluded.attempts_timed`,
+        attemptLatencyTotalMs: sql`${st.attemptLatencyTotalMs} + excluded.attempt_latency_total_ms`,
+      },
+    });
+}
+
+async function countConsecutiveFailures(tx: Executor, subscriptionId: string, success: boolean) {
   const s = webhookSubscriptions;
-  const stats =
-    outcome.statusCode !== null
-      ? { attemptsTimed: sql`${s.attemptsTimed} + 1`, attemptLatencyTotalMs: sql`${s.attemptLatencyTotalMs} + ${outcome.latencyMs}` }
-      : {};
-  if (!finished) return stats;
-  if (outcome.success) {
-    return { ...stats, deliveriesSucceeded: sql`${s.deliveriesSucceeded} + 1`, consecutiveFailures: 0 };
+  if (success) {
+    await tx.update(s).set({ consecutiveFailures: 0 }).where(and(eq(s.id, subscriptionId), ne(s.consecutiveFailures, 0)));
+    return;
   }
   const failures = sql`${s.consecutiveFailures} + 1`;
-  return {
-    ...stats,
-    deliveriesFailed: sql`${s.deliveriesFailed} + 1`,
-    consecutiveFailures: failures,
-    status: sql`case when ${failures} >= ${AUTO_DISABLE_AFTER} then 'disabled' else ${s.status} end`,
-    disabledAt: sql`case when ${failures} >= ${AUTO_DISABLE_AFTER} and ${s.status} = 'active' then now() else ${s.disabledAt} end`,
-  };
+  await tx
+    .update(s)
+    .set({
+      consecutiveFailures: failures,
+      status: sql`case when ${failures} >= ${AUTO_DISABLE_AFTER} then 'disabled' else ${s.status} end`,
+      disabledAt: sql`case when ${failures} >= ${AUTO_DISABLE_AFTER} and ${s.status} = 'active' then now() else ${s.disabledAt} end`,
+    })
+    .where(eq(s.id, subscriptionId));
 }

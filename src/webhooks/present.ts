@@ -17,14 +17,21 @@ export function presentWebhook(row: WebhookSubscriptionRow, secret?: string) {
   };
 }
 
-export function presentStats(row: WebhookSubscriptionRow, pending: number) {
-  const finished = row.deliveriesSucceeded + row.deliveriesFailed;
+export interface StatsTotals {
+  succeeded: number;
+  failed: number;
+  attemptsTimed: number;
+  latencyTotalMs: number;
+}
+
+export function presentStats(row: WebhookSubscriptionRow, totals: StatsTotals, pending: number) {
+  const finished = totals.succeeded + totals.failed;
   return {
-    success_rate: finished ? Math.round((row.deliveriesSucceeded / finished) * 10_000) / 10_000 : null,
-    avg_latency_ms: row.attemptsTimed ? Math.round(row.attemptLatencyTotalMs / row.attemptsTimed) : null,
+    success_rate: finished ? Math.round((totals.succeeded / finished) * 10_000) / 10_000 : null,
+    avg_latency_ms: totals.attemptsTimed ? Math.round(totals.latencyTotalMs / totals.attemptsTimed) : null,
     total_deliveries: finished + pending,
-    succeeded_deliveries: row.deliveriesSucceeded,
-    failed_deliveries: row.deliveriesFailed,
+    succeeded_deliveries: totals.succeeded,
+    failed_deliveries: totals.failed,
     pending_deliveries: pending,
     consecutive_failures: row.consecutiveFailures,
   };

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
-import { webhookAttempts, webhookDeliveries, webhookSubscriptions, type WebhookAttemptRow } from '../db/schema';
+import { webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions, type WebhookAttemptRow } from '../db/schema';
 import { newId } from '../lib/ids';
 import { decodeCursor, toPage } from '../lib/pagination';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
@@ -69,12 +69,22 @@ export async function listWebhooks(svc: Services, principal: Principal, input: L
 export async function getWebhook(svc: Services, principal: Principal, id: string) {
   const row = await findSubscription(svc, principal.tenantId, id);
   const d = webhookDeliveries;
-  const [deliveries, [pending]] = await Promise.all([
+  const st = webhookStats;
+  const [deliveries, [pending], [totals]] = await Promise.all([
     svc.db.select().from(d).where(eq(d.subscriptionId, id)).orderBy(desc(d.createdAt), desc(d.id)).limit(HISTORY_SIZE),
     svc.db
       .select({ n: count() })
       .from(d)
       .where(and(eq(d.subscriptionId, id), eq(d.status, 'pending'), sql`${d.kind} <> 'test'`)),
+    svc.db
+      .select({
+        succeeded: sql<number>`coalesce(sum(${st.deliveriesSucceeded}), 0)::float8`,
+        failed: sql<number>`coalesce(sum(${st.deliveriesFailed}), 0)::float8`,
+        attemptsTimed: sql<number>`coalesce(sum(${st.attemptsTimed}), 0)::float8`,
+        latencyTotalMs: sql<number>`coalesce(sum(${st.attemptLatencyTotalMs}), 0)::float8`,
+      })
+      .from(st)
+      .where(eq(st.subscriptionId, id)),
   ]);
   const attempts = deliveries.length
     ? await svc.db
@@ -87,7 +97,7 @@ export async function getWebhook(svc: Services, principal: Principal, id: string
   for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
   return {
     ...presentWebhook(row),
-    stats: presentStats(row, pending?.n ?? 0),
+    stats: presentStats(row, totals!, pending?.n ?? 0),
     deliveries: deliveries.map((x) => presentDelivery(x, byDelivery.get(x.id) ?? [])),
   };
 }

@@ -1,4 +1,4 @@
-import { bigint, bigserial, boolean, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 import { tenants } from './tenants';
 
@@ -23,17 +23,32 @@ export const webhookSubscriptions = pgTable(
     /** Failed deliveries in a row; 10 disables the subscription, a success resets it. */
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
-    // Running statistics over finished deliveries and their attempts (the detail view's `stats`).
-    deliveriesSucceeded: bigint('deliveries_succeeded', { mode: 'number' }).notNull().default(0),
-    deliveriesFailed: bigint('deliveries_failed', { mode: 'number' }).notNull().default(0),
-    attemptsTimed: bigint('attempts_timed', { mode: 'number' }).notNull().default(0),
-    attemptLatencyTotalMs: bigint('attempt_latency_total_ms', { mode: 'number' }).notNull().default(0),
     ...timestamps,
   },
   (t) => [index('webhook_subscriptions_tenant_idx').on(t.tenantId, t.createdAt, t.id)],
 );
 
 export type WebhookSubscriptionRow = typeof webhookSubscriptions.$inferSelect;
+
+/**
+ * Running statistics of a subscription (the detail view's `stats`), spread over a few rows per
+ * subscription so concurrent attempts to one busy receiver do not queue on one row lock; the
+ * view sums them. Counters, so they outlive the history's retention.
+ */
+export const webhookStats = pgTable(
+  'webhook_stats',
+  {
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: 'cascade' }),
+    shard: smallint('shard').notNull(),
+    deliveriesSucceeded: bigint('deliveries_succeeded', { mode: 'number' }).notNull().default(0),
+    deliveriesFailed: bigint('deliveries_failed', { mode: 'number' }).notNull().default(0),
+    attemptsTimed: bigint('attempts_timed', { mode: 'number' }).notNull().default(0),
+    attemptLatencyTotalMs: bigint('attempt_latency_total_ms', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.subscriptionId, t.shard] })],
+);
 
 export type DeliveryKind = 'event' | 'replay' | 'test';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
