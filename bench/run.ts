@@ -113,11 +113,11 @@ if (ONLY.has('http')) {
 // Delivery concurrency (workers x batchSize) as src/app.ts configures it: the bare baseline's in-flight count.
 const webhookResults: WebhookResult[] = [];
 if (ONLY.has('webhooks')) {
-  if (BACKENDS.has('embedded')) webhookResults.push(await benchWebhooks('embedded (PGlite)', { DATABASE_URL: undefined, REDIS_URL: undefined }, { onPostgres: false, inFlightCap: 2 * 20 }));
+  if (BACKENDS.has('embedded')) webhookResults.push(await benchWebhooks('embedded (PGlite)', { DATABASE_URL: undefined, REDIS_URL: undefined }, { onPostgres: false, inFlightCap: 32 }));
   if (pgUrl && BACKENDS.has('pg')) {
     webhookResults.push(
       await withFreshDatabase(pgUrl, (dbUrl) =>
-        benchWebhooks('PostgreSQL + Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }, { onPostgres: true, inFlightCap: 4 * 25 }),
+        benchWebhooks('PostgreSQL + Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }, { onPostgres: true, inFlightCap: 64 }),
       ),
     );
   }

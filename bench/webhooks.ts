@@ -130,7 +130,7 @@ export interface WebhookResult {
  * One backend: a fresh service and receiver; a pro+ (enterprise) tenant subscribed to
  * execution.completed; a warm-up; EXECUTIONS executions; wait for their deliveries; an idle
  * probe of single executions one at a time; then the bare baseline at the same concurrency.
- * `inFlightCap` is the service's delivery concurrency (workers x batchSize in src/app.ts).
+ * `inFlightCap` is the service's delivery concurrency (DeliveryWorker maxInFlight in src/app.ts).
  */
 export async function benchWebhooks(label: string, env: Record<string, string | undefined>, opts: { onPostgres: boolean; inFlightCap: number }): Promise<WebhookResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-bench-webhooks-'));
