@@ -1,7 +1,7 @@
-import type { Job } from 'pg-boss';
 import type { Services } from '../services';
-import { attemptDelivery } from '../webhooks/deliver';
+import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt, type PreparedAttempt } from '../webhooks/deliver';
 import { DELIVERY_QUEUE, type DeliveryJob } from '../webhooks/queue';
+import { postToReceiver } from '../webhooks/send';
 
 export interface DeliveryWorkerOptions {
   /** Attempts in flight at once on this instance. */
@@ -10,17 +10,22 @@ export interface DeliveryWorkerOptions {
   pollMs: number;
 }
 
+const FETCH_BATCH = 50;
+const RECORD_BATCH = 200;
+
 /**
  * The delivery worker loop (Svix-style: a loop over durable rows). It fetches due attempt jobs
- * from pg-boss while it has free slots and runs each on its own, so a slow receiver holds one
- * slot for up to WEBHOOK_TIMEOUT_MS, not a whole batch. Finished jobs are completed in groups.
- * pg-boss polls at most every 0.5 s, so whoever commits new deliveries calls `wake()`, and a
- * failed attempt wakes the loop when its retry falls due.
+ * from pg-boss while it has free slots, loads them in one query, and sends each on its own, so a
+ * slow receiver holds one slot for up to WEBHOOK_TIMEOUT_MS, not a batch. Finished attempts are
+ * recorded in groups, one transaction each, which also completes their jobs. pg-boss polls at
+ * most every 0.5 s, so whoever commits new deliveries calls `wake()`, and a failed attempt wakes
+ * the loop when its retry falls due.
  */
 export class DeliveryWorker {
-  private inFlight = new Set<Promise<void>>();
-  private toComplete: string[] = [];
-  private completeTimer: NodeJS.Timeout | undefined;
+  /** Jobs fetched and not yet recorded or completed. */
+  private active = 0;
+  private made: MadeAttempt[] = [];
+  private recording: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private running: Promise<void> | undefined;
@@ -46,69 +51,91 @@ export class DeliveryWorker {
     setTimeout(() => this.wake(), delayMs + 5).unref();
   }
 
-  /** Stops fetching, lets attempts in flight finish (bounded), completes their jobs. */
+  /** Stops fetching, lets attempts in flight finish (bounded) and records them. */
   async stop(timeoutMs = 5000): Promise<void> {
     this.stopped = true;
     this.wake();
     await this.running;
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
-    await this.flushCompletions();
+    const deadline = Date.now() + timeoutMs;
+    while (this.active > 0 && Date.now() < deadline) await this.sleep(50);
+    await this.recording;
   }
 
   private async loop(svc: Services): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
-      const free = this.options.maxInFlight - this.inFlight.size;
+      const free = this.options.maxInFlight - this.active;
       if (free <= 0) {
-        await Promise.race(this.inFlight);
+        await this.sleep(1000); // woken as soon as a slot frees
         continue;
       }
       this.woken = false;
-      let jobs: Job<DeliveryJob>[];
+      const want = Math.min(free, FETCH_BATCH);
+      let jobs: FetchedJob[];
       try {
-        jobs = await svc.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: Math.min(free, 50) });
+        jobs = await svc.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: want });
         failures = 0;
       } catch (err) {
         if (failures++ === 0) svc.logger.warn({ err: String(err) }, 'webhook worker could not fetch jobs; retrying');
         await this.sleep(Math.min(30_000, this.options.pollMs * 2 ** failures));
         continue;
       }
-      for (const job of jobs) this.run(svc, job);
+      if (jobs.length > 0) {
+        this.active += jobs.length;
+        void this.dispatch(svc, jobs);
+      }
       // A full batch means more may be due: fetch again at once.
-      if (jobs.length < Math.min(free, 50) && !this.woken) await this.sleep(this.options.pollMs);
+      if (jobs.length < want && !this.woken) await this.sleep(this.options.pollMs);
     }
   }
 
-  private run(svc: Services, job: Job<DeliveryJob>): void {
-    const task = attemptDelivery(svc, job.data).then(
-      () => this.complete(svc, job.id),
-      async (err: unknown) => {
-        // Our own failure (the database went away mid-record): pg-boss runs the job again later;
-        // an attempt already recorded is skipped then.
-        svc.logger.warn({ err: String(err), deliveryId: job.data.deliveryId }, 'webhook attempt could not be recorded; it will run again');
-        await svc.boss.fail(DELIVERY_QUEUE, job.id).catch(() => {});
-      },
-    );
-    this.inFlight.add(task);
-    void task.finally(() => {
-      this.inFlight.delete(task);
-      this.wakeUp?.();
-    });
+  private async dispatch(svc: Services, jobs: FetchedJob[]): Promise<void> {
+    let prepared: { ready: PreparedAttempt[]; idle: string[] };
+    try {
+      prepared = await prepareAttempts(svc, jobs);
+    } catch (err) {
+      svc.logger.warn({ err: String(err) }, 'webhook attempts could not be loaded; they will run again');
+      await this.release(svc, jobs.map((j) => j.id), 'fail');
+      return;
+    }
+    if (prepared.idle.length > 0) await this.release(svc, prepared.idle, 'complete');
+    for (const attempt of prepared.ready) {
+      void postToReceiver(svc, attempt.url, attempt.body, attempt.headers).then((outcome) => this.record(svc, { prepared: attempt, outcome }));
+    }
   }
 
-  private complete(svc: Services, jobId: string): void {
-    this.toComplete.push(jobId);
-    if (this.toComplete.length >= 50) void this.flushCompletions();
-    else this.completeTimer ??= setTimeout(() => void this.flushCompletions(), 10);
+  /** Queues a made attempt; one recorder at a time drains the queue in groups. */
+  private record(svc: Services, made: MadeAttempt): void {
+    this.made.push(made);
+    this.recording ??= this.drain(svc).finally(() => (this.recording = undefined));
   }
 
-  private async flushCompletions(): Promise<void> {
-    clearTimeout(this.completeTimer);
-    this.completeTimer = undefined;
-    const ids = this.toComplete.splice(0);
-    if (ids.length === 0 || !this.svc) return;
-    // If this fails the jobs expire and run again; their attempts are already recorded and skipped.
-    await this.svc.boss.complete(DELIVERY_QUEUE, ids).catch((err: unknown) => this.svc!.logger.warn({ err: String(err) }, 'could not complete webhook jobs'));
+  private async drain(svc: Services): Promise<void> {
+    while (this.made.length > 0) {
+      const group = this.made.splice(0, RECORD_BATCH);
+      try {
+        const retries = await recordAttempts(svc, group);
+        for (const delay of new Set(retries)) this.wakeIn(delay);
+        this.freeSlots(group.length);
+      } catch (err) {
+        // Our own failure (the database went away): pg-boss runs these jobs again later; an
+        // attempt recorded meanwhile is skipped then.
+        svc.logger.warn({ err: String(err), attempts: group.length }, 'webhook attempts could not be recorded; they will run again');
+        await this.release(svc, group.map((m) => m.prepared.jobId), 'fail');
+      }
+    }
+  }
+
+  private async release(svc: Services, jobIds: string[], how: 'complete' | 'fail'): Promise<void> {
+    const op = how === 'complete' ? svc.boss.complete(DELIVERY_QUEUE, jobIds) : svc.boss.fail(DELIVERY_QUEUE, jobIds);
+    // If this fails too, the jobs expire and run again.
+    await op.catch((err: unknown) => svc.logger.warn({ err: String(err) }, `could not ${how} webhook jobs`));
+    this.freeSlots(jobIds.length);
+  }
+
+  private freeSlots(n: number): void {
+    this.active -= n;
+    this.wakeUp?.();
   }
 
   private sleep(ms: number): Promise<void> {

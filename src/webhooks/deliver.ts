@@ -1,22 +1,48 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
+import { jobsDb } from '../jobs/tx';
 import { decryptSecret } from '../lib/secrets';
 import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
-import { scheduleAttempts, type DeliveryJob } from './queue';
-import { postToReceiver, type AttemptOutcome } from './send';
+import { DELIVERY_QUEUE, scheduleAttempts, type DeliveryJob } from './queue';
+import type { AttemptOutcome } from './send';
 
 /** Spec §3: this many failed deliveries in a row disable the subscription. */
 export const AUTO_DISABLE_AFTER = 10;
+/** Rows each subscription's statistics are spread over (see webhookStats). */
+const STATS_SHARDS = 8;
+
+/** A pg-boss job of the delivery queue, as fetched. */
+export interface FetchedJob {
+  id: string;
+  data: DeliveryJob;
+}
+
+/** An attempt ready to send: the exact bytes, signed for this attempt. */
+export interface PreparedAttempt {
+  jobId: string;
+  deliveryId: string;
+  subscriptionId: string;
+  attempt: number;
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface MadeAttempt {
+  prepared: PreparedAttempt;
+  outcome: AttemptOutcome;
+}
 
 /**
- * Makes attempt `job.attempt` of a delivery (the worker loop's unit of work) and records it.
- * Idempotent: a job for an attempt already made, a finished delivery, a deleted subscription or
- * event does nothing. A disabled subscription cancels what is still pending (delivery stops).
+ * Loads what a batch of fetched jobs needs in one query. A job with nothing to do (its attempt
+ * already made, its delivery finished or deleted with the subscription) is returned in `idle`;
+ * a delivery whose subscription was disabled, or whose event is gone, is cancelled (delivery
+ * stops, spec §3) and its job is idle too.
  */
-export async function attemptDelivery(svc: Services, job: DeliveryJob): Promise<void> {
-  const [row] = await svc.db
+export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promise<{ ready: PreparedAttempt[]; idle: string[] }> {
+  const rows = await svc.db
     .select({
       delivery: webhookDeliveries,
       url: webhookSubscriptions.url,
@@ -28,86 +54,132 @@ export async function attemptDelivery(svc: Services, job: DeliveryJob): Promise<
     .from(webhookDeliveries)
     .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
     .leftJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .where(eq(webhookDeliveries.id, job.deliveryId));
-  if (!row) return;
-  const { delivery } = row;
-  if (delivery.status !== 'pending' || delivery.attempts >= job.attempt) return;
-  if (row.subscriptionStatus !== 'active' || !row.eventData || !row.eventAt) {
+    .where(inArray(webhookDeliveries.id, [...new Set(jobs.map((j) => j.data.deliveryId))]));
+  const byId = new Map(rows.map((r) => [r.delivery.id, r]));
+  const ready: PreparedAttempt[] = [];
+  const idle: string[] = [];
+  const cancel: string[] = [];
+  const secrets = new Map<string, string>();
+  for (const job of jobs) {
+    const row = byId.get(job.data.deliveryId);
+    if (!row || row.delivery.status !== 'pending' || row.delivery.attempts >= job.data.attempt) {
+      idle.push(job.id);
+      continue;
+    }
+    const { delivery } = row;
+    if (row.subscriptionStatus !== 'active' || !row.eventData || !row.eventAt) {
+      cancel.push(delivery.id);
+      idle.push(job.id);
+      continue;
+    }
+    let secret = secrets.get(delivery.subscriptionId);
+    if (secret === undefined) {
+      secret = decryptSecret(svc.config.encryptionKey, row.secretEncrypted);
+      secrets.set(delivery.subscriptionId, secret);
+    }
+    const body = envelopeBody({ id: delivery.eventId, event: delivery.eventType, timestamp: row.eventAt.toISOString(), data: row.eventData });
+    ready.push({
+      jobId: job.id,
+      deliveryId: delivery.id,
+      subscriptionId: delivery.subscriptionId,
+      attempt: job.data.attempt,
+      url: row.url,
+      body,
+      headers: deliveryHeaders(secret, body, { eventId: delivery.eventId, eventType: delivery.eventType, deliveryId: delivery.id, attempt: job.data.attempt }),
+    });
+  }
+  if (cancel.length > 0) {
     await svc.db
       .update(webhookDeliveries)
       .set({ status: 'cancelled', completedAt: new Date(), nextAttemptAt: null })
-      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending')));
-    return;
+      .where(and(inArray(webhookDeliveries.id, cancel), eq(webhookDeliveries.status, 'pending')));
   }
-  const body = envelopeBody({ id: delivery.eventId, event: delivery.eventType, timestamp: row.eventAt.toISOString(), data: row.eventData });
-  const secret = decryptSecret(svc.config.encryptionKey, row.secretEncrypted);
-  const headers = deliveryHeaders(secret, body, { eventId: delivery.eventId, eventType: delivery.eventType, deliveryId: delivery.id, attempt: job.attempt });
-  const outcome = await postToReceiver(svc, row.url, body, headers);
-  const retryInMs = await recordAttempt(svc, delivery.id, delivery.subscriptionId, job.attempt, outcome);
-  if (retryInMs !== undefined) svc.deliveryWorker.wakeIn(retryInMs);
+  return { ready, idle };
 }
 
-/** Rows each subscription's statistics are spread over (see webhookStats). */
-const STATS_SHARDS = 8;
-
 /**
- * Records an attempt in one transaction: the attempt row; the delivery (succeeded, failed, or the
- * next attempt scheduled at WEBHOOK_RETRY_SCHEDULE_MS); the statistics; on a finished delivery
- * the consecutive-failure count, disabling the subscription at the tenth failed delivery in a
- * row. A success touches the subscription row only when it resets a failure count, so a healthy
- * busy receiver's attempts do not queue on one row lock. Returns the next attempt's delay.
+ * Records made attempts (in the order they finished) in one transaction, with their jobs'
+ * completion: the attempt rows; each delivery succeeded, failed, or its next attempt scheduled at
+ * WEBHOOK_RETRY_SCHEDULE_MS; the statistics; the consecutive-failure counts, disabling a
+ * subscription at its tenth failed delivery in a row. A healthy receiver's successes touch the
+ * subscription row only to reset a failure count. Returns the delays of scheduled retries.
  */
-async function recordAttempt(svc: Services, deliveryId: string, subscriptionId: string, attempt: number, outcome: AttemptOutcome): Promise<number | undefined> {
+export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promise<number[]> {
   const schedule = svc.config.webhooks.retryScheduleMs;
-  const retryDelayMs = outcome.success ? undefined : schedule[attempt];
-  const finished = outcome.success || retryDelayMs === undefined;
   const now = new Date();
+  const plans = made.map(({ prepared, outcome }) => {
+    const retryDelayMs = outcome.success ? undefined : schedule[prepared.attempt];
+    const finished = outcome.success || retryDelayMs === undefined;
+    return { prepared, outcome, retryDelayMs, finished, status: outcome.success ? 'succeeded' : finished ? 'failed' : 'pending' };
+  });
   return svc.db.transaction(async (tx) => {
     // Delivery is at least once: losing this record in a database crash means one resend, so the
     // commit need not wait for the disk (PostgreSQL; PGlite runs without fsync anyway).
     if (svc.database.kind === 'postgres') await tx.execute(sql`set local synchronous_commit = off`);
-    const [updated] = await tx
-      .update(webhookDeliveries)
-      .set({
-        attempts: attempt,
-        status: outcome.success ? 'succeeded' : finished ? 'failed' : 'pending',
-        completedAt: finished ? now : null,
-        nextAttemptAt: finished ? null : new Date(now.getTime() + retryDelayMs!),
-      })
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, attempt - 1)))
-      .returning({ id: webhookDeliveries.id });
-    if (!updated) return undefined; // another worker recorded this attempt first
-    await tx.insert(webhookAttempts).values({
-      deliveryId,
-      attempt,
-      statusCode: outcome.statusCode,
-      success: outcome.success,
-      latencyMs: outcome.latencyMs,
-      error: outcome.error,
-      responseBody: outcome.responseBody,
-      createdAt: now,
-    });
-    if (!finished) await scheduleAttempts(svc, tx, [{ deliveryId, attempt: attempt + 1, delayMs: retryDelayMs! }]);
-    await addToStats(tx, subscriptionId, outcome, finished);
-    if (finished) await countConsecutiveFailures(tx, subscriptionId, outcome.success);
-    return retryDelayMs;
+    const values = plans.map(
+      (p) =>
+        sql`(${p.prepared.deliveryId}::text, ${p.prepared.attempt}::int, ${p.status}::text, ${p.finished ? now.toISOString() : null}::timestamptz, ${p.finished ? null : new Date(now.getTime() + p.retryDelayMs!).toISOString()}::timestamptz)`,
+    );
+    // Guarded on the previous attempt count: an attempt recorded twice (a job that ran again) counts once.
+    const updated = await tx.execute<{ id: string; attempts: number }>(sql`
+      update ${webhookDeliveries} as d
+      set attempts = v.attempt, status = v.status, completed_at = v.completed_at, next_attempt_at = v.next_at
+      from (values ${sql.join(values, sql`, `)}) as v(id, attempt, status, completed_at, next_at)
+      where d.id = v.id and d.status = 'pending' and d.attempts = v.attempt - 1
+      returning d.id, d.attempts`);
+    const recorded = new Set(rowsOf<{ id: string; attempts: number }>(updated).map((r) => `${r.id}#${r.attempts}`));
+    const kept = plans.filter((p) => recorded.delete(`${p.prepared.deliveryId}#${p.prepared.attempt}`));
+    if (kept.length > 0) {
+      await tx.insert(webhookAttempts).values(
+        kept.map(({ prepared, outcome }) => ({
+          deliveryId: prepared.deliveryId,
+          attempt: prepared.attempt,
+          statusCode: outcome.statusCode,
+          success: outcome.success,
+          latencyMs: outcome.latencyMs,
+          error: outcome.error,
+          responseBody: outcome.responseBody,
+          createdAt: now,
+        })),
+      );
+      const retries = kept.filter((p) => !p.finished);
+      await scheduleAttempts(svc, tx, retries.map((p) => ({ deliveryId: p.prepared.deliveryId, attempt: p.prepared.attempt + 1, delayMs: p.retryDelayMs! })));
+      await addToStats(tx, kept);
+      await countConsecutiveFailures(tx, kept.filter((p) => p.finished));
+    }
+    await svc.boss.complete(DELIVERY_QUEUE, made.map((m) => m.prepared.jobId), null, { db: jobsDb(tx) });
+    return kept.filter((p) => !p.finished).map((p) => p.retryDelayMs!);
   });
 }
 
-/** Average latency counts attempts the receiver answered (refused connections would skew it). */
-async function addToStats(tx: Executor, subscriptionId: string, outcome: AttemptOutcome, finished: boolean) {
-  const timed = outcome.statusCode !== null;
-  if (!timed && !finished) return;
-  const delta = {
-    deliveriesSucceeded: finished && outcome.success ? 1 : 0,
-    deliveriesFailed: finished && !outcome.success ? 1 : 0,
-    attemptsTimed: timed ? 1 : 0,
-    attemptLatencyTotalMs: timed ? outcome.latencyMs : 0,
-  };
+function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
+}
+
+interface Planned {
+  prepared: PreparedAttempt;
+  outcome: AttemptOutcome;
+  finished: boolean;
+}
+
+/** One upsert per subscription into one of its shards. Average latency counts answered attempts. */
+async function addToStats(tx: Executor, kept: Planned[]) {
+  const totals = new Map<string, { deliveriesSucceeded: number; deliveriesFailed: number; attemptsTimed: number; attemptLatencyTotalMs: number }>();
+  for (const { prepared, outcome, finished } of kept) {
+    const t = totals.get(prepared.subscriptionId) ?? { deliveriesSucceeded: 0, deliveriesFailed: 0, attemptsTimed: 0, attemptLatencyTotalMs: 0 };
+    if (finished && outcome.success) t.deliveriesSucceeded++;
+    if (finished && !outcome.success) t.deliveriesFailed++;
+    if (outcome.statusCode !== null) {
+      t.attemptsTimed++;
+      t.attemptLatencyTotalMs += outcome.latencyMs;
+    }
+    totals.set(prepared.subscriptionId, t);
+  }
+  const rows = [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([subscriptionId, t]) => ({ subscriptionId, shard: Math.floor(Math.random() * STATS_SHARDS), ...t }));
   const st = webhookStats;
   await tx
     .insert(st)
-    .values({ subscriptionId, shard: Math.floor(Math.random() * STATS_SHARDS), ...delta })
+    .values(rows)
     .onConflictDoUpdate({
       target: [st.subscriptionId, st.shard],
       set: {
@@ -119,19 +191,35 @@ async function addToStats(tx: Executor, subscriptionId: string, outcome: Attempt
     });
 }
 
-async function countConsecutiveFailures(tx: Executor, subscriptionId: string, success: boolean) {
-  const s = webhookSubscriptions;
-  if (success) {
-    await tx.update(s).set({ consecutiveFailures: 0 }).where(and(eq(s.id, subscriptionId), ne(s.consecutiveFailures, 0)));
-    return;
+/**
+ * Finished deliveries in the order they finished, per subscription: a success resets the count,
+ * a failure adds one. The subscription is disabled when the count reaches AUTO_DISABLE_AFTER.
+ */
+async function countConsecutiveFailures(tx: Executor, finished: Planned[]) {
+  const bySubscription = new Map<string, { reset: boolean; failuresAfter: number }>();
+  for (const { prepared, outcome } of finished) {
+    const c = bySubscription.get(prepared.subscriptionId) ?? { reset: false, failuresAfter: 0 };
+    if (outcome.success) {
+      c.reset = true;
+      c.failuresAfter = 0;
+    } else c.failuresAfter++;
+    bySubscription.set(prepared.subscriptionId, c);
   }
-  const failures = sql`${s.consecutiveFailures} + 1`;
-  await tx
-    .update(s)
-    .set({
-      consecutiveFailures: failures,
-      status: sql`case when ${failures} >= ${AUTO_DISABLE_AFTER} then 'disabled' else ${s.status} end`,
-      disabledAt: sql`case when ${failures} >= ${AUTO_DISABLE_AFTER} and ${s.status} = 'active' then now() else ${s.disabledAt} end`,
-    })
-    .where(eq(s.id, subscriptionId));
+  const s = webhookSubscriptions;
+  // In id order, so two transactions never wait on each other's rows in opposite orders.
+  for (const [id, c] of [...bySubscription].sort(([a], [b]) => a.localeCompare(b))) {
+    if (c.reset && c.failuresAfter === 0) {
+      await tx.update(s).set({ consecutiveFailures: 0 }).where(and(eq(s.id, id), ne(s.consecutiveFailures, 0)));
+      continue;
+    }
+    const count = c.reset ? sql`${c.failuresAfter}::int` : sql`${s.consecutiveFailures} + ${c.failuresAfter}`;
+    await tx
+      .update(s)
+      .set({
+        consecutiveFailures: count,
+        status: sql`case when ${count} >= ${AUTO_DISABLE_AFTER} then 'disabled' else ${s.status} end`,
+        disabledAt: sql`case when ${count} >= ${AUTO_DISABLE_AFTER} and ${s.status} = 'active' then now() else ${s.disabledAt} end`,
+      })
+      .where(eq(s.id, id));
+  }
 }
