@@ -318,6 +318,11 @@ export interface GuardedFetchOptions extends GuardOptions {
   signal?: AbortSignal;
   /** Decode gzip/deflate/br bodies (and ask for them). Default true. */
   decompress?: boolean;
+  /**
+   * Reuse connections (webhook receivers). Sockets are pooled per origin AND per set of checked
+   * addresses, so a reused socket always goes to an address that passed the check. Default false.
+   */
+  keepAlive?: boolean;
 }
 
 export interface GuardedResponse {
@@ -344,7 +349,47 @@ interface HopResult {
   remoteAddress: string | null;
 }
 
-function requestOnce(checked: CheckedUrl, method: string, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal): Promise<HopResult> {
+/** Keep-alive agents by origin and checked addresses; the least recently used are closed. */
+const agents = new Map<string, http.Agent>();
+const MAX_AGENTS = 256;
+
+function pinnedAgent(checked: CheckedUrl): http.Agent {
+  const addresses = checked.addresses.map((a) => a.address).sort().join(',');
+  const key = `${checked.url.protocol}//${checked.hostname}:${checked.url.port}|${addresses}`;
+  let agent = agents.get(key);
+  if (agent) {
+    agents.delete(key); // re-inserted below: Map order is the recency order
+  } else {
+    // Idle sockets close after 4 s, before the common 5 s server keep-alive timeout, so a request
+    // rarely meets a socket the server is closing; `timeout` destroys only idle (free) sockets.
+    const options = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8, timeout: 4_000, scheduling: 'lifo' as const };
+    agent = checked.url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    if (agents.size >= MAX_AGENTS) {
+      const [oldestKey, oldest] = agents.entries().next().value!;
+      agents.delete(oldestKey);
+      oldest.destroy();
+    }
+  }
+  agents.set(key, agent);
+  return agent;
+}
+
+/**
+ * One request. A reused keep-alive socket that the server closed as we sent (ECONNRESET before
+ * any response) is retried once on a new connection: the request never reached the server.
+ */
+async function requestOnce(checked: CheckedUrl, method: string, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal, keepAlive: boolean): Promise<HopResult> {
+  try {
+    return await requestOnSocket(checked, method, headers, body, signal, keepAlive);
+  } catch (err) {
+    if (!(err instanceof StaleSocketError)) throw err;
+    return requestOnSocket(checked, method, headers, body, signal, false);
+  }
+}
+
+class StaleSocketError extends Error {}
+
+function requestOnSocket(checked: CheckedUrl, method: string, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal, keepAlive: boolean): Promise<HopResult> {
   return new Promise((resolve, reject) => {
     const { url } = checked;
     const mod = url.protocol === 'https:' ? https : http;
@@ -358,13 +403,15 @@ function requestOnce(checked: CheckedUrl, method: string, headers: Record<string
         headers,
         auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
         lookup: pinnedLookup(checked.addresses) as unknown as typeof dns.lookup,
-        agent: false,
+        agent: keepAlive ? pinnedAgent(checked) : false,
         signal,
         servername: net.isIP(checked.hostname) ? undefined : checked.hostname,
       },
       (res) => resolve({ res, remoteAddress: res.socket?.remoteAddress ?? null }),
     );
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      reject(req.reusedSocket && err.code === 'ECONNRESET' && !signal.aborted ? new StaleSocketError(err.message) : err);
+    });
     if (body && body.length) req.end(body);
     else req.end();
   });
@@ -466,7 +513,7 @@ export async function guardedFetch(input: string | URL, options: GuardedFetchOpt
     const checked = await assertPublicUrl(current, options);
     let hop: HopResult;
     try {
-      hop = await requestOnce(checked, method, headers, body, signal);
+      hop = await requestOnce(checked, method, headers, body, signal, options.keepAlive ?? false);
     } catch (err) {
       return fail(err);
     }

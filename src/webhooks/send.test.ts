@@ -32,6 +32,15 @@ describe('postToReceiver: the address is checked again at every attempt', () => 
     expect(outcome.responseBody).toHaveLength(1024);
   });
 
+  it('reuses the connection to a receiver (keep-alive, pinned to the checked address)', async () => {
+    r.respond = () => ({ status: 200, body: 'ok' });
+    const before = r.connections;
+    for (let i = 0; i < 3; i++) {
+      expect((await postToReceiver(withConfig(true), r.url, '{}', {})).success).toBe(true);
+    }
+    expect(r.connections - before).toBe(1);
+  });
+
   it('a redirect is a failed attempt (not followed)', async () => {
     r.respond = () => ({ status: 307 });
     const outcome = await postToReceiver(withConfig(true), r.url, '{}', {});

@@ -30,6 +30,7 @@ export async function postToReceiver(svc: Services, url: string, body: string, h
       maxBytes: RESPONSE_EXCERPT_BYTES,
       maxRedirects: 0,
       decompress: false,
+      keepAlive: true,
       requireHttps: true,
       allowPrivate: svc.config.webhooks.allowPrivate,
     });
