@@ -111,6 +111,27 @@ const WEBHOOK_HEADERS: Record<string, Json> = {
     description: 'Unix time (seconds) at which this attempt was sent. Not covered by the signature.',
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
+  WebhookEventType: {
+    name: 'X-Webhook-Event',
+    in: 'header',
+    required: true,
+    description: 'The envelope `event`, to route before parsing the body.',
+    schema: { type: 'string' },
+  },
+  WebhookDeliveryId: {
+    name: 'X-Webhook-Delivery',
+    in: 'header',
+    required: true,
+    description: 'The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id.',
+    schema: { type: 'string' },
+  },
+  WebhookAttempt: {
+    name: 'X-Webhook-Attempt',
+    in: 'header',
+    required: true,
+    description: 'The attempt number of this delivery, from 1.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
 };
 
 const WEBHOOK_RESPONSES = {

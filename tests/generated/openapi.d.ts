@@ -1046,8 +1046,14 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /** @description The attempt number of this delivery, from 1. */
+        WebhookAttempt: string;
+        /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+        WebhookDeliveryId: string;
         /** @description The envelope `id` (the same on every retry): deduplicate on it. */
         WebhookEventId: string;
+        /** @description The envelope `event`, to route before parsing the body. */
+        WebhookEventType: string;
         /** @description The envelope `id` again, under the Standard Webhooks header name. */
         WebhookId: string;
         /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -4969,6 +4975,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5011,6 +5023,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5053,6 +5071,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5095,6 +5119,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5137,6 +5167,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5179,6 +5215,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5221,6 +5263,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5263,6 +5311,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5305,6 +5359,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5347,6 +5407,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5389,6 +5455,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5431,6 +5503,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
@@ -5473,6 +5551,12 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time (seconds) at which this attempt was sent. Not covered by the signature. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
                 /** @description The envelope `id` (the same on every retry): deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["WebhookEventId"];
                 /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
