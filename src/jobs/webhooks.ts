@@ -1,5 +1,5 @@
 import type { Services } from '../services';
-import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt, type PreparedAttempt } from '../webhooks/deliver';
+import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt } from '../webhooks/deliver';
 import { DELIVERY_QUEUE, type DeliveryJob } from '../webhooks/queue';
 import { postToReceiver } from '../webhooks/send';
 
@@ -90,7 +90,7 @@ export class DeliveryWorker {
   }
 
   private async dispatch(svc: Services, jobs: FetchedJob[]): Promise<void> {
-    let prepared: { ready: PreparedAttempt[]; idle: string[] };
+    let prepared: Awaited<ReturnType<typeof prepareAttempts>>;
     try {
       prepared = await prepareAttempts(svc, jobs);
     } catch (err) {
@@ -99,6 +99,7 @@ export class DeliveryWorker {
       return;
     }
     if (prepared.idle.length > 0) await this.release(svc, prepared.idle, 'complete');
+    for (const made of prepared.unsendable) this.record(svc, made);
     for (const attempt of prepared.ready) {
       void postToReceiver(svc, attempt.url, attempt.body, attempt.headers).then((outcome) => this.record(svc, { prepared: attempt, outcome }));
     }

@@ -2,7 +2,7 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
 import { jobsDb } from '../jobs/tx';
-import { decryptSecret } from '../lib/secrets';
+import { decryptSecret, SecretDecryptionError } from '../lib/secrets';
 import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
 import { DELIVERY_QUEUE, scheduleAttempts, type DeliveryJob } from './queue';
@@ -39,9 +39,10 @@ export interface MadeAttempt {
  * Loads what a batch of fetched jobs needs in one query. A job with nothing to do (its attempt
  * already made, its delivery finished or deleted with the subscription) is returned in `idle`;
  * a delivery whose subscription was disabled, or whose event is gone, is cancelled (delivery
- * stops, spec §3) and its job is idle too.
+ * stops, spec §3) and its job is idle too. One whose secret cannot be decrypted (ENCRYPTION_KEY
+ * changed) is `unsendable`: a failed attempt without a request.
  */
-export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promise<{ ready: PreparedAttempt[]; idle: string[] }> {
+export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promise<{ ready: PreparedAttempt[]; idle: string[]; unsendable: MadeAttempt[] }> {
   const rows = await svc.db
     .select({
       delivery: webhookDeliveries,
@@ -58,6 +59,7 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
   const byId = new Map(rows.map((r) => [r.delivery.id, r]));
   const ready: PreparedAttempt[] = [];
   const idle: string[] = [];
+  const unsendable: MadeAttempt[] = [];
   const cancel: string[] = [];
   const secrets = new Map<string, string>();
   for (const job of jobs) {
@@ -72,21 +74,30 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
       idle.push(job.id);
       continue;
     }
-    let secret = secrets.get(delivery.subscriptionId);
-    if (secret === undefined) {
-      secret = decryptSecret(svc.config.encryptionKey, row.secretEncrypted);
-      secrets.set(delivery.subscriptionId, secret);
-    }
     const body = envelopeBody({ id: delivery.eventId, event: delivery.eventType, timestamp: row.eventAt.toISOString(), data: row.eventData });
-    ready.push({
+    const attempt: PreparedAttempt = {
       jobId: job.id,
       deliveryId: delivery.id,
       subscriptionId: delivery.subscriptionId,
       attempt: job.data.attempt,
       url: row.url,
       body,
-      headers: deliveryHeaders(secret, body, { eventId: delivery.eventId, eventType: delivery.eventType, deliveryId: delivery.id, attempt: job.data.attempt }),
-    });
+      headers: {},
+    };
+    let secret = secrets.get(delivery.subscriptionId);
+    if (secret === undefined) {
+      try {
+        secret = decryptSecret(svc.config.encryptionKey, row.secretEncrypted);
+      } catch (err) {
+        // A changed ENCRYPTION_KEY: nothing can be signed. A failed attempt, visible in the history.
+        const error = err instanceof SecretDecryptionError ? err.message : 'The signing secret could not be read.';
+        unsendable.push({ prepared: attempt, outcome: { success: false, statusCode: null, latencyMs: 0, error, responseBody: null } });
+        continue;
+      }
+      secrets.set(delivery.subscriptionId, secret);
+    }
+    attempt.headers = deliveryHeaders(secret, body, { eventId: delivery.eventId, eventType: delivery.eventType, deliveryId: delivery.id, attempt: job.data.attempt });
+    ready.push(attempt);
   }
   if (cancel.length > 0) {
     await svc.db
@@ -94,7 +105,7 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
       .set({ status: 'cancelled', completedAt: new Date(), nextAttemptAt: null })
       .where(and(inArray(webhookDeliveries.id, cancel), eq(webhookDeliveries.status, 'pending')));
   }
-  return { ready, idle };
+  return { ready, idle, unsendable };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { events, webhookDeliveries } from '../../src/db/schema';
+import { events, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema';
 import { EVENT_TYPES } from '../../src/events/record';
 import { purgeOldRecords } from '../../src/events/retention';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
@@ -368,6 +368,19 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     expect(await db.select().from(events).where(eq(events.tenantId, t.tenantId))).toEqual([]);
     // Statistics are counters on the subscription: they survive the purge.
     expect((await detail(t.apiKey, sub.id)).stats.succeeded_deliveries).toBe(2);
+  });
+
+  it('a secret that cannot be decrypted (ENCRYPTION_KEY changed) fails the attempts visibly, sends nothing', async () => {
+    const t = await proTenant();
+    const r = await receiver();
+    const sub = await subscribe(t.apiKey, { url: r.url, events: ['execution.completed'] });
+    await s.svc.db.update(webhookSubscriptions).set({ secretEncrypted: 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA==:AAAA' }).where(eq(webhookSubscriptions.id, sub.id));
+    await slugify(t.apiKey);
+    const d = await settled(t.apiKey, sub.id);
+    expect(d.deliveries[0].status).toBe('failed');
+    expect(d.deliveries[0].attempts).toHaveLength(SCHEDULE.length);
+    expect(d.deliveries[0].error).toMatch(/ENCRYPTION_KEY/);
+    expect(r.connections).toBe(0);
   });
 
   it('a plan downgrade to free stops deliveries (webhooks are Pro and above)', async () => {
