@@ -2,8 +2,12 @@ import { purgeOldRecords } from '../events/retention';
 import { closeInterruptedExecutions } from '../executions/recover';
 import { purgeExpiredMemory } from '../memory/purge';
 import type { Services } from '../services';
+import { rescueStalledDeliveries } from '../webhooks/rescue';
 
-/** Every minute: close executions a crashed instance left running; purge expired memory. */
+/**
+ * Every minute: close executions a crashed instance left running; purge expired memory; give
+ * webhook deliveries that lost their attempt job a new one.
+ */
 export const MINUTELY_QUEUE = 'maintenance-minutely';
 /** Every hour: delete events and webhook deliveries past their retention. */
 export const HOURLY_QUEUE = 'maintenance-hourly';
@@ -23,7 +27,8 @@ export async function startMaintenance(svc: Services): Promise<void> {
     // action's deadline are stale.
     const closed = await closeInterruptedExecutions(svc, 120_000);
     const purged = await purgeExpiredMemory(svc);
-    if (closed || purged) svc.logger.info({ closed, purged }, 'maintenance: closed interrupted executions, purged expired memory');
+    const rescued = await rescueStalledDeliveries(svc);
+    if (closed || purged || rescued) svc.logger.info({ closed, purged, rescued }, 'maintenance: interrupted executions closed, expired memory purged, stalled webhook deliveries rescheduled');
   });
   await svc.boss.work(HOURLY_QUEUE, { pollingIntervalSeconds: 60 }, async () => {
     const removed = await purgeOldRecords(svc);

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema';
 import { EVENT_TYPES } from '../../src/events/record';
 import { purgeOldRecords } from '../../src/events/retention';
+import { rescueStalledDeliveries } from '../../src/webhooks/rescue';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver, verifySignature, type Receiver, type Received } from '../receiver';
 
@@ -381,6 +382,28 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     expect(d.deliveries[0].attempts).toHaveLength(SCHEDULE.length);
     expect(d.deliveries[0].error).toMatch(/ENCRYPTION_KEY/);
     expect(r.connections).toBe(0);
+  });
+
+  it('a pending delivery whose attempt job was lost is rescheduled by the maintenance backstop', async () => {
+    const t = await proTenant();
+    const r = await receiver();
+    const sub = await subscribe(t.apiKey, { url: r.url, events: ['module.installed'] });
+    const db = s.svc.db;
+    // A delivery with no job at all, due 20 minutes ago (as if pg-boss had given up on its job).
+    const [event] = await db.insert(events).values({ id: 'evt_stalled_1', tenantId: t.tenantId, type: 'module.installed', data: { module: 'x' } }).returning();
+    await db.insert(webhookDeliveries).values({
+      id: 'dlv_stalled_1',
+      tenantId: t.tenantId,
+      subscriptionId: sub.id,
+      eventId: event!.id,
+      eventType: 'module.installed',
+      nextAttemptAt: new Date(Date.now() - 20 * 60_000),
+    });
+    expect(await rescueStalledDeliveries(s.svc)).toBe(1);
+    const [got] = await r.waitFor(1);
+    expect(got!.body.id).toBe('evt_stalled_1');
+    expect((await settled(t.apiKey, sub.id)).deliveries[0]).toMatchObject({ id: 'dlv_stalled_1', status: 'succeeded' });
+    expect(await rescueStalledDeliveries(s.svc)).toBe(0);
   });
 
   it('a plan downgrade to free stops deliveries (webhooks are Pro and above)', async () => {
