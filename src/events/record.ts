@@ -1,8 +1,7 @@
 import type { Executor } from '../db';
-import { events } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { Services } from '../services';
-import { fanOutEvent } from '../webhooks/fanout';
+import { insertEventAndFanOut } from '../webhooks/fanout';
 
 /** The 12 event kinds of spec §6. */
 export const EVENT_TYPES = [
@@ -39,9 +38,9 @@ export interface RecordedEvent {
  * After the commit, call `svc.deliveryWorker.wake()` when `deliveries > 0` (see afterEvents).
  */
 export async function recordEvent(svc: Services, tx: Executor, tenantId: string, type: EventType, data: Record<string, unknown>): Promise<RecordedEvent> {
-  const [row] = await tx.insert(events).values({ id: newId('evt'), tenantId, type, data }).returning({ id: events.id, createdAt: events.createdAt });
-  const deliveries = await fanOutEvent(svc, tx, { id: row!.id, tenantId, type });
-  return { id: row!.id, type, tenantId, data, createdAt: row!.createdAt, deliveries };
+  const id = newId('evt');
+  const { createdAt, deliveries } = await insertEventAndFanOut(svc, tx, { id, tenantId, type, data });
+  return { id, type, tenantId, data, createdAt, deliveries };
 }
 
 /** After the transaction that recorded `recorded` committed: start due deliveries now. */

@@ -35,25 +35,24 @@ export async function reserveExecutions(db: Executor, tenant: TenantPlan, n = 1,
   const quota = plan.executionsPerMonth;
   const cycle = cycleStart(now);
   const resetAt = nextCycleStart(now);
-  await db.insert(usageCounters).values({ tenantId: tenant.tenantId, cycleStart: cycle }).onConflictDoNothing();
-
-  const c = usageCounters.executions;
+  // One statement: create the cycle's row or add to it. With a pausing plan both branches admit
+  // only while the quota holds; the update's condition is checked under the row lock.
+  const u = usageCounters;
   const pausesAtQuota = quota !== null && plan.overage === 'pause';
+  if (pausesAtQuota && n > quota) throw quotaExceeded(quota, resetAt, now);
   const [row] = await db
-    .update(usageCounters)
-    .set({
-      executions: sql`${c} + ${n}`,
-      overage: quota === null ? usageCounters.overage : sql`${usageCounters.overage} + greatest(0, ${c} + ${n} - ${quota}) - greatest(0, ${c} - ${quota})`,
-      updatedAt: now,
+    .insert(u)
+    .values({ tenantId: tenant.tenantId, cycleStart: cycle, executions: n, overage: quota === null ? 0 : Math.max(0, n - quota), updatedAt: now })
+    .onConflictDoUpdate({
+      target: [u.tenantId, u.cycleStart],
+      set: {
+        executions: sql`${u.executions} + ${n}`,
+        overage: quota === null ? sql`${u.overage}` : sql`${u.overage} + greatest(0, ${u.executions} + ${n} - ${quota}) - greatest(0, ${u.executions} - ${quota})`,
+        updatedAt: now,
+      },
+      setWhere: pausesAtQuota ? sql`${u.executions} + ${n} <= ${quota}` : undefined,
     })
-    .where(
-      and(
-        eq(usageCounters.tenantId, tenant.tenantId),
-        eq(usageCounters.cycleStart, cycle),
-        pausesAtQuota ? sql`${c} + ${n} <= ${quota}` : undefined,
-      ),
-    )
-    .returning({ executions: usageCounters.executions });
+    .returning({ executions: u.executions });
 
   if (!row) throw quotaExceeded(quota!, resetAt, now);
   const used = row.executions;

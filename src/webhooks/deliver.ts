@@ -1,5 +1,5 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
-import type { Executor } from '../db';
+import { queryRows, type Executor } from '../db';
 import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
 import { jobsDb } from '../jobs/tx';
 import { decryptSecret, SecretDecryptionError } from '../lib/secrets';
@@ -132,13 +132,13 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
         sql`(${p.prepared.deliveryId}::text, ${p.prepared.attempt}::int, ${p.status}::text, ${p.finished ? now.toISOString() : null}::timestamptz, ${p.finished ? null : new Date(now.getTime() + p.retryDelayMs!).toISOString()}::timestamptz)`,
     );
     // Guarded on the previous attempt count: an attempt recorded twice (a job that ran again) counts once.
-    const updated = await tx.execute<{ id: string; attempts: number }>(sql`
+    const updated = await queryRows<{ id: string; attempts: number }>(tx, sql`
       update ${webhookDeliveries} as d
       set attempts = v.attempt, status = v.status, completed_at = v.completed_at, next_attempt_at = v.next_at
       from (values ${sql.join(values, sql`, `)}) as v(id, attempt, status, completed_at, next_at)
       where d.id = v.id and d.status = 'pending' and d.attempts = v.attempt - 1
       returning d.id, d.attempts`);
-    const recorded = new Set(rowsOf<{ id: string; attempts: number }>(updated).map((r) => `${r.id}#${r.attempts}`));
+    const recorded = new Set(updated.map((r) => `${r.id}#${r.attempts}`));
     const kept = plans.filter((p) => recorded.delete(`${p.prepared.deliveryId}#${p.prepared.attempt}`));
     if (kept.length > 0) {
       await tx.insert(webhookAttempts).values(
@@ -161,10 +161,6 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
     await svc.boss.complete(DELIVERY_QUEUE, made.map((m) => m.prepared.jobId), null, { db: jobsDb(tx) });
     return kept.filter((p) => !p.finished).map((p) => p.retryDelayMs!);
   });
-}
-
-function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
 }
 
 interface Planned {

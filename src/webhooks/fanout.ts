@@ -1,6 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Executor } from '../db';
-import { tenants, webhookDeliveries, webhookSubscriptions, type DeliveryKind } from '../db/schema';
+import { inArray, sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db';
+import { events, tenants, webhookDeliveries, webhookSubscriptions, type DeliveryKind } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { Services } from '../services';
 import { PLAN_FEATURES, PLAN_NAMES } from '../tenants/plans';
@@ -14,31 +14,37 @@ export function subscribedTo(events: string[], type: string): boolean {
 }
 
 /**
- * Creates one delivery (and its first attempt's job) per active subscription of the tenant that
- * wants `type`, inside the transaction that wrote the event. Disabled subscriptions get nothing:
- * events during downtime are not queued (spec §3), though they stay in the event log for replay.
- * Returns the number of deliveries created.
+ * Writes the event and finds the tenant's active subscriptions in one statement (one round trip
+ * on every event, including for the many tenants without webhooks); then, in the same
+ * transaction, creates one delivery (and its first attempt's job) per subscription that wants
+ * the event. Disabled subscriptions get nothing: events during downtime are not queued (spec
+ * §3), though they stay in the event log for replay. Below Pro, nothing is delivered.
  */
-export async function fanOutEvent(svc: Services, tx: Executor, event: { id: string; tenantId: string; type: string }): Promise<number> {
-  const subscriptions = await tx
-    .select({ id: webhookSubscriptions.id, events: webhookSubscriptions.events })
-    .from(webhookSubscriptions)
-    .innerJoin(tenants, eq(tenants.id, webhookSubscriptions.tenantId))
-    .where(
-      and(
-        eq(webhookSubscriptions.tenantId, event.tenantId),
-        eq(webhookSubscriptions.status, 'active'),
-        inArray(tenants.plan, WEBHOOK_PLANS),
-      ),
-    );
-  const targets = subscriptions.filter((s) => subscribedTo(s.events, event.type));
+export async function insertEventAndFanOut(
+  svc: Services,
+  tx: Executor,
+  event: { id: string; tenantId: string; type: string; data: Record<string, unknown> },
+): Promise<{ createdAt: Date; deliveries: number }> {
+  const s = webhookSubscriptions;
+  const [row] = await queryRows<{ created_at: string | Date; subscriptions: { id: string; events: string[] }[] | null }>(tx, sql`
+    with inserted as (
+      insert into ${events} (id, tenant_id, type, data) values (${event.id}, ${event.tenantId}, ${event.type}, ${JSON.stringify(event.data)}::jsonb)
+      returning created_at
+    )
+    select inserted.created_at,
+      (select json_agg(json_build_object('id', ${s.id}, 'events', ${s.events}))
+         from ${s} join ${tenants} on ${tenants.id} = ${s.tenantId}
+        where ${s.tenantId} = ${event.tenantId} and ${s.status} = 'active' and ${inArray(tenants.plan, WEBHOOK_PLANS)}) as subscriptions
+    from inserted`);
+  const { created_at: createdAt, subscriptions } = row!;
+  const targets = (subscriptions ?? []).filter((sub) => subscribedTo(sub.events, event.type));
   await createDeliveries(
     svc,
     tx,
-    targets.map((s) => ({ subscriptionId: s.id, tenantId: event.tenantId, eventId: event.id, eventType: event.type })),
+    targets.map((sub) => ({ subscriptionId: sub.id, tenantId: event.tenantId, eventId: event.id, eventType: event.type })),
     'event',
   );
-  return targets.length;
+  return { createdAt: new Date(createdAt), deliveries: targets.length };
 }
 
 export interface NewDelivery {
