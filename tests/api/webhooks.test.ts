@@ -450,6 +450,17 @@ describe('Webhook receivers without WEBHOOK_ALLOW_PRIVATE', () => {
       await r.close();
     }
   });
+
+  it('accepts a public-looking name that does not resolve yet (every attempt checks again)', async () => {
+    const t = await s.register();
+    await s.setPlan(t.tenantId, 'pro');
+    const res = await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: 'https://hooks.not-resolvable.invalid/amp', events: ['*'] } });
+    expect(res.status, res.text).toBe(201);
+    const test = await s.call(`/api/v1/webhooks/${res.body.id}/test`, { method: 'POST', key: t.apiKey });
+    expect(test.status).toBe(200);
+    expect(test.body).toMatchObject({ delivered: false, status_code: null });
+    expect(test.body.error).toMatch(/resolved/);
+  });
 });
 
 describe('Webhook worker: a slow receiver does not hold up other deliveries', () => {
