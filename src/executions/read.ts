@@ -1,8 +1,8 @@
-import { and, desc, eq, gte, lt, or } from 'drizzle-orm';
+import { and, desc, eq, gte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { executions } from '../db/schema';
-import { decodeCursor, listParams, toPage } from '../lib/pagination';
+import { decodeCursor, listParams, toPage, beforeCursor } from '../lib/pagination';
 import { notFound } from '../server/errors';
 import type { Services } from '../services';
 import { presentExecution } from './present';
@@ -37,7 +37,7 @@ export async function listExecutions(svc: Services, principal: Principal, input:
         input.module ? eq(executions.module, input.module) : undefined,
         input.status ? eq(executions.status, input.status) : undefined,
         input.since ? gte(executions.createdAt, new Date(input.since)) : undefined,
-        after ? or(lt(executions.createdAt, after.at), and(eq(executions.createdAt, after.at), lt(executions.id, after.id))) : undefined,
+        beforeCursor(executions.createdAt, executions.id, after),
       ),
     )
     .orderBy(desc(executions.createdAt), desc(executions.id))

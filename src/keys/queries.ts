@@ -1,7 +1,7 @@
-import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { apiKeys, type ApiKeyRow } from '../db/schema';
-import type { Cursor } from '../lib/pagination';
+import { beforeCursor, type Cursor } from '../lib/pagination';
 
 /** An active (not revoked) key of the tenant, or undefined: another tenant's key is invisible. */
 export async function findActiveKey(db: Executor, tenantId: string, keyId: string): Promise<ApiKeyRow | undefined> {
@@ -19,9 +19,7 @@ export async function listActiveKeys(
   limit: number,
   after?: Cursor,
 ): Promise<ApiKeyRow[]> {
-  const page = after
-    ? or(lt(apiKeys.createdAt, after.at), and(eq(apiKeys.createdAt, after.at), lt(apiKeys.id, after.id)))
-    : undefined;
+  const page = beforeCursor(apiKeys.createdAt, apiKeys.id, after);
   return db
     .select()
     .from(apiKeys)

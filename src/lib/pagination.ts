@@ -1,3 +1,4 @@
+import { and, eq, lt, or, type AnyColumn, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { invalidRequest } from '../server/errors';
 
@@ -52,4 +53,13 @@ export function toPage<R extends { createdAt: Date; id: string }, T>(
     has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null,
   };
+}
+
+/**
+ * The keyset condition for the page after `cursor` in newest-first order over (at, id):
+ * rows strictly older, or as old with a smaller id. Undefined (no condition) without a cursor.
+ */
+export function beforeCursor(atColumn: AnyColumn, idColumn: AnyColumn, cursor: Cursor | undefined): SQL | undefined {
+  if (!cursor) return undefined;
+  return or(lt(atColumn, cursor.at), and(eq(atColumn, cursor.at), lt(idColumn, cursor.id)));
 }

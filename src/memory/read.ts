@@ -1,7 +1,7 @@
-import { and, arrayContains, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, arrayContains, desc, eq, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { memoryEntries } from '../db/schema';
-import { decodeCursor, encodeCursor, type Page } from '../lib/pagination';
+import { decodeCursor, encodeCursor, type Page, beforeCursor } from '../lib/pagination';
 import { notFound } from '../server/errors';
 import type { Services } from '../services';
 import { presentMemoryEntry } from './present';
@@ -35,7 +35,7 @@ export async function listMemory(svc: Services, principal: Principal, input: Lis
         live,
         input.tag ? arrayContains(m.tags, [input.tag]) : undefined,
         input.q ? sql`${searchDocument} @@ websearch_to_tsquery('simple', ${input.q})` : undefined,
-        after ? or(lt(m.updatedAt, after.at), and(eq(m.updatedAt, after.at), lt(m.key, after.id))) : undefined,
+        beforeCursor(m.updatedAt, m.key, after),
       ),
     )
     .orderBy(desc(m.updatedAt), desc(m.key))

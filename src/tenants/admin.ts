@@ -1,6 +1,6 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { tenants } from '../db/schema';
-import { decodeCursor, toPage } from '../lib/pagination';
+import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
 import { notFound } from '../server/errors';
 import type { Services } from '../services';
 import { presentTenant } from './present';
@@ -12,7 +12,7 @@ export async function listTenants(svc: Services, input: { limit: number; cursor?
   const rows = await svc.db
     .select()
     .from(tenants)
-    .where(after ? or(lt(tenants.createdAt, after.at), and(eq(tenants.createdAt, after.at), lt(tenants.id, after.id))) : undefined)
+    .where(beforeCursor(tenants.createdAt, tenants.id, after))
     .orderBy(desc(tenants.createdAt), desc(tenants.id))
     .limit(input.limit + 1);
   return toPage(rows, input.limit, presentTenant);

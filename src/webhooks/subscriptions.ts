@@ -1,8 +1,8 @@
-import { and, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions, type WebhookAttemptRow } from '../db/schema';
 import { newId } from '../lib/ids';
-import { decodeCursor, toPage } from '../lib/pagination';
+import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
 import { conflict, invalidRequest, notFound } from '../server/errors';
 import type { Services } from '../services';
@@ -57,7 +57,7 @@ export async function listWebhooks(svc: Services, principal: Principal, input: L
     .where(
       and(
         eq(s.tenantId, principal.tenantId),
-        cursor ? or(lt(s.createdAt, cursor.at), and(eq(s.createdAt, cursor.at), lt(s.id, cursor.id))) : undefined,
+        beforeCursor(s.createdAt, s.id, cursor),
       ),
     )
     .orderBy(desc(s.createdAt), desc(s.id))
