@@ -5,6 +5,7 @@ import { findVisibleModule } from '../catalog/queries';
 import { executions, type ExecutionRow, type ModuleActionRow, type ModuleRow } from '../db/schema';
 import { afterEvents, recordEvent } from '../events/record';
 import { newId } from '../lib/ids';
+import { storableJson } from '../lib/storable';
 import { acquireExecutionSlot } from '../metering/slots';
 import { reserveExecutions } from '../metering/usage';
 import { AppError, notFound } from '../server/errors';
@@ -130,13 +131,14 @@ async function finishExecution(
   outcome: { ok: true; output: unknown } | ({ ok: false } & Failure),
   latencyMs: number,
 ): Promise<ExecutionRow> {
+  const serialized = outcome.ok ? JSON.stringify(outcome.output ?? null) : undefined;
   const { finished, event } = await svc.db.transaction(async (tx) => {
     const [finished] = await tx
       .update(executions)
       .set({
         status: outcome.ok ? 'success' : 'failed',
-        output: outcome.ok ? (outcome.output ?? null) : null,
-        outputBytes: outcome.ok ? Buffer.byteLength(JSON.stringify(outcome.output ?? null)) : null,
+        output: outcome.ok ? storableJson(outcome.output ?? null, serialized) : null,
+        outputBytes: serialized === undefined ? null : Buffer.byteLength(serialized),
         errorCode: outcome.ok ? null : outcome.code,
         errorMessage: outcome.ok ? null : outcome.message,
         latencyMs,

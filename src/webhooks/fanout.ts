@@ -2,6 +2,7 @@ import { inArray, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db';
 import { events, tenants, webhookDeliveries, webhookSubscriptions, type DeliveryKind } from '../db/schema';
 import { newId } from '../lib/ids';
+import { storableJson } from '../lib/storable';
 import type { Services } from '../services';
 import { PLAN_FEATURES, PLAN_NAMES } from '../tenants/plans';
 import { scheduleAttempts } from './queue';
@@ -26,9 +27,12 @@ export async function insertEventAndFanOut(
   event: { id: string; tenantId: string; type: string; data: Record<string, unknown> },
 ): Promise<{ createdAt: Date; deliveries: number }> {
   const s = webhookSubscriptions;
+  const serialized = JSON.stringify(event.data);
+  const storable = storableJson(event.data, serialized);
+  const data = storable === event.data ? serialized : JSON.stringify(storable);
   const [row] = await queryRows<{ created_at: string | Date; subscriptions: { id: string; events: string[] }[] | null }>(tx, sql`
     with inserted as (
-      insert into ${events} (id, tenant_id, type, data) values (${event.id}, ${event.tenantId}, ${event.type}, ${JSON.stringify(event.data)}::jsonb)
+      insert into ${events} (id, tenant_id, type, data) values (${event.id}, ${event.tenantId}, ${event.type}, ${data}::jsonb)
       returning created_at
     )
     select inserted.created_at,

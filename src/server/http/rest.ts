@@ -22,7 +22,7 @@ export async function handleRestCall(
   baseHeaders: Record<string, string>,
 ): Promise<void> {
   let input: unknown;
-  let bodyError: string | undefined;
+  let bodyError: Issue | undefined;
   if (route.method === 'GET' || route.method === 'DELETE') {
     input = { ...queryObject(url.searchParams), ...params };
   } else {
@@ -31,9 +31,15 @@ export async function handleRestCall(
       sendError(res, new AppError('payload_too_large', 'The request body exceeds 1 MiB.'), ctx.requestId, { ...baseHeaders, Connection: 'close' });
       return;
     }
-    if (body.kind === 'invalid') bodyError = body.message;
+    if (body.kind === 'invalid') bodyError = { path: '', message: body.message };
     const value = body.kind === 'json' ? body.value : {};
     input = isPlainObject(value) ? { ...value, ...params } : body.kind === 'invalid' ? Symbol('invalid-json') : value;
+  }
+  const nulAt = findNul(input);
+  if (nulAt !== undefined) {
+    // PostgreSQL text cannot hold U+0000: refused like invalid JSON, after authentication.
+    bodyError = { path: nulAt, message: `The request contains a NUL (U+0000) character${nulAt ? ` at ${nulAt}` : ''}; text with NUL characters cannot be stored.` };
+    input = Symbol('nul-character');
   }
 
   try {
@@ -68,16 +74,29 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
   return out;
 }
 
+/** The path of the first string (or key) containing U+0000, or undefined when there is none. */
+function findNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return at;
+    const found = findNul(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Any error from the procedure chain as the AppError it stands for; unknown ones are 500. */
-export function toAppError(err: unknown, bodyError?: string): AppError {
+export function toAppError(err: unknown, bodyError?: Issue): AppError {
   const cause = err instanceof TRPCError ? err.cause : err;
   if (cause instanceof AppError) return cause;
   if (err instanceof TRPCError && err.code === 'BAD_REQUEST') {
-    if (bodyError) return invalidRequest(bodyError, [{ path: '', message: bodyError }]);
+    if (bodyError) return invalidRequest(bodyError.message, [bodyError]);
     const issues = validationIssues(cause);
     if (issues) {
       const first = issues[0];
