@@ -1,18 +1,47 @@
 /**
- * PostgreSQL text and jsonb cannot hold U+0000. Module outputs may contain it (a client cannot
- * send it: the REST adapter refuses it), so what is stored has it replaced by U+FFFD; the caller
- * still answers with the original value.
+ * PostgreSQL text and jsonb cannot hold U+0000 or unpaired UTF-16 surrogates. A client cannot
+ * send them (the REST adapter and the memory schema refuse them); a module output may contain
+ * them, so what is stored has them replaced by U+FFFD while the caller still gets the original.
  */
-export function storableJson<T>(value: T, serialized = JSON.stringify(value)): T {
-  if (serialized === undefined || !serialized.includes('\\u0000')) return value;
-  return replaceNul(value) as T;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const NOT_STORABLE = 'Must not contain NUL characters or unpaired surrogates';
+
+export function isStorableText(s: string): boolean {
+  return !s.includes('\u0000') && !LONE_SURROGATE.test(s);
 }
 
-function replaceNul(value: unknown): unknown {
-  if (typeof value === 'string') return value.replaceAll('\u0000', '\uFFFD');
-  if (Array.isArray(value)) return value.map(replaceNul);
+/** The path of the first string or object key that cannot be stored, or undefined. */
+export function findUnstorable(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return isStorableText(value) ? undefined : path;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (!isStorableText(key)) return at;
+    const found = findUnstorable(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * `value` with U+0000 and unpaired surrogates replaced by U+FFFD (in strings and keys). Fast
+ * path: JSON.stringify escapes exactly those characters (`\u0000`, `\udXXX`), so without such an
+ * escape in `serialized` the value is returned as it is.
+ */
+export function storableJson<T>(value: T, serialized = JSON.stringify(value)): T {
+  if (serialized === undefined || !/\\u0000|\\ud[89a-f]/i.test(serialized)) return value;
+  return replaceUnstorable(value) as T;
+}
+
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+const clean = (s: string) => s.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATES, '\uFFFD');
+
+function replaceUnstorable(value: unknown): unknown {
+  if (typeof value === 'string') return clean(value);
+  if (Array.isArray(value)) return value.map(replaceUnstorable);
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll('\u0000', '\uFFFD'), replaceNul(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k), replaceUnstorable(v)]));
   }
   return value;
 }

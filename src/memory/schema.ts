@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { findUnstorable, isStorableText, NOT_STORABLE } from '../lib/storable';
 import { listParams, pageSchema } from '../lib/pagination';
 
 /** 64 KiB (DESIGN.md §4: 64 KB means 65,536 bytes), measured as UTF-8 JSON. */
@@ -6,9 +7,7 @@ export const MAX_VALUE_BYTES = 65_536;
 export const MAX_TTL_SECONDS = 31_536_000;
 
 /** PostgreSQL text and jsonb cannot hold NUL characters or unpaired UTF-16 surrogates. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const storable = (s: string) => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
-const NOT_STORABLE = 'Must not contain NUL characters or unpaired surrogates';
+const storable = isStorableText;
 
 export const agentId = z
   .string()
@@ -25,12 +24,7 @@ export const memoryKey = z
 const tag = z.string().min(1).max(64).refine(storable, NOT_STORABLE);
 
 /** Whether any string in `v` (object keys included) is one PostgreSQL cannot store. */
-function hasUnstorableString(v: unknown): boolean {
-  if (typeof v === 'string') return !storable(v);
-  if (Array.isArray(v)) return v.some(hasUnstorableString);
-  if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => !storable(k) || hasUnstorableString(x));
-  return false;
-}
+const hasUnstorableString = (v: unknown) => findUnstorable(v) !== undefined;
 
 export const memoryValue = z
   .unknown()

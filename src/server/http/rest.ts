@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
+import { findUnstorable } from '../../lib/storable';
 import { AppError, invalidRequest, type Issue } from '../errors';
 import { appRouter } from '../router';
 import type { Context } from '../trpc';
@@ -35,11 +36,13 @@ export async function handleRestCall(
     const value = body.kind === 'json' ? body.value : {};
     input = isPlainObject(value) ? { ...value, ...params } : body.kind === 'invalid' ? Symbol('invalid-json') : value;
   }
-  const nulAt = findNul(input);
-  if (nulAt !== undefined) {
-    // PostgreSQL text cannot hold U+0000: refused like invalid JSON, after authentication.
-    bodyError = { path: nulAt, message: `The request contains a NUL (U+0000) character${nulAt ? ` at ${nulAt}` : ''}; text with NUL characters cannot be stored.` };
-    input = Symbol('nul-character');
+  const unstorableAt = findUnstorable(input);
+  if (unstorableAt !== undefined) {
+    // PostgreSQL text cannot hold these: refused like invalid JSON, after authentication. The
+    // issue names the top-level field; the message the exact place.
+    const message = `The request contains a NUL (U+0000) character or an unpaired surrogate${unstorableAt ? ` at ${unstorableAt}` : ''}; such text cannot be stored.`;
+    bodyError = { path: unstorableAt.split('.')[0]!, message };
+    input = Symbol('unstorable-text');
   }
 
   try {
@@ -72,19 +75,6 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
     out[key] = all.length > 1 ? all : all[0]!;
   }
   return out;
-}
-
-/** The path of the first string (or key) containing U+0000, or undefined when there is none. */
-function findNul(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000')) return at;
-    const found = findNul(item, at);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
