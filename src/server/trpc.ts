@@ -11,7 +11,8 @@ import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../meter
 import { executionsRemaining } from '../metering/usage';
 import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
-import { AppError, ERRORS, insufficientScope } from './errors';
+import { findUnstorable } from '../lib/storable';
+import { AppError, ERRORS, insufficientScope, invalidRequest } from './errors';
 
 export interface Context {
   svc: Services;
@@ -56,9 +57,21 @@ async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise
   Object.assign(ctx.res.headers, rateLimitHeaders(await count()));
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000 or unpaired surrogates: refused (400) before input
+ * validation, on every transport. The issue names the top-level field; the message the place.
+ */
+async function assertStorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
+  const at = findUnstorable(await getRawInput());
+  if (at === undefined) return;
+  const message = `The request contains a NUL (U+0000) character or an unpaired surrogate${at ? ` at ${at}` : ''}; such text cannot be stored.`;
+  throw invalidRequest(message, [{ path: at.split('.')[0]!, message }]);
+}
+
 /** Unauthenticated operations: the client IP's public pool. */
-export const publicProcedure = t.procedure.use(async ({ ctx, meta, next }) => {
+export const publicProcedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
   await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, meta?.rateLimitExempt === true));
+  await assertStorableInput(getRawInput);
   return next();
 });
 
@@ -86,15 +99,16 @@ async function meterTenant(ctx: Context, principal: Principal, exempt: boolean):
 
 /**
  * An authenticated operation: authenticate (401) -> rate limit (429) -> scope (403)
- * -> plan (403); input validation (400) follows in `.input()`. One middleware, because every
+ * -> plan (403) -> storable text (400); input validation (400) follows in `.input()`. One middleware, because every
  * extra tRPC middleware level copies the whole call state on the hot path.
  */
 export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
-  return t.procedure.use(async ({ ctx, meta, next }) => {
+  return t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
     const principal = await authenticateOrCount(ctx);
     await meterTenant(ctx, principal, meta?.rateLimitExempt === true);
     if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
     if (feature) assertPlanAllows(principal.plan, feature);
+    await assertStorableInput(getRawInput);
     const result = await next({ ctx: { principal } });
     // Executions change it: report the value after the operation (from the usage cache).
     ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);

@@ -29,6 +29,13 @@ describe.each(backends())('NUL characters (%s)', (backend) => {
     expectError(await s.call('/api/v1/modules/text/execute', { body: { action: 'change_case', input: { text: '\u0000', to: 'upper' } } }), 401, 'unauthorized');
   });
 
+  it('the tRPC transport refuses it too (400, before input validation)', async () => {
+    const t = await s.register();
+    const res = await s.call('/api/trpc/memory.upsert', { key: t.apiKey, body: { agent_id: 'a', key: 'k\u0000', value: 1 } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.data).toMatchObject({ httpStatus: 400, app: { error: 'invalid_request', issues: [{ path: 'key' }] } });
+  });
+
   it('a module output with U+0000 is answered as is and stored, evented and delivered with U+FFFD', async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'pro');

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
-import { findUnstorable } from '../../lib/storable';
 import { AppError, invalidRequest, type Issue } from '../errors';
 import { appRouter } from '../router';
 import type { Context } from '../trpc';
@@ -36,15 +35,6 @@ export async function handleRestCall(
     const value = body.kind === 'json' ? body.value : {};
     input = isPlainObject(value) ? { ...value, ...params } : body.kind === 'invalid' ? Symbol('invalid-json') : value;
   }
-  const unstorableAt = findUnstorable(input);
-  if (unstorableAt !== undefined) {
-    // PostgreSQL text cannot hold these: refused like invalid JSON, after authentication. The
-    // issue names the top-level field; the message the exact place.
-    const message = `The request contains a NUL (U+0000) character or an unpaired surrogate${unstorableAt ? ` at ${unstorableAt}` : ''}; such text cannot be stored.`;
-    bodyError = { path: unstorableAt.split('.')[0]!, message };
-    input = Symbol('unstorable-text');
-  }
-
   try {
     const output = await callProcedure(route.procedure, ctx, input);
     const status = ctx.res.status ?? route.meta.successStatus ?? 200;
