@@ -291,7 +291,8 @@ describe.each(backends())('publishing modules (%s)', (backend) => {
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           const raw = Buffer.concat(chunks);
-          const expected = Buffer.from(createHmac('sha256', secret).update(raw).digest('hex'));
+          const signed = Buffer.concat([Buffer.from(`${req.headers['x-module-timestamp']}.`), raw]);
+          const expected = Buffer.from(createHmac('sha256', secret).update(signed).digest('hex'));
           const given = Buffer.from(String(req.headers['x-module-signature'] ?? ''));
           const signatureValid = given.length === expected.length && timingSafeEqual(given, expected);
           received.push({ headers: req.headers, body: raw.toString('utf8'), signatureValid });

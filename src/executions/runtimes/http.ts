@@ -32,9 +32,13 @@ export interface HttpCall {
   encryptionKey: Buffer;
 }
 
-/** The signature of a request body: lower-case hex HMAC-SHA256 with the signing secret. */
-export function signModuleRequest(secret: string, body: string | Buffer): string {
-  return createHmac('sha256', secret).update(body).digest('hex');
+/**
+ * The signature of a request: lower-case hex HMAC-SHA256, with the signing secret, of
+ * `<X-Module-Timestamp>.<exact body bytes>`. Covering the timestamp lets the endpoint refuse a
+ * captured request replayed later (check the timestamp is recent).
+ */
+export function signModuleRequest(secret: string, timestamp: string, body: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }
 
 export async function runHttpModule(call: HttpCall): Promise<SandboxOutcome> {
@@ -45,6 +49,7 @@ export async function runHttpModule(call: HttpCall): Promise<SandboxOutcome> {
     return { ok: false, code: 'module_error', message: "The module's signing secret cannot be decrypted on this server." };
   }
   const body = JSON.stringify({ action: call.action, input: call.input });
+  const timestamp = String(Math.floor(Date.now() / 1000));
   let res;
   try {
     res = await guardedFetch(call.runtime.endpoint, {
@@ -54,8 +59,8 @@ export async function runHttpModule(call: HttpCall): Promise<SandboxOutcome> {
         'content-type': 'application/json',
         accept: 'application/json',
         'x-module-action': call.action,
-        'x-module-timestamp': String(Math.floor(Date.now() / 1000)),
-        'x-module-signature': signModuleRequest(secret, body),
+        'x-module-timestamp': timestamp,
+        'x-module-signature': signModuleRequest(secret, timestamp, body),
       },
       timeoutMs: call.timeoutMs,
       maxBytes: MAX_RESPONSE_BYTES + 1,
