@@ -11,6 +11,7 @@ export interface DeliveryWorkerOptions {
 }
 
 const FETCH_BATCH = 50;
+const WAKE_COALESCE_MS = 3;
 const RECORD_BATCH = 200;
 
 /**
@@ -28,6 +29,7 @@ export class DeliveryWorker {
   private recording: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
+  private wakeTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
   private svc?: Services;
@@ -41,8 +43,13 @@ export class DeliveryWorker {
 
   /** Fetch due attempts now instead of at the next poll. Cheap; call after commits. */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    // Commits arriving within a few milliseconds share one fetch instead of one each.
+    if (this.wakeTimer) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.woken = true;
+      this.wakeUp?.();
+    }, WAKE_COALESCE_MS);
   }
 
   /** Wake when a retry falls due, so it is not late by a poll interval. */
