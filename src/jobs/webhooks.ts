@@ -105,32 +105,41 @@ export class DeliveryWorker {
       await this.release(svc, jobs.map((j) => j.id), 'fail');
       return;
     }
-    if (prepared.idle.length > 0) await this.release(svc, prepared.idle, 'complete');
-    for (const made of prepared.unsendable) this.record(svc, made);
     for (const attempt of prepared.ready) {
-      void postToReceiver(svc, attempt.url, attempt.body, attempt.headers).then((outcome) => this.record(svc, { prepared: attempt, outcome }));
+      void postToReceiver(svc, attempt.url, attempt.body, attempt.headers)
+        .catch((err: unknown) => ({ success: false, statusCode: null, latencyMs: 0, error: `The request failed: ${String(err)}`, responseBody: null }))
+        .then((outcome) => this.record(svc, { prepared: attempt, outcome }));
     }
+    for (const made of prepared.unsendable) this.record(svc, made);
+    if (prepared.idle.length > 0) await this.release(svc, prepared.idle, 'complete');
   }
 
   /** Queues a made attempt; one recorder at a time drains the queue in groups. */
   private record(svc: Services, made: MadeAttempt): void {
     this.made.push(made);
-    this.recording ??= this.drain(svc).finally(() => (this.recording = undefined));
+    this.recording ??= this.drain(svc);
   }
 
   private async drain(svc: Services): Promise<void> {
-    while (this.made.length > 0) {
-      const group = this.made.splice(0, RECORD_BATCH);
-      try {
-        const retries = await recordAttempts(svc, group);
-        for (const delay of new Set(retries)) this.wakeIn(delay);
-        this.freeSlots(group.length);
-      } catch (err) {
-        // Our own failure (the database went away): pg-boss runs these jobs again later; an
-        // attempt recorded meanwhile is skipped then.
-        svc.logger.warn({ err: String(err), attempts: group.length }, 'webhook attempts could not be recorded; they will run again');
-        await this.release(svc, group.map((m) => m.prepared.jobId), 'fail');
-      }
+    // `recording` is cleared in the same synchronous step that finds the queue empty, so an
+    // attempt queued right after always starts a new drain.
+    try {
+      while (this.made.length > 0) await this.recordGroup(svc, this.made.splice(0, RECORD_BATCH));
+    } finally {
+      this.recording = undefined;
+    }
+  }
+
+  private async recordGroup(svc: Services, group: MadeAttempt[]): Promise<void> {
+    try {
+      const retries = await recordAttempts(svc, group);
+      for (const delay of new Set(retries)) this.wakeIn(delay);
+      this.freeSlots(group.length);
+    } catch (err) {
+      // Our own failure (the database went away): pg-boss runs these jobs again later; an
+      // attempt recorded meanwhile is skipped then.
+      svc.logger.warn({ err: String(err), attempts: group.length }, 'webhook attempts could not be recorded; they will run again');
+      await this.release(svc, group.map((m) => m.prepared.jobId), 'fail');
     }
   }
 
