@@ -1,11 +1,9 @@
 /**
  * PostgreSQL text and jsonb cannot hold U+0000 or unpaired UTF-16 surrogates. A client cannot
- * send them (the REST adapter and the memory schema refuse them); a module output may contain
+ * send them (the procedure chain refuses them in every input, src/server/trpc.ts); a module output may contain
  * them, so what is stored has them replaced by U+FFFD while the caller still gets the original.
  */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export const NOT_STORABLE = 'Must not contain NUL characters or unpaired surrogates';
 
 export function isStorableText(s: string): boolean {
   return !s.includes('\u0000') && !LONE_SURROGATE.test(s);

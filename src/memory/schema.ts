@@ -1,13 +1,9 @@
 import { z } from 'zod';
-import { findUnstorable, isStorableText, NOT_STORABLE } from '../lib/storable';
 import { listParams, pageSchema } from '../lib/pagination';
 
 /** 64 KiB (DESIGN.md §4: 64 KB means 65,536 bytes), measured as UTF-8 JSON. */
 export const MAX_VALUE_BYTES = 65_536;
 export const MAX_TTL_SECONDS = 31_536_000;
-
-/** PostgreSQL text and jsonb cannot hold NUL characters or unpaired UTF-16 surrogates. */
-const storable = isStorableText;
 
 export const agentId = z
   .string()
@@ -18,13 +14,11 @@ export const memoryKey = z
   .string()
   .min(1)
   .max(256)
-  .refine(storable, NOT_STORABLE)
   .describe('Entry key, 1–256 characters, unique per agent. URL-encode it in paths.');
 
-const tag = z.string().min(1).max(64).refine(storable, NOT_STORABLE);
-
-/** Whether any string in `v` (object keys included) is one PostgreSQL cannot store. */
-const hasUnstorableString = (v: unknown) => findUnstorable(v) !== undefined;
+// Text PostgreSQL cannot store (U+0000, unpaired surrogates) is refused for every procedure's
+// input in the procedure chain (src/server/trpc.ts), so these schemas need not repeat it.
+const tag = z.string().min(1).max(64);
 
 export const memoryValue = z
   .unknown()
@@ -36,8 +30,6 @@ export const memoryValue = z
     const bytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
     if (bytes > MAX_VALUE_BYTES) {
       ctx.addIssue({ code: 'custom', message: `The value is ${bytes} bytes as JSON; at most ${MAX_VALUE_BYTES} (64 KiB) are allowed` });
-    } else if (hasUnstorableString(v)) {
-      ctx.addIssue({ code: 'custom', message: `Strings in the value ${NOT_STORABLE.toLowerCase()}` });
     }
   })
   .describe('Any JSON value, at most 65,536 bytes serialized.');

@@ -198,6 +198,8 @@ export interface GuardOptions {
   requireHttps?: boolean;
   /** DNS resolution (every address). Default: `dns.promises.lookup(host, { all: true })`. Tests inject one. */
   lookup?: LookupAll;
+  /** Give up resolving after this long (a `dns_failure`): a silent name server must not hold the caller. */
+  lookupTimeoutMs?: number;
 }
 
 export interface CheckedUrl {
@@ -245,7 +247,7 @@ export async function assertPublicUrl(input: string | URL, options: GuardOptions
     addresses = [{ address: hostname, family: family === 6 ? 6 : 4 }];
   } else {
     try {
-      addresses = await (options.lookup ?? defaultLookup)(hostname);
+      addresses = await withDeadline((options.lookup ?? defaultLookup)(hostname), options.lookupTimeoutMs);
     } catch {
       throw new SsrfError('dns_failure', `The host ${hostname} could not be resolved.`);
     }
@@ -263,6 +265,15 @@ export async function assertPublicUrl(input: string | URL, options: GuardOptions
     }
   }
   return { url, hostname, addresses };
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return p;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS timeout')), ms);
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
