@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { tenants } from '../db/schema';
 import { authenticateApiKey } from '../keys/authenticate';
-import { AppError } from '../server/errors';
+import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import type { Principal } from './principal';
 

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config';
-import { AppError } from '../server/errors';
+import { AppError } from '../lib/errors';
 
 export interface BearerClaims {
   email: string;

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { installations, tenants } from '../db/schema';
 import { afterEvents, recordEvent } from '../events/record';
-import { notFound, planRequired } from '../server/errors';
+import { notFound, planRequired } from '../lib/errors';
 import type { Services } from '../services';
 import { PLAN_NAMES, PLANS, type Plan } from '../tenants/plans';
 import { findVisibleModule, installedCount } from './queries';

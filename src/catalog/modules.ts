@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { installations, modules } from '../db/schema';
-import { invalidRequest, notFound } from '../server/errors';
+import { invalidRequest, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentModule } from './present';
 import { findVisibleModule, visibleTo } from './queries';

@@ -14,7 +14,7 @@ import { schemaIssues } from '../executions/schemas';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
 import { BUILTIN_MODULES } from '../modules/registry';
 import { assertPublicUrl, SsrfError } from '../net/ssrf';
-import { AppError, conflict, invalidRequest, notFound, type Issue } from '../server/errors';
+import { AppError, conflict, invalidRequest, notFound, type Issue } from '../lib/errors';
 import type { Services } from '../services';
 import { presentModule } from './present';
 import { findVisibleModule } from './queries';

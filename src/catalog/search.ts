@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { moduleActions, modules } from '../db/schema';
-import { invalidRequest } from '../server/errors';
+import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { visibleTo } from './queries';
 import type { DirectoryInput, SearchInput } from './schema';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { actionName, moduleName } from '../catalog/schema';
-import { AppError } from '../server/errors';
+import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
 import { executeAction } from './execute';

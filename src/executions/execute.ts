@@ -8,7 +8,7 @@ import { newId } from '../lib/ids';
 import { storableJson } from '../lib/storable';
 import { acquireExecutionSlot } from '../metering/slots';
 import { reserveExecutions } from '../metering/usage';
-import { AppError, notFound } from '../server/errors';
+import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import type { RunOutcome } from './pool';
 import { runPublishedAction } from './runtimes';

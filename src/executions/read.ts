@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { executions } from '../db/schema';
 import { decodeCursor, listParams, toPage, beforeCursor } from '../lib/pagination';
-import { notFound } from '../server/errors';
+import { notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentExecution } from './present';
 

@@ -2,7 +2,7 @@ import { and, eq, isNull, or } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import type { Db } from '../db';
 import { apiKeys, tenants } from '../db/schema';
-import { AppError } from '../server/errors';
+import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import type { CachedKey } from './cache';
 import { hashKeySecret, looksLikeKeySecret } from './secrets';

@@ -3,7 +3,7 @@ import { DEFAULT_KEY_SCOPES, missingScope } from '../auth/scopes';
 import type { Executor } from '../db';
 import { apiKeys } from '../db/schema';
 import { newId } from '../lib/ids';
-import { insufficientScope } from '../server/errors';
+import { insufficientScope } from '../lib/errors';
 import type { Services } from '../services';
 import { assertPlanAllows } from '../tenants/plans';
 import { iso } from './present';

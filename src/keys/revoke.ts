@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { holdsScope } from '../auth/scopes';
 import { apiKeys } from '../db/schema';
-import { conflict, notFound } from '../server/errors';
+import { conflict, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { iso } from './present';
 import { lockActiveKeys } from './queries';

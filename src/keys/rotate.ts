@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { missingScope } from '../auth/scopes';
 import { apiKeys } from '../db/schema';
-import { insufficientScope, notFound } from '../server/errors';
+import { insufficientScope, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { iso } from './present';
 import { findActiveKey } from './queries';

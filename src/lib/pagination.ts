@@ -1,6 +1,6 @@
 import { and, eq, lt, or, type AnyColumn, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { invalidRequest } from '../server/errors';
+import { invalidRequest } from '../lib/errors';
 
 /** Query parameters of every list: `limit` (default 20, max 100) and an opaque `cursor`. */
 export const listParams = {

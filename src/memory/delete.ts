@@ -1,7 +1,7 @@
 import { and } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { memoryEntries } from '../db/schema';
-import { notFound } from '../server/errors';
+import { notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { entryWhere, live } from './queries';
 import type { MemoryEntryInput } from './schema';

@@ -2,7 +2,7 @@ import { and, arrayContains, desc, eq, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { memoryEntries } from '../db/schema';
 import { decodeCursor, encodeCursor, type Page, beforeCursor } from '../lib/pagination';
-import { notFound } from '../server/errors';
+import { notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentMemoryEntry } from './present';
 import { findLiveEntry, live, searchDocument } from './queries';

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { memoryEntries, tenants } from '../db/schema';
-import { planRequired } from '../server/errors';
+import { planRequired } from '../lib/errors';
 import type { Services } from '../services';
 import { memoryEntryLimit, planWithMoreEntries } from './limits';
 import { presentMemoryEntry } from './present';

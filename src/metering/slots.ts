@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal';
-import { AppError } from '../server/errors';
+import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
 import { SLOT_TTL_MS } from './concurrency';

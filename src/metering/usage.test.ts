@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_DATABASE_URL } from '../../tests/harness';
 import { openDatabase, type Database } from '../db';
 import { tenants, usageCounters } from '../db/schema';
-import { AppError } from '../server/errors';
+import { AppError } from '../lib/errors';
 import type { Plan } from '../tenants/plans';
 import { cycleStart } from './cycle';
 import { executionsRemaining, executionsUsed, reserveExecutions } from './usage';

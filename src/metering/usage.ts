@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { usageCounters } from '../db/schema';
-import { AppError } from '../server/errors';
+import { AppError } from '../lib/errors';
 import { PLANS, type Plan } from '../tenants/plans';
 import { cycleStart, nextCycleStart } from './cycle';
 

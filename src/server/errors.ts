@@ -1,65 +1,32 @@
 /**
- * Typed errors and the ONE table that maps each code to its HTTP status, tRPC code and default
- * message. Domain code throws AppError; every transport converts it through this table.
- * (This file imports no transport, so domain code may use it.)
+ * Maps the domain's AppError (src/lib/errors.ts) to each transport: the REST error body and the
+ * tRPC error code. Domain code never imports this file.
  */
-export const ERRORS = {
-  invalid_request: { status: 400, trpc: 'BAD_REQUEST', message: 'The request is not valid.' },
-  unauthorized: { status: 401, trpc: 'UNAUTHORIZED', message: 'A valid API key or bearer token is required.' },
-  insufficient_scope: { status: 403, trpc: 'FORBIDDEN', message: 'The credential lacks the scope this operation needs.' },
-  plan_required: { status: 403, trpc: 'FORBIDDEN', message: 'This operation needs a higher plan.' },
-  not_found: { status: 404, trpc: 'NOT_FOUND', message: 'The resource does not exist.' },
-  method_not_allowed: { status: 405, trpc: 'METHOD_NOT_SUPPORTED', message: 'The method is not allowed on this path.' },
-  conflict: { status: 409, trpc: 'CONFLICT', message: 'The request conflicts with the current state.' },
-  payload_too_large: { status: 413, trpc: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large.' },
-  invalid_input: { status: 422, trpc: 'UNPROCESSABLE_CONTENT', message: 'The input does not match the action schema.' },
-  rate_limit_exceeded: { status: 429, trpc: 'TOO_MANY_REQUESTS', message: 'Rate limit exceeded.' },
-  quota_exceeded: { status: 429, trpc: 'TOO_MANY_REQUESTS', message: 'The monthly execution quota is exhausted.' },
-  concurrency_limit_exceeded: { status: 429, trpc: 'TOO_MANY_REQUESTS', message: 'Too many executions in flight.' },
-  internal_error: { status: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'An internal error occurred.' },
-  module_error: { status: 502, trpc: 'BAD_GATEWAY', message: 'The module failed.' },
-  unavailable: { status: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable.' },
-  timeout: { status: 504, trpc: 'GATEWAY_TIMEOUT', message: 'The module did not answer in time.' },
-} as const;
+import { AppError, type ErrorCode } from '../lib/errors';
 
-export type ErrorCode = keyof typeof ERRORS;
-export type TrpcErrorCode = (typeof ERRORS)[ErrorCode]['trpc'];
+export * from '../lib/errors';
 
-/** Extra fields named by DESIGN.md §6 that some codes carry (snake_case, sent as they are). */
-export type ErrorDetails = Record<string, unknown>;
+/** The tRPC code of each error code (the dashboard's tRPC client sees these). */
+export const TRPC_CODES = {
+  invalid_request: 'BAD_REQUEST',
+  unauthorized: 'UNAUTHORIZED',
+  insufficient_scope: 'FORBIDDEN',
+  plan_required: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  method_not_allowed: 'METHOD_NOT_SUPPORTED',
+  conflict: 'CONFLICT',
+  payload_too_large: 'PAYLOAD_TOO_LARGE',
+  invalid_input: 'UNPROCESSABLE_CONTENT',
+  rate_limit_exceeded: 'TOO_MANY_REQUESTS',
+  quota_exceeded: 'TOO_MANY_REQUESTS',
+  concurrency_limit_exceeded: 'TOO_MANY_REQUESTS',
+  internal_error: 'INTERNAL_SERVER_ERROR',
+  module_error: 'BAD_GATEWAY',
+  unavailable: 'SERVICE_UNAVAILABLE',
+  timeout: 'GATEWAY_TIMEOUT',
+} as const satisfies Record<ErrorCode, string>;
 
-export class AppError extends Error {
-  readonly code: ErrorCode;
-  readonly details: ErrorDetails;
-  /** Response headers the error needs (Retry-After, Allow). */
-  readonly headers: Record<string, string>;
-
-  constructor(code: ErrorCode, message?: string, details: ErrorDetails = {}, headers: Record<string, string> = {}) {
-    super(message ?? ERRORS[code].message);
-    this.name = 'AppError';
-    this.code = code;
-    this.details = details;
-    this.headers = headers;
-  }
-
-  get status(): number {
-    return ERRORS[this.code].status;
-  }
-}
-
-export const notFound = (what = 'resource') => new AppError('not_found', `No such ${what}.`);
-export const conflict = (message: string) => new AppError('conflict', message);
-export const invalidRequest = (message: string, issues: Issue[] = []) =>
-  new AppError('invalid_request', message, { issues });
-export const insufficientScope = (scope: string) =>
-  new AppError('insufficient_scope', `This operation needs the scope '${scope}'.`, { required_scope: scope });
-export const planRequired = (plan: string, what: string) =>
-  new AppError('plan_required', `${what} needs the ${plan} plan or above.`, { required_plan: plan });
-
-export interface Issue {
-  path: string;
-  message: string;
-}
+export type TrpcErrorCode = (typeof TRPC_CODES)[ErrorCode];
 
 /** The JSON body of every non-2xx REST response. */
 export interface ErrorBody {

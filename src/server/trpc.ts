@@ -12,7 +12,7 @@ import { executionsRemaining } from '../metering/usage';
 import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import { findUnstorable } from '../lib/storable';
-import { AppError, ERRORS, insufficientScope, invalidRequest } from './errors';
+import { AppError, TRPC_CODES, insufficientScope, invalidRequest } from './errors';
 
 export interface Context {
   svc: Services;
@@ -40,7 +40,7 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
   errorFormatter({ shape, error }) {
     const app = error.cause instanceof AppError ? error.cause : undefined;
     if (!app) return { ...shape, data: { ...shape.data, stack: undefined } };
-    const code = ERRORS[app.code].trpc;
+    const code = TRPC_CODES[app.code];
     return {
       ...shape,
       code: TRPC_ERROR_CODES_BY_KEY[code],

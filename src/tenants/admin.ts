@@ -1,7 +1,7 @@
 import { desc, eq } from 'drizzle-orm';
 import { tenants } from '../db/schema';
 import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
-import { notFound } from '../server/errors';
+import { notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentTenant } from './present';
 import type { ChangePlanInput } from './schema';

@@ -1,4 +1,4 @@
-import { planRequired } from '../server/errors';
+import { planRequired } from '../lib/errors';
 
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type Plan = (typeof PLAN_NAMES)[number];

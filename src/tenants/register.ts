@@ -1,7 +1,7 @@
 import { isUniqueViolation } from '../db';
 import { tenants } from '../db/schema';
 import { insertKey } from '../keys/create';
-import { conflict } from '../server/errors';
+import { conflict } from '../lib/errors';
 import type { Services } from '../services';
 import { publicLimits } from './plans';
 import type { RegisterInput } from './schema';

@@ -1,5 +1,5 @@
 import { assertPublicUrl, SsrfError } from '../net/ssrf';
-import { invalidRequest } from '../server/errors';
+import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 
 /** A name server that does not answer must not hold the request. */

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { events } from '../db/schema';
-import { conflict, invalidRequest } from '../server/errors';
+import { conflict, invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { createDeliveries } from './fanout';
 import type { ReplayInput } from './schema';

@@ -4,7 +4,7 @@ import { webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions,
 import { newId } from '../lib/ids';
 import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
-import { conflict, invalidRequest, notFound } from '../server/errors';
+import { conflict, invalidRequest, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentDelivery, presentStats, presentWebhook } from './present';
 import { checkReceiverUrl } from './receiver-url';

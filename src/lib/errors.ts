@@ -1,0 +1,61 @@
+/**
+ * Typed errors and the ONE table of codes with their HTTP status and default message. Domain
+ * code throws AppError; src/server/errors.ts maps it to each transport (REST body, tRPC code,
+ * JSON-RPC). This file imports nothing, so every layer may use it.
+ */
+export const ERRORS = {
+  invalid_request: { status: 400, message: 'The request is not valid.' },
+  unauthorized: { status: 401, message: 'A valid API key or bearer token is required.' },
+  insufficient_scope: { status: 403, message: 'The credential lacks the scope this operation needs.' },
+  plan_required: { status: 403, message: 'This operation needs a higher plan.' },
+  not_found: { status: 404, message: 'The resource does not exist.' },
+  method_not_allowed: { status: 405, message: 'The method is not allowed on this path.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  invalid_input: { status: 422, message: 'The input does not match the action schema.' },
+  rate_limit_exceeded: { status: 429, message: 'Rate limit exceeded.' },
+  quota_exceeded: { status: 429, message: 'The monthly execution quota is exhausted.' },
+  concurrency_limit_exceeded: { status: 429, message: 'Too many executions in flight.' },
+  internal_error: { status: 500, message: 'An internal error occurred.' },
+  module_error: { status: 502, message: 'The module failed.' },
+  unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
+  timeout: { status: 504, message: 'The module did not answer in time.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Extra fields named by DESIGN.md §6 that some codes carry (snake_case, sent as they are). */
+export type ErrorDetails = Record<string, unknown>;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+  /** Response headers the error needs (Retry-After, Allow). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message?: string, details: ErrorDetails = {}, headers: Record<string, string> = {}) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return ERRORS[this.code].status;
+  }
+}
+
+export const notFound = (what = 'resource') => new AppError('not_found', `No such ${what}.`);
+export const conflict = (message: string) => new AppError('conflict', message);
+export const invalidRequest = (message: string, issues: Issue[] = []) =>
+  new AppError('invalid_request', message, { issues });
+export const insufficientScope = (scope: string) =>
+  new AppError('insufficient_scope', `This operation needs the scope '${scope}'.`, { required_scope: scope });
+export const planRequired = (plan: string, what: string) =>
+  new AppError('plan_required', `${what} needs the ${plan} plan or above.`, { required_plan: plan });
+
+export interface Issue {
+  path: string;
+  message: string;
+}
