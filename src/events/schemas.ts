@@ -23,7 +23,7 @@ export const EVENT_DATA_SCHEMAS = {
       status: z.literal('success'),
       output: z.unknown().describe('The action output; a `{summary, bytes}` object when `truncated`'),
       truncated: z.literal(true).optional().describe('Present when the output was too large for the 64 KB envelope'),
-      full_result_url: z.string().optional().describe('Path of the execution record holding the full output (with `truncated`)'),
+      full_result_url: z.string().optional().describe('Absolute URL (on PUBLIC_BASE_URL) of the execution record holding the full output (with `truncated`)'),
     })
     .describe('A module action succeeded.'),
   'execution.failed': z

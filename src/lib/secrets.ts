@@ -49,3 +49,35 @@ export function decryptSecret(key: Buffer, stored: string): string {
 export function generateSigningSecret(prefix: string): string {
   return prefix + randomBytes(32).toString('base64url');
 }
+
+/** The Standard Webhooks secret prefix. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+/**
+ * A webhook signing secret as Standard Webhooks libraries load it (`new Webhook(secret)`):
+ * `whsec_` + standard base64 of 24 random bytes (32 characters, no padding).
+ */
+export function generateWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + randomBytes(24).toString('base64');
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/;
+
+/**
+ * The HMAC key of the `webhook-signature` header (DESIGN.md §6 "Webhooks"): for `whsec_` + base64
+ * (generated secrets, and caller-chosen ones in that form) the decoded bytes, as the Standard
+ * Webhooks libraries derive it; secrets generated before the switch to standard base64 were
+ * `whsec_` + base64url and decode the same way (from base64url). Any other secret is used as its
+ * raw bytes (`new Webhook(secret, { format: 'raw' })`). `X-Webhook-Signature` always uses the
+ * secret string itself.
+ */
+export function webhookSigningKey(secret: string): Buffer {
+  if (secret.startsWith(WEBHOOK_SECRET_PREFIX)) {
+    const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
+    if (BASE64.test(encoded) && encoded.replace(/=+$/, '').length % 4 !== 1) {
+      const key = Buffer.from(encoded, encoded.includes('-') || encoded.includes('_') ? 'base64url' : 'base64');
+      if (key.length > 0) return key;
+    }
+  }
+  return Buffer.from(secret, 'utf8');
+}

@@ -74,7 +74,7 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
       idle.push(job.id);
       continue;
     }
-    const body = envelopeBody({ id: delivery.eventId, event: delivery.eventType, timestamp: row.eventAt.toISOString(), data: row.eventData });
+    const body = envelopeBody({ id: delivery.eventId, event: delivery.eventType, timestamp: row.eventAt.toISOString(), data: row.eventData }, svc.config.publicBaseUrl);
     const attempt: PreparedAttempt = {
       jobId: job.id,
       deliveryId: delivery.id,

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { EVENT_PAYLOAD_CAP } from '../executions/present';
+import { webhookSigningKey } from '../lib/secrets';
 
 export interface Envelope {
   id: string;
@@ -12,14 +13,20 @@ export interface Envelope {
  * The exact bytes POSTed for an event: `{id, event, timestamp, data}` (spec §2). Built from the
  * stored event, so every attempt and every replay sends the same bytes. Execution events are
  * already cut to fit when recorded; anything else still over 64 KB carries a summary instead.
+ * `full_result_url` is sent absolute, on `baseUrl` (PUBLIC_BASE_URL): execution events record it
+ * as a path, so events recorded before a change of PUBLIC_BASE_URL point at the current address.
  */
-export function envelopeBody(envelope: Envelope): string {
+export function envelopeBody(envelope: Envelope, baseUrl: string): string {
+  const stored = envelope.data.full_result_url;
+  if (typeof stored === 'string' && stored.startsWith('/')) {
+    envelope = { ...envelope, data: { ...envelope.data, full_result_url: baseUrl + stored } };
+  }
   const body = JSON.stringify(envelope);
   if (Buffer.byteLength(body) <= EVENT_PAYLOAD_CAP) return body;
   const text = JSON.stringify(envelope.data);
   const data: Record<string, unknown> = { summary: `${text.slice(0, 1024)}…`, bytes: Buffer.byteLength(text), truncated: true };
   const executionId = envelope.data.execution_id;
-  if (typeof executionId === 'string') data.full_result_url = `/api/v1/executions/${executionId}`;
+  if (typeof executionId === 'string') data.full_result_url = `${baseUrl}/api/v1/executions/${executionId}`;
   return JSON.stringify({ ...envelope, data });
 }
 
@@ -35,7 +42,17 @@ export interface DeliveryHeaders {
   attempt: number;
 }
 
-export function deliveryHeaders(secret: string, body: string, meta: DeliveryHeaders): Record<string, string> {
+/**
+ * Standard Webhooks `webhook-signature`: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed
+ * with webhookSigningKey(secret), so `new Webhook(secret)` (generated `whsec_` secrets) or
+ * `new Webhook(secret, { format: 'raw' })` (other caller-chosen secrets) verifies it.
+ */
+export function standardSignature(secret: string, id: string, timestamp: string, body: string): string {
+  return `v1,${createHmac('sha256', webhookSigningKey(secret)).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
+}
+
+export function deliveryHeaders(secret: string, body: string, meta: DeliveryHeaders, now = Date.now()): Record<string, string> {
+  const timestamp = String(Math.floor(now / 1000));
   return {
     'content-type': 'application/json',
     'user-agent': 'AgentModulePlatform-Webhooks/1.0',
@@ -45,6 +62,7 @@ export function deliveryHeaders(secret: string, body: string, meta: DeliveryHead
     'x-webhook-delivery': meta.deliveryId,
     'x-webhook-attempt': String(meta.attempt),
     'webhook-id': meta.eventId,
-    'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+    'webhook-timestamp': timestamp,
+    'webhook-signature': standardSignature(secret, meta.eventId, timestamp, body),
   };
 }

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../services';
 import { startReceiver, type Receiver } from '../../tests/receiver';
-import { envelopeBody, signBody } from './envelope';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { generateWebhookSecret, webhookSigningKey } from '../lib/secrets';
+import { deliveryHeaders, envelopeBody, signBody, standardSignature } from './envelope';
 import { postToReceiver } from './send';
 
 /** Only the configuration is read by postToReceiver; the rest of Services is not needed. */
@@ -54,10 +57,58 @@ describe('envelope', () => {
     expect(signBody('secret', '{"a":1}')).toBe('aa9e2e3575f5d7098b6caccd790888c36d5fdb63342a73bada2d6a51747a8494');
   });
 
-  it('replaces data over 64 KB with a summary and the execution link', () => {
-    const body = envelopeBody({ id: 'evt_1', event: 'workflow.completed', timestamp: '2026-01-01T00:00:00.000Z', data: { execution_id: 'exe_1', blob: 'x'.repeat(100_000) } });
+  it('replaces data over 64 KB with a summary and the absolute execution link', () => {
+    const body = envelopeBody({ id: 'evt_1', event: 'workflow.completed', timestamp: '2026-01-01T00:00:00.000Z', data: { execution_id: 'exe_1', blob: 'x'.repeat(100_000) } }, 'https://amp.example.com');
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(65_536);
     const parsed = JSON.parse(body);
-    expect(parsed).toMatchObject({ id: 'evt_1', event: 'workflow.completed', data: { truncated: true, full_result_url: '/api/v1/executions/exe_1' } });
+    expect(parsed).toMatchObject({ id: 'evt_1', event: 'workflow.completed', data: { truncated: true, full_result_url: 'https://amp.example.com/api/v1/executions/exe_1' } });
+  });
+
+  it('sends a recorded full_result_url path as an absolute URL', () => {
+    const data = { execution_id: 'exe_2', truncated: true, full_result_url: '/api/v1/executions/exe_2' };
+    const body = envelopeBody({ id: 'evt_2', event: 'execution.completed', timestamp: '2026-01-01T00:00:00.000Z', data }, 'https://amp.example.com');
+    expect(JSON.parse(body).data.full_result_url).toBe('https://amp.example.com/api/v1/executions/exe_2');
+  });
+});
+
+describe('Standard Webhooks signature', () => {
+  const body = '{"id":"evt_1","event":"webhook.test","timestamp":"2026-01-01T00:00:00.000Z","data":{}}';
+
+  it('generated secrets are whsec_ + standard base64 of 24 bytes, which the library loads', () => {
+    const secret = generateWebhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(webhookSigningKey(secret)).toHaveLength(24);
+    const headers = deliveryHeaders(secret, body, { eventId: 'evt_1', eventType: 'webhook.test', deliveryId: 'dlv_1', attempt: 1 });
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(generateWebhookSecret()).verify(body, headers)).toThrow();
+    // The spec's header is unchanged: hex HMAC of the body with the secret string.
+    expect(headers['x-webhook-signature']).toBe(signBody(secret, body));
+  });
+
+  it('a caller-chosen secret is the raw key; the signature covers id and timestamp', () => {
+    const headers = deliveryHeaders('my-own-signing-secret-1', body, { eventId: 'evt_1', eventType: 'webhook.test', deliveryId: 'dlv_1', attempt: 1 });
+    const wh = new Webhook('my-own-signing-secret-1', { format: 'raw' });
+    expect(wh.verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => wh.verify(body, { ...headers, 'webhook-id': 'evt_2' })).toThrow();
+    expect(() => wh.verify(body, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 1) })).toThrow();
+  });
+
+  it('legacy base64url secrets decode from base64url, so re-encoded they load in the library', () => {
+    const bytes = Buffer.concat([Buffer.from([0xfb, 0xff, 0xfe]), randomBytes(29)]);
+    const legacy = `whsec_${bytes.toString('base64url')}`;
+    expect(legacy).toMatch(/^whsec_-__-/);
+    const key = webhookSigningKey(legacy);
+    expect(key).toEqual(bytes);
+    const headers = deliveryHeaders(legacy, body, { eventId: 'evt_1', eventType: 'webhook.test', deliveryId: 'dlv_1', attempt: 1 });
+    expect(new Webhook(`whsec_${key.toString('base64')}`).verify(body, headers)).toEqual(JSON.parse(body));
+  });
+
+  it('matches a reference value (id.timestamp.body, base64 HMAC-SHA256)', () => {
+    // Key: the bytes of 'secret'; `printf 'msg_1.1700000000.{}' | openssl dgst -sha256 -hmac secret -binary | base64`
+    const expected = 'v1,A5oIrJxXPB/PkULSoVu0e4khvPiqpF9vljmhkSKg0FI=';
+    expect(standardSignature('secret', 'msg_1', '1700000000', '{}')).toBe(expected);
+    expect(standardSignature(`whsec_${Buffer.from('secret').toString('base64')}`, 'msg_1', '1700000000', '{}')).toBe(expected);
+    expect(webhookSigningKey('whsec_not base64!')).toEqual(Buffer.from('whsec_not base64!'));
   });
 });

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import { webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions, type WebhookAttemptRow } from '../db/schema';
 import { newId } from '../lib/ids';
 import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
-import { encryptSecret, generateSigningSecret } from '../lib/secrets';
+import { encryptSecret, generateWebhookSecret } from '../lib/secrets';
 import { conflict, invalidRequest, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentDelivery, presentStats, presentWebhook } from './present';
@@ -34,7 +34,7 @@ export async function findSubscription(svc: Services, tenantId: string, id: stri
 /** POST /api/v1/webhooks: 201 with the secret, shown this once. */
 export async function createWebhook(svc: Services, principal: Principal, input: CreateWebhookInput) {
   const url = await checkReceiverUrl(svc, input.url);
-  const secret = input.secret ?? generateSigningSecret('whsec_');
+  const secret = input.secret ?? generateWebhookSecret();
   const [{ n } = { n: 0 }] = await svc.db
     .select({ n: count() })
     .from(webhookSubscriptions)

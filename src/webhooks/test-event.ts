@@ -23,7 +23,7 @@ export async function sendTestEvent(svc: Services, principal: Principal, id: str
     event: TEST_EVENT_TYPE,
     timestamp: new Date().toISOString(),
     data: { subscription_id: subscription.id, tenant_id: principal.tenantId, message: 'A test event from the Agent Module Platform.' },
-  });
+  }, svc.config.publicBaseUrl);
   const secret = decryptSecret(svc.config.encryptionKey, subscription.secretEncrypted);
   await svc.db.insert(webhookDeliveries).values({
     id: deliveryId,

@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema';
@@ -8,6 +9,7 @@ import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } 
 import { startReceiver, verifySignature, type Receiver, type Received } from '../receiver';
 
 const SCHEDULE = [0, 40, 80, 120];
+const PUBLIC_BASE_URL = 'https://amp.example.com';
 
 describe.each(backends())('Webhooks (%s)', (backend) => {
   let s: TestServer;
@@ -15,7 +17,7 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
   beforeAll(async () => {
     s = await startTestServer({
       backend,
-      env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','), WEBHOOK_TIMEOUT_MS: '1000' },
+      env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','), WEBHOOK_TIMEOUT_MS: '1000', PUBLIC_BASE_URL },
     });
   });
   afterAll(async () => s?.close());
@@ -91,8 +93,10 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     const r = await receiver();
     const sub = await subscribe(t.apiKey, { url: r.url, events: ['*'] });
     expect(sub.id).toMatch(/^wh_/);
-    expect(sub.secret).toMatch(/^whsec_/);
+    // Standard Webhooks form: whsec_ + standard base64 of 24 random bytes.
+    expect(sub.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(sub.status).toBe('active');
+    const verifier = new Webhook(sub.secret);
 
     const exec = await slugify(t.apiKey);
     expect(exec.status).toBe(200);
@@ -107,6 +111,9 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
       expect(got.headers['x-webhook-id']).toBe(got.body.id);
       expect(got.headers['webhook-id']).toBe(got.body.id);
       expect(got.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
+      // The standardwebhooks library verifies id, timestamp and the exact body.
+      expect(verifier.verify(got.raw.toString('utf8'), got.headers as Record<string, string>)).toEqual(got.body);
+      expect(() => new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(got.raw.toString('utf8'), got.headers as Record<string, string>)).toThrow();
       expect(new Date(got.body.timestamp).toISOString()).toBe(got.body.timestamp);
     }
     expect(completed!.body.data).toMatchObject({
@@ -138,6 +145,8 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     await slugify(t.apiKey, 'one');
     const [first] = await r.waitFor(1);
     expect(verifySignature('my-own-signing-secret-1', first!.raw, first!.headers['x-webhook-signature'])).toBe(true);
+    // A caller-chosen secret is the raw HMAC key of webhook-signature.
+    expect(new Webhook('my-own-signing-secret-1', { format: 'raw' }).verify(first!.raw.toString('utf8'), first!.headers as Record<string, string>)).toEqual(first!.body);
 
     const put = await s.call(`/api/v1/webhooks/${sub.id}`, { method: 'PUT', key: t.apiKey, body: { secret: 'rotated-secret-2222' } });
     expect(put.status).toBe(200);
@@ -146,6 +155,8 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     const [, second] = await r.waitFor(2);
     expect(verifySignature('rotated-secret-2222', second!.raw, second!.headers['x-webhook-signature'])).toBe(true);
     expect(verifySignature('my-own-signing-secret-1', second!.raw, second!.headers['x-webhook-signature'])).toBe(false);
+    expect(new Webhook('rotated-secret-2222', { format: 'raw' }).verify(second!.raw.toString('utf8'), second!.headers as Record<string, string>)).toEqual(second!.body);
+    expect(() => new Webhook('my-own-signing-secret-1', { format: 'raw' }).verify(second!.raw.toString('utf8'), second!.headers as Record<string, string>)).toThrow();
   });
 
   it('sends only subscribed kinds; * gets all; module.uninstalled and execution.failed are emitted', async () => {
@@ -268,8 +279,9 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     expect(JSON.stringify(exec.body.output).length).toBeGreaterThan(200_000);
     const [got] = await r.waitFor(1);
     expect(got!.raw.length).toBeLessThanOrEqual(65_536);
-    expect(got!.body.data).toMatchObject({ truncated: true, full_result_url: `/api/v1/executions/${exec.body.execution_id}`, execution_id: exec.body.execution_id });
-    const full = await s.call(got!.body.data.full_result_url, { key: t.apiKey });
+    // Absolute, on PUBLIC_BASE_URL.
+    expect(got!.body.data).toMatchObject({ truncated: true, full_result_url: `${PUBLIC_BASE_URL}/api/v1/executions/${exec.body.execution_id}`, execution_id: exec.body.execution_id });
+    const full = await s.call(new URL(got!.body.data.full_result_url).pathname, { key: t.apiKey });
     expect(full.status).toBe(200);
     expect(full.body.output.result).toHaveLength(200_000);
   });
@@ -314,6 +326,7 @@ describe.each(backends())('Webhooks (%s)', (backend) => {
     expect(got!.body).toMatchObject({ id: res.body.event_id, event: 'webhook.test', data: { subscription_id: sub.id, tenant_id: t.tenantId } });
     expect(EVENT_TYPES as readonly string[]).not.toContain(got!.body.event);
     expect(verifySignature(sub.secret, got!.raw, got!.headers['x-webhook-signature'])).toBe(true);
+    expect(new Webhook(sub.secret).verify(got!.raw.toString('utf8'), got!.headers as Record<string, string>)).toEqual(got!.body);
     const d = await detail(t.apiKey, sub.id);
     expect(d.deliveries[0]).toMatchObject({ kind: 'test', event: 'webhook.test', status: 'succeeded' });
     expect(d.stats.total_deliveries).toBe(0);
