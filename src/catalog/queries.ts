@@ -1,6 +1,7 @@
 import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { installations, moduleActions, modules, type ModuleActionRow, type ModuleRow } from '../db/schema';
+import { MODULE_NAME } from './schema';
 
 /** Public modules and the tenant's own: another tenant's private module does not exist here. */
 export function visibleTo(tenantId: string): SQL {
@@ -47,6 +48,8 @@ export class ModuleCache {
  * changes the module, read it fresh.
  */
 export async function findVisibleModule(db: Executor, tenantId: string, name: string, cache?: ModuleCache): Promise<ModuleWithActions | undefined> {
+  // A name that cannot exist does not exist (paths take any string): no query for it.
+  if (!MODULE_NAME.test(name)) return undefined;
   const found = cache ? await cache.get(db, name) : await new ModuleCache(0).get(db, name);
   if (!found) return undefined;
   if (found.module.visibility !== 'public' && found.module.ownerTenantId !== tenantId) return undefined;

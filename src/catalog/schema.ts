@@ -2,11 +2,22 @@ import { z } from 'zod';
 import { listParams } from '../lib/pagination';
 import { MODULE_CATEGORIES } from '../modules/types';
 
-export const moduleName = z.string().regex(/^[a-z][a-z0-9-]{1,29}$/, 'Module names are 2–30 characters: a-z, 0-9 and -, starting with a letter');
+export const MODULE_NAME = /^[a-z][a-z0-9-]{1,29}$/;
+/** Action names; at most 30 characters besides. */
+export const ACTION_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+
+/** A module name in a body (publishing, batch, chain): one that cannot exist is a 400. */
+export const moduleName = z.string().regex(MODULE_NAME, 'Module names are 2–30 characters: a-z, 0-9 and -, starting with a letter');
 export const actionName = z
   .string()
   .max(30)
-  .regex(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/, 'Action names are snake_case, at most 30 characters');
+  .regex(ACTION_NAME, 'Action names are snake_case, at most 30 characters');
+
+/**
+ * A module name in a path (`/modules/{module}`, install, execute): any string, because a name
+ * that cannot exist does not exist (404 `not_found`, whatever its length or characters).
+ */
+export const moduleNameInPath = z.string();
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -49,7 +60,7 @@ export const moduleList = z.object({
   total: z.number().int(),
 });
 
-export const moduleInput = z.strictObject({ module: moduleName });
+export const moduleInput = z.strictObject({ module: moduleNameInPath });
 
 export const installationView = z.object({
   module: z.string(),
@@ -164,7 +175,7 @@ export const publishModuleInput = z.strictObject({
 });
 
 export const updateModuleInput = z.strictObject({
-  module: moduleName,
+  module: moduleNameInPath,
   version: publishFields.version.optional(),
   title: publishFields.title.optional(),
   description: publishFields.description.optional(),

@@ -4,7 +4,7 @@ import { moduleActions, modules } from '../db/schema';
 import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { visibleTo } from './queries';
-import type { DirectoryInput, SearchInput } from './schema';
+import { ACTION_NAME, MODULE_NAME, type DirectoryInput, type SearchInput } from './schema';
 
 /**
  * The searchable text of an action, weighted: names (A), module title and tags (B),
@@ -102,8 +102,12 @@ export async function listDirectory(svc: Services, principal: Principal, input: 
   };
 }
 
+/** The cursor listDirectory issued (base64url of `module.action`), or 400. */
 function decodeDirectoryCursor(cursor: string) {
-  const [module, action] = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
-  if (!module || !action) throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const [module, action, ...rest] = text.split('.');
+  if (!module || !action || rest.length > 0 || !MODULE_NAME.test(module) || !ACTION_NAME.test(action) || action.length > 30 || Buffer.from(text).toString('base64url') !== cursor) {
+    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+  }
   return { module, action };
 }

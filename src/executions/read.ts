@@ -2,6 +2,7 @@ import { and, desc, eq, gte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { executions } from '../db/schema';
+import { isoDateTime } from '../lib/dates';
 import { decodeCursor, listParams, toPage, beforeCursor } from '../lib/pagination';
 import { notFound } from '../lib/errors';
 import type { Services } from '../services';
@@ -11,7 +12,7 @@ export const listExecutionsInput = z.strictObject({
   ...listParams,
   module: z.string().max(30).optional(),
   status: z.enum(['running', 'success', 'failed']).optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
+  since: isoDateTime().optional(),
 });
 
 /** GET /api/v1/executions/{id}: the record with its full output. Another tenant's is 404. */

@@ -1,11 +1,14 @@
 import { and, eq, lt, or, type AnyColumn, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { invalidRequest } from '../lib/errors';
+import { isSaneDate } from './dates';
+import { invalidRequest } from './errors';
+import { isStorableText } from './storable';
 
 /** Query parameters of every list: `limit` (default 20, max 100) and an opaque `cursor`. */
 export const listParams = {
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional(),
+  // Long enough for a memory key's cursor (256 characters of any script).
+  cursor: z.string().max(2048).optional(),
 };
 
 export interface Page<T> {
@@ -27,16 +30,29 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.at.toISOString(), c.id])).toString('base64url');
 }
 
+/**
+ * The cursor `encodeCursor` issued, or 400 `invalid_request`: anything else (not base64url of
+ * exactly `[ISO date, id]` in the service's own spelling, a date outside MIN_DATE..MAX_DATE, an
+ * id PostgreSQL cannot store) never reaches a query.
+ */
 export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (!cursor) return undefined;
+  const invalid = () => invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+  let parsed: unknown;
   try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    const date = new Date(at);
-    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor');
-    return { at: date, id };
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+    throw invalid();
   }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid();
+  const [at, id] = parsed as unknown[];
+  if (typeof at !== 'string' || typeof id !== 'string' || id === '' || !isStorableText(id)) throw invalid();
+  const date = new Date(at);
+  if (!isSaneDate(date) || date.toISOString() !== at) throw invalid();
+  const decoded = { at: date, id };
+  // Only the exact spelling the service issues (no padding, no stray characters, no other JSON).
+  if (encodeCursor(decoded) !== cursor) throw invalid();
+  return decoded;
 }
 
 /** Turns `limit + 1` fetched rows into a page. */

@@ -19,3 +19,27 @@ describe('storable text', () => {
     expect(JSON.stringify(storableJson('\udc00\ud83d\ude00'))).toBe('"\uFFFD😀"');
   });
 });
+
+describe('storable text at any depth', () => {
+  const deep = (n: number, leaf: unknown) => {
+    let v: unknown = leaf;
+    for (let i = 0; i < n; i++) v = i % 2 ? { k: v } : [v];
+    return v;
+  };
+
+  it('walks 100,000 levels without exhausting the stack', () => {
+    expect(findUnstorable(deep(100_000, 'fine'))).toBeUndefined();
+    const at = findUnstorable(deep(100_000, 'bad\u0000'));
+    expect(at?.split('.').length).toBe(100_000);
+    let copy = storableJson(deep(100_000, 'x\u0000'), '"\\u0000"') as unknown;
+    while (typeof copy === 'object' && copy !== null) copy = Array.isArray(copy) ? copy[0] : (copy as { k: unknown }).k;
+    expect(copy).toBe('x\uFFFD');
+  });
+
+  it('reports the first bad key or value in document order', () => {
+    expect(findUnstorable({ a: { x: 'bad\u0000' }, ['b\u0000']: 1 })).toBe('a.x');
+    expect(findUnstorable({ ['a\u0000']: { x: 'bad\u0000' } })).toBe('a\u0000');
+    expect(storableJson({ b: 1, a: ['\u0000'], ['c\u0000']: { d: '\ud800' } })).toEqual({ b: 1, a: ['\uFFFD'], ['c\uFFFD']: { d: '\uFFFD' } });
+    expect(Object.keys(storableJson({ b: 1, a: '\u0000', c: 2 }) as object)).toEqual(['b', 'a', 'c']);
+  });
+});

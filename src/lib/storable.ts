@@ -9,15 +9,26 @@ export function isStorableText(s: string): boolean {
   return !s.includes('\u0000') && !LONE_SURROGATE.test(s);
 }
 
-/** The path of the first string or object key that cannot be stored, or undefined. */
+/**
+ * The path of the first string or object key that cannot be stored, or undefined. Iterative
+ * (depth-first, in key order), so no nesting depth can exhaust the stack.
+ */
 export function findUnstorable(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return isStorableText(value) ? undefined : path;
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (!isStorableText(key)) return at;
-    const found = findUnstorable(item, at);
-    if (found !== undefined) return found;
+  const stack: [unknown, string][] = [[value, path]];
+  while (stack.length > 0) {
+    const [node, at] = stack.pop()!;
+    if (typeof node === 'string') {
+      if (!isStorableText(node)) return at;
+      continue;
+    }
+    if (typeof node !== 'object' || node === null) continue;
+    const entries = Object.entries(node);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, item] = entries[i]!;
+      const itemAt = at ? `${at}.${key}` : key;
+      // The key is checked (as a string at the same path) before its value is walked.
+      stack.push([item, itemAt], [key, itemAt]);
+    }
   }
   return undefined;
 }
@@ -35,11 +46,31 @@ export function storableJson<T>(value: T, serialized = JSON.stringify(value)): T
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 const clean = (s: string) => s.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATES, '\uFFFD');
 
+/** `s` with U+0000 and unpaired surrogates replaced by U+FFFD (e.g. an error message to store). */
+export function storableText(s: string): string {
+  return isStorableText(s) ? s : clean(s);
+}
+
+/** Iterative copy with every string and key cleaned, so no output depth exhausts the stack. */
 function replaceUnstorable(value: unknown): unknown {
-  if (typeof value === 'string') return clean(value);
-  if (Array.isArray(value)) return value.map(replaceUnstorable);
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k), replaceUnstorable(v)]));
+  const root: { v: unknown } = { v: undefined };
+  const stack: [unknown, (v: unknown) => void][] = [[value, (v) => (root.v = v)]];
+  while (stack.length > 0) {
+    const [node, set] = stack.pop()!;
+    if (typeof node === 'string') set(clean(node));
+    else if (Array.isArray(node)) {
+      const copy: unknown[] = new Array(node.length);
+      set(copy);
+      node.forEach((item, i) => stack.push([item, (v) => (copy[i] = v)]));
+    } else if (typeof node === 'object' && node !== null) {
+      const copy: Record<string, unknown> = {};
+      set(copy);
+      for (const [k, item] of Object.entries(node)) {
+        const key = clean(k);
+        copy[key] = undefined; // keeps the key order of the original
+        stack.push([item, (v) => (copy[key] = v)]);
+      }
+    } else set(node);
   }
-  return value;
+  return root.v;
 }

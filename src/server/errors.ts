@@ -2,7 +2,8 @@
  * Maps the domain's AppError (src/lib/errors.ts) to each transport: the REST error body and the
  * tRPC error code. Domain code never imports this file.
  */
-import { AppError, type ErrorCode } from '../lib/errors';
+import { TRPCError } from '@trpc/server';
+import { AppError, invalidRequest, type ErrorCode, type Issue } from '../lib/errors';
 
 export * from '../lib/errors';
 
@@ -38,4 +39,54 @@ export interface ErrorBody {
 
 export function errorBody(err: AppError, requestId: string): ErrorBody {
   return { error: err.code, message: err.message, request_id: requestId, ...err.details };
+}
+
+/**
+ * What tRPC's own errors (raised before or around a procedure, with no AppError inside) stand
+ * for. Anything else, INTERNAL_SERVER_ERROR included, is a generic `internal_error`.
+ */
+const FROM_TRPC: Partial<Record<TRPCError['code'], ErrorCode>> = {
+  PARSE_ERROR: 'invalid_request',
+  BAD_REQUEST: 'invalid_request',
+  UNSUPPORTED_MEDIA_TYPE: 'invalid_request',
+  NOT_FOUND: 'not_found',
+  METHOD_NOT_SUPPORTED: 'method_not_allowed',
+  PAYLOAD_TOO_LARGE: 'payload_too_large',
+  UNAUTHORIZED: 'unauthorized',
+  TOO_MANY_REQUESTS: 'rate_limit_exceeded',
+};
+
+/**
+ * Any error from the procedure chain as the AppError it stands for, the same on every transport
+ * (REST body, tRPC shape): domain errors as they are, input validation as `invalid_request` with
+ * its issues, tRPC's own refusals by their code; everything else is a generic 500 whose message
+ * says nothing internal (no SQL, driver text or stack ever reaches a client).
+ */
+export function toAppError(err: unknown, bodyError?: Issue): AppError {
+  const cause = err instanceof TRPCError ? err.cause : err;
+  if (cause instanceof AppError) return cause;
+  if (!(err instanceof TRPCError)) return new AppError('internal_error');
+  const code = FROM_TRPC[err.code];
+  if (!code) return new AppError('internal_error');
+  if (code === 'invalid_request') {
+    if (bodyError) return invalidRequest(bodyError.message, [bodyError]);
+    const issues = validationIssues(cause);
+    if (issues) {
+      const first = issues[0];
+      const where = first?.path ? `${first.path}: ` : '';
+      return invalidRequest(`Invalid request: ${where}${first?.message ?? 'bad input'}`, issues);
+    }
+    if (err.code === 'PARSE_ERROR') return invalidRequest('The input is not valid JSON.', [{ path: '', message: 'Invalid JSON' }]);
+  }
+  // tRPC's own wording when it raised the error itself; a foreign cause's message stays inside.
+  return cause ? new AppError(code) : new AppError(code, err.message);
+}
+
+function validationIssues(cause: unknown): Issue[] | undefined {
+  const raw = (cause as { issues?: unknown } | undefined)?.issues;
+  if (!Array.isArray(raw)) return undefined;
+  return raw.map((i: { path?: unknown[]; message?: string }) => ({
+    path: (i.path ?? []).map((p) => (typeof p === 'object' && p !== null && 'key' in p ? String(p.key) : String(p))).join('.'),
+    message: i.message ?? 'Invalid value',
+  }));
 }

@@ -11,8 +11,9 @@ import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../meter
 import { executionsRemaining } from '../metering/usage';
 import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { findUnstorable } from '../lib/storable';
-import { AppError, TRPC_CODES, insufficientScope, invalidRequest } from './errors';
+import { AppError, TRPC_CODES, errorBody, insufficientScope, invalidRequest, notFound, toAppError } from './errors';
 
 export interface Context {
   svc: Services;
@@ -36,16 +37,15 @@ export type Meta = OpenApiMeta<{
 }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
-  // Domain errors reach tRPC clients (the dashboard) with their own code, status and fields.
-  errorFormatter({ shape, error }) {
-    const app = error.cause instanceof AppError ? error.cause : undefined;
-    if (!app) return { ...shape, data: { ...shape.data, stack: undefined } };
+  // Errors reach tRPC clients (the dashboard) mapped exactly as REST maps them (toAppError):
+  // the code table's status and code, `app` = the REST error body; internal errors generic.
+  errorFormatter({ shape, error, ctx }) {
+    const app = toAppError(error);
     const code = TRPC_CODES[app.code];
     return {
-      ...shape,
       code: TRPC_ERROR_CODES_BY_KEY[code],
       message: app.message,
-      data: { ...shape.data, code, httpStatus: app.status, stack: undefined, app: { error: app.code, ...app.details } },
+      data: { code, httpStatus: app.status, path: shape.data.path, app: errorBody(app, ctx?.requestId ?? '') },
     };
   },
 });
@@ -58,20 +58,26 @@ async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise
 }
 
 /**
- * PostgreSQL text cannot hold U+0000 or unpaired surrogates: refused (400) before input
- * validation, on every transport. The issue names the top-level field; the message the place.
+ * Checks on the raw input before validation, on every transport: JSON nested deeper than
+ * MAX_JSON_DEPTH is refused (400) before anything walks it; a path parameter that could not be
+ * stored names nothing (404); elsewhere, U+0000 or unpaired surrogates (which PostgreSQL text
+ * cannot hold) are refused (400) with the top-level field in the issue and the place in the message.
  */
-async function assertStorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
-  const at = findUnstorable(await getRawInput());
+async function assertAcceptableInput(getRawInput: () => Promise<unknown>, meta: Meta | undefined): Promise<void> {
+  const input = await getRawInput();
+  if (exceedsJsonDepth(input)) throw invalidRequest(TOO_DEEP_MESSAGE, [{ path: '', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }]);
+  const at = findUnstorable(input);
   if (at === undefined) return;
+  const field = at.split('.')[0]!;
+  if (meta?.openapi?.path.includes(`{${field}}`) && !at.includes('.')) throw notFound(field === 'module' ? 'module' : 'resource');
   const message = `The request contains a NUL (U+0000) character or an unpaired surrogate${at ? ` at ${at}` : ''}; such text cannot be stored.`;
-  throw invalidRequest(message, [{ path: at.split('.')[0]!, message }]);
+  throw invalidRequest(message, [{ path: field, message }]);
 }
 
 /** Unauthenticated operations: the client IP's public pool. */
 export const publicProcedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
   await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, meta?.rateLimitExempt === true));
-  await assertStorableInput(getRawInput);
+  await assertAcceptableInput(getRawInput, meta);
   return next();
 });
 
@@ -99,7 +105,7 @@ async function meterTenant(ctx: Context, principal: Principal, exempt: boolean):
 
 /**
  * An authenticated operation: authenticate (401) -> rate limit (429) -> scope (403)
- * -> plan (403) -> storable text (400); input validation (400) follows in `.input()`. One middleware, because every
+ * -> plan (403) -> depth and storable text (400); input validation (400) follows in `.input()`. One middleware, because every
  * extra tRPC middleware level copies the whole call state on the hot path.
  */
 export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
@@ -108,7 +114,7 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
     await meterTenant(ctx, principal, meta?.rateLimitExempt === true);
     if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
     if (feature) assertPlanAllows(principal.plan, feature);
-    await assertStorableInput(getRawInput);
+    await assertAcceptableInput(getRawInput, meta);
     const result = await next({ ctx: { principal } });
     // Executions change it: report the value after the operation (from the usage cache).
     ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);

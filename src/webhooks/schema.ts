@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/record';
+import { isoDateTime } from '../lib/dates';
 import { listParams, pageSchema } from '../lib/pagination';
 
 const webhookId = z.string().min(1).max(64).describe('Subscription identifier (`wh_...`)');
@@ -45,8 +46,8 @@ export const listWebhooksInput = z.strictObject({ ...listParams });
 
 export const replayInput = z.strictObject({
   id: webhookId,
-  since: z.iso.datetime({ offset: true }).describe('Start of the window (ISO 8601), at most 7 days ago'),
-  until: z.iso.datetime({ offset: true }).optional().describe('End of the window (exclusive; default now)'),
+  since: isoDateTime().describe('Start of the window (ISO 8601), at most 7 days ago'),
+  until: isoDateTime().optional().describe('End of the window (exclusive; default now)'),
 });
 
 export const webhookView = z.object({

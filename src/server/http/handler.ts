@@ -4,7 +4,7 @@ import { agentCard } from '../../discovery/agent-card';
 import { llmsTxt } from '../../discovery/llms';
 import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
 import type { Services } from '../../services';
-import { AppError } from '../errors';
+import { AppError, toAppError } from '../errors';
 import { handleMcp } from '../mcp/handler';
 import { buildOpenApiDocument } from '../openapi';
 import { appRouter } from '../router';
@@ -69,11 +69,12 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
           path: pathname.slice('/api/trpc/'.length),
           createContext: () => ctx,
           responseMeta: ({ errors }) => {
-            const app = errors.map((e) => e.cause).find((c): c is AppError => c instanceof AppError);
+            // The status of the first error, mapped as its body is (toAppError, as on REST).
+            const app = errors[0] && toAppError(errors[0]);
             return app ? { status: app.status, headers: new Headers({ ...base, ...ctx.res.headers, ...app.headers }) } : { headers: new Headers({ ...base, ...ctx.res.headers }) };
           },
           onError: ({ error }) => {
-            if (error.code === 'INTERNAL_SERVER_ERROR') svc.logger.error({ err: error, requestId }, 'trpc error');
+            if (toAppError(error).code === 'internal_error') svc.logger.error({ err: error, requestId }, 'trpc error');
           },
         });
       }

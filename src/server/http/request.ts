@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBase62 } from '../../lib/ids';
+import { exceedsJsonDepth, TOO_DEEP_MESSAGE } from '../../lib/json-depth';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -29,7 +30,7 @@ export type BodyResult =
 
 /**
  * Reads and parses the body as JSON whatever the content type says (any JSON type or none).
- * Stops reading past `limit` bytes.
+ * Stops reading past `limit` bytes. JSON nested deeper than MAX_JSON_DEPTH is `invalid`.
  */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyResult> {
   const declared = Number(req.headers['content-length']);
@@ -44,7 +45,9 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   const text = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
   if (text.trim() === '') return { kind: 'empty' };
   try {
-    return { kind: 'json', value: JSON.parse(text) };
+    const value: unknown = JSON.parse(text);
+    if (exceedsJsonDepth(value)) return { kind: 'invalid', message: TOO_DEEP_MESSAGE };
+    return { kind: 'json', value };
   } catch (err) {
     return { kind: 'invalid', message: `The request body is not valid JSON: ${(err as Error).message}` };
   }

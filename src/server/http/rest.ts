@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TRPCError } from '@trpc/server';
-import { AppError, invalidRequest, type Issue } from '../errors';
+import { AppError, toAppError, type Issue } from '../errors';
 import { appRouter } from '../router';
 import type { Context } from '../trpc';
 import { readJsonBody } from './request';
@@ -69,30 +68,4 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Any error from the procedure chain as the AppError it stands for; unknown ones are 500. */
-export function toAppError(err: unknown, bodyError?: Issue): AppError {
-  const cause = err instanceof TRPCError ? err.cause : err;
-  if (cause instanceof AppError) return cause;
-  if (err instanceof TRPCError && err.code === 'BAD_REQUEST') {
-    if (bodyError) return invalidRequest(bodyError.message, [bodyError]);
-    const issues = validationIssues(cause);
-    if (issues) {
-      const first = issues[0];
-      const where = first?.path ? `${first.path}: ` : '';
-      return invalidRequest(`Invalid request: ${where}${first?.message ?? 'bad input'}`, issues);
-    }
-    return invalidRequest(err.message);
-  }
-  return new AppError('internal_error');
-}
-
-function validationIssues(cause: unknown): Issue[] | undefined {
-  const raw = (cause as { issues?: unknown } | undefined)?.issues;
-  if (!Array.isArray(raw)) return undefined;
-  return raw.map((i: { path?: unknown[]; message?: string }) => ({
-    path: (i.path ?? []).map((p) => (typeof p === 'object' && p !== null && 'key' in p ? String(p.key) : String(p))).join('.'),
-    message: i.message ?? 'Invalid value',
-  }));
 }

@@ -8,7 +8,7 @@ import {
   listModulesInput,
   moduleInput,
   moduleList,
-  moduleName,
+  moduleNameInPath,
   moduleView,
   publishedModuleView,
   publishModuleInput,
@@ -20,7 +20,7 @@ import { apiProcedure, router } from '../trpc';
 const tags = ['modules'];
 
 export const executeInput = z.strictObject({
-  module: moduleName,
+  module: moduleNameInPath,
   action: actionName,
   input: z.record(z.string(), z.unknown()).default({}),
 });
