@@ -5,6 +5,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { portabilityIssues } from './json-schema';
 import type { ActionContext, ModuleDefinition } from './types';
 
 export const MODULE_NAME = /^[a-z][a-z0-9-]{1,29}$/;
@@ -44,6 +45,11 @@ export function describeModule(def: ModuleDefinition, ctx: ActionContext = testC
           ajv.compile(action.inputSchema);
           ajv.compile(action.outputSchema);
           expect(action.examples.length).toBeGreaterThan(0);
+        });
+
+        it('has portable schemas (no type arrays, every value typed: the MCP Inspector check)', () => {
+          expect(portabilityIssues(action.inputSchema)).toEqual([]);
+          expect(portabilityIssues(action.outputSchema)).toEqual([]);
         });
 
         action.examples.forEach((example, i) => {

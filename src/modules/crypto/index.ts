@@ -252,9 +252,9 @@ const crypto: ModuleDefinition = {
         required: ['valid', 'version', 'variant', 'timestamp'],
         properties: {
           valid: { type: 'boolean' },
-          version: { type: ['integer', 'null'], description: 'UUID version (1-8), null when invalid; 0 for the nil UUID, 15 for the max UUID.' },
-          variant: { type: ['string', 'null'], enum: ['rfc9562', 'ncs', 'microsoft', 'future', null] },
-          timestamp: { type: ['string', 'null'], description: 'ISO 8601 creation time for v1/v6/v7 UUIDs.' },
+          version: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'UUID version (1-8), null when invalid; 0 for the nil UUID, 15 for the max UUID.' },
+          variant: { anyOf: [{ type: 'string' }, { type: 'null' }], enum: ['rfc9562', 'ncs', 'microsoft', 'future', null] },
+          timestamp: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'ISO 8601 creation time for v1/v6/v7 UUIDs.' },
         },
       },
       examples: [

@@ -106,7 +106,7 @@ function toCsv(rows: Row[], columns: string[], delimiter: string, header = true,
 
 const rowsOutput = {
   type: 'array',
-  items: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+  items: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } },
 };
 const errorsOutput = {
   type: 'array',
@@ -116,7 +116,7 @@ const errorsOutput = {
     type: 'object',
     additionalProperties: false,
     required: ['row', 'message'],
-    properties: { row: { type: ['integer', 'null'], description: '1-based data row (header excluded).' }, message: { type: 'string' } },
+    properties: { row: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: '1-based data row (header excluded).' }, message: { type: 'string' } },
   },
 };
 
@@ -144,7 +144,7 @@ const parse: ActionDefinition = {
     properties: {
       rows: {
         type: 'array',
-        items: { oneOf: [rowsOutput.items, { type: 'array', items: { type: ['string', 'number', 'boolean', 'null'] } }] },
+        items: { oneOf: [rowsOutput.items, { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } }] },
       },
       columns: { type: 'array', items: { type: 'string' }, description: 'Column names (empty when header is false).' },
       row_count: { type: 'integer', minimum: 0, description: 'Rows returned.' },
@@ -199,7 +199,7 @@ const stringify: ActionDefinition = {
       rows: {
         type: 'array',
         maxItems: 100_000,
-        items: { type: ['object', 'array'] },
+        items: { anyOf: [{ type: 'object' }, { type: 'array' }] },
         description: 'Objects (keys become columns) or arrays of cells; do not mix the two.',
       },
       columns: { type: 'array', maxItems: 1000, items: { type: 'string' }, description: 'Columns to write, in order (objects only); default: all keys.' },
@@ -323,7 +323,7 @@ const stats: ActionDefinition = {
                 type: 'object',
                 additionalProperties: false,
                 required: ['value', 'count'],
-                properties: { value: { type: ['string', 'number', 'boolean'] }, count: { type: 'integer', minimum: 1 } },
+                properties: { value: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, count: { type: 'integer', minimum: 1 } },
               },
             },
           },
@@ -468,7 +468,7 @@ const filter: ActionDefinition = {
           properties: {
             column: { type: 'string', description: 'Header name of the column.' },
             operator: { type: 'string', enum: [...OPERATORS] },
-            value: { type: ['string', 'number', 'boolean'], maxLength: 1000, description: 'Value to compare with (not needed for is_empty/not_empty).' },
+            value: { anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }, { type: 'boolean' }], description: 'Value to compare with (not needed for is_empty/not_empty).' },
           },
         },
       },

@@ -577,7 +577,7 @@ const datetime: ModuleDefinition = {
         type: 'object',
         additionalProperties: false,
         required: ['valid', 'iso', 'reason'],
-        properties: { valid: { type: 'boolean' }, iso: { type: ['string', 'null'] }, reason: { type: ['string', 'null'] } },
+        properties: { valid: { type: 'boolean' }, iso: { anyOf: [{ type: 'string' }, { type: 'null' }] }, reason: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
       },
       examples: [
         { input: { text: '2024-02-29' }, output: { valid: true, iso: '2024-02-29T00:00:00Z', reason: null } },

@@ -1,4 +1,5 @@
 import { FetchError, guardedFetch, SsrfError, type GuardedResponse } from '../../net/ssrf';
+import { anyJson } from '../json-schema';
 import { ActionInputError, type ActionContext, type ModuleDefinition } from '../types';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -108,7 +109,7 @@ const headersField = {
 const queryField = {
   type: 'object',
   maxProperties: 100,
-  additionalProperties: { type: ['string', 'number', 'boolean'] },
+  additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
   default: {},
   description: 'Query parameters appended to the URL (URL-encoded for you).',
 };
@@ -183,7 +184,7 @@ const http: ModuleDefinition = {
         properties: {
           ...common,
           status_text: { type: 'string' },
-          content_type: { type: ['string', 'null'] },
+          content_type: { anyOf: [{ type: 'string' }, { type: 'null' }] },
           body: { type: 'string' },
           body_encoding: { type: 'string', enum: ['text', 'base64'] },
           truncated: { type: 'boolean', description: 'The body was cut at max_bytes.' },
@@ -238,8 +239,8 @@ const http: ModuleDefinition = {
         required: ['status', 'ok', 'url', 'redirects', 'headers', 'content_type', 'content_length', 'elapsed_ms'],
         properties: {
           ...common,
-          content_type: { type: ['string', 'null'] },
-          content_length: { type: ['integer', 'null'], description: 'From Content-Length, when sent.' },
+          content_type: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          content_length: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'From Content-Length, when sent.' },
         },
       },
       examples: [
@@ -287,7 +288,7 @@ const http: ModuleDefinition = {
           method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], default: 'GET', description: 'HTTP method.' },
           headers: headersField,
           query: queryField,
-          json: { description: 'The request body as JSON (object, array or value). Not allowed for GET.' },
+          json: anyJson('The request body as JSON, any JSON value (object, array or value). Not allowed for GET.'),
           timeout_ms: timeoutField,
           follow_redirects: redirectsField,
         },
@@ -296,7 +297,7 @@ const http: ModuleDefinition = {
         type: 'object',
         additionalProperties: false,
         required: ['status', 'ok', 'url', 'redirects', 'headers', 'data', 'elapsed_ms'],
-        properties: { ...common, data: { description: 'The parsed JSON response (null for an empty body).' } },
+        properties: { ...common, data: anyJson('The parsed JSON response, any JSON value (null for an empty body).') },
       },
       examples: [
         {

@@ -3,11 +3,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import jmespath from 'jmespath';
 import jsonata from 'jsonata';
+import { anyJson } from '../json-schema';
 import { ActionInputError, type ActionDefinition, type ModuleDefinition } from '../types';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const ANY_JSON = { description: 'Any JSON value.' };
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -39,7 +39,7 @@ const queryJsonata: ActionDefinition = {
     additionalProperties: false,
     required: ['data', 'expression'],
     properties: {
-      data: { ...ANY_JSON, description: 'The JSON document to query (the context of the expression).' },
+      data: anyJson('The JSON document to query, any JSON value (the context of the expression).'),
       expression: { type: 'string', minLength: 1, maxLength: 10_000, description: 'JSONata expression, e.g. "$sum(orders.(price * qty))".' },
       bindings: { type: 'object', maxProperties: 100, description: 'Variables available as $name in the expression.' },
     },
@@ -48,7 +48,7 @@ const queryJsonata: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['result'],
-    properties: { result: { description: 'The value of the expression (null when it selects nothing).' } },
+    properties: { result: anyJson('The value of the expression, any JSON value (null when it selects nothing).') },
   },
   examples: [
     {
@@ -85,7 +85,7 @@ const queryJmespath: ActionDefinition = {
     additionalProperties: false,
     required: ['data', 'expression'],
     properties: {
-      data: { ...ANY_JSON, description: 'The JSON document to query.' },
+      data: anyJson('The JSON document to query, any JSON value.'),
       expression: { type: 'string', minLength: 1, maxLength: 10_000, description: 'JMESPath expression, e.g. "people[?age > `30`].name".' },
     },
   },
@@ -93,7 +93,7 @@ const queryJmespath: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['result'],
-    properties: { result: { description: 'The selected value (null when nothing matches).' } },
+    properties: { result: anyJson('The selected value, any JSON value (null when nothing matches).') },
   },
   examples: [
     {
@@ -131,7 +131,7 @@ const validateSchema: ActionDefinition = {
     additionalProperties: false,
     required: ['data', 'schema'],
     properties: {
-      data: { ...ANY_JSON, description: 'The JSON value to validate.' },
+      data: anyJson('The value to validate, any JSON value.'),
       schema: { type: 'object', description: 'The JSON Schema.' },
       max_errors: { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'Report at most this many errors.' },
     },
@@ -218,7 +218,7 @@ const flatten: ActionDefinition = {
     additionalProperties: false,
     required: ['data'],
     properties: {
-      data: { type: ['object', 'array'], description: 'The object or array to flatten.' },
+      data: { anyOf: [{ type: 'object' }, { type: 'array' }], description: 'The object or array to flatten.' },
       separator: { type: 'string', minLength: 1, maxLength: 5, default: '.', description: 'Joins path segments.' },
       max_depth: { type: 'integer', minimum: 1, maximum: 1000, default: 1000, description: 'Stop flattening below this depth; deeper values are kept whole.' },
     },
@@ -269,7 +269,7 @@ const unflatten: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['result'],
-    properties: { result: { type: ['object', 'array'] } },
+    properties: { result: { anyOf: [{ type: 'object' }, { type: 'array' }] } },
   },
   examples: [
     {
@@ -398,8 +398,8 @@ const diff: ActionDefinition = {
     additionalProperties: false,
     required: ['a', 'b'],
     properties: {
-      a: { ...ANY_JSON, description: 'The original value.' },
-      b: { ...ANY_JSON, description: 'The changed value.' },
+      a: anyJson('The original value, any JSON value.'),
+      b: anyJson('The changed value, any JSON value.'),
     },
   },
   outputSchema: {
@@ -417,8 +417,8 @@ const diff: ActionDefinition = {
           properties: {
             path: { type: 'string', description: 'JSON Pointer ("" is the root).' },
             type: { type: 'string', enum: ['added', 'removed', 'changed'] },
-            old: { description: 'Previous value (removed, changed).' },
-            new: { description: 'New value (added, changed).' },
+            old: anyJson('Previous value, any JSON value (removed, changed).'),
+            new: anyJson('New value, any JSON value (added, changed).'),
           },
         },
       },
@@ -468,7 +468,7 @@ const parse: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['data', 'type'],
-    properties: { data: ANY_JSON, type: { type: 'string', enum: ['object', 'array', 'string', 'number', 'boolean', 'null'] } },
+    properties: { data: anyJson('Any JSON value.'), type: { type: 'string', enum: ['object', 'array', 'string', 'number', 'boolean', 'null'] } },
   },
   examples: [
     { input: { text: '{"ok": true, "items": [1, 2]}' }, output: { data: { ok: true, items: [1, 2] }, type: 'object' } },
@@ -502,7 +502,7 @@ const stringify: ActionDefinition = {
     additionalProperties: false,
     required: ['data'],
     properties: {
-      data: { ...ANY_JSON, description: 'Value to serialise.' },
+      data: anyJson('Value to serialise, any JSON value.'),
       indent: { type: 'integer', minimum: 0, maximum: 8, default: 2, description: 'Spaces per level; 0 for a single line.' },
       sort_keys: { type: 'boolean', default: false, description: 'Sort object keys alphabetically at every level.' },
     },

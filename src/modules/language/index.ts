@@ -89,8 +89,8 @@ const candidateSchema = {
   required: ['language', 'iso639_1', 'name', 'score'],
   properties: {
     language: { type: 'string', description: 'ISO 639-3 code.' },
-    iso639_1: { type: ['string', 'null'], description: 'Two-letter code when the language has one.' },
-    name: { type: ['string', 'null'], description: 'English name.' },
+    iso639_1: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Two-letter code when the language has one.' },
+    name: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'English name.' },
     score: { type: 'number', minimum: 0, maximum: 1, description: 'Similarity relative to the best candidate (which scores 1).' },
   },
 };
@@ -100,8 +100,8 @@ const detectionSchema = {
   required: ['language', 'iso639_1', 'name', 'reliable', 'candidates'],
   properties: {
     language: { type: 'string', description: 'ISO 639-3 code of the most likely language, or "und" when the text is too short or has no letters.' },
-    iso639_1: { type: ['string', 'null'] },
-    name: { type: ['string', 'null'] },
+    iso639_1: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    name: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     reliable: { type: 'boolean', description: 'At least 40 characters and a clear lead over the second candidate.' },
     candidates: { type: 'array', items: candidateSchema },
   },
@@ -209,7 +209,7 @@ const detectScript: ActionDefinition = {
     additionalProperties: false,
     required: ['script', 'mixed', 'letters', 'scripts'],
     properties: {
-      script: { type: ['string', 'null'], description: 'Script with the most letters; null when there are no letters.' },
+      script: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Script with the most letters; null when there are no letters.' },
       mixed: { type: 'boolean', description: 'More than one script is present.' },
       letters: { type: 'integer', minimum: 0, description: 'Letters counted (digits, punctuation and spaces are ignored).' },
       scripts: {
@@ -310,7 +310,7 @@ const supported: ActionDefinition = {
           type: 'object',
           additionalProperties: false,
           required: ['language', 'iso639_1', 'name'],
-          properties: { language: { type: 'string' }, iso639_1: { type: ['string', 'null'] }, name: { type: ['string', 'null'] } },
+          properties: { language: { type: 'string' }, iso639_1: { anyOf: [{ type: 'string' }, { type: 'null' }] }, name: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
         },
       },
       count: { type: 'integer', minimum: 1 },

@@ -396,7 +396,7 @@ const extractCodeBlocks: ActionDefinition = {
           type: 'object',
           additionalProperties: false,
           required: ['language', 'code'],
-          properties: { language: { type: ['string', 'null'], description: 'Info-string language, null when none.' }, code: { type: 'string' } },
+          properties: { language: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Info-string language, null when none.' }, code: { type: 'string' } },
         },
       },
       count: { type: 'integer', minimum: 0 },

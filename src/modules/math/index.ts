@@ -1,3 +1,4 @@
+import { anyJson } from '../json-schema';
 import { ActionInputError, type JsonSchema, type ModuleDefinition } from '../types';
 import { evaluateSafe, formatValue, math, toJson, typeOf } from './safe-math';
 
@@ -76,10 +77,9 @@ const mathModule: ModuleDefinition = {
         additionalProperties: false,
         required: ['result', 'type', 'text'],
         properties: {
-          result: {
-            description:
-              'The value as JSON: a number (or "Infinity"/"NaN"), boolean, string, nested arrays for matrices, {re, im} for complex numbers, {value, unit} for units, a decimal string for BigNumbers, null for no value.',
-          },
+          result: anyJson(
+            'The value as JSON, so any JSON value: a number (or "Infinity"/"NaN"), boolean, string, nested arrays for matrices, {re, im} for complex numbers, {value, unit} for units, a decimal string for BigNumbers, null for no value.',
+          ),
           type: { type: 'string', enum: ['number', 'boolean', 'string', 'matrix', 'bignumber', 'fraction', 'complex', 'unit', 'object', 'null'] },
           text: { type: 'string', description: 'The value formatted for people.' },
         },
@@ -134,8 +134,8 @@ const mathModule: ModuleDefinition = {
           min: { type: 'number' },
           max: { type: 'number' },
           range: { type: 'number' },
-          variance: { type: ['number', 'null'], description: 'null for a sample variance of one value.' },
-          std: { type: ['number', 'null'] },
+          variance: { anyOf: [{ type: 'number' }, { type: 'null' }], description: 'null for a sample variance of one value.' },
+          std: { anyOf: [{ type: 'number' }, { type: 'null' }] },
           quantiles: {
             type: 'array',
             items: { type: 'object', additionalProperties: false, required: ['p', 'value'], properties: { p: { type: 'number' }, value: { type: 'number' } } },

@@ -71,8 +71,8 @@ const imageOutput: JsonSchema = {
     format: { type: 'string', enum: ['png', 'svg'] },
     mime_type: { type: 'string' },
     ...infoProperties,
-    svg: { type: ['string', 'null'], description: 'The SVG markup (format svg).' },
-    base64: { type: ['string', 'null'], description: 'The PNG file, base64 (format png).' },
+    svg: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The SVG markup (format svg).' },
+    base64: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The PNG file, base64 (format png).' },
     data_url: { type: 'string', description: 'A data: URL usable directly as an <img> src or Markdown image.' },
   },
 };
@@ -235,7 +235,7 @@ const qrcode: ModuleDefinition = {
               properties: { mode: { type: 'string', enum: ['Numeric', 'Alphanumeric', 'Byte', 'Kanji'] }, length: { type: 'integer' } },
             },
           },
-          matrix: { type: ['array', 'null'], items: { type: 'string' } },
+          matrix: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] },
         },
       },
       examples: [

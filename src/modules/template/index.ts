@@ -219,7 +219,7 @@ const validate: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['valid', 'error'],
-    properties: { valid: { type: 'boolean' }, error: { type: ['string', 'null'] } },
+    properties: { valid: { type: 'boolean' }, error: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
   },
   examples: [
     { input: { template: '{{#a}}x{{/a}}' }, output: { valid: true, error: null } },

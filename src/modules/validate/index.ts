@@ -4,7 +4,7 @@ import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from
 import validator from 'validator';
 import { type ActionDefinition, type ModuleDefinition } from '../types';
 
-const reasonSchema = { type: ['string', 'null'], description: 'Why the value is invalid (null when valid).' };
+const reasonSchema = { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Why the value is invalid (null when valid).' };
 
 // ---------- email ----------
 
@@ -30,9 +30,9 @@ const email: ActionDefinition = {
     properties: {
       valid: { type: 'boolean' },
       reason: reasonSchema,
-      local: { type: ['string', 'null'] },
-      domain: { type: ['string', 'null'], description: 'Lowercased domain.' },
-      normalized: { type: ['string', 'null'], description: 'Trimmed address with the domain lowercased (display name removed).' },
+      local: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      domain: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Lowercased domain.' },
+      normalized: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Trimmed address with the domain lowercased (display name removed).' },
     },
   },
   examples: [
@@ -92,10 +92,10 @@ const url: ActionDefinition = {
       normalized: { type: 'string', description: 'WHATWG-serialised URL (lowercased host, default port removed).' },
       protocol: { type: 'string' },
       hostname: { type: 'string' },
-      port: { type: ['integer', 'null'] },
+      port: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
       path: { type: 'string' },
       query: { type: 'object', additionalProperties: { type: 'string' } },
-      fragment: { type: ['string', 'null'] },
+      fragment: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     },
   },
   examples: [
@@ -157,16 +157,16 @@ const phone: ActionDefinition = {
       valid: { type: 'boolean', description: 'A number that can be assigned in its country (length and prefix match).' },
       possible: { type: 'boolean', description: 'Length is plausible for the country.' },
       reason: reasonSchema,
-      e164: { type: ['string', 'null'] },
-      international: { type: ['string', 'null'] },
-      national: { type: ['string', 'null'] },
-      country: { type: ['string', 'null'], description: 'ISO 3166-1 alpha-2.' },
-      calling_code: { type: ['string', 'null'] },
+      e164: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      international: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      national: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      country: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'ISO 3166-1 alpha-2.' },
+      calling_code: { anyOf: [{ type: 'string' }, { type: 'null' }] },
       type: {
-        type: ['string', 'null'],
+        anyOf: [{ type: 'string' }, { type: 'null' }],
         enum: ['mobile', 'fixed_line', 'fixed_line_or_mobile', 'toll_free', 'premium_rate', 'shared_cost', 'voip', 'personal_number', 'pager', 'uan', 'voicemail', null],
       },
-      uri: { type: ['string', 'null'], description: 'tel: URI.' },
+      uri: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'tel: URI.' },
     },
   },
   examples: [
@@ -237,14 +237,14 @@ const iban: ActionDefinition = {
     properties: {
       valid: { type: 'boolean' },
       errors: { type: 'array', items: { type: 'string' } },
-      electronic: { type: ['string', 'null'], description: 'Uppercase, no spaces.' },
-      formatted: { type: ['string', 'null'], description: 'Groups of four for printing.' },
-      country: { type: ['string', 'null'] },
-      bban: { type: ['string', 'null'] },
-      bank_identifier: { type: ['string', 'null'] },
-      branch_identifier: { type: ['string', 'null'] },
-      account_number: { type: ['string', 'null'] },
-      sepa: { type: ['boolean', 'null'] },
+      electronic: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Uppercase, no spaces.' },
+      formatted: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Groups of four for printing.' },
+      country: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      bban: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      bank_identifier: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      branch_identifier: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      account_number: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      sepa: { anyOf: [{ type: 'boolean' }, { type: 'null' }] },
     },
   },
   examples: [
@@ -322,10 +322,10 @@ const bic: ActionDefinition = {
     properties: {
       valid: { type: 'boolean' },
       errors: { type: 'array', items: { type: 'string' } },
-      bank_code: { type: ['string', 'null'] },
-      country: { type: ['string', 'null'] },
-      location_code: { type: ['string', 'null'] },
-      branch_code: { type: ['string', 'null'], description: 'null for 8-character BICs (primary office).' },
+      bank_code: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      country: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      location_code: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      branch_code: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'null for 8-character BICs (primary office).' },
       test: { type: 'boolean', description: 'A test BIC (location code ending in 0).' },
     },
   },
@@ -364,8 +364,8 @@ const creditCard: ActionDefinition = {
     properties: {
       valid: { type: 'boolean', description: 'Passes Luhn and matches a known brand\'s prefix and length.' },
       luhn_valid: { type: 'boolean' },
-      brand: { type: ['string', 'null'], enum: [...PROVIDERS, null] },
-      last4: { type: ['string', 'null'] },
+      brand: { anyOf: [{ type: 'string' }, { type: 'null' }], enum: [...PROVIDERS, null] },
+      last4: { anyOf: [{ type: 'string' }, { type: 'null' }] },
       length: { type: 'integer', minimum: 0 },
     },
   },
@@ -403,9 +403,9 @@ const uuid: ActionDefinition = {
     required: ['valid', 'version', 'variant', 'normalized'],
     properties: {
       valid: { type: 'boolean' },
-      version: { type: ['integer', 'null'], description: 'UUID version (0 for nil, 15 for max).' },
-      variant: { type: ['string', 'null'], enum: ['rfc9562', 'ncs', 'microsoft', 'future', null] },
-      normalized: { type: ['string', 'null'], description: 'Lowercase canonical form.' },
+      version: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'UUID version (0 for nil, 15 for max).' },
+      variant: { anyOf: [{ type: 'string' }, { type: 'null' }], enum: ['rfc9562', 'ncs', 'microsoft', 'future', null] },
+      normalized: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Lowercase canonical form.' },
     },
   },
   examples: [
@@ -444,11 +444,11 @@ const ip: ActionDefinition = {
     required: ['valid', 'version', 'normalized', 'range', 'public', 'prefix_length'],
     properties: {
       valid: { type: 'boolean' },
-      version: { type: ['integer', 'null'], enum: [4, 6, null] },
-      normalized: { type: ['string', 'null'], description: 'Canonical form (IPv6 compressed).' },
-      range: { type: ['string', 'null'], description: 'ipaddr.js range: unicast, private, loopback, linkLocal, multicast, carrierGradeNat, reserved, uniqueLocal, ipv4Mapped…' },
-      public: { type: ['boolean', 'null'], description: 'Globally routable unicast.' },
-      prefix_length: { type: ['integer', 'null'], description: 'For CIDR input.' },
+      version: { anyOf: [{ type: 'integer' }, { type: 'null' }], enum: [4, 6, null] },
+      normalized: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Canonical form (IPv6 compressed).' },
+      range: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'ipaddr.js range: unicast, private, loopback, linkLocal, multicast, carrierGradeNat, reserved, uniqueLocal, ipv4Mapped…' },
+      public: { anyOf: [{ type: 'boolean' }, { type: 'null' }], description: 'Globally routable unicast.' },
+      prefix_length: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'For CIDR input.' },
     },
   },
   examples: [

@@ -1,5 +1,6 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { isAlias, LineCounter, parseAllDocuments, stringify, visit, type Document, type YAMLError } from 'yaml';
+import { anyJson } from '../json-schema';
 import { ActionInputError, type ActionDefinition, type ModuleDefinition } from '../types';
 
 const MAX_TEXT = 1_000_000;
@@ -61,8 +62,8 @@ const problemSchema = {
   required: ['message', 'line', 'column', 'code'],
   properties: {
     message: { type: 'string' },
-    line: { type: ['integer', 'null'], description: '1-based line.' },
-    column: { type: ['integer', 'null'], description: '1-based column.' },
+    line: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: '1-based line.' },
+    column: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: '1-based column.' },
     code: { type: 'string', description: 'Parser error code.' },
   },
 };
@@ -84,7 +85,7 @@ const yamlToJson: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['data'],
-    properties: { data: { description: 'The parsed value (an array of documents with all_documents).' } },
+    properties: { data: anyJson('The parsed value, any JSON value (an array of documents with all_documents).') },
   },
   examples: [
     {
@@ -116,7 +117,7 @@ const jsonToYaml: ActionDefinition = {
     additionalProperties: false,
     required: ['data'],
     properties: {
-      data: { description: 'Any JSON value.' },
+      data: anyJson('The value to convert, any JSON value.'),
       indent: { type: 'integer', minimum: 1, maximum: 8, default: 2 },
       sort_keys: { type: 'boolean', default: false, description: 'Sort mapping keys alphabetically.' },
       line_width: { type: 'integer', minimum: 0, maximum: 1000, default: 0, description: 'Fold long strings at this width; 0 never folds.' },
@@ -217,7 +218,7 @@ const jsonToXml: ActionDefinition = {
     additionalProperties: false,
     required: ['data'],
     properties: {
-      data: { type: ['object', 'array'], description: 'Object to convert (same shape xml_to_json produces).' },
+      data: { anyOf: [{ type: 'object' }, { type: 'array' }], description: 'Object to convert (same shape xml_to_json produces).' },
       root: { type: 'string', maxLength: 100, description: 'Root element name; default: the single top-level key, else "root".' },
       attribute_prefix: { type: 'string', maxLength: 10, default: '@_' },
       indent: { type: 'integer', minimum: 0, maximum: 8, default: 2, description: 'Spaces per level; 0 for one line.' },
