@@ -63,6 +63,7 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
   const quota = PLANS[principal.plan].executionsPerMonth;
   const [used, pool] = await Promise.all([executionsUsed(svc.db, principal.tenantId), consumeRequest(svc, principal, true)]);
   const base = svc.config.publicBaseUrl;
+  const installedNames = modules.filter((m) => m.installed).map((m) => m.name);
   return {
     tenant: { tenant_id: principal.tenantId, plan: principal.plan },
     plan: principal.plan,
@@ -77,6 +78,18 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
     format: input.format,
     tool_source: source,
     tools: tools.map((t) => formatTool(t, input.format)),
+    // For MCP clients: the server URL, narrowed to the installed modules when there are any
+    // (`/api/mcp` alone lists every visible action).
+    ...(input.format === 'mcp'
+      ? {
+          mcp: {
+            url: installedNames.length > 0 ? `${base}/api/mcp?modules=${installedNames.join(',')}` : `${base}/api/mcp`,
+            transport: 'streamable-http',
+            modules: installedNames,
+            all_modules_url: `${base}/api/mcp`,
+          },
+        }
+      : {}),
     endpoints: {
       execute: `${base}/api/v1/modules/{module}/execute`,
       batch: `${base}/api/v1/batch`,

@@ -104,6 +104,13 @@ describe.each(backends())('batch, chain, arm and discovery documents (%s)', (bac
     const installed = await s.call('/api/v1/agent/arm', { key: t.apiKey, body: {} });
     expect(installed.body.tool_source).toBe('installed');
     expect(installed.body.tools.every((tool: any) => tool.function.name.startsWith('text__'))).toBe(true);
+    // The mcp format names the MCP server URL narrowed to the installed modules.
+    const mcp = await s.call('/api/v1/agent/arm', { key: t.apiKey, body: { format: 'mcp' } });
+    expect(mcp.body.mcp).toMatchObject({ transport: 'streamable-http', modules: ['text'], all_modules_url: expect.stringMatching(/\/api\/mcp$/) });
+    expect(mcp.body.mcp.url).toMatch(/\/api\/mcp\?modules=text$/);
+    expect(mcp.body.tools.every((tool: any) => tool.name.startsWith('text__'))).toBe(true);
+    const fresh = await s.register();
+    expect((await s.call('/api/v1/agent/arm', { key: fresh.apiKey, body: { format: 'mcp' } })).body.mcp).toMatchObject({ modules: [], url: expect.stringMatching(/\/api\/mcp$/) });
     const query = await s.call('/api/v1/agent/arm', { key: t.apiKey, body: { query: 'qr code', format: 'anthropic' } });
     expect(query.body.tool_source).toBe('query');
     expect(query.body.tools[0].name).toMatch(/^qrcode__/);
@@ -138,7 +145,11 @@ describe.each(backends())('batch, chain, arm and discovery documents (%s)', (bac
     expect(Object.keys(card.securitySchemes)).toEqual(expect.arrayContaining(['apiKey', 'bearer']));
     expect(card.securitySchemes.apiKey!.scheme).toMatchObject({ $case: 'apiKeySecurityScheme', value: { name: 'x-api-key', location: 'header' } });
     expect(card.defaultInputModes).toContain('application/json');
-    expect(AgentCard.toJSON(card)).toEqual(a.body);
+    // The A2A 1.0 card, plus the 0.3 top-level fields that 0.3 clients read (tests/api/a2a.test.ts).
+    const { url, preferredTransport, protocolVersion, additionalInterfaces, ...v1 } = a.body;
+    expect(AgentCard.toJSON(card)).toEqual(v1);
+    expect({ url, preferredTransport, protocolVersion }).toEqual({ url: card.supportedInterfaces[0]!.url, preferredTransport: 'JSONRPC', protocolVersion: '0.3.0' });
+    expect(additionalInterfaces).toEqual([{ url, transport: 'JSONRPC' }]);
     expectError(await s.call('/.well-known/agent.json', { method: 'POST', body: {} }), 405, 'method_not_allowed');
   });
 });

@@ -1,15 +1,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { authenticate } from '../../src/auth/authenticate';
 import { executions, usageCounters } from '../../src/db/schema';
 import { cycleStart } from '../../src/metering/cycle';
+import { portabilityIssues } from '../../src/modules/json-schema';
+import { BUILTIN_MODULES } from '../../src/modules/registry';
+import { listTools } from '../../src/server/mcp/catalog';
 import { originAllowed } from '../../src/server/mcp/origin';
 import { VERSION } from '../../src/version';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const BUILTIN_ACTIONS = BUILTIN_MODULES.reduce((n, m) => n + m.actions.length, 0);
 
 describe('MCP Origin check (DNS rebinding)', () => {
   const base = 'https://amp.example.com';
@@ -33,9 +38,9 @@ describe.each(backends())('MCP endpoint /api/mcp (%s)', (backend) => {
   });
   afterAll(async () => s?.close());
 
-  async function connect(key: string) {
+  async function connect(key: string, query = '') {
     const client = new Client({ name: 'vitest', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': key } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp${query}`), { requestInit: { headers: { 'x-api-key': key } } });
     await client.connect(transport);
     return { client, transport };
   }
@@ -106,28 +111,116 @@ describe.each(backends())('MCP endpoint /api/mcp (%s)', (backend) => {
     expect(res.headers.get('x-execution-remaining')).toBe('1000');
   });
 
-  it('tools/list: every visible action while none is installed, then only the installed modules', async () => {
+  /** Every page of tools/list, following nextCursor as a client must. */
+  async function allTools(client: Client) {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined);
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor && pages < 50);
+    return { tools, pages };
+  }
+
+  it('tools/list: every visible action, always the same list (before and after calls and installs)', async () => {
     const t = await s.register();
     const { client } = await connect(t.apiKey);
-    const all = await client.listTools();
-    expect(all._meta).toMatchObject({ 'agent-module-platform/tool_source': 'catalog' });
-    expect(all.tools.length).toBeGreaterThanOrEqual(80);
-    for (const tool of all.tools) {
+    const first = await client.listTools();
+    // The built-in catalog fits one page: clients that never follow nextCursor see everything.
+    expect(first.nextCursor).toBeUndefined();
+    const all = first.tools;
+    expect(all).toHaveLength(BUILTIN_ACTIONS);
+    for (const tool of all) {
       expect(tool.name).toMatch(TOOL_NAME);
       expect(tool.name).toContain('__');
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.description).toBeTruthy();
     }
-    expect(new Set(all.tools.map((x) => x.name)).size).toBe(all.tools.length);
-    const slugify = all.tools.find((x) => x.name === 'text__slugify');
+    expect(new Set(all.map((x) => x.name)).size).toBe(all.length);
+    expect(all.map((x) => x.name)).toEqual(all.map((x) => x.name).sort());
+    const slugify = all.find((x) => x.name === 'text__slugify');
     expect(slugify).toBeDefined();
     expect(slugify!.outputSchema?.type).toBe('object');
 
+    // A call installs text; an explicit install adds json: the list does not change.
+    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'A' } })).isError).toBeFalsy();
     expect((await s.call('/api/v1/modules/json/install', { key: t.apiKey, method: 'POST' })).status).toBe(201);
-    const installed = await client.listTools();
-    expect(installed._meta).toMatchObject({ 'agent-module-platform/tool_source': 'installed' });
-    expect(installed.tools.length).toBeGreaterThan(0);
-    expect(installed.tools.every((x) => x.name.startsWith('json__'))).toBe(true);
+    const installed = await s.call('/api/v1/modules?installed=true', { key: t.apiKey });
+    expect(installed.body.data.map((m: { name: string }) => m.name).sort()).toEqual(['json', 'text']);
+    expect(await client.listTools()).toEqual(first);
+    await client.close();
+  });
+
+  it('tools/list pages with nextCursor: each tool exactly once, in order; a bad cursor is -32602', async () => {
+    const t = await s.register();
+    const principal = await authenticate(s.svc, { apiKey: t.apiKey });
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listTools(s.svc, principal, { cursor, pageSize: 50 });
+      expect(page.tools.length).toBeLessThanOrEqual(50);
+      names.push(...page.tools.map((x) => x.name));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(Math.ceil(BUILTIN_ACTIONS / 50));
+    expect(names).toEqual([...new Set(names)].sort());
+    expect(names).toHaveLength(BUILTIN_ACTIONS);
+
+    for (const bad of ['bogus', 'dDp', '', 'x'.repeat(300)]) {
+      const res = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: bad } });
+      expect(res.body.error, bad).toMatchObject({ code: -32602, message: expect.stringContaining('Invalid cursor') });
+    }
+    // A cursor issued by the server continues after the named tool.
+    const second = await listTools(s.svc, principal, { pageSize: 50 });
+    const res = await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: second.nextCursor } });
+    expect(res.body.result.tools[0].name).toBe(names[50]);
+  });
+
+  it('?modules= narrows tools, calls and resources for the connection; unknown names are ignored and reported', async () => {
+    const t = await s.register();
+    const { client } = await connect(t.apiKey, '?modules=text,json,nope&modules=Text');
+    const { tools, pages } = await allTools(client);
+    expect(pages).toBe(1);
+    expect(new Set(tools.map((x) => x.name.split('__')[0]))).toEqual(new Set(['json', 'text']));
+    const expected = BUILTIN_MODULES.filter((m) => m.name === 'text' || m.name === 'json').reduce((n, m) => n + m.actions.length, 0);
+    expect(tools).toHaveLength(expected);
+    const listed = await client.listTools();
+    expect(listed._meta).toEqual({ 'agent-module-platform/unknown_modules': ['nope', 'Text'] });
+
+    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'In Scope' } })).structuredContent).toEqual({ slug: 'in-scope' });
+    const outside = await client.callTool({ name: 'csv__parse', arguments: { csv: 'a\n1' } }).catch((e: unknown) => e);
+    expect(outside).toBeInstanceOf(McpError);
+    expect((outside as McpError).code).toBe(-32602);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.name).sort()).toEqual(['json', 'text']);
+    const doc = await client.readResource({ uri: 'amp://modules/csv' }).catch((e: unknown) => e);
+    expect((doc as McpError).code).toBe(-32002);
+    await client.close();
+
+    // Without ?modules= (or with it empty) the connection sees everything again.
+    const { client: wide } = await connect(t.apiKey, '?modules=');
+    expect((await wide.listTools()).tools).toHaveLength(BUILTIN_ACTIONS);
+    expect((await wide.callTool({ name: 'csv__parse', arguments: { csv: 'a\n1' } })).isError).toBeFalsy();
+    await wide.close();
+  });
+
+  it('tool schemas are portable: no type arrays, every value typed (the MCP Inspector check)', async () => {
+    const t = await s.register();
+    const { client } = await connect(t.apiKey);
+    const { tools } = await allTools(client);
+    expect(tools).toHaveLength(BUILTIN_ACTIONS);
+    for (const tool of tools) {
+      for (const schema of [tool.inputSchema, tool.outputSchema]) {
+        if (!schema) continue;
+        expect(JSON.stringify(schema), tool.name).not.toMatch(/"type":\[/);
+        expect(portabilityIssues(schema), tool.name).toEqual([]);
+      }
+    }
     await client.close();
   });
 

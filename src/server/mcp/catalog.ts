@@ -20,9 +20,41 @@ type ActionView = ModuleView['actions'][number];
 /** MCP's "resource not found" (spec: server/resources, "Error Handling"). */
 export const RESOURCE_NOT_FOUND = -32002;
 
-/** Where tools/list took its tools from (also reported in the result's `_meta`). */
-export type ToolSource = 'installed' | 'catalog';
 export const META_PREFIX = 'agent-module-platform';
+
+/**
+ * Tools per tools/list page. Large enough that the built-in catalog (128 actions) and a good
+ * number of published modules fit in one page: many MCP clients (and the SDK's `listTools`, which
+ * leaves the loop to its caller) read only the first page. Beyond it, `nextCursor` continues.
+ */
+export const TOOLS_PAGE_SIZE = 256;
+
+/**
+ * What one connection may see: every visible module, or only those named in the connection URL
+ * (`/api/mcp?modules=text,json`). Names that are not visible modules are ignored (and reported).
+ */
+export interface ConnectionScope {
+  modules?: ReadonlySet<string>;
+}
+
+/** At most this many names are read from `?modules=` (and reported as unknown). */
+const MAX_SCOPE_MODULES = 100;
+
+/**
+ * `?modules=a,b` (repeatable; comma-separated; blanks dropped). Absent or empty: no narrowing.
+ * Names are taken as written (module names are lower-case), so `Text` is an unknown module.
+ */
+export function parseConnectionScope(search: URLSearchParams): ConnectionScope {
+  const names = search
+    .getAll('modules')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean)
+    .slice(0, MAX_SCOPE_MODULES);
+  return names.length > 0 ? { modules: new Set(names) } : {};
+}
+
+const inScope = (scope: ConnectionScope, module: string) => !scope.modules || scope.modules.has(module);
 
 /** Tool names LLM APIs accept (OpenAI, Anthropic): at most 64 of `[a-zA-Z0-9_-]`. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -44,12 +76,12 @@ export function parseToolName(name: string): { module: string; action: string } 
   return { module, action };
 }
 
-/** Every module visible to the tenant (public ones and its own), or only the installed ones. */
-async function allModules(svc: Services, principal: Principal, installed?: true): Promise<ModuleView[]> {
+/** Every module visible to the tenant (public ones and its own). */
+async function allModules(svc: Services, principal: Principal): Promise<ModuleView[]> {
   const out: ModuleView[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listModules(svc, principal, { limit: 100, cursor, installed });
+    const page = await listModules(svc, principal, { limit: 100, cursor });
     out.push(...page.data);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -68,16 +100,40 @@ function toTool(m: ModuleView, a: ActionView): Tool {
   };
 }
 
+const encodeCursor = (after: string) => Buffer.from(`t:${after}`).toString('base64url');
+
+function decodeCursor(cursor: string): string {
+  const text = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!text.startsWith('t:') || encodeCursor(text.slice(2)) !== cursor) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+  return text.slice(2);
+}
+
 /**
- * tools/list: the actions of the tenant's installed modules; when it has installed none, the
- * actions of every module visible to it (the public catalog and its own private modules).
- * Calling any visible tool works either way (and installs its module on first use).
+ * tools/list: every action of every module visible to the tenant (the public catalog and its own
+ * private modules), installed or not, narrowed only by the connection's `?modules=`. The list is
+ * the same before and after calls and installs, so a client may cache it. Ordered by tool name;
+ * the cursor names the last tool of the previous page, so a module published meanwhile neither
+ * repeats nor hides a tool of the pages already read. `unknownModules`: names in `?modules=`
+ * that are not visible modules.
  */
-export async function listTools(svc: Services, principal: Principal): Promise<{ tools: Tool[]; source: ToolSource }> {
-  const installed = await allModules(svc, principal, true);
-  const source: ToolSource = installed.length > 0 ? 'installed' : 'catalog';
-  const modules = source === 'installed' ? installed : await allModules(svc, principal);
-  return { tools: modules.flatMap((m) => m.actions.map((a) => toTool(m, a))), source };
+export async function listTools(
+  svc: Services,
+  principal: Principal,
+  opts: { scope?: ConnectionScope; cursor?: string; pageSize?: number } = {},
+): Promise<{ tools: Tool[]; nextCursor?: string; unknownModules: string[] }> {
+  const scope = opts.scope ?? {};
+  const after = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor);
+  const visible = await allModules(svc, principal);
+  const known = new Set(visible.map((m) => m.name));
+  const unknownModules = scope.modules ? [...scope.modules].filter((n) => !known.has(n)).map((n) => n.slice(0, 64)) : [];
+  const all = visible
+    .filter((m) => inScope(scope, m.name))
+    .flatMap((m) => m.actions.map((a) => toTool(m, a)))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const rest = after === undefined ? all : all.filter((t) => t.name > after);
+  const pageSize = opts.pageSize ?? TOOLS_PAGE_SIZE;
+  const tools = rest.slice(0, pageSize);
+  return { tools, ...(rest.length > pageSize ? { nextCursor: encodeCursor(tools.at(-1)!.name) } : {}), unknownModules };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -95,9 +151,11 @@ export async function callTool(
   name: string,
   args: Record<string, unknown> | undefined,
   requestId: string,
+  scope: ConnectionScope = {},
 ): Promise<CallToolResult> {
   const target = parseToolName(name);
-  if (!target) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  // Outside the connection's ?modules= it is not one of this connection's tools.
+  if (!target || !inScope(scope, target.module)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   try {
     const done = await executeAction(svc, principal, { ...target, input: args ?? {} }, { requestId, source: 'mcp' });
     const output = done.output ?? null;
@@ -129,9 +187,9 @@ function toolError(err: AppError): CallToolResult {
 const RESOURCE_SCHEME = 'amp://modules/';
 export const RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}{module}`;
 
-/** resources/list: one Markdown document per visible module. */
-export async function listResources(svc: Services, principal: Principal): Promise<Resource[]> {
-  const modules = await allModules(svc, principal);
+/** resources/list: one Markdown document per visible module (within the connection's ?modules=). */
+export async function listResources(svc: Services, principal: Principal, scope: ConnectionScope = {}): Promise<Resource[]> {
+  const modules = (await allModules(svc, principal)).filter((m) => inScope(scope, m.name));
   return modules.map((m) => ({
     uri: `${RESOURCE_SCHEME}${m.name}`,
     name: m.name,
@@ -142,10 +200,10 @@ export async function listResources(svc: Services, principal: Principal): Promis
 }
 
 /** resources/read: `amp://modules/<name>` as Markdown; anything else is -32002. */
-export async function readResource(svc: Services, principal: Principal, uri: string): Promise<ReadResourceResult> {
+export async function readResource(svc: Services, principal: Principal, uri: string, scope: ConnectionScope = {}): Promise<ReadResourceResult> {
   const name = uri.startsWith(RESOURCE_SCHEME) ? uri.slice(RESOURCE_SCHEME.length) : '';
   const notFound = () => new McpError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
-  if (!moduleName.safeParse(name).success) throw notFound();
+  if (!moduleName.safeParse(name).success || !inScope(scope, name)) throw notFound();
   let module: ModuleView;
   try {
     module = await getModule(svc, principal, name);

@@ -23,7 +23,7 @@ import { holdsScope, type Scope } from '../../auth/scopes';
 import type { Services } from '../../services';
 import { VERSION } from '../../version';
 import { AppError } from '../errors';
-import { callTool, listResources, listTools, META_PREFIX, readResource, RESOURCE_TEMPLATE } from './catalog';
+import { callTool, listResources, listTools, META_PREFIX, readResource, RESOURCE_TEMPLATE, type ConnectionScope } from './catalog';
 
 export const SERVER_NAME = 'agent-module-platform';
 
@@ -33,8 +33,9 @@ export const INSUFFICIENT_SCOPE = -32003;
 const INSTRUCTIONS = [
   'Agent Module Platform: every tool is one action of a module, named `<module>__<action>`;',
   'each tools/call runs it once and counts one execution against the monthly quota.',
-  'tools/list lists the actions of the modules installed for your tenant; while none are installed it lists every module visible to you',
-  '(the public catalog and your own private modules). Any visible tool can be called: the first call installs its module.',
+  'tools/list lists every action visible to you (the public catalog and your own private modules), whether or not its module is installed,',
+  'and the list does not change as you call tools; the first call of a tool installs its module.',
+  'Connect to /api/mcp?modules=<module>,<module> to see only those modules.',
   'Module documentation (actions, schemas, examples): the resources amp://modules/<module> (text/markdown).',
 ].join(' ');
 
@@ -69,7 +70,7 @@ function invalidParams(message: JSONRPCRequest): string | undefined {
   return `Invalid params for ${message.method}: ${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'}`;
 }
 
-export function createMcpServer(svc: Services, principal: Principal, requestId: string): Server {
+export function createMcpServer(svc: Services, principal: Principal, requestId: string, scope: ConnectionScope = {}): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Agent Module Platform', version: VERSION },
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
@@ -77,18 +78,22 @@ export function createMcpServer(svc: Services, principal: Principal, requestId: 
 
   server.setRequestHandler(
     ListToolsRequestSchema,
-    guarded(svc, requestId, async () => {
-      const { tools, source } = await listTools(svc, principal);
-      return { tools, _meta: { [`${META_PREFIX}/tool_source`]: source } };
+    guarded(svc, requestId, async (req) => {
+      const { tools, nextCursor, unknownModules } = await listTools(svc, principal, { scope, cursor: req.params?.cursor });
+      return {
+        tools,
+        ...(nextCursor ? { nextCursor } : {}),
+        ...(unknownModules.length > 0 ? { _meta: { [`${META_PREFIX}/unknown_modules`]: unknownModules } } : {}),
+      };
     }),
   );
   server.setRequestHandler(
     CallToolRequestSchema,
-    guarded(svc, requestId, (req) => callTool(svc, principal, req.params.name, req.params.arguments, requestId)),
+    guarded(svc, requestId, (req) => callTool(svc, principal, req.params.name, req.params.arguments, requestId, scope)),
   );
   server.setRequestHandler(
     ListResourcesRequestSchema,
-    guarded(svc, requestId, async () => ({ resources: await listResources(svc, principal) })),
+    guarded(svc, requestId, async () => ({ resources: await listResources(svc, principal, scope) })),
   );
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
@@ -100,7 +105,7 @@ export function createMcpServer(svc: Services, principal: Principal, requestId: 
   );
   server.setRequestHandler(
     ReadResourceRequestSchema,
-    guarded(svc, requestId, (req) => readResource(svc, principal, req.params.uri)),
+    guarded(svc, requestId, (req) => readResource(svc, principal, req.params.uri, scope)),
   );
   server.onerror = (err) => svc.logger.debug({ err, requestId }, 'mcp protocol error');
   return server;
