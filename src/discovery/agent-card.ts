@@ -5,35 +5,67 @@ import { publicCatalog } from './catalog';
 
 type Card = AgentCard;
 
+/** Where the A2A JSON-RPC endpoint answers (src/server/a2a). */
+export const A2A_PATH = '/api/a2a';
+/** The A2A 0.3 protocol version a 0.3 client reads from the card's top-level `protocolVersion`. */
+export const A2A_LEGACY_PROTOCOL_VERSION = '0.3.0';
+
+const apiKey = { schemes: { apiKey: { list: [] } } };
+const bearer = { schemes: { bearer: { list: [] } } };
+
 /**
- * The A2A AgentCard served at /.well-known/agent.json and agent-card.json, built as the
- * official SDK's AgentCard type (A2A 1.0: `supportedInterfaces`, no top-level url) and written
- * in its JSON form. Skills are the module categories.
+ * The protocol part of the card: the interfaces that answer, capabilities and security. The A2A
+ * request handler is built on it (version checks, capabilities); the served card adds the skills.
+ *
+ * Only A2A protocol bindings are listed: the JSON-RPC endpoint at /api/a2a, once at A2A 1.0 and
+ * once at 0.3 (the SDK's compat layer answers 0.3 method names there). REST and MCP are not A2A
+ * bindings; the description names them. No streaming and no push notifications: the endpoint
+ * answers each message with the finished task.
  */
-export async function agentCard(svc: Services): Promise<unknown> {
-  const base = svc.config.publicBaseUrl;
-  const catalog = await publicCatalog(svc.db);
-  const categories = [...new Set(catalog.map((m) => m.module.category))];
-  const apiKey = { schemes: { apiKey: { list: [] } } };
-  const bearer = { schemes: { bearer: { list: [] } } };
-  const card: Card = {
+export function a2aProtocolCard(base: string, description = 'Agent Module Platform'): Card {
+  const url = `${base}${A2A_PATH}`;
+  return {
     name: 'Agent Module Platform',
-    description: `Find, install and run ${catalog.reduce((n, m) => n + m.actions.length, 0)} module actions (text, data, documents, web, media, math, time, security) through REST, MCP or this card's interfaces; metered by plan.`,
+    description,
     supportedInterfaces: [
-      { url: `${base}/api/v1`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
-      { url: `${base}/api/mcp`, protocolBinding: 'MCP', tenant: '', protocolVersion: '2025-11-25' },
+      { url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      { url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
     ],
     provider: { url: base, organization: 'Agent Module Platform' },
     version: VERSION,
     documentationUrl: `${base}/api/llms.txt`,
-    capabilities: { streaming: false, pushNotifications: true, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {
       apiKey: { scheme: { $case: 'apiKeySecurityScheme', value: { description: 'API key from POST /api/v1/auth/register', location: 'header', name: 'x-api-key' } } },
       bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'OAuth 2.1 access token (JWT) from the identity provider', scheme: 'Bearer', bearerFormat: 'JWT' } } },
     },
     securityRequirements: [apiKey, bearer],
-    defaultInputModes: ['application/json'],
-    defaultOutputModes: ['application/json'],
+    defaultInputModes: ['application/json', 'text/plain'],
+    defaultOutputModes: ['application/json', 'text/plain'],
+    skills: [],
+    signatures: [],
+  };
+}
+
+/**
+ * The A2A AgentCard served at /.well-known/agent.json and agent-card.json: the official SDK's
+ * AgentCard type (A2A 1.0, `supportedInterfaces`) in its JSON form, plus the A2A 0.3 top-level
+ * fields (`url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces`) so that 0.3
+ * clients (`A2AClient.fromCardUrl`) find the same endpoint. Skills are the module categories,
+ * with their actions as examples.
+ */
+export async function agentCard(svc: Services): Promise<unknown> {
+  const base = svc.config.publicBaseUrl;
+  const catalog = await publicCatalog(svc.db);
+  const categories = [...new Set(catalog.map((m) => m.module.category))];
+  const actions = catalog.reduce((n, m) => n + m.actions.length, 0);
+  const description = [
+    `Find, install and run ${actions} module actions (text, data, documents, web, media, math, time, security); metered by plan.`,
+    `A2A (JSON-RPC 2.0) at ${base}${A2A_PATH}: send a message with a data part {"module", "action", "input"} (or {"tool": "<module>__<action>", "input"}) to run one action; the answer is a completed Task whose artifact holds the output, readable again with tasks/get.`,
+    `The same actions are served over REST at ${base}/api/v1 (OpenAPI 3.1: ${base}/api/openapi.json) and over MCP (Streamable HTTP) at ${base}/api/mcp.`,
+  ].join(' ');
+  const card: Card = {
+    ...a2aProtocolCard(base, description),
     skills: categories.map((category) => {
       const entries = catalog.filter((m) => m.module.category === category);
       return {
@@ -47,7 +79,14 @@ export async function agentCard(svc: Services): Promise<unknown> {
         securityRequirements: [apiKey, bearer],
       };
     }),
-    signatures: [],
   };
-  return AgentCard.toJSON(card);
+  const url = `${base}${A2A_PATH}`;
+  return {
+    ...(AgentCard.toJSON(card) as Record<string, unknown>),
+    // A2A 0.3 fields, beside the 1.0 ones (a "hybrid" card: 1.x clients read supportedInterfaces).
+    url,
+    preferredTransport: 'JSONRPC',
+    protocolVersion: A2A_LEGACY_PROTOCOL_VERSION,
+    additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+  };
 }

@@ -25,7 +25,7 @@ export interface ExecuteInput {
 
 export interface ExecuteOptions {
   requestId: string;
-  source?: 'api' | 'batch' | 'chain' | 'mcp' | 'workflow';
+  source?: 'api' | 'batch' | 'chain' | 'mcp' | 'a2a' | 'workflow';
 }
 
 type Failure = { code: 'invalid_input' | 'module_error' | 'timeout'; message: string; issues?: { path: string; message: string }[] };

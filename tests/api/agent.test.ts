@@ -145,7 +145,11 @@ describe.each(backends())('batch, chain, arm and discovery documents (%s)', (bac
     expect(Object.keys(card.securitySchemes)).toEqual(expect.arrayContaining(['apiKey', 'bearer']));
     expect(card.securitySchemes.apiKey!.scheme).toMatchObject({ $case: 'apiKeySecurityScheme', value: { name: 'x-api-key', location: 'header' } });
     expect(card.defaultInputModes).toContain('application/json');
-    expect(AgentCard.toJSON(card)).toEqual(a.body);
+    // The A2A 1.0 card, plus the 0.3 top-level fields that 0.3 clients read (tests/api/a2a.test.ts).
+    const { url, preferredTransport, protocolVersion, additionalInterfaces, ...v1 } = a.body;
+    expect(AgentCard.toJSON(card)).toEqual(v1);
+    expect({ url, preferredTransport, protocolVersion }).toEqual({ url: card.supportedInterfaces[0]!.url, preferredTransport: 'JSONRPC', protocolVersion: '0.3.0' });
+    expect(additionalInterfaces).toEqual([{ url, transport: 'JSONRPC' }]);
     expectError(await s.call('/.well-known/agent.json', { method: 'POST', body: {} }), 405, 'method_not_allowed');
   });
 });

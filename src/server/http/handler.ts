@@ -5,6 +5,7 @@ import { llmsTxt } from '../../discovery/llms';
 import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
 import type { Services } from '../../services';
 import { AppError, toAppError } from '../errors';
+import { handleA2a } from '../a2a/handler';
 import { handleMcp } from '../mcp/handler';
 import { buildOpenApiDocument } from '../openapi';
 import { appRouter } from '../router';
@@ -18,7 +19,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 
 /** Paths the API answers itself; everything else belongs to Next (pages, assets, next-auth). */
 const API_PREFIXES = ['/api/v1/', '/api/mcp', '/api/trpc/', '/.well-known/', '/auth/v1/'];
-const API_EXACT = new Set(['/api/v1', '/api/openapi.json', '/openapi.json', '/api/llms.txt']);
+const API_EXACT = new Set(['/api/v1', '/api/a2a', '/api/openapi.json', '/openapi.json', '/api/llms.txt']);
 
 export function isApiPath(pathname: string): boolean {
   return API_EXACT.has(pathname) || API_PREFIXES.some((p) => pathname.startsWith(p));
@@ -80,6 +81,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       }
 
       if (pathname === '/api/mcp') return await handleMcp(req, res, ctx, base);
+      if (pathname === '/api/a2a') return await handleA2a(req, res, ctx, base);
 
       const match = routes.match(req.method ?? 'GET', pathname);
       if (match && 'route' in match) {
@@ -99,7 +101,7 @@ function preflight(res: ServerResponse, base: Record<string, string>) {
   res.writeHead(204, {
     ...base,
     'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type, X-Api-Key, Authorization, X-Request-Id, Idempotency-Key',
+    'Access-Control-Allow-Headers': 'Content-Type, X-Api-Key, Authorization, X-Request-Id, Idempotency-Key, A2A-Version, A2A-Extensions',
     'Access-Control-Max-Age': '86400',
   });
   res.end();

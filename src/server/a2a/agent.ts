@@ -1,0 +1,216 @@
+/**
+ * The A2A agent behind /api/a2a, built on @a2a-js/sdk's server side: its DefaultRequestHandler
+ * with an AgentExecutor that runs one execution per message (through executeAction, the one
+ * execute service) and a TaskStore whose tasks are the execution records.
+ *
+ * - A message with a data part naming `{module, action, input}` (or `{tool: "module__action",
+ *   input}`) runs the action once: the answer is a Task whose id is the execution id, `completed`
+ *   with the output as an artifact, or `failed` with the error in its status message (failed
+ *   executions are recorded and counted like every other).
+ * - A message without such a part (text only) is answered with a Message explaining how to call.
+ * - A call refused before any execution exists (unknown module or action, malformed call, quota,
+ *   concurrency or plan limits) is answered as a JSON-RPC error: the executor leaves it on the
+ *   request's user (`refusal`) for the transport adapter (./handler.ts), since the SDK turns an
+ *   executor's exception into a synthetic failed Task that could never be read back.
+ * - tasks/get reads the execution record through the read service: tenant-scoped, so another
+ *   tenant's task is "task not found"; durable and shared by every instance. Nothing is kept in
+ *   memory across requests, and the record is the only state (`save` has nothing to add).
+ */
+import { Role, TaskState, type AgentCard, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+  type ServerCallContext,
+  type TaskStore,
+  type User,
+} from '@a2a-js/sdk/server';
+import type { Principal } from '../../auth/principal';
+import { publicCatalog } from '../../discovery/catalog';
+import { executeAction, type ExecuteInput } from '../../executions/execute';
+import { getExecution } from '../../executions/read';
+import type { ExecutionView } from '../../executions/present';
+import type { Services } from '../../services';
+import { AppError } from '../errors';
+
+/** The authenticated caller of one A2A request, as the SDK's ServerCallContext carries it. */
+export class PlatformUser implements User {
+  /** A refusal to hand back as a JSON-RPC error instead of the executor's placeholder reply. */
+  refusal?: AppError;
+  constructor(
+    readonly principal: Principal,
+    readonly requestId: string,
+  ) {}
+  get isAuthenticated(): boolean {
+    return true;
+  }
+  get userName(): string {
+    return this.principal.tenantId;
+  }
+}
+
+function platformUser(context: ServerCallContext): PlatformUser {
+  const user = context.user;
+  if (!(user instanceof PlatformUser)) throw new AppError('internal_error', 'A2A call without an authenticated principal.');
+  return user;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const TOOL_NAME = /^([a-z][a-z0-9-]{1,29})__([a-z][a-z0-9_]{0,29})$/;
+
+type ParsedCall = { kind: 'call'; call: ExecuteInput } | { kind: 'help' } | { kind: 'invalid'; message: string };
+
+/**
+ * What a message asks for: the data parts that name a call (`module` + `action`, or `tool`/`name`
+ * as `module__action`; `input` or `arguments` as the input, `{}` when absent). One call per
+ * message; a message without any is a request for help.
+ */
+export function parseCall(message: Message): ParsedCall {
+  const calls: Record<string, unknown>[] = [];
+  for (const part of message.parts ?? []) {
+    const value: unknown = part.content?.$case === 'data' ? part.content.value : undefined;
+    if (isPlainObject(value) && ('module' in value || 'action' in value || 'tool' in value || 'name' in value)) calls.push(value);
+  }
+  if (calls.length === 0) return { kind: 'help' };
+  if (calls.length > 1) return { kind: 'invalid', message: 'A message runs one action: send one data part naming {module, action, input}.' };
+  const data = calls[0]!;
+  let module: unknown = data.module;
+  let action: unknown = data.action;
+  const tool = data.tool ?? data.name;
+  if (module === undefined && action === undefined && typeof tool === 'string') {
+    const m = TOOL_NAME.exec(tool);
+    if (!m) return { kind: 'invalid', message: `'${tool.slice(0, 80)}' is not a tool name: tool names are <module>__<action>.` };
+    [, module, action] = m;
+  }
+  if (typeof module !== 'string' || typeof action !== 'string' || module === '' || action === '') {
+    return { kind: 'invalid', message: 'The data part must name the action to run: {"module": "<module>", "action": "<action>", "input": {...}}.' };
+  }
+  const input = data.input ?? data.arguments ?? {};
+  if (!isPlainObject(input)) return { kind: 'invalid', message: "'input' must be a JSON object (the action's input)." };
+  return { kind: 'call', call: { module, action, input } };
+}
+
+const textPart = (text: string): Part => ({ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: {} });
+const dataPart = (value: unknown): Part => ({ content: { $case: 'data', value }, mediaType: 'application/json', filename: '', metadata: {} });
+
+function agentMessage(parts: Part[], taskId = '', contextId = ''): Message {
+  return { messageId: crypto.randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: {}, extensions: [], referenceTaskIds: [] };
+}
+
+/** The fields of an execution record a Task is made of. */
+type ExecutionRecord = Pick<ExecutionView, 'execution_id' | 'module' | 'action' | 'status' | 'error' | 'latency_ms' | 'request_id'> & {
+  output?: unknown;
+  finished_at?: string | null;
+  created_at?: string;
+};
+
+/**
+ * An execution record as an A2A Task: id and context id are the execution id; `success` is
+ * `completed` with the output as the artifact `output`, `failed` is `failed` with the error (text
+ * and data) in the status message, `running` is `working`.
+ */
+export function taskOf(e: ExecutionRecord): Task {
+  const id = e.execution_id;
+  const state = e.status === 'success' ? TaskState.TASK_STATE_COMPLETED : e.status === 'failed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_WORKING;
+  const error = e.error ?? { code: 'internal_error', message: 'The execution failed.' };
+  return {
+    id,
+    contextId: id,
+    status: {
+      state,
+      message: e.status === 'failed' ? agentMessage([textPart(`${error.code}: ${error.message}`), dataPart({ error: error.code, message: error.message })], id, id) : undefined,
+      timestamp: e.finished_at ?? e.created_at ?? new Date().toISOString(),
+    },
+    artifacts:
+      e.status === 'success'
+        ? [{ artifactId: 'output', name: 'output', description: `Output of ${e.module}.${e.action}`, parts: [dataPart(e.output ?? null)], metadata: {}, extensions: [] }]
+        : [],
+    history: [],
+    metadata: { execution_id: id, module: e.module, action: e.action, status: e.status, latency_ms: e.latency_ms, request_id: e.request_id },
+  };
+}
+
+/** Tasks are execution records, read back through the executions read service (tenant-scoped). */
+export class ExecutionTaskStore implements TaskStore {
+  constructor(private readonly svc: Services) {}
+
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    if (!/^exe_[A-Za-z0-9]{1,64}$/.test(taskId)) return undefined;
+    try {
+      return taskOf(await getExecution(this.svc, platformUser(context).principal, taskId));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') return undefined;
+      throw err;
+    }
+  }
+
+  /** The execution record is the task; the request handler's copies add nothing to keep. */
+  async save(): Promise<void> {}
+
+  async list(): Promise<never> {
+    throw new UnsupportedOperationError('ListTasks is not supported: list executions with GET /api/v1/executions.');
+  }
+}
+
+async function helpText(svc: Services): Promise<{ text: string; example: Record<string, unknown> }> {
+  const catalog = await publicCatalog(svc.db);
+  const categories = [...new Set(catalog.map((m) => m.module.category))];
+  const first = catalog.find((m) => m.module.name === 'text') ?? catalog[0];
+  const action = first?.actions.find((a) => a.name === 'slugify') ?? first?.actions[0];
+  const example = { module: first?.module.name ?? 'text', action: action?.name ?? 'slugify', input: (action?.examples[0]?.input as Record<string, unknown> | undefined) ?? { text: 'Hello World' } };
+  const text = [
+    'This agent runs module actions: one execution per message, counted against your monthly quota.',
+    `Send a message with a data part naming the action: ${JSON.stringify(example)} (or {"tool": "<module>__<action>", "input": {...}}).`,
+    'The answer is a Task whose artifact "output" holds the result; read it again with tasks/get (GetTask) and its id.',
+    `Skills (module categories): ${categories.join(', ')}. Actions and their input schemas: GET /api/v1/modules and GET /api/v1/modules/{name}, or the MCP endpoint /api/mcp.`,
+  ].join(' ');
+  return { text, example };
+}
+
+/** Runs the message's call once and publishes its Task; anything else is answered with a Message. */
+class ModuleActionExecutor implements AgentExecutor {
+  constructor(private readonly svc: Services) {}
+
+  async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const user = platformUser(rc.context);
+    const reply = (parts: Part[]) => bus.publish(AgentEvent.message(agentMessage(parts, '', rc.contextId)));
+    try {
+      const parsed = parseCall(rc.userMessage);
+      if (parsed.kind === 'help') {
+        const help = await helpText(this.svc);
+        reply([textPart(help.text), dataPart({ example: help.example })]);
+        return;
+      }
+      if (parsed.kind === 'invalid') throw new AppError('invalid_request', parsed.message);
+      let task: Task;
+      try {
+        const done = await executeAction(this.svc, user.principal, parsed.call, { requestId: user.requestId, source: 'a2a' });
+        task = taskOf({ ...done, error: null, finished_at: new Date().toISOString() });
+      } catch (err) {
+        const execution = err instanceof AppError ? (err.details.execution as ExecutionView | undefined) : undefined;
+        if (!execution) throw err;
+        task = taskOf(execution);
+      }
+      bus.publish(AgentEvent.task(task));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code === 'internal_error') this.svc.logger.error({ err, requestId: user.requestId }, 'a2a execution failed');
+      user.refusal = err instanceof AppError ? err : new AppError('internal_error');
+      reply([textPart(user.refusal.message)]);
+    } finally {
+      bus.finished();
+    }
+  }
+
+  async cancelTask(taskId: string): Promise<void> {
+    throw new TaskNotCancelableError(`Task ${taskId} cannot be canceled: executions run to completion.`);
+  }
+}
+
+/** The SDK request handler for one Services instance (stateless: tasks live in the executions table). */
+export function createRequestHandler(svc: Services, card: AgentCard): DefaultRequestHandler {
+  return new DefaultRequestHandler(card, new ExecutionTaskStore(svc), new ModuleActionExecutor(svc));
+}

@@ -1,0 +1,204 @@
+/**
+ * POST /api/a2a: the A2A JSON-RPC 2.0 binding (DESIGN.md §6 "Discovery"), through @a2a-js/sdk's
+ * JSON-RPC transport handlers adapted to node:http: A2A 1.0 method names (`SendMessage`,
+ * `GetTask`, ...) go to JsonRpcTransportHandler, everything else (0.3 names such as
+ * `message/send`, `tasks/get`; unknown methods) to the SDK's 0.3 compat handler, as the SDK's own
+ * Express adapter routes them (A2A §3.6.2: default to 0.3).
+ *
+ * Order, as on /api/mcp: method (405) -> authenticate (401; counts the client IP's public pool)
+ * -> one request from the tenant's pool (429 before dispatch; A2A has no batches, so a body is
+ * one call) -> read the body (413, 400) -> scope of the method (403: `modules:execute` to send,
+ * `modules:read` for the rest) -> the A2A version check -> dispatch. HTTP-level 401/403/405/429
+ * use the REST error format; everything the protocol answers is JSON-RPC (HTTP 200).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
+import { isV1JsonRpcMethod, legacyJsonRpcToV1Method } from '@a2a-js/sdk/compat/v0_3';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { ERROR_INFO_TYPE, toJsonRpcError } from '@a2a-js/sdk/errors';
+import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import { authenticate } from '../../auth/authenticate';
+import type { Principal } from '../../auth/principal';
+import { holdsScope, type Scope } from '../../auth/scopes';
+import { a2aProtocolCard } from '../../discovery/agent-card';
+import type { LimitResult } from '../../metering/limiter';
+import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../../metering/requests';
+import { executionsRemaining } from '../../metering/usage';
+import type { Services } from '../../services';
+import { AppError, insufficientScope } from '../errors';
+import { readJsonBody } from '../http/request';
+import { sendError, sendJson } from '../http/respond';
+import type { Context } from '../trpc';
+import { createRequestHandler, PlatformUser } from './agent';
+
+type HeaderMap = Record<string, string>;
+type JsonRpcId = string | number | null;
+type JsonRpcError = { code: number; message: string; data?: unknown };
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** JSON-RPC 2.0 codes used outside the SDK's own mapping. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+/** Implementation-defined server error (JSON-RPC reserves -32000..-32099; A2A uses -32001..-32009). */
+const SERVER_ERROR = -32000;
+
+const DOMAIN = 'agent-module-platform';
+
+interface A2aTransports {
+  card: AgentCard;
+  v1: JsonRpcTransportHandler;
+  legacy: LegacyJsonRpcTransportHandler;
+}
+
+const transports = new WeakMap<Services, A2aTransports>();
+
+/** One SDK request handler per Services (it keeps no state between requests). */
+function transportsFor(svc: Services): A2aTransports {
+  let t = transports.get(svc);
+  if (!t) {
+    const card = a2aProtocolCard(svc.config.publicBaseUrl);
+    const handler = createRequestHandler(svc, card);
+    t = { card, v1: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) };
+    transports.set(svc, t);
+  }
+  return t;
+}
+
+const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage']);
+
+/** DESIGN.md §5: sending a message runs an action (`modules:execute`); every other method reads. */
+export function scopeFor(method: unknown): Scope {
+  let name = typeof method === 'string' ? method : '';
+  if (name !== '' && !isV1JsonRpcMethod(name)) {
+    try {
+      name = legacyJsonRpcToV1Method(name);
+    } catch {
+      /* unknown method: answered as such by the transport, needs no more than read */
+    }
+  }
+  return SEND_METHODS.has(name) ? 'modules:execute' : 'modules:read';
+}
+
+const jsonRpcError = (id: JsonRpcId, error: JsonRpcError) => ({ jsonrpc: '2.0' as const, id, error });
+
+/**
+ * A call refused before any execution existed, as a JSON-RPC error: an unknown module/action or
+ * malformed call is -32602 (invalid params); quota, concurrency and plan limits are -32000 with
+ * the platform's error code in the data (an A2A 1.0 ErrorInfo; the 0.3 data is a plain object).
+ */
+function refusalError(err: AppError, requestId: string, legacy: boolean): JsonRpcError {
+  const internal = err.code === 'internal_error' || err.code === 'unavailable';
+  const code = err.code === 'not_found' || err.code === 'invalid_request' ? INVALID_PARAMS : internal ? INTERNAL_ERROR : SERVER_ERROR;
+  const message = internal ? 'An internal error occurred.' : err.message;
+  const retryAfter = err.headers['Retry-After'];
+  const info: Record<string, string> = { error: err.code, request_id: requestId, ...(retryAfter ? { retry_after: retryAfter } : {}) };
+  if (legacy) return { code, message, data: { ...info, message } };
+  return { code, message, data: [{ '@type': ERROR_INFO_TYPE, reason: err.code.toUpperCase(), domain: DOMAIN, metadata: info }] };
+}
+
+export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: Context, base: HeaderMap): Promise<void> {
+  const { svc, requestId } = ctx;
+
+  if (req.method !== 'POST') {
+    const err = new AppError('method_not_allowed', 'Use POST on /api/a2a: it is the A2A JSON-RPC 2.0 endpoint (no streaming).', { allowed_methods: ['POST'] });
+    return sendError(res, err, requestId, { ...base, ...rateLimitHeaders(await consumePublicRequest(svc, ctx.ip, true)), Allow: 'POST, OPTIONS' });
+  }
+
+  let principal: Principal;
+  try {
+    principal = await authenticate(svc, { apiKey: header(req, 'x-api-key'), authorization: header(req, 'authorization') });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    if (err.code !== 'unauthorized') return sendError(res, err, requestId, base);
+    const counted = await countOrRefuse(() => consumePublicRequest(svc, ctx.ip, false));
+    return sendError(res, counted.error ?? err, requestId, { ...base, ...counted.headers });
+  }
+
+  const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
+  const counted = await countOrRefuse(() => consumeRequest(svc, principal, false));
+  const headers: HeaderMap = { ...base, ...counted.headers };
+  const withRemaining = async (value: Promise<string | undefined>) => {
+    const v = await value;
+    if (v !== undefined) headers['X-Execution-Remaining'] = v;
+    return headers;
+  };
+  if (counted.error) return sendError(res, counted.error, requestId, await withRemaining(remainingBefore));
+
+  const body = await readJsonBody(req);
+  if (body.kind !== 'json') {
+    const [status, error]: [number, JsonRpcError] =
+      body.kind === 'too_large'
+        ? [413, { code: INVALID_REQUEST, message: 'Payload Too Large: the request body must not exceed 1 MiB.' }]
+        : body.kind === 'empty'
+          ? [400, { code: INVALID_REQUEST, message: 'Invalid Request: the body must be a JSON-RPC 2.0 request.' }]
+          : [400, { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' }];
+    return sendJson(res, status, jsonRpcError(null, { ...error, data: { request_id: requestId } }), await withRemaining(remainingBefore));
+  }
+
+  const rpc = body.value as { method?: unknown; id?: unknown } | null;
+  const method = typeof rpc === 'object' && rpc !== null && !Array.isArray(rpc) ? rpc.method : undefined;
+  const id: JsonRpcId = typeof rpc === 'object' && rpc !== null && (typeof rpc.id === 'string' || typeof rpc.id === 'number') ? rpc.id : null;
+  const scope = scopeFor(method);
+  if (!holdsScope(principal.scopes, scope)) return sendError(res, insufficientScope(scope), requestId, await withRemaining(remainingBefore));
+
+  const t = transportsFor(svc);
+  const legacy = !isV1JsonRpcMethod(method);
+  const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : toJsonRpcError;
+  const user = new PlatformUser(principal, requestId);
+  const context = new ServerCallContext({ user, requestedVersion: header(req, A2A_VERSION_HEADER) || undefined });
+
+  let response: unknown;
+  try {
+    validateVersion(context.requestedVersion, t.card, 'JSONRPC');
+    const handled = await (legacy ? t.legacy : t.v1).handle(body.value as Record<string, unknown>, context);
+    if (isAsyncIterable(handled)) {
+      // Streaming is not offered (the card says so); the SDK refuses it before returning a stream,
+      // so this is a backstop that never reads the stream.
+      await handled[Symbol.asyncIterator]().return?.(undefined);
+      response = jsonRpcError(id, { code: -32004, message: 'Streaming is not supported: use SendMessage (message/send).' });
+    } else {
+      response = handled;
+    }
+  } catch (err) {
+    response = jsonRpcError(id, mapError(err) as JsonRpcError);
+  }
+
+  if (user.refusal) {
+    Object.assign(headers, user.refusal.headers);
+    response = jsonRpcError(id, refusalError(user.refusal, requestId, legacy));
+  } else {
+    response = withoutInternals(response, requestId, svc);
+  }
+  sendJson(res, 200, response, await withRemaining(executionsRemaining(svc.db, principal, svc.usage).catch(() => remainingBefore)));
+}
+
+function isAsyncIterable(v: unknown): v is AsyncIterable<unknown> {
+  return typeof v === 'object' && v !== null && typeof (v as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function';
+}
+
+/**
+ * An internal error's message can carry an exception's text (the SDK passes it through):
+ * logged, and answered with a generic message and the request id instead.
+ */
+function withoutInternals(response: unknown, requestId: string, svc: Services): unknown {
+  const r = response as { jsonrpc: string; id: JsonRpcId; error?: JsonRpcError };
+  if (r?.error?.code !== INTERNAL_ERROR) return response;
+  svc.logger.error({ requestId, error: r.error }, 'a2a internal error');
+  return jsonRpcError(r.id ?? null, { code: INTERNAL_ERROR, message: 'An internal error occurred.', data: { request_id: requestId } });
+}
+
+/** Runs a pool count; a 429 becomes a value (with the pool's headers) instead of an exception. */
+async function countOrRefuse(count: () => Promise<LimitResult>): Promise<{ headers: HeaderMap; error?: AppError }> {
+  try {
+    return { headers: rateLimitHeaders(await count()) };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
+    return { headers: err.headers, error: err };
+  }
+}
