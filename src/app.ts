@@ -1,5 +1,5 @@
 import { createBearerVerifier } from './auth/bearer';
-import type { Config } from './config';
+import { logSecretOrigins, type Config } from './config';
 import { ModuleCache } from './catalog/queries';
 import { syncBuiltinModules } from './catalog/sync';
 import { openDatabase } from './db';
@@ -28,9 +28,7 @@ export interface ServiceOptions {
 
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services & { close(): Promise<void> }> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  if (config.generatedSecrets.length > 0) {
-    logger.warn({ generated: config.generatedSecrets, dataDir: config.dataDir }, 'secrets not configured were generated into DATA_DIR; set them explicitly when several instances share a database');
-  }
+  logSecretOrigins(config, logger);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteTemplate: options.pgliteTemplate });
   const boss = await startBoss(database, logger, [
     { name: DELIVERY_QUEUE, options: deliveryQueueOptions(config.webhooks.timeoutMs) },

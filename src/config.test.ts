@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, logSecretOrigins } from './config';
 
 let dataDir: string;
 beforeEach(() => {
@@ -104,7 +104,8 @@ describe('loadConfig', () => {
     expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
     expect(second.sessionSecret).toBe(first.sessionSecret);
     expect(second.auth.anonKey).toBe(first.auth.anonKey);
-    expect(second.generatedSecrets.sort()).toEqual(['AUTH_ANON_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
+    expect(second.generatedSecrets).toEqual([]);
+    expect(second.storedSecrets.sort()).toEqual(['AUTH_ANON_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
 
     // Another DATA_DIR gets other secrets.
     const other = mkdtempSync(path.join(tmpdir(), 'amp-config-'));
@@ -134,5 +135,37 @@ describe('loadConfig', () => {
     const generated = loadConfig({ DATA_DIR: dataDir }).encryptionKey;
     expect(generated.equals(key)).toBe(false);
     expect(loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: key.toString('base64') }).encryptionKey.equals(key)).toBe(true);
+  });
+});
+
+describe('logSecretOrigins', () => {
+  function capture() {
+    const lines: { level: string; fields: object; msg: string }[] = [];
+    const at = (level: string) => (fields: object, msg: string) => void lines.push({ level, fields, msg });
+    return { lines, logger: { warn: at('warn'), info: at('info') } as never };
+  }
+
+  it('warns once, on the start that generates the secrets; later starts say at info that DATA_DIR\'s are used', () => {
+    const first = capture();
+    logSecretOrigins(loadConfig({ DATA_DIR: dataDir }), first.logger);
+    expect(first.lines).toHaveLength(1);
+    expect(first.lines[0]).toMatchObject({ level: 'warn', fields: { dataDir } });
+    expect(first.lines[0]!.msg).toContain('generated');
+
+    for (let i = 0; i < 2; i++) {
+      const later = capture();
+      logSecretOrigins(loadConfig({ DATA_DIR: dataDir }), later.logger);
+      expect(later.lines).toHaveLength(1);
+      expect(later.lines[0]).toMatchObject({ level: 'info', fields: { dataDir } });
+      expect((later.lines[0]!.fields as { secrets: string[] }).secrets.sort()).toEqual(['AUTH_ANON_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
+    }
+
+    // Every secret configured: nothing to say.
+    const configured = capture();
+    logSecretOrigins(
+      loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: randomBytes(32).toString('base64'), SESSION_SECRET: 's'.repeat(40), AUTH_ANON_KEY: 'a'.repeat(32) }),
+      configured.logger,
+    );
+    expect(configured.lines).toEqual([]);
   });
 });

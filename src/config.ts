@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { Logger } from './logger';
 
 /**
  * Every environment variable of DESIGN.md §3, parsed once. Nothing else reads process.env.
@@ -74,8 +75,10 @@ export interface Config {
   encryptionKey: Buffer;
   sessionSecret: string;
   logLevel: string;
-  /** Names of secrets generated into DATA_DIR because they were not configured. */
+  /** Names of secrets not configured that this load generated into DATA_DIR (first start). */
   generatedSecrets: string[];
+  /** Names of secrets not configured that this load read from DATA_DIR (generated earlier). */
+  storedSecrets: string[];
 }
 
 export class ConfigError extends Error {}
@@ -93,10 +96,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const dataDir = path.resolve(e.DATA_DIR);
   const generatedSecrets: string[] = [];
+  const storedSecrets: string[] = [];
   const secret = (name: string, given: string | undefined, make: () => string) => {
     if (given) return given;
-    generatedSecrets.push(name);
-    return persistedSecret(dataDir, name, make);
+    const { value, created } = persistedSecret(dataDir, name, make);
+    (created ? generatedSecrets : storedSecrets).push(name);
+    return value;
   };
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
@@ -133,17 +138,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionSecret: secret('SESSION_SECRET', e.SESSION_SECRET, () => randomBytes(32).toString('base64url')),
     logLevel: e.LOG_LEVEL,
     generatedSecrets,
+    storedSecrets,
   };
 }
 
-/** Reads a generated secret from DATA_DIR/secrets.json, creating it on first use. */
-function persistedSecret(dataDir: string, name: string, make: () => string): string {
+/**
+ * Says where the secrets that were not configured come from: a warning once, on the start that
+ * generated them into DATA_DIR; on later starts, at info, that DATA_DIR's secrets are used.
+ */
+export function logSecretOrigins(config: Pick<Config, 'generatedSecrets' | 'storedSecrets' | 'dataDir'>, logger: Pick<Logger, 'warn' | 'info'>): void {
+  if (config.generatedSecrets.length > 0) {
+    logger.warn(
+      { generated: config.generatedSecrets, dataDir: config.dataDir },
+      'secrets were generated into DATA_DIR (not configured); set them explicitly when several instances share a database',
+    );
+  }
+  if (config.storedSecrets.length > 0) {
+    logger.info({ secrets: config.storedSecrets, dataDir: config.dataDir }, 'using the secrets generated earlier in DATA_DIR');
+  }
+}
+
+/** Reads a generated secret from DATA_DIR/secrets.json, creating it on first use (`created`). */
+function persistedSecret(dataDir: string, name: string, make: () => string): { value: string; created: boolean } {
   const file = path.join(dataDir, 'secrets.json');
   const stored: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   const existing = stored[name];
-  if (existing) return existing;
-  stored[name] = make();
+  if (existing) return { value: existing, created: false };
+  const value = make();
+  stored[name] = value;
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
-  return stored[name];
+  return { value, created: true };
 }
