@@ -8,7 +8,9 @@ import { Role, TaskState, type Message, type Part, type SendMessageResult, type 
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { createServer } from 'node:net';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executions } from '../../src/db/schema';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 /** The 0.3 SDK's client, when its alias package is installed (it is not a dependency of the project). */
@@ -212,6 +214,22 @@ describe.each(backends())('A2A endpoint /api/a2a (%s)', (backend) => {
     expectError(await rpc(readOnly, { jsonrpc: '2.0', id: 1, method: 'message/send', params: {} }), 403, 'insufficient_scope');
     const read = await rpc(readOnly, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'exe_missing' } }, { 'A2A-Version': '1.0' });
     expect(read.body.error.code).toBe(-32001);
+  });
+
+  it('over the rate limit: HTTP 429 with the REST body before dispatch; a batch is one invalid request', async () => {
+    const t = await s.register();
+    await s.setPlan(t.tenantId, 'free', 2);
+    const call = { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] } } };
+    // A2A has no JSON-RPC batches: an array is -32600 and costs one request.
+    const batch = await rpc(t.apiKey, [call, call], { 'A2A-Version': '1.0' });
+    expect(batch.body).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(batch.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await rpc(t.apiKey, call, { 'A2A-Version': '1.0' })).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const over = await rpc(t.apiKey, call, { 'A2A-Version': '1.0' });
+    expect(expectError(over, 429, 'rate_limit_exceeded')).toMatchObject({ limit: 2, retry_after: expect.any(Number) });
+    expect(over.headers.get('x-execution-remaining')).toBe('999');
+    // The refused call ran nothing.
+    expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(1);
   });
 
   it("another tenant's task is not found", async () => {

@@ -141,9 +141,14 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendJson(res, status, jsonRpcError(null, { ...error, data: { request_id: requestId } }), await withRemaining(remainingBefore));
   }
 
-  const rpc = body.value as { method?: unknown; id?: unknown } | null;
-  const method = typeof rpc === 'object' && rpc !== null && !Array.isArray(rpc) ? rpc.method : undefined;
-  const id: JsonRpcId = typeof rpc === 'object' && rpc !== null && (typeof rpc.id === 'string' || typeof rpc.id === 'number') ? rpc.id : null;
+  if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
+    // A2A's JSON-RPC binding has no batches: one request object per HTTP request.
+    const error = { code: INVALID_REQUEST, message: 'Invalid Request: the body must be one JSON-RPC 2.0 request object (no batches).', data: { request_id: requestId } };
+    return sendJson(res, 200, jsonRpcError(null, error), await withRemaining(remainingBefore));
+  }
+  const rpc = body.value as { method?: unknown; id?: unknown };
+  const method = rpc.method;
+  const id: JsonRpcId = typeof rpc.id === 'string' || typeof rpc.id === 'number' ? rpc.id : null;
   const scope = scopeFor(method);
   if (!holdsScope(principal.scopes, scope)) return sendError(res, insufficientScope(scope), requestId, await withRemaining(remainingBefore));
 
@@ -156,7 +161,7 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
   let response: unknown;
   try {
     validateVersion(context.requestedVersion, t.card, 'JSONRPC');
-    const handled = await (legacy ? t.legacy : t.v1).handle(body.value as Record<string, unknown>, context);
+    const handled = await (legacy ? t.legacy : t.v1).handle(rpc, context);
     if (isAsyncIterable(handled)) {
       // Streaming is not offered (the card says so); the SDK refuses it before returning a stream,
       // so this is a backstop that never reads the stream.
@@ -173,7 +178,7 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     Object.assign(headers, user.refusal.headers);
     response = jsonRpcError(id, refusalError(user.refusal, requestId, legacy));
   } else {
-    response = withoutInternals(response, requestId, svc);
+    response = withoutInternals(response, requestId, legacy, svc);
   }
   sendJson(res, 200, response, await withRemaining(executionsRemaining(svc.db, principal, svc.usage).catch(() => remainingBefore)));
 }
@@ -186,11 +191,11 @@ function isAsyncIterable(v: unknown): v is AsyncIterable<unknown> {
  * An internal error's message can carry an exception's text (the SDK passes it through):
  * logged, and answered with a generic message and the request id instead.
  */
-function withoutInternals(response: unknown, requestId: string, svc: Services): unknown {
+function withoutInternals(response: unknown, requestId: string, legacy: boolean, svc: Services): unknown {
   const r = response as { jsonrpc: string; id: JsonRpcId; error?: JsonRpcError };
   if (r?.error?.code !== INTERNAL_ERROR) return response;
   svc.logger.error({ requestId, error: r.error }, 'a2a internal error');
-  return jsonRpcError(r.id ?? null, { code: INTERNAL_ERROR, message: 'An internal error occurred.', data: { request_id: requestId } });
+  return jsonRpcError(r.id ?? null, refusalError(new AppError('internal_error'), requestId, legacy));
 }
 
 /** Runs a pool count; a 429 becomes a value (with the pool's headers) instead of an exception. */
