@@ -47,6 +47,7 @@ const envSchema = z.object({
     .optional(),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  EXECUTION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -75,6 +76,8 @@ export interface Config {
   encryptionKey: Buffer;
   sessionSecret: string;
   logLevel: string;
+  /** How long an execution may wait for a free worker before it is refused (429, nothing counted). */
+  executionQueueWaitMs: number;
   /** Names of secrets not configured that this load generated into DATA_DIR (first start). */
   generatedSecrets: string[];
   /** Names of secrets not configured that this load read from DATA_DIR (generated earlier). */
@@ -137,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     sessionSecret: secret('SESSION_SECRET', e.SESSION_SECRET, () => randomBytes(32).toString('base64url')),
     logLevel: e.LOG_LEVEL,
+    executionQueueWaitMs: e.EXECUTION_QUEUE_WAIT_MS,
     generatedSecrets,
     storedSecrets,
   };

@@ -5,11 +5,13 @@ import { findVisibleModule } from '../catalog/queries';
 import { executions, type ExecutionRow, type ModuleActionRow, type ModuleRow } from '../db/schema';
 import { afterEvents, recordEvent } from '../events/record';
 import { newId } from '../lib/ids';
-import { storableJson } from '../lib/storable';
+import { storableJson, storableText } from '../lib/storable';
 import { acquireExecutionSlot } from '../metering/slots';
 import { reserveExecutions } from '../metering/usage';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
+import { isIoAction, runIoAction, type ActionTask } from '../modules/run';
+import type { FairQueue, Lease } from './fair-queue';
 import type { RunOutcome } from './pool';
 import { runPublishedAction } from './runtimes';
 import { executionEventData, presentExecution } from './present';
@@ -32,50 +34,96 @@ type Failure = { code: 'invalid_input' | 'module_error' | 'timeout'; message: st
 
 /**
  * Executes one module action: the single implementation behind REST, batch, chain, MCP and
- * workflows. Unknown module/action is 404 (not an execution). Otherwise: install on first use
- * (module.installed) -> concurrency slot -> reserve quota + create the `running` row in one
- * transaction -> validate input against the action's schema -> run in the worker pool -> finish
- * the row and write its event in one transaction. Validation failures, module errors and
- * timeouts are failed executions (recorded, counted, `execution.failed`) thrown as 422/502/504
- * with the record under `execution`.
+ * workflows. Unknown module/action is 404 (not an execution). Otherwise, admission first, and
+ * nothing is written or counted until the execution is admitted:
+ *   the tenant's concurrency slot (429 `concurrency_limit_exceeded` at once when all are held)
+ *   -> a worker lease for CPU-bound work (fair across tenants; 429 `concurrency_limit_exceeded`
+ *      when none frees up within EXECUTION_QUEUE_WAIT_MS)
+ *   -> one transaction: reserve quota (429 `quota_exceeded`), install on first use
+ *      (module.installed; refused by the module limit, the reservation rolls back), create the
+ *      `running` row
+ *   -> validate input against the action's schema -> run (its deadline starts now)
+ *   -> finish the row and write its event in one transaction.
+ * Validation failures, module errors and timeouts are failed executions (recorded, counted,
+ * `execution.failed`) thrown as 422/502/504 with the record under `execution`.
  */
 export async function executeAction(svc: Services, principal: Principal, call: ExecuteInput, opts: ExecuteOptions) {
   const found = await findVisibleModule(svc.db, principal.tenantId, call.module, svc.moduleCache);
   if (!found) throw notFound('module');
   const action = found.actions.find((a) => a.name === call.action);
   if (!action) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
-  if (!found.installed) afterEvents(svc, (await svc.db.transaction((tx) => installInTx(svc, tx, principal, call.module, 'first_use'))).event);
+  const queue = workerQueue(svc, found.module, action);
 
   const release = await acquireExecutionSlot(svc, principal);
+  let lease: Lease | undefined;
   try {
-    const row = await startExecution(svc, principal, call, opts);
+    if (queue) lease = await admit(svc, queue, principal.tenantId);
+    const row = await startExecution(svc, principal, call, opts, !found.installed);
     const started = performance.now();
-    const outcome = await runValidated(svc, found.module, action, call.input);
+    let outcome: Outcome;
+    try {
+      outcome = await runValidated(svc, found.module, action, call.input);
+    } catch (err) {
+      // Never leave the row `running`: an unexpected failure of the engine fails the execution.
+      svc.logger.error({ err: String(err), execution_id: row.id }, 'execution failed unexpectedly');
+      outcome = { ok: false, code: 'module_error', message: 'The action failed unexpectedly.' };
+    }
+    lease?.release();
     const latencyMs = Math.round(performance.now() - started);
-    const finished = await finishExecution(svc, row, outcome, latencyMs);
-    if (outcome.ok) {
+    const { finished, outcome: recorded } = await finishExecution(svc, row, outcome, latencyMs);
+    if (recorded.ok) {
       return {
         execution_id: finished.id,
         module: finished.module,
         action: finished.action,
         status: 'success' as const,
-        output: outcome.output,
+        output: recorded.output,
         latency_ms: latencyMs,
         request_id: finished.requestId,
       };
     }
-    throw new AppError(outcome.code, outcome.message, {
-      ...(outcome.issues ? { issues: outcome.issues } : {}),
+    throw new AppError(recorded.code, recorded.message, {
+      ...(recorded.issues ? { issues: recorded.issues } : {}),
       execution: presentExecution(finished),
     });
   } finally {
+    lease?.release();
     await release();
   }
 }
 
-async function startExecution(svc: Services, principal: Principal, call: ExecuteInput, opts: ExecuteOptions): Promise<ExecutionRow> {
-  const { row, used } = await svc.db.transaction(async (tx) => {
+type Outcome = { ok: true; output: unknown } | ({ ok: false } & Failure);
+
+/** The worker queue a CPU-bound action waits in; none for I/O-bound ones (`io` actions, the `http` runtime). */
+function workerQueue(svc: Services, module: ModuleRow, action: ModuleActionRow): FairQueue | undefined {
+  if (module.runtime.type === 'javascript') return svc.sandbox.queue;
+  if (module.runtime.type === 'http' || isIoAction(module.name, action.name)) return undefined;
+  return svc.pool.queue;
+}
+
+/**
+ * A worker lease within the bounded wait, or 429 `concurrency_limit_exceeded` before anything is
+ * recorded or counted: the machine is saturated, and the call is refused instead of waiting
+ * without bound (or failing after it was counted).
+ */
+async function admit(svc: Services, queue: FairQueue, tenantId: string): Promise<Lease> {
+  const lease = await queue.admit(tenantId, svc.config.executionQueueWaitMs);
+  if (lease) return lease;
+  throw new AppError(
+    'concurrency_limit_exceeded',
+    'The service is at capacity: the execution could not start within its admission wait. Nothing was run or counted; retry shortly.',
+    { reason: 'capacity', wait_ms: svc.config.executionQueueWaitMs },
+    { 'Retry-After': '1' },
+  );
+}
+
+async function startExecution(svc: Services, principal: Principal, call: ExecuteInput, opts: ExecuteOptions, install: boolean): Promise<ExecutionRow> {
+  const { row, used, installed } = await svc.db.transaction(async (tx) => {
+    // The quota first: its row lock serialises the tenant's starts, so the install's lock on the
+    // tenant row (taken after it) cannot deadlock with another start's foreign-key check.
     const reservation = await reserveExecutions(tx, principal, 1);
+    // Install on first use only once admitted; refused by the module limit, nothing is counted.
+    const installed = install ? await installInTx(svc, tx, principal, call.module, 'first_use') : undefined;
     const [inserted] = await tx
       .insert(executions)
       .values({
@@ -90,8 +138,9 @@ async function startExecution(svc: Services, principal: Principal, call: Execute
         source: opts.source ?? 'api',
       })
       .returning();
-    return { row: inserted!, used: reservation.used };
+    return { row: inserted!, used: reservation.used, installed };
   });
+  afterEvents(svc, installed?.event);
   svc.usage.note(principal.tenantId, used);
   return row;
 }
@@ -101,7 +150,7 @@ async function runValidated(
   module: ModuleRow,
   action: ModuleActionRow,
   input: Record<string, unknown>,
-): Promise<{ ok: true; output: unknown } | ({ ok: false } & Failure)> {
+): Promise<Outcome> {
   const validate = svc.schemas.validator(`${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`, action.inputSchema);
   if (!validate(input)) {
     const issues = schemaIssues(validate);
@@ -112,25 +161,38 @@ async function runValidated(
     // Published modules: `javascript` in the QuickJS sandbox pool, `http` at the publisher's endpoint.
     return runPublishedAction(svc, module.runtime, action, input);
   }
-  const outcome: RunOutcome = await svc.pool.run({
+  const task: ActionTask = {
     module: module.name,
     action: action.name,
     input,
     timeoutMs: action.timeoutMs,
     allowPrivateNetwork: svc.config.webhooks.allowPrivate,
-  });
+  };
+  // I/O-bound actions await on the event loop; CPU-bound ones run in the worker whose lease the caller holds.
+  const outcome: RunOutcome = isIoAction(module.name, action.name) ? await runIoAction(task) : await svc.pool.run(task);
   if (outcome.ok && Buffer.byteLength(JSON.stringify(outcome.output)) > MAX_OUTPUT_BYTES) {
     return { ok: false, code: 'module_error', message: 'The action output exceeds 1 MiB.' };
   }
   return outcome;
 }
 
-async function finishExecution(
-  svc: Services,
-  row: ExecutionRow,
-  outcome: { ok: true; output: unknown } | ({ ok: false } & Failure),
-  latencyMs: number,
-): Promise<ExecutionRow> {
+/**
+ * Finishes the row and writes its event in one transaction. Everything written is storable text
+ * (U+0000 and lone surrogates become U+FFFD in the output, its keys and the error message; the
+ * caller still gets the original). Should that write fail all the same, the execution is still
+ * finished, as failed with a generic message and its event, and that is what the caller gets.
+ */
+async function finishExecution(svc: Services, row: ExecutionRow, outcome: Outcome, latencyMs: number): Promise<{ finished: ExecutionRow; outcome: Outcome }> {
+  try {
+    return { finished: await writeFinish(svc, row, outcome, latencyMs), outcome };
+  } catch (err) {
+    svc.logger.error({ err: String(err), execution_id: row.id }, 'could not record the execution outcome; recording it as failed');
+    const failed: Outcome = { ok: false, code: 'module_error', message: 'The action result could not be recorded.' };
+    return { finished: await writeFinish(svc, row, failed, latencyMs), outcome: failed };
+  }
+}
+
+async function writeFinish(svc: Services, row: ExecutionRow, outcome: Outcome, latencyMs: number): Promise<ExecutionRow> {
   const serialized = outcome.ok ? JSON.stringify(outcome.output ?? null) : undefined;
   const { finished, event } = await svc.db.transaction(async (tx) => {
     const [finished] = await tx
@@ -140,7 +202,7 @@ async function finishExecution(
         output: outcome.ok ? storableJson(outcome.output ?? null, serialized) : null,
         outputBytes: serialized === undefined ? null : Buffer.byteLength(serialized),
         errorCode: outcome.ok ? null : outcome.code,
-        errorMessage: outcome.ok ? null : outcome.message,
+        errorMessage: outcome.ok ? null : storableText(outcome.message),
         latencyMs,
         finishedAt: new Date(),
       })

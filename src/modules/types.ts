@@ -34,6 +34,12 @@ export interface ActionDefinition {
   nondeterministic?: boolean;
   /** Hard deadline in ms (default 10 000); the worker running it is terminated when it passes. */
   timeoutMs?: number;
+  /**
+   * I/O-bound: the action mostly awaits the network. It runs on the event loop, not in a worker
+   * thread, so waiting never holds a CPU worker; its deadline aborts `ctx.signal`, and its
+   * outcome is a timeout when it has not settled by then.
+   */
+  io?: boolean;
   // The engine validates input against inputSchema first, so each action may type it itself.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   run(input: any, ctx: ActionContext): unknown | Promise<unknown>;

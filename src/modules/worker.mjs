@@ -5,4 +5,11 @@ import { register } from 'tsx/esm/api';
 register();
 const { runBuiltinAction } = await import('./run.ts');
 
-export default runBuiltinAction;
+/** Tells the pool the task started (its deadline runs from here, not from the queue), then runs it. */
+export default function run({ started, ...task }) {
+  if (started) {
+    started.postMessage('started');
+    started.close();
+  }
+  return runBuiltinAction(task);
+}

@@ -3,7 +3,9 @@
  * path, after authentication, like invalid JSON); a module output that contains it is answered
  * as is and stored (execution record, event, webhook) with U+FFFD instead.
  */
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executions, usageCounters } from '../../src/db/schema';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver } from '../receiver';
 
@@ -51,6 +53,51 @@ describe.each(backends())('NUL characters (%s)', (backend) => {
       expect(got!.body.data.output.text).toBe('a\uFFFDb');
     } finally {
       await receiver.close();
+    }
+  });
+
+  /** Every execution of the tenant is finished (none left `running`), and usage equals them. */
+  async function expectAllFinished(tenantId: string) {
+    const rows = await s.svc.db.select().from(executions).where(eq(executions.tenantId, tenantId));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.status === 'running')).toEqual([]);
+    const [usage] = await s.svc.db.select().from(usageCounters).where(eq(usageCounters.tenantId, tenantId));
+    expect(usage?.executions).toBe(rows.length);
+    return rows;
+  }
+
+  it('a NUL that appears only in an error message is stored as U+FFFD and the execution is finished as failed', async () => {
+    const t = await s.register();
+    const res = await s.call('/api/v1/modules/json/execute', { key: t.apiKey, body: { action: 'query_jsonata', input: { data: {}, expression: '$error("bad\\u0000x")' } } });
+    expectError(res, 422, 'invalid_input');
+    expect(res.body.execution).toMatchObject({ status: 'failed' });
+    const record = await s.call(`/api/v1/executions/${res.body.execution.execution_id}`, { key: t.apiKey });
+    expect(record.body.status).toBe('failed');
+    expect(record.body.error.message).toContain('bad\uFFFDx');
+    expect(record.body.error.message).not.toContain('\u0000');
+    await expectAllFinished(t.tenantId);
+  });
+
+  it('a chain whose map produces a NUL in a key or a value finishes every execution it started', async () => {
+    const t = await s.register();
+    const chain = (steps: unknown[]) => s.call('/api/v1/chain', { key: t.apiKey, body: { input: {}, steps } });
+    // A "\u0000x" key produced by `map` reaches the next step's input and its output.
+    const keyed = await chain([
+      { module: 'json', action: 'query_jsonata', input: { data: {}, expression: '{"a": 1}' } },
+      { module: 'json', action: 'query_jsonata', map: '{"data": {"\\u0000x": 1}, "expression": "$"}' },
+    ]);
+    expect(keyed.status, keyed.text).toBe(200);
+    // A trailing NUL in a value given to an action that echoes it in its error message.
+    const valued = await chain([
+      { module: 'json', action: 'query_jsonata', input: { data: {}, expression: '"x"' } },
+      { module: 'datetime', action: 'parse', map: '{"text": "2024-13-45\\u0000"}' },
+    ]);
+    expect(valued.status, valued.text).toBe(200);
+    expect(valued.body.steps).toHaveLength(2);
+    const rows = await expectAllFinished(t.tenantId);
+    for (const row of rows) {
+      expect(row.errorMessage ?? '').not.toContain('\u0000');
+      expect(JSON.stringify(row.output ?? null)).not.toContain('\\u0000');
     }
   });
 });

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { FairQueue } from '../fair-queue';
 import type { SandboxOutcome, SandboxTask } from './javascript';
 
 /** Extra time the pool gives a task past its interrupt deadline before killing its worker. */
@@ -16,12 +17,18 @@ const QUEUE_LIMIT_MS = 30_000;
  * polls the interrupt handler every so many bytecode steps, so a loop whose every step is a long
  * native call can overrun the deadline). The kill timer starts when a worker picks the task up,
  * so time spent queued or waiting for a worker to start does not count against the action.
- * Guest code never runs on the event loop that serves requests.
+ * Guest code never runs on the event loop that serves requests. Executions take a lease from
+ * `queue` (fair across tenants, see fair-queue.ts) before `run`, so they never queue inside
+ * piscina; the publish-time `check` does not.
  */
 export class JavaScriptSandbox {
   private pool: Piscina | undefined;
+  /** One lease per worker. */
+  readonly queue: FairQueue;
 
-  constructor(private readonly maxThreads = Math.max(2, availableParallelism())) {}
+  constructor(private readonly maxThreads = Math.max(2, availableParallelism())) {
+    this.queue = new FairQueue(maxThreads);
+  }
 
   private get piscina(): Piscina {
     this.pool ??= new Piscina({

@@ -156,6 +156,7 @@ const http: ModuleDefinition = {
         'Make an HTTP request to a public URL and return the status, headers and body (text, or base64 for binary; truncated to 1 MB with truncated: true). Redirects are followed (max 5). Non-2xx statuses are returned, not errors.',
       nondeterministic: true,
       timeoutMs: ACTION_TIMEOUT_MS,
+      io: true,
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -227,6 +228,7 @@ const http: ModuleDefinition = {
       description: 'Check a public URL without downloading it (HTTP HEAD): status, final URL after redirects, content type, size and headers. Useful to test that a link works.',
       nondeterministic: true,
       timeoutMs: ACTION_TIMEOUT_MS,
+      io: true,
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -279,6 +281,7 @@ const http: ModuleDefinition = {
         'Call a public JSON API: sends `json` (any JSON value) as the body with Content-Type application/json, asks for JSON, and returns the parsed response as `data`. Fails if the response is not JSON.',
       nondeterministic: true,
       timeoutMs: ACTION_TIMEOUT_MS,
+      io: true,
       inputSchema: {
         type: 'object',
         additionalProperties: false,

@@ -1,0 +1,24 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ActionPool } from './pool';
+
+describe('ActionPool', () => {
+  const pool = new ActionPool(1);
+  afterAll(() => pool.close());
+
+  it("starts an action's deadline when its worker picks it up, not while the worker starts", async () => {
+    // The pool is cold: its worker first loads every module pack, far longer than this deadline.
+    const outcome = await pool.run({ module: 'text', action: 'slugify', input: { text: 'Hello World' }, timeoutMs: 50, allowPrivateNetwork: false });
+    expect(outcome).toEqual({ ok: true, output: expect.objectContaining({ slug: 'hello-world' }) });
+  }, 60_000);
+
+  it('still kills an action that runs past its own deadline', async () => {
+    const outcome = await pool.run({
+      module: 'json',
+      action: 'query_jsonata',
+      input: { data: {}, expression: '($f := function($n) { $n > 0 ? $f($n - 1) + $f($n - 1) : 1 }; $f(40))' },
+      timeoutMs: 100,
+      allowPrivateNetwork: false,
+    });
+    expect(outcome).toMatchObject({ ok: false, code: 'timeout' });
+  }, 60_000);
+});
