@@ -8,8 +8,12 @@ import path from 'node:path';
 import { openDatabase } from '../src/db';
 import { startBoss } from '../src/jobs/boss';
 import { createLogger } from '../src/logger';
+import { skippedLine } from './needs';
 
 export default async function setup() {
+  // Once per run: why the tests needing PostgreSQL, Redis or Chromium are reported as skipped.
+  const skipped = skippedLine();
+  if (skipped) console.log(skipped);
   const dir = mkdtempSync(path.join(tmpdir(), 'amp-template-'));
   const database = await openDatabase({ dataDir: dir });
   const boss = await startBoss(database, createLogger('silent'));

@@ -8,22 +8,32 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { describe } from 'vitest';
 import { startServer, type RunningServer } from '../src/server/http/server';
+import { missing, TEST_DATABASE_URL, TEST_REDIS_URL } from './needs';
 
 export type Backend = 'embedded' | 'postgres';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
+export { CHROMIUM, missing, TEST_DATABASE_URL, TEST_REDIS_URL } from './needs';
 
-/** Backends the HTTP suites run on: always embedded, plus PostgreSQL+Redis when CI gives URLs. */
+/**
+ * Backends the HTTP suites run on: always embedded, plus PostgreSQL+Redis when CI gives URLs.
+ * Suites use `backends.describe(...)` below, so that a variant left out is reported as skipped.
+ */
 export function backends(): Backend[] {
-  if (!TEST_DATABASE_URL) {
-    console.log('[tests] TEST_DATABASE_URL not set: PostgreSQL+Redis variants left out (CI runs them).');
-    return ['embedded'];
-  }
-  return ['embedded', 'postgres'];
+  return missing.postgres ? ['embedded'] : ['embedded', 'postgres'];
 }
+
+/**
+ * `describe` once per backend (`%s` in the name is the backend): embedded always; the
+ * PostgreSQL+Redis variant runs when TEST_DATABASE_URL is set and is reported as skipped otherwise.
+ */
+backends.describe = (name: string, fn: (backend: Backend) => void): void => {
+  for (const backend of ['embedded', 'postgres'] as const) {
+    describe.skipIf(backend === 'postgres' && missing.postgres !== undefined)(name.replace('%s', backend), () => fn(backend));
+  }
+};
 
 /** A fresh, empty PostgreSQL database on the TEST_DATABASE_URL server; dropped by the returned function. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {

@@ -1,8 +1,8 @@
 import { AgentCard } from '@a2a-js/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
-describe.each(backends())('batch, chain, arm and discovery documents (%s)', (backend) => {
+backends.describe('batch, chain, arm and discovery documents (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend });

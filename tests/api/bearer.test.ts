@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backends, expectError, startTestServer, type ApiResponse, type TestServer } from '../harness';
 
 const SECRET = 'bearer-test-secret-0123456789-abcdefghij';
@@ -55,7 +55,7 @@ function expectUnauthorized(res: ApiResponse) {
   return body;
 }
 
-describe.each(backends())('bearer tokens, shared secret (%s)', (backend) => {
+backends.describe('bearer tokens, shared secret (%s)', (backend) => {
   let s: TestServer;
   let tenant: { apiKey: string; tenantId: string; email: string };
   beforeAll(async () => {
@@ -180,7 +180,7 @@ describe.each(backends())('bearer tokens, shared secret (%s)', (backend) => {
   });
 });
 
-describe.each(backends())('bearer tokens, not configured (%s)', (backend) => {
+backends.describe('bearer tokens, not configured (%s)', (backend) => {
   let s: TestServer;
   let tenant: { email: string };
   beforeAll(async () => {
@@ -196,7 +196,7 @@ describe.each(backends())('bearer tokens, not configured (%s)', (backend) => {
   });
 });
 
-describe.each(backends())('bearer tokens, JWKS (%s)', (backend) => {
+backends.describe('bearer tokens, JWKS (%s)', (backend) => {
   const KID = 'test-key-1';
   let jwks: Server;
   let s: TestServer;

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backends, createTestDatabase, startTestServer, type TestServer } from '../harness';
 
-describe.each(backends())('health (%s)', (backend) => {
+backends.describe('health (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend });

@@ -72,7 +72,7 @@ describe('the tRPC error formatter maps errors as REST does', () => {
   });
 });
 
-describe.each(backends())('hostile input (%s)', (backend) => {
+backends.describe('hostile input (%s)', (backend) => {
   let s: TestServer;
   let key: string;
   beforeAll(async () => {

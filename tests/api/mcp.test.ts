@@ -31,7 +31,7 @@ describe('MCP Origin check (DNS rebinding)', () => {
   });
 });
 
-describe.each(backends())('MCP endpoint /api/mcp (%s)', (backend) => {
+backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend });

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { memoryEntries } from '../../src/db/schema';
 import { purgeExpiredMemory } from '../../src/memory/purge';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
@@ -7,7 +7,7 @@ import { backends, expectError, startTestServer, type TestServer } from '../harn
 const path = (agent: string, key: string) => `/api/v1/memory/${encodeURIComponent(agent)}/${encodeURIComponent(key)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.each(backends())('memory (%s)', (backend) => {
+backends.describe('memory (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend });

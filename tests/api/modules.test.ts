@@ -1,10 +1,10 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { events, usageCounters } from '../../src/db/schema';
 import { cycleStart } from '../../src/metering/cycle';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
-describe.each(backends())('modules, execution, search and directory (%s)', (backend) => {
+backends.describe('modules, execution, search and directory (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend });

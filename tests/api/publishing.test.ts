@@ -58,7 +58,7 @@ const jsModule = (name: string, overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-describe.each(backends())('publishing modules (%s)', (backend) => {
+backends.describe('publishing modules (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend, env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
@@ -418,7 +418,7 @@ describe.each(backends())('publishing modules (%s)', (backend) => {
   });
 });
 
-describe.each(backends())('publishing http modules without WEBHOOK_ALLOW_PRIVATE (%s)', (backend) => {
+backends.describe('publishing http modules without WEBHOOK_ALLOW_PRIVATE (%s)', (backend) => {
   let s: TestServer;
   let hits = 0;
   let trap: http.Server;

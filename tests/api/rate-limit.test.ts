@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
-describe.each(backends())('request rate limit (%s)', (backend) => {
+backends.describe('request rate limit (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
-describe.each(backends())('registration (%s)', (backend) => {
+backends.describe('registration (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend });

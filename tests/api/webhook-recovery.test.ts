@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, backends, createTestDatabase, TEST_REDIS_URL, type Backend } from '../harness';
 import { startReceiver, verifySignature, type Received, type Receiver } from '../receiver';
 
@@ -165,7 +165,7 @@ async function jobStates(backend: Backend, ctx: { databaseUrl?: string; dataDir:
   }
 }
 
-describe.each(backends())('webhook delivery after a crash (%s)', (backend) => {
+backends.describe('webhook delivery after a crash (%s)', (backend) => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-webhook-crash-'));
   const children: Child[] = [];
   let receiver: Receiver | undefined;

@@ -11,7 +11,7 @@ import { startReceiver, verifySignature, type Receiver, type Received } from '..
 const SCHEDULE = [0, 40, 80, 120];
 const PUBLIC_BASE_URL = 'https://amp.example.com';
 
-describe.each(backends())('Webhooks (%s)', (backend) => {
+backends.describe('Webhooks (%s)', (backend) => {
   let s: TestServer;
   const receivers: Receiver[] = [];
   beforeAll(async () => {

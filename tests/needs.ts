@@ -1,0 +1,30 @@
+/**
+ * What the tests that need PostgreSQL, Redis or Chromium find on this machine (DESIGN.md §7).
+ * Those tests run when their service is there and are reported as *skipped* otherwise
+ * (`describe.skipIf(missing.redis !== undefined)`, `backends.describe`), never as passing no-op
+ * tests; tests/global-setup.ts prints one line saying why. No vitest import: the global setup
+ * reads this outside the test workers.
+ */
+import { existsSync } from 'node:fs';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
+/** The browser tests drive this Chromium (CI installs it from Debian; no browser downloads). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** For each need, why it is missing here, or undefined when it is there. */
+export const missing = {
+  postgres: TEST_DATABASE_URL ? undefined : 'TEST_DATABASE_URL is not set',
+  redis: TEST_REDIS_URL ? undefined : 'TEST_REDIS_URL is not set',
+  chromium: existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is not installed`,
+};
+
+/** The one line the test run prints about what it reports as skipped, or undefined. */
+export function skippedLine(): string | undefined {
+  const reasons = [
+    missing.postgres && `${missing.postgres}: the PostgreSQL variants`,
+    missing.redis && `${missing.redis}: the Redis tests`,
+    missing.chromium && `${missing.chromium}: the browser tests`,
+  ].filter(Boolean);
+  return reasons.length ? `[tests] reported as skipped (CI runs them): ${reasons.join('; ')}.` : undefined;
+}
