@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../events/record';
 import { EVENT_DATA_SCHEMAS, TEST_EVENT_DATA_SCHEMA, TEST_EVENT_TYPE } from '../events/schemas';
 import { API_TITLE, VERSION } from '../version';
 import { ERRORS } from './errors';
-import { RouteTable } from './http/routes';
+import { RouteTable, type Route } from './http/routes';
 import { appRouter } from './router';
 
 type Json = Record<string, unknown>;
@@ -31,18 +31,101 @@ const ERROR_SCHEMA = {
   additionalProperties: true,
 };
 
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Maximum requests per 60-second window', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
-  'X-Request-Id': { description: 'Request identifier', schema: { type: 'string' } },
+/**
+ * Response headers (DESIGN.md §6 "Headers"), declared once and referenced from every response of
+ * the API, error responses included. A request with a valid credential reports its tenant's pool
+ * and `X-Execution-Remaining`; one without (or with an invalid one) reports the client IP's
+ * public pool (600 per minute) and no `X-Execution-Remaining`.
+ */
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description: "The request's identifier: the client's own `X-Request-Id` when it is a safe value, else generated. Error bodies repeat it as `request_id`.",
+    required: true,
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': {
+    description:
+      "Requests allowed per 60-second window in the reported pool: the tenant's (plan limit) when a valid credential was sent, else the client IP's public pool (600).",
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Remaining': { description: 'Requests left in the reported pool (0 on a 429).', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the reported pool has room again.', schema: { type: 'integer', minimum: 0 } },
+  RateLimit: {
+    description: 'The same pool as an IETF RateLimit field (draft-ietf-httpapi-ratelimit-headers-11), e.g. `"default";r=57;t=42` (remaining, seconds to reset).',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'The pool\'s quota policy as an IETF RateLimit-Policy field, e.g. `"default";q=60;w=60` (requests per window of seconds).',
+    schema: { type: 'string' },
+  },
+  'X-Execution-Remaining': {
+    description:
+      "Executions left in the tenant's monthly quota (`unlimited` on enterprise). Sent on every response, whatever its status, when the request carried a valid credential; absent without one.",
+    schema: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', const: 'unlimited' }] },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
+  Allow: { description: 'The methods the path accepts, e.g. `POST, OPTIONS`.', required: true, schema: { type: 'string' } },
 };
 
-const errorResponse = (description: string, extraHeaders: Json = {}) => ({
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers of every API response (the caller's pool), plus what some statuses add. */
+function responseHeaders(status: string): Json {
+  const names = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Execution-Remaining'];
+  if (status === '429') names.push('Retry-After');
+  if (status === '405') names.push('Allow');
+  return Object.fromEntries(names.map((n) => [n, headerRef(n)]));
+}
+
+const errorResponse = (status: string, description: string) => ({
   description,
-  headers: { 'X-Request-Id': RATE_LIMIT_HEADERS['X-Request-Id'], ...extraHeaders },
+  headers: responseHeaders(status),
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
+
+/**
+ * Statuses an operation answers besides its success status, with the same body (its output
+ * schema): the procedures set them through `ctx.res.status`. By procedure path.
+ */
+const ALSO_ANSWERS: Record<string, Record<string, string>> = {
+  'modules.install': { 200: 'Already installed: the existing installation; no event' },
+  'memory.upsert': { 200: 'Replaced an existing entry' },
+  'health.check': { 503: 'The database is unreachable: the same health document, with `status: "down"`' },
+};
+
+const PAYLOAD_TOO_LARGE = 'The request body exceeds 1 MiB (`payload_too_large`)';
+const INTERNAL = 'Internal error (`internal_error`, a generic message: nothing internal is disclosed)';
+
+/**
+ * Every status a REST operation can answer, with its description: what the procedure chain
+ * (src/server/trpc.ts) answers on every route of its kind, then the route's own
+ * `errorResponses` (domain errors, and more specific wording), which win.
+ */
+function errorStatuses(route: Route): Record<string, string> {
+  const admin = route.template.startsWith('/api/v1/admin/');
+  const authenticated = route.meta.openapi?.protect !== false;
+  const exempt = route.meta.rateLimitExempt === true;
+  const out: Record<string, string> = {
+    400: 'Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates)',
+  };
+  if (authenticated) out[401] = 'No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token';
+  if (admin) out[401] = 'Missing or wrong `x-admin-token` (`unauthorized`)';
+  if (route.template.includes('{')) out[404] = 'No such resource (`not_found`)';
+  if (admin) out[404] = 'No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found`';
+  out[413] = PAYLOAD_TOO_LARGE;
+  if (authenticated && !exempt) {
+    out[429] =
+      "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool";
+  } else if (authenticated) {
+    out[429] = "After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit";
+  } else if (!exempt) {
+    out[429] = "The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool";
+  }
+  out[500] = INTERNAL;
+  const declared = route.meta.openapi?.errorResponses;
+  if (declared && !Array.isArray(declared)) Object.assign(out, declared);
+  return out;
+}
 
 /** Every kind of envelope the service POSTs to receivers: the 12 event kinds, then the test event. */
 const WEBHOOK_DATA_SCHEMAS: [string, z.ZodType][] = [
@@ -108,8 +191,16 @@ const WEBHOOK_HEADERS: Record<string, Json> = {
     name: 'webhook-timestamp',
     in: 'header',
     required: true,
-    description: 'Unix time (seconds) at which this attempt was sent. Not covered by the signature.',
+    description: 'Unix time (seconds) at which this attempt was sent. Covered by `webhook-signature` (not by `X-Webhook-Signature`).',
     schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  WebhookStandardSignature: {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`. Key: the base64-decoded part after `whsec_` for `whsec_` secrets (generated ones), else the raw secret bytes; so `new Webhook(secret)` or `new Webhook(secret, { format: \'raw\' })` from the `standardwebhooks` libraries verifies it.',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=$' },
   },
   WebhookEventType: {
     name: 'X-Webhook-Event',
@@ -159,6 +250,9 @@ function webhooksSection(): { webhooks: Record<string, Json>; schemas: Record<st
             ? `${description} Sent once, on request, to that one subscription (whatever its \`events\` and status), so a receiver can be checked; not one of the event kinds.`
             : `${description} Delivered to every active subscription whose \`events\` include \`${kind}\` or \`*\`, for all of the tenant's modules.`,
         tags: ['webhooks'],
+        // The receiver authenticates the sender by the signature headers (parameters), not by a
+        // credential the sender would hold: no security scheme applies.
+        security: [],
         parameters: Object.keys(WEBHOOK_HEADERS).map((p) => ({ $ref: `#/components/parameters/${p}` })),
         requestBody: {
           required: true,
@@ -183,10 +277,204 @@ function webhooksSection(): { webhooks: Record<string, Json>; schemas: Record<st
   return { webhooks, schemas };
 }
 
+const JSON_RPC_SCHEMAS: Record<string, Json> = {
+  JsonRpcRequest: {
+    type: 'object',
+    description: 'A JSON-RPC 2.0 request (with `id`) or notification (without).',
+    required: ['jsonrpc', 'method'],
+    properties: {
+      jsonrpc: { type: 'string', const: '2.0' },
+      id: { type: ['string', 'integer', 'null'] },
+      method: { type: 'string' },
+      params: { oneOf: [{ type: 'object' }, { type: 'array', items: {} }] },
+    },
+  },
+  JsonRpcResponse: {
+    type: 'object',
+    description: 'A JSON-RPC 2.0 response: `result` on success, `error` otherwise.',
+    required: ['jsonrpc', 'id'],
+    properties: {
+      jsonrpc: { type: 'string', const: '2.0' },
+      id: { type: ['string', 'integer', 'null'] },
+      result: {},
+      error: { $ref: '#/components/schemas/JsonRpcError' },
+    },
+  },
+  JsonRpcError: {
+    type: 'object',
+    description: 'A JSON-RPC 2.0 error object. `data.request_id` repeats `X-Request-Id` where the platform raised the error itself.',
+    required: ['code', 'message'],
+    properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+  },
+};
+
+const jsonRpcBody = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
+
+/** Tags, in the order a reader meets them. */
+const TAGS = [
+  { name: 'auth', description: 'Registering a tenant, and who the calling credential is.' },
+  { name: 'keys', description: "The tenant's API keys: create (Pro and above), list, rotate with a grace period, revoke." },
+  { name: 'modules', description: 'Modules: list, read, install, publish your own, and execute their actions.' },
+  { name: 'catalog', description: 'Search and the directory of every action (exempt from the request limit).' },
+  { name: 'executions', description: 'The recorded executions of the tenant, with their outputs.' },
+  { name: 'agent', description: 'For agents: several actions in one call (batch, chain) and the whole toolkit at once (arm).' },
+  { name: 'memory', description: 'Per-agent key-value memory with tags, TTL and full-text search.' },
+  { name: 'webhooks', description: 'Webhook subscriptions (scope `*`, Pro and above), their deliveries, replay; the `webhooks` section documents what receivers get.' },
+  { name: 'protocols', description: 'Agent protocols over JSON-RPC 2.0: MCP (tools and resources) and A2A.' },
+  { name: 'discovery', description: 'Public documents describing the service: health, llms.txt, this OpenAPI document, the A2A agent card.' },
+  { name: 'admin', description: 'Operator endpoints, authenticated with `x-admin-token`; absent (404) when `ADMIN_TOKEN` is unset.' },
+];
+
+const API_SECURITY = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
+
 /**
- * The OpenAPI 3.1 document, generated from the routers (never hand-written), then adjusted for
- * what the generator cannot express: 201/202 success statuses, our error schema and headers, and
- * the `webhooks` section (the envelopes POSTed to receivers, from the zod schemas of src/events).
+ * The discovery documents the handler serves itself (not procedures): public, exempt from the
+ * request limit, and answered with the caller's pool reported. No input is read, so no 4xx.
+ */
+function discoveryPaths(): Record<string, Json> {
+  const ok = (description: string, contentType: string, schema: Json) => ({
+    200: { description, headers: responseHeaders('200'), content: { [contentType]: { schema } } },
+    500: errorResponse('500', INTERNAL),
+  });
+  const openapi = (operationId: string) => ({
+    get: {
+      operationId,
+      tags: ['discovery'],
+      summary: 'This OpenAPI 3.1 document',
+      description: 'The same document, byte for byte, at `/api/openapi.json` and `/openapi.json`. Public; exempt from the request limit.',
+      security: [],
+      responses: ok('The OpenAPI 3.1 document', 'application/json', { type: 'object', description: 'An OpenAPI 3.1 document' }),
+    },
+  });
+  const card = (operationId: string, path: string) => ({
+    get: {
+      operationId,
+      tags: ['discovery'],
+      summary: path === '/.well-known/agent.json' ? 'A2A agent card' : 'A2A agent card (A2A 1.0 well-known path)',
+      description:
+        'The A2A AgentCard: the A2A JSON-RPC endpoint (`POST /api/a2a`) for protocol versions 1.0 and 0.3, the 0.3 top-level fields (`url`, `preferredTransport`, `protocolVersion`), the security schemes and one skill per module category. The same card at `/.well-known/agent.json` and `/.well-known/agent-card.json`. Public; exempt from the request limit.',
+      security: [],
+      responses: ok('The agent card', 'application/json', {
+        type: 'object',
+        description: 'An A2A AgentCard',
+        required: ['name', 'url', 'protocolVersion'],
+        properties: { name: { type: 'string' }, url: { type: 'string', format: 'uri' }, protocolVersion: { type: 'string' } },
+      }),
+    },
+  });
+  return {
+    '/api/llms.txt': {
+      get: {
+        operationId: 'discovery-llms-txt',
+        tags: ['discovery'],
+        summary: 'LLM-readable description of the service and its modules',
+        description: 'Markdown following llmstxt.org: how to authenticate and call, then the public modules by category with links to their documentation. Public; exempt from the request limit.',
+        security: [],
+        responses: ok('The llms.txt document', 'text/plain', { type: 'string' }),
+      },
+    },
+    '/api/openapi.json': openapi('discovery-openapi'),
+    '/openapi.json': openapi('discovery-openapi-root'),
+    '/.well-known/agent.json': card('discovery-agent-card', '/.well-known/agent.json'),
+    '/.well-known/agent-card.json': card('discovery-agent-card-well-known', '/.well-known/agent-card.json'),
+  };
+}
+
+/** The JSON-RPC endpoints (handled outside the procedures): MCP and A2A. */
+function protocolPaths(): Record<string, Json> {
+  const requestBody = (description: string) => ({
+    required: true,
+    description,
+    content: {
+      'application/json': {
+        schema: { oneOf: [{ $ref: '#/components/schemas/JsonRpcRequest' }, { type: 'array', items: { $ref: '#/components/schemas/JsonRpcRequest' } }] },
+      },
+    },
+  });
+  const withHeaders = (status: string, response: Json) => ({ ...response, headers: responseHeaders(status) });
+  const rpcError = { $ref: '#/components/schemas/JsonRpcResponse' };
+  const notPost = (path: string, method: string) => ({
+    operationId: `protocols-mcp-${method}`,
+    tags: ['protocols'],
+    summary: `${method.toUpperCase()} ${path} is not offered`,
+    description:
+      method === 'get'
+        ? 'The MCP Streamable HTTP transport lets a client open an SSE stream with GET; this server is stateless and offers none, so it answers 405 (as the MCP specification prescribes), with `Allow: POST, OPTIONS`.'
+        : 'The MCP Streamable HTTP transport ends a session with DELETE; this server is stateless (no `Mcp-Session-Id`), so it answers 405 with `Allow: POST, OPTIONS`.',
+    security: [],
+    responses: {
+      403: withHeaders('403', jsonRpcBody('Refused `Origin` (DNS rebinding protection): a JSON-RPC error', rpcError)),
+      405: errorResponse('405', 'Only POST (and OPTIONS) are accepted (`method_not_allowed`)'),
+      500: errorResponse('500', INTERNAL),
+    },
+  });
+  return {
+    '/api/mcp': {
+      post: {
+        operationId: 'protocols-mcp',
+        tags: ['protocols'],
+        summary: 'MCP endpoint (Streamable HTTP, stateless, JSON responses)',
+        description:
+          "Model Context Protocol over Streamable HTTP: every POST carries one JSON-RPC 2.0 message or a batch, and is answered with JSON (no SSE, no session). Tools are the visible modules' actions (`module__action`), resources their documentation (`amp://modules/{module}`). Each JSON-RPC request in a body counts one request against the tenant's pool (a batch of n costs n, admitted together or not at all); `tools/call` runs one execution, and its refusals are tool results with `isError` carrying the platform's error code: `quota_exceeded`, or `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted; retry after 1 second). Scopes are checked per method (`modules:read` to list, `modules:execute` to call). Requests with a browser `Origin` other than the service's own are refused.",
+        security: API_SECURITY,
+        parameters: [
+          {
+            name: 'modules',
+            in: 'query',
+            required: false,
+            description: 'Narrows the toolset and resources of this connection to these modules: comma-separated names, and the parameter may be repeated (`?modules=text,json`). Names that are not visible modules are ignored and reported. Absent: every visible module.',
+            schema: { type: 'string' },
+          },
+        ],
+        requestBody: requestBody('One JSON-RPC 2.0 message, or a batch of them (an array)'),
+        responses: {
+          200: withHeaders('200', jsonRpcBody('The JSON-RPC response (or an array of them for a batch), errors included', { oneOf: [rpcError, { type: 'array', items: rpcError }] })),
+          202: { description: 'The body held only notifications or responses: accepted, no body', headers: responseHeaders('202') },
+          400: withHeaders('400', jsonRpcBody('The body is not JSON: a JSON-RPC parse error (-32700)', rpcError)),
+          401: errorResponse('401', 'No valid credential (`unauthorized`); counts against the client IP\'s public pool'),
+          403: withHeaders('403', jsonRpcBody('Refused `Origin` (DNS rebinding protection): a JSON-RPC error', rpcError)),
+          413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error', rpcError)),
+          429: errorResponse('429', "The tenant's request pool cannot admit the body's requests (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool is spent"),
+          500: errorResponse('500', INTERNAL),
+        },
+      },
+      get: notPost('/api/mcp', 'get'),
+      delete: notPost('/api/mcp', 'delete'),
+    },
+    '/api/a2a': {
+      post: {
+        operationId: 'protocols-a2a',
+        tags: ['protocols'],
+        summary: 'A2A endpoint (JSON-RPC 2.0 binding)',
+        description:
+          "Agent2Agent protocol, JSON-RPC 2.0 binding, for protocol versions 1.0 (`SendMessage`, `GetTask`, ...) and 0.3 (`message/send`, `tasks/get`, ...); no streaming, no push notifications. A message naming `{module, action, input}` runs one execution and returns a completed Task. One body is one call (no batches) and counts one request against the tenant's pool. Refusals before an execution exists are JSON-RPC errors carrying the platform's error code: `quota_exceeded`, or `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted; retry after 1 second). Sending needs `modules:execute`, every other method `modules:read`.",
+        security: API_SECURITY,
+        requestBody: {
+          required: true,
+          description: 'One JSON-RPC 2.0 request',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } },
+        },
+        responses: {
+          200: withHeaders('200', jsonRpcBody('The JSON-RPC response: a result, or an error (protocol errors and refusals)', rpcError)),
+          400: withHeaders('400', jsonRpcBody('The body is not JSON (-32700) or not a JSON-RPC request (-32600)', rpcError)),
+          401: errorResponse('401', 'No valid credential (`unauthorized`); counts against the client IP\'s public pool'),
+          403: errorResponse('403', 'The credential lacks the scope of the method (`insufficient_scope`)'),
+          413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error (-32600)', rpcError)),
+          429: errorResponse('429', "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool"),
+          500: errorResponse('500', INTERNAL),
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the routers (never hand-written), then completed with
+ * what the generator cannot express: success statuses (201/202, and the other statuses some
+ * operations answer), every error status of the procedure chain with our error schema, the
+ * response headers, the security of public and admin operations, tags, the JSON-RPC and
+ * discovery endpoints the handler serves itself, and the `webhooks` section (the envelopes
+ * POSTed to receivers, from the zod schemas of src/events). `baseUrl` is PUBLIC_BASE_URL.
  */
 export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
@@ -194,13 +482,22 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     version: VERSION,
     openApiVersion: '3.1.0',
     description:
-      'Multi-tenant API through which software agents find, install and run modules. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <token>`. Errors share one format (`Error`). Every response carries `X-Request-Id`; authenticated responses carry the rate-limit headers.',
+      "Multi-tenant API through which software agents find, install and run modules. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <token>`; operator endpoints with `x-admin-token`. Errors share one format (`Error`); a path that exists answers other methods with 405 and `Allow`. Every response carries `X-Request-Id` and the rate-limit headers of the caller's pool: with a valid credential, its tenant's pool plus `X-Execution-Remaining`; without one, the client IP's public pool (600 requests per minute) and no `X-Execution-Remaining`.",
     baseUrl,
     securitySchemes: {
       ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key (`amp_...`)' },
       BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OAuth 2.1 access token from the identity provider' },
+      adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token', description: 'The operator token (`ADMIN_TOKEN`), for the admin endpoints only' },
     },
   }) as OpenAPIObject & { components: { schemas?: Json } };
+
+  doc.info = {
+    ...doc.info,
+    contact: { name: 'Agent Module Platform operator', url: baseUrl },
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+  };
+  doc.servers = [{ url: baseUrl, description: 'This deployment (PUBLIC_BASE_URL)' }];
+  doc.tags = TAGS;
 
   for (const route of new RouteTable(appRouter).all()) {
     const op = (doc.paths?.[route.template] as Json | undefined)?.[route.method.toLowerCase()] as Json | undefined;
@@ -208,31 +505,24 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     const responses = op.responses as Record<string, Json>;
     const success = responses['200']!;
     const status = String(route.meta.successStatus ?? 200);
-    const protectedRoute = route.meta.openapi?.protect !== false;
-    const rebuilt: Record<string, Json> = {
-      [status]: { ...success, headers: protectedRoute ? RATE_LIMIT_HEADERS : { 'X-Request-Id': RATE_LIMIT_HEADERS['X-Request-Id'] } },
-    };
-    // The generator shares one response object per error code across routes, so descriptions
-    // come from each route's own meta, never from the generated object.
-    const declared = route.meta.openapi?.errorResponses;
-    const described = declared && !Array.isArray(declared) ? (declared as Record<string, string>) : {};
-    for (const [code, response] of Object.entries(responses)) {
-      if (code.startsWith('2')) continue;
-      rebuilt[code] = errorResponse(described[code] ?? String(response.description ?? 'Error'));
+    const rebuilt: Record<string, Json> = { [status]: { ...success, headers: responseHeaders(status) } };
+    for (const [code, description] of Object.entries(ALSO_ANSWERS[route.procedure] ?? {})) {
+      rebuilt[code] = { ...success, description, headers: responseHeaders(code) };
     }
-    if (protectedRoute && !route.meta.rateLimitExempt) {
-      rebuilt['429'] = errorResponse(described['429'] ?? 'Rate limit exceeded', {
-        'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-      });
+    for (const [code, description] of Object.entries(errorStatuses(route))) {
+      rebuilt[code] ??= errorResponse(code, description);
     }
-    rebuilt['500'] = errorResponse(described['500'] ?? 'Internal error');
-    op.responses = rebuilt;
+    op.responses = Object.fromEntries(Object.entries(rebuilt).sort(([a], [b]) => a.localeCompare(b)));
+    if (route.template.startsWith('/api/v1/admin/')) op.security = [{ adminToken: [] }];
+    else if (route.meta.openapi?.protect === false) op.security = [];
   }
 
+  Object.assign(doc.paths ?? {}, protocolPaths(), discoveryPaths());
   const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   const webhooks = webhooksSection();
-  doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA, ...webhooks.schemas } as never;
+  doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA, ...JSON_RPC_SCHEMAS, ...webhooks.schemas } as never;
   doc.components.parameters = { ...doc.components.parameters, ...WEBHOOK_HEADERS } as never;
+  doc.components.headers = HEADERS as never;
   doc.webhooks = webhooks.webhooks as never;
   return doc;
 }

@@ -2,6 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/record';
 import { RouteTable } from '../../src/server/http/routes';
+import { buildOpenApiDocument } from '../../src/server/openapi';
 import { appRouter } from '../../src/server/router';
 import { expectError, startTestServer, type TestServer } from '../harness';
 
@@ -9,6 +10,28 @@ type Json = Record<string, any>;
 
 const ERROR_REF = '#/components/schemas/Error';
 const routes = new RouteTable(appRouter).all();
+/** Operations the handler serves itself (not procedures), added by the generator's post-processor. */
+const HANDLER_OPERATIONS = [
+  'POST /api/mcp',
+  'GET /api/mcp',
+  'DELETE /api/mcp',
+  'POST /api/a2a',
+  'GET /api/llms.txt',
+  'GET /api/openapi.json',
+  'GET /openapi.json',
+  'GET /.well-known/agent.json',
+  'GET /.well-known/agent-card.json',
+];
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+/** Every operation of the document, `METHOD /path` with the operation object. */
+const allOperations = (doc: Json) =>
+  Object.entries(doc.paths as Json).flatMap(([p, item]) =>
+    Object.entries(item as Json)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([m, op]) => ({ where: `${m.toUpperCase()} ${p}`, op: op as Json })),
+  );
+/** The pool headers every API response declares (DESIGN.md §6 "Headers"). */
+const POOL_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Execution-Remaining'];
 const operationOf = (doc: Json, template: string, method: string): Json | undefined => doc.paths?.[template]?.[method.toLowerCase()];
 
 describe('OpenAPI document (embedded)', () => {
@@ -47,16 +70,12 @@ describe('OpenAPI document (embedded)', () => {
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
   });
 
-  it('documents every route of the REST route table, and nothing else', () => {
+  it('documents every route of the REST route table and the endpoints the handler serves itself, and nothing else', () => {
     expect(routes.length).toBeGreaterThan(0);
     const missing = routes.filter((r) => !operationOf(doc, r.template, r.method)).map((r) => `${r.method} ${r.template}`);
     expect(missing).toEqual([]);
-    const documented = Object.entries(doc.paths as Json).flatMap(([p, item]) =>
-      Object.keys(item as Json)
-        .filter((m) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(m))
-        .map((m) => `${m.toUpperCase()} ${p}`),
-    );
-    expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.template}`).sort());
+    const documented = allOperations(doc).map((o) => o.where);
+    expect(documented.sort()).toEqual([...routes.map((r) => `${r.method} ${r.template}`), ...HANDLER_OPERATIONS].sort());
   });
 
   it('declares an x-api-key apiKey scheme and an http bearer scheme', () => {
@@ -65,7 +84,7 @@ describe('OpenAPI document (embedded)', () => {
     expect(schemes.some((x) => x.type === 'http' && String(x.scheme).toLowerCase() === 'bearer')).toBe(true);
   });
 
-  it('protected operations list security (either scheme); register and health do not', () => {
+  it('protected operations list security (either scheme); admin ones the adminToken scheme; register and health none', () => {
     const schemes = (doc.components?.securitySchemes ?? {}) as Record<string, Json>;
     const apiKeyName = Object.keys(schemes).find((n) => schemes[n]!.type === 'apiKey');
     const bearerName = Object.keys(schemes).find((n) => schemes[n]!.type === 'http');
@@ -74,8 +93,12 @@ describe('OpenAPI document (embedded)', () => {
     for (const r of routes) {
       const op = operationOf(doc, r.template, r.method)!;
       const where = `${r.method} ${r.template}`;
+      if (r.template.startsWith('/api/v1/admin/')) {
+        expect(op.security, where).toEqual([{ adminToken: [] }]);
+        continue;
+      }
       if (r.meta.openapi?.protect === false) {
-        expect(op.security ?? [], where).toEqual([]);
+        expect(op.security, where).toEqual([]);
         continue;
       }
       expect(Array.isArray(op.security) && op.security.length > 0, where).toBe(true);
@@ -93,8 +116,79 @@ describe('OpenAPI document (embedded)', () => {
     ] as const) {
       const op = doc.paths[path]?.[method];
       expect(op, `${method} ${path}`).toBeDefined();
-      expect(op.security ?? [], `${method} ${path}`).toEqual([]);
+      expect(op.security, `${method} ${path}`).toEqual([]);
     }
+    expect(schemes.adminToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-admin-token' }));
+  });
+
+  it('every operation declares security, webhooks included: [] for public ones', () => {
+    for (const { where, op } of allOperations(doc)) expect(Array.isArray(op.security), where).toBe(true);
+    for (const [kind, item] of Object.entries(doc.webhooks as Json)) expect((item as Json).post.security, kind).toEqual([]);
+    const publicOnes = ['GET /api/mcp', 'DELETE /api/mcp', 'GET /api/llms.txt', 'GET /api/openapi.json', 'GET /openapi.json', 'GET /.well-known/agent.json', 'GET /.well-known/agent-card.json'];
+    for (const { where, op } of allOperations(doc).filter((o) => publicOnes.includes(o.where))) expect(op.security, where).toEqual([]);
+    for (const { where, op } of allOperations(doc).filter((o) => ['POST /api/mcp', 'POST /api/a2a'].includes(o.where))) {
+      expect(op.security.map((req: Json) => Object.keys(req)), where).toEqual([['ApiKeyAuth'], ['BearerAuth']]);
+    }
+  });
+
+  it('every response declares the pool headers by reference; 429 adds Retry-After, 405 Allow', () => {
+    const headers = doc.components?.headers ?? {};
+    for (const name of [...POOL_HEADERS, 'Retry-After', 'Allow']) expect(headers, name).toHaveProperty(name);
+    expect(headers['X-Request-Id'].required).toBe(true);
+    expect(headers['X-Execution-Remaining'].description).toMatch(/valid credential/);
+    expect(headers['X-Execution-Remaining'].schema.oneOf).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'integer' }), expect.objectContaining({ const: 'unlimited' })]));
+    let count405 = 0;
+    for (const { where, op } of allOperations(doc)) {
+      for (const [code, response] of Object.entries(op.responses as Json)) {
+        const declared = (response as Json).headers ?? {};
+        for (const name of POOL_HEADERS) expect(declared[name], `${where} ${code} ${name}`).toEqual({ $ref: `#/components/headers/${name}` });
+        if (code === '429') expect(declared['Retry-After'], `${where} 429`).toEqual({ $ref: '#/components/headers/Retry-After' });
+        if (code === '405') {
+          count405++;
+          expect(declared.Allow, `${where} 405`).toEqual({ $ref: '#/components/headers/Allow' });
+        }
+      }
+    }
+    expect(count405).toBeGreaterThan(0);
+  });
+
+  it('tags are declared with descriptions, and every operation has one, a summary and a description', () => {
+    const tags = new Map((doc.tags as Json[]).map((t) => [t.name, t.description]));
+    for (const [name, description] of tags) expect(description, name).toEqual(expect.any(String));
+    for (const { where, op } of allOperations(doc)) {
+      expect(op.tags?.length, where).toBeGreaterThan(0);
+      for (const tag of op.tags) expect(tags.has(tag), `${where}: tag ${tag}`).toBe(true);
+      expect(op.summary, where).toEqual(expect.any(String));
+      expect(op.description, where).toEqual(expect.any(String));
+    }
+    expect(doc.info.license).toEqual(expect.objectContaining({ name: expect.any(String) }));
+    expect(doc.info.contact).toEqual(expect.any(Object));
+  });
+
+  it('servers is the PUBLIC_BASE_URL, never a hard-coded host', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: s.svc.config.publicBaseUrl })]);
+    expect(buildOpenApiDocument('https://api.example.org').servers).toEqual([expect.objectContaining({ url: 'https://api.example.org' })]);
+  });
+
+  it('documents the JSON-RPC endpoints and the discovery documents', () => {
+    const mcp = doc.paths['/api/mcp'];
+    expect(mcp.post.parameters).toContainEqual(expect.objectContaining({ name: 'modules', in: 'query' }));
+    expect(Object.keys(mcp.post.responses)).toEqual(expect.arrayContaining(['200', '202', '400', '401', '413', '429', '500']));
+    expect(mcp.post.description).toContain('concurrency_limit_exceeded');
+    for (const method of ['get', 'delete']) expect(Object.keys(mcp[method].responses), method).toContain('405');
+    const a2a = doc.paths['/api/a2a'].post;
+    expect(a2a.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcRequest' });
+    expect(Object.keys(a2a.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '429', '500']));
+    expect(doc.paths['/api/llms.txt'].get.responses['200'].content).toHaveProperty('text/plain');
+    for (const p of ['/api/openapi.json', '/openapi.json', '/.well-known/agent.json', '/.well-known/agent-card.json']) {
+      expect(doc.paths[p].get.responses['200'].content, p).toHaveProperty('application/json');
+    }
+  });
+
+  it('documents concurrency_limit_exceeded on execute, batch and chain', () => {
+    const execute = doc.paths['/api/v1/modules/{module}/execute'].post;
+    expect(execute.responses['429'].description).toMatch(/concurrency_limit_exceeded.*saturated/s);
+    for (const p of ['/api/v1/batch', '/api/v1/chain']) expect(doc.paths[p].post.description, p).toMatch(/concurrency_limit_exceeded.*saturated/s);
   });
 
   it('every operation documents error responses with the shared Error schema', () => {
@@ -113,6 +207,8 @@ describe('OpenAPI document (embedded)', () => {
       expect(errorCodes.length, where).toBeGreaterThan(0);
       expect(errorCodes, where).toContain('500');
       for (const code of errorCodes) {
+        // Health's 503 is the health document (status `down`), asserted with the success statuses.
+        if (where === 'GET /api/v1/health' && code === '503') continue;
         expect(op.responses[code].content?.['application/json']?.schema?.$ref, `${where} ${code}`).toBe(ERROR_REF);
         expect(op.responses[code].headers, `${where} ${code}`).toHaveProperty('X-Request-Id');
       }
@@ -127,7 +223,7 @@ describe('OpenAPI document (embedded)', () => {
     }
   });
 
-  it('success statuses follow the routes: register is 201, never 200', () => {
+  it('success statuses follow the routes: register is 201, never 200; install and memory upsert answer both', () => {
     const register = doc.paths['/api/v1/auth/register'].post;
     expect(Object.keys(register.responses)).toContain('201');
     expect(register.responses['200']).toBeUndefined();
@@ -135,8 +231,12 @@ describe('OpenAPI document (embedded)', () => {
     for (const r of routes) {
       const op = operationOf(doc, r.template, r.method)!;
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
-      expect(success, `${r.method} ${r.template}`).toEqual([String(r.meta.successStatus ?? 200)]);
+      const both = r.procedure === 'modules.install' || r.procedure === 'memory.upsert';
+      expect(success.sort(), `${r.method} ${r.template}`).toEqual(both ? ['200', '201'] : [String(r.meta.successStatus ?? 200)]);
     }
+    const health = doc.paths['/api/v1/health'].get.responses;
+    // The 503 of health is the health document itself, not an Error.
+    expect(health['503'].content['application/json'].schema).toEqual(health['200'].content['application/json'].schema);
   });
 
   describe('webhooks section', () => {

@@ -5,12 +5,20 @@ import { enableWebhook } from '../../webhooks/subscriptions';
 import { webhookIdInput, webhookView } from '../../webhooks/schema';
 
 const tags = ['admin'];
-const errorResponses = { 400: 'Invalid request', 401: 'Wrong or missing x-admin-token', 404: 'Not found (or admin API disabled)' };
+const errorResponses = { 401: 'Missing or wrong `x-admin-token` (`unauthorized`)' };
 
 export const adminRouter = router({
   listTenants: adminProcedure
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/admin/tenants', protect: false, tags, summary: 'List tenants (operators)', errorResponses },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/admin/tenants',
+        protect: false,
+        tags,
+        summary: 'List tenants (operators)',
+        description: 'Every tenant with its plan and per-tenant terms, paginated (`limit`, `cursor`).',
+        errorResponses,
+      },
     })
     .input(listTenantsInput)
     .output(tenantList)
@@ -40,6 +48,7 @@ export const adminRouter = router({
         protect: false,
         tags,
         summary: "Re-enable any tenant's webhook subscription (operators)",
+        description: 'Sets `active` and resets the consecutive-failure count of a subscription of any tenant, as the tenant\'s own enable does.',
         errorResponses,
       },
     })

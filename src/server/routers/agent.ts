@@ -23,8 +23,8 @@ export const agentRouter = router({
         tags: ['agent'],
         summary: 'Run up to 10 actions in parallel',
         description:
-          'Body `{calls: [{id?, module, action, input}]}` (1–10; otherwise 400 and nothing runs). Results in call order, each `success` or `failed` with its error. Counts one request and one execution per call; a call past the quota fails alone.',
-        errorResponses: { 400: 'No calls, more than 10, or an invalid call', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+          'Body `{calls: [{id?, module, action, input}]}` (1–10; otherwise 400 and nothing runs). Results in call order, each `success` or `failed` with its error. Counts one request and one execution per call; a call refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan\'s executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait) fails alone, with that code, and is not counted.',
+        errorResponses: { 400: 'No calls, more than 10, or an invalid call', 403: 'The credential lacks the scope `modules:execute` (`insufficient_scope`)' },
       },
     })
     .input(batchInput)
@@ -39,8 +39,8 @@ export const agentRouter = router({
         tags: ['agent'],
         summary: 'Pipe output through several actions',
         description:
-          "Body `{input, steps: [{module, action, input?, map?}]}` (1–10 steps). Each step's input is its own `input` with the previous output (the chain's `input` for the first step) merged over it, reshaped first by `map` (a JSONata expression) when given; a non-object output is passed as `{value}`. Stops at the first failure (`failed_step`). Counts one request and one execution per executed step.",
-        errorResponses: { 400: 'Invalid body', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+          "Body `{input, steps: [{module, action, input?, map?}]}` (1–10 steps). Each step's input is its own `input` with the previous output (the chain's `input` for the first step) merged over it, reshaped first by `map` (a JSONata expression) when given; a non-object output is passed as `{value}`. Stops at the first failure (`failed_step`), a step refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted) included. Counts one request and one execution per executed step.",
+        errorResponses: { 400: 'Invalid body', 403: 'The credential lacks the scope `modules:execute` (`insufficient_scope`)' },
       },
     })
     .input(chainInput)
@@ -63,7 +63,7 @@ export const agentRouter = router({
         summary: 'The whole toolkit in one call',
         description:
           "Body `{agent_id?, format?: 'openai'|'anthropic'|'mcp', query?}`. Returns tenant, plan, limits, usage, rate limit, endpoints, memory and the tools in the asked format (names `module__action`): the actions matching `query`, else the installed modules' actions, else every visible action.",
-        errorResponses: { 400: 'Invalid body', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid body', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
       },
     })
     .input(armInput)

@@ -28,7 +28,7 @@ export const executionsRouter = router({
         tags: ['executions'],
         summary: 'List executions',
         description: 'Newest first; filters `module`, `status`, `since` (ISO 8601).',
-        errorResponses: { 400: 'Invalid query', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
       },
     })
     .input(listExecutionsInput)
@@ -42,7 +42,8 @@ export const executionsRouter = router({
         path: '/api/v1/executions/{execution_id}',
         tags: ['executions'],
         summary: 'Get an execution with its full output',
-        errorResponses: { 401: 'Unauthorized', 403: 'Missing scope', 404: 'No such execution', 429: 'Rate limited' },
+        description: 'One execution of the tenant, with its full output (failed ones with their error). Executions of other tenants are 404.',
+        errorResponses: { 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)', 404: 'No such execution' },
       },
     })
     .input(z.strictObject({ execution_id: z.string().min(1).max(64) }))

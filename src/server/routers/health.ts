@@ -21,8 +21,8 @@ export const healthRouter = router({
         protect: false,
         tags: ['discovery'],
         summary: 'Health check',
-        description: 'Answers 503 with the same body when the database is unreachable.',
-        errorResponses: { 503: 'Database unreachable (body: the health document with status `down`)' },
+        description:
+          'Public; exempt from the request limit. Answers 503 with the same body (`status: "down"`) when the database is unreachable; Redis and the job queue degrade the status without failing it.',
       },
       rateLimitExempt: true,
     })

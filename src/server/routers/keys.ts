@@ -27,7 +27,7 @@ export const keysRouter = router({
         summary: 'Create an API key',
         description:
           'Pro plan and above. Without `scopes` the key gets `["modules:read","modules:execute"]`. A key can grant only scopes its creator holds. The secret is shown only in this response.',
-        errorResponses: { 400: 'Invalid body', 401: 'Unauthorized', 403: 'Missing scope or plan', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid body', 403: 'Missing scope or plan' },
       },
       successStatus: 201,
     })
@@ -43,7 +43,7 @@ export const keysRouter = router({
         tags,
         summary: 'List API keys',
         description: 'Active keys of the tenant, newest first, without secrets.',
-        errorResponses: { 400: 'Invalid query', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)' },
       },
     })
     .input(listKeysInput)
@@ -59,7 +59,7 @@ export const keysRouter = router({
         summary: 'Rotate an API key',
         description:
           'Issues a new secret for the same key. The old secret keeps working for `grace_seconds` (0–86400, default 0). The caller must hold every scope of the rotated key.',
-        errorResponses: { 400: 'Invalid body', 401: 'Unauthorized', 403: 'Missing scope', 404: 'No such key', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid body', 403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)', 404: 'No such key' },
       },
     })
     .input(rotateKeyInput)
@@ -75,7 +75,7 @@ export const keysRouter = router({
         summary: 'Revoke an API key',
         description:
           'The key stops working on the very next request, on every instance. Revoking the last key that can manage keys is 409.',
-        errorResponses: { 401: 'Unauthorized', 403: 'Missing scope', 404: 'No such key', 409: 'Last key able to manage keys', 429: 'Rate limited' },
+        errorResponses: { 403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)', 404: 'No such key', 409: 'Last key able to manage keys' },
       },
     })
     .input(keyIdInput)

@@ -16,7 +16,7 @@ export const memoryRouter = router({
         summary: 'Set a memory entry',
         description:
           "Creates (201) or replaces (200) the entry `key` of agent `agent_id`. The body replaces the whole entry: omitted `tags` mean none, an omitted `ttl_seconds` means it never expires. `value` is any JSON up to 65,536 bytes serialized (else 400). Creating past the plan's entry limit (free 1,000, pro 50,000, business 500,000, enterprise unlimited; all agents together) is 403 `plan_required`; replacing an entry always works.",
-        errorResponses: { 400: 'Invalid body or value too large', 401: 'Unauthorized', 403: 'Missing scope or entry limit reached', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid body or value too large', 403: 'Missing scope or entry limit reached' },
       },
       successStatus: 201,
     })
@@ -37,7 +37,7 @@ export const memoryRouter = router({
         summary: 'List or search memory entries',
         description:
           "One agent's entries, newest-updated first. `q` searches keys and values (full text, web-search syntax, no stemming); `tag` keeps entries carrying that tag. Expired entries are never returned.",
-        errorResponses: { 400: 'Invalid query', 401: 'Unauthorized', 403: 'Missing scope', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `memory:read` (`insufficient_scope`)' },
       },
     })
     .input(listMemoryInput)
@@ -52,7 +52,7 @@ export const memoryRouter = router({
         tags,
         summary: 'Get a memory entry',
         description: 'URL-encode the key. An absent or expired entry is 404.',
-        errorResponses: { 400: 'Invalid agent id or key', 401: 'Unauthorized', 403: 'Missing scope', 404: 'No such entry', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid agent id or key', 403: 'The credential lacks the scope `memory:read` (`insufficient_scope`)', 404: 'No such entry' },
       },
     })
     .input(memoryEntryInput)
@@ -67,7 +67,7 @@ export const memoryRouter = router({
         tags,
         summary: 'Delete a memory entry',
         description: 'URL-encode the key. An absent or expired entry is 404.',
-        errorResponses: { 400: 'Invalid agent id or key', 401: 'Unauthorized', 403: 'Missing scope', 404: 'No such entry', 429: 'Rate limited' },
+        errorResponses: { 400: 'Invalid agent id or key', 403: 'The credential lacks the scope `memory:write` (`insufficient_scope`)', 404: 'No such entry' },
       },
     })
     .input(memoryEntryInput)

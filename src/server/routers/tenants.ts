@@ -12,7 +12,6 @@ export const tenantsRouter = router({
         tags: ['auth'],
         summary: 'Who am I',
         description: "The calling credential's tenant, plan, limits and scopes. Any valid credential may call it.",
-        errorResponses: { 401: 'Unauthorized', 429: 'Rate limited' },
       },
     })
     .input(z.strictObject({}))

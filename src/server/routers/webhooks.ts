@@ -19,7 +19,7 @@ import { apiProcedure, router } from '../trpc';
 /** Webhooks need scope `*` (the spec names no webhook scope) and the Pro plan or above. */
 const manageWebhooks = apiProcedure('*', 'webhooks');
 const tags = ['webhooks'];
-const errors = { 401: 'Unauthorized', 403: 'Missing scope `*`, or a plan below Pro (`plan_required`)', 429: 'Rate limited' };
+const errors = { 403: 'Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`)' };
 const withId = { ...errors, 404: 'No such webhook' };
 
 export const webhooksRouter = router({
