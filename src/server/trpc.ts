@@ -13,6 +13,7 @@ import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { findUnstorable } from '../lib/storable';
+import { header, optionalPrincipal } from './pool';
 import { AppError, TRPC_CODES, errorBody, insufficientScope, invalidRequest, notFound, toAppError } from './errors';
 
 export interface Context {
@@ -26,7 +27,12 @@ export interface Context {
    * status override (e.g. health answers 503 with its body). One shared object, because tRPC
    * hands each middleware level a copy of the context.
    */
-  res: { headers: Record<string, string>; status?: number };
+  res: { headers: Record<string, string>; status?: number; tenantId?: string };
+  /**
+   * Why the request body cannot be used (413 too large, 400 not JSON): raised where the input is
+   * checked, after authentication, the rate limit, scope and plan (DESIGN.md §5).
+   */
+  bodyError?: AppError;
 }
 
 export type Meta = OpenApiMeta<{
@@ -74,9 +80,27 @@ async function assertAcceptableInput(getRawInput: () => Promise<unknown>, meta: 
   throw invalidRequest(message, [{ path: field, message }]);
 }
 
-/** Unauthenticated operations: the client IP's public pool. */
+/** A body that is present but unusable (not JSON, over 1 MiB) is refused where the input is checked. */
+function assertBodyUsable(ctx: Context): void {
+  if (ctx.bodyError) throw ctx.bodyError;
+}
+
+/**
+ * Operations open to anyone: a valid credential (optional here) meters its tenant's pool, as
+ * every response to it reports; without one, the client IP's public pool.
+ */
+async function meterCaller(ctx: Context, exempt: boolean): Promise<void> {
+  const principal = await optionalPrincipal(ctx);
+  if (principal) {
+    ctx.res.tenantId = principal.tenantId;
+    return meterTenant(ctx, principal, exempt);
+  }
+  await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, exempt));
+}
+
 export const publicProcedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
-  await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, meta?.rateLimitExempt === true));
+  await meterCaller(ctx, meta?.rateLimitExempt === true);
+  assertBodyUsable(ctx);
   await assertAcceptableInput(getRawInput, meta);
   return next();
 });
@@ -84,7 +108,9 @@ export const publicProcedure = t.procedure.use(async ({ ctx, meta, next, getRawI
 /** A failed authentication counts against the client IP's public pool (429 once it is spent). */
 async function authenticateOrCount(ctx: Context): Promise<Principal> {
   try {
-    return await authenticate(ctx.svc, { apiKey: header(ctx.headers, 'x-api-key'), authorization: header(ctx.headers, 'authorization') });
+    const principal = ctx.principal ?? (await authenticate(ctx.svc, { apiKey: header(ctx.headers, 'x-api-key'), authorization: header(ctx.headers, 'authorization') }));
+    ctx.res.tenantId = principal.tenantId;
+    return principal;
   } catch (err) {
     if (err instanceof AppError && err.code === 'unauthorized') await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, false));
     throw err;
@@ -114,6 +140,7 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
     await meterTenant(ctx, principal, meta?.rateLimitExempt === true);
     if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
     if (feature) assertPlanAllows(principal.plan, feature);
+    assertBodyUsable(ctx);
     await assertAcceptableInput(getRawInput, meta);
     const result = await next({ ctx: { principal } });
     // Executions change it: report the value after the operation (from the usage cache).
@@ -122,8 +149,12 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
   });
 }
 
-/** Operator endpoints: `x-admin-token`; when ADMIN_TOKEN is unset they do not exist (404). */
-export const adminProcedure = publicProcedure.use(async ({ ctx, next }) => {
+/**
+ * Operator endpoints: `x-admin-token`; when ADMIN_TOKEN is unset they do not exist (404).
+ * Order: rate limit (429) -> token (404/401) -> body and input (400/413).
+ */
+export const adminProcedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
+  await meterCaller(ctx, meta?.rateLimitExempt === true);
   const configured = ctx.svc.config.adminToken;
   if (!configured) throw new AppError('not_found', 'No such endpoint.');
   const given = header(ctx.headers, 'x-admin-token') ?? '';
@@ -132,10 +163,7 @@ export const adminProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (a.length !== b.length || !timingSafeEqual(a, b)) {
     throw new AppError('unauthorized', 'A valid x-admin-token header is required.');
   }
+  assertBodyUsable(ctx);
+  await assertAcceptableInput(getRawInput, meta);
   return next();
 });
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}

@@ -42,6 +42,40 @@ describe.each(backends())('wire conventions (%s)', (backend) => {
     expectError(res, 413, 'payload_too_large');
   });
 
+  it('credentials before size: a body over 1 MiB without a key is 401, with a valid key 413', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
+    expectError(await s.call('/api/v1/keys', { rawBody: big, headers: { 'content-type': 'application/json' } }), 401, 'unauthorized');
+    const t = await s.register();
+    const res = await s.call('/api/v1/agent/arm', { key: t.apiKey, rawBody: big, headers: { 'content-type': 'application/json' } });
+    expectError(res, 413, 'payload_too_large');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(res.headers.get('x-execution-remaining')).toBe('1000');
+  });
+
+  it('a body that is present and not JSON is 400 on every endpoint, after authentication; nothing runs', async () => {
+    const t = await s.register();
+    await s.setPlan(t.tenantId, 'pro'); // webhooks need pro: the plan check comes before the body
+    const keys = await s.call('/api/v1/keys', { key: t.apiKey });
+    const keyId = keys.body.data[0].key_id;
+    // The truncated body must not rotate with no grace (the old secret would die at once).
+    const rotate = expectError(await s.call(`/api/v1/keys/${keyId}/rotate`, { key: t.apiKey, rawBody: '{"grace_seconds":86400' }), 400, 'invalid_request');
+    expect(rotate.issues).toEqual([expect.objectContaining({ path: '' })]);
+    expect((await s.call('/api/v1/keys', { key: t.apiKey })).status).toBe(200);
+    for (const [method, path] of [
+      ['POST', '/api/v1/agent/arm'],
+      ['POST', '/api/v1/modules/text/install'],
+      ['POST', '/api/v1/webhooks/wh_x/test'],
+      ['POST', '/api/v1/webhooks/wh_x/enable'],
+      ['DELETE', `/api/v1/keys/${keyId}`],
+    ] as const) {
+      expectError(await s.call(path, { method, key: t.apiKey, rawBody: '{not json' }), 400, 'invalid_request');
+    }
+    const installed = await s.call('/api/v1/modules/text', { key: t.apiKey });
+    expect(installed.body.installed).toBe(false);
+    // Without a credential the same requests are 401.
+    expectError(await s.call('/api/v1/agent/arm', { rawBody: '{not json' }), 401, 'unauthorized');
+  });
+
   it('answers 405 with Allow for a known path and the wrong method, 404 for unknown paths', async () => {
     const res = await s.call('/api/v1/auth/register', { method: 'GET' });
     expectError(res, 405, 'method_not_allowed');
@@ -96,6 +130,13 @@ describe('admin API', () => {
     it('refuses a wrong or missing token with 401', async () => {
       expectError(await s.call('/api/v1/admin/tenants'), 401, 'unauthorized');
       expectError(await s.call('/api/v1/admin/tenants', { headers: { 'x-admin-token': 'wrong' } }), 401, 'unauthorized');
+    });
+
+    it('checks the token before the body: wrong token and bad body is 401, right token and bad body 400', async () => {
+      const path = '/api/v1/admin/webhooks/wh_x/enable';
+      expectError(await s.call(path, { method: 'POST', rawBody: '{bad', headers: { 'x-admin-token': 'wrong' } }), 401, 'unauthorized');
+      expectError(await s.call(path, { method: 'POST', rawBody: '{bad' }), 401, 'unauthorized');
+      expectError(await s.call(path, { method: 'POST', rawBody: '{bad', headers: { 'x-admin-token': ADMIN_TOKEN } }), 400, 'invalid_request');
     });
 
     it('lists tenants and changes a plan with a request-limit override', async () => {

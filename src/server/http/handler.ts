@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { agentCard } from '../../discovery/agent-card';
 import { llmsTxt } from '../../discovery/llms';
-import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
 import type { Services } from '../../services';
 import { AppError, toAppError } from '../errors';
 import { handleA2a } from '../a2a/handler';
 import { handleMcp } from '../mcp/handler';
 import { buildOpenApiDocument } from '../openapi';
+import { reportedPool } from '../pool';
 import { appRouter } from '../router';
 import type { Context } from '../trpc';
 import { clientIp, resolveRequestId } from './request';
@@ -17,12 +17,27 @@ import { RouteTable } from './routes';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
-/** Paths the API answers itself; everything else belongs to Next (pages, assets, next-auth). */
-const API_PREFIXES = ['/api/v1/', '/api/mcp', '/api/trpc/', '/.well-known/', '/auth/v1/'];
+/**
+ * Paths the API answers itself: all of `/api/` except next-auth's `/api/auth/`, plus discovery
+ * and the identity provider; everything else belongs to Next (pages, assets, next-auth).
+ */
+const API_PREFIXES = ['/api/', '/.well-known/', '/auth/v1/'];
 const API_EXACT = new Set(['/api/v1', '/api/a2a', '/api/openapi.json', '/openapi.json', '/api/llms.txt']);
 
 export function isApiPath(pathname: string): boolean {
-  return API_EXACT.has(pathname) || API_PREFIXES.some((p) => pathname.startsWith(p));
+  if (pathname === '/api/auth' || pathname.startsWith('/api/auth/')) return false;
+  return pathname === '/api' || API_EXACT.has(pathname) || API_PREFIXES.some((p) => pathname.startsWith(p));
+}
+
+/**
+ * The path as it arrived, before any normalisation: `/api/v1/%2e%2e/health` stays under
+ * `/api/` (and matches no route) instead of becoming `/api/health`.
+ */
+export function rawPathname(url: string | undefined): string {
+  const target = url ?? '/';
+  if (!target.startsWith('/')) return new URL(target, 'http://localhost').pathname; // absolute-form
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
 }
 
 const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy';
@@ -40,29 +55,33 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
   return async (req, res) => {
     const requestId = resolveRequestId(req.headers['x-request-id']);
     res.setHeader('X-Request-Id', requestId);
+    const started = performance.now();
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const pathname = url.pathname;
-    if (!isApiPath(pathname)) {
+    const pathname = rawPathname(req.url);
+    if (!isApiPath(pathname) && !isApiPath(url.pathname)) {
       if (next) return next(req, res);
       return sendError(res, new AppError('not_found', 'No such endpoint.'), requestId);
     }
     const base = { ...CORS, 'Cache-Control': 'no-store' };
+    const ctx: Context = { svc, requestId, ip: clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
+    const access: AccessLog = { template: null };
+    res.once('finish', () => logAccess(svc, req, res, ctx, access, started));
+    /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
+    const withPool = async () => ({ ...base, ...(await reportedPool(ctx)) });
     try {
-      if (req.method === 'OPTIONS') return preflight(res, base);
-      const ctx: Context = { svc, requestId, ip: clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
-      /** Responses outside the procedures report the client IP's public pool without consuming it. */
-      const withPublicPool = async () => ({ ...base, ...rateLimitHeaders(await consumePublicRequest(svc, ctx.ip, true)) });
+      if (req.method === 'OPTIONS') return preflight(res, await withPool());
 
       if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPublicPool());
-        return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPublicPool());
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool());
+        return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPool());
       }
       if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPublicPool());
-        if (pathname === '/api/llms.txt') return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPublicPool());
-        return sendText(res, 200, JSON.stringify(await agentCard(svc)), 'application/json; charset=utf-8', await withPublicPool());
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool());
+        if (pathname === '/api/llms.txt') return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPool());
+        return sendText(res, 200, JSON.stringify(await agentCard(svc)), 'application/json; charset=utf-8', await withPool());
       }
       if (pathname.startsWith('/api/trpc/')) {
+        access.template = '/api/trpc/{procedure}';
         return nodeHTTPRequestHandler({
           router: appRouter,
           req,
@@ -85,14 +104,16 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
 
       const match = routes.match(req.method ?? 'GET', pathname);
       if (match && 'route' in match) {
+        access.template = match.route.template;
         return await handleRestCall(req, res, url, match.route, match.params, ctx, base);
       }
-      if (match) return methodNotAllowed(res, requestId, match.allowed, await withPublicPool());
-      return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, await withPublicPool());
+      if (match) return methodNotAllowed(res, requestId, match.allowed, await withPool());
+      return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, await withPool());
     } catch (err) {
       svc.logger.error({ err, requestId }, 'request failed');
-      if (!res.headersSent) sendError(res, new AppError('internal_error'), requestId, base);
-      else res.destroy();
+      if (res.headersSent) return void res.destroy();
+      const pool = await reportedPool(ctx).catch(() => ({}));
+      sendError(res, new AppError('internal_error'), requestId, { ...base, ...pool });
     }
   };
 }
@@ -113,4 +134,24 @@ function methodNotAllowed(res: ServerResponse, requestId: string, allowed: strin
     ...base,
     Allow: allow,
   });
+}
+
+interface AccessLog {
+  /** The route's path template (never the raw path, which may carry anything), or null. */
+  template: string | null;
+}
+
+/** One structured line per API request, at `info`: no secrets (no headers, bodies or query). */
+function logAccess(svc: Services, req: IncomingMessage, res: ServerResponse, ctx: Context, access: AccessLog, started: number): void {
+  svc.logger.info(
+    {
+      method: req.method,
+      path: access.template,
+      status: res.statusCode,
+      latency_ms: Math.round((performance.now() - started) * 10) / 10,
+      request_id: ctx.requestId,
+      tenant_id: ctx.res.tenantId ?? null,
+    },
+    'request',
+  );
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, toAppError, type Issue } from '../errors';
+import { AppError, invalidRequest, toAppError } from '../errors';
 import { appRouter } from '../router';
 import type { Context } from '../trpc';
 import { readJsonBody } from './request';
@@ -20,26 +20,26 @@ export async function handleRestCall(
   ctx: Context,
   baseHeaders: Record<string, string>,
 ): Promise<void> {
+  // A body is read on every method: one that is present and unusable (not JSON, over 1 MiB) is
+  // refused by the procedure chain after authentication (ctx.bodyError), never taken for `{}`.
+  const body = await readJsonBody(req);
+  if (body.kind === 'too_large') ctx.bodyError = new AppError('payload_too_large', 'The request body exceeds 1 MiB.');
+  if (body.kind === 'invalid') ctx.bodyError = invalidRequest(body.message, [{ path: '', message: body.message }]);
   let input: unknown;
-  let bodyError: Issue | undefined;
   if (route.method === 'GET' || route.method === 'DELETE') {
     input = { ...queryObject(url.searchParams), ...params };
   } else {
-    const body = await readJsonBody(req);
-    if (body.kind === 'too_large') {
-      sendError(res, new AppError('payload_too_large', 'The request body exceeds 1 MiB.'), ctx.requestId, { ...baseHeaders, Connection: 'close' });
-      return;
-    }
-    if (body.kind === 'invalid') bodyError = { path: '', message: body.message };
     const value = body.kind === 'json' ? body.value : {};
-    input = isPlainObject(value) ? { ...value, ...params } : body.kind === 'invalid' ? Symbol('invalid-json') : value;
+    input = isPlainObject(value) ? { ...value, ...params } : value;
   }
+  // The rest of an oversized body is never read: the connection closes after the answer.
+  if (body.kind === 'too_large') baseHeaders = { ...baseHeaders, Connection: 'close' };
   try {
     const output = await callProcedure(route.procedure, ctx, input);
     const status = ctx.res.status ?? route.meta.successStatus ?? 200;
     sendJson(res, status, output, { ...baseHeaders, ...ctx.res.headers });
   } catch (err) {
-    const appError = toAppError(err, bodyError);
+    const appError = toAppError(err);
     if (appError.code === 'internal_error') {
       ctx.svc.logger.error({ err, requestId: ctx.requestId, route: route.template }, 'unhandled error');
     }

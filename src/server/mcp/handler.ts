@@ -20,6 +20,7 @@ import { AppError } from '../errors';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
 import type { Context } from '../trpc';
+import { reportedPool } from '../pool';
 import { originAllowed } from './origin';
 import { parseConnectionScope } from './catalog';
 import { connectWithScopes, createMcpServer } from './server';
@@ -51,8 +52,8 @@ export function requestCost(body: unknown): number {
 
 export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: Context, base: HeaderMap): Promise<void> {
   const { svc, requestId } = ctx;
-  /** The client IP's public pool, reported without consuming it. */
-  const publicPool = async () => ({ ...base, ...rateLimitHeaders(await consumePublicRequest(svc, ctx.ip, true)) });
+  /** The caller's pool (its tenant's with a valid credential, else the client IP's), reported without consuming it. */
+  const publicPool = async () => ({ ...base, ...(await reportedPool(ctx)) });
 
   if (!originAllowed(header(req, 'origin'), header(req, 'host'), svc.config.publicBaseUrl)) {
     return sendJson(res, 403, jsonRpcError(-32000, `Forbidden: requests from the origin '${header(req, 'origin')}' are not accepted (DNS rebinding protection).`, { request_id: requestId }), await publicPool());
