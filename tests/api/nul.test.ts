@@ -100,4 +100,41 @@ describe.each(backends())('NUL characters (%s)', (backend) => {
       expect(JSON.stringify(row.output ?? null)).not.toContain('\\u0000');
     }
   });
+
+  it('over MCP the same failure is a tool error, not -32603, and the execution is finished', async () => {
+    const t = await s.register();
+    const res = await s.call('/api/mcp', {
+      key: t.apiKey,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'json__query_jsonata', arguments: { data: {}, expression: '$error("x\\u0000")' } } },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.error).toBeUndefined();
+    expect(res.body.result.isError).toBe(true);
+    const rows = await expectAllFinished(t.tenantId);
+    expect(rows.map((r) => r.status)).toEqual(['failed']);
+  });
+
+  it('actions given a trailing NUL (through a chain map) echo it only in what is answered, never in what is stored', async () => {
+    const t = await s.register();
+    const cases: [string, string, string][] = [
+      ['datetime', 'parse', '{"text": "2024-01-01\\u0000"}'],
+      ['json', 'query_jmespath', '{"data": {}, "expression": "a\\u0000"}'],
+      ['math', 'evaluate', '{"expression": "1 +\\u0000"}'],
+    ];
+    for (const [module, action, map] of cases) {
+      const res = await s.call('/api/v1/chain', {
+        key: t.apiKey,
+        body: { input: {}, steps: [{ module: 'text', action: 'slugify', input: { text: 'a' } }, { module, action, map }] },
+      });
+      expect(res.status, `${module}.${action}: ${res.text}`).toBe(200);
+      expect(res.body.steps[1].execution_id, `${module}.${action}: ${res.text}`).toBeTruthy();
+    }
+    const rows = await expectAllFinished(t.tenantId);
+    expect(rows).toHaveLength(2 * cases.length);
+    for (const row of rows) {
+      expect(row.errorMessage ?? '').not.toContain('\u0000');
+      expect(JSON.stringify(row.output ?? null)).not.toContain('\\u0000');
+    }
+  });
 });
