@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../../src/events/record';
 import { RouteTable } from '../../src/server/http/routes';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 import { appRouter } from '../../src/server/router';
-import { expectError, startTestServer, type TestServer } from '../harness';
+import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 type Json = Record<string, any>;
 
@@ -34,12 +34,12 @@ const allOperations = (doc: Json) =>
 const POOL_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Execution-Remaining'];
 const operationOf = (doc: Json, template: string, method: string): Json | undefined => doc.paths?.[template]?.[method.toLowerCase()];
 
-describe('OpenAPI document (embedded)', () => {
+backends.describe('OpenAPI document (%s)', (backend) => {
   let s: TestServer;
   let doc: Json;
   let text: string;
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ backend });
     const res = await fetch(`${s.url}/api/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -183,6 +183,39 @@ describe('OpenAPI document (embedded)', () => {
     for (const p of ['/api/openapi.json', '/openapi.json', '/.well-known/agent.json', '/.well-known/agent-card.json']) {
       expect(doc.paths[p].get.responses['200'].content, p).toHaveProperty('application/json');
     }
+  });
+
+  it('real responses match the document: each status is documented, each pool header declared on it', async () => {
+    const t = await s.register();
+    const family = /^(x-request-id|x-ratelimit-.*|ratelimit|ratelimit-policy|x-execution-remaining|retry-after|allow)$/i;
+    const declaredName = (declared: Json, name: string) => Object.keys(declared).find((d) => d.toLowerCase() === name);
+    const check = (method: string, template: string, res: { status: number; headers: Headers }, credential: boolean) => {
+      const where = `${method} ${template} -> ${res.status}`;
+      const response = operationOf(doc, template, method)?.responses?.[String(res.status)];
+      expect(response, `${where} is documented`).toBeDefined();
+      for (const [name] of res.headers) {
+        if (family.test(name)) expect(declaredName(response.headers ?? {}, name), `${where}: ${name}`).toBeDefined();
+      }
+      expect(res.headers.get('x-ratelimit-limit'), where).not.toBeNull();
+      expect(res.headers.has('x-execution-remaining'), `${where}: X-Execution-Remaining iff a valid credential`).toBe(credential);
+    };
+    check('GET', '/api/v1/me', await s.call('/api/v1/me', { key: t.apiKey }), true);
+    check('GET', '/api/v1/me', await s.call('/api/v1/me'), false);
+    check('GET', '/api/v1/me', await s.call('/api/v1/me', { key: 'amp_notavalidkeyatall0123456789abcdef' }), false);
+    check('GET', '/api/v1/health', await s.call('/api/v1/health', { key: t.apiKey }), true);
+    check('GET', '/api/v1/health', await s.call('/api/v1/health'), false);
+    check('POST', '/api/v1/modules/{module}/install', await s.call('/api/v1/modules/text/install', { key: t.apiKey, method: 'POST' }), true);
+    check('POST', '/api/v1/modules/{module}/install', await s.call('/api/v1/modules/text/install', { key: t.apiKey, method: 'POST' }), true);
+    check('GET', '/api/v1/modules/{module}', await s.call('/api/v1/modules/no-such-module-here', { key: t.apiKey }), true);
+    const entry = { agent_id: 'doc-check', key: 'k', value: 1 };
+    check('POST', '/api/v1/memory', await s.call('/api/v1/memory', { key: t.apiKey, body: entry }), true);
+    check('POST', '/api/v1/memory', await s.call('/api/v1/memory', { key: t.apiKey, body: entry }), true);
+    check('GET', '/api/v1/keys', await s.call('/api/v1/keys?nope=1', { key: t.apiKey }), true);
+    check('GET', '/api/v1/admin/tenants', await s.call('/api/v1/admin/tenants'), false);
+    check('GET', '/api/mcp', await s.call('/api/mcp'), false);
+    check('GET', '/api/openapi.json', await s.call('/api/openapi.json'), false);
+    check('GET', '/api/llms.txt', await s.call('/api/llms.txt', { key: t.apiKey }), true);
+    check('GET', '/.well-known/agent-card.json', await s.call('/.well-known/agent-card.json'), false);
   });
 
   it('documents concurrency_limit_exceeded on execute, batch and chain', () => {
