@@ -195,55 +195,49 @@ describe('MemoryLimiter', () => {
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
-if (REDIS_URL) {
-  describe('RedisLimiter', () => {
-    let a: RedisLike;
-    let b: RedisLike;
-    const prefix = `amp:test:rl:${randomBytes(6).toString('hex')}`;
-    beforeAll(async () => {
-      a = await connectRedis(REDIS_URL, createLogger('silent'));
-      b = await connectRedis(REDIS_URL, createLogger('silent'));
-    });
-    afterAll(async () => {
-      await a.eval("for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 0", [], [`${prefix}:*`]);
-      a.close();
-      b.close();
-    });
-
-    it('admits the first 5 requests and refuses the 6th', async () => {
-      const l = new RedisLimiter(a, prefix);
-      for (let i = 0; i < 5; i++) {
-        const r = await l.limit('k1', 5, W);
-        expect(r).toMatchObject({ allowed: true, limit: 5, remaining: 4 - i });
-        expect(r.resetAt % BUCKET_MS).toBe(0);
-      }
-      const refused = await l.limit('k1', 5, W);
-      expect(refused.allowed).toBe(false);
-      expect(refused.remaining).toBe(0);
-      expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
-      expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-      expect(refused.retryAfterSeconds).toBeLessThanOrEqual(120);
-    });
-
-    it('cost 0 only reports, and separate keys are independent', async () => {
-      const l = new RedisLimiter(a, prefix);
-      for (let i = 0; i < 20; i++) expect(await l.limit('k2', 5, W, 0)).toMatchObject({ allowed: true, remaining: 5 });
-      for (let i = 0; i < 5; i++) expect((await l.limit('k2', 5, W)).allowed).toBe(true);
-      expect((await l.limit('k2', 5, W, 0)).allowed).toBe(false);
-      expect((await l.limit('k3', 5, W)).allowed).toBe(true);
-    });
-
-    it('two connections (two instances) share one pool', async () => {
-      const la = new RedisLimiter(a, prefix);
-      const lb = new RedisLimiter(b, prefix);
-      const results = [];
-      for (let i = 0; i < 6; i++) results.push((await (i % 2 ? lb : la).limit('shared', 5, W)).allowed);
-      expect(results).toEqual([true, true, true, true, true, false]);
-      expect((await la.limit('shared', 5, W)).allowed).toBe(false);
-    });
+describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
+  let a: RedisLike;
+  let b: RedisLike;
+  const prefix = `amp:test:rl:${randomBytes(6).toString('hex')}`;
+  beforeAll(async () => {
+    a = await connectRedis(REDIS_URL!, createLogger('silent'));
+    b = await connectRedis(REDIS_URL!, createLogger('silent'));
   });
-} else {
-  it('RedisLimiter', () => {
-    console.log('left out: needs TEST_REDIS_URL');
+  afterAll(async () => {
+    await a.eval("for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 0", [], [`${prefix}:*`]);
+    a.close();
+    b.close();
   });
-}
+
+  it('admits the first 5 requests and refuses the 6th', async () => {
+    const l = new RedisLimiter(a, prefix);
+    for (let i = 0; i < 5; i++) {
+      const r = await l.limit('k1', 5, W);
+      expect(r).toMatchObject({ allowed: true, limit: 5, remaining: 4 - i });
+      expect(r.resetAt % BUCKET_MS).toBe(0);
+    }
+    const refused = await l.limit('k1', 5, W);
+    expect(refused.allowed).toBe(false);
+    expect(refused.remaining).toBe(0);
+    expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
+    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(120);
+  });
+
+  it('cost 0 only reports, and separate keys are independent', async () => {
+    const l = new RedisLimiter(a, prefix);
+    for (let i = 0; i < 20; i++) expect(await l.limit('k2', 5, W, 0)).toMatchObject({ allowed: true, remaining: 5 });
+    for (let i = 0; i < 5; i++) expect((await l.limit('k2', 5, W)).allowed).toBe(true);
+    expect((await l.limit('k2', 5, W, 0)).allowed).toBe(false);
+    expect((await l.limit('k3', 5, W)).allowed).toBe(true);
+  });
+
+  it('two connections (two instances) share one pool', async () => {
+    const la = new RedisLimiter(a, prefix);
+    const lb = new RedisLimiter(b, prefix);
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push((await (i % 2 ? lb : la).limit('shared', 5, W)).allowed);
+    expect(results).toEqual([true, true, true, true, true, false]);
+    expect((await la.limit('shared', 5, W)).allowed).toBe(false);
+  });
+});
