@@ -9,7 +9,7 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { executions } from '../../src/db/schema';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
@@ -71,7 +71,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe.each(backends())('A2A endpoint /api/a2a (%s)', (backend) => {
+backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     const port = await freePort();

@@ -55,7 +55,7 @@ describe('concurrency limit on execute', () => {
 });
 
 /** Fair execution (DESIGN.md §6): one tenant's burst never fails another tenant's call. */
-describe.each(backends())('fair execution (%s)', (backend) => {
+backends.describe('fair execution (%s)', (backend) => {
   let s: TestServer;
   let upstream: Server;
   let upstreamUrl: string;

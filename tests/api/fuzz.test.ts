@@ -8,7 +8,7 @@
  * Bounded: FUZZ_RUNS (default 150) runs per transport. FUZZ_SEED replays a failure's seed.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 import { ADMIN_TOKEN, backends, startTestServer, type ApiResponse, type TestServer } from '../harness';
 
@@ -330,7 +330,7 @@ const label = (method: string, url: string, body: string | undefined) =>
 
 // ---- the runs -----------------------------------------------------------------------------------
 
-describe.each(backends())('fuzzing the API with hostile input (%s)', (backend) => {
+backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
   let s: TestServer;
   let fx: Fixtures;
   const ops = operations();

@@ -7,7 +7,7 @@
  * discovery documents.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RouteTable } from '../../src/server/http/routes';
 import { appRouter } from '../../src/server/router';
 import { ADMIN_TOKEN, backends, startTestServer, type TestServer } from '../harness';
@@ -67,7 +67,7 @@ function raw(url: string, method: string, headers: Record<string, string>, body?
   });
 }
 
-describe.each(backends())('headers on every API response (%s)', (backend) => {
+backends.describe('headers on every API response (%s)', (backend) => {
   let s: TestServer;
   let key: string;
   const creds = (who: Who | 'invalid'): Record<string, string> =>

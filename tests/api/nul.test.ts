@@ -4,12 +4,12 @@
  * as is and stored (execution record, event, webhook) with U+FFFD instead.
  */
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { executions, usageCounters } from '../../src/db/schema';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver } from '../receiver';
 
-describe.each(backends())('NUL characters (%s)', (backend) => {
+backends.describe('NUL characters (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend, env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
