@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 
-describe.each(backends())('wire conventions (%s)', (backend) => {
+backends.describe('wire conventions (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ backend });
