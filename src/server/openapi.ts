@@ -153,7 +153,7 @@ function dataJsonSchema(schema: z.ZodType): Json {
 const WEBHOOK_ENVELOPE_SCHEMA = {
   type: 'object',
   description:
-    'The body of every webhook delivery (`POST`, `application/json`). Signed: `X-Webhook-Signature` is computed over these exact bytes; verify it against the raw body, never re-serialized JSON. The same event (same `id`) may arrive more than once: deduplicate on `id`. Bodies are capped at 64 KB; a large execution output is replaced by a summary with `truncated: true` and `full_result_url`.',
+    'The body of every webhook delivery (`POST`, `application/json`). Signed twice: `X-Webhook-Signature` over these exact bytes, and `webhook-signature` (Standard Webhooks) over id, timestamp and these bytes; verify either against the raw body, never re-serialized JSON. The same event (same `id`) may arrive more than once: deduplicate on `id`. Bodies are capped at 64 KB; a large execution output is replaced by a summary with `truncated: true` and `full_result_url`.',
   required: ['id', 'event', 'timestamp', 'data'],
   properties: {
     id: { type: 'string', description: 'Event identifier (`evt_...`): unique per event, repeated on every retry and replay of it' },

@@ -318,7 +318,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
         expect(resolve(envelope.properties.data).type, kind).toBe('object');
         const headers = (op.parameters as Json[]).map(resolve).filter((p) => p.in === 'header');
         expect(headers.map((h) => h.name.toLowerCase()).sort(), kind).toEqual(
-          expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'x-webhook-id', 'x-webhook-signature']),
+          expect.arrayContaining(['webhook-id', 'webhook-signature', 'webhook-timestamp', 'x-webhook-id', 'x-webhook-signature']),
         );
         expect(Object.keys(op.responses), kind).toContain('2XX');
       }

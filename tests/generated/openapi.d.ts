@@ -1170,7 +1170,7 @@ export interface components {
             reason: "certification" | "feedback" | "usage";
             trust_score: number;
         };
-        /** @description The body of every webhook delivery (`POST`, `application/json`). Signed: `X-Webhook-Signature` is computed over these exact bytes; verify it against the raw body, never re-serialized JSON. The same event (same `id`) may arrive more than once: deduplicate on `id`. Bodies are capped at 64 KB; a large execution output is replaced by a summary with `truncated: true` and `full_result_url`. */
+        /** @description The body of every webhook delivery (`POST`, `application/json`). Signed twice: `X-Webhook-Signature` over these exact bytes, and `webhook-signature` (Standard Webhooks) over id, timestamp and these bytes; verify either against the raw body, never re-serialized JSON. The same event (same `id`) may arrive more than once: deduplicate on `id`. Bodies are capped at 64 KB; a large execution output is replaced by a summary with `truncated: true` and `full_result_url`. */
         WebhookEnvelope: {
             /** @description Varies by event kind: see each entry of `webhooks` */
             data: {
