@@ -251,6 +251,11 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect([-32003, -32004]).toContain(push.body.error.code);
     const list = await rpc(t.apiKey, { jsonrpc: '2.0', id: 3, method: 'ListTasks', params: {} }, v1);
     expect(list.body.error.code).toBe(-32004);
+    const done = asTask(await send(await clientFor(t.apiKey), [dataPart({ module: 'text', action: 'slugify', input: { text: 'Done' } })]));
+    const cancel = await rpc(t.apiKey, { jsonrpc: '2.0', id: 5, method: 'CancelTask', params: { id: done.id } }, v1);
+    expect(cancel.body.error.code).toBe(-32002);
+    const cancelMissing = await rpc(t.apiKey, { jsonrpc: '2.0', id: 6, method: 'CancelTask', params: { id: 'exe_missing' } }, v1);
+    expect(cancelMissing.body.error.code).toBe(-32001);
     const unknown = await rpc(t.apiKey, { jsonrpc: '2.0', id: 4, method: 'Nope', params: {} }, v1);
     expect(unknown.body.error.code).toBe(-32601);
 

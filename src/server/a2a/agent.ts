@@ -16,8 +16,8 @@
  *   tenant's task is "task not found"; durable and shared by every instance. Nothing is kept in
  *   memory across requests, and the record is the only state (`save` has nothing to add).
  */
-import { Role, TaskState, type AgentCard, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { Role, TaskState, type AgentCard, type CancelTaskRequest, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   AgentEvent,
   DefaultRequestHandler,
@@ -210,7 +210,27 @@ class ModuleActionExecutor implements AgentExecutor {
   }
 }
 
+/**
+ * The SDK's request handler, except for cancelation: an execution runs to completion, and one
+ * still running may belong to another request or instance (the SDK would record a `canceled`
+ * status for a task it has no executor for, which the execution record would contradict).
+ */
+class PlatformRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly tasks: ExecutionTaskStore,
+    executor: AgentExecutor,
+  ) {
+    super(card, tasks, executor);
+  }
+
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    if (!(await this.tasks.load(params.id, context))) throw new TaskNotFoundError(`Task not found: ${params.id}`);
+    throw new TaskNotCancelableError(`Task not cancelable: ${params.id} (executions run to completion).`);
+  }
+}
+
 /** The SDK request handler for one Services instance (stateless: tasks live in the executions table). */
 export function createRequestHandler(svc: Services, card: AgentCard): DefaultRequestHandler {
-  return new DefaultRequestHandler(card, new ExecutionTaskStore(svc), new ModuleActionExecutor(svc));
+  return new PlatformRequestHandler(card, new ExecutionTaskStore(svc), new ModuleActionExecutor(svc));
 }
