@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 
 backends.describe('wire conventions (%s)', (backend) => {
@@ -76,6 +77,49 @@ backends.describe('wire conventions (%s)', (backend) => {
     expectError(await s.call('/api/v1/agent/arm', { rawBody: '{not json' }), 401, 'unauthorized');
   });
 
+  it("answers the parser's protocol-level refusals in the error format with an X-Request-Id", async () => {
+    const requests = [
+      'FROB /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n',
+      `GET /api/v1/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      'GET /api/v1/he\u0000alth HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /api/v1/he\u00ffalth HTTP/1.1\r\nHost: x\r\n\r\n',
+      'POST /api/v1/auth/register HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ];
+    for (const raw of requests) {
+      const answer = await rawExchange(s.port, raw);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head, raw.slice(0, 40)).toMatch(/^HTTP\/1\.1 400 /);
+      const requestId = /\r\nX-Request-Id: (\S+)/i.exec(head!)?.[1];
+      expect(requestId).toMatch(/^req_/);
+      expect(head).toMatch(/\r\nX-RateLimit-Limit: 600/i);
+      expect(JSON.parse(body!)).toMatchObject({ error: 'invalid_request', message: expect.any(String), request_id: requestId });
+    }
+  });
+
+  it('logs one structured access line per API request at info, never a secret', async () => {
+    const t = await s.register();
+    const spy = vi.spyOn(s.svc.logger, 'info');
+    try {
+      const ok = await s.call('/api/v1/keys?limit=5', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-1' } });
+      const missing = await s.call('/api/v2/secret-in-path', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-2' } });
+      const denied = await s.call('/api/v1/keys', { key: 'amp_wrongwrongwrongwrongwrongwrongwrong', headers: { 'x-request-id': 'trace-access-3' } });
+      await new Promise((r) => setTimeout(r, 50)); // the line is written when the response finishes
+      const lines = spy.mock.calls.filter((c) => c[1] === 'request').map((c) => c[0] as Record<string, unknown>);
+      const of = (id: string) => lines.filter((l) => l.request_id === id);
+      expect(of('trace-access-1')).toEqual([
+        { method: 'GET', path: '/api/v1/keys', status: ok.status, latency_ms: expect.any(Number), request_id: 'trace-access-1', tenant_id: t.tenantId },
+      ]);
+      expect(of('trace-access-2')).toEqual([expect.objectContaining({ method: 'GET', path: null, status: missing.status, tenant_id: t.tenantId })]);
+      expect(of('trace-access-3')).toEqual([expect.objectContaining({ path: '/api/v1/keys', status: denied.status, tenant_id: null })]);
+      const text = JSON.stringify(lines);
+      expect(text).not.toContain(t.apiKey);
+      expect(text).not.toContain('amp_wrong');
+      expect(text).not.toContain('secret-in-path');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('answers 405 with Allow for a known path and the wrong method, 404 for unknown paths', async () => {
     const res = await s.call('/api/v1/auth/register', { method: 'GET' });
     expectError(res, 405, 'method_not_allowed');
@@ -109,6 +153,18 @@ backends.describe('wire conventions (%s)', (backend) => {
     expect(res.text).not.toMatch(/at .*\.ts:|select |insert /i);
   });
 });
+
+/** Sends bytes as they are on a fresh connection and returns everything the server answers. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // Written without half-closing, as a client waiting for its answer does; the server closes.
+    const socket = connect(port, '127.0.0.1', () => socket.write(Buffer.from(bytes, 'latin1')));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
 
 describe('admin API', () => {
   it('is 404 when ADMIN_TOKEN is unset', async () => {

@@ -1,9 +1,13 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createServices } from '../../app';
 import { loadConfig, type Config } from '../../config';
 import type { Services } from '../../services';
+import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
+import { errorBody, invalidRequest } from '../errors';
 import { createRequestHandler, type NodeHandler } from './handler';
+import { resolveRequestId } from './request';
 
 export interface RunningServer {
   url: string;
@@ -25,6 +29,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const config = loadConfig(options.env ?? process.env);
   const svc = await createServices(config, { pgliteTemplate: options.pgliteTemplate });
   const server = createServer(createRequestHandler(svc, options.next));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => void refuseUnparsable(svc, err, socket));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
@@ -48,4 +53,41 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await svc.close();
       })()),
   };
+}
+
+/**
+ * Requests Node's parser refuses before any handler sees them (unknown method, a request line or
+ * headers over the size limit, NUL or invalid bytes, Content-Length with Transfer-Encoding, a
+ * request not received in time): answered 400 in the error format of DESIGN.md §6 with an
+ * X-Request-Id, then the connection closes. The public pool of the socket's address is reported
+ * unless TRUST_PROXY is set (then the client is unknown: no headers could be parsed).
+ */
+async function refuseUnparsable(svc: Services, err: NodeJS.ErrnoException, socket: Duplex): Promise<void> {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const requestId = resolveRequestId(undefined);
+  const message =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'The request was not received in time.'
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'The request line and headers exceed the size limit.'
+        : 'The request is not valid HTTP/1.1.';
+  const payload = JSON.stringify(errorBody(invalidRequest(message), requestId));
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(payload)),
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  };
+  const address = (socket as Socket).remoteAddress;
+  if (!svc.config.trustProxy && address) {
+    try {
+      Object.assign(headers, rateLimitHeaders(await consumePublicRequest(svc, address, true)));
+    } catch {
+      /* the limiter is unreachable: the refusal goes out without its pool */
+    }
+  }
+  if (!socket.writable) return void socket.destroy();
+  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${payload}`);
 }
