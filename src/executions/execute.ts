@@ -62,7 +62,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
     const started = performance.now();
     let outcome: Outcome;
     try {
-      outcome = await runValidated(svc, found.module, action, call.input);
+      outcome = await runValidated(svc, found.module, action, call.input, lease);
     } catch (err) {
       // Never leave the row `running`: an unexpected failure of the engine fails the execution.
       svc.logger.error({ err: String(err), execution_id: row.id }, 'execution failed unexpectedly');
@@ -150,6 +150,7 @@ async function runValidated(
   module: ModuleRow,
   action: ModuleActionRow,
   input: Record<string, unknown>,
+  lease: Lease | undefined,
 ): Promise<Outcome> {
   const validate = svc.schemas.validator(`${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`, action.inputSchema);
   if (!validate(input)) {
@@ -168,8 +169,8 @@ async function runValidated(
     timeoutMs: action.timeoutMs,
     allowPrivateNetwork: svc.config.webhooks.allowPrivate,
   };
-  // I/O-bound actions await on the event loop; CPU-bound ones run in the worker whose lease the caller holds.
-  const outcome: RunOutcome = isIoAction(module.name, action.name) ? await runIoAction(task) : await svc.pool.run(task);
+  // CPU-bound actions run in the worker whose lease the caller holds; I/O-bound ones (no lease) await on the event loop.
+  const outcome: RunOutcome = lease ? await svc.pool.run(task, lease) : await runIoAction(task);
   if (outcome.ok && Buffer.byteLength(JSON.stringify(outcome.output)) > MAX_OUTPUT_BYTES) {
     return { ok: false, code: 'module_error', message: 'The action output exceeds 1 MiB.' };
   }

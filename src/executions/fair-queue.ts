@@ -12,6 +12,8 @@
  * (bounded by the tenant's concurrency limit).
  */
 export interface Lease {
+  /** Which of the `capacity` places this lease holds (0-based), exclusive while it is held. */
+  readonly slot: number;
   /** Gives the worker back; calling it again is harmless. */
   release(): void;
 }
@@ -24,12 +26,15 @@ interface Waiter {
 
 export class FairQueue {
   private busy = 0;
+  /** Places not leased now. */
+  private readonly free: number[];
   /** Tenants with waiting tasks, in round-robin order (a Map keeps insertion order). */
   private readonly waiting = new Map<string, Waiter[]>();
   private queued = 0;
 
   constructor(readonly capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new Error('FairQueue: capacity must be a positive integer');
+    this.free = Array.from({ length: capacity }, (_, i) => capacity - 1 - i);
   }
 
   /** Leases held now. */
@@ -63,10 +68,13 @@ export class FairQueue {
 
   private lease(): Lease {
     let held = true;
+    const slot = this.free.pop()!;
     return {
+      slot,
       release: () => {
         if (!held) return;
         held = false;
+        this.free.push(slot);
         this.busy--;
         this.dispatch();
       },

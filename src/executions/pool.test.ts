@@ -4,15 +4,23 @@ import { ActionPool } from './pool';
 describe('ActionPool', () => {
   const pool = new ActionPool(1);
   afterAll(() => pool.close());
+  const leased = async (task: Parameters<ActionPool['run']>[0]) => {
+    const lease = (await pool.queue.admit('t', 60_000))!;
+    try {
+      return await pool.run(task, lease);
+    } finally {
+      lease.release();
+    }
+  };
 
   it("starts an action's deadline when its worker picks it up, not while the worker starts", async () => {
     // The pool is cold: its worker first loads every module pack, far longer than this deadline.
-    const outcome = await pool.run({ module: 'text', action: 'slugify', input: { text: 'Hello World' }, timeoutMs: 50, allowPrivateNetwork: false });
+    const outcome = await leased({ module: 'text', action: 'slugify', input: { text: 'Hello World' }, timeoutMs: 50, allowPrivateNetwork: false });
     expect(outcome).toEqual({ ok: true, output: expect.objectContaining({ slug: 'hello-world' }) });
   }, 60_000);
 
   it('still kills an action that runs past its own deadline', async () => {
-    const outcome = await pool.run({
+    const outcome = await leased({
       module: 'json',
       action: 'query_jsonata',
       input: { data: {}, expression: '($f := function($n) { $n > 0 ? $f($n - 1) + $f($n - 1) : 1 }; $f(40))' },

@@ -1,9 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { ActionOutcome, ActionTask } from '../modules/run';
-import { FairQueue } from './fair-queue';
+import { FairQueue, type Lease } from './fair-queue';
 
 export type RunOutcome = ActionOutcome | { ok: false; code: 'timeout'; message: string };
 
@@ -16,18 +15,28 @@ const START_LIMIT_MS = 60_000;
  * The worker pool that runs CPU-bound built-in actions off the event loop, one task per worker.
  * Callers take a lease from `queue` (fair across tenants, see fair-queue.ts) before `run`, so a
  * task is handed to piscina only when a worker is free. The deadline starts when the worker picks
- * the task up (it says so over a MessagePort), never while it waits: a task still running
- * KILL_GRACE_MS past its deadline is aborted, and piscina terminates the worker running it, so a
- * catastrophic regex or a runaway loop really stops, and a fresh worker takes its place.
- * I/O-bound actions (`io: true`) do not come here: they run on the event loop (execute.ts).
+ * the task up, never while it waits (e.g. for a replacement worker to load the packs): the worker
+ * writes its start time and the task's sequence number into the lease's place on a shared board
+ * (no message per task). A task still running KILL_GRACE_MS past its deadline is aborted, and
+ * piscina terminates the worker running it, so a catastrophic regex or a runaway loop really
+ * stops, and a fresh worker takes its place. I/O-bound actions (`io: true`) do not come here:
+ * they run on the event loop (execute.ts).
  */
 export class ActionPool {
   private pool: Piscina | undefined;
   /** One lease per worker. */
   readonly queue: FairQueue;
+  /** Per lease place: the start time (ms since the epoch) and sequence number of its current task. */
+  private readonly board: SharedArrayBuffer;
+  private readonly startedAt: Float64Array;
+  private readonly startedSeq: Int32Array;
+  private seq = 0;
 
   constructor(private readonly maxThreads = Math.max(2, availableParallelism())) {
     this.queue = new FairQueue(maxThreads);
+    this.board = new SharedArrayBuffer(maxThreads * 12);
+    this.startedAt = new Float64Array(this.board, 0, maxThreads);
+    this.startedSeq = new Int32Array(this.board, maxThreads * 8, maxThreads);
   }
 
   private get piscina(): Piscina {
@@ -38,31 +47,40 @@ export class ActionPool {
       maxThreads: this.maxThreads,
       idleTimeout: 30_000,
       maxQueue: 1000,
+      workerData: { board: this.board, places: this.maxThreads },
     });
     return this.pool;
   }
 
-  /** Runs one task; the caller holds a lease from `queue`. */
-  async run(task: ActionTask): Promise<RunOutcome> {
+  /** Runs one task in the worker `lease` (from `queue`) stands for. */
+  async run(task: ActionTask, lease: Lease): Promise<RunOutcome> {
     const controller = new AbortController();
-    const { port1, port2 } = new MessageChannel();
-    let kill: NodeJS.Timeout | undefined;
-    const waiting = setTimeout(() => controller.abort('start'), START_LIMIT_MS);
-    port1.once('message', () => {
-      clearTimeout(waiting);
-      kill = setTimeout(() => controller.abort('deadline'), task.timeoutMs + KILL_GRACE_MS);
-    });
-    port1.unref();
+    const slot = lease.slot;
+    const seq = (this.seq = (this.seq + 1) | 0);
+    const dispatched = Date.now();
+    let timer: NodeJS.Timeout;
+    // First check at the earliest possible deadline; while the task has not started, check again
+    // a whole deadline later (it cannot end sooner); once it has, at its own deadline.
+    const check = () => {
+      const now = Date.now();
+      if (Atomics.load(this.startedSeq, slot) !== seq) {
+        if (now - dispatched > START_LIMIT_MS) controller.abort('start');
+        else timer = setTimeout(check, task.timeoutMs + KILL_GRACE_MS);
+        return;
+      }
+      const left = this.startedAt[slot]! + task.timeoutMs + KILL_GRACE_MS - now;
+      if (left <= 0) controller.abort('deadline');
+      else timer = setTimeout(check, left);
+    };
+    timer = setTimeout(check, task.timeoutMs + KILL_GRACE_MS);
     try {
-      return (await this.piscina.run({ ...task, started: port2 }, { signal: controller.signal, transferList: [port2] })) as ActionOutcome;
+      return (await this.piscina.run({ ...task, place: slot, seq }, { signal: controller.signal })) as ActionOutcome;
     } catch {
       if (controller.signal.reason === 'deadline') return { ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` };
       if (controller.signal.reason === 'start') return { ok: false, code: 'module_error', message: 'No worker could start the action.' };
       return { ok: false, code: 'module_error', message: 'The action crashed its worker.' };
     } finally {
-      clearTimeout(waiting);
-      clearTimeout(kill);
-      port1.close();
+      clearTimeout(timer);
     }
   }
 
