@@ -65,6 +65,8 @@ export async function runBuiltinAction(task: ActionTask): Promise<ActionOutcome>
 
 /** A library's message without stack or paths, cut to a sane length. */
 function safeMessage(err: unknown): string {
+  // A stack overflow (data nested tens of thousands deep) is the engine's, not the library's.
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return 'The data is nested too deeply to process.';
   const message = err instanceof Error ? err.message : String(err);
   return message.split('\n')[0]!.replace(/\/[\w./-]+\.(?:ts|js|mjs)\b/g, '<file>').slice(0, 500) || 'The action failed.';
 }

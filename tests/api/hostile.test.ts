@@ -10,7 +10,7 @@ import { appRouter } from '../../src/server/router';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type ApiResponse, type TestServer } from '../harness';
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
-const INTERNALS = /select |insert |update "|delete from| from "|secret_hash|secret_encrypted|tenant_id"|at Object\.|node_modules|\.ts:\d|stack size|RangeError/i;
+const INTERNALS = /select |insert |update "|delete from| from "|secret_hash|secret_encrypted|"tenant_id" =|at Object\.|node_modules|\.ts:\d|stack size|RangeError/i;
 
 /** Cursors the service never issued: each must be 400 invalid_request on every list. */
 const CRAFTED_CURSORS = [
@@ -179,6 +179,24 @@ backends.describe('hostile input (%s)', (backend) => {
     // 64 levels are fine.
     const ok = await s.call('/api/v1/memory', { key, rawBody: `{"agent_id":"a","key":"deep","value":${nested(MAX_JSON_DEPTH - 2)}}` });
     expect(ok.status, ok.text).toBe(201);
+  });
+
+  it('an action whose data nests past the stack fails as a module error with a plain message', async () => {
+    const deep = '['.repeat(30_000) + ']'.repeat(30_000);
+    const res = await s.call('/api/v1/modules/json/execute', { key, body: { action: 'parse', input: { text: deep } } });
+    expect(res.text).not.toMatch(INTERNALS);
+    expect(expectError(res, 502, 'module_error').message).toBe('The data is nested too deeply to process.');
+  });
+
+  it('tRPC reads any POST body as JSON (content type JSON, other or none), and every error carries the request id', async () => {
+    for (const contentType of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', undefined]) {
+      const res = await s.call('/api/trpc/memory.upsert', { key, rawBody: '{"agent_id":"a","key":"ct","value":1}', headers: contentType ? { 'content-type': contentType } : {} });
+      expect(res.status, res.text).toBe(200);
+      const bad = await s.call('/api/trpc/memory.upsert', { key, rawBody: '{"agent_id":', headers: contentType ? { 'content-type': contentType } : {} });
+      expectTrpcError(bad, 400, 'invalid_request');
+    }
+    expectTrpcError(await s.call('/api/trpc/no.such', { key }), 404, 'not_found');
+    expectTrpcError(await s.call('/api/trpc/keys.create', { key }), 405, 'method_not_allowed');
   });
 
   it('a module name in a path that cannot exist is 404 not_found, whatever its length or characters', async () => {

@@ -82,6 +82,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       }
       if (pathname.startsWith('/api/trpc/')) {
         access.template = '/api/trpc/{procedure}';
+        // Any JSON content type or none, as on REST: tRPC's JSON reader takes every POST body.
+        if (req.method === 'POST') req.headers['content-type'] = 'application/json';
         return nodeHTTPRequestHandler({
           router: appRouter,
           req,
