@@ -40,6 +40,7 @@ describe('loadConfig', () => {
     expect(c.publicBaseUrl).toBe('http://localhost:3000');
     expect(c.auth.audience).toBe('authenticated');
     expect(c.logLevel).toBe('info');
+    expect(c.executionQueueWaitMs).toBe(5000);
     expect(c.encryptionKey).toHaveLength(32);
   });
 
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'true',
       ADMIN_EMAILS: 'Ops@Example.com, b@example.com',
       REDIS_URL: '',
+      EXECUTION_QUEUE_WAIT_MS: '250',
     });
     expect(c.port).toBe(8080);
     expect(c.publicBaseUrl).toBe('https://amp.example.com');
@@ -61,6 +63,7 @@ describe('loadConfig', () => {
     expect(c.trustProxy).toBe(true);
     expect(c.adminEmails).toEqual(['ops@example.com', 'b@example.com']);
     expect(c.redisUrl).toBeUndefined();
+    expect(c.executionQueueWaitMs).toBe(250);
     // PUBLIC_BASE_URL defaults to the configured port.
     expect(loadConfig({ DATA_DIR: dataDir, PORT: '4100' }).publicBaseUrl).toBe('http://localhost:4100');
   });
@@ -80,6 +83,8 @@ describe('loadConfig', () => {
     expectConfigError({ REGISTER_LIMIT_PER_HOUR: '-1' }, 'REGISTER_LIMIT_PER_HOUR');
     expectConfigError({ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN');
     expectConfigError({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
+    expectConfigError({ EXECUTION_QUEUE_WAIT_MS: '-1' }, 'EXECUTION_QUEUE_WAIT_MS');
+    expectConfigError({ EXECUTION_QUEUE_WAIT_MS: '600000' }, 'EXECUTION_QUEUE_WAIT_MS');
     expectConfigError({ NODE_ENV: 'staging' }, 'NODE_ENV');
   });
 
