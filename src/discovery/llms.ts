@@ -41,6 +41,7 @@ export async function llmsTxt(svc: Services): Promise<string> {
     ...rest.flatMap(([c, entries]) => entries.map(({ module: m }) => `- [${m.title}](${base}/api/v1/modules/${m.name}) (${c}): ${m.description}`)),
     `- [OpenAPI 3.1 description](${base}/api/openapi.json): every endpoint, schema and error.`,
     `- [Agent card](${base}/.well-known/agent.json): A2A discovery document.`,
+    `- [A2A endpoint](${base}/api/a2a): A2A JSON-RPC 2.0 with the same key; a message with a data part \`{"module", "action", "input"}\` runs one action and answers a Task.`,
     `- [MCP endpoint](${base}/api/mcp): JSON-RPC 2.0 over Streamable HTTP with the same key.`,
     '',
   ].join('\n');
