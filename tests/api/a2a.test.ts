@@ -10,7 +10,8 @@ import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { executions } from '../../src/db/schema';
+import { executions, usageCounters } from '../../src/db/schema';
+import { cycleStart } from '../../src/metering/cycle';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 /** The 0.3 SDK's client, when its alias package is installed (it is not a dependency of the project). */
@@ -230,6 +231,21 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect(over.headers.get('x-execution-remaining')).toBe('999');
     // The refused call ran nothing.
     expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(1);
+  });
+
+  it('an exhausted quota is a JSON-RPC error (-32000, quota_exceeded), not a task; nothing is recorded', async () => {
+    const t = await s.register();
+    await s.svc.db.insert(usageCounters).values({ tenantId: t.tenantId, cycleStart: cycleStart(), executions: 1000 });
+    const client = await clientFor(t.apiKey);
+    await expect(send(client, [dataPart({ module: 'text', action: 'slugify', input: { text: 'x' } })])).rejects.toThrow(/quota/i);
+    const call = { jsonrpc: '2.0', id: 'q', method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] } } };
+    const raw = await rpc(t.apiKey, call, { 'A2A-Version': '1.0' });
+    expect(raw.status).toBe(200);
+    expect(raw.body).toMatchObject({ id: 'q', error: { code: -32000, data: [{ reason: 'QUOTA_EXCEEDED', metadata: { error: 'quota_exceeded' } }] } });
+    expect(raw.headers.get('x-execution-remaining')).toBe('0');
+    const legacy = await rpc(t.apiKey, { ...call, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'data', data: { tool: 'text__slugify', input: { text: 'x' } } }] } } });
+    expect(legacy.body).toMatchObject({ id: 'q', error: { code: -32000, data: { error: 'quota_exceeded' } } });
+    expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(0);
   });
 
   it("another tenant's task is not found", async () => {
