@@ -4,8 +4,8 @@
  * running re-parented to init. The supervisor's rules run against a tiny child (fast); one test
  * runs the real start script with server.ts (AMP_NO_NEXT=1: the API without Next, no build).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -147,8 +147,9 @@ describe('npm start (scripts/start.mjs) with server.ts', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, AMP_NO_NEXT: '1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', NODE_ENV: 'test' };
     const w = watch(spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] }));
     await w.waitFor('Agent Module Platform listening');
-    const out = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(w.proc.pid)], { encoding: 'utf8' }).stdout;
-    const server = Number(/^\s*(\d+).*server\.ts/m.exec(out)?.[1]);
+    // Linux: the start script's children, and the one running server.ts.
+    const children = readFileSync(`/proc/${w.proc.pid}/task/${w.proc.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    const server = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('server.ts')) ?? 0;
     expect(server).toBeGreaterThan(0);
     started.push(server);
 
