@@ -34,7 +34,8 @@ function admitGreedily(l: MemoryLimiter, clock: { now: number }, key: string, li
 }
 
 describe('evaluateWindow', () => {
-  const at = (entries: [number, number][]): Buckets => new Map(entries);
+  /** [bucket, count, last]; `last` defaults to the bucket's first millisecond. */
+  const at = (entries: [number, number, number?][]): Buckets => new Map(entries.map(([b, count, last]) => [b, { count, last: last ?? b * BUCKET_MS }]));
 
   it('admits up to the limit, then refuses with retryAfterSeconds >= 1', () => {
     const now = 5 * W + 12_345;
@@ -43,19 +44,35 @@ describe('evaluateWindow', () => {
       const r = evaluateWindow(now, W, 10, 1, at(used ? [[bucket, used]] : []));
       expect(r).toMatchObject({ allowed: true, admitted: true, limit: 10, remaining: 10 - used - 1, retryAfterSeconds: 0 });
     }
-    const refused = evaluateWindow(now, W, 10, 1, at([[bucket, 10]]));
+    // The worst case: the whole pool was spent this very millisecond. Retry-After is the window, never 61.
+    const refused = evaluateWindow(now, W, 10, 1, at([[bucket, 10, now]]));
     expect(refused).toMatchObject({ allowed: false, admitted: false, remaining: 0 });
-    expect(refused.retryAfterSeconds).toBe(61);
-    expect(refused.resetAt).toBe((bucket + 1) * BUCKET_MS + W);
+    expect(refused.retryAfterSeconds).toBe(60);
+    expect(refused.resetAt).toBe(now + W);
   });
 
-  it('counts every bucket that overlaps the window in full', () => {
-    // 60 requests in the last second of window 0; 1 s and 59 s into window 1 they still count.
-    const burst = at([[Math.floor((W - 1) / BUCKET_MS), 60]]);
+  it('Retry-After never exceeds the window, and waiting it is enough', () => {
+    for (let offset = 0; offset < 2 * BUCKET_MS; offset += 37) {
+      const spentAt = 7 * W + offset;
+      for (const wait of [0, 1, 499, 999, 30_000, 59_999]) {
+        const now = spentAt + wait;
+        const r = evaluateWindow(now, W, 5, 1, at([[Math.floor(spentAt / BUCKET_MS), 5, spentAt]]));
+        expect(r.allowed).toBe(false);
+        expect(r.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+        expect(r.retryAfterSeconds).toBeLessThanOrEqual(W / 1000);
+        const later = evaluateWindow(now + r.retryAfterSeconds * 1000, W, 5, 1, at([[Math.floor(spentAt / BUCKET_MS), 5, spentAt]]));
+        expect(later.allowed).toBe(true);
+      }
+    }
+  });
+
+  it('counts a bucket in full until the window has passed since its latest request', () => {
+    // 60 requests in the last second of window 0, the latest at W - 1: they count until 2W - 1.
+    const burst = at([[Math.floor((W - 1) / BUCKET_MS), 60, W - 1]]);
     expect(evaluateWindow(W + 1, W, 60, 1, burst).allowed).toBe(false);
-    expect(evaluateWindow(2 * W - 1, W, 60, 1, burst).allowed).toBe(false);
-    // Once that whole bucket is older than the window, all 60 are available again.
-    expect(evaluateWindow(2 * W, W, 60, 1, burst)).toMatchObject({ allowed: true, remaining: 59 });
+    expect(evaluateWindow(2 * W - 2, W, 60, 1, burst).allowed).toBe(false);
+    // Once its latest request is a window old, all 60 are available again.
+    expect(evaluateWindow(2 * W - 1, W, 60, 1, burst)).toMatchObject({ allowed: true, remaining: 59 });
   });
 
   it('cost 0 only reports', () => {
@@ -85,7 +102,8 @@ describe('MemoryLimiter', () => {
     expect(refused.remaining).toBe(0);
     expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
     expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(refused.resetAt).toBe(11 * W + BUCKET_MS);
+    expect(refused.resetAt).toBe(11 * W + 500);
+    expect(refused.retryAfterSeconds).toBe(60);
     clock.now += 1000;
     expect((await limiter.limit('a', 5, W)).allowed).toBe(false);
   });
@@ -130,7 +148,7 @@ describe('MemoryLimiter', () => {
     for (let i = 0; i < 5; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
     clock.now = 40_000;
     expect(limiter.limitSync('s', 10, W).allowed).toBe(false);
-    // The first five leave the window one second-bucket after 60 s; the next five stay.
+    // The first five leave the window 60 s after the latest of them; the next five stay.
     clock.now = 61_000;
     for (let i = 0; i < 5; i++) expect(limiter.limitSync('s', 10, W).allowed).toBe(true);
     expect(limiter.limitSync('s', 10, W).allowed).toBe(false);
@@ -214,14 +232,14 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     for (let i = 0; i < 5; i++) {
       const r = await l.limit('k1', 5, W);
       expect(r).toMatchObject({ allowed: true, limit: 5, remaining: 4 - i });
-      expect(r.resetAt % BUCKET_MS).toBe(0);
+      expect(r.resetAt).toBeGreaterThan(Date.now() - 5_000);
     }
     const refused = await l.limit('k1', 5, W);
     expect(refused.allowed).toBe(false);
     expect(refused.remaining).toBe(0);
     expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
     expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(120);
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
   });
 
   it('cost 0 only reports, and separate keys are independent', async () => {

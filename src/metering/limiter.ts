@@ -19,31 +19,37 @@ export interface Limiter {
 /** Resolution of the sliding window: counts are kept per second. */
 export const BUCKET_MS = 1000;
 
-/** bucket index (epoch ms / BUCKET_MS) -> requests counted in it */
-export type Buckets = Map<number, number>;
+/** The requests counted in one bucket and when the latest of them was admitted (epoch ms). */
+export interface Bucket {
+  count: number;
+  last: number;
+}
+
+/** bucket index (epoch ms / BUCKET_MS) -> its requests */
+export type Buckets = Map<number, Bucket>;
 
 /**
- * A sliding window of `windowMs` over one-second buckets. Every bucket that overlaps the last
- * `windowMs` counts in full, so the limiter never admits more than `limit` requests within any
- * window-length span (the two-window approximation, even rounded up, can admit up to twice
- * the limit across a window edge after a burst at the end of a window). The price: a refused
- * caller may wait up to one second longer than an exact log would make it.
+ * A sliding window of `windowMs` over one-second buckets. A bucket counts in full until
+ * `windowMs` after the latest request it holds, so every request counts for at least
+ * `windowMs` and the limiter never admits more than `limit` requests within any window-length
+ * span (the two-window approximation, even rounded up, can admit up to twice the limit across
+ * a window edge after a burst at the end of a window). And a refused caller never waits more
+ * than the window: Retry-After is at most `windowMs` in seconds (60, never 61).
  */
 export function evaluateWindow(now: number, windowMs: number, limit: number, cost: number, buckets: Buckets): LimitResult & { admitted: boolean } {
-  const oldest = Math.floor((now - windowMs) / BUCKET_MS);
-  const live = [...buckets].filter(([b]) => b >= oldest).sort((a, b) => a[0] - b[0]);
-  const used = live.reduce((sum, [, n]) => sum + n, 0);
+  const live = [...buckets].filter(([, b]) => b.last + windowMs > now).sort((a, b) => a[0] - b[0]);
+  const used = live.reduce((sum, [, b]) => sum + b.count, 0);
   const admitted = cost > 0 && used + cost <= limit;
   const counted = admitted ? used + cost : used;
   const allowed = cost === 0 ? used < limit : admitted;
   const need = Math.max(1, cost);
-  const freesAt = (bucket: number) => (bucket + 1) * BUCKET_MS + windowMs;
-  let resetAt = live.length > 0 ? freesAt(live[0]![0]) : admitted ? freesAt(Math.floor(now / BUCKET_MS)) : now;
+  const freesAt = (bucket: Bucket) => bucket.last + windowMs;
+  let resetAt = live.length > 0 ? freesAt(live[0]![1]) : admitted ? now + windowMs : now;
   if (!allowed) {
     // The earliest moment enough old buckets have left the window for `need` more requests.
     let remainingUsed = used;
-    for (const [bucket, n] of live) {
-      remainingUsed -= n;
+    for (const [, bucket] of live) {
+      remainingUsed -= bucket.count;
       resetAt = freesAt(bucket);
       if (remainingUsed + need <= limit) break;
     }
@@ -78,7 +84,7 @@ export class MemoryLimiter implements Limiter {
     const result = evaluateWindow(now, windowMs, limit, cost, entry.buckets);
     if (result.admitted) {
       const bucket = Math.floor(now / BUCKET_MS);
-      entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + cost);
+      entry.buckets.set(bucket, { count: (entry.buckets.get(bucket)?.count ?? 0) + cost, last: now });
       this.windows.set(mapKey, entry);
     }
     return result;
@@ -89,16 +95,17 @@ export class MemoryLimiter implements Limiter {
     if (now - this.lastSweep < 10_000) return;
     this.lastSweep = now;
     for (const [k, entry] of this.windows) {
-      const oldest = Math.floor((now - entry.windowMs) / BUCKET_MS);
-      for (const b of entry.buckets.keys()) if (b < oldest) entry.buckets.delete(b);
+      for (const [b, bucket] of entry.buckets) if (bucket.last + entry.windowMs <= now) entry.buckets.delete(b);
       if (entry.buckets.size === 0) this.windows.delete(k);
     }
   }
 }
 
 /**
- * Redis store: one hash of buckets per key, read, pruned and (when it fits) incremented in one
- * Lua script on Redis's clock, so every instance shares one pool per key.
+ * Redis store: one hash of buckets per key (field: bucket index, value: `count:last`), read,
+ * pruned and (when it fits) incremented in one Lua script on Redis's clock, so every instance
+ * shares one pool per key. A bare count (written before `last` was kept) is taken to end with
+ * its bucket.
  */
 const SCRIPT = `
 local t = redis.call('TIME')
@@ -107,22 +114,33 @@ local windowMs = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
 local bucketMs = tonumber(ARGV[4])
-local oldest = math.floor((now - windowMs) / bucketMs)
 local all = redis.call('HGETALL', KEYS[1])
 local used = 0
 local live = {}
 for i = 1, #all, 2 do
-  local b = tonumber(all[i])
-  if b < oldest then
+  local n, last = string.match(all[i + 1], '^(%d+):(%d+)$')
+  if n then
+    n = tonumber(n)
+    last = tonumber(last)
+  else
+    n = tonumber(all[i + 1])
+    last = (tonumber(all[i]) + 1) * bucketMs - 1
+  end
+  if last + windowMs <= now then
     redis.call('HDEL', KEYS[1], all[i])
   else
-    used = used + tonumber(all[i + 1])
+    used = used + n
     live[#live + 1] = all[i]
-    live[#live + 1] = all[i + 1]
+    live[#live + 1] = n
+    live[#live + 1] = last
   end
 end
 if cost > 0 and used + cost <= limit then
-  redis.call('HINCRBY', KEYS[1], tostring(math.floor(now / bucketMs)), cost)
+  local b = string.format('%d', math.floor(now / bucketMs))
+  local current = redis.call('HGET', KEYS[1], b)
+  local n = 0
+  if current then n = tonumber(string.match(current, '^(%d+)')) end
+  redis.call('HSET', KEYS[1], b, string.format('%d:%d', n + cost, now))
   redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
 end
 return { now, live }
@@ -137,9 +155,9 @@ export class RedisLimiter implements Limiter {
   ) {}
 
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
-    const [now, flat] = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as [number, string[]];
+    const [now, flat] = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as [number, (string | number)[]];
     const buckets: Buckets = new Map();
-    for (let i = 0; i < flat.length; i += 2) buckets.set(Number(flat[i]), Number(flat[i + 1]));
+    for (let i = 0; i < flat.length; i += 3) buckets.set(Number(flat[i]), { count: Number(flat[i + 1]), last: Number(flat[i + 2]) });
     // Same inputs, same arithmetic: this reproduces the script's decision.
     return evaluateWindow(now, windowMs, limit, cost, buckets);
   }
