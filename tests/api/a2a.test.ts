@@ -1,34 +1,19 @@
 /**
  * The A2A endpoint /api/a2a, driven by the official SDK's own clients: the 1.x ClientFactory
  * (JSON-RPC transport, A2A 1.0) and, for A2A 0.3, the SDK's 0.3 JSON-RPC client transport found
- * through the card's 0.3 `url` field — plus the 0.3 SDK's `A2AClient.fromCardUrl` itself when the
- * `a2a-sdk-v03` alias package (npm:@a2a-js/sdk@0.3) is installed.
+ * through the card's 0.3 `url` field — plus the 0.3 SDK's own `A2AClient.fromCardUrl` (devDependency `a2a-sdk-v03`, an alias of
+ * npm:@a2a-js/sdk@0.3).
  */
 import { Role, TaskState, type Message, type Part, type SendMessageResult, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
+import { A2AClient as A2AClient03 } from 'a2a-sdk-v03/client';
 import { createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { executions, usageCounters } from '../../src/db/schema';
 import { cycleStart } from '../../src/metering/cycle';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
-
-/** The 0.3 SDK's client, when its alias package is installed (it is not a dependency of the project). */
-type A2AClient03 = {
-  fromCardUrl(url: string, options?: { fetchImpl?: typeof fetch }): Promise<{
-    sendMessage(params: unknown): Promise<{ result?: any; error?: any }>;
-    getTask(params: unknown): Promise<{ result?: any; error?: any }>;
-  }>;
-};
-const V03_PACKAGE = 'a2a-sdk-v03/client';
-const v03 = await import(/* @vite-ignore */ V03_PACKAGE).then(
-  (m: { A2AClient: A2AClient03 }) => m.A2AClient,
-  () => {
-    console.log(`[tests] ${V03_PACKAGE} not installed: the A2AClient.fromCardUrl (0.3 SDK) case is skipped; the 0.3 wire is still covered by the 1.x SDK's 0.3 transport.`);
-    return undefined;
-  },
-);
 
 /** A fetch that sends the API key on every request, as an A2A client's auth hook would. */
 const keyedFetch =
@@ -185,16 +170,17 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect(raw.body.result).toMatchObject({ kind: 'task', id: task.id, status: { state: 'completed' } });
   });
 
-  it.skipIf(!v03)('0.3 SDK: A2AClient.fromCardUrl resolves the card url, sends a message, reads the task', async () => {
+  it('0.3 SDK: A2AClient.fromCardUrl resolves the card url, sends a message, reads the task', async () => {
     const t = await s.register();
-    const client = await v03!.fromCardUrl(`${s.url}/.well-known/agent-card.json`, { fetchImpl: keyedFetch(t.apiKey) });
-    const sent = await client.sendMessage({
+    const client = await A2AClient03.fromCardUrl(`${s.url}/.well-known/agent-card.json`, { fetchImpl: keyedFetch(t.apiKey) });
+    // The 0.3 client answers JSON-RPC responses (result | error), a union: read them untyped.
+    const sent: any = await client.sendMessage({
       message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data: { module: 'text', action: 'slugify', input: { text: 'Old Client' } } }] },
     });
     expect(sent.error).toBeUndefined();
     expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect(sent.result.artifacts[0].parts[0]).toMatchObject({ kind: 'data', data: { slug: 'old-client' } });
-    const got = await client.getTask({ id: sent.result.id });
+    const got: any = await client.getTask({ id: sent.result.id });
     expect(got.result).toMatchObject({ id: sent.result.id, status: { state: 'completed' } });
   });
 
