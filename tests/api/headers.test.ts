@@ -26,7 +26,7 @@ interface Answer {
 type Who = 'tenant' | 'public';
 
 /** The five headers, for the tenant's pool or the client IP's public one. */
-function expectHeaders(res: Answer, who: Who, what: string) {
+function expectHeaders(res: Answer, who: Who, what: string, errorFormat = true) {
   const label = `${what} -> ${res.status} ${res.text.slice(0, 200)}`;
   const h = res.headers;
   expect(h.get('x-request-id'), label).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
@@ -35,7 +35,7 @@ function expectHeaders(res: Answer, who: Who, what: string) {
   expect(Number(h.get('x-ratelimit-reset')), label).toBeGreaterThan(Date.now() / 1000 - 5);
   if (who === 'tenant') expect(h.get('x-execution-remaining'), label).toMatch(/^\d+$/);
   else expect(h.get('x-execution-remaining'), label).toBeNull();
-  if (res.status >= 400 && res.headers.get('content-type')?.includes('json')) {
+  if (errorFormat && res.status >= 400 && res.headers.get('content-type')?.includes('json')) {
     const body = JSON.parse(res.text);
     if (!('jsonrpc' in body)) expect(body, label).toMatchObject({ error: expect.any(String), message: expect.any(String), request_id: h.get('x-request-id') });
   }
@@ -169,6 +169,26 @@ backends.describe('headers on every API response (%s)', (backend) => {
       const refused = await raw(`${s.url}/api/mcp`, 'POST', { ...creds(who), origin: 'https://evil.example', accept: 'application/json, text/event-stream' }, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
       expect(refused.status).toBe(403);
       expectHeaders(refused, who, `MCP Origin refusal (${who})`);
+    }
+  });
+
+  it('/api/trpc: procedures, unknown procedures and wrong methods', async () => {
+    const cases: [string, string, string | undefined][] = [
+      ['GET', '/api/trpc/keys.list', undefined],
+      ['GET', '/api/trpc/health.check', undefined],
+      ['GET', '/api/trpc/no.such.procedure', undefined],
+      ['POST', '/api/trpc/no.such.procedure', '{}'],
+      ['GET', '/api/trpc/keys.create', undefined],
+      ['POST', '/api/trpc/keys.list', '{}'],
+      ['PUT', '/api/trpc/keys.list', '{}'],
+      ['GET', '/api/trpc/keys.list,no.such', undefined],
+    ];
+    for (const [method, path, body] of cases) {
+      for (const who of ['tenant', 'public', 'invalid'] as const) {
+        const res = await raw(s.url + path, method, creds(who), body);
+        // tRPC's error bodies have tRPC's own shape (data.app is the REST body).
+        expectHeaders(res, who === 'tenant' ? 'tenant' : 'public', `${method} ${path} (${who})`, false);
+      }
     }
   });
 

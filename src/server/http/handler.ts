@@ -84,16 +84,19 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         access.template = '/api/trpc/{procedure}';
         // Any JSON content type or none, as on REST: tRPC's JSON reader takes every POST body.
         if (req.method === 'POST') req.headers['content-type'] = 'application/json';
+        const trpcPath = pathname.slice('/api/trpc/'.length);
+        // What tRPC refuses before any procedure runs (unknown procedure, wrong method) reports the caller's pool too.
+        const early = refusedBeforeProcedures(req.method, trpcPath) ? await reportedPool(ctx) : {};
         return nodeHTTPRequestHandler({
           router: appRouter,
           req,
           res,
-          path: pathname.slice('/api/trpc/'.length),
+          path: trpcPath,
           createContext: () => ctx,
           responseMeta: ({ errors }) => {
             // The status of the first error, mapped as its body is (toAppError, as on REST).
             const app = errors[0] && toAppError(errors[0]);
-            return app ? { status: app.status, headers: new Headers({ ...base, ...ctx.res.headers, ...app.headers }) } : { headers: new Headers({ ...base, ...ctx.res.headers }) };
+            return app ? { status: app.status, headers: new Headers({ ...base, ...early, ...ctx.res.headers, ...app.headers }) } : { headers: new Headers({ ...base, ...early, ...ctx.res.headers }) };
           },
           onError: ({ error }) => {
             if (toAppError(error).code === 'internal_error') svc.logger.error({ err: error, requestId }, 'trpc error');
@@ -118,6 +121,17 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       sendError(res, new AppError('internal_error'), requestId, { ...base, ...pool });
     }
   };
+}
+
+const trpcProcedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>;
+
+/** Whether tRPC answers without running a procedure: an unknown one, or a query not sent by GET / a mutation not by POST. */
+function refusedBeforeProcedures(method: string | undefined, paths: string): boolean {
+  if (method !== 'GET' && method !== 'POST') return true;
+  return paths.split(',').some((p) => {
+    const procedure = Object.hasOwn(trpcProcedures, p) ? trpcProcedures[p] : undefined;
+    return !procedure || (procedure._def.type === 'query') !== (method === 'GET');
+  });
 }
 
 function preflight(res: ServerResponse, base: Record<string, string>) {
