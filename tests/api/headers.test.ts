@@ -165,6 +165,13 @@ backends.describe('headers on every API response (%s)', (backend) => {
         expectHeaders(wrong, who === 'tenant' ? 'tenant' : 'public', `DELETE ${path} (${who})`);
       }
     }
+    for (const path of ['/api/mcp', '/api/a2a']) {
+      for (const who of ['tenant', 'public'] as const) {
+        const res = await raw(s.url + path, 'GET', creds(who));
+        expect(res.status, `GET ${path}`).toBe(405);
+        expectHeaders(res, who, `GET ${path} (${who})`);
+      }
+    }
     for (const who of ['tenant', 'public'] as const) {
       const refused = await raw(`${s.url}/api/mcp`, 'POST', { ...creds(who), origin: 'https://evil.example', accept: 'application/json, text/event-stream' }, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
       expect(refused.status).toBe(403);

@@ -28,6 +28,7 @@ import type { Services } from '../../services';
 import { AppError, insufficientScope } from '../errors';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
+import { reportedPool } from '../pool';
 import type { Context } from '../trpc';
 import { createRequestHandler, PlatformUser } from './agent';
 
@@ -107,7 +108,8 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
 
   if (req.method !== 'POST') {
     const err = new AppError('method_not_allowed', 'Use POST on /api/a2a: it is the A2A JSON-RPC 2.0 endpoint (no streaming).', { allowed_methods: ['POST'] });
-    return sendError(res, err, requestId, { ...base, ...rateLimitHeaders(await consumePublicRequest(svc, ctx.ip, true)), Allow: 'POST, OPTIONS' });
+    // The caller's pool (the tenant's with a valid credential), reported without consuming it.
+    return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)), Allow: 'POST, OPTIONS' });
   }
 
   let principal: Principal;
