@@ -197,6 +197,8 @@ backends.describe('hostile input (%s)', (backend) => {
     }
     expectTrpcError(await s.call('/api/trpc/no.such', { key }), 404, 'not_found');
     expectTrpcError(await s.call('/api/trpc/keys.create', { key }), 405, 'method_not_allowed');
+    for (const method of ['PUT', 'PATCH', 'DELETE']) expectTrpcError(await s.call('/api/trpc/keys.list', { key, method, rawBody: '{}' }), 405, 'method_not_allowed');
+    expectError(await s.call('/api/trpc/keys.%ZZ', { key }), 404, 'not_found');
   });
 
   it('a module name in a path that cannot exist is 404 not_found, whatever its length or characters', async () => {

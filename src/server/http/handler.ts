@@ -82,9 +82,13 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       }
       if (pathname.startsWith('/api/trpc/')) {
         access.template = '/api/trpc/{procedure}';
-        // Any JSON content type or none, as on REST: tRPC's JSON reader takes every POST body.
-        if (req.method === 'POST') req.headers['content-type'] = 'application/json';
+        // Any JSON content type or none, as on REST: tRPC's JSON reader takes every body (so a
+        // PUT is tRPC's 405, not a content-type refusal raised before the context exists).
+        if (req.method !== 'GET' && req.method !== 'HEAD') req.headers['content-type'] = 'application/json';
         const trpcPath = pathname.slice('/api/trpc/'.length);
+        // A procedure path that does not even decode names no procedure (tRPC would refuse it
+        // before the context exists, without the request id).
+        if (!decodes(trpcPath)) return sendError(res, new AppError('not_found', 'No such procedure.'), requestId, { ...base, ...(await reportedPool(ctx)) });
         // What tRPC refuses before any procedure runs (unknown procedure, wrong method) reports the caller's pool too.
         const early = refusedBeforeProcedures(req.method, trpcPath) ? await reportedPool(ctx) : {};
         return nodeHTTPRequestHandler({
@@ -126,6 +130,15 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
 const trpcProcedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>;
 
 /** Whether tRPC answers without running a procedure: an unknown one, or a query not sent by GET / a mutation not by POST. */
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function refusedBeforeProcedures(method: string | undefined, paths: string): boolean {
   if (method !== 'GET' && method !== 'POST') return true;
   return paths.split(',').some((p) => {
