@@ -33,6 +33,8 @@ export type BodyResult =
  * Stops reading past `limit` bytes. JSON nested deeper than MAX_JSON_DEPTH is `invalid`.
  */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyResult> {
+  // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112 §6.3): nothing to read.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return { kind: 'empty' };
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return { kind: 'too_large' };
   const chunks: Buffer[] = [];
