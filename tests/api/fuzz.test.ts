@@ -290,6 +290,8 @@ function checkRest(res: ApiResponse, label: string) {
 function checkTrpc(res: ApiResponse, label: string) {
   const where = `${label}\n-> ${res.status} ${res.text.slice(0, 500)}`;
   if (res.status < 400) return;
+  // Refused before tRPC (a path that does not decode): the REST error format.
+  if (typeof res.body?.error === 'string') return checkRest(res, label);
   const error = res.body?.error;
   expect(error, where).toMatchObject({ message: expect.any(String), code: expect.any(Number), data: { httpStatus: res.status } });
   expect(error.data.app, where).toMatchObject({ error: expect.any(String), message: error.message, request_id: res.headers.get('x-request-id') });
@@ -390,21 +392,30 @@ backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
 
   it(`tRPC: no 5xx, errors mapped as on REST, no internals (${RUNS} runs)`, async () => {
     const arb = fc.constantFrom(...ops).chain((op) =>
-      fc.record({ op: fc.constant(op), input: bodyFor(Object.keys(op.inputSchema.properties ?? {}), op.inputSchema), credential: fc.constantFrom<Credential>('key', 'key', 'key', 'none') }),
+      fc.record({
+        op: fc.constant(op),
+        input: bodyFor(Object.keys(op.inputSchema.properties ?? {}), op.inputSchema),
+        credential: fc.constantFrom<Credential>('key', 'key', 'key', 'none'),
+        // Mostly the procedure's own path and method; sometimes a hostile path, a batch, another method.
+        path: fc.oneof({ weight: 8, arbitrary: fc.constant(op.procedure) }, { weight: 1, arbitrary: hostileString.map(encode) }, { weight: 1, arbitrary: fc.constant(`${op.procedure},${op.procedure}`) }),
+        method: fc.oneof({ weight: 8, arbitrary: fc.constant(op.method === 'GET' ? 'GET' : 'POST') }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE') }),
+      }),
     );
     await fc.assert(
-      fc.asyncProperty(arb, async ({ op, input, credential }) => {
+      fc.asyncProperty(arb, async ({ op, input, credential, path, method }) => {
         const text = rawBody(input);
-        const isQuery = op.method === 'GET';
-        const url = `/api/trpc/${op.procedure}${isQuery && text !== undefined ? `?input=${encode(text)}` : ''}`;
+        const isQuery = method === 'GET';
+        const batch = path.includes(',') ? '&batch=1' : '';
+        const url = `/api/trpc/${path}?${isQuery && text !== undefined ? `input=${encode(text)}` : ''}${batch}`;
         fc.pre(url.length < MAX_URL);
         const res = await s.call(url, {
-          method: isQuery ? 'GET' : 'POST',
+          method,
           rawBody: isQuery ? undefined : text,
           headers: { ...headersFor(op, credential, fx), ...(!isQuery && { 'content-type': 'application/json' }) },
         });
-        count('trpc', res, res.body?.error?.data?.app?.error);
-        checkTrpc(res, label(isQuery ? 'GET' : 'POST', url, isQuery ? undefined : text));
+        const first = Array.isArray(res.body) ? { ...res, body: res.body[0] } : res;
+        count('trpc', res, first.body?.error?.data?.app?.error ?? first.body?.error);
+        checkTrpc(first, label(method, url, isQuery ? undefined : text));
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
