@@ -103,6 +103,11 @@ backends.describe('wire conventions (%s)', (backend) => {
       const ok = await s.call('/api/v1/keys?limit=5', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-1' } });
       const missing = await s.call('/api/v2/secret-in-path', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-2' } });
       const denied = await s.call('/api/v1/keys', { key: 'amp_wrongwrongwrongwrongwrongwrongwrong', headers: { 'x-request-id': 'trace-access-3' } });
+      const mcp = await s.call('/api/mcp', {
+        key: t.apiKey,
+        headers: { 'x-request-id': 'trace-access-4', accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      });
       await new Promise((r) => setTimeout(r, 50)); // the line is written when the response finishes
       const lines = spy.mock.calls.filter((c) => c[1] === 'request').map((c) => c[0] as Record<string, unknown>);
       const of = (id: string) => lines.filter((l) => l.request_id === id);
@@ -111,6 +116,7 @@ backends.describe('wire conventions (%s)', (backend) => {
       ]);
       expect(of('trace-access-2')).toEqual([expect.objectContaining({ method: 'GET', path: null, status: missing.status, tenant_id: t.tenantId })]);
       expect(of('trace-access-3')).toEqual([expect.objectContaining({ path: '/api/v1/keys', status: denied.status, tenant_id: null })]);
+      expect(of('trace-access-4')).toEqual([expect.objectContaining({ method: 'POST', path: '/api/mcp', status: mcp.status, tenant_id: t.tenantId })]);
       const text = JSON.stringify(lines);
       expect(text).not.toContain(t.apiKey);
       expect(text).not.toContain('amp_wrong');

@@ -40,6 +40,9 @@ export function rawPathname(url: string | undefined): string {
   return end === -1 ? target : target.slice(0, end);
 }
 
+/** API paths without parameters outside the route table: logged as they are. */
+const FIXED_PATHS = new Set(['/api/openapi.json', '/openapi.json', '/api/llms.txt', '/.well-known/agent.json', '/.well-known/agent-card.json', '/api/mcp', '/api/a2a']);
+
 const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy';
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
@@ -66,6 +69,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const ctx: Context = { svc, requestId, ip: clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
     const access: AccessLog = { template: null };
     res.once('finish', () => logAccess(svc, req, res, ctx, access, started));
+    if (FIXED_PATHS.has(pathname)) access.template = pathname;
     /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
     const withPool = async () => ({ ...base, ...(await reportedPool(ctx)) });
     try {

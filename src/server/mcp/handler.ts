@@ -74,6 +74,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     const counted = await countOrRefuse(() => consumePublicRequest(svc, ctx.ip, false));
     return sendError(res, counted.error ?? err, requestId, { ...base, ...counted.headers });
   }
+  ctx.res.tenantId = principal.tenantId; // for the access log
 
   const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
   const body = await readJsonBody(req);
