@@ -5,14 +5,14 @@
  * a 5xx (502/504 only as the contract's failed executions), errors have the contract's format,
  * and no SQL, driver text or stack reaches the client.
  *
- * Bounded: FUZZ_RUNS (default 150) runs per transport. FUZZ_SEED replays a failure's seed.
+ * Bounded: FUZZ_RUNS (default 400) runs per transport. FUZZ_SEED replays a failure's seed.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 import { ADMIN_TOKEN, backends, startTestServer, type ApiResponse, type TestServer } from '../harness';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 /** Longer URLs are Node's parser's business (431), not the API's. */
 const MAX_URL = 8_000;
