@@ -96,6 +96,14 @@ backends.describe('wire conventions (%s)', (backend) => {
     }
   });
 
+  it('a request target that cannot be parsed as a URL is a 404 (not a crash); absolute-form works', async () => {
+    const broken = await rawExchange(s.port, 'GET http://[/api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(broken).toMatch(/^HTTP\/1\.1 404 /);
+    expect(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: 'not_found' });
+    const absolute = await rawExchange(s.port, 'GET http://x/api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(absolute).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('logs one structured access line per API request at info, never a secret', async () => {
     const t = await s.register();
     const spy = vi.spyOn(s.svc.logger, 'info');

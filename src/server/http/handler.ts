@@ -35,9 +35,18 @@ export function isApiPath(pathname: string): boolean {
  */
 export function rawPathname(url: string | undefined): string {
   const target = url ?? '/';
-  if (!target.startsWith('/')) return new URL(target, 'http://localhost').pathname; // absolute-form
+  if (!target.startsWith('/')) return parseTarget(target).pathname; // absolute-form
   const end = target.search(/[?#]/);
   return end === -1 ? target : target.slice(0, end);
+}
+
+/** The request target as a URL; one that cannot be parsed names nothing (`/`, answered 404 by Next or the API). */
+function parseTarget(target: string): URL {
+  try {
+    return new URL(target, 'http://localhost');
+  } catch {
+    return new URL('http://localhost/');
+  }
 }
 
 /** API paths without parameters outside the route table: logged as they are. */
@@ -59,7 +68,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const requestId = resolveRequestId(req.headers['x-request-id']);
     res.setHeader('X-Request-Id', requestId);
     const started = performance.now();
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = parseTarget(req.url ?? '/');
     const pathname = rawPathname(req.url);
     if (!isApiPath(pathname) && !isApiPath(url.pathname)) {
       if (next) return next(req, res);
