@@ -62,14 +62,13 @@ const FROM_TRPC: Partial<Record<TRPCError['code'], ErrorCode>> = {
  * its issues, tRPC's own refusals by their code; everything else is a generic 500 whose message
  * says nothing internal (no SQL, driver text or stack ever reaches a client).
  */
-export function toAppError(err: unknown, bodyError?: Issue): AppError {
+export function toAppError(err: unknown): AppError {
   const cause = err instanceof TRPCError ? err.cause : err;
   if (cause instanceof AppError) return cause;
   if (!(err instanceof TRPCError)) return new AppError('internal_error');
   const code = FROM_TRPC[err.code];
   if (!code) return new AppError('internal_error');
   if (code === 'invalid_request') {
-    if (bodyError) return invalidRequest(bodyError.message, [bodyError]);
     const issues = validationIssues(cause);
     if (issues) {
       const first = issues[0];
