@@ -1,6 +1,6 @@
 /**
  * Property-based fuzzing (fast-check) over every operation of the generated OpenAPI document,
- * on REST and on tRPC, plus MCP's JSON-RPC: hostile path parameters, query values, bodies,
+ * on REST and on tRPC, plus the JSON-RPC of MCP and A2A: hostile path parameters, query values, bodies,
  * cursors, dates, deep nesting, NULs and lone surrogates. Whatever comes in, the answer is never
  * a 5xx (502/504 only as the contract's failed executions), errors have the contract's format,
  * and no SQL, driver text or stack reaches the client.
@@ -300,7 +300,7 @@ function checkTrpc(res: ApiResponse, label: string) {
   expect(res.text, where).not.toMatch(INTERNALS);
 }
 
-/** MCP: JSON-RPC errors (or the REST format for HTTP-level refusals); tool lists legitimately mention SQL words. */
+/** MCP and A2A: JSON-RPC errors (or the REST format for HTTP-level refusals); tool lists legitimately mention SQL words. */
 function checkMcp(res: ApiResponse, label: string) {
   const where = `${label}\n-> ${res.status} ${res.text.slice(0, 500)}`;
   expect(res.status < 500, where).toBe(true);
@@ -418,6 +418,34 @@ backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
         checkTrpc(first, label(method, url, isQuery ? undefined : text));
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+  });
+
+  it(`A2A: JSON-RPC answers only, never internals (${Math.ceil(RUNS / 3)} runs)`, async () => {
+    const method = fc.constantFrom('SendMessage', 'GetTask', 'CancelTask', 'message/send', 'tasks/get', 'tasks/cancel', 'SendStreamingMessage', 'nope');
+    const part = fc.oneof(
+      fc.record({ kind: fc.constant('data'), data: fc.oneof(hostileJson, fc.record({ module: fc.oneof(hostileString, fc.constant('text')), action: fc.oneof(hostileString, fc.constant('slugify')), input: hostileJson })) }),
+      fc.record({ kind: fc.constant('text'), text: hostileString }),
+      hostileJson,
+    );
+    const message = fc.oneof(
+      fc
+        .record({ id: fc.oneof(fc.integer(), shortString), method, messageId: shortString, parts: fc.array(part, { maxLength: 2 }), taskId: hostileString })
+        .map(({ id, method: m, messageId, parts, taskId }): Body => ({
+          kind: 'json',
+          value: { jsonrpc: '2.0', id, method: m, params: /get|cancel/i.test(m) ? { id: taskId } : { message: { role: 'user', messageId, kind: 'message', parts } } },
+        })),
+      fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), method, params: hostileJson }).map((value): Body => ({ kind: 'json', value })),
+      bodyFor(['jsonrpc', 'id', 'method', 'params']),
+    );
+    await fc.assert(
+      fc.asyncProperty(message, async (body) => {
+        const text = rawBody(body);
+        const res = await s.call('/api/a2a', { method: 'POST', rawBody: text, headers: { 'x-api-key': fx.key, 'content-type': 'application/json' } });
+        count('a2a', res, res.body?.error?.code ?? res.body?.error);
+        checkMcp(res, label('POST', '/api/a2a', text));
+      }),
+      { numRuns: Math.ceil(RUNS / 3), seed: SEED, endOnFailure: true },
     );
   });
 
