@@ -17,6 +17,7 @@ import type { LimitResult } from '../../metering/limiter';
 import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../../metering/requests';
 import { executionsRemaining } from '../../metering/usage';
 import { AppError } from '../errors';
+import { TOO_DEEP_MESSAGE } from '../../lib/json-depth';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
 import type { Context } from '../trpc';
@@ -96,7 +97,9 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   }
   if (body.kind !== 'json') {
     await executionHeader(remainingBefore);
-    return sendJson(res, 400, jsonRpcError(ErrorCode.ParseError, 'Parse error: Invalid JSON', { request_id: requestId }), headers);
+    // Not JSON, or JSON nested deeper than MAX_JSON_DEPTH: the reader's reason, never an internal one.
+    const reason = body.kind === 'invalid' && body.message === TOO_DEEP_MESSAGE ? `Parse error: ${TOO_DEEP_MESSAGE}` : 'Parse error: Invalid JSON';
+    return sendJson(res, 400, jsonRpcError(ErrorCode.ParseError, reason, { request_id: requestId }), headers);
   }
 
   const scope = parseConnectionScope(new URL(req.url ?? '/api/mcp', 'http://localhost').searchParams);
