@@ -3,11 +3,14 @@
  * reports its tenant's pool and executions left on every status; one without (or with an
  * invalid one) reports the client IP's public pool and no X-Execution-Remaining.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { authenticate } from '../auth/authenticate';
 import type { Principal } from '../auth/principal';
+import type { LimitResult } from '../metering/limiter';
 import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../metering/requests';
 import { executionsRemaining } from '../metering/usage';
+import { AppError } from './errors';
+import { sendError } from './http/respond';
 import type { Context } from './trpc';
 
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -49,4 +52,36 @@ export async function reportedPool(ctx: Context): Promise<Record<string, string>
   ]);
   ctx.res.tenantId = principal.tenantId;
   return { ...rateLimitHeaders(pool), ...(executions === undefined ? {} : { 'X-Execution-Remaining': executions }) };
+}
+
+/** Runs a pool count; a 429 becomes a value (with the pool's headers) instead of an exception. */
+export async function countOrRefuse(count: () => Promise<LimitResult>): Promise<{ headers: Record<string, string>; error?: AppError }> {
+  try {
+    return { headers: rateLimitHeaders(await count()) };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
+    return { headers: err.headers, error: err };
+  }
+}
+
+/**
+ * The caller of a JSON-RPC endpoint (MCP, A2A), or undefined once its refusal is sent: a failed
+ * authentication answers 401 in the REST error format and counts against the client IP's public
+ * pool, as on REST (429 once that is spent).
+ */
+export async function authenticateJsonRpcCaller(res: ServerResponse, ctx: Context, base: Record<string, string>): Promise<Principal | undefined> {
+  try {
+    const principal = await authenticate(ctx.svc, { apiKey: header(ctx.headers, 'x-api-key'), authorization: header(ctx.headers, 'authorization') });
+    ctx.res.tenantId = principal.tenantId; // for the access log
+    return principal;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    if (err.code !== 'unauthorized') {
+      sendError(res, err, ctx.requestId, base);
+      return undefined;
+    }
+    const counted = await countOrRefuse(() => consumePublicRequest(ctx.svc, ctx.ip, false));
+    sendError(res, counted.error ?? err, ctx.requestId, { ...base, ...counted.headers });
+    return undefined;
+  }
 }

@@ -17,18 +17,15 @@ import { isV1JsonRpcMethod, legacyJsonRpcToV1Method } from '@a2a-js/sdk/compat/v
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ERROR_INFO_TYPE, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
-import { authenticate } from '../../auth/authenticate';
-import type { Principal } from '../../auth/principal';
 import { holdsScope, type Scope } from '../../auth/scopes';
 import { a2aProtocolCard } from '../../discovery/agent-card';
-import type { LimitResult } from '../../metering/limiter';
-import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../../metering/requests';
+import { consumeRequest } from '../../metering/requests';
 import { executionsRemaining } from '../../metering/usage';
 import type { Services } from '../../services';
 import { AppError, insufficientScope } from '../errors';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
-import { reportedPool } from '../pool';
+import { authenticateJsonRpcCaller, countOrRefuse, header as headerOf, reportedPool } from '../pool';
 import type { Context } from '../trpc';
 import { createRequestHandler, PlatformUser } from './agent';
 
@@ -36,10 +33,7 @@ type HeaderMap = Record<string, string>;
 type JsonRpcId = string | number | null;
 type JsonRpcError = { code: number; message: string; data?: unknown };
 
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const v = req.headers[name.toLowerCase()];
-  return Array.isArray(v) ? v[0] : v;
-};
+const header = (req: IncomingMessage, name: string) => headerOf(req.headers, name.toLowerCase());
 
 /** JSON-RPC 2.0 codes used outside the SDK's own mapping. */
 const PARSE_ERROR = -32700;
@@ -112,16 +106,8 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)), Allow: 'POST, OPTIONS' });
   }
 
-  let principal: Principal;
-  try {
-    principal = await authenticate(svc, { apiKey: header(req, 'x-api-key'), authorization: header(req, 'authorization') });
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    if (err.code !== 'unauthorized') return sendError(res, err, requestId, base);
-    const counted = await countOrRefuse(() => consumePublicRequest(svc, ctx.ip, false));
-    return sendError(res, counted.error ?? err, requestId, { ...base, ...counted.headers });
-  }
-  ctx.res.tenantId = principal.tenantId; // for the access log
+  const principal = await authenticateJsonRpcCaller(res, ctx, base);
+  if (!principal) return;
 
   const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
   const counted = await countOrRefuse(() => consumeRequest(svc, principal, false));
@@ -199,14 +185,4 @@ function withoutInternals(response: unknown, requestId: string, legacy: boolean,
   if (r?.error?.code !== INTERNAL_ERROR) return response;
   svc.logger.error({ requestId, error: r.error }, 'a2a internal error');
   return jsonRpcError(r.id ?? null, refusalError(new AppError('internal_error'), requestId, legacy));
-}
-
-/** Runs a pool count; a 429 becomes a value (with the pool's headers) instead of an exception. */
-async function countOrRefuse(count: () => Promise<LimitResult>): Promise<{ headers: HeaderMap; error?: AppError }> {
-  try {
-    return { headers: rateLimitHeaders(await count()) };
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
-    return { headers: err.headers, error: err };
-  }
 }

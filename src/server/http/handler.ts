@@ -142,7 +142,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
 
 const trpcProcedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>;
 
-/** Whether tRPC answers without running a procedure: an unknown one, or a query not sent by GET / a mutation not by POST. */
+/** Whether a procedure path survives percent-decoding (tRPC decodes it before the context exists). */
 function decodes(path: string): boolean {
   try {
     decodeURIComponent(path);
@@ -152,6 +152,7 @@ function decodes(path: string): boolean {
   }
 }
 
+/** Whether tRPC answers without running a procedure: an unknown one, or a query not sent by GET / a mutation not by POST. */
 function refusedBeforeProcedures(method: string | undefined, paths: string): boolean {
   if (method !== 'GET' && method !== 'POST') return true;
   return paths.split(',').some((p) => {

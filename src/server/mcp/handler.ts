@@ -11,27 +11,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { authenticate } from '../../auth/authenticate';
-import type { Principal } from '../../auth/principal';
-import type { LimitResult } from '../../metering/limiter';
-import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../../metering/requests';
+import { consumeRequest } from '../../metering/requests';
 import { executionsRemaining } from '../../metering/usage';
 import { AppError } from '../errors';
 import { TOO_DEEP_MESSAGE } from '../../lib/json-depth';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
 import type { Context } from '../trpc';
-import { reportedPool } from '../pool';
+import { authenticateJsonRpcCaller, countOrRefuse, header as headerOf, reportedPool } from '../pool';
 import { originAllowed } from './origin';
 import { parseConnectionScope } from './catalog';
 import { connectWithScopes, createMcpServer } from './server';
 
 type HeaderMap = Record<string, string>;
 
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
+const header = (req: IncomingMessage, name: string) => headerOf(req.headers, name);
 
 const jsonRpcError = (code: number, message: string, data?: Record<string, unknown>) => ({
   jsonrpc: '2.0' as const,
@@ -65,17 +59,8 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendError(res, err, requestId, { ...(await publicPool()), Allow: 'POST, OPTIONS' });
   }
 
-  let principal: Principal;
-  try {
-    principal = await authenticate(svc, { apiKey: header(req, 'x-api-key'), authorization: header(req, 'authorization') });
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    if (err.code !== 'unauthorized') return sendError(res, err, requestId, base);
-    // A failed authentication counts against the client IP's public pool, as on REST.
-    const counted = await countOrRefuse(() => consumePublicRequest(svc, ctx.ip, false));
-    return sendError(res, counted.error ?? err, requestId, { ...base, ...counted.headers });
-  }
-  ctx.res.tenantId = principal.tenantId; // for the access log
+  const principal = await authenticateJsonRpcCaller(res, ctx, base);
+  if (!principal) return;
 
   const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
   const body = await readJsonBody(req);
@@ -137,14 +122,4 @@ function toWebRequest(req: IncomingMessage): Request {
     if (value !== undefined) headers.set(name, value);
   }
   return new Request(new URL(req.url ?? '/api/mcp', 'http://localhost'), { method: 'POST', headers });
-}
-
-/** Runs a pool count; a 429 becomes a value (with the pool's headers) instead of an exception. */
-async function countOrRefuse(count: () => Promise<LimitResult>): Promise<{ headers: HeaderMap; error?: AppError }> {
-  try {
-    return { headers: rateLimitHeaders(await count()) };
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
-    return { headers: err.headers, error: err };
-  }
 }
