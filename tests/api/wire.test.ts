@@ -142,6 +142,14 @@ backends.describe('wire conventions (%s)', (backend) => {
     expectError(await s.call('/api/v1/keys/key_x/rotate', { method: 'GET' }), 405, 'method_not_allowed');
   });
 
+  it('refuses unknown query parameters, __proto__ included (never taken as a prototype)', async () => {
+    const t = await s.register();
+    for (const query of ['?limit=1&colour=red', '?__proto__=1', '?__proto__[limit]=1', '?constructor=x']) {
+      const res = expectError(await s.call(`/api/v1/keys${query}`, { key: t.apiKey }), 400, 'invalid_request');
+      expect(JSON.stringify(res.issues)).not.toContain('stack');
+    }
+  });
+
   it('answers CORS preflights for any origin without credentials', async () => {
     const res = await fetch(`${s.url}/api/v1/keys`, {
       method: 'OPTIONS',

@@ -61,7 +61,8 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
   const out: Record<string, string | string[]> = {};
   for (const key of new Set(params.keys())) {
     const all = params.getAll(key);
-    out[key] = all.length > 1 ? all : all[0]!;
+    // Defined, not assigned: `__proto__` stays an own (unknown, so refused) parameter instead of a prototype.
+    Object.defineProperty(out, key, { value: all.length > 1 ? all : all[0]!, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
