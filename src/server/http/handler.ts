@@ -52,6 +52,9 @@ function parseTarget(target: string): URL {
 /** API paths without parameters outside the route table: logged as they are. */
 const FIXED_PATHS = new Set(['/api/openapi.json', '/openapi.json', '/api/llms.txt', '/.well-known/agent.json', '/.well-known/agent-card.json', '/api/mcp', '/api/a2a']);
 
+/** Calls one /api/trpc batch may carry (the dashboard's httpBatchLink sets maxItems to it). */
+export const MAX_TRPC_BATCH = 20;
+
 const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy';
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
@@ -102,6 +105,11 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         // A procedure path that does not even decode names no procedure (tRPC would refuse it
         // before the context exists, without the request id).
         if (!decodes(trpcPath)) return sendError(res, new AppError('not_found', 'No such procedure.'), requestId, { ...base, ...(await reportedPool(ctx)) });
+        // Each call of a batch is metered, but one HTTP request may not carry an unbounded number of them.
+        if (url.searchParams.get('batch') === '1' && trpcPath.split(',').length > MAX_TRPC_BATCH) {
+          const err = new AppError('invalid_request', `A tRPC batch carries at most ${MAX_TRPC_BATCH} calls; set the client's maxItems.`);
+          return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)) });
+        }
         // What tRPC refuses before any procedure runs (unknown procedure, wrong method) reports the caller's pool too.
         const early = refusedBeforeProcedures(req.method, trpcPath) ? await reportedPool(ctx) : {};
         return nodeHTTPRequestHandler({
