@@ -17,10 +17,8 @@ async function main() {
     nextHandler = (req, res) => handle(req, res);
   }
   const running = await startServer({ next: nextHandler });
-  running.svc.logger.info(
-    { url: running.config.publicBaseUrl, port: running.port, database: running.svc.database.kind, redis: Boolean(running.svc.redis) },
-    'Agent Module Platform listening',
-  );
+  // The handlers are in place before the line that says the server is up: whoever reads it and
+  // stops the server at once gets a graceful shutdown, never the signal's default action.
   const shutdown = (signal: string) => {
     running.svc.logger.info({ signal }, 'shutting down');
     running.close().then(
@@ -30,6 +28,10 @@ async function main() {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  running.svc.logger.info(
+    { url: running.config.publicBaseUrl, port: running.port, database: running.svc.database.kind, redis: Boolean(running.svc.redis) },
+    'Agent Module Platform listening',
+  );
 }
 
 main().catch((err: unknown) => {
