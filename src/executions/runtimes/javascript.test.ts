@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runSandboxTask } from './javascript';
+import { MAX_OUTPUT_DEPTH, runSandboxTask } from './javascript';
 import { JavaScriptSandbox } from './sandbox';
 
 const run = (source: string, input: unknown = {}, timeoutMs = 500, action = 'go') => runSandboxTask({ kind: 'run', source, action, input, timeoutMs });
@@ -86,6 +86,28 @@ describe('javascript runtime sandbox (QuickJS)', () => {
       expect(Date.now() - started).toBeLessThan(5000);
       expect(await sandbox.run('function handle() { return "alive" }', 'go', {}, 1000)).toEqual({ ok: true, output: 'alive' });
       expect(await sandbox.check('function handle( {')).toMatchObject({ ok: false, code: 'module_error' });
+    } finally {
+      await sandbox.close();
+    }
+  }, 30_000);
+
+  it('refuses an output nested deeper than MAX_OUTPUT_DEPTH (a module error, not a hung worker); the worker goes on', async () => {
+    const sandbox = new JavaScriptSandbox(1);
+    // n wraps of [] inside { a }: depth n + 2.
+    const nested = (n: number) => `function handle() { let a = []; for (let i = 0; i < ${n}; i++) a = [a]; return { a } }`;
+    try {
+      const atLimit = await sandbox.run(nested(MAX_OUTPUT_DEPTH - 2), 'go', {}, 3000);
+      expect(atLimit.ok).toBe(true);
+      for (const n of [MAX_OUTPUT_DEPTH - 1, 10_000, 200_000]) {
+        expect(await sandbox.run(nested(n), 'go', {}, 3000)).toEqual({
+          ok: false,
+          code: 'module_error',
+          message: `The action output is nested deeper than ${MAX_OUTPUT_DEPTH} levels (or refers to itself).`,
+        });
+      }
+      // A guest that replaces Object.keys does not get past the check (it captured the original).
+      expect(await sandbox.run(`Object.keys = () => []; ${nested(10_000)}`, 'go', {}, 3000)).toMatchObject({ ok: false, code: 'module_error' });
+      expect(await sandbox.run('function handle() { return "alive" }', 'go', {}, 1000)).toEqual({ ok: true, output: 'alive' });
     } finally {
       await sandbox.close();
     }

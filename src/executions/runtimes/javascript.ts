@@ -24,6 +24,12 @@ export const SANDBOX_MAX_STACK_BYTES = 256 * 1024;
 export const MAX_SOURCE_BYTES = 100 * 1024;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 const MAX_MESSAGE_CHARS = 500;
+/**
+ * Outputs nested deeper are refused before QuickJS serialises them: its JSON.stringify and the
+ * freeing of what it half-built recurse on the native (WASM) stack, which a worker thread cannot
+ * survive for a structure thousands of levels deep (the task would hang until its kill deadline).
+ */
+export const MAX_OUTPUT_DEPTH = 1000;
 
 export type SandboxTask =
   | { kind: 'run'; source: string; action: string; input: unknown; timeoutMs: number }
@@ -36,6 +42,26 @@ export type SandboxOutcome =
 const PRELUDE = `globalThis.InputError = class InputError extends Error {
   constructor(message) { super(message); this.name = 'InputError'; }
 };`;
+
+/**
+ * Evaluates (before any guest code, with the builtins it uses captured) to a function telling
+ * whether a value nests objects or arrays deeper than a limit; iterative, so it cannot overflow.
+ */
+const DEPTH_CHECK = `(() => {
+  const keys = Object.keys;
+  return function nestsDeeperThan(root, limit) {
+    const stack = [root, 1];
+    while (stack.length > 0) {
+      const depth = stack.pop();
+      const value = stack.pop();
+      if (value === null || typeof value !== 'object') continue;
+      if (depth > limit) return true;
+      const names = keys(value);
+      for (let i = 0; i < names.length; i++) stack.push(value[names[i]], depth + 1);
+    }
+    return false;
+  };
+})()`;
 
 let loading: Promise<QuickJSWASMModule> | undefined;
 
@@ -87,6 +113,12 @@ function runInFreshContext(module: QuickJSWASMModule, task: SandboxTask): Sandbo
       return { ok: false, code: 'module_error', message: 'The sandbox could not start.' };
     }
     keep(prelude.value);
+    const depthCheck = ctx.evalCode(DEPTH_CHECK, 'depth.js', { type: 'global' });
+    if (depthCheck.error) {
+      keep(depthCheck.error);
+      return { ok: false, code: 'module_error', message: 'The sandbox could not start.' };
+    }
+    const nestsDeeperThan = keep(depthCheck.value);
 
     const evaluated = ctx.evalCode(task.source, 'module.js', { type: 'global' });
     if (evaluated.error) return guestFailure(ctx, keep(evaluated.error), timedOut(), task.kind === 'check');
@@ -119,6 +151,11 @@ function runInFreshContext(module: QuickJSWASMModule, task: SandboxTask): Sandbo
       result = keep(state.value);
     }
 
+    const deep = ctx.callFunction(nestsDeeperThan, ctx.undefined, result, keep(ctx.newNumber(MAX_OUTPUT_DEPTH)));
+    if (deep.error) return guestFailure(ctx, keep(deep.error), timedOut(), false);
+    if (ctx.dump(keep(deep.value)) === true) {
+      return { ok: false, code: 'module_error', message: `The action output is nested deeper than ${MAX_OUTPUT_DEPTH} levels (or refers to itself).` };
+    }
     const serialized = ctx.callFunction(stringify, json, result);
     if (serialized.error) return guestFailure(ctx, keep(serialized.error), timedOut(), false);
     const text = keep(serialized.value);
