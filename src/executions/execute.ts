@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
+import { thresholdEvents } from '../billing/thresholds';
 import { installInTx } from '../catalog/install';
 import { findVisibleModule } from '../catalog/queries';
 import { executions, type ExecutionRow, type ModuleActionRow, type ModuleRow } from '../db/schema';
@@ -118,10 +119,13 @@ async function admit(svc: Services, queue: FairQueue, tenantId: string): Promise
 }
 
 async function startExecution(svc: Services, principal: Principal, call: ExecuteInput, opts: ExecuteOptions, install: boolean): Promise<ExecutionRow> {
-  const { row, used, installed } = await svc.db.transaction(async (tx) => {
+  const { row, used, installed, billing } = await svc.db.transaction(async (tx) => {
     // The quota first: its row lock serialises the tenant's starts, so the install's lock on the
     // tenant row (taken after it) cannot deadlock with another start's foreign-key check.
     const reservation = await reserveExecutions(tx, principal, 1);
+    // Crossing 80% or 100% of the quota: recorded with the reservation that crossed it.
+    const billing = [];
+    for (const crossed of thresholdEvents(principal, reservation, 1)) billing.push(await recordEvent(svc, tx, principal.tenantId, crossed.type, crossed.data));
     // Install on first use only once admitted; refused by the module limit, nothing is counted.
     const installed = install ? await installInTx(svc, tx, principal, call.module, 'first_use') : undefined;
     const [inserted] = await tx
@@ -138,9 +142,9 @@ async function startExecution(svc: Services, principal: Principal, call: Execute
         source: opts.source ?? 'api',
       })
       .returning();
-    return { row: inserted!, used: reservation.used, installed };
+    return { row: inserted!, used: reservation.used, installed, billing };
   });
-  afterEvents(svc, installed?.event);
+  afterEvents(svc, installed?.event, ...billing);
   svc.usage.note(principal.tenantId, used);
   return row;
 }
