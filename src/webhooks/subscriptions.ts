@@ -5,6 +5,7 @@ import { newId } from '../lib/ids';
 import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
 import { encryptSecret, generateWebhookSecret } from '../lib/secrets';
 import { conflict, invalidRequest, notFound } from '../lib/errors';
+import type { Executor } from '../db';
 import type { Services } from '../services';
 import { presentDelivery, presentStats, presentWebhook } from './present';
 import { checkReceiverUrl } from './receiver-url';
@@ -22,8 +23,8 @@ function secretColumns(svc: Services, secret: string) {
 }
 
 /** The tenant's subscription, or 404 (another tenant's id is indistinguishable from none). */
-export async function findSubscription(svc: Services, tenantId: string, id: string) {
-  const [row] = await svc.db
+export async function findSubscription(svc: Services, tenantId: string, id: string, db: Executor = svc.db) {
+  const [row] = await db
     .select()
     .from(webhookSubscriptions)
     .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.tenantId, tenantId)));
@@ -65,29 +66,36 @@ export async function listWebhooks(svc: Services, principal: Principal, input: L
   return toPage(rows, input.limit, (row) => presentWebhook(row));
 }
 
-/** GET /api/v1/webhooks/{id}: the subscription, its statistics and the latest 100 deliveries. */
+/**
+ * GET /api/v1/webhooks/{id}: the subscription, its statistics and the latest 100 deliveries,
+ * read in one snapshot (a repeatable-read, read-only transaction): the delivery worker commits
+ * the statistics and the consecutive-failure count together, and the view never shows one
+ * without the other.
+ */
 export async function getWebhook(svc: Services, principal: Principal, id: string) {
-  const row = await findSubscription(svc, principal.tenantId, id);
+  return svc.db.transaction((tx) => readWebhook(svc, tx, principal.tenantId, id), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}
+
+async function readWebhook(svc: Services, tx: Executor, tenantId: string, id: string) {
+  const row = await findSubscription(svc, tenantId, id, tx);
   const d = webhookDeliveries;
   const st = webhookStats;
-  const [deliveries, [pending], [totals]] = await Promise.all([
-    svc.db.select().from(d).where(eq(d.subscriptionId, id)).orderBy(desc(d.createdAt), desc(d.id)).limit(HISTORY_SIZE),
-    svc.db
-      .select({ n: count() })
-      .from(d)
-      .where(and(eq(d.subscriptionId, id), eq(d.status, 'pending'), sql`${d.kind} <> 'test'`)),
-    svc.db
-      .select({
-        succeeded: sql<number>`coalesce(sum(${st.deliveriesSucceeded}), 0)::float8`,
-        failed: sql<number>`coalesce(sum(${st.deliveriesFailed}), 0)::float8`,
-        attemptsTimed: sql<number>`coalesce(sum(${st.attemptsTimed}), 0)::float8`,
-        latencyTotalMs: sql<number>`coalesce(sum(${st.attemptLatencyTotalMs}), 0)::float8`,
-      })
-      .from(st)
-      .where(eq(st.subscriptionId, id)),
-  ]);
+  const deliveries = await tx.select().from(d).where(eq(d.subscriptionId, id)).orderBy(desc(d.createdAt), desc(d.id)).limit(HISTORY_SIZE);
+  const [pending] = await tx
+    .select({ n: count() })
+    .from(d)
+    .where(and(eq(d.subscriptionId, id), eq(d.status, 'pending'), sql`${d.kind} <> 'test'`));
+  const [totals] = await tx
+    .select({
+      succeeded: sql<number>`coalesce(sum(${st.deliveriesSucceeded}), 0)::float8`,
+      failed: sql<number>`coalesce(sum(${st.deliveriesFailed}), 0)::float8`,
+      attemptsTimed: sql<number>`coalesce(sum(${st.attemptsTimed}), 0)::float8`,
+      latencyTotalMs: sql<number>`coalesce(sum(${st.attemptLatencyTotalMs}), 0)::float8`,
+    })
+    .from(st)
+    .where(eq(st.subscriptionId, id));
   const attempts = deliveries.length
-    ? await svc.db
+    ? await tx
         .select()
         .from(webhookAttempts)
         .where(inArray(webhookAttempts.deliveryId, deliveries.map((x) => x.id)))
