@@ -6,3 +6,5 @@ export * from './executions';
 export * from './events';
 export * from './memory';
 export * from './webhooks';
+export * from './billing';
+export * from './identity';

@@ -22,6 +22,8 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     rotatedAt: timestamp('rotated_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** Set while the tenant's plan allows fewer keys than it holds (a downgrade); cleared when it allows them again. */
+    suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,
   },
   (t) => [index('api_keys_tenant_idx').on(t.tenantId, t.createdAt, t.id)],

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 
 export const tenants = pgTable(
@@ -11,6 +11,12 @@ export const tenants = pgTable(
     plan: text('plan', { enum: ['free', 'pro', 'business', 'enterprise'] }).notNull().default('free'),
     /** Operator override of the plan's request limit (enterprise "custom"). */
     requestsPerMinute: integer('requests_per_minute'),
+    /** Operator override of the plan's monthly execution quota (custom contracts); null = the plan's. */
+    executionsPerMonth: integer('executions_per_month'),
+    /** Operator override of the overage price per execution, micro-dollars; null = the plan's. */
+    overageUnitMicroUsd: bigint('overage_unit_micro_usd', { mode: 'number' }),
+    /** Operator override of the monthly fee, micro-dollars; null = the plan's. */
+    monthlyFeeMicroUsd: bigint('monthly_fee_micro_usd', { mode: 'number' }),
     ...timestamps,
   },
   (t) => [

@@ -23,6 +23,8 @@ export const webhookSubscriptions = pgTable(
     /** Failed deliveries in a row; 10 disables the subscription, a success resets it. */
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+    /** Set while the tenant's plan has no webhooks (a downgrade); deliveries stop until an upgrade clears it. */
+    suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,
   },
   (t) => [index('webhook_subscriptions_tenant_idx').on(t.tenantId, t.createdAt, t.id)],
