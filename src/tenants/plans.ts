@@ -49,3 +49,44 @@ export function assertPlanAllows(plan: Plan, feature: PlanFeature): void {
 export function publicLimits(plan: Plan) {
   return { modules: PLANS[plan].modules, executions_per_month: PLANS[plan].executionsPerMonth };
 }
+
+/** A tenant's per-tenant overrides (custom contracts); null = the plan's value. */
+export interface TermOverrides {
+  requestsPerMinute?: number | null;
+  executionsPerMonth?: number | null;
+  overageUnitMicroUsd?: number | null;
+  monthlyFeeMicroUsd?: number | null;
+}
+
+/** What a tenant is held to and billed at: its plan's row with the tenant's overrides applied. */
+export interface EffectiveTerms {
+  plan: Plan;
+  requestsPerMinute: number;
+  /** null = unlimited */
+  executionsPerMonth: number | null;
+  concurrency: number;
+  modules: number | null;
+  /** Past the quota: free pauses; every other plan is metered at `overageUnitMicroUsd`. */
+  pausesAtQuota: boolean;
+  overageUnitMicroUsd: number;
+  monthlyFeeMicroUsd: number;
+}
+
+/**
+ * The single reading of plan + overrides that metering, usage, invoices, headers and billing
+ * events share. Enterprise is unlimited unless an operator sets a quota, and is priced by its
+ * overrides (default 0).
+ */
+export function effectiveTerms(plan: Plan, overrides: TermOverrides = {}): EffectiveTerms {
+  const row = PLANS[plan];
+  return {
+    plan,
+    requestsPerMinute: overrides.requestsPerMinute ?? row.requestsPerMinute,
+    executionsPerMonth: overrides.executionsPerMonth ?? row.executionsPerMonth,
+    concurrency: row.concurrency,
+    modules: row.modules,
+    pausesAtQuota: row.overage === 'pause',
+    overageUnitMicroUsd: overrides.overageUnitMicroUsd ?? row.overageMicroUsd,
+    monthlyFeeMicroUsd: overrides.monthlyFeeMicroUsd ?? row.priceMicroUsdPerMonth,
+  };
+}
