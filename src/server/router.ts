@@ -1,13 +1,16 @@
 import { adminRouter } from './routers/admin';
 import { agentRouter } from './routers/agent';
 import { authRouter } from './routers/auth';
+import { billingRouter } from './routers/billing';
 import { catalogRouter } from './routers/catalog';
 import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
+import { invoicesRouter } from './routers/invoices';
 import { keysRouter } from './routers/keys';
 import { webhooksRouter } from './routers/webhooks';
 import { memoryRouter } from './routers/memory';
 import { modulesRouter } from './routers/modules';
+import { plansRouter } from './routers/plans';
 import { tenantsRouter } from './routers/tenants';
 import { router } from './trpc';
 
@@ -23,6 +26,9 @@ export const appRouter = router({
   agent: agentRouter,
   memory: memoryRouter,
   webhooks: webhooksRouter,
+  billing: billingRouter,
+  invoices: invoicesRouter,
+  plans: plansRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,3 @@
+import { router } from '../trpc';
+
+export const invoicesRouter = router({});
