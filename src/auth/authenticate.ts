@@ -3,7 +3,7 @@ import { tenants } from '../db/schema';
 import { authenticateApiKey } from '../keys/authenticate';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
-import type { Principal } from './principal';
+import { tenantPrincipal, type Principal } from './principal';
 
 export interface Credentials {
   apiKey?: string;
@@ -27,11 +27,11 @@ export async function authenticate(svc: Services, creds: Credentials): Promise<P
 export async function authenticateBearer(svc: Services, token: string): Promise<Principal> {
   const claims = await svc.bearer.verify(token);
   const [tenant] = await svc.db
-    .select({ id: tenants.id, plan: tenants.plan, requestsPerMinute: tenants.requestsPerMinute })
+    .select()
     .from(tenants)
     .where(sql`lower(${tenants.ownerEmail}) = ${claims.email}`)
     .limit(1);
   if (!tenant) throw new AppError('unauthorized', 'No tenant is owned by the bearer token\'s email.');
-  return { tenantId: tenant.id, plan: tenant.plan, requestsPerMinute: tenant.requestsPerMinute, scopes: ['*'], via: 'bearer' };
+  return tenantPrincipal(tenant, ['*'], 'bearer');
 }
 

@@ -11,3 +11,12 @@ export interface Principal {
   /** The API key used, when via = api_key. */
   keyId?: string;
 }
+
+/** The principal of a caller acting for a tenant (bearer tokens, dashboard sessions). */
+export function tenantPrincipal(
+  tenant: { id: string; plan: Plan; requestsPerMinute: number | null },
+  scopes: string[],
+  via: Principal['via'],
+): Principal {
+  return { tenantId: tenant.id, plan: tenant.plan, requestsPerMinute: tenant.requestsPerMinute, scopes, via };
+}
