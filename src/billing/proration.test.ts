@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { TermsSnapshot } from '../db/schema/billing';
+import { prorateFees, snapshotTerms, totalFees } from './proration';
+
+const terms = (plan: TermsSnapshot['plan'], monthlyFee: number | null = null): TermsSnapshot => ({
+  plan,
+  requests_per_minute: null,
+  executions_per_month: null,
+  overage_unit_micro_usd: null,
+  monthly_fee_micro_usd: monthlyFee,
+});
+const free = terms('free');
+const pro = terms('pro');
+const business = terms('business');
+
+// November 2026: 30 days.
+const start = new Date('2026-11-01T00:00:00.000Z');
+const end = new Date('2026-12-01T00:00:00.000Z');
+const at = (iso: string) => new Date(iso);
+
+describe('prorateFees', () => {
+  it('no change: one segment of the whole cycle at the full monthly fee', () => {
+    expect(prorateFees({ startTerms: pro, changes: [] }, start, end)).toEqual([
+      { terms: pro, from: start, to: end, days: 30, fee_micro_usd: 29_000_000 },
+    ]);
+    expect(prorateFees({ startTerms: free, changes: [] }, start, end)).toEqual([{ terms: free, from: start, to: end, days: 30, fee_micro_usd: 0 }]);
+  });
+
+  it('mid-cycle upgrade on day 11 of 30: 10 days on the old plan, 20 (the day of the change included) on the new', () => {
+    const segments = prorateFees({ startTerms: free, changes: [{ changedAt: at('2026-11-11T15:30:00Z'), toTerms: pro }] }, start, end);
+    expect(segments).toEqual([
+      { terms: free, from: start, to: at('2026-11-11T00:00:00Z'), days: 10, fee_micro_usd: 0 },
+      // 29 USD × 20 / 30 = 19.333333… USD
+      { terms: pro, from: at('2026-11-11T00:00:00Z'), to: end, days: 20, fee_micro_usd: 19_333_333 },
+    ]);
+    const upgrade = prorateFees({ startTerms: pro, changes: [{ changedAt: at('2026-11-11T00:00:00Z'), toTerms: business }] }, start, end);
+    // 29 × 10/30 = 9.666667 (half-up), 299 × 20/30 = 199.333333
+    expect(upgrade.map((s) => [s.days, s.fee_micro_usd])).toEqual([
+      [10, 9_666_667],
+      [20, 199_333_333],
+    ]);
+    expect(totalFees(upgrade)).toBe(209_000_000);
+  });
+
+  it('two changes: three segments whose days add up to the cycle; the input order does not matter', () => {
+    const changes = [
+      { changedAt: at('2026-11-21T09:00:00Z'), toTerms: business },
+      { changedAt: at('2026-11-06T23:59:59.999Z'), toTerms: pro },
+    ];
+    const segments = prorateFees({ startTerms: free, changes }, start, end);
+    expect(segments.map((s) => ({ plan: s.terms.plan, from: s.from.toISOString(), to: s.to.toISOString(), days: s.days, fee: s.fee_micro_usd }))).toEqual([
+      { plan: 'free', from: '2026-11-01T00:00:00.000Z', to: '2026-11-06T00:00:00.000Z', days: 5, fee: 0 },
+      { plan: 'pro', from: '2026-11-06T00:00:00.000Z', to: '2026-11-21T00:00:00.000Z', days: 15, fee: 14_500_000 },
+      { plan: 'business', from: '2026-11-21T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z', days: 10, fee: 99_666_667 },
+    ]);
+    expect(segments.reduce((d, s) => d + s.days, 0)).toBe(30);
+  });
+
+  it('a change on day 1 takes the whole cycle', () => {
+    expect(prorateFees({ startTerms: free, changes: [{ changedAt: at('2026-11-01T08:00:00Z'), toTerms: pro }] }, start, end)).toEqual([
+      { terms: pro, from: start, to: end, days: 30, fee_micro_usd: 29_000_000 },
+    ]);
+  });
+
+  it('several changes on one day: the last of that day takes the day; changes outside the cycle are ignored', () => {
+    const segments = prorateFees(
+      {
+        startTerms: pro,
+        changes: [
+          { changedAt: at('2026-10-31T23:59:59Z'), toTerms: free },
+          { changedAt: at('2026-11-16T10:00:00Z'), toTerms: business },
+          { changedAt: at('2026-11-16T11:00:00Z'), toTerms: free },
+          { changedAt: at('2026-12-01T00:00:00Z'), toTerms: business },
+        ],
+      },
+      start,
+      end,
+    );
+    expect(segments.map((s) => [s.terms.plan, s.days, s.fee_micro_usd])).toEqual([
+      ['pro', 15, 14_500_000],
+      ['free', 15, 0],
+    ]);
+  });
+
+  it('custom terms: the snapshot fee override is prorated (31-day month)', () => {
+    const custom = terms('enterprise', 1_000_000_000);
+    const segments = prorateFees(
+      { startTerms: terms('enterprise'), changes: [{ changedAt: at('2026-12-26T12:00:00Z'), toTerms: custom }] },
+      at('2026-12-01T00:00:00Z'),
+      at('2027-01-01T00:00:00Z'),
+    );
+    // 1,000 USD × 6 / 31 = 193.548387… USD
+    expect(segments.map((s) => [s.days, s.fee_micro_usd])).toEqual([
+      [25, 0],
+      [6, 193_548_387],
+    ]);
+    expect(snapshotTerms(custom).monthlyFeeMicroUsd).toBe(1_000_000_000);
+    expect(snapshotTerms(pro).monthlyFeeMicroUsd).toBe(29_000_000);
+  });
+
+  it('rounds half-up to whole micro-dollars', () => {
+    // 1 micro-dollar × 15 / 30 = 0.5 -> 1
+    const half = prorateFees({ startTerms: terms('enterprise'), changes: [{ changedAt: at('2026-11-16T00:00:00Z'), toTerms: terms('enterprise', 1) }] }, start, end);
+    expect(half.map((s) => s.fee_micro_usd)).toEqual([0, 1]);
+  });
+});

@@ -1,0 +1,88 @@
+import type { TermsSnapshot } from '../db/schema/billing';
+import { effectiveTerms, type EffectiveTerms } from '../tenants/plans';
+
+const DAY_MS = 86_400_000;
+
+/** A change of plan or terms as recorded in `plan_changes` (a `PlanChangeRow` fits). */
+export interface TermsChange {
+  changedAt: Date;
+  toTerms: TermsSnapshot;
+}
+
+/** What `prorateFees` prorates: the terms in force when the cycle began and the cycle's changes. */
+export interface ProrationInput {
+  /** In force at cycle start: `from_terms` of the cycle's first change, else the tenant's current terms. */
+  startTerms: TermsSnapshot;
+  /** The cycle's `plan_changes` rows, in any order (changes outside the cycle are ignored). */
+  changes: readonly TermsChange[];
+}
+
+/** One stretch of a cycle on one set of terms, and the share of its monthly fee it costs. */
+export interface FeeSegment {
+  terms: TermsSnapshot;
+  /** Inclusive, UTC midnight. */
+  from: Date;
+  /** Exclusive, UTC midnight (the next segment's `from`, or the cycle end). */
+  to: Date;
+  /** Whole UTC days on these terms. */
+  days: number;
+  /** monthly fee × days / days in the cycle, rounded half-up to an integer number of micro-dollars. */
+  fee_micro_usd: number;
+}
+
+/** The effective terms a snapshot stands for (its null fields are the plan's values). */
+export function snapshotTerms(snapshot: TermsSnapshot): EffectiveTerms {
+  return effectiveTerms(snapshot.plan, {
+    requestsPerMinute: snapshot.requests_per_minute,
+    executionsPerMonth: snapshot.executions_per_month,
+    overageUnitMicroUsd: snapshot.overage_unit_micro_usd,
+    monthlyFeeMicroUsd: snapshot.monthly_fee_micro_usd,
+  });
+}
+
+function utcDay(date: Date): number {
+  return Math.floor(date.getTime() / DAY_MS) * DAY_MS;
+}
+
+/**
+ * Splits a cycle [cycleStart, cycleEnd) into the stretches spent on each set of terms and prices
+ * each at its monthly fee × days on it / days in the cycle. Days are whole UTC days; the day of a
+ * change counts for the NEW terms (several changes on one day: the last one that day takes the
+ * day). Stretches of zero days are left out, so the segments cover the cycle exactly once and
+ * their days add up to the days of the cycle. With no change in the cycle there is one segment
+ * of the whole cycle at the full fee. Pure: the same input always gives the same output.
+ */
+export function prorateFees(input: ProrationInput, cycleStart: Date, cycleEnd: Date): FeeSegment[] {
+  const start = utcDay(cycleStart);
+  const end = utcDay(cycleEnd);
+  if (!(end > start)) throw new Error('prorateFees: cycleEnd must be at least one day after cycleStart');
+  const cycleDays = Math.round((end - start) / DAY_MS);
+
+  const changes = input.changes
+    .filter((c) => c.changedAt.getTime() >= cycleStart.getTime() && c.changedAt.getTime() < cycleEnd.getTime())
+    .slice()
+    .sort((a, b) => a.changedAt.getTime() - b.changedAt.getTime());
+
+  // Boundaries: each change starts its terms at the UTC midnight of its day.
+  const stretches: { terms: TermsSnapshot; from: number }[] = [{ terms: input.startTerms, from: start }];
+  for (const change of changes) {
+    const from = Math.max(start, utcDay(change.changedAt));
+    const last = stretches[stretches.length - 1]!;
+    if (last.from === from) last.terms = change.toTerms;
+    else stretches.push({ terms: change.toTerms, from });
+  }
+
+  return stretches.map((s, i) => {
+    const to = i + 1 < stretches.length ? stretches[i + 1]!.from : end;
+    const days = Math.round((to - s.from) / DAY_MS);
+    const monthly = snapshotTerms(s.terms).monthlyFeeMicroUsd;
+    // Integer arithmetic, half-up: fees are at most a few billion micro-dollars, days at most 31.
+    const fee = days === cycleDays ? monthly : Math.floor((monthly * days * 2 + cycleDays) / (2 * cycleDays));
+    return { terms: s.terms, from: new Date(s.from), to: new Date(to), days, fee_micro_usd: fee };
+  });
+}
+
+/** The sum of the segments' fees. */
+export function totalFees(segments: readonly FeeSegment[]): number {
+  return segments.reduce((sum, s) => sum + s.fee_micro_usd, 0);
+}
