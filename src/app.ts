@@ -15,6 +15,7 @@ import { createLogger, type Logger } from './logger';
 import { MemorySlots, RedisSlots, withFallback, type SlotStore } from './metering/concurrency';
 import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
 import { connectRedis, connectUpstash } from './metering/redis';
+import { RequestCounter } from './metering/request-counts';
 import { UsageCache } from './metering/usage';
 import type { Services } from './services';
 import { DELIVERY_QUEUE, deliveryQueueOptions, retryOrphanedAttempts } from './webhooks/queue';
@@ -53,6 +54,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     limiter: redis ? withFallback<Limiter>(new RedisLimiter(redis), new MemoryLimiter(), logger, 'rate limiter') : new MemoryLimiter(),
     slots: redis ? withFallback<SlotStore>(new RedisSlots(redis), new MemorySlots(), logger, 'concurrency slots') : new MemorySlots(),
     usage: new UsageCache(),
+    requestCounts: new RequestCounter(database.db, logger),
     bearer: createBearerVerifier(config.auth),
     pool: new ActionPool(),
     sandbox: new JavaScriptSandbox(),
@@ -77,6 +79,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await svc.sandbox.close();
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
       redis?.close();
+      await svc.requestCounts.close();
       await database.close();
     },
   };

@@ -12,6 +12,7 @@ import type { Logger } from './logger';
 import type { SlotStore } from './metering/concurrency';
 import type { Limiter } from './metering/limiter';
 import type { RedisLike } from './metering/redis';
+import type { RequestCounter } from './metering/request-counts';
 import type { UsageCache } from './metering/usage';
 
 /** Everything a domain operation may use; built once at start-up by createServices. */
@@ -29,6 +30,8 @@ export interface Services {
   limiter: Limiter;
   slots: SlotStore;
   usage: UsageCache;
+  /** Authenticated requests per tenant per day, flushed to `request_counts` every few seconds. */
+  requestCounts: RequestCounter;
   bearer: BearerVerifier;
   /** Worker threads running built-in actions. */
   pool: ActionPool;

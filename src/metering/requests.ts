@@ -20,6 +20,7 @@ export function requestLimitOf(principal: Principal): number {
 export async function consumeRequest(svc: Services, principal: Principal, exempt: boolean, cost = 1): Promise<LimitResult> {
   const result = await svc.limiter.limit(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : cost);
   if (!exempt && !result.allowed) throw rateLimitExceeded(result);
+  if (!exempt) svc.requestCounts.countRequest(principal.tenantId, cost);
   return result;
 }
 
