@@ -252,6 +252,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/billing/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of a billing cycle
+         * @description The cycle's start and end (calendar months in UTC; the quota resets at `cycle_end`), the plan and effective terms, executions used, limit, remaining and overage with its cost so far, the projected invoice total (monthly fee, prorated by days on each plan when the plan changed in the cycle, plus overage), the cycle’s plan changes, and breakdowns per UTC day (executions, failures, requests) and per module. Execution numbers are counted from the execution records, so REST, batch, chain, MCP, A2A and workflow executions each count once. `?cycle=YYYY-MM` reads a past cycle (back to the month the tenant registered). Money is USD decimal strings.
+         */
+        get: operations["billing-usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog/search": {
         parameters: {
             query?: never;
@@ -2635,6 +2655,198 @@ export interface operations {
                 };
             };
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "billing-usage": {
+        parameters: {
+            query?: {
+                cycle?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Executions per module in the cycle, most executed first */
+                        by_module: {
+                            executions: number;
+                            failures: number;
+                            module: string;
+                        }[];
+                        /** @description The billing cycle, `YYYY-MM` (a calendar month in UTC) */
+                        cycle: string;
+                        /** @description End of the cycle (ISO 8601, exclusive): the start of the next cycle, when the quota resets */
+                        cycle_end: string;
+                        /** @description Start of the cycle (ISO 8601, inclusive) */
+                        cycle_start: string;
+                        /** @description One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one */
+                        daily: {
+                            /** @description UTC day, `YYYY-MM-DD` */
+                            date: string;
+                            executions: number;
+                            failures: number;
+                            /** @description Authenticated API requests counted against the request limit that day */
+                            requests: number;
+                        }[];
+                        executions: {
+                            /** @description Executions of the cycle that failed (they count toward the quota too) */
+                            failed: number;
+                            /** @description The quota; null = unlimited */
+                            limit: number | null;
+                            /** @description Executions past the quota: max(0, used - limit); 0 when unlimited */
+                            overage: number;
+                            /** @description max(0, limit - used); null = unlimited */
+                            remaining: number | null;
+                            /** @description Executions recorded in the cycle (every transport: REST, batch, chain, MCP, A2A, workflows; each once) */
+                            used: number;
+                        };
+                        /** @description Whether this is the cycle in progress */
+                        is_current: boolean;
+                        /** @description overage × the overage unit price, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
+                        overage_cost_usd: string;
+                        /**
+                         * @description The plan in force: now for the current cycle, at its end for a past one
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "business" | "enterprise";
+                        /** @description Changes of plan or terms during the cycle, oldest first */
+                        plan_changes: {
+                            /** @description `tenant` (PUT /api/v1/billing/plan) or `admin` */
+                            actor: string;
+                            changed_at: string;
+                            /** @enum {string} */
+                            from_plan: "free" | "pro" | "business" | "enterprise";
+                            /** @enum {string} */
+                            to_plan: "free" | "pro" | "business" | "enterprise";
+                        }[];
+                        /** @description The invoice total this cycle comes to if nothing changes: the monthly fee (prorated by days on each plan when the plan changed in the cycle) plus the overage cost so far, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
+                        projected_total_usd: string;
+                        tenant_id: string;
+                        /** @description The tenant's effective terms (its plan with any per-tenant overrides) that the cycle is priced at */
+                        terms: {
+                            /** @description Monthly execution quota; null = unlimited */
+                            executions_per_month: number | null;
+                            /** @description Monthly fee, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
+                            monthly_fee_usd: string;
+                            /** @description Price per execution past the quota, USD decimal string (e.g. `"0.001"`); `"0.00"` where the plan pauses instead */
+                            overage_unit_usd: string;
+                            requests_per_minute: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the tenant registered */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope `billing:read` (`insufficient_scope`) */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
