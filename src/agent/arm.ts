@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Principal } from '../auth/principal';
+import { principalTerms, type Principal } from '../auth/principal';
 import { holdsScope } from '../auth/scopes';
 import { listModules } from '../catalog/modules';
 import { searchCatalog } from '../catalog/search';
@@ -60,14 +60,14 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
       m.actions.map((a) => ({ module: m.name, title: m.title, action: a.name, description: a.description, inputSchema: a.input_schema })),
     );
   }
-  const quota = PLANS[principal.plan].executionsPerMonth;
+  const quota = principalTerms(principal).executionsPerMonth;
   const [used, pool] = await Promise.all([executionsUsed(svc.db, principal.tenantId), consumeRequest(svc, principal, true)]);
   const base = svc.config.publicBaseUrl;
   const installedNames = modules.filter((m) => m.installed).map((m) => m.name);
   return {
     tenant: { tenant_id: principal.tenantId, plan: principal.plan },
     plan: principal.plan,
-    limits: { ...publicLimits(principal.plan), requests_per_minute: pool.limit, concurrency: PLANS[principal.plan].concurrency },
+    limits: { ...publicLimits(principal.plan), executions_per_month: quota, requests_per_minute: pool.limit, concurrency: PLANS[principal.plan].concurrency },
     usage: {
       cycle_start: cycleStart(),
       executions_used: used,

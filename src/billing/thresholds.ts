@@ -1,6 +1,5 @@
 import type { EventType } from '../events/record';
-import type { Reservation, TenantPlan } from '../metering/usage';
-import { PLANS } from '../tenants/plans';
+import { quotaOf, type Reservation, type TenantPlan } from '../metering/usage';
 
 /** Share of the monthly quota at which `billing.limit_approaching` fires. */
 export const APPROACHING_SHARE = 0.8;
@@ -15,7 +14,9 @@ export interface ThresholdEvent {
  * the reservation returned, with no extra read: the counter only grows within a cycle and each
  * reservation moves it under the row lock, so exactly one reservation per cycle takes it across
  * 80% of the quota (`billing.limit_approaching`) and exactly one across 100%
- * (`billing.limit_exceeded`: free pauses from here, pro/business go on as overage).
+ * (`billing.limit_exceeded`: free pauses from here, pro/business go on as overage). The quota is
+ * the tenant's effective one, which the reservation carries: an enterprise tenant an operator
+ * gave a quota gets both events, and overage past it.
  */
 export function thresholdEvents(tenant: TenantPlan, reservation: Reservation, n: number): ThresholdEvent[] {
   const limit = reservation.limit;
@@ -28,7 +29,7 @@ export function thresholdEvents(tenant: TenantPlan, reservation: Reservation, n:
     out.push({ type: 'billing.limit_approaching', data: { ...common, percent: Math.floor((reservation.used * 100) / limit) } });
   }
   if (crossed(limit)) {
-    out.push({ type: 'billing.limit_exceeded', data: { ...common, overage: PLANS[tenant.plan].overage !== 'pause' } });
+    out.push({ type: 'billing.limit_exceeded', data: { ...common, overage: !quotaOf(tenant).pausesAtQuota } });
   }
   return out;
 }

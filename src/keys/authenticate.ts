@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal';
 import type { Db } from '../db';
 import { apiKeys, tenants } from '../db/schema';
 import { AppError } from '../lib/errors';
+import { PLAN_FEATURES } from '../tenants/plans';
 import type { Services } from '../services';
 import type { CachedKey } from './cache';
 import { hashKeySecret, looksLikeKeySecret } from './secrets';
@@ -10,6 +11,21 @@ import { hashKeySecret, looksLikeKeySecret } from './secrets';
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export const invalidKey = () => new AppError('unauthorized', 'The API key is missing, invalid or revoked.');
+
+/**
+ * A key a downgrade suspended (src/billing/change-plan.ts). 403 `plan_required`, not 401: the
+ * secret is valid and names its tenant; what is missing is the plan feature (more than one
+ * key), and the client needs `required_plan` to say what would make it work again, not a hint
+ * to re-enter a credential.
+ */
+export const suspendedKey = () => {
+  const { minPlan } = PLAN_FEATURES.multiple_keys;
+  return new AppError(
+    'plan_required',
+    `This API key is suspended: the tenant's plan allows one API key (the primary), and more than one needs the ${minPlan} plan or above. The key works again when the plan allows it.`,
+    { required_plan: minPlan },
+  );
+};
 
 /** Resolves an `x-api-key` secret to its principal, through the key cache. */
 export async function authenticateApiKey(svc: Services, secret: string): Promise<Principal> {
@@ -23,11 +39,15 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
     svc.keyCache.set(hash, key, version);
   }
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw invalidKey();
+  if (key.suspended) throw suspendedKey();
   touchLastUsed(svc, key);
   return {
     tenantId: key.tenantId,
     plan: key.plan,
     requestsPerMinute: key.requestsPerMinute,
+    executionsPerMonth: key.executionsPerMonth,
+    overageUnitMicroUsd: key.overageUnitMicroUsd,
+    monthlyFeeMicroUsd: key.monthlyFeeMicroUsd,
     scopes: key.scopes,
     via: 'api_key',
     keyId: key.keyId,
@@ -36,7 +56,14 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
 
 async function loadKey(db: Db, hash: string): Promise<CachedKey | undefined> {
   const [row] = await db
-    .select({ key: apiKeys, plan: tenants.plan, requestsPerMinute: tenants.requestsPerMinute })
+    .select({
+      key: apiKeys,
+      plan: tenants.plan,
+      requestsPerMinute: tenants.requestsPerMinute,
+      executionsPerMonth: tenants.executionsPerMonth,
+      overageUnitMicroUsd: tenants.overageUnitMicroUsd,
+      monthlyFeeMicroUsd: tenants.monthlyFeeMicroUsd,
+    })
     .from(apiKeys)
     .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
     .where(and(or(eq(apiKeys.secretHash, hash), eq(apiKeys.previousSecretHash, hash)), isNull(apiKeys.revokedAt)))
@@ -48,6 +75,10 @@ async function loadKey(db: Db, hash: string): Promise<CachedKey | undefined> {
     tenantId: row.key.tenantId,
     plan: row.plan,
     requestsPerMinute: row.requestsPerMinute,
+    executionsPerMonth: row.executionsPerMonth,
+    overageUnitMicroUsd: row.overageUnitMicroUsd,
+    monthlyFeeMicroUsd: row.monthlyFeeMicroUsd,
+    suspended: row.key.suspendedAt !== null,
     scopes: row.key.scopes,
     expiresAt: isOldSecret ? (row.key.previousExpiresAt?.getTime() ?? 0) : null,
     lastUsedWriteAt: row.key.lastUsedAt?.getTime() ?? 0,

@@ -6,7 +6,13 @@ export interface CachedKey {
   keyId: string;
   tenantId: string;
   plan: Plan;
+  /** The tenant's per-tenant terms (null = the plan's value), carried into the principal. */
   requestsPerMinute: number | null;
+  executionsPerMonth: number | null;
+  overageUnitMicroUsd: number | null;
+  monthlyFeeMicroUsd: number | null;
+  /** Set while a downgrade put the key beyond the plan's allowance of keys: refused until restored. */
+  suspended: boolean;
   scopes: string[];
   /** Epoch ms after which this secret stops working (the old secret of a rotation), else null. */
   expiresAt: number | null;
@@ -26,7 +32,8 @@ const MAX_AGE_MS = 60_000;
 
 /**
  * In-process cache of authenticated keys, keyed by secret hash. Every entry remembers the
- * "auth version" current when it was loaded; revocation, rotation and plan changes bump that
+ * "auth version" current when it was loaded; revocation, rotation and plan changes (which also
+ * suspend and restore keys and change per-tenant terms) bump that
  * version (in Redis when configured, so every instance sees it on its very next request) and
  * entries of an older version are ignored. Modes:
  * - local: one process owns the data (embedded PGlite), the version is a local counter;

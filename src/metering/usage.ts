@@ -2,12 +2,19 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { usageCounters } from '../db/schema';
 import { AppError } from '../lib/errors';
-import { PLANS, type Plan } from '../tenants/plans';
+import { effectiveTerms, type Plan, type TermOverrides } from '../tenants/plans';
 import { cycleStart, nextCycleStart } from './cycle';
 
-export interface TenantPlan {
+/** A tenant's plan and per-tenant terms (a `Principal` fits); absent overrides = the plan's. */
+export interface TenantPlan extends TermOverrides {
   tenantId: string;
   plan: Plan;
+}
+
+/** The monthly quota the tenant is held to (null = unlimited) and whether it pauses there. */
+export function quotaOf(tenant: TenantPlan): { quota: number | null; pausesAtQuota: boolean } {
+  const terms = effectiveTerms(tenant.plan, tenant);
+  return { quota: terms.executionsPerMonth, pausesAtQuota: terms.executionsPerMonth !== null && terms.pausesAtQuota };
 }
 
 export interface Reservation {
@@ -26,20 +33,20 @@ export interface Reservation {
  * Checks and counts `n` executions in one statement, so that under any concurrency, on any
  * number of instances, a tenant never starts more executions than its quota allows. Pass the
  * transaction that creates the execution rows: usage then always equals recorded executions.
+ * The quota is the tenant's effective one (its override, else its plan's).
  * Free plan: refused past the quota with 429 `quota_exceeded` (paused until the next cycle).
- * Pro/business: admitted, the excess counted as overage. Enterprise: unlimited.
+ * Pro/business: admitted, the excess counted as overage. Enterprise: unlimited, unless an
+ * operator set a quota: then metered past it like pro/business.
  */
 export async function reserveExecutions(db: Executor, tenant: TenantPlan, n = 1, now = new Date()): Promise<Reservation> {
   if (!Number.isInteger(n) || n < 1) throw new Error('reserveExecutions: n must be a positive integer');
-  const plan = PLANS[tenant.plan];
-  const quota = plan.executionsPerMonth;
+  const { quota, pausesAtQuota } = quotaOf(tenant);
   const cycle = cycleStart(now);
   const resetAt = nextCycleStart(now);
   // One statement: create the cycle's row or add to it. With a pausing plan both branches admit
   // only while the quota holds; the update's condition is checked under the row lock.
   const u = usageCounters;
-  const pausesAtQuota = quota !== null && plan.overage === 'pause';
-  if (pausesAtQuota && n > quota) throw quotaExceeded(quota, resetAt, now);
+  if (pausesAtQuota && quota !== null && n > quota) throw quotaExceeded(quota, resetAt, now);
   const [row] = await db
     .insert(u)
     .values({ tenantId: tenant.tenantId, cycleStart: cycle, executions: n, overage: quota === null ? 0 : Math.max(0, n - quota), updatedAt: now })
@@ -114,7 +121,7 @@ export class UsageCache {
 
 /** The X-Execution-Remaining value: executions left this cycle, or `unlimited`. */
 export async function executionsRemaining(db: Executor, tenant: TenantPlan, cache?: UsageCache): Promise<string> {
-  const quota = PLANS[tenant.plan].executionsPerMonth;
+  const { quota } = quotaOf(tenant);
   if (quota === null) return 'unlimited';
   const used = cache ? await cache.used(db, tenant.tenantId) : await executionsUsed(db, tenant.tenantId);
   return String(Math.max(0, quota - used));

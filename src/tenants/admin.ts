@@ -1,7 +1,8 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc } from 'drizzle-orm';
+import { changePlan, presentAdminPlanChange } from '../billing/change-plan';
+import { parseUsd } from '../billing/money';
 import { tenants } from '../db/schema';
 import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
-import { notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentTenant } from './present';
 import type { ChangePlanInput } from './schema';
@@ -19,20 +20,25 @@ export async function listTenants(svc: Services, input: { limit: number; cursor?
 }
 
 /**
- * PUT /api/v1/admin/tenants/{tenant_id}/plan. `requests_per_minute` overrides the plan's request
- * limit (null clears it; absent keeps it). Takes effect on the next request on every instance.
+ * PUT /api/v1/admin/tenants/{tenant_id}/plan: plan and per-tenant terms (custom contracts).
+ * Each of `requests_per_minute`, `executions_per_month`, `overage_unit_usd`, `monthly_fee_usd`:
+ * absent keeps the tenant's value, null clears it back to the plan's. The same service as the
+ * tenant's own plan change (src/billing/change-plan.ts), recorded with actor `admin`; it takes
+ * effect on the next request on every instance.
  */
 export async function changeTenantPlan(svc: Services, input: ChangePlanInput) {
-  const [row] = await svc.db
-    .update(tenants)
-    .set({
+  const usd = (value: string | number | null | undefined) => (value === undefined || value === null ? value : parseUsd(value));
+  const result = await changePlan(
+    svc,
+    input.tenant_id,
+    {
       plan: input.plan,
-      ...(input.requests_per_minute !== undefined ? { requestsPerMinute: input.requests_per_minute } : {}),
-      updatedAt: new Date(),
-    })
-    .where(eq(tenants.id, input.tenant_id))
-    .returning();
-  if (!row) throw notFound('tenant');
-  await svc.keyCache.invalidate();
-  return presentTenant(row);
+      requestsPerMinute: input.requests_per_minute,
+      executionsPerMonth: input.executions_per_month,
+      overageUnitMicroUsd: usd(input.overage_unit_usd),
+      monthlyFeeMicroUsd: usd(input.monthly_fee_usd),
+    },
+    'admin',
+  );
+  return presentAdminPlanChange(result);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tryParseUsd } from '../billing/money';
 import { listParams, pageSchema } from '../lib/pagination';
 import { PLAN_NAMES } from './plans';
 
@@ -21,6 +22,25 @@ export const registerOutput = z.object({
   limits: limitsSchema,
 });
 
+/** A tenant's effective terms: its plan's values with its per-tenant overrides applied. */
+export const termsView = z.object({
+  requests_per_minute: z.number().int(),
+  executions_per_month: z.number().int().nullable().describe('Monthly execution quota; null = unlimited'),
+  concurrency: z.number().int(),
+  modules: z.number().int().nullable().describe('Installed-module limit; null = unlimited'),
+  overage: z.enum(['pause', 'metered']).describe('Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`'),
+  overage_unit_usd: z.string().describe('Price per execution past the quota, USD decimal string (e.g. "0.001")'),
+  monthly_fee_usd: z.string().describe('Monthly fee, USD decimal string (e.g. "29.00")'),
+});
+
+/** The per-tenant overrides an operator set; null = the plan's value applies. */
+export const overridesView = z.object({
+  requests_per_minute: z.number().int().nullable(),
+  executions_per_month: z.number().int().nullable(),
+  overage_unit_usd: z.string().nullable(),
+  monthly_fee_usd: z.string().nullable(),
+});
+
 export const tenantView = z.object({
   tenant_id: z.string(),
   agent_name: z.string(),
@@ -29,20 +49,58 @@ export const tenantView = z.object({
   limits: limitsSchema,
   requests_per_minute: z.number().int(),
   requests_per_minute_override: z.number().int().nullable(),
+  terms: termsView.describe('Effective terms: the plan with the overrides applied'),
+  overrides: overridesView.describe('Per-tenant overrides set by an operator (null = the plan value)'),
   created_at: z.string(),
 });
 
 export const listTenantsInput = z.strictObject({ ...listParams });
 export const tenantList = pageSchema(tenantView);
 
+/** A non-negative USD amount: a decimal string or a number, at most 6 decimals. */
+const usdInput = z
+  .union([z.string(), z.number()])
+  .refine((v) => tryParseUsd(v) !== null, { message: 'must be a non-negative USD amount with at most 6 decimals, e.g. "0.001" or 29' });
+
 export const changePlanInput = z.strictObject({
   tenant_id: z.uuid(),
   plan: planSchema,
-  requests_per_minute: z.number().int().min(1).max(100_000_000).nullable().optional(),
+  requests_per_minute: z.number().int().min(1).max(100_000_000).nullable().optional().describe("Request limit per minute; null restores the plan's"),
+  executions_per_month: z.number().int().min(0).max(2_000_000_000).nullable().optional().describe("Monthly execution quota; null restores the plan's"),
+  overage_unit_usd: usdInput.nullable().optional().describe("Price per execution past the quota, USD (decimal string or number, at most 6 decimals); null restores the plan's"),
+  monthly_fee_usd: usdInput.nullable().optional().describe("Monthly fee, USD (decimal string or number, at most 6 decimals); null restores the plan's"),
 });
 
 export type RegisterInput = z.infer<typeof registerInput>;
 export type ChangePlanInput = z.infer<typeof changePlanInput>;
+
+/** PUT /api/v1/billing/plan: the tenant's own plan change. */
+export const tenantPlanInput = z.strictObject({
+  plan: planSchema.describe('`free`, `pro` or `business`; `enterprise` is set by an operator (400)'),
+});
+
+const affected = z.object({
+  keys: z.array(z.string()).describe('API key ids'),
+  webhooks: z.array(z.string()).describe('Webhook subscription ids'),
+});
+
+/** What a plan change did. */
+export const planChangeFields = {
+  previous_plan: planSchema,
+  changed: z.boolean().describe('False when the plan and terms were already these (nothing recorded)'),
+  effective_at: z.string().describe('When the change took effect (at once)'),
+  suspended: affected.describe('Keys and webhook subscriptions beyond the new plan\'s allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again'),
+  restored: affected.describe('Keys and webhook subscriptions an upgrade made work again'),
+};
+
+export const planChangeView = z.object({
+  tenant_id: z.string(),
+  plan: planSchema,
+  terms: termsView,
+  ...planChangeFields,
+});
+
+export const adminPlanChangeView = tenantView.extend(planChangeFields);
 
 export const whoAmIOutput = z.object({
   tenant_id: z.string(),

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal';
+import { principalTerms, type Principal } from '../auth/principal';
 import { requestLimitOf } from '../metering/requests';
 import { publicLimits } from './plans';
 
@@ -10,7 +10,7 @@ export function whoAmI(principal: Principal) {
   return {
     tenant_id: principal.tenantId,
     plan: principal.plan,
-    limits: publicLimits(principal.plan),
+    limits: { ...publicLimits(principal.plan), executions_per_month: principalTerms(principal).executionsPerMonth },
     requests_per_minute: requestLimitOf(principal),
     credential: { type: principal.via, key_id: principal.keyId ?? null, scopes: principal.scopes },
   };

@@ -38,7 +38,7 @@ export interface MadeAttempt {
 /**
  * Loads what a batch of fetched jobs needs in one query. A job with nothing to do (its attempt
  * already made, its delivery finished or deleted with the subscription) is returned in `idle`;
- * a delivery whose subscription was disabled, or whose event is gone, is cancelled (delivery
+ * a delivery whose subscription was disabled or suspended (a downgrade), or whose event is gone, is cancelled (delivery
  * stops, spec §3) and its job is idle too. One whose secret cannot be decrypted (ENCRYPTION_KEY
  * changed) is `unsendable`: a failed attempt without a request.
  */
@@ -49,6 +49,7 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
       url: webhookSubscriptions.url,
       secretEncrypted: webhookSubscriptions.secretEncrypted,
       subscriptionStatus: webhookSubscriptions.status,
+      subscriptionSuspendedAt: webhookSubscriptions.suspendedAt,
       eventData: events.data,
       eventAt: events.createdAt,
     })
@@ -69,7 +70,7 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
       continue;
     }
     const { delivery } = row;
-    if (row.subscriptionStatus !== 'active' || !row.eventData || !row.eventAt) {
+    if (row.subscriptionStatus !== 'active' || row.subscriptionSuspendedAt !== null || !row.eventData || !row.eventAt) {
       cancel.push(delivery.id);
       idle.push(job.id);
       continue;

@@ -19,7 +19,8 @@ export function subscribedTo(events: string[], type: string): boolean {
  * on every event, including for the many tenants without webhooks); then, in the same
  * transaction, creates one delivery (and its first attempt's job) per subscription that wants
  * the event. Disabled subscriptions get nothing: events during downtime are not queued (spec
- * §3), though they stay in the event log for replay. Below Pro, nothing is delivered.
+ * §3), though they stay in the event log for replay. Below Pro, nothing is delivered, and
+ * subscriptions a downgrade suspended get nothing until an upgrade restores them.
  */
 export async function insertEventAndFanOut(
   svc: Services,
@@ -38,7 +39,7 @@ export async function insertEventAndFanOut(
     select inserted.created_at,
       (select json_agg(json_build_object('id', ${s.id}, 'events', ${s.events}))
          from ${s} join ${tenants} on ${tenants.id} = ${s.tenantId}
-        where ${s.tenantId} = ${event.tenantId} and ${s.status} = 'active' and ${inArray(tenants.plan, WEBHOOK_PLANS)}) as subscriptions
+        where ${s.tenantId} = ${event.tenantId} and ${s.status} = 'active' and ${s.suspendedAt} is null and ${inArray(tenants.plan, WEBHOOK_PLANS)}) as subscriptions
     from inserted`);
   const { created_at: createdAt, subscriptions } = row!;
   const targets = (subscriptions ?? []).filter((sub) => subscribedTo(sub.events, event.type));

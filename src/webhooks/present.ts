@@ -12,6 +12,7 @@ export function presentWebhook(row: WebhookSubscriptionRow, secret?: string) {
     secret: secret ?? `…${row.secretLast4}`,
     consecutive_failures: row.consecutiveFailures,
     disabled_at: row.disabledAt ? iso(row.disabledAt) : null,
+    suspended: row.suspendedAt !== null,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

@@ -58,6 +58,7 @@ export const webhookView = z.object({
   secret: z.string().describe('The full secret on create; masked (`…` + last 4) afterwards'),
   consecutive_failures: z.number().int(),
   disabled_at: z.string().nullable(),
+  suspended: z.boolean().describe('True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it'),
   created_at: z.string(),
   updated_at: z.string(),
 });

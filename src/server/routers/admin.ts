@@ -1,5 +1,5 @@
 import { changeTenantPlan, listTenants } from '../../tenants/admin';
-import { changePlanInput, listTenantsInput, tenantList, tenantView } from '../../tenants/schema';
+import { adminPlanChangeView, changePlanInput, listTenantsInput, tenantList } from '../../tenants/schema';
 import { adminProcedure, router } from '../trpc';
 import { enableWebhook } from '../../webhooks/subscriptions';
 import { webhookIdInput, webhookView } from '../../webhooks/schema';
@@ -31,13 +31,18 @@ export const adminRouter = router({
         path: '/api/v1/admin/tenants/{tenant_id}/plan',
         protect: false,
         tags,
-        summary: "Change a tenant's plan (operators)",
-        description: '`requests_per_minute` overrides the plan request limit (enterprise "custom"); null clears the override.',
-        errorResponses,
+        summary: "Change a tenant's plan and per-tenant terms (operators)",
+        description:
+          'Sets the plan and, for custom contracts, per-tenant terms: `requests_per_minute`, `executions_per_month`, `overage_unit_usd` and ' +
+          '`monthly_fee_usd` (USD as a decimal string or number, non-negative, at most 6 decimals). Each one absent keeps the current value; ' +
+          "`null` clears it back to the plan's. Takes effect at once (metering, headers, billing events, invoices). The same service as " +
+          '`PUT /api/v1/billing/plan`: the change is recorded for proration, and keys and webhook subscriptions beyond the new plan\'s ' +
+          'allowance are suspended (or restored), as the answer lists.',
+        errorResponses: { 400: 'Invalid body (`invalid_request`, with `issues`)', ...errorResponses, 404: 'No such tenant' },
       },
     })
     .input(changePlanInput)
-    .output(tenantView)
+    .output(adminPlanChangeView)
     .mutation(({ ctx, input }) => changeTenantPlan(ctx.svc, input)),
 
   enableWebhook: adminProcedure
