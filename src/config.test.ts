@@ -95,7 +95,7 @@ describe('loadConfig', () => {
 
   it('persists generated secrets in DATA_DIR/secrets.json (0600), stable across loads', () => {
     const first = loadConfig({ DATA_DIR: dataDir });
-    expect(first.generatedSecrets.sort()).toEqual(['AUTH_ANON_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
+    expect(first.generatedSecrets.sort()).toEqual(['AUTH_ANON_KEY', 'AUTH_SIGNING_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
     const file = path.join(dataDir, 'secrets.json');
     expect(existsSync(file)).toBe(true);
     if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -110,7 +110,9 @@ describe('loadConfig', () => {
     expect(second.sessionSecret).toBe(first.sessionSecret);
     expect(second.auth.anonKey).toBe(first.auth.anonKey);
     expect(second.generatedSecrets).toEqual([]);
-    expect(second.storedSecrets.sort()).toEqual(['AUTH_ANON_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
+    expect(second.storedSecrets.sort()).toEqual(['AUTH_ANON_KEY', 'AUTH_SIGNING_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
+    expect(second.auth.signingKey).toBe(first.auth.signingKey);
+    expect(JSON.parse(first.auth.signingKey!)).toMatchObject({ kty: 'EC', crv: 'P-256' });
 
     // Another DATA_DIR gets other secrets.
     const other = mkdtempSync(path.join(tmpdir(), 'amp-config-'));
@@ -132,7 +134,7 @@ describe('loadConfig', () => {
     const c = loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: key.toString('base64'), SESSION_SECRET: 's'.repeat(40) });
     expect(c.encryptionKey.equals(key)).toBe(true);
     expect(c.sessionSecret).toBe('s'.repeat(40));
-    expect(c.generatedSecrets).toEqual(['AUTH_ANON_KEY']);
+    expect(c.generatedSecrets).toEqual(['AUTH_ANON_KEY', 'AUTH_SIGNING_KEY']);
     const stored = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
     expect(stored).not.toHaveProperty('ENCRYPTION_KEY');
     expect(stored).not.toHaveProperty('SESSION_SECRET');
@@ -162,13 +164,13 @@ describe('logSecretOrigins', () => {
       logSecretOrigins(loadConfig({ DATA_DIR: dataDir }), later.logger);
       expect(later.lines).toHaveLength(1);
       expect(later.lines[0]).toMatchObject({ level: 'info', fields: { dataDir } });
-      expect((later.lines[0]!.fields as { secrets: string[] }).secrets.sort()).toEqual(['AUTH_ANON_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
+      expect((later.lines[0]!.fields as { secrets: string[] }).secrets.sort()).toEqual(['AUTH_ANON_KEY', 'AUTH_SIGNING_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
     }
 
     // Every secret configured: nothing to say.
     const configured = capture();
     logSecretOrigins(
-      loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: randomBytes(32).toString('base64'), SESSION_SECRET: 's'.repeat(40), AUTH_ANON_KEY: 'a'.repeat(32) }),
+      loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: randomBytes(32).toString('base64'), SESSION_SECRET: 's'.repeat(40), AUTH_ANON_KEY: 'a'.repeat(32), AUTH_JWT_SECRET: 'j'.repeat(32) }),
       configured.logger,
     );
     expect(configured.lines).toEqual([]);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -30,6 +30,11 @@ const envSchema = z.object({
   AUTH_ISSUER: z.string().optional(),
   AUTH_AUDIENCE: z.string().default('authenticated'),
   AUTH_ANON_KEY: z.string().optional(),
+  AUTH_SIGNING_KEY: z
+    .string()
+    .refine(isPrivateEcJwk, 'must be a P-256 private key as a JWK (JSON with kty "EC", crv "P-256", x, y, d)')
+    .optional(),
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()
     .default('0,10000,60000,300000')
@@ -68,7 +73,16 @@ export interface Config {
     issuer?: string;
     audience: string;
     anonKey: string;
+    /**
+     * The built-in identity provider (/auth/v1/*) is on: none of AUTH_URL, AUTH_JWKS_URL,
+     * AUTH_JWT_SECRET is set. Its tokens are then the bearer tokens the API verifies.
+     */
+    builtin: boolean;
+    /** The built-in provider's ES256 signing key (a private JWK, JSON); set when `builtin`. */
+    signingKey?: string;
   };
+  /** Mail for the built-in identity provider (sign-up confirmation, recovery); unset = none. */
+  smtpUrl?: string;
   webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: boolean };
   registerLimitPerHour: number;
   trustProxy: boolean;
@@ -106,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     (created ? generatedSecrets : storedSecrets).push(name);
     return value;
   };
+  const builtinAuth = !e.AUTH_URL && !e.AUTH_JWKS_URL && !e.AUTH_JWT_SECRET;
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     nodeEnv: e.NODE_ENV,
@@ -122,10 +137,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       url: e.AUTH_URL,
       jwksUrl: e.AUTH_JWKS_URL,
       jwtSecret: e.AUTH_JWT_SECRET,
-      issuer: e.AUTH_ISSUER,
+      // The built-in provider signs with its own issuer; an external one: AUTH_ISSUER, else {AUTH_URL}/auth/v1.
+      issuer: builtinAuth
+        ? `${publicBaseUrl}/auth/v1`
+        : (e.AUTH_ISSUER ?? (e.AUTH_URL ? `${e.AUTH_URL.replace(/\/+$/, '')}/auth/v1` : undefined)),
       audience: e.AUTH_AUDIENCE,
       anonKey: secret('AUTH_ANON_KEY', e.AUTH_ANON_KEY, () => randomBytes(24).toString('base64url')),
+      builtin: builtinAuth,
+      signingKey: builtinAuth ? secret('AUTH_SIGNING_KEY', e.AUTH_SIGNING_KEY, generateSigningJwk) : e.AUTH_SIGNING_KEY,
     },
+    smtpUrl: e.SMTP_URL,
     webhooks: {
       retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
@@ -159,6 +180,21 @@ export function logSecretOrigins(config: Pick<Config, 'generatedSecrets' | 'stor
   }
   if (config.storedSecrets.length > 0) {
     logger.info({ secrets: config.storedSecrets, dataDir: config.dataDir }, 'using the secrets generated earlier in DATA_DIR');
+  }
+}
+
+/** A fresh P-256 private key as a JWK (JSON): the built-in identity provider's ES256 signing key. */
+function generateSigningJwk(): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return JSON.stringify(privateKey.export({ format: 'jwk' }));
+}
+
+function isPrivateEcJwk(s: string): boolean {
+  try {
+    const jwk = JSON.parse(s) as Record<string, unknown>;
+    return jwk.kty === 'EC' && jwk.crv === 'P-256' && ['x', 'y', 'd'].every((k) => typeof jwk[k] === 'string');
+  } catch {
+    return false;
   }
 }
 

@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { tenants } from '../db/schema';
+import { notLinked, tenantOfIdentity, verifyIdentity } from '../identity/link';
 import { authenticateApiKey } from '../keys/authenticate';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
@@ -23,15 +22,14 @@ export async function authenticate(svc: Services, creds: Credentials): Promise<P
   throw new AppError('unauthorized', 'Authentication required: send an x-api-key header or a bearer token.');
 }
 
-/** A valid token whose email owns no tenant is 401; the owner holds every scope. */
+/**
+ * A bearer token acts for the tenant linked to its identity (issuer + sub), holding every scope.
+ * An email alone never grants a tenant (DESIGN.md §5): a valid token linked to no tenant is 401,
+ * naming POST /api/v1/auth/register and /api/v1/auth/link.
+ */
 export async function authenticateBearer(svc: Services, token: string): Promise<Principal> {
-  const claims = await svc.bearer.verify(token);
-  const [tenant] = await svc.db
-    .select()
-    .from(tenants)
-    .where(sql`lower(${tenants.ownerEmail}) = ${claims.email}`)
-    .limit(1);
-  if (!tenant) throw new AppError('unauthorized', 'No tenant is owned by the bearer token\'s email.');
+  const claims = await verifyIdentity(svc, token);
+  const tenant = await tenantOfIdentity(svc, claims);
+  if (!tenant) throw notLinked();
   return tenantPrincipal(tenant, ['*'], 'bearer');
 }
-

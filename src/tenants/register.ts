@@ -1,7 +1,8 @@
+import { and, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db';
-import { tenants } from '../db/schema';
+import { tenantIdentities, tenants } from '../db/schema';
 import { insertKey } from '../keys/create';
-import { conflict } from '../lib/errors';
+import { conflict, invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { publicLimits } from './plans';
 import type { RegisterInput } from './schema';
@@ -22,6 +23,49 @@ export async function registerTenant(svc: Services, input: RegisterInput) {
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('A tenant with this owner_email already exists.');
+    throw err;
+  }
+}
+
+/** The identity of a verified bearer token: the user at its identity provider. */
+export interface RegisteringIdentity {
+  issuer: string;
+  subject: string;
+  email: string | null;
+}
+
+/**
+ * POST /api/v1/auth/register with a bearer token: a new tenant whose owner_email is the token's
+ * email, linked to the token's identity, with its primary key (scope `*`), in one transaction.
+ * 409 when the identity is already linked to a tenant, or when the email already owns one (then
+ * the user links that tenant with its `*` key: POST /api/v1/auth/link).
+ */
+export async function registerTenantForIdentity(svc: Services, identity: RegisteringIdentity, input: { agent_name?: string; owner_email?: string }) {
+  if (!identity.email) throw invalidRequest('The bearer token carries no email; a tenant needs an owner email.', [{ path: '', message: 'No email in the token' }]);
+  const email = identity.email;
+  if (input.owner_email !== undefined && input.owner_email.toLowerCase() !== email) {
+    throw invalidRequest('owner_email must be the bearer token\'s email (or be left out).', [{ path: 'owner_email', message: 'Differs from the token\'s email' }]);
+  }
+  try {
+    return await svc.db.transaction(async (tx) => {
+      const [linked] = await tx
+        .select({ tenantId: tenantIdentities.tenantId })
+        .from(tenantIdentities)
+        .where(and(eq(tenantIdentities.issuer, identity.issuer), eq(tenantIdentities.subject, identity.subject)))
+        .limit(1);
+      if (linked) throw conflict('This user is already linked to a tenant.');
+      const [tenant] = await tx
+        .insert(tenants)
+        .values({ agentName: input.agent_name ?? email.split('@')[0]!.slice(0, 100), ownerEmail: email, plan: 'free' })
+        .returning();
+      await tx.insert(tenantIdentities).values({ issuer: identity.issuer, subject: identity.subject, tenantId: tenant!.id, email });
+      const key = await insertKey(tx, tenant!.id, { name: 'primary', scopes: ['*'], isPrimary: true });
+      return { api_key: key.api_key, tenant_id: tenant!.id, plan: tenant!.plan, limits: publicLimits(tenant!.plan) };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw conflict('A tenant with this owner_email already exists: link it with POST /api/v1/auth/link {api_key} using its `*` key.');
+    }
     throw err;
   }
 }

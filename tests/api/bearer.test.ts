@@ -26,9 +26,12 @@ interface TokenOptions {
   claims?: JWTPayload;
 }
 
-/** A JWT shaped like the identity provider's access tokens (HS256 with SECRET by default). */
+/**
+ * A JWT shaped like Supabase Auth's access tokens (HS256 with SECRET by default), its email marked
+ * verified the way Supabase does (`user_metadata.email_verified`) unless the claims say otherwise.
+ */
 async function signToken(o: TokenOptions = {}): Promise<string> {
-  const payload: JWTPayload = { role: 'authenticated', ...o.claims };
+  const payload: JWTPayload = { role: 'authenticated', user_metadata: { email_verified: true }, ...o.claims };
   if (o.email !== null) payload.email = o.email ?? 'nobody@example.com';
   const alg = o.alg ?? 'HS256';
   const key = o.secret === undefined ? enc(SECRET) : typeof o.secret === 'string' ? enc(o.secret) : o.secret;
@@ -64,7 +67,7 @@ backends.describe('bearer tokens, shared secret (%s)', (backend) => {
   });
   afterAll(async () => s?.close());
 
-  it('a valid token authenticates as the tenant whose owner email it carries', async () => {
+  it('a valid token whose verified email is a tenant\'s owner email links to that tenant and authenticates as it', async () => {
     const token = await signToken({ email: tenant.email });
     const res = await s.call('/api/v1/keys', { bearer: token });
     expect(res.status).toBe(200);
@@ -141,6 +144,15 @@ backends.describe('bearer tokens, shared secret (%s)', (backend) => {
     expectUnauthorized(await s.call('/api/v1/keys', { bearer: token }));
   });
 
+  it('an email the provider does not say is verified links nothing (an email alone never grants a tenant)', async () => {
+    const t = await s.register();
+    expectUnauthorized(await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { user_metadata: {} } }) }));
+    expectUnauthorized(await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { user_metadata: { email_verified: false } } }) }));
+    // The top-level OIDC claim counts too.
+    const oidc = await signToken({ email: t.email, claims: { user_metadata: {}, email_verified: true } });
+    expect((await s.call('/api/v1/keys', { bearer: oidc })).status).toBe(200);
+  });
+
   it('refuses a valid token whose email owns no tenant', async () => {
     const token = await signToken({ email: `stranger-${randomBytes(4).toString('hex')}@example.com` });
     expectUnauthorized(await s.call('/api/v1/keys', { bearer: token }));
@@ -180,7 +192,7 @@ backends.describe('bearer tokens, shared secret (%s)', (backend) => {
   });
 });
 
-backends.describe('bearer tokens, not configured (%s)', (backend) => {
+backends.describe('bearer tokens, no external provider configured: only the built-in provider\'s (%s)', (backend) => {
   let s: TestServer;
   let tenant: { email: string };
   beforeAll(async () => {

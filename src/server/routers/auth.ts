@@ -1,12 +1,29 @@
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { linkWithApiKey, verifyIdentity } from '../../identity/link';
 import { consumeRegistration } from '../../metering/requests';
-import { registerTenant } from '../../tenants/register';
+import { registerTenant, registerTenantForIdentity } from '../../tenants/register';
 import { registerInput, registerOutput } from '../../tenants/schema';
-import { publicProcedure, router } from '../trpc';
+import { AppError } from '../errors';
+import { header } from '../pool';
+import { publicProcedure, router, type Context } from '../trpc';
 
 const registrationLimited = publicProcedure.use(async ({ ctx, next }) => {
   await consumeRegistration(ctx.svc, ctx.ip);
   return next();
 });
+
+/** The bearer token of a request, if it carries one (`Authorization: Bearer <jwt>`). */
+function bearerToken(ctx: Context): string | undefined {
+  const authorization = header(ctx.headers, 'authorization');
+  if (!authorization) return undefined;
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (!token) throw new AppError('unauthorized', 'The Authorization header must be `Bearer <token>`.');
+  return token;
+}
+
+/** With a bearer token both fields are optional (the token's email is the owner email). */
+const registerBody = registerInput.partial();
 
 export const authRouter = router({
   register: registrationLimited
@@ -18,12 +35,54 @@ export const authRouter = router({
         tags: ['auth'],
         summary: 'Register a tenant',
         description:
-          'Creates a tenant on the free plan and returns its primary API key (scope `*`), shown only once. `owner_email` is unique (case-insensitive): a second registration is 409. Limited per client IP.',
-        errorResponses: { 400: 'Invalid body', 409: 'owner_email already registered', 429: 'Too many registrations from this address' },
+          'Creates a tenant on the free plan and returns its primary API key (scope `*`), shown only once. Without credentials, `agent_name` and `owner_email` are required. `owner_email` is unique (case-insensitive): a second registration is 409. Limited per client IP.\n\n' +
+          'With `Authorization: Bearer <token>` of a signed-in user linked to no tenant (the built-in identity provider at `/auth/v1`, or the configured one), the tenant is created for that user and linked to it: `owner_email` is the token\'s email (the field may be left out, or must equal it), `agent_name` defaults to the email\'s local part. 409 when the user is already linked to a tenant, or when the email already owns one (link it with `POST /api/v1/auth/link`). An invalid or expired token is 401.',
+        errorResponses: {
+          400: 'Invalid body',
+          401: 'The bearer token is invalid or expired',
+          409: 'owner_email already registered, or the bearer user already linked',
+          429: 'Too many registrations from this address',
+        },
       },
       successStatus: 201,
     })
-    .input(registerInput)
+    .input(registerBody)
     .output(registerOutput)
-    .mutation(({ ctx, input }) => registerTenant(ctx.svc, input)),
+    .mutation(async ({ ctx, input }) => {
+      const token = bearerToken(ctx);
+      if (token) {
+        const claims = await verifyIdentity(ctx.svc, token);
+        return registerTenantForIdentity(ctx.svc, claims, input);
+      }
+      const parsed = registerInput.safeParse(input);
+      if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+      return registerTenant(ctx.svc, parsed.data);
+    }),
+
+  link: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/link',
+        protect: false,
+        tags: ['auth'],
+        summary: 'Link the signed-in user to a tenant',
+        description:
+          'Requires `Authorization: Bearer <token>` of a signed-in user (the built-in identity provider at `/auth/v1`, or the configured one), and no tenant link yet. `api_key` proves ownership of the tenant: a valid, unrevoked key holding `*` (a narrower key is 403, an invalid or revoked one 401). Afterwards the user\'s bearer tokens act for that tenant with scope `*`. Idempotent: linking again to the same tenant answers 200; a user linked to another tenant is 409. An email alone never links a tenant, except when the provider proves it (see docs/auth.md).',
+        errorResponses: {
+          400: 'Invalid body',
+          401: 'Missing or invalid bearer token, or an invalid or revoked api_key',
+          403: 'The key does not hold `*`',
+          409: 'The user is already linked to another tenant',
+        },
+      },
+    })
+    .input(z.strictObject({ api_key: z.string().min(1).max(200).describe('A key of the tenant holding `*` (e.g. its primary key)') }))
+    .output(z.object({ tenant_id: z.string().describe('The tenant the user now acts for') }))
+    .mutation(async ({ ctx, input }) => {
+      const token = bearerToken(ctx);
+      if (!token) throw new AppError('unauthorized', 'Linking needs the signed-in user\'s `Authorization: Bearer <token>`.');
+      const claims = await verifyIdentity(ctx.svc, token);
+      return linkWithApiKey(ctx.svc, claims, input.api_key);
+    }),
 });
