@@ -69,7 +69,13 @@ export async function countOrRefuse(count: () => Promise<LimitResult>): Promise<
  * authentication answers 401 in the REST error format and counts against the client IP's public
  * pool, as on REST (429 once that is spent).
  */
-export async function authenticateJsonRpcCaller(res: ServerResponse, ctx: Context, base: Record<string, string>): Promise<Principal | undefined> {
+export async function authenticateJsonRpcCaller(
+  res: ServerResponse,
+  ctx: Context,
+  base: Record<string, string>,
+  /** Extra headers of the 401 only (MCP's `WWW-Authenticate` challenge). */
+  unauthorizedHeaders: Record<string, string> = {},
+): Promise<Principal | undefined> {
   try {
     const principal = await authenticate(ctx.svc, { apiKey: header(ctx.headers, 'x-api-key'), authorization: header(ctx.headers, 'authorization') });
     ctx.res.tenantId = principal.tenantId; // for the access log
@@ -81,7 +87,7 @@ export async function authenticateJsonRpcCaller(res: ServerResponse, ctx: Contex
       return undefined;
     }
     const counted = await countOrRefuse(() => consumePublicRequest(ctx.svc, ctx.ip, false));
-    sendError(res, counted.error ?? err, ctx.requestId, { ...base, ...counted.headers });
+    sendError(res, counted.error ?? err, ctx.requestId, { ...base, ...counted.headers, ...(counted.error ? {} : unauthorizedHeaders) });
     return undefined;
   }
 }

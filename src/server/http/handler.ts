@@ -6,6 +6,7 @@ import type { Services } from '../../services';
 import { AppError, toAppError } from '../errors';
 import { handleA2a } from '../a2a/handler';
 import { handleMcp } from '../mcp/handler';
+import { handleOAuthRoute, isOAuthPath } from '../oauth/routes';
 import { buildOpenApiDocument } from '../openapi';
 import { reportedPool } from '../pool';
 import { appRouter } from '../router';
@@ -26,7 +27,7 @@ const API_EXACT = new Set(['/api/v1', '/api/a2a', '/api/openapi.json', '/openapi
 
 export function isApiPath(pathname: string): boolean {
   if (pathname === '/api/auth' || pathname.startsWith('/api/auth/')) return false;
-  return pathname === '/api' || API_EXACT.has(pathname) || API_PREFIXES.some((p) => pathname.startsWith(p));
+  return pathname === '/api' || API_EXACT.has(pathname) || API_PREFIXES.some((p) => pathname.startsWith(p)) || isOAuthPath(pathname);
 }
 
 /**
@@ -85,6 +86,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
     const withPool = async () => ({ ...base, ...(await reportedPool(ctx)) });
     try {
+      // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
+      if (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip)) return;
       if (req.method === 'OPTIONS') return preflight(res, await withPool());
 
       if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {

@@ -21,7 +21,12 @@ import type { Context } from '../trpc';
 import { authenticateJsonRpcCaller, countOrRefuse, header as headerOf, reportedPool } from '../pool';
 import { originAllowed } from './origin';
 import { parseConnectionScope } from './catalog';
-import { connectWithScopes, createMcpServer } from './server';
+import { connectWithScopes, createMcpServer, scopeFor } from './server';
+import { authenticateMcpAccessToken, isOAuthAccessToken, mcpChallenge } from '../oauth/resource';
+import { consumePublicRequest } from '../../metering/requests';
+import { holdsScope } from '../../auth/scopes';
+import type { Principal } from '../../auth/principal';
+import { insufficientScope } from '../../lib/errors';
 
 type HeaderMap = Record<string, string>;
 
@@ -59,7 +64,12 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendError(res, err, requestId, { ...(await publicPool()), Allow: 'POST, OPTIONS' });
   }
 
-  const principal = await authenticateJsonRpcCaller(res, ctx, base);
+  // OAuth access tokens of the built-in authorization server (MCP authorization); API keys and
+  // identity-provider bearer tokens as on every surface. Every 401 names the resource metadata.
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '')?.[1];
+  const viaOAuth = !header(req, 'x-api-key')?.trim() && bearer !== undefined && isOAuthAccessToken(svc, bearer);
+  const challenge = { 'WWW-Authenticate': mcpChallenge(svc, header(req, 'authorization') ? { error: 'invalid_token' } : {}) };
+  const principal = viaOAuth ? await authenticateOAuthCaller(res, ctx, base, bearer) : await authenticateJsonRpcCaller(res, ctx, base, challenge);
   if (!principal) return;
 
   const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
@@ -87,6 +97,14 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendJson(res, 400, jsonRpcError(ErrorCode.ParseError, reason, { request_id: requestId }), headers);
   }
 
+  // An OAuth token lacking a method's scope is refused at the HTTP level (MCP authorization's
+  // step-up: 403 with the scope to ask for); API keys keep the JSON-RPC refusal.
+  const needed = viaOAuth ? missingMethodScope(body.value, principal.scopes) : undefined;
+  if (needed) {
+    const err = insufficientScope(needed);
+    return sendError(res, err, requestId, { ...headers, 'WWW-Authenticate': mcpChallenge(svc, { error: 'insufficient_scope', scope: needed, description: err.message }) });
+  }
+
   const scope = parseConnectionScope(new URL(req.url ?? '/api/mcp', 'http://localhost').searchParams);
   const server = createMcpServer(svc, principal, requestId, scope);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -106,6 +124,31 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     res.end(text);
   } finally {
     await server.close().catch(() => {});
+  }
+}
+
+/** The scope a single JSON-RPC request needs and `held` lacks (batches keep per-message JSON-RPC refusals). */
+function missingMethodScope(body: unknown, held: string[]): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const method = (body as { method?: unknown }).method;
+  if (typeof method !== 'string' || !('id' in body)) return undefined;
+  const scope = scopeFor(method);
+  return scope && !holdsScope(held, scope) ? scope : undefined;
+}
+
+/** An OAuth access token's caller, or undefined once the 401 (counted on the IP's public pool) is sent. */
+async function authenticateOAuthCaller(res: ServerResponse, ctx: Context, base: HeaderMap, token: string): Promise<Principal | undefined> {
+  try {
+    const principal = await authenticateMcpAccessToken(ctx.svc, token);
+    ctx.principal = principal;
+    ctx.res.tenantId = principal.tenantId;
+    return principal;
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'unauthorized') throw err;
+    const counted = await countOrRefuse(() => consumePublicRequest(ctx.svc, ctx.ip, false));
+    const challenge: HeaderMap = counted.error ? {} : { 'WWW-Authenticate': mcpChallenge(ctx.svc, { error: 'invalid_token', description: err.message }) };
+    sendError(res, counted.error ?? err, ctx.requestId, { ...base, ...counted.headers, ...challenge });
+    return undefined;
   }
 }
 

@@ -1,0 +1,121 @@
+/**
+ * `/api/mcp` as an OAuth 2.1 protected resource (MCP authorization; RFC 9728, RFC 6750):
+ * its metadata document, the `WWW-Authenticate` challenges, and the verification of the access
+ * tokens the authorization server (src/server/oauth/provider.ts) issues for it.
+ */
+import { and, eq } from 'drizzle-orm';
+import { decodeJwt, errors as joseErrors, importJWK, jwtVerify } from 'jose';
+import type { Principal } from '../../auth/principal';
+import { tenantPrincipal } from '../../auth/principal';
+import { SCOPES } from '../../auth/scopes';
+import { oauthStore, tenantIdentities, tenants } from '../../db/schema';
+import { identityKeys } from '../../identity/keys';
+import { AppError } from '../../lib/errors';
+import type { Services } from '../../services';
+import { mcpResource, mcpResourceMetadataUrl, OAUTH_SCOPES, oauthIssuer } from './provider';
+
+/** RFC 9728 metadata of the MCP endpoint. */
+export function protectedResourceMetadata(svc: Services) {
+  return {
+    resource: mcpResource(svc),
+    authorization_servers: [oauthIssuer(svc)],
+    scopes_supported: [...OAUTH_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Agent Module Platform MCP server',
+    resource_documentation: `${svc.config.publicBaseUrl}/api/llms.txt`,
+  };
+}
+
+/** Whether the built-in authorization server runs (it needs the built-in identity provider's key). */
+export function oauthEnabled(svc: Services): boolean {
+  try {
+    identityKeys(svc);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const quote = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
+
+/**
+ * The `WWW-Authenticate` value of a refusal at /api/mcp: always names the resource metadata;
+ * `invalid_token` when a token was sent and refused, `insufficient_scope` with the scope needed.
+ */
+export function mcpChallenge(svc: Services, opts: { error?: 'invalid_token' | 'insufficient_scope'; scope?: string; description?: string } = {}): string {
+  // Without the built-in authorization server (AUTH_URL elsewhere) there is no metadata to name.
+  const parts = oauthEnabled(svc) ? [`resource_metadata=${quote(mcpResourceMetadataUrl(svc))}`] : [];
+  if (opts.error) parts.push(`error=${quote(opts.error)}`);
+  if (opts.scope) parts.push(`scope=${quote(opts.scope)}`);
+  if (opts.description) parts.push(`error_description=${quote(opts.description)}`);
+  return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
+}
+
+/** Whether a bearer token claims to come from this authorization server (unverified: routing only). */
+export function isOAuthAccessToken(svc: Services, token: string): boolean {
+  try {
+    return decodeJwt(token).iss === oauthIssuer(svc);
+  } catch {
+    return false;
+  }
+}
+
+const invalid = (why = 'The access token is invalid or expired.') => new AppError('unauthorized', why);
+
+const publicKeys = new WeakMap<Services['config'], Promise<CryptoKey | Uint8Array>>();
+
+/**
+ * Verifies an access token of the built-in authorization server for `/api/mcp`: ES256 with the
+ * identity key, issuer, audience = the MCP resource (a token for another resource is refused),
+ * `exp`; its grant must still exist (revocation); `sub` (the auth user id) maps to a tenant
+ * through `tenant_identities` with the built-in identity issuer. The principal holds only the
+ * scopes the token carries.
+ */
+export async function authenticateMcpAccessToken(svc: Services, token: string): Promise<Principal> {
+  if (!oauthEnabled(svc)) throw invalid();
+  const keys = identityKeys(svc);
+  let key = publicKeys.get(svc.config);
+  if (!key) {
+    key = importJWK(keys.publicJwk as Parameters<typeof importJWK>[0], 'ES256');
+    publicKeys.set(svc.config, key);
+  }
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(token, await key, {
+      algorithms: ['ES256'],
+      issuer: oauthIssuer(svc),
+      audience: mcpResource(svc),
+      requiredClaims: ['exp', 'sub'],
+      typ: 'at+jwt',
+    }));
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw invalid('The access token has expired.');
+    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw invalid(`The access token is not for this resource (${mcpResource(svc)}).`);
+    throw invalid();
+  }
+  const grantId = typeof payload.gid === 'string' ? payload.gid : undefined;
+  if (!grantId) throw invalid();
+  const [grant] = await svc.db
+    .select({ expiresAt: oauthStore.expiresAt })
+    .from(oauthStore)
+    .where(and(eq(oauthStore.model, 'Grant'), eq(oauthStore.id, grantId)))
+    .limit(1);
+  if (!grant || (grant.expiresAt && grant.expiresAt.getTime() <= Date.now())) throw invalid('The access token has been revoked.');
+
+  const tenant = await userTenant(svc, String(payload.sub));
+  if (!tenant) throw invalid('The access token\'s user has no tenant.');
+  const known = new Set<string>(SCOPES);
+  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => known.has(s)) : [];
+  return tenantPrincipal(tenant, scopes, 'bearer');
+}
+
+/** The tenant a user of the built-in identity provider acts for, if any (`tenant_identities`). */
+export async function userTenant(svc: Services, userId: string) {
+  const [row] = await svc.db
+    .select({ tenant: tenants })
+    .from(tenantIdentities)
+    .innerJoin(tenants, eq(tenants.id, tenantIdentities.tenantId))
+    .where(and(eq(tenantIdentities.issuer, identityKeys(svc).issuer), eq(tenantIdentities.subject, userId)))
+    .limit(1);
+  return row?.tenant;
+}

@@ -1,0 +1,414 @@
+/**
+ * OAuth 2.1 for MCP clients (issue #12 §3): /api/mcp as a protected resource, the built-in
+ * authorization server (oidc-provider) and the real MCP SDK client with its OAuth client
+ * provider, through Dynamic Client Registration and through a Client ID Metadata Document.
+ * The authorize step is driven through the JSON endpoints the consent page calls (the browser
+ * test drives the page itself).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { authUsers, tenantIdentities } from '../../src/db/schema';
+import { identityKeys } from '../../src/identity/keys';
+import { hashPassword } from '../../src/identity/passwords';
+import { backends, expectError, startTestServer, type TestServer } from '../harness';
+
+async function freePort(): Promise<number> {
+  const srv = createNetServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+/** A self-signed certificate for `localhost`, trusted by this process's TLS (for the CIMD server). */
+function selfSignedLocalhost(): { key: string; cert: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'amp-cimd-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+    return { key: readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** An in-memory OAuthClientProvider, as an MCP client application keeps one. */
+class MemoryProvider implements OAuthClientProvider {
+  info?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier?: string;
+  authorizationUrl?: URL;
+  constructor(
+    readonly redirectUrl: string,
+    readonly clientMetadataUrl?: string,
+  ) {}
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Vitest MCP client',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    if (!this.verifier) throw new Error('no code verifier');
+    return this.verifier;
+  }
+}
+
+/** A cookie jar good enough for one browser-like flow against one origin. */
+class Jar {
+  cookies = new Map<string, string>();
+  take(res: Response) {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      const name = pair!.slice(0, i).trim();
+      const value = pair!.slice(i + 1).trim();
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(c)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  header() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+}
+
+backends.describe('MCP OAuth (%s)', (backend) => {
+  let s: TestServer;
+  let base: string;
+  let https: HttpsServer | undefined;
+  let cimdUrl: string;
+  const user = { email: `oauth-${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery staple' };
+  let userId: string;
+  let tenantId: string;
+  let apiKey: string;
+  const redirectUrl = 'http://127.0.0.1:1/callback';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    s = await startTestServer({ backend, env: { PORT: String(port), PUBLIC_BASE_URL: base, WEBHOOK_ALLOW_PRIVATE: '1' } });
+    // A user of the built-in identity provider linked to a tenant (as `POST /api/v1/auth/register`
+    // with its bearer token would make it).
+    const t = await s.register({ owner_email: user.email });
+    tenantId = t.tenantId;
+    apiKey = t.apiKey;
+    const [row] = await s.svc.db
+      .insert(authUsers)
+      .values({ email: user.email, passwordHash: await hashPassword(user.password), emailConfirmedAt: new Date() })
+      .returning({ id: authUsers.id });
+    userId = row!.id;
+    await s.svc.db.insert(tenantIdentities).values({ issuer: identityKeys(s.svc).issuer, subject: userId, tenantId, email: user.email });
+
+    // The CIMD client's metadata document, on https (the SDK and the spec require it).
+    const { key, cert } = selfSignedLocalhost();
+    tls.setDefaultCACertificates([...tls.getCACertificates('default'), cert]);
+    https = createHttpsServer({ key, cert }, (req, res) => {
+      const doc = {
+        client_id: cimdUrl,
+        client_name: 'CIMD test client',
+        redirect_uris: [redirectUrl],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      };
+      if (req.url !== '/client.json') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }).end(JSON.stringify(doc));
+    });
+    await new Promise<void>((resolve) => https!.listen(0, '127.0.0.1', resolve));
+    cimdUrl = `https://localhost:${(https.address() as AddressInfo).port}/client.json`;
+  });
+  afterAll(async () => {
+    https?.close();
+    await s?.close();
+  });
+
+  /**
+   * What the consent page does: follow the authorization URL to the page, read the request,
+   * sign in, grant `scopes`, follow the redirect back to the provider; returns the final
+   * redirect to the client (with `code` or `error`).
+   */
+  async function authorize(url: URL, scopes: string[] | 'all' = 'all'): Promise<URL> {
+    const jar = new Jar();
+    let res = await fetch(url, { redirect: 'manual' });
+    jar.take(res);
+    expect(res.status).toBe(303);
+    const page = new URL(res.headers.get('location')!, base);
+    expect(page.pathname).toMatch(/^\/consent\/[A-Za-z0-9_-]+$/);
+    const uid = page.pathname.split('/').pop()!;
+    const api = `/oauth/interaction/${uid}`;
+
+    let details = await s.call(api);
+    expect(details.status).toBe(200);
+    if (details.body.step === 'login') {
+      const wrong = await s.call(`${api}/login`, { body: { email: user.email, password: 'wrong password' } });
+      expect(wrong.status).toBe(400);
+      details = await s.call(`${api}/login`, { body: user });
+      expect(details.status).toBe(200);
+    }
+    expect(details.body).toMatchObject({ step: 'consent', account: { id: userId, email: user.email }, tenant: { id: tenantId }, client: { redirect_uri: redirectUrl } });
+    const grant = scopes === 'all' ? details.body.scopes : scopes;
+    const consent = await s.call(`${api}/consent`, { body: { scopes: grant } });
+    expect(consent.status).toBe(200);
+
+    let next = new URL(consent.body.redirect_to);
+    for (let hops = 0; hops < 5; hops++) {
+      res = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } });
+      jar.take(res);
+      expect([302, 303]).toContain(res.status);
+      next = new URL(res.headers.get('location')!, next);
+      if (next.href.startsWith(redirectUrl)) return next;
+    }
+    throw new Error('no redirect back to the client');
+  }
+
+  async function connect(provider: MemoryProvider): Promise<Client> {
+    const client = new Client({ name: 'vitest-oauth', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { authProvider: provider }));
+    return client;
+  }
+
+  /** The SDK's whole flow: 401 -> discovery -> registration -> authorize -> code -> tokens. */
+  async function signInClient(provider: MemoryProvider, scopes: string[] | 'all' = 'all'): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), { authProvider: provider });
+    const first = new Client({ name: 'vitest-oauth', version: '1.0.0' });
+    await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.authorizationUrl).toBeDefined();
+    const back = await authorize(provider.authorizationUrl!, scopes);
+    const code = back.searchParams.get('code');
+    expect(code).toBeTruthy();
+    await transport.finishAuth(code!);
+    expect(provider.saved?.access_token).toBeTruthy();
+    return connect(provider);
+  }
+
+  it('publishes RFC 9728 and RFC 8414 metadata naming each other', async () => {
+    const prm = await s.call('/.well-known/oauth-protected-resource/api/mcp');
+    expect(prm.status).toBe(200);
+    expect(prm.body).toMatchObject({
+      resource: `${base}/api/mcp`,
+      authorization_servers: [`${base}/oauth`],
+      bearer_methods_supported: ['header'],
+    });
+    expect(prm.body.scopes_supported).toEqual(expect.arrayContaining(['modules:read', 'modules:execute', '*']));
+
+    for (const p of ['/.well-known/oauth-authorization-server/oauth', '/.well-known/openid-configuration/oauth', '/oauth/.well-known/openid-configuration']) {
+      const as = await s.call(p);
+      expect(as.status, p).toBe(200);
+      expect(as.body).toMatchObject({
+        issuer: `${base}/oauth`,
+        authorization_endpoint: `${base}/oauth/authorize`,
+        token_endpoint: `${base}/oauth/token`,
+        registration_endpoint: `${base}/oauth/register`,
+        revocation_endpoint: `${base}/oauth/revoke`,
+        jwks_uri: `${base}/oauth/jwks`,
+        code_challenge_methods_supported: ['S256'],
+        client_id_metadata_document_supported: true,
+      });
+      expect(as.body.response_types_supported).toEqual(['code']);
+      expect(as.body.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
+    }
+    // One key signs everything: the identity provider's.
+    const jwks = await s.call('/oauth/jwks');
+    expect(jwks.body.keys).toEqual([expect.objectContaining({ kid: identityKeys(s.svc).kid, kty: 'EC', crv: 'P-256' })]);
+    expect(jwks.body.keys[0].d).toBeUndefined();
+  });
+
+  it('answers 401 with WWW-Authenticate naming the resource metadata; x-api-key works as before', async () => {
+    const rm = `resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`;
+    const init = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    const none = await s.call('/api/mcp', { body: init });
+    expectError(none, 401, 'unauthorized');
+    expect(none.headers.get('www-authenticate')).toBe(`Bearer ${rm}`);
+    const bad = await s.call('/api/mcp', { body: init, bearer: 'not-a-token' });
+    expectError(bad, 401, 'unauthorized');
+    expect(bad.headers.get('www-authenticate')).toContain(rm);
+    expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const key = await s.call('/api/mcp', { body: init, key: apiKey });
+    expect(key.status).toBe(200);
+    expect(key.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
+  it('DCR path: the SDK client registers, signs in, exchanges the code with PKCE, lists tools and calls one; refresh and revocation work', async () => {
+    const provider = new MemoryProvider(redirectUrl);
+    const client = await signInClient(provider);
+    expect(provider.info?.client_id).toBeTruthy();
+    expect(provider.info?.client_id).not.toMatch(/^https:/);
+    const { tools } = await client.listTools();
+    expect(tools.some((t) => t.name === 'text__slugify')).toBe(true);
+    const called = await client.callTool({ name: 'text__slugify', arguments: { text: 'Hello OAuth' } });
+    expect(called.isError).toBeFalsy();
+    expect(called.structuredContent).toEqual({ slug: 'hello-oauth' });
+    await client.close();
+
+    // The token is bound to the MCP resource: REST refuses it.
+    const access = provider.saved!.access_token;
+    expect((await s.call('/api/v1/modules', { bearer: access })).status).toBe(401);
+    const claims = JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString());
+    expect(claims).toMatchObject({ iss: `${base}/oauth`, aud: `${base}/api/mcp`, sub: userId });
+
+    // Refresh: a new access token (and a rotated refresh token) that works.
+    const form = (o: Record<string, string>) => new URLSearchParams(o);
+    const clientId = provider.info!.client_id;
+    const refreshed = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: form({ grant_type: 'refresh_token', refresh_token: provider.saved!.refresh_token!, client_id: clientId, resource: `${base}/api/mcp` }),
+    });
+    expect(refreshed.status).toBe(200);
+    const tokens = (await refreshed.json()) as OAuthTokens;
+    expect(tokens.access_token).toBeTruthy();
+    expect(tokens.refresh_token).toBeTruthy();
+    expect(tokens.refresh_token).not.toBe(provider.saved!.refresh_token);
+    const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+    expect((await s.call('/api/mcp', { body: ping, bearer: tokens.access_token })).status).toBe(200);
+
+    // Revocation of the refresh token revokes the grant: its access tokens stop working too.
+    const revoked = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: tokens.refresh_token!, client_id: clientId }) });
+    expect(revoked.status).toBe(200);
+    const after = await s.call('/api/mcp', { body: ping, bearer: tokens.access_token });
+    expectError(after, 401, 'unauthorized');
+    expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const again = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId }),
+    });
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('CIMD path: the client_id is the https URL of its metadata document, fetched through the SSRF guard', async () => {
+    const provider = new MemoryProvider(redirectUrl, cimdUrl);
+    const client = await signInClient(provider);
+    expect(provider.info?.client_id).toBe(cimdUrl);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'C I M D' } })).structuredContent).toEqual({ slug: 'c-i-m-d' });
+    await client.close();
+  });
+
+  it('a token carries only the granted scopes: without modules:execute, tools/call is 403 insufficient_scope', async () => {
+    const provider = new MemoryProvider(redirectUrl);
+    const client = await signInClient(provider, ['modules:read']);
+    expect(provider.saved?.scope?.split(' ')).toEqual(['modules:read']);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await expect(client.callTool({ name: 'text__slugify', arguments: { text: 'x' } })).rejects.toThrow();
+    await client.close();
+    const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'text__slugify', arguments: { text: 'x' } } };
+    const res = await s.call('/api/mcp', { body: call, bearer: provider.saved!.access_token });
+    expectError(res, 403, 'insufficient_scope');
+    expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(res.headers.get('www-authenticate')).toContain('scope="modules:execute"');
+  });
+
+  describe_protocol_refusals();
+
+  function describe_protocol_refusals() {
+    /** A registered public client and a PKCE pair. */
+    async function registered() {
+      const reg = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'raw', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+      });
+      expect(reg.status).toBe(201);
+      const client = (await reg.json()) as { client_id: string; client_secret?: string };
+      expect(client.client_secret).toBeUndefined();
+      const verifier = randomBytes(32).toString('base64url');
+      return { clientId: client.client_id, verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+    }
+    const authUrl = (params: Record<string, string>) => new URL(`${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', redirect_uri: redirectUrl, scope: 'modules:read', state: 's1', ...params })}`);
+
+    it('refuses PKCE plain, a missing code challenge and another resource', async () => {
+      const { clientId, verifier } = await registered();
+      for (const params of [
+        { client_id: clientId, code_challenge: verifier, code_challenge_method: 'plain' },
+        { client_id: clientId },
+      ]) {
+        const res = await fetch(authUrl(params), { redirect: 'manual' });
+        expect(res.status).toBe(303);
+        const to = new URL(res.headers.get('location')!);
+        expect(to.href.startsWith(redirectUrl)).toBe(true);
+        expect(to.searchParams.get('error')).toBe('invalid_request');
+      }
+      const { challenge } = await registered();
+      const other = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256', resource: 'https://elsewhere.example/api' }), { redirect: 'manual' });
+      const to = new URL(other.headers.get('location')!);
+      expect(to.searchParams.get('error')).toBe('invalid_target');
+    });
+
+    it('refuses a code exchanged with the wrong verifier, and an access token for another audience', async () => {
+      const { clientId, challenge } = await registered();
+      const back = await authorize(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256', resource: `${base}/api/mcp` }), ['modules:read']);
+      const code = back.searchParams.get('code')!;
+      const res = await fetch(`${base}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUrl, client_id: clientId, code_verifier: randomBytes(32).toString('base64url') }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_grant' });
+
+      // A correctly signed token of this issuer for another audience is refused at /api/mcp.
+      const { SignJWT, importJWK } = await import('jose');
+      const keys = identityKeys(s.svc);
+      const key = await importJWK(keys.privateJwk as Parameters<typeof importJWK>[0], 'ES256');
+      const now = Math.floor(Date.now() / 1000);
+      const forged = await new SignJWT({ scope: 'modules:read', gid: 'x', client_id: clientId })
+        .setProtectedHeader({ alg: 'ES256', kid: keys.kid, typ: 'at+jwt' })
+        .setIssuer(`${base}/oauth`)
+        .setAudience('https://elsewhere.example/api')
+        .setSubject(userId)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .sign(key);
+      const refused = await s.call('/api/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'ping' }, bearer: forged });
+      expectError(refused, 401, 'unauthorized');
+      expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    });
+
+    it('the consent step refuses a user with no tenant, and a declined request returns access_denied', async () => {
+      const { clientId, challenge } = await registered();
+      const loner = { email: `loner-${randomBytes(4).toString('hex')}@example.com`, password: 'another fine password' };
+      await s.svc.db.insert(authUsers).values({ email: loner.email, passwordHash: await hashPassword(loner.password), emailConfirmedAt: new Date() });
+      const start = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+      const uid = new URL(start.headers.get('location')!, base).pathname.split('/').pop()!;
+      const details = await s.call(`/oauth/interaction/${uid}/login`, { body: loner });
+      expect(details.body).toMatchObject({ step: 'consent', tenant: null, account: { email: loner.email } });
+      const consent = await s.call(`/oauth/interaction/${uid}/consent`, { body: { scopes: ['modules:read'] } });
+      expectError(consent, 409, 'conflict');
+      expect(consent.body.reason).toBe('no_tenant');
+      const abort = await s.call(`/oauth/interaction/${uid}/abort`, { method: 'POST', body: {} });
+      expect(abort.status).toBe(200);
+      expect(abort.body.redirect_to).toContain(`/oauth/authorize/${uid}`);
+      expectError(await s.call('/oauth/interaction/nope'), 404, 'not_found');
+    });
+  }
+});
