@@ -1,15 +1,15 @@
-import type { Principal } from '../auth/principal';
+import { principalTerms, type Principal } from '../auth/principal';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
-import { PLANS } from '../tenants/plans';
 import type { LimitResult } from './limiter';
 
 export const REQUEST_WINDOW_MS = 60_000;
 /** Requests per minute per client IP for unauthenticated calls (DESIGN.md §6 "Headers"). */
 export const PUBLIC_REQUESTS_PER_MINUTE = 600;
 
+/** The tenant's effective request limit: its override, else its plan's (src/tenants/plans.ts). */
 export function requestLimitOf(principal: Principal): number {
-  return principal.requestsPerMinute ?? PLANS[principal.plan].requestsPerMinute;
+  return principalTerms(principal).requestsPerMinute;
 }
 
 /**
