@@ -320,6 +320,7 @@ const TAGS = [
   { name: 'agent', description: 'For agents: several actions in one call (batch, chain) and the whole toolkit at once (arm).' },
   { name: 'memory', description: 'Per-agent key-value memory with tags, TTL and full-text search.' },
   { name: 'webhooks', description: 'Webhook subscriptions (scope `*`, Pro and above), their deliveries, replay; the `webhooks` section documents what receivers get.' },
+  { name: 'billing', description: 'Usage of the billing cycle, invoices (JSON and PDF) and plan changes. Money is USD decimal strings.' },
   { name: 'protocols', description: 'Agent protocols over JSON-RPC 2.0: MCP (tools and resources) and A2A.' },
   { name: 'discovery', description: 'Public documents describing the service: health, llms.txt, this OpenAPI document, the A2A agent card.' },
   { name: 'admin', description: 'Operator endpoints, authenticated with `x-admin-token`; absent (404) when `ADMIN_TOKEN` is unset.' },
