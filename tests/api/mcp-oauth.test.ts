@@ -349,10 +349,11 @@ backends.describe('MCP OAuth (%s)', (backend) => {
 
     it('refuses PKCE plain, a missing code challenge and another resource', async () => {
       const { clientId, verifier } = await registered();
-      for (const params of [
+      const attempts: Record<string, string>[] = [
         { client_id: clientId, code_challenge: verifier, code_challenge_method: 'plain' },
         { client_id: clientId },
-      ]) {
+      ];
+      for (const params of attempts) {
         const res = await fetch(authUrl(params), { redirect: 'manual' });
         expect(res.status).toBe(303);
         const to = new URL(res.headers.get('location')!);
