@@ -161,8 +161,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Change a tenant's plan (operators)
-         * @description `requests_per_minute` overrides the plan request limit (enterprise "custom"); null clears the override.
+         * Change a tenant's plan and per-tenant terms (operators)
+         * @description Sets the plan and, for custom contracts, per-tenant terms: `requests_per_minute`, `executions_per_month`, `overage_unit_usd` and `monthly_fee_usd` (USD as a decimal string or number, non-negative, at most 6 decimals). Each one absent keeps the current value; `null` clears it back to the plan's. Takes effect at once (metering, headers, billing events, invoices). The same service as `PUT /api/v1/billing/plan`: the change is recorded for proration, and keys and webhook subscriptions beyond the new plan's allowance are suspended (or restored), as the answer lists.
          */
         put: operations["admin-changePlan"];
         post?: never;
@@ -212,6 +212,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link the signed-in user to a tenant
+         * @description Requires `Authorization: Bearer <token>` of a signed-in user (the built-in identity provider at `/auth/v1`, or the configured one), and no tenant link yet. `api_key` proves ownership of the tenant: a valid, unrevoked key holding `*` (a narrower key is 403, an invalid or revoked one 401). Afterwards the user's bearer tokens act for that tenant with scope `*`. Idempotent: linking again to the same tenant answers 200; a user linked to another tenant is 409. An email alone never links a tenant, except when the provider proves it (see docs/auth.md).
+         */
+        post: operations["auth-link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/register": {
         parameters: {
             query?: never;
@@ -223,7 +243,9 @@ export interface paths {
         put?: never;
         /**
          * Register a tenant
-         * @description Creates a tenant on the free plan and returns its primary API key (scope `*`), shown only once. `owner_email` is unique (case-insensitive): a second registration is 409. Limited per client IP.
+         * @description Creates a tenant on the free plan and returns its primary API key (scope `*`), shown only once. Without credentials, `agent_name` and `owner_email` are required. `owner_email` is unique (case-insensitive): a second registration is 409. Limited per client IP.
+         *
+         *     With `Authorization: Bearer <token>` of a signed-in user linked to no tenant (the built-in identity provider at `/auth/v1`, or the configured one), the tenant is created for that user and linked to it: `owner_email` is the token's email (the field may be left out, or must equal it), `agent_name` defaults to the email's local part. 409 when the user is already linked to a tenant, or when the email already owns one (link it with `POST /api/v1/auth/link`). An invalid or expired token is 401.
          */
         post: operations["auth-register"];
         delete?: never;
@@ -246,6 +268,26 @@ export interface paths {
          * @description Body `{calls: [{id?, module, action, input}]}` (1–10; otherwise 400 and nothing runs). Results in call order, each `success` or `failed` with its error. Counts one request and one execution per call; a call refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait) fails alone, with that code, and is not counted.
          */
         post: operations["agent-batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the tenant's plan
+         * @description Moves the tenant to `free`, `pro` or `business`, at once: an upgrade brings its limits, webhooks and extra keys; a downgrade its limits, and keys and webhook subscriptions beyond the new plan's allowance are kept but stop working until the plan allows them again (below Pro: only the primary key works, the others answer 403 `plan_required`; no webhook is delivered). The answer lists what was suspended and restored and the terms now in force. The change is recorded for proration of the monthly fee. Asking for the current plan changes nothing (200, `changed: false`). `enterprise` is a custom contract that an operator sets (400). Scope `*`.
+         */
+        put: operations["plans-change"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1902,12 +1944,37 @@ export interface operations {
                                 /** @description Installed-module limit; null = unlimited */
                                 modules: number | null;
                             };
+                            /** @description Per-tenant overrides set by an operator (null = the plan value) */
+                            overrides: {
+                                executions_per_month: number | null;
+                                monthly_fee_usd: string | null;
+                                overage_unit_usd: string | null;
+                                requests_per_minute: number | null;
+                            };
                             owner_email: string;
                             /** @enum {string} */
                             plan: "free" | "pro" | "business" | "enterprise";
                             requests_per_minute: number;
                             requests_per_minute_override: number | null;
                             tenant_id: string;
+                            /** @description Effective terms: the plan with the overrides applied */
+                            terms: {
+                                concurrency: number;
+                                /** @description Monthly execution quota; null = unlimited */
+                                executions_per_month: number | null;
+                                /** @description Installed-module limit; null = unlimited */
+                                modules: number | null;
+                                /** @description Monthly fee, USD decimal string (e.g. "29.00") */
+                                monthly_fee_usd: string;
+                                /**
+                                 * @description Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`
+                                 * @enum {string}
+                                 */
+                                overage: "pause" | "metered";
+                                /** @description Price per execution past the quota, USD decimal string (e.g. "0.001") */
+                                overage_unit_usd: string;
+                                requests_per_minute: number;
+                            };
                         }[];
                         has_more: boolean;
                         next_cursor: string | null;
@@ -2025,8 +2092,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Monthly execution quota; null restores the plan's */
+                    executions_per_month?: number | null;
+                    /** @description Monthly fee, USD (decimal string or number, at most 6 decimals); null restores the plan's */
+                    monthly_fee_usd?: string | number | null;
+                    /** @description Price per execution past the quota, USD (decimal string or number, at most 6 decimals); null restores the plan's */
+                    overage_unit_usd?: string | number | null;
                     /** @enum {string} */
                     plan: "free" | "pro" | "business" | "enterprise";
+                    /** @description Request limit per minute; null restores the plan's */
                     requests_per_minute?: number | null;
                 };
             };
@@ -2047,23 +2121,68 @@ export interface operations {
                 content: {
                     "application/json": {
                         agent_name: string;
+                        /** @description False when the plan and terms were already these (nothing recorded) */
+                        changed: boolean;
                         created_at: string;
+                        /** @description When the change took effect (at once) */
+                        effective_at: string;
                         limits: {
                             /** @description Monthly execution quota; null = unlimited (enterprise) */
                             executions_per_month: number | null;
                             /** @description Installed-module limit; null = unlimited */
                             modules: number | null;
                         };
+                        /** @description Per-tenant overrides set by an operator (null = the plan value) */
+                        overrides: {
+                            executions_per_month: number | null;
+                            monthly_fee_usd: string | null;
+                            overage_unit_usd: string | null;
+                            requests_per_minute: number | null;
+                        };
                         owner_email: string;
                         /** @enum {string} */
                         plan: "free" | "pro" | "business" | "enterprise";
+                        /** @enum {string} */
+                        previous_plan: "free" | "pro" | "business" | "enterprise";
                         requests_per_minute: number;
                         requests_per_minute_override: number | null;
+                        /** @description Keys and webhook subscriptions an upgrade made work again */
+                        restored: {
+                            /** @description API key ids */
+                            keys: string[];
+                            /** @description Webhook subscription ids */
+                            webhooks: string[];
+                        };
+                        /** @description Keys and webhook subscriptions beyond the new plan's allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again */
+                        suspended: {
+                            /** @description API key ids */
+                            keys: string[];
+                            /** @description Webhook subscription ids */
+                            webhooks: string[];
+                        };
                         tenant_id: string;
+                        /** @description Effective terms: the plan with the overrides applied */
+                        terms: {
+                            concurrency: number;
+                            /** @description Monthly execution quota; null = unlimited */
+                            executions_per_month: number | null;
+                            /** @description Installed-module limit; null = unlimited */
+                            modules: number | null;
+                            /** @description Monthly fee, USD decimal string (e.g. "29.00") */
+                            monthly_fee_usd: string;
+                            /**
+                             * @description Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`
+                             * @enum {string}
+                             */
+                            overage: "pause" | "metered";
+                            /** @description Price per execution past the quota, USD decimal string (e.g. "0.001") */
+                            overage_unit_usd: string;
+                            requests_per_minute: number;
+                        };
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
+            /** @description Invalid body (`invalid_request`, with `issues`) */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2095,7 +2214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found` */
+            /** @description No such tenant */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2197,6 +2316,8 @@ export interface operations {
                         secret: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
+                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+                        suspended: boolean;
                         updated_at: string;
                         url: string;
                     };
@@ -2439,6 +2560,156 @@ export interface operations {
             };
         };
     };
+    "auth-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A key of the tenant holding `*` (e.g. its primary key) */
+                    api_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The tenant the user now acts for */
+                        tenant_id: string;
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token, or an invalid or revoked api_key */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key does not hold `*` */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The user is already linked to another tenant */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "auth-register": {
         parameters: {
             query?: never;
@@ -2449,9 +2720,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    agent_name: string;
+                    agent_name?: string;
                     /** Format: email */
-                    owner_email: string;
+                    owner_email?: string;
                 };
             };
         };
@@ -2499,7 +2770,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description owner_email already registered */
+            /** @description The bearer token is invalid or expired */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description owner_email already registered, or the bearer user already linked */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2655,6 +2942,181 @@ export interface operations {
                 };
             };
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "plans-change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `free`, `pro` or `business`; `enterprise` is set by an operator (400)
+                     * @enum {string}
+                     */
+                    plan: "free" | "pro" | "business" | "enterprise";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description False when the plan and terms were already these (nothing recorded) */
+                        changed: boolean;
+                        /** @description When the change took effect (at once) */
+                        effective_at: string;
+                        /** @enum {string} */
+                        plan: "free" | "pro" | "business" | "enterprise";
+                        /** @enum {string} */
+                        previous_plan: "free" | "pro" | "business" | "enterprise";
+                        /** @description Keys and webhook subscriptions an upgrade made work again */
+                        restored: {
+                            /** @description API key ids */
+                            keys: string[];
+                            /** @description Webhook subscription ids */
+                            webhooks: string[];
+                        };
+                        /** @description Keys and webhook subscriptions beyond the new plan's allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again */
+                        suspended: {
+                            /** @description API key ids */
+                            keys: string[];
+                            /** @description Webhook subscription ids */
+                            webhooks: string[];
+                        };
+                        tenant_id: string;
+                        terms: {
+                            concurrency: number;
+                            /** @description Monthly execution quota; null = unlimited */
+                            executions_per_month: number | null;
+                            /** @description Installed-module limit; null = unlimited */
+                            modules: number | null;
+                            /** @description Monthly fee, USD decimal string (e.g. "29.00") */
+                            monthly_fee_usd: string;
+                            /**
+                             * @description Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`
+                             * @enum {string}
+                             */
+                            overage: "pause" | "metered";
+                            /** @description Price per execution past the quota, USD decimal string (e.g. "0.001") */
+                            overage_unit_usd: string;
+                            requests_per_minute: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid body, or `enterprise` (to it or off it: an operator changes it) (`invalid_request`) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope `*` (`insufficient_scope`) */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6464,6 +6926,8 @@ export interface operations {
                             secret: string;
                             /** @enum {string} */
                             status: "active" | "disabled";
+                            /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+                            suspended: boolean;
                             updated_at: string;
                             url: string;
                         }[];
@@ -6614,6 +7078,8 @@ export interface operations {
                         secret: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
+                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+                        suspended: boolean;
                         updated_at: string;
                         url: string;
                     };
@@ -6814,6 +7280,8 @@ export interface operations {
                         };
                         /** @enum {string} */
                         status: "active" | "disabled";
+                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+                        suspended: boolean;
                         updated_at: string;
                         url: string;
                     };
@@ -6980,6 +7448,8 @@ export interface operations {
                         secret: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
+                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+                        suspended: boolean;
                         updated_at: string;
                         url: string;
                     };
@@ -7282,6 +7752,8 @@ export interface operations {
                         secret: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
+                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+                        suspended: boolean;
                         updated_at: string;
                         url: string;
                     };
