@@ -7,6 +7,7 @@ import { ActionPool } from './executions/pool';
 import { closeInterruptedExecutions } from './executions/recover';
 import { JavaScriptSandbox } from './executions/runtimes/sandbox';
 import { SchemaCache } from './executions/schemas';
+import { BILLING_CLOSE_QUEUE, BILLING_QUEUE_OPTIONS, startBilling } from './jobs/billing';
 import { startBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { DeliveryWorker } from './jobs/webhooks';
@@ -35,6 +36,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: DELIVERY_QUEUE, options: deliveryQueueOptions(config.webhooks.timeoutMs) },
     { name: MINUTELY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: HOURLY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
+    { name: BILLING_CLOSE_QUEUE, options: BILLING_QUEUE_OPTIONS },
   ]);
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, logger)
@@ -71,6 +73,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   if (database.kind === 'pglite') await retryOrphanedAttempts(svc);
   svc.deliveryWorker.start(svc);
   await startMaintenance(svc);
+  await startBilling(svc);
   return {
     ...svc,
     async close() {

@@ -79,15 +79,17 @@ export const EVENT_DATA_SCHEMAS = {
     .describe('The monthly execution limit was reached.'),
   'billing.invoice_created': z
     .object({
-      invoice_id: z.string(),
+      invoice_id: z.string().describe('`inv_...`'),
+      number: z.string().describe('Human-readable number, sequential per tenant, e.g. "AMP-3F2A9C1B-0001"'),
       tenant_id: z.string(),
-      total_usd: z.string().describe('Decimal amount, e.g. "29.00"'),
-      status: z.string(),
-      period_start: iso,
-      period_end: iso,
-      invoice_url: z.string().describe('Path of the invoice endpoint'),
+      period_start: iso.describe('Start of the billed cycle (inclusive)'),
+      period_end: iso.describe('End of the billed cycle (exclusive: the first instant of the next cycle)'),
+      total_usd: z.string().describe('Amount due: a decimal string in USD with two decimals, e.g. "29.25"'),
+      currency: z.literal('usd'),
+      status: z.enum(['open', 'paid', 'void']).describe('`open` when created'),
+      invoice_url: z.string().describe('Path of the invoice endpoint (`/api/v1/billing/invoices/{id}`; append `.pdf` for the PDF)'),
     })
-    .describe('An invoice was generated (end of cycle or overage).'),
+    .describe('An invoice was generated: a billing cycle closed with something to bill (one invoice per tenant and cycle).'),
   'trust.score_changed': z
     .object({
       module: z.string(),

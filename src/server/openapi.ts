@@ -93,6 +93,9 @@ const ALSO_ANSWERS: Record<string, Record<string, string>> = {
   'health.check': { 503: 'The database is unreachable: the same health document, with `status: "down"`' },
 };
 
+/** A PDF file as a response body (OpenAPI 3.1: a string with its media type). */
+const PDF_SCHEMA = { type: 'string', contentMediaType: 'application/pdf', description: 'The PDF document' };
+
 const PAYLOAD_TOO_LARGE = 'The request body exceeds 1 MiB (`payload_too_large`)';
 const INTERNAL = 'Internal error (`internal_error`, a generic message: nothing internal is disclosed)';
 
@@ -507,6 +510,12 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     const success = responses['200']!;
     const status = String(route.meta.successStatus ?? 200);
     const rebuilt: Record<string, Json> = { [status]: { ...success, headers: responseHeaders(status) } };
+    // File answers (src/server/http/rest.ts): the bytes with their media type instead of JSON.
+    if (route.meta.file) rebuilt[status] = { ...rebuilt[status], content: { 'application/pdf': { schema: PDF_SCHEMA } } };
+    if (route.meta.formats?.pdf) {
+      const json = rebuilt[status]!.content as Json;
+      rebuilt[status] = { ...rebuilt[status], content: { ...json, 'application/pdf': { schema: PDF_SCHEMA } } };
+    }
     for (const [code, description] of Object.entries(ALSO_ANSWERS[route.procedure] ?? {})) {
       rebuilt[code] = { ...success, description, headers: responseHeaders(code) };
     }

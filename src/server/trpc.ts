@@ -40,6 +40,13 @@ export type Meta = OpenApiMeta<{
   successStatus?: 200 | 201 | 202;
   /** Exempt from the request limit (spec §8 rule 4): the pool is reported, not consumed. */
   rateLimitExempt?: boolean;
+  /**
+   * The output is a file `{ filename, content_type, data_base64 }`: REST answers its bytes with
+   * that Content-Type (src/server/http/rest.ts); tRPC returns the object.
+   */
+  file?: boolean;
+  /** REST only: `?format=<name>` answers as the named procedure instead (e.g. an invoice's `pdf`). */
+  formats?: Record<string, string>;
 }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({

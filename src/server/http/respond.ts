@@ -16,6 +16,25 @@ export function sendText(res: ServerResponse, status: number, body: string, cont
   res.end(body);
 }
 
+/** What a procedure with `meta.file` returns (see src/server/trpc.ts). */
+export interface FileOutput {
+  filename: string;
+  content_type: string;
+  data_base64: string;
+}
+
+/** A file answer (e.g. an invoice PDF): its bytes with its own Content-Type, shown inline under its name. */
+export function sendFile(res: ServerResponse, status: number, file: FileOutput, headers: Record<string, string> = {}): void {
+  const body = Buffer.from(file.data_base64, 'base64');
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': file.content_type,
+    'Content-Length': body.length,
+    'Content-Disposition': `inline; filename="${file.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+  });
+  res.end(body);
+}
+
 /** Writes an AppError in the error format of DESIGN.md §6, with the headers it carries. */
 export function sendError(res: ServerResponse, err: AppError, requestId: string, headers: Record<string, string> = {}): void {
   sendJson(res, err.status, errorBody(err, requestId), { ...headers, ...err.headers });

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest, toAppError } from '../errors';
 import { appRouter } from '../router';
-import type { Context } from '../trpc';
+import type { Context, Meta } from '../trpc';
 import { readJsonBody } from './request';
-import { sendError, sendJson } from './respond';
+import { sendError, sendFile, sendJson, type FileOutput } from './respond';
 import type { Route } from './routes';
 
 /**
@@ -34,9 +34,18 @@ export async function handleRestCall(
   }
   // The rest of an oversized body is never read: the connection closes after the answer.
   if (body.kind === 'too_large') baseHeaders = { ...baseHeaders, Connection: 'close' };
+  // `?format=pdf` (and the like) on a route naming another procedure for that format: that one answers.
+  let procedure = route.procedure;
+  const format = route.meta.formats && isPlainObject(input) ? input.format : undefined;
+  if (typeof format === 'string' && Object.hasOwn(route.meta.formats!, format) && isPlainObject(input)) {
+    procedure = route.meta.formats![format]!;
+    const { format: _format, ...rest } = input;
+    input = rest;
+  }
   try {
-    const output = await callProcedure(route.procedure, ctx, input);
+    const output = await callProcedure(procedure, ctx, input);
     const status = ctx.res.status ?? route.meta.successStatus ?? 200;
+    if (procedures[procedure]!._def.meta?.file) return sendFile(res, status, output as FileOutput, { ...baseHeaders, ...ctx.res.headers });
     sendJson(res, status, output, { ...baseHeaders, ...ctx.res.headers });
   } catch (err) {
     const appError = toAppError(err);
@@ -47,7 +56,7 @@ export async function handleRestCall(
   }
 }
 
-type ProcedureFn = ((opts: object) => Promise<unknown>) & { _def: { type: string } };
+type ProcedureFn = ((opts: object) => Promise<unknown>) & { _def: { type: string; meta?: Meta } };
 const procedures = appRouter._def.procedures as unknown as Record<string, ProcedureFn>;
 
 /** What the router's caller does, without building its proxy per request. */

@@ -33,8 +33,10 @@ export class RouteTable {
         params,
       });
     });
-    // Literal segments beat parameters: `/keys/{id}/rotate` vs `/keys/{id}`, `/modules/search` vs `/modules/{m}`.
-    this.routes.sort((a, b) => a.params.length - b.params.length);
+    // Literal segments beat parameters: `/keys/{id}/rotate` vs `/keys/{id}`, `/modules/search` vs `/modules/{m}`;
+    // then more literal text: `/invoices/{id}.pdf` vs `/invoices/{id}`.
+    const literal = (r: Route) => r.template.replace(/\{(.+?)\}/g, '').length;
+    this.routes.sort((a, b) => a.params.length - b.params.length || literal(b) - literal(a));
   }
 
   /** The route for method + path, or the methods allowed on that path (405), or null (404). */
