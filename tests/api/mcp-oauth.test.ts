@@ -18,9 +18,7 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { authUsers, tenantIdentities } from '../../src/db/schema';
 import { identityKeys } from '../../src/identity/keys';
-import { hashPassword } from '../../src/identity/passwords';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 async function freePort(): Promise<number> {
@@ -118,17 +116,13 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     s = await startTestServer({ backend, env: { PORT: String(port), PUBLIC_BASE_URL: base, WEBHOOK_ALLOW_PRIVATE: '1' } });
-    // A user of the built-in identity provider linked to a tenant (as `POST /api/v1/auth/register`
-    // with its bearer token would make it).
-    const t = await s.register({ owner_email: user.email });
-    tenantId = t.tenantId;
-    apiKey = t.apiKey;
-    const [row] = await s.svc.db
-      .insert(authUsers)
-      .values({ email: user.email, passwordHash: await hashPassword(user.password), emailConfirmedAt: new Date() })
-      .returning({ id: authUsers.id });
-    userId = row!.id;
-    await s.svc.db.insert(tenantIdentities).values({ issuer: identityKeys(s.svc).issuer, subject: userId, tenantId, email: user.email });
+    // A user of the built-in identity provider who created a tenant with its bearer token.
+    const signedUp = await signUp(user);
+    userId = signedUp.userId;
+    const registered = await s.call('/api/v1/auth/register', { bearer: signedUp.accessToken, body: { agent_name: 'oauth-tenant' } });
+    expect(registered.status).toBe(201);
+    tenantId = registered.body.tenant_id;
+    apiKey = registered.body.api_key;
 
     // The CIMD client's metadata document, on https (the SDK and the spec require it).
     const { key, cert } = selfSignedLocalhost();
@@ -147,7 +141,14 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     });
     await new Promise<void>((resolve) => https!.listen(0, '127.0.0.1', resolve));
     cimdUrl = `https://localhost:${(https.address() as AddressInfo).port}/client.json`;
-  });
+  }, 180_000);
+  /** GoTrue sign-up (confirmed at once without SMTP_URL): the user's id and access token. */
+  async function signUp(u: { email: string; password: string }): Promise<{ userId: string; accessToken: string }> {
+    const res = await s.call('/auth/v1/signup', { body: u, headers: { apikey: s.config.auth.anonKey! } });
+    expect(res.status).toBe(200);
+    return { userId: res.body.user.id, accessToken: res.body.access_token };
+  }
+
   afterAll(async () => {
     https?.close();
     await s?.close();
@@ -398,7 +399,7 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     it('the consent step refuses a user with no tenant, and a declined request returns access_denied', async () => {
       const { clientId, challenge } = await registered();
       const loner = { email: `loner-${randomBytes(4).toString('hex')}@example.com`, password: 'another fine password' };
-      await s.svc.db.insert(authUsers).values({ email: loner.email, passwordHash: await hashPassword(loner.password), emailConfirmedAt: new Date() });
+      await signUp(loner);
       const start = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
       const uid = new URL(start.headers.get('location')!, base).pathname.split('/').pop()!;
       const details = await s.call(`/oauth/interaction/${uid}/login`, { body: loner });
