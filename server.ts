@@ -3,7 +3,7 @@
  * every other path (pages, assets, next-auth) goes to Next's request handler.
  */
 import next from 'next';
-import { ConfigError } from './src/config';
+import { ConfigError, type Config } from './src/config';
 import type { NodeHandler } from './src/server/http/handler';
 import { startServer } from './src/server/http/server';
 
@@ -17,6 +17,7 @@ async function main() {
     nextHandler = (req, res) => handle(req, res);
   }
   const running = await startServer({ next: nextHandler });
+  if (withNext) Object.assign(process.env, dashboardEnv(running.config, running.port));
   // The handlers are in place before the line that says the server is up: whoever reads it and
   // stops the server at once gets a graceful shutdown, never the signal's default action.
   const shutdown = (signal: string) => {
@@ -32,6 +33,37 @@ async function main() {
     { url: running.config.publicBaseUrl, port: running.port, database: running.svc.database.kind, redis: Boolean(running.svc.redis) },
     'Agent Module Platform listening',
   );
+  if (running.config.auth.builtin) {
+    // Public by design (as Supabase's anon key): clients send it as `apikey` to /auth/v1/*.
+    running.svc.logger.info(
+      { auth_url: `${running.config.publicBaseUrl}/auth/v1`, anon_key: running.config.auth.anonKey },
+      'built-in identity provider: the anon key (public by design) goes in the apikey header',
+    );
+  }
+}
+
+/**
+ * What Next (the dashboard and next-auth) needs, derived from the one parsed configuration
+ * (src/config.ts stays the only reader of the operator's environment) and handed over through
+ * process.env before the first page request: next-auth's URL and secret, and AMP_DASHBOARD
+ * (app/_lib/env.ts). Next's server code reaches the API and the built-in identity provider on
+ * loopback, on this process's own port.
+ */
+function dashboardEnv(config: Config, port: number): Record<string, string> {
+  const apiUrl = `http://127.0.0.1:${port}`;
+  return {
+    NEXTAUTH_URL: config.publicBaseUrl,
+    NEXTAUTH_SECRET: config.sessionSecret,
+    AMP_DASHBOARD: JSON.stringify({
+      apiUrl,
+      authUrl: config.auth.builtin ? apiUrl : (config.auth.url ?? apiUrl).replace(/\/+$/, ''),
+      authPublicUrl: config.auth.builtin ? config.publicBaseUrl : (config.auth.url ?? config.publicBaseUrl).replace(/\/+$/, ''),
+      anonKey: config.auth.anonKey,
+      publicBaseUrl: config.publicBaseUrl,
+      adminEmails: config.adminEmails,
+      mail: config.auth.builtin && Boolean(config.smtpUrl),
+    }),
+  };
 }
 
 main().catch((err: unknown) => {

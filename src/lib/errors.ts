@@ -8,6 +8,7 @@ export const ERRORS = {
   unauthorized: { status: 401, message: 'A valid API key or bearer token is required.' },
   insufficient_scope: { status: 403, message: 'The credential lacks the scope this operation needs.' },
   plan_required: { status: 403, message: 'This operation needs a higher plan.' },
+  forbidden: { status: 403, message: 'The request is not allowed.' },
   not_found: { status: 404, message: 'The resource does not exist.' },
   method_not_allowed: { status: 405, message: 'The method is not allowed on this path.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },

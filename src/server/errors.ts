@@ -13,6 +13,7 @@ export const TRPC_CODES = {
   unauthorized: 'UNAUTHORIZED',
   insufficient_scope: 'FORBIDDEN',
   plan_required: 'FORBIDDEN',
+  forbidden: 'FORBIDDEN',
   not_found: 'NOT_FOUND',
   method_not_allowed: 'METHOD_NOT_SUPPORTED',
   conflict: 'CONFLICT',

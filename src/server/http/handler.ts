@@ -6,9 +6,11 @@ import type { Services } from '../../services';
 import { AppError, toAppError } from '../errors';
 import { handleA2a } from '../a2a/handler';
 import { handleMcp } from '../mcp/handler';
+import { handleIdentity } from '../identity/handler';
 import { handleOAuthRoute, isOAuthPath } from '../oauth/routes';
 import { buildOpenApiDocument } from '../openapi';
 import { reportedPool } from '../pool';
+import { crossSiteRefusal, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
 import type { Context } from '../trpc';
 import { clientIp, resolveRequestId } from './request';
@@ -88,6 +90,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     try {
       // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
       if (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip)) return;
+      // The built-in identity provider (GoTrue subset): its own apikey check, CORS and error fields.
+      if (pathname.startsWith('/auth/v1/')) return await handleIdentity(req, res, ctx, base, url, pathname);
       if (req.method === 'OPTIONS') return preflight(res, await withPool());
 
       if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
@@ -101,6 +105,15 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       }
       if (pathname.startsWith('/api/trpc/')) {
         access.template = '/api/trpc/{procedure}';
+        // The dashboard: a call without its own credential is authenticated by the session cookie,
+        // and a state-changing one must then come from our own origin (CSRF; src/server/session.ts).
+        const fromSession = await sessionHeaders(req.headers, svc.config);
+        if (fromSession) {
+          ctx.headers = fromSession;
+          if (req.method !== 'GET' && req.method !== 'HEAD' && !isSameOrigin(req, svc.config)) {
+            return sendError(res, crossSiteRefusal(), requestId, { ...base, ...(await reportedPool(ctx)) });
+          }
+        }
         // Any JSON content type or none, as on REST: tRPC's JSON reader takes every body (so a
         // PUT is tRPC's 405, not a content-type refusal raised before the context exists).
         if (req.method !== 'GET' && req.method !== 'HEAD') req.headers['content-type'] = 'application/json';

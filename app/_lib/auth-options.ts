@@ -1,0 +1,144 @@
+/**
+ * next-auth (v4, JWT sessions, no adapter): two credential methods, both checked over HTTP
+ * (Next code never imports the data layer, DESIGN.md §2):
+ * - `password`: the identity provider's password grant; the session keeps its access and
+ *   refresh tokens (next-auth encrypts the session JWT) and refreshes the access token shortly
+ *   before it expires;
+ * - `api-key`: an API key holding `*` (tenants registered by API), checked with GET /api/v1/me.
+ * server.ts reads the same cookie (src/server/session.ts) to authenticate /api/trpc calls.
+ */
+import type { NextAuthOptions, User } from 'next-auth';
+import type { JWT } from 'next-auth/jwt';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import { dashboardEnv } from './env';
+import { AuthApiError, apiFetch, authFetch, passwordGrant, refreshGrant, type GoTrueSession } from './gotrue';
+
+/** Sessions last a week of inactivity at most (the refresh token rotates as it is used). */
+export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 3600;
+/** The access token is refreshed when less than this is left of it. */
+const REFRESH_MARGIN_SECONDS = 120;
+
+/** What the session JWT carries (encrypted in the cookie; never sent to the browser's scripts). */
+export interface DashboardToken {
+  kind: 'password' | 'api_key';
+  email?: string;
+  admin: boolean;
+  /** password sessions */
+  accessToken?: string;
+  refreshToken?: string;
+  /** Unix seconds at which the access token expires. */
+  expiresAt?: number;
+  /** api_key sessions */
+  apiKey?: string;
+  tenantId?: string;
+  /** Set when the session can no longer be refreshed: the user must sign in again. */
+  error?: 'refresh_failed';
+}
+
+/** What the browser sees of the session (`useSession`): no token, no key. */
+export interface DashboardSessionView {
+  kind: DashboardToken['kind'];
+  email: string | null;
+  tenantId: string | null;
+  admin: boolean;
+  error: DashboardToken['error'] | null;
+}
+
+type AuthorizedUser = User & { token: DashboardToken };
+
+declare module 'next-auth' {
+  interface Session {
+    dashboard: DashboardSessionView | null;
+  }
+}
+
+const isAdmin = (email: string | undefined) => Boolean(email && dashboardEnv().adminEmails.includes(email.toLowerCase()));
+
+export function tokenFromSession(session: GoTrueSession, email: string): DashboardToken {
+  const userEmail = (session.user.email ?? email).toLowerCase();
+  return {
+    kind: 'password',
+    email: userEmail,
+    admin: isAdmin(userEmail),
+    accessToken: session.access_token,
+    refreshToken: session.refresh_token,
+    expiresAt: session.expires_at ?? Math.floor(Date.now() / 1000) + session.expires_in,
+  };
+}
+
+/** The token with a usable access token: refreshed (rotating the refresh token) when it is about to expire. */
+export async function refreshIfNeeded(token: DashboardToken): Promise<DashboardToken> {
+  if (token.kind !== 'password' || token.error || !token.refreshToken) return token;
+  if ((token.expiresAt ?? 0) - REFRESH_MARGIN_SECONDS > Date.now() / 1000) return token;
+  try {
+    return { ...tokenFromSession(await refreshGrant(token.refreshToken), token.email ?? ''), email: token.email };
+  } catch (err) {
+    // Unreachable provider: keep the session and try again on the next call.
+    if (err instanceof AuthApiError && err.status >= 500) return token;
+    return { ...token, accessToken: undefined, refreshToken: undefined, error: 'refresh_failed' };
+  }
+}
+
+export function sessionView(token: DashboardToken): DashboardSessionView {
+  return { kind: token.kind, email: token.email ?? null, tenantId: token.tenantId ?? null, admin: token.admin, error: token.error ?? null };
+}
+
+const dashboardOf = (jwt: JWT) => (jwt as { dashboard?: DashboardToken }).dashboard;
+
+export function authOptions(): NextAuthOptions {
+  return {
+    secret: process.env.NEXTAUTH_SECRET,
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
+    pages: { signIn: '/sign-in', signOut: '/sign-out', error: '/sign-in' },
+    providers: [
+      CredentialsProvider({
+        id: 'password',
+        name: 'Email and password',
+        credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+        async authorize(credentials): Promise<AuthorizedUser> {
+          const email = String(credentials?.email ?? '').trim().toLowerCase();
+          const password = String(credentials?.password ?? '');
+          if (!email || !password) throw new Error('Enter your email and password.');
+          // AuthApiError's message is the provider's (e.g. "Invalid login credentials"): next-auth hands it to the page.
+          const session = await passwordGrant(email, password);
+          const token = tokenFromSession(session, email);
+          return { id: session.user.id, email: token.email, token };
+        },
+      }),
+      CredentialsProvider({
+        id: 'api-key',
+        name: 'API key',
+        credentials: { apiKey: { label: 'API key', type: 'password' } },
+        async authorize(credentials): Promise<AuthorizedUser> {
+          const apiKey = String(credentials?.apiKey ?? '').trim();
+          if (!apiKey) throw new Error('Enter an API key.');
+          const { body } = await apiFetch<{ tenant_id: string; credential: { scopes: string[] } }>('/api/v1/me', { apiKey });
+          if (!body.credential.scopes.includes('*')) {
+            throw new Error('This key cannot open the dashboard: sign in with a key holding the `*` scope (the key returned at registration).');
+          }
+          return { id: body.tenant_id, token: { kind: 'api_key', admin: false, apiKey, tenantId: body.tenant_id } };
+        },
+      }),
+    ],
+    callbacks: {
+      async jwt({ token, user }) {
+        if (user) return { sub: user.id, dashboard: (user as AuthorizedUser).token };
+        const dashboard = dashboardOf(token);
+        if (!dashboard) return token;
+        return { ...token, dashboard: await refreshIfNeeded(dashboard) };
+      },
+      async session({ session, token }) {
+        const dashboard = dashboardOf(token);
+        return { expires: session.expires, user: { email: dashboard?.email ?? null }, dashboard: dashboard ? sessionView(dashboard) : null };
+      },
+    },
+    events: {
+      // Signing out revokes the provider's session too (its refresh token stops working).
+      async signOut({ token }) {
+        const dashboard = token ? dashboardOf(token) : undefined;
+        if (dashboard?.kind !== 'password' || !dashboard.accessToken) return;
+        await authFetch('logout', { method: 'POST', bearer: dashboard.accessToken }).catch(() => undefined);
+      },
+    },
+  };
+}

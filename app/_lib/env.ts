@@ -1,0 +1,33 @@
+/**
+ * What the dashboard needs from the service's configuration. src/config.ts is the only reader of
+ * the operator's environment: server.ts derives these values and hands them to Next in
+ * AMP_DASHBOARD (JSON) before Next serves a request, with NEXTAUTH_URL and NEXTAUTH_SECRET.
+ */
+export interface DashboardEnv {
+  /** Where Next's server code reaches the API (loopback: the same process's port). */
+  apiUrl: string;
+  /** Where Next's server code reaches the identity provider (`{authUrl}/auth/v1/*`). */
+  authUrl: string;
+  /** The identity provider's base URL as users' apps see it (for the sign-in help). */
+  authPublicUrl: string;
+  /** The `apikey` header value the identity provider requires (public, like Supabase's). */
+  anonKey: string;
+  /** The service's public base URL (links in mails, redirect targets). */
+  publicBaseUrl: string;
+  /** ADMIN_EMAILS, lower-cased: these users are operators in the dashboard. */
+  adminEmails: string[];
+  /** Whether the built-in provider sends mail (SMTP_URL): sign-ups then confirm their address first. */
+  mail: boolean;
+}
+
+export function dashboardEnv(): DashboardEnv {
+  const raw = process.env.AMP_DASHBOARD;
+  if (!raw) throw new Error('AMP_DASHBOARD is not set: the dashboard runs inside server.ts (npm start), which sets it.');
+  return JSON.parse(raw) as DashboardEnv;
+}
+
+/** A same-site path to return to after signing in; anything else (absolute, protocol-relative) is `/account`. */
+export function safeCallbackPath(value: string | string[] | undefined): string {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v && v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\') ? v : '/account';
+}

@@ -1,0 +1,35 @@
+/**
+ * The dashboard's tRPC client: /api/trpc on the same origin, authenticated by the session
+ * cookie (server.ts reads it). Only the router's TYPE comes from src/ (erased at build time:
+ * Next bundles no server code). A 401 is retried once after refreshing the session, whose
+ * access token may have expired while the page was open.
+ */
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { getSession } from 'next-auth/react';
+import type { AppRouter } from '../../src/server/router';
+
+/** Calls per batch: server.ts refuses larger batches (MAX_TRPC_BATCH). */
+const MAX_BATCH = 20;
+
+export const trpc = createTRPCClient<AppRouter>({
+  links: [httpBatchLink({ url: '/api/trpc', maxItems: MAX_BATCH })],
+});
+
+export function isTrpcError(err: unknown): err is TRPCClientError<AppRouter> {
+  return err instanceof TRPCClientError;
+}
+
+/** The HTTP status of a tRPC error (the API's error format status), if any. */
+export function statusOf(err: unknown): number | undefined {
+  return isTrpcError(err) ? err.data?.httpStatus : undefined;
+}
+
+export async function withSessionRetry<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (statusOf(err) !== 401) throw err;
+    await getSession(); // next-auth's /api/auth/session refreshes the access token and the cookie
+    return call();
+  }
+}

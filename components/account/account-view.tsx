@@ -1,0 +1,220 @@
+'use client';
+
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useCallback, useEffect, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { changePassword, createTenant, linkTenant } from '../../app/_lib/actions';
+import type { DashboardSessionView } from '../../app/_lib/auth-options';
+import { statusOf, trpc, withSessionRetry } from '../../app/_lib/trpc';
+import { Alert } from '../ui/alert';
+import { Button } from '../ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../ui/card';
+import { Copyable } from '../ui/copyable';
+import { FormField } from '../ui/form-field';
+
+type Me = Awaited<ReturnType<typeof trpc.tenants.me.query>>;
+type TenantState = { state: 'loading' } | { state: 'ready'; me: Me } | { state: 'none'; message: string } | { state: 'error'; message: string };
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : 'The request failed.');
+
+export function AccountView({ session }: { session: DashboardSessionView }) {
+  const [tenant, setTenant] = useState<TenantState>({ state: 'loading' });
+  const load = useCallback(async () => {
+    try {
+      const me = await withSessionRetry(() => trpc.tenants.me.query({}));
+      setTenant({ state: 'ready', me });
+    } catch (err) {
+      // A password session whose user owns no tenant yet: the API says so with a 401.
+      if (statusOf(err) === 401 && session.kind === 'password') setTenant({ state: 'none', message: messageOf(err) });
+      else setTenant({ state: 'error', message: messageOf(err) });
+    }
+  }, [session.kind]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  return (
+    <div className="grid gap-6">
+      <Card>
+        <CardHeader>
+          <CardTitle>Profile</CardTitle>
+          <CardDescription>How you are signed in to the dashboard.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <dl className="grid gap-3 text-sm sm:grid-cols-[10rem_1fr]">
+            <dt className="font-medium text-slate-600 dark:text-slate-400">Email</dt>
+            <dd data-testid="account-email">{session.email ?? 'None (signed in with an API key)'}</dd>
+            <dt className="font-medium text-slate-600 dark:text-slate-400">Sign-in method</dt>
+            <dd>{session.kind === 'password' ? 'Email and password' : 'API key (scope *)'}</dd>
+            <dt className="font-medium text-slate-600 dark:text-slate-400">Role</dt>
+            <dd data-testid="account-role">{session.admin ? 'Operator (ADMIN_EMAILS)' : 'Tenant owner'}</dd>
+          </dl>
+        </CardContent>
+      </Card>
+
+      <TenantCard tenant={tenant} session={session} onChanged={load} />
+
+      {session.kind === 'password' ? <ChangePasswordCard /> : null}
+    </div>
+  );
+}
+
+function TenantCard({ tenant, session, onChanged }: { tenant: TenantState; session: DashboardSessionView; onChanged: () => Promise<void> }) {
+  return (
+    <Card aria-busy={tenant.state === 'loading'}>
+      <CardHeader>
+        <CardTitle>Tenant</CardTitle>
+        <CardDescription>The tenant this dashboard acts for, as GET /api/v1/me reports it.</CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        {tenant.state === 'loading' ? (
+          <div className="grid gap-2" aria-hidden="true">
+            <div className="h-4 w-2/3 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
+            <div className="h-4 w-1/3 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
+          </div>
+        ) : tenant.state === 'ready' ? (
+          <dl className="grid gap-3 text-sm sm:grid-cols-[10rem_1fr]" data-testid="tenant-details">
+            <dt className="font-medium text-slate-600 dark:text-slate-400">Tenant ID</dt>
+            <dd className="font-mono text-xs break-all" data-testid="tenant-id">
+              {tenant.me.tenant_id}
+            </dd>
+            <dt className="font-medium text-slate-600 dark:text-slate-400">Plan</dt>
+            <dd className="capitalize" data-testid="tenant-plan">
+              {tenant.me.plan}
+            </dd>
+            <dt className="font-medium text-slate-600 dark:text-slate-400">Executions / month</dt>
+            <dd>{tenant.me.limits.executions_per_month?.toLocaleString('en-US') ?? 'Unlimited'}</dd>
+            <dt className="font-medium text-slate-600 dark:text-slate-400">Requests / minute</dt>
+            <dd>{tenant.me.requests_per_minute.toLocaleString('en-US')}</dd>
+          </dl>
+        ) : tenant.state === 'error' ? (
+          <Alert variant="error">{tenant.message}</Alert>
+        ) : (
+          <NoTenant message={tenant.message} email={session.email} onChanged={onChanged} />
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+const createSchema = z.object({ agentName: z.string().trim().min(1, 'Name your tenant.').max(100, 'Use at most 100 characters.') });
+const linkSchema = z.object({ apiKey: z.string().trim().min(1, 'Enter the API key.') });
+
+function NoTenant({ message, email, onChanged }: { message: string; email: string | null; onChanged: () => Promise<void> }) {
+  const [created, setCreated] = useState<{ apiKey?: string }>();
+  const [createError, setCreateError] = useState<string>();
+  const [linkError, setLinkError] = useState<string>();
+  const createForm = useForm<z.infer<typeof createSchema>>({ resolver: zodResolver(createSchema), defaultValues: { agentName: '' } });
+  const linkForm = useForm<z.infer<typeof linkSchema>>({ resolver: zodResolver(linkSchema), defaultValues: { apiKey: '' } });
+
+  const onCreate = createForm.handleSubmit(async (values) => {
+    setCreateError(undefined);
+    const result = await createTenant(values);
+    if (!result.ok) return setCreateError(result.message);
+    setCreated({ apiKey: result.data?.apiKey });
+    if (!result.data?.apiKey) await onChanged();
+  });
+  const onLink = linkForm.handleSubmit(async (values) => {
+    setLinkError(undefined);
+    const result = await linkTenant(values);
+    if (!result.ok) return setLinkError(result.message);
+    await onChanged();
+  });
+
+  if (created?.apiKey) {
+    return (
+      <div className="grid gap-3">
+        <Alert variant="success" title="Your tenant is ready">
+          This is its API key (scope <code>*</code>). It is shown only once: store it now.
+        </Alert>
+        <Copyable value={created.apiKey} label="API key" />
+        <div>
+          <Button onClick={() => void onChanged()}>Continue</Button>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div className="grid gap-6">
+      <Alert title="No tenant yet">
+        {email ? `${email} is linked to no tenant.` : 'Your account is linked to no tenant.'} Create one, or link the tenant you registered through the API.
+        <span className="sr-only"> {message}</span>
+      </Alert>
+      <form onSubmit={onCreate} noValidate className="grid gap-3" aria-labelledby="create-tenant-heading">
+        <h3 id="create-tenant-heading" className="font-semibold">
+          Create a tenant
+        </h3>
+        {createError ? <Alert variant="error">{createError}</Alert> : null}
+        <FormField label="Agent name" autoComplete="organization" required description="Shown in your tenant's details; you can register modules under it." error={createForm.formState.errors.agentName?.message} {...createForm.register('agentName')} />
+        <div>
+          <Button type="submit" loading={createForm.formState.isSubmitting}>
+            Create tenant
+          </Button>
+        </div>
+      </form>
+      <form onSubmit={onLink} noValidate className="grid gap-3 border-t border-slate-200 pt-6 dark:border-slate-800" aria-labelledby="link-tenant-heading">
+        <h3 id="link-tenant-heading" className="font-semibold">
+          Link an existing tenant with its API key
+        </h3>
+        {linkError ? <Alert variant="error">{linkError}</Alert> : null}
+        <FormField
+          label="API key of the tenant"
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="amp_…"
+          required
+          description="A key of that tenant holding the * scope proves you own it; it is used once and not stored."
+          error={linkForm.formState.errors.apiKey?.message}
+          {...linkForm.register('apiKey')}
+        />
+        <div>
+          <Button type="submit" variant="secondary" loading={linkForm.formState.isSubmitting}>
+            Link tenant
+          </Button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+const passwordSchema = z
+  .object({
+    currentPassword: z.string().min(1, 'Enter your current password.'),
+    newPassword: z.string().min(8, 'Use at least 8 characters.').max(288, 'Use at most 288 characters.'),
+    confirm: z.string(),
+  })
+  .refine((v) => v.newPassword === v.confirm, { path: ['confirm'], message: 'The passwords do not match.' });
+
+function ChangePasswordCard() {
+  const [result, setResult] = useState<{ ok: boolean; message: string }>();
+  const form = useForm<z.infer<typeof passwordSchema>>({ resolver: zodResolver(passwordSchema), defaultValues: { currentPassword: '', newPassword: '', confirm: '' } });
+  const { errors, isSubmitting } = form.formState;
+  const onSubmit = form.handleSubmit(async ({ currentPassword, newPassword }) => {
+    const answer = await changePassword({ currentPassword, newPassword });
+    setResult(answer);
+    if (answer.ok) form.reset();
+  });
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Change password</CardTitle>
+        <CardDescription>Confirm your current password, then choose the new one.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={onSubmit} noValidate className="grid gap-4 sm:max-w-md" aria-label="Change password">
+          {result ? <Alert variant={result.ok ? 'success' : 'error'}>{result.message}</Alert> : null}
+          <FormField label="Current password" type="password" autoComplete="current-password" required error={errors.currentPassword?.message} {...form.register('currentPassword')} />
+          <FormField label="New password" type="password" autoComplete="new-password" required description="At least 8 characters." error={errors.newPassword?.message} {...form.register('newPassword')} />
+          <FormField label="Confirm new password" type="password" autoComplete="new-password" required error={errors.confirm?.message} {...form.register('confirm')} />
+          <div>
+            <Button type="submit" loading={isSubmitting}>
+              Change password
+            </Button>
+          </div>
+        </form>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,24 @@
+'use client';
+
+import { signOut } from 'next-auth/react';
+import { useState } from 'react';
+import { Button, type ButtonProps } from './ui/button';
+
+/** Ends the dashboard session (and the identity provider's session behind it), then goes home. */
+export function SignOutButton({ callbackUrl = '/', children = 'Sign out', ...props }: ButtonProps & { callbackUrl?: string }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <Button
+      variant="secondary"
+      size="sm"
+      loading={busy}
+      onClick={() => {
+        setBusy(true);
+        void signOut({ callbackUrl });
+      }}
+      {...props}
+    >
+      {children}
+    </Button>
+  );
+}

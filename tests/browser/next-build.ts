@@ -1,0 +1,80 @@
+/**
+ * The browser tests run the real dashboard, so they need a Next.js build: `ensureNextBuild()`
+ * runs `next build` when `.next/BUILD_ID` is missing or older than the dashboard's sources, and
+ * reuses it otherwise. A lock directory keeps concurrent test files (and workers) from building
+ * at the same time: the others wait, then find the build fresh.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const BUILD_ID = path.join(ROOT, '.next', 'BUILD_ID');
+const LOCK = path.join(ROOT, '.test-data', 'next-build.lock');
+/** A lock older than this was left by a run that died: it is taken over. */
+const STALE_LOCK_MS = 15 * 60_000;
+
+/** What the build is made from: pages, components, styles and the build's configuration. */
+const SOURCES = ['app', 'components', 'next.config.ts', 'postcss.config.mjs', 'tsconfig.json', 'package-lock.json'];
+
+function newestMtime(p: string): number {
+  const abs = path.join(ROOT, p);
+  if (!existsSync(abs)) return 0;
+  const st = statSync(abs);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(abs)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
+  return newest;
+}
+
+/** Whether `.next` holds a build at least as new as every source file. */
+export function buildIsFresh(): boolean {
+  if (!existsSync(BUILD_ID)) return false;
+  const built = statSync(BUILD_ID).mtimeMs;
+  return SOURCES.every((s) => newestMtime(s) <= built);
+}
+
+function tryLock(): boolean {
+  mkdirSync(path.dirname(LOCK), { recursive: true });
+  try {
+    mkdirSync(LOCK);
+    return true;
+  } catch {
+    if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+    return false;
+  }
+}
+
+function runBuild(): Promise<void> {
+  const nextBin = createRequire(path.join(ROOT, 'package.json')).resolve('next/dist/bin/next');
+  return new Promise((resolve, reject) => {
+    // On this same Node (24), as `npm run build` would; production mode whatever the test runner's NODE_ENV.
+    const child = spawn(process.execPath, [nextBin, 'build'], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`next build failed (${signal ?? `exit code ${code}`}):\n${output.slice(-4000)}`));
+    });
+  });
+}
+
+export async function ensureNextBuild(): Promise<void> {
+  for (;;) {
+    if (buildIsFresh()) return;
+    if (tryLock()) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  try {
+    if (!buildIsFresh()) await runBuild();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * The dashboard's sign-in in a real browser (Debian's Chromium driven by Playwright; no browser
+ * download): sign-up with the mailed confirmation, sign-in with a password and with an API key,
+ * the account page (email, tenant from tRPC over the session cookie, create a tenant, change the
+ * password), the CSRF rule for cookie sessions, sign-out, and the password reset with the mailed
+ * link. Every page is checked by axe-core (no serious or critical violation) and photographed
+ * to SCREENSHOTS. The server is server.ts with Next (built once, tests/browser/next-build.ts),
+ * on the embedded database, with SMTP_URL pointing at a local SMTP server.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, missing } from '../needs';
+import { startAppServer, type AppServer } from './app-server';
+import { startMailbox, verifyLink, type Mailbox } from './mailbox';
+import { ensureNextBuild } from './next-build';
+
+export const SCREENSHOTS = '/tmp/amp-browser-screenshots';
+const ADMIN = 'owner@example.com';
+const STEP = { timeout: 240_000 };
+
+describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium', () => {
+  let server: AppServer;
+  let mailbox: Mailbox;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await ensureNextBuild();
+    mailbox = await startMailbox();
+    server = await startAppServer({ SMTP_URL: mailbox.url, ADMIN_EMAILS: ADMIN });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 900_000);
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => {});
+    await browser?.close();
+    await server?.stop();
+    await mailbox?.close();
+  }, 60_000);
+
+  async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
+    contexts.push(context);
+    context.setDefaultTimeout(30_000);
+    return { context, page: await context.newPage() };
+  }
+
+  /** A screenshot to look at, and axe-core's verdict: no serious or critical violation. */
+  async function check(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), name).toEqual([]);
+  }
+
+  async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+
+  it('signs up (confirming the email), signs in, sees the account, creates a tenant, uses tRPC from the cookie, changes the password and signs out', STEP, async () => {
+    const { context, page } = await newPage();
+    const email = ADMIN;
+    await page.goto('/');
+    await check(page, 'home');
+    await page.getByRole('main').getByRole('link', { name: 'Create an account' }).click();
+    await page.waitForURL('**/sign-up');
+    await check(page, 'sign-up');
+
+    // Validation errors are shown next to their fields and announced.
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Enter a valid email address.').waitFor();
+    expect(await page.getByLabel('Email', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('first-password-1');
+    await page.getByLabel('Confirm password', { exact: true }).fill('first-password-1');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Check your inbox').waitFor();
+    await check(page, 'sign-up-sent');
+
+    // The confirmation link comes back to the sign-in page.
+    const confirmation = await mailbox.waitFor(email, /confirm/i);
+    await page.goto(verifyLink(confirmation));
+    await page.waitForURL(/\/sign-in\?confirmed=1/);
+    await page.getByText('Your email address is confirmed').waitFor();
+    await check(page, 'sign-in');
+
+    // A wrong password is refused with the provider's message.
+    await signInWithPassword(page, email, 'not-the-password');
+    await page.getByRole('alert').filter({ hasText: 'Invalid login credentials' }).waitFor();
+
+    await signInWithPassword(page, email, 'first-password-1');
+    await page.waitForURL('**/account');
+    expect(await page.getByTestId('account-email').textContent()).toBe(email);
+    expect(await page.getByTestId('account-role').textContent()).toContain('Operator');
+
+    // A new user owns no tenant: create one; its key is shown once.
+    await page.getByText('No tenant yet').waitFor();
+    await check(page, 'account-no-tenant');
+    await page.getByLabel('Agent name', { exact: true }).fill('Browser Test Agent');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await page.getByText('Your tenant is ready').waitFor();
+    const apiKey = (await page.locator('code').filter({ hasText: /^amp_/ }).textContent())!;
+    expect(apiKey).toMatch(/^amp_[A-Za-z0-9]{32,}$/);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('tenant-details').waitFor();
+    const tenantId = (await page.getByTestId('tenant-id').textContent())!;
+    expect(await page.getByTestId('tenant-plan').textContent()).toBe('free');
+    await check(page, 'account');
+
+    // The page's tRPC call is authenticated by the session cookie: so is this one, as the same tenant.
+    const me = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+    expect(me.status()).toBe(200);
+    expect((await me.json()).result.data).toMatchObject({ tenant_id: tenantId, credential: { type: 'bearer', scopes: ['*'] } });
+    // Without the cookie it is a 401.
+    const anonymous = await fetch(`${server.url}/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+    expect(anonymous.status).toBe(401);
+
+    // A mutation with the cookie from another origin is refused (CSRF) in the error format;
+    // from the dashboard's own origin it reaches the procedure (free plan: one key, so 403 plan_required).
+    const crossSite = await context.request.post('/api/trpc/keys.create', { data: { name: 'csrf' }, headers: { origin: 'https://evil.example' } });
+    expect(crossSite.status()).toBe(403);
+    const refusal = await crossSite.json();
+    expect(refusal).toMatchObject({ error: 'forbidden', request_id: expect.any(String) });
+    expect(refusal.message).toMatch(/cross-site/);
+    const sameSite = await context.request.post('/api/trpc/keys.create', { data: { name: 'second' }, headers: { origin: server.url } });
+    expect((await sameSite.json()).error?.data?.app?.error).toBe('plan_required');
+
+    // Change the password: the current one is checked first.
+    await page.getByLabel('Current password', { exact: true }).fill('wrong-password');
+    await page.getByLabel('New password', { exact: true }).fill('second-password-2');
+    await page.getByLabel('Confirm new password', { exact: true }).fill('second-password-2');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The current password is not correct.' }).waitFor();
+    await page.getByLabel('Current password', { exact: true }).fill('first-password-1');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Your password has been changed.').waitFor();
+
+    // Sign out from the header: the dashboard is closed again.
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${server.url}/`);
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Sign in' }).waitFor();
+    await page.goto('/account');
+    await page.waitForURL(/\/sign-in\?callbackUrl=%2Faccount/);
+    const after = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+    expect(after.status()).toBe(401);
+
+    // The new password works; back to the page asked for.
+    await signInWithPassword(page, email, 'second-password-2');
+    await page.waitForURL('**/account');
+    await page.getByTestId('tenant-details').waitFor();
+    expect(await page.getByTestId('tenant-id').textContent()).toBe(tenantId);
+    await page.goto('/sign-out');
+    await check(page, 'sign-out');
+    await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out').waitFor();
+  });
+
+  it('signs in with an API key holding * (a tenant registered by API)', STEP, async () => {
+    const registered = await fetch(`${server.url}/api/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_name: 'api-agent', owner_email: 'api-owner@example.com' }),
+    });
+    expect(registered.status).toBe(201);
+    const { api_key: apiKey, tenant_id: tenantId } = (await registered.json()) as { api_key: string; tenant_id: string };
+
+    const { context, page } = await newPage();
+    await page.goto('/account');
+    await page.waitForURL(/\/sign-in/);
+    await page.getByRole('button', { name: 'Sign in with an API key' }).click();
+    await check(page, 'sign-in-api-key');
+    await page.getByLabel('API key', { exact: true }).fill('amp_notAKeyOfThisService0000000000000');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByLabel('API key', { exact: true }).fill(apiKey);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL('**/account');
+    await page.getByTestId('tenant-details').waitFor();
+    expect(await page.getByTestId('tenant-id').textContent()).toBe(tenantId);
+    expect(await page.getByTestId('account-email').textContent()).toContain('API key');
+    await check(page, 'account-api-key');
+
+    // The session acts as that key: revoking the key ends it at once.
+    const me = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+    expect((await me.json()).result.data).toMatchObject({ tenant_id: tenantId, credential: { type: 'api_key', scopes: ['*'] } });
+  });
+
+  it('resets a forgotten password with the mailed link', STEP, async () => {
+    const email = 'forgetful@example.com';
+    const signup = await fetch(`${server.url}/auth/v1/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', apikey: anonKey(server) },
+      body: JSON.stringify({ email, password: 'old-password-1' }),
+    });
+    expect(signup.status).toBe(200);
+    await confirmByMail(email);
+
+    const { page } = await newPage();
+    // Without a link's token, the update page says what to do.
+    await page.goto('/reset-password/update');
+    await page.getByText('This link cannot be used').waitFor();
+
+    await page.goto('/sign-in');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.waitForURL('**/reset-password');
+    await check(page, 'reset-password');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByText('Link sent').waitFor();
+
+    const mail = await mailbox.waitFor(email, /reset/i);
+    await page.goto(verifyLink(mail));
+    await page.waitForURL('**/reset-password/update');
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await check(page, 'reset-password-update');
+    await page.getByLabel('New password', { exact: true }).fill('new-password-2');
+    await page.getByLabel('Confirm new password', { exact: true }).fill('new-password-2');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByText('Password changed').waitFor();
+    // The fragment with the token is gone from the address bar.
+    expect(page.url()).not.toContain('access_token');
+
+    await page.getByRole('link', { name: 'Sign in' }).last().click();
+    await page.waitForURL('**/sign-in');
+    await signInWithPassword(page, email, 'old-password-1');
+    await page.getByRole('alert').filter({ hasText: 'Invalid login credentials' }).waitFor();
+    await signInWithPassword(page, email, 'new-password-2');
+    await page.waitForURL('**/account');
+    expect(await page.getByTestId('account-email').textContent()).toBe(email);
+  });
+
+  /** Confirms a sign-up made over HTTP by following its mailed link (no browser needed). */
+  async function confirmByMail(email: string): Promise<void> {
+    const mail = await mailbox.waitFor(email, /confirm/i);
+    const res = await fetch(verifyLink(mail), { redirect: 'manual' });
+    expect([302, 303]).toContain(res.status);
+  }
+});
+
+/** The anon key the service generated into its DATA_DIR. */
+function anonKey(server: AppServer): string {
+  const secrets = JSON.parse(readFileSync(path.join(server.dataDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+  return secrets.AUTH_ANON_KEY!;
+}
