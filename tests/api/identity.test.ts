@@ -3,6 +3,8 @@
  * @supabase/supabase-js client, and its bearer tokens on REST, MCP and tRPC.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
@@ -398,6 +400,40 @@ backends.describe('bearer tokens of the built-in provider: every bad kind is 401
 });
 
 describe('the built-in provider is off when another one is configured', () => {
+  it('AUTH_URL alone: the JWKS at {AUTH_URL}/auth/v1/.well-known/jwks.json and the issuer {AUTH_URL}/auth/v1 (a Supabase project with asymmetric keys)', async () => {
+    const pair = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'supabase-key-1', alg: 'ES256', use: 'sig' };
+    let hits = 0;
+    const provider = createServer((req, res) => {
+      if (req.url !== '/auth/v1/.well-known/jwks.json') return void res.writeHead(404).end();
+      hits++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const authUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+    const s = await startTestServer({ env: { AUTH_URL: authUrl } });
+    try {
+      expectError(await gotrue(s, '/token?grant_type=password', { body: {} }), 404, 'not_found');
+      const tenant = await s.register();
+      const sign = (iss: string) =>
+        new SignJWT({ email: tenant.email, role: 'authenticated', user_metadata: { email_verified: true } })
+          .setProtectedHeader({ alg: 'ES256', kid: 'supabase-key-1', typ: 'JWT' })
+          .setSubject(randomBytes(8).toString('hex'))
+          .setIssuer(iss)
+          .setAudience('authenticated')
+          .setExpirationTime('1h')
+          .sign(pair.privateKey);
+      const me = await s.call('/api/v1/me', { bearer: await sign(`${authUrl}/auth/v1`) });
+      expect(me.status).toBe(200);
+      expect(me.body.tenant_id).toBe(tenant.tenantId);
+      expect(hits).toBeGreaterThan(0);
+      expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign('https://other.example/auth/v1') }));
+    } finally {
+      await s.close();
+      await new Promise<void>((resolve) => provider.close(() => resolve()));
+    }
+  });
+
   for (const env of [{ AUTH_JWT_SECRET: 'elsewhere-secret-0123456789-abcdefghijkl' }, { AUTH_URL: 'https://project.supabase.example', AUTH_JWT_SECRET: 'elsewhere-secret-0123456789-abcdefghijkl' }]) {
     it(`/auth/v1/* is 404 and HS256 tokens from elsewhere work (${Object.keys(env).join(', ')})`, async () => {
       const s = await startTestServer({ env });
