@@ -1,6 +1,7 @@
 import { purgeOldRecords } from '../events/retention';
 import { closeInterruptedExecutions } from '../executions/recover';
 import { purgeExpiredMemory } from '../memory/purge';
+import { purgeExpiredOAuth } from '../oauth/adapter';
 import type { Services } from '../services';
 import { rescueStalledDeliveries } from '../webhooks/rescue';
 
@@ -33,5 +34,8 @@ export async function startMaintenance(svc: Services): Promise<void> {
   await svc.boss.work(HOURLY_QUEUE, { pollingIntervalSeconds: 60 }, async () => {
     const removed = await purgeOldRecords(svc);
     if (removed.events || removed.deliveries) svc.logger.info(removed, 'retention: deleted old events and webhook deliveries');
+    // The OAuth server's expired sessions, interactions, codes and tokens (never read once expired).
+    const oauth = await purgeExpiredOAuth(svc.db);
+    if (oauth) svc.logger.info({ oauth }, 'retention: deleted expired OAuth records');
   });
 }

@@ -18,7 +18,10 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { oauthStore } from '../../src/db/schema';
 import { identityKeys } from '../../src/identity/keys';
+import { oauthAdapter, purgeExpiredOAuth } from '../../src/oauth/adapter';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 async function freePort(): Promise<number> {
@@ -328,6 +331,25 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     expectError(res, 403, 'insufficient_scope');
     expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
     expect(res.headers.get('www-authenticate')).toContain('scope="modules:execute"');
+  });
+
+  it('oauth_store: expired rows are never returned and the hourly purge deletes them; consume and revokeByGrantId', async () => {
+    const Adapter = oauthAdapter(s.svc.db);
+    const codes = new Adapter('AuthorizationCode');
+    const id = `test-${randomBytes(6).toString('hex')}`;
+    await codes.upsert(id, { jti: id, grantId: `g-${id}`, uid: `u-${id}` }, 60);
+    expect(await codes.find(id)).toMatchObject({ jti: id });
+    expect(await codes.findByUid(`u-${id}`)).toMatchObject({ jti: id });
+    await codes.consume(id);
+    expect((await codes.find(id))?.consumed).toEqual(expect.any(Number));
+    await codes.revokeByGrantId(`g-${id}`);
+    expect(await codes.find(id)).toBeUndefined();
+
+    await codes.upsert(id, { jti: id }, 60);
+    await s.svc.db.update(oauthStore).set({ expiresAt: new Date(Date.now() - 120_000) }).where(eq(oauthStore.id, id));
+    expect(await codes.find(id)).toBeUndefined();
+    expect(await purgeExpiredOAuth(s.svc.db)).toBeGreaterThanOrEqual(1);
+    expect(await s.svc.db.select().from(oauthStore).where(eq(oauthStore.id, id))).toEqual([]);
   });
 
   describe_protocol_refusals();
