@@ -12,7 +12,7 @@ import { executionsByDayAndModule } from '../../src/billing/usage';
 import { executions, planChanges, requestCounts, tenants, usageCounters } from '../../src/db/schema';
 import type { TermsSnapshot } from '../../src/db/schema/billing';
 import { RequestCounter } from '../../src/metering/request-counts';
-import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 
 const DAY_MS = 86_400_000;
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
@@ -208,6 +208,48 @@ backends.describe('billing usage (%s)', (backend) => {
     });
     expect(res.body.executions.used).toBe(await counter(t.tenantId, isoDay(cycles().current.start)));
     expect(res.body.by_module).toEqual([{ module: 'text', executions: 50_250, failures: 1 }]);
+  });
+
+  it('a plan change in the current cycle is listed and prorates the projected fee (the day of the change on the new plan)', async () => {
+    const t = await s.register();
+    await s.setPlan(t.tenantId, 'pro');
+    const res = await usage(t.apiKey);
+    const { current } = cycles();
+    const cycleDays = Math.round((current.end.getTime() - current.start.getTime()) / DAY_MS);
+    const today = Date.parse(isoDay(new Date()));
+    const proDays = Math.round((current.end.getTime() - today) / DAY_MS);
+    const feeMicro = Math.floor((29_000_000 * proDays * 2 + cycleDays) / (2 * cycleDays));
+    const cents = Math.floor((feeMicro + 5_000) / 10_000);
+    expect(res.body).toMatchObject({
+      plan: 'pro',
+      terms: { executions_per_month: 50_000, monthly_fee_usd: '29.00' },
+      executions: { used: 0, limit: 50_000, remaining: 50_000, overage: 0, failed: 0 },
+      projected_total_usd: `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`,
+    });
+    expect(res.body.plan_changes).toEqual([{ from_plan: 'free', to_plan: 'pro', changed_at: expect.any(String), actor: 'admin' }]);
+    expect(Date.parse(res.body.plan_changes[0].changed_at)).toBeGreaterThanOrEqual(today);
+  });
+
+  it("per-tenant terms (admin): the tenant's own quota, overage price and fee", async () => {
+    const t = await s.register();
+    const set = await s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, {
+      method: 'PUT',
+      headers: { 'x-admin-token': ADMIN_TOKEN },
+      body: { plan: 'enterprise', executions_per_month: 5, overage_unit_usd: '0.25', monthly_fee_usd: '100' },
+    });
+    expect(set.status).toBe(200);
+    // As if the contract had been in force all cycle: no proration here.
+    await s.svc.db.delete(planChanges).where(eq(planChanges.tenantId, t.tenantId));
+    for (let i = 0; i < 7; i++) expect((await execute(t.apiKey)).status).toBe(200);
+    const res = await usage(t.apiKey);
+    expect(res.body).toMatchObject({
+      plan: 'enterprise',
+      terms: { executions_per_month: 5, overage_unit_usd: '0.25', monthly_fee_usd: '100.00', requests_per_minute: 5_000 },
+      executions: { used: 7, limit: 5, remaining: 0, overage: 2, failed: 0 },
+      overage_cost_usd: '0.50',
+      projected_total_usd: '100.50',
+    });
+    expect(res.body.executions.used).toBe(await counter(t.tenantId, isoDay(cycles().current.start)));
   });
 
   it('a past cycle (?cycle=YYYY-MM): its executions in its half-open window, every day, its plan change prorated', async () => {
