@@ -16,6 +16,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { closeCycles } from '../../src/billing/close';
 import { events, invoices, planChanges, tenants, usageCounters, webhookDeliveries, type TermsSnapshot } from '../../src/db/schema';
+import { BILLING_CLOSE_QUEUE } from '../../src/jobs/billing';
 import { newId } from '../../src/lib/ids';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver } from '../receiver';
@@ -293,6 +294,11 @@ backends.describe('invoices (%s)', (backend) => {
     expect(again.body.invoices).toEqual([]);
     expectError(await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: 'next tuesday' } }), 400, 'invalid_request');
     expectError(await s.call('/api/v1/admin/billing/close', { body: {} }), 401, 'unauthorized');
+  });
+
+  it('the hourly close is a pg-boss cron schedule stored in the database (it survives restarts; one per period across instances)', async () => {
+    const [schedule] = await s.svc.boss.getSchedules(BILLING_CLOSE_QUEUE);
+    expect(schedule).toMatchObject({ name: BILLING_CLOSE_QUEUE, cron: '7 * * * *' });
   });
 
   it('billing:close: a bad --at exits 2 with a clear message, before touching any database', { timeout: 120_000 }, async () => {
