@@ -33,11 +33,14 @@ export const usageView = z.object({
     used: z.number().int().describe('Executions recorded in the cycle (every transport: REST, batch, chain, MCP, A2A, workflows; each once)'),
     limit: z.number().int().nullable().describe('The quota; null = unlimited'),
     remaining: z.number().int().nullable().describe('max(0, limit - used); null = unlimited'),
-    overage: z.number().int().describe('Executions past the quota: max(0, used - limit); 0 when unlimited'),
+    overage: z
+      .number()
+      .int()
+      .describe('Executions past the quota, as the invoice bills them: max(0, used - limit), unless the quota changed during the cycle (then the executions that ran past the quota in force when they ran); 0 when unlimited'),
     failed: z.number().int().describe('Executions of the cycle that failed (they count toward the quota too)'),
   }),
-  overage_cost_usd: usd('overage × the overage unit price'),
-  projected_total_usd: usd('The invoice total this cycle comes to if nothing changes: the monthly fee (prorated by days on each plan when the plan changed in the cycle) plus the overage cost so far'),
+  overage_cost_usd: usd('overage × the overage unit price (of the terms at the end of the cycle, or the last metered ones if those pause at the quota), as the invoice bills it'),
+  projected_total_usd: usd("The invoice total this cycle comes to if nothing changes, priced as the invoice is: the monthly fee (prorated by days on each plan when the plan changed in the cycle, each line rounded to the cent) plus the overage cost so far"),
   plan_changes: z
     .array(
       z.object({

@@ -4,8 +4,9 @@ import { executions, planChanges, requestCounts, tenants, usageCounters, type Pl
 import { invalidRequest, notFound } from '../lib/errors';
 import { utcDay } from '../metering/request-counts';
 import type { Services } from '../services';
+import { draftInvoice } from './close';
 import { formatUnitUsd, formatUsd } from './money';
-import { prorateFees, snapshotTerms, totalFees } from './proration';
+import { snapshotTerms } from './proration';
 import type { UsageInput, UsageView } from './schema';
 
 const DAY_MS = 86_400_000;
@@ -93,7 +94,7 @@ export async function getUsage(svc: Services, tenantId: string, input: UsageInpu
       .where(and(eq(planChanges.tenantId, tenantId), gte(planChanges.changedAt, start), lt(planChanges.changedAt, end)))
       .orderBy(asc(planChanges.changedAt), asc(planChanges.id)),
     svc.db
-      .select({ executions: usageCounters.executions })
+      .select({ executions: usageCounters.executions, overage: usageCounters.overage })
       .from(usageCounters)
       .where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, utcDay(start))))
       .limit(1),
@@ -142,9 +143,14 @@ export async function getUsage(svc: Services, tenantId: string, input: UsageInpu
     .sort((a, b) => b.executions - a.executions || a.module.localeCompare(b.module));
 
   const limit = terms.executionsPerMonth;
-  const overage = limit === null ? 0 : Math.max(0, used - limit);
-  const overageCost = overage * terms.overageUnitMicroUsd;
-  const fees = totalFees(prorateFees({ startTerms, changes }, start, end));
+  // The overage the invoice bills: the counter's (executions that ran past the quota in force
+  // when they ran). It is max(0, used - limit) unless the quota changed during the cycle.
+  const overage = counter[0]?.overage ?? (limit === null ? 0 : Math.max(0, used - limit));
+  // Priced exactly as the cycle's invoice will be (src/billing/close.ts): prorated fee lines and
+  // the overage line, each rounded to the cent.
+  const draft = (n: number) => draftInvoice({ currentTerms: startTerms, changes, overage: n, cycleStart: start, cycleEnd: end }).totalMicroUsd;
+  const fees = draft(0);
+  const total = overage > 0 ? draft(overage) : fees;
 
   return {
     tenant_id: tenantId,
@@ -160,8 +166,8 @@ export async function getUsage(svc: Services, tenantId: string, input: UsageInpu
       requests_per_minute: terms.requestsPerMinute,
     },
     executions: { used, limit, remaining: limit === null ? null : Math.max(0, limit - used), overage, failed },
-    overage_cost_usd: formatUsd(overageCost),
-    projected_total_usd: formatUsd(fees + overageCost),
+    overage_cost_usd: formatUsd(total - fees),
+    projected_total_usd: formatUsd(total),
     plan_changes: changes.map(presentChange),
     daily,
     by_module: byModule,

@@ -50,8 +50,11 @@ backends.describe('billing usage (%s)', (backend) => {
   const counter = async (tenantId: string, cycleStartDay: string) =>
     (await s.svc.db.select().from(usageCounters).where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, cycleStartDay))))[0]?.executions ?? 0;
 
-  /** `n` execution records at `at` (and the cycle's counter moved with them, as a reservation does). */
-  async function seedExecutions(tenantId: string, n: number, at: Date, opts: { module?: string; status?: 'success' | 'failed'; counter?: boolean } = {}) {
+  /**
+   * `n` execution records at `at`, and the cycle's counter moved with them as a reservation does
+   * (`quota`: the quota in force, for the counter's overage).
+   */
+  async function seedExecutions(tenantId: string, n: number, at: Date, opts: { module?: string; status?: 'success' | 'failed'; counter?: boolean; quota?: number } = {}) {
     const tag = Math.random().toString(36).slice(2, 10);
     await s.svc.db.execute(sql`
       insert into executions (id, tenant_id, module, action, status, request_id, input_bytes, created_at, source)
@@ -59,10 +62,15 @@ backends.describe('billing usage (%s)', (backend) => {
       from generate_series(1, ${n}::int) g`);
     if (opts.counter === false) return;
     const cycle = `${at.toISOString().slice(0, 7)}-01`;
+    const q = opts.quota ?? 1_000_000_000;
+    const u = usageCounters;
     await s.svc.db
-      .insert(usageCounters)
-      .values({ tenantId, cycleStart: cycle, executions: n })
-      .onConflictDoUpdate({ target: [usageCounters.tenantId, usageCounters.cycleStart], set: { executions: sql`${usageCounters.executions} + ${n}` } });
+      .insert(u)
+      .values({ tenantId, cycleStart: cycle, executions: n, overage: Math.max(0, n - q) })
+      .onConflictDoUpdate({
+        target: [u.tenantId, u.cycleStart],
+        set: { executions: sql`${u.executions} + ${n}`, overage: sql`${u.overage} + greatest(0, ${u.executions} + ${n} - ${q}) - greatest(0, ${u.executions} - ${q})` },
+      });
   }
 
   /** A tenant that has been `plan` since before the previous cycle, with no change of plan recorded since. */
@@ -194,7 +202,7 @@ backends.describe('billing usage (%s)', (backend) => {
 
   it('pro over its quota: overage and its exact cost, projected total = fee + overage', async () => {
     const t = await longStandingTenant('pro');
-    await seedExecutions(t.tenantId, 50_248, new Date(Date.now() - 1000));
+    await seedExecutions(t.tenantId, 50_248, new Date(Date.now() - 1000), { quota: 50_000 });
     expect((await execute(t.apiKey)).status).toBe(200);
     expectError(await execute(t.apiKey, { text: 3 }), 422, 'invalid_input');
     const res = await usage(t.apiKey);
@@ -252,6 +260,23 @@ backends.describe('billing usage (%s)', (backend) => {
     expect(res.body.executions.used).toBe(await counter(t.tenantId, isoDay(cycles().current.start)));
   });
 
+  it('a quota raised mid-cycle: the overage already run stays billed, as the invoice bills it', async () => {
+    const t = await s.register();
+    const setTerms = (executions_per_month: number) =>
+      s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body: { plan: 'pro', executions_per_month, overage_unit_usd: '0.5' } });
+    expect((await setTerms(10)).status).toBe(200);
+    for (let i = 0; i < 12; i++) expect((await execute(t.apiKey)).status).toBe(200);
+    expect((await setTerms(100)).status).toBe(200);
+    await s.svc.db.delete(planChanges).where(eq(planChanges.tenantId, t.tenantId));
+    const res = await usage(t.apiKey);
+    expect(res.body).toMatchObject({
+      terms: { executions_per_month: 100, overage_unit_usd: '0.50' },
+      executions: { used: 12, limit: 100, remaining: 88, overage: 2, failed: 0 },
+      overage_cost_usd: '1.00',
+      projected_total_usd: '30.00',
+    });
+  });
+
   it('a past cycle (?cycle=YYYY-MM): its executions in its half-open window, every day, its plan change prorated', async () => {
     const t = await longStandingTenant('pro');
     const { previous, current } = cycles();
@@ -302,7 +327,7 @@ backends.describe('billing usage (%s)', (backend) => {
   it('the quota resets at a cycle boundary: a free tenant at its quota last cycle starts this one with all of it', async () => {
     const t = await longStandingTenant('free');
     const { previous } = cycles();
-    await seedExecutions(t.tenantId, 1_000, new Date(previous.start.getTime() + 5 * DAY_MS));
+    await seedExecutions(t.tenantId, 1_000, new Date(previous.start.getTime() + 5 * DAY_MS), { quota: 1_000 });
     const before = await usage(t.apiKey, `?cycle=${previous.name}`);
     expect(before.body.executions).toEqual({ used: 1_000, limit: 1_000, remaining: 0, overage: 0, failed: 0 });
     expect((await execute(t.apiKey)).status).toBe(200);
