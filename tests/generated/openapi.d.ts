@@ -4389,7 +4389,7 @@ export interface operations {
                             failed: number;
                             /** @description The quota; null = unlimited */
                             limit: number | null;
-                            /** @description Executions past the quota: max(0, used - limit); 0 when unlimited */
+                            /** @description Executions past the quota, as the invoice bills them: max(0, used - limit), unless the quota changed during the cycle (then the executions that ran past the quota in force when they ran); 0 when unlimited */
                             overage: number;
                             /** @description max(0, limit - used); null = unlimited */
                             remaining: number | null;
@@ -4398,7 +4398,7 @@ export interface operations {
                         };
                         /** @description Whether this is the cycle in progress */
                         is_current: boolean;
-                        /** @description overage × the overage unit price, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
+                        /** @description overage × the overage unit price (of the terms at the end of the cycle, or the last metered ones if those pause at the quota), as the invoice bills it, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
                         overage_cost_usd: string;
                         /**
                          * @description The plan in force: now for the current cycle, at its end for a past one
@@ -4415,7 +4415,7 @@ export interface operations {
                             /** @enum {string} */
                             to_plan: "free" | "pro" | "business" | "enterprise";
                         }[];
-                        /** @description The invoice total this cycle comes to if nothing changes: the monthly fee (prorated by days on each plan when the plan changed in the cycle) plus the overage cost so far, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
+                        /** @description The invoice total this cycle comes to if nothing changes, priced as the invoice is: the monthly fee (prorated by days on each plan when the plan changed in the cycle, each line rounded to the cent) plus the overage cost so far, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
                         projected_total_usd: string;
                         tenant_id: string;
                         /** @description The tenant's effective terms (its plan with any per-tenant overrides) that the cycle is priced at */
