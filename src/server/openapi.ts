@@ -77,6 +77,12 @@ function responseHeaders(status: string): Json {
   return Object.fromEntries(names.map((n) => [n, headerRef(n)]));
 }
 
+/** The challenge of a refusal at /api/mcp (MCP authorization, RFC 6750 / RFC 9728). */
+const WWW_AUTHENTICATE = {
+  description: 'Bearer challenge: `resource_metadata` (the protected resource metadata URL), and `error` (`invalid_token`, `insufficient_scope`) with `scope` when a token was refused',
+  schema: { type: 'string' },
+};
+
 const errorResponse = (status: string, description: string) => ({
   description,
   headers: responseHeaders(status),
@@ -435,8 +441,16 @@ function protocolPaths(): Record<string, Json> {
           200: withHeaders('200', jsonRpcBody('The JSON-RPC response (or an array of them for a batch), errors included', { oneOf: [rpcError, { type: 'array', items: rpcError }] })),
           202: { description: 'The body held only notifications or responses: accepted, no body', headers: responseHeaders('202') },
           400: withHeaders('400', jsonRpcBody('The body is not JSON: a JSON-RPC parse error (-32700)', rpcError)),
-          401: errorResponse('401', 'No valid credential (`unauthorized`); counts against the client IP\'s public pool'),
-          403: withHeaders('403', jsonRpcBody('Refused `Origin` (DNS rebinding protection): a JSON-RPC error', rpcError)),
+          401: {
+            ...errorResponse('401', 'No valid credential (`unauthorized`); counts against the client IP\'s public pool. `WWW-Authenticate` names the OAuth protected resource metadata (MCP authorization).'),
+            headers: { ...responseHeaders('401'), 'WWW-Authenticate': WWW_AUTHENTICATE },
+          },
+          403: {
+            description:
+              'Refused `Origin` (DNS rebinding protection): a JSON-RPC error; or an OAuth access token without the scope a single call needs: `insufficient_scope` in the error format, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` (API keys get the JSON-RPC refusal in a 200 instead)',
+            headers: { ...responseHeaders('403'), 'WWW-Authenticate': WWW_AUTHENTICATE },
+            content: { 'application/json': { schema: { oneOf: [rpcError, { $ref: '#/components/schemas/Error' }] } } },
+          },
           413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error', rpcError)),
           429: errorResponse('429', "The tenant's request pool cannot admit the body's requests (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool is spent"),
           500: errorResponse('500', INTERNAL),
