@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal';
 import type { Db } from '../db';
 import { apiKeys, tenants } from '../db/schema';
 import { AppError } from '../lib/errors';
+import { consumeRequest } from '../metering/requests';
 import { PLAN_FEATURES } from '../tenants/plans';
 import type { Services } from '../services';
 import type { CachedKey } from './cache';
@@ -39,9 +40,7 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
     svc.keyCache.set(hash, key, version);
   }
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw invalidKey();
-  if (key.suspended) throw suspendedKey();
-  touchLastUsed(svc, key);
-  return {
+  const principal: Principal = {
     tenantId: key.tenantId,
     plan: key.plan,
     requestsPerMinute: key.requestsPerMinute,
@@ -52,6 +51,14 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
     via: 'api_key',
     keyId: key.keyId,
   };
+  if (key.suspended) {
+    // Counted against the tenant's request pool like any call with a valid key (a suspended key
+    // is no free way to call), then refused.
+    await consumeRequest(svc, principal, false);
+    throw suspendedKey();
+  }
+  touchLastUsed(svc, key);
+  return principal;
 }
 
 async function loadKey(db: Db, hash: string): Promise<CachedKey | undefined> {
