@@ -29,7 +29,7 @@ export async function authenticate(svc: Services, creds: Credentials): Promise<P
  */
 export async function authenticateBearer(svc: Services, token: string): Promise<Principal> {
   const claims = await verifyIdentity(svc, token);
-  const tenant = await tenantOfIdentity(svc, claims);
+  const tenant = await tenantOfIdentity(svc, claims, token);
   if (!tenant) throw notLinked();
   return tenantPrincipal(tenant, ['*'], 'bearer');
 }

@@ -10,7 +10,10 @@ export interface BearerClaims {
   subject: string;
   /** Lower-cased, or null when the token carries none. */
   email: string | null;
-  /** The provider says the email is verified (`email_verified` or `user_metadata.email_verified`). */
+  /**
+   * The token says the email is verified: the top-level OIDC `email_verified` claim only. Supabase's
+   * `user_metadata.email_verified` is not taken: user_metadata is user-editable there.
+   */
   emailVerified: boolean;
   /** The built-in provider's session (checked against revoked sessions). */
   sessionId?: string;
@@ -64,13 +67,12 @@ export function createBearerVerifier(auth: Config['auth']): BearerVerifier {
         throw invalidToken();
       }
       if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw invalidToken('The bearer token has no subject (`sub`).');
-      const meta = payload.user_metadata as Record<string, unknown> | undefined;
       const email = typeof payload.email === 'string' && payload.email.length > 0 ? payload.email.toLowerCase() : null;
       return {
         issuer: payload.iss ?? 'external',
         subject: payload.sub,
         email,
-        emailVerified: email !== null && (payload.email_verified === true || meta?.email_verified === true),
+        emailVerified: email !== null && payload.email_verified === true,
         sessionId: typeof payload.session_id === 'string' ? payload.session_id : undefined,
         builtin: auth.builtin,
       };

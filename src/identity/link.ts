@@ -5,6 +5,7 @@ import { tenantIdentities, tenants } from '../db/schema';
 import { authenticateApiKey } from '../keys/authenticate';
 import { AppError, conflict, insufficientScope } from '../lib/errors';
 import type { Services } from '../services';
+import { externalEmailConfirmed } from './external';
 import { isSessionRevoked } from './sessions';
 import { findUserById } from './users';
 
@@ -32,11 +33,13 @@ export async function verifyIdentity(svc: Services, token: string): Promise<Bear
 
 /**
  * The tenant an identity acts for: the one linked to (issuer, sub) in tenant_identities. Never the
- * email alone: an identity whose email is proven (an external provider's `email_verified`, or the
- * built-in provider's mailed confirmation when SMTP_URL is set) and equals a tenant's owner_email
- * is linked to it here, on first use (DESIGN.md §5). Anything else is undefined.
+ * email alone: an identity whose email is proven (an external token's top-level `email_verified`,
+ * the external Supabase project's own `email_confirmed_at`, or the built-in provider's mailed
+ * confirmation when SMTP_URL is set) and equals a tenant's owner_email is linked to it here, on
+ * first use (DESIGN.md §5). Anything else is undefined. `token` is the raw bearer token (to ask
+ * an external provider); without it no external proof is sought beyond the token's claims.
  */
-export async function tenantOfIdentity(svc: Services, claims: BearerClaims): Promise<TenantRow | undefined> {
+export async function tenantOfIdentity(svc: Services, claims: BearerClaims, token?: string): Promise<TenantRow | undefined> {
   const [linked] = await svc.db
     .select({ tenant: tenants })
     .from(tenantIdentities)
@@ -44,9 +47,9 @@ export async function tenantOfIdentity(svc: Services, claims: BearerClaims): Pro
     .where(and(eq(tenantIdentities.issuer, claims.issuer), eq(tenantIdentities.subject, claims.subject)))
     .limit(1);
   if (linked) return linked.tenant;
-  if (!claims.email || !(await emailIsProven(svc, claims))) return undefined;
+  if (!claims.email) return undefined;
   const [owned] = await svc.db.select().from(tenants).where(sql`lower(${tenants.ownerEmail}) = ${claims.email}`).limit(1);
-  if (!owned) return undefined;
+  if (!owned || !(await emailIsProven(svc, claims, token))) return undefined;
   await svc.db
     .insert(tenantIdentities)
     .values({ issuer: claims.issuer, subject: claims.subject, tenantId: owned.id, email: claims.email })
@@ -55,8 +58,8 @@ export async function tenantOfIdentity(svc: Services, claims: BearerClaims): Pro
   return tenantOfIdentity(svc, { ...claims, email: null });
 }
 
-async function emailIsProven(svc: Services, claims: BearerClaims): Promise<boolean> {
-  if (!claims.builtin) return claims.emailVerified;
+async function emailIsProven(svc: Services, claims: BearerClaims, token: string | undefined): Promise<boolean> {
+  if (!claims.builtin) return claims.emailVerified || (token !== undefined && (await externalEmailConfirmed(svc, token, claims.email!)));
   // The built-in provider confirms emails without mail when SMTP_URL is unset: no proof then.
   if (!svc.config.smtpUrl) return false;
   const user = await findUserById(svc.db, claims.subject);

@@ -27,11 +27,11 @@ interface TokenOptions {
 }
 
 /**
- * A JWT shaped like Supabase Auth's access tokens (HS256 with SECRET by default), its email marked
- * verified the way Supabase does (`user_metadata.email_verified`) unless the claims say otherwise.
+ * A JWT shaped like the identity provider's access tokens (HS256 with SECRET by default), its email
+ * marked verified by the OIDC claim `email_verified` unless the claims say otherwise.
  */
 async function signToken(o: TokenOptions = {}): Promise<string> {
-  const payload: JWTPayload = { role: 'authenticated', user_metadata: { email_verified: true }, ...o.claims };
+  const payload: JWTPayload = { role: 'authenticated', email_verified: true, ...o.claims };
   if (o.email !== null) payload.email = o.email ?? 'nobody@example.com';
   const alg = o.alg ?? 'HS256';
   const key = o.secret === undefined ? enc(SECRET) : typeof o.secret === 'string' ? enc(o.secret) : o.secret;
@@ -146,11 +146,12 @@ backends.describe('bearer tokens, shared secret (%s)', (backend) => {
 
   it('an email the provider does not say is verified links nothing (an email alone never grants a tenant)', async () => {
     const t = await s.register();
-    expectUnauthorized(await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { user_metadata: {} } }) }));
-    expectUnauthorized(await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { user_metadata: { email_verified: false } } }) }));
-    // The top-level OIDC claim counts too.
-    const oidc = await signToken({ email: t.email, claims: { user_metadata: {}, email_verified: true } });
-    expect((await s.call('/api/v1/keys', { bearer: oidc })).status).toBe(200);
+    expectUnauthorized(await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { email_verified: undefined } }) }));
+    expectUnauthorized(await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { email_verified: false } }) }));
+    // Supabase's user_metadata is user-editable (updateUser({ data })): its email_verified proves nothing.
+    const selfDeclared = await signToken({ email: t.email, claims: { email_verified: undefined, user_metadata: { email_verified: true } } });
+    expectUnauthorized(await s.call('/api/v1/keys', { bearer: selfDeclared }));
+    expect((await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email }) })).status).toBe(200);
   });
 
   it('refuses a valid token whose email owns no tenant', async () => {

@@ -400,18 +400,28 @@ backends.describe('bearer tokens of the built-in provider: every bad kind is 401
 });
 
 describe('the built-in provider is off when another one is configured', () => {
-  it('AUTH_URL alone: the JWKS at {AUTH_URL}/auth/v1/.well-known/jwks.json and the issuer {AUTH_URL}/auth/v1 (a Supabase project with asymmetric keys)', async () => {
+  it('AUTH_URL alone: the JWKS at {AUTH_URL}/auth/v1/.well-known/jwks.json, the issuer {AUTH_URL}/auth/v1, and the project\'s own email_confirmed_at as proof (a Supabase project with asymmetric keys)', async () => {
     const pair = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'supabase-key-1', alg: 'ES256', use: 'sig' };
     let hits = 0;
+    const ANON = 'supabase-anon-key-for-the-test';
+    /** Emails the fake Supabase project has confirmed (its GET /auth/v1/user says email_confirmed_at). */
+    const confirmed = new Set<string>();
     const provider = createServer((req, res) => {
+      if (req.url === '/auth/v1/user') {
+        const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        if (req.headers.apikey !== ANON || !token) return void res.writeHead(401).end('{}');
+        const email = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).email as string;
+        const body = { id: 'x', email, email_confirmed_at: confirmed.has(email) ? new Date().toISOString() : null };
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      }
       if (req.url !== '/auth/v1/.well-known/jwks.json') return void res.writeHead(404).end();
       hits++;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
     });
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
     const authUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-    const s = await startTestServer({ env: { AUTH_URL: authUrl } });
+    const s = await startTestServer({ env: { AUTH_URL: authUrl, AUTH_ANON_KEY: ANON } });
     try {
       expectError(await gotrue(s, '/token?grant_type=password', { body: {} }), 404, 'not_found');
       const tenant = await s.register();
@@ -423,6 +433,10 @@ describe('the built-in provider is off when another one is configured', () => {
           .setAudience('authenticated')
           .setExpirationTime('1h')
           .sign(pair.privateKey);
+      // Supabase's access tokens carry no top-level email_verified, and user_metadata is
+      // user-editable: the project itself is asked (GET /auth/v1/user -> email_confirmed_at).
+      expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign(`${authUrl}/auth/v1`) }));
+      confirmed.add(tenant.email);
       const me = await s.call('/api/v1/me', { bearer: await sign(`${authUrl}/auth/v1`) });
       expect(me.status).toBe(200);
       expect(me.body.tenant_id).toBe(tenant.tenantId);
@@ -449,15 +463,17 @@ describe('the built-in provider is off when another one is configured', () => {
           if (issuer) jwt = jwt.setIssuer(issuer);
           return jwt.sign(new TextEncoder().encode(env.AUTH_JWT_SECRET));
         };
-        // Supabase marks a confirmed email in user_metadata.email_verified: that links on first use.
-        const verified = await sign({ email: tenant.email, user_metadata: { email_verified: true } });
+        // A token saying the email is verified (the OIDC claim) links on first use.
+        const verified = await sign({ email: tenant.email, email_verified: true });
         const me = await s.call('/api/v1/me', { bearer: verified });
         expect(me.status).toBe(200);
         expect(me.body.tenant_id).toBe(tenant.tenantId);
         // An unverified email does not.
         const other = await s.register();
         expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign({ email: other.email }) }));
-        expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign({ email: other.email, user_metadata: { email_verified: false } }) }));
+        expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign({ email: other.email, email_verified: false }) }));
+        // user_metadata is user-editable at Supabase: a self-declared email_verified is no proof.
+        expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign({ email: other.email, user_metadata: { email_verified: true } }) }));
       } finally {
         await s.close();
       }
