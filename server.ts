@@ -6,6 +6,7 @@ import next from 'next';
 import { ConfigError, type Config } from './src/config';
 import type { NodeHandler } from './src/server/http/handler';
 import { startServer } from './src/server/http/server';
+import { dashboardForwardToken } from './src/server/session';
 
 async function main() {
   const withNext = process.env.AMP_NO_NEXT !== '1';
@@ -62,6 +63,7 @@ function dashboardEnv(config: Config, port: number): Record<string, string> {
       publicBaseUrl: config.publicBaseUrl,
       adminEmails: config.adminEmails,
       mail: config.auth.builtin && Boolean(config.smtpUrl),
+      forwardToken: dashboardForwardToken(),
     }),
   };
 }

@@ -18,6 +18,8 @@ export interface DashboardEnv {
   adminEmails: string[];
   /** Whether the built-in provider sends mail (SMTP_URL): sign-ups then confirm their address first. */
   mail: boolean;
+  /** Proves to the API that the client address this server code forwards is the one server.ts saw (src/server/session.ts). */
+  forwardToken: string;
 }
 
 export function dashboardEnv(): DashboardEnv {

@@ -2,7 +2,8 @@
  * The identity provider's HTTP API (GoTrue / Supabase Auth shapes), called from Next's server
  * code only: sign-in, refresh, sign-up, recovery, password change, logout.
  */
-import { dashboardEnv } from './env';
+import { headers as requestHeaders } from 'next/headers';
+import { dashboardEnv, type DashboardEnv } from './env';
 
 export interface GoTrueSession {
   access_token: string;
@@ -30,6 +31,20 @@ export function errorMessage(body: unknown, status: number): string {
   return `The identity provider answered ${status}.`;
 }
 
+/**
+ * The browser's address, forwarded so that the API's per-client limits (sign-in attempts,
+ * registrations) count that client and not this server's loopback address. server.ts sets the
+ * header on every request it hands to Next; outside a request there is nothing to forward.
+ */
+async function forwardedClient(env: DashboardEnv): Promise<Record<string, string>> {
+  try {
+    const ip = (await requestHeaders()).get('x-amp-client-ip');
+    return ip ? { 'x-amp-client-ip': ip, 'x-amp-dashboard-token': env.forwardToken } : {};
+  } catch {
+    return {};
+  }
+}
+
 function parseJson(text: string): unknown {
   try {
     return text ? JSON.parse(text) : undefined;
@@ -42,7 +57,9 @@ export async function authFetch<T>(path: string, init: { method?: string; body?:
   const env = dashboardEnv();
   const url = new URL(`${env.authUrl}/auth/v1/${path}`);
   for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
-  const headers: Record<string, string> = { apikey: env.anonKey, accept: 'application/json' };
+  // The client's address goes only to this service (the built-in provider), never to an external one.
+  const forwarded = env.authUrl === env.apiUrl ? await forwardedClient(env) : {};
+  const headers: Record<string, string> = { ...forwarded, apikey: env.anonKey, accept: 'application/json' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
   let res: Response;
@@ -65,7 +82,7 @@ export const refreshGrant = (refreshToken: string) =>
 /** Calls the API (not the identity provider) from Next's server code with a bearer token or an API key. */
 export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown; bearer?: string; apiKey?: string } = {}): Promise<{ status: number; body: T }> {
   const env = dashboardEnv();
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { ...(await forwardedClient(env)), accept: 'application/json' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
   if (init.apiKey) headers['x-api-key'] = init.apiKey;

@@ -6,6 +6,7 @@
  * so a revoked key or an ended provider session stops the dashboard at once. A state-changing
  * call (a mutation, POST) from a cookie session must come from the service's own origin (CSRF).
  */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { getToken } from 'next-auth/jwt';
 import type { Config } from '../config';
@@ -83,5 +84,33 @@ export function isSameOrigin(req: Pick<IncomingMessage, 'headers'>, config: Pick
 /** The 403 a cross-site state-changing call with the session cookie gets. */
 export const crossSiteRefusal = () =>
   new AppError('forbidden', 'A state-changing call with the dashboard session cookie must come from the dashboard itself (its Origin header does not match): refused as cross-site request forgery.');
+
+/**
+ * The dashboard's server code (next-auth, server actions) calls the API and the identity
+ * provider on loopback: without more, every sign-in attempt and registration would count against
+ * 127.0.0.1's limits, one pool for all users. So the request handler sets CLIENT_IP_HEADER on
+ * each request it hands to Next (overwriting whatever the client sent), the dashboard forwards
+ * it with FORWARD_TOKEN_HEADER, and the API takes it as the client's address only with this
+ * process's token (`dashboardForwardToken()`, handed to Next by server.ts). Never enabled
+ * without Next.
+ */
+export const CLIENT_IP_HEADER = 'x-amp-client-ip';
+export const FORWARD_TOKEN_HEADER = 'x-amp-dashboard-token';
+let forwardToken: Buffer | undefined;
+
+export function dashboardForwardToken(): string {
+  forwardToken ??= Buffer.from(randomBytes(24).toString('base64url'));
+  return forwardToken.toString();
+}
+
+/** The client a dashboard call acts for, when the call proves it comes from the dashboard; else undefined. */
+export function forwardedClientIp(headers: IncomingHttpHeaders): string | undefined {
+  const given = header(headers, FORWARD_TOKEN_HEADER);
+  if (!forwardToken || !given) return undefined;
+  const a = Buffer.from(given);
+  if (a.length !== forwardToken.length || !timingSafeEqual(a, forwardToken)) return undefined;
+  const ip = header(headers, CLIENT_IP_HEADER)?.trim();
+  return ip && ip.length <= 64 ? ip : undefined;
+}
 
 const silentLogger = { error: () => {}, warn: () => {}, debug: () => {} } as never;

@@ -5,8 +5,10 @@
  * cookie is made here as next-auth makes it (next-auth/jwt `encode` with SESSION_SECRET); the
  * browser tests (tests/browser/sign-in.test.ts) get it from the real sign-in pages.
  */
+import { randomBytes } from 'node:crypto';
 import { encode } from 'next-auth/jwt';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { dashboardForwardToken } from '../../src/server/session';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 const ME = `/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`;
@@ -96,5 +98,20 @@ backends.describe('dashboard session cookie on /api/trpc (%s)', (backend) => {
     const after = await s.call(ME, { headers: { cookie } });
     expect(after.status).toBe(401);
     expect(after.body.error.data.app.error).toBe('unauthorized');
+  });
+
+  it("the dashboard's server calls count against the browser's address only with this process's forwarding token", async () => {
+    const token = dashboardForwardToken(); // what server.ts hands to Next
+    // Fresh documentation addresses each run (the Redis variant's pools outlive a run by a minute).
+    const [ip1, ip2, ip3] = [1, 2, 3].map(() => `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`);
+    const remaining = async (headers: Record<string, string>) => Number((await s.call('/api/v1/me', { headers })).headers.get('x-ratelimit-remaining'));
+    const a = await remaining({ 'x-amp-client-ip': ip1!, 'x-amp-dashboard-token': token });
+    expect(await remaining({ 'x-amp-client-ip': ip1!, 'x-amp-dashboard-token': token })).toBe(a - 1);
+    // Another browser: its own pool (a 401 counts against the public pool of the client address).
+    expect(await remaining({ 'x-amp-client-ip': ip2!, 'x-amp-dashboard-token': token })).toBe(599);
+    // Without the token (or with a wrong one) the header is ignored: the socket's address counts.
+    const loopback = await remaining({});
+    expect(await remaining({ 'x-amp-client-ip': ip3!, 'x-amp-dashboard-token': 'guess' })).toBe(loopback - 1);
+    expect(await remaining({ 'x-amp-client-ip': ip3! })).toBe(loopback - 2);
   });
 });

@@ -10,7 +10,7 @@ import { handleIdentity } from '../identity/handler';
 import { handleOAuthRoute, isOAuthPath } from '../oauth/routes';
 import { buildOpenApiDocument } from '../openapi';
 import { reportedPool } from '../pool';
-import { crossSiteRefusal, isSameOrigin, sessionHeaders } from '../session';
+import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
 import type { Context } from '../trpc';
 import { clientIp, resolveRequestId } from './request';
@@ -77,11 +77,15 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const url = parseTarget(req.url ?? '/');
     const pathname = rawPathname(req.url);
     if (!isApiPath(pathname) && !isApiPath(url.pathname)) {
-      if (next) return next(req, res);
+      if (next) {
+        // The client as this server sees it, for the dashboard's own calls to the API (overwrites any sent).
+        req.headers[CLIENT_IP_HEADER] = clientIp(req, svc.config.trustProxy);
+        return next(req, res);
+      }
       return sendError(res, new AppError('not_found', 'No such endpoint.'), requestId);
     }
     const base = { ...CORS, 'Cache-Control': 'no-store' };
-    const ctx: Context = { svc, requestId, ip: clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
+    const ctx: Context = { svc, requestId, ip: forwardedClientIp(req.headers) ?? clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
     const access: AccessLog = { template: null };
     res.once('finish', () => logAccess(svc, req, res, ctx, access, started));
     if (FIXED_PATHS.has(pathname)) access.template = pathname;
