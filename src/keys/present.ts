@@ -12,5 +12,6 @@ export function presentKeySummary(row: ApiKeyRow) {
     primary: row.isPrimary,
     last_used_at: row.lastUsedAt ? iso(row.lastUsedAt) : null,
     rotated_at: row.rotatedAt ? iso(row.rotatedAt) : null,
+    suspended: row.suspendedAt !== null,
   };
 }
