@@ -17,7 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { oauthStore } from '../../src/db/schema';
 import { identityKeys } from '../../src/identity/keys';
@@ -435,4 +435,20 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       expectError(await s.call('/oauth/interaction/nope'), 404, 'not_found');
     });
   }
+});
+
+describe('MCP OAuth with another identity provider', () => {
+  it('AUTH_JWT_SECRET set: no built-in authorization server (its paths are 404), /api/mcp still challenges with Bearer', async () => {
+    const s = await startTestServer({ env: { AUTH_JWT_SECRET: 'elsewhere-secret-0123456789-abcdefghijkl' } });
+    try {
+      for (const p of ['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-authorization-server/oauth', '/oauth/jwks', '/oauth/interaction/abc']) {
+        expectError(await s.call(p), 404, 'not_found');
+      }
+      const res = await s.call('/api/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+      expectError(res, 401, 'unauthorized');
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    } finally {
+      await s.close();
+    }
+  });
 });

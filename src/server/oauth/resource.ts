@@ -28,6 +28,7 @@ export function protectedResourceMetadata(svc: Services) {
 
 /** Whether the built-in authorization server runs (it needs the built-in identity provider's key). */
 export function oauthEnabled(svc: Services): boolean {
+  if (!svc.config.auth.builtin) return false;
   try {
     identityKeys(svc);
     return true;
