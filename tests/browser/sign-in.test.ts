@@ -246,6 +246,65 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
   }
 });
 
+describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium without a mail server (the default)', () => {
+  let server: AppServer;
+  let browser: Browser;
+  let context: BrowserContext | undefined;
+
+  beforeAll(async () => {
+    await ensureNextBuild();
+    server = await startAppServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  }, 900_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => {});
+    await browser?.close();
+    await server?.stop();
+  }, 60_000);
+
+  it('signs up straight into the account, and resets the password with the link from the log', STEP, async () => {
+    context = await browser.newContext({ baseURL: server.url });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    const email = 'nomail@example.com';
+    await page.goto('/sign-up');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('first-password-1');
+    await page.getByLabel('Confirm password', { exact: true }).fill('first-password-1');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    // Confirmed at once without SMTP_URL, and signed in.
+    await page.waitForURL('**/account');
+    expect(await page.getByTestId('account-email').textContent()).toBe(email);
+    expect(await page.getByTestId('account-role').textContent()).toBe('Tenant owner');
+    await page.getByText('No tenant yet').waitFor();
+    await page.getByRole('navigation', { name: 'Account' }).getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${server.url}/`);
+
+    await page.goto('/reset-password');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByText("in the service's log").waitFor();
+    let link: string | undefined;
+    for (let i = 0; i < 100 && !link; i++) {
+      link = /"link":"(https?:[^"]+type=recovery[^"]*)"/.exec(server.output())?.[1];
+      if (!link) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(link).toBeDefined();
+    await page.goto(link!);
+    await page.waitForURL('**/reset-password/update');
+    await page.getByLabel('New password', { exact: true }).fill('new-password-2');
+    await page.getByLabel('Confirm new password', { exact: true }).fill('new-password-2');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByText('Password changed').waitFor();
+    await page.goto('/sign-in');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('new-password-2');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL('**/account');
+  });
+});
+
 /** The anon key the service generated into its DATA_DIR. */
 function anonKey(server: AppServer): string {
   const secrets = JSON.parse(readFileSync(path.join(server.dataDir, 'secrets.json'), 'utf8')) as Record<string, string>;
