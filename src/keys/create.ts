@@ -5,6 +5,7 @@ import { apiKeys } from '../db/schema';
 import { newId } from '../lib/ids';
 import { insufficientScope } from '../lib/errors';
 import type { Services } from '../services';
+import { assertPlanAllowsLocked } from '../tenants/lock';
 import { assertPlanAllows } from '../tenants/plans';
 import { iso } from './present';
 import type { CreateKeyInput } from './schema';
@@ -40,5 +41,8 @@ export async function createKey(svc: Services, principal: Principal, input: Crea
   const scopes = [...new Set(input.scopes ?? DEFAULT_KEY_SCOPES)];
   const escalation = missingScope(principal.scopes, scopes);
   if (escalation) throw insufficientScope(escalation);
-  return insertKey(svc.db, principal.tenantId, { name: input.name, scopes });
+  return svc.db.transaction(async (tx) => {
+    await assertPlanAllowsLocked(tx, principal.tenantId, 'multiple_keys');
+    return insertKey(tx, principal.tenantId, { name: input.name, scopes });
+  });
 }

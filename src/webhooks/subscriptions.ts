@@ -1,3 +1,4 @@
+import { assertPlanAllowsLocked } from '../tenants/lock';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions, type WebhookAttemptRow } from '../db/schema';
@@ -36,16 +37,20 @@ export async function findSubscription(svc: Services, tenantId: string, id: stri
 export async function createWebhook(svc: Services, principal: Principal, input: CreateWebhookInput) {
   const url = await checkReceiverUrl(svc, input.url);
   const secret = input.secret ?? generateWebhookSecret();
-  const [{ n } = { n: 0 }] = await svc.db
-    .select({ n: count() })
-    .from(webhookSubscriptions)
-    .where(eq(webhookSubscriptions.tenantId, principal.tenantId));
-  if (n >= MAX_SUBSCRIPTIONS) throw conflict(`A tenant can have at most ${MAX_SUBSCRIPTIONS} webhook subscriptions.`);
-  const [row] = await svc.db
-    .insert(webhookSubscriptions)
-    .values({ id: newId('wh'), tenantId: principal.tenantId, url, events: normaliseEvents(input.events), ...secretColumns(svc, secret) })
-    .returning();
-  return presentWebhook(row!, secret);
+  const row = await svc.db.transaction(async (tx) => {
+    await assertPlanAllowsLocked(tx, principal.tenantId, 'webhooks');
+    const [{ n } = { n: 0 }] = await tx
+      .select({ n: count() })
+      .from(webhookSubscriptions)
+      .where(eq(webhookSubscriptions.tenantId, principal.tenantId));
+    if (n >= MAX_SUBSCRIPTIONS) throw conflict(`A tenant can have at most ${MAX_SUBSCRIPTIONS} webhook subscriptions.`);
+    const [inserted] = await tx
+      .insert(webhookSubscriptions)
+      .values({ id: newId('wh'), tenantId: principal.tenantId, url, events: normaliseEvents(input.events), ...secretColumns(svc, secret) })
+      .returning();
+    return inserted!;
+  });
+  return presentWebhook(row, secret);
 }
 
 /** GET /api/v1/webhooks: newest first. */

@@ -7,7 +7,7 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { events, planChanges, usageCounters, webhookDeliveries } from '../../src/db/schema';
+import { events, planChanges, usageCounters, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema';
 import { cycleStart } from '../../src/metering/cycle';
 import { prepareAttempts } from '../../src/webhooks/deliver';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
@@ -156,6 +156,25 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     expect(free.body.suspended.keys).toEqual([newer.body.key_id]);
     expect((await me(older.body.api_key)).status).toBe(200);
     expectError(await me(newer.body.api_key), 403, 'plan_required');
+  });
+
+  it('keys and webhooks created while a downgrade commits never end up working past the new allowance', async () => {
+    const t = await s.register();
+    await s.setPlan(t.tenantId, 'pro');
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const creates = Array.from({ length: 8 }, (_, i) =>
+      i % 2 === 0
+        ? s.call('/api/v1/keys', { key: t.apiKey, body: { name: `race-${i}` } })
+        : s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: receiver.url, events: ['*'] } }),
+    );
+    const [down, ...created] = await Promise.all([ownPlan(t.apiKey, 'free'), ...creates]);
+    expect(down.status, down.text).toBe(200);
+    for (const r of created) expect([201, 403], r.text).toContain(r.status);
+    const keys = await s.call('/api/v1/keys', { key: t.apiKey });
+    expect(keys.body.data.filter((k: { suspended: boolean }) => !k.suspended)).toHaveLength(1);
+    const hooks = await s.svc.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.tenantId, t.tenantId));
+    expect(hooks.filter((h) => h.suspendedAt === null)).toEqual([]);
   });
 
   it('the same plan is a 200 no-op without a record; scope * is needed; enterprise only through an operator', async () => {
