@@ -1852,11 +1852,13 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcResponse"];
                 };
             };
-            /** @description No valid credential (`unauthorized`); counts against the client IP's public pool */
+            /** @description No valid credential (`unauthorized`); counts against the client IP's public pool. `WWW-Authenticate` names the OAuth protected resource metadata (MCP authorization). */
             401: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Bearer challenge: `resource_metadata` (the protected resource metadata URL), and `error` (`invalid_token`, `insufficient_scope`) with `scope` when a token was refused */
+                    "WWW-Authenticate"?: string;
                     "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1868,11 +1870,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Refused `Origin` (DNS rebinding protection): a JSON-RPC error */
+            /** @description Refused `Origin` (DNS rebinding protection): a JSON-RPC error; or an OAuth access token without the scope a single call needs: `insufficient_scope` in the error format, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` (API keys get the JSON-RPC refusal in a 200 instead) */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Bearer challenge: `resource_metadata` (the protected resource metadata URL), and `error` (`invalid_token`, `insufficient_scope`) with `scope` when a token was refused */
+                    "WWW-Authenticate"?: string;
                     "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1881,7 +1885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonRpcResponse"];
+                    "application/json": components["schemas"]["JsonRpcResponse"] | components["schemas"]["Error"];
                 };
             };
             /** @description The body exceeds 1 MiB: a JSON-RPC error */
@@ -5435,6 +5439,8 @@ export interface operations {
                             primary: boolean;
                             rotated_at: string | null;
                             scopes: string[];
+                            /** @description True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade. */
+                            suspended: boolean;
                         }[];
                         has_more: boolean;
                         next_cursor: string | null;
