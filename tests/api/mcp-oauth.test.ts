@@ -6,7 +6,8 @@
  * test drives the page itself).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -23,6 +24,8 @@ import { oauthStore } from '../../src/db/schema';
 import { identityKeys } from '../../src/identity/keys';
 import { oauthAdapter, purgeExpiredOAuth } from '../../src/oauth/adapter';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
+
+const execFileAsync = promisify(execFile);
 
 async function freePort(): Promise<number> {
   const srv = createNetServer();
@@ -317,6 +320,30 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'C I M D' } })).structuredContent).toEqual({ slug: 'c-i-m-d' });
     await client.close();
+  });
+
+  it('the MCP Inspector CLI lists tools and calls one with the token the OAuth flow issued', async () => {
+    const provider = new MemoryProvider(redirectUrl);
+    await (await signInClient(provider)).close();
+    const catalog = mkdtempSync(path.join(tmpdir(), 'amp-inspector-'));
+    // Asynchronous: the service under test runs in this process and must keep answering.
+    const inspector = async (...args: string[]) => {
+      const { stdout } = await execFileAsync(
+        path.resolve('node_modules/.bin/mcp-inspector'),
+        ['--cli', `${base}/api/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${provider.saved!.access_token}`, ...args],
+        { encoding: 'utf8', timeout: 60_000, env: { ...process.env, MCP_CATALOG_PATH: path.join(catalog, 'mcp.json') } },
+      );
+      return JSON.parse(stdout);
+    };
+    try {
+      const listed = await inspector('--method', 'tools/list');
+      expect(listed.tools.some((t: { name: string }) => t.name === 'text__slugify')).toBe(true);
+      const called = await inspector('--method', 'tools/call', '--tool-name', 'text__slugify', '--tool-arg', 'text=Hello Inspector');
+      expect(called.isError).toBeFalsy();
+      expect(called.structuredContent).toEqual({ slug: 'hello-inspector' });
+    } finally {
+      rmSync(catalog, { recursive: true, force: true });
+    }
   });
 
   it('a token carries only the granted scopes: without modules:execute, tools/call is 403 insufficient_scope', async () => {
