@@ -10,6 +10,7 @@
  *
  * Exit status: 0 done; 2 bad arguments (e.g. `--at` not an ISO 8601 date-time); 1 anything else.
  */
+import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
 import { isoDateTime } from '../src/lib/dates';
 
@@ -38,15 +39,25 @@ function parseAt(argv: string[]): Date {
   return new Date(parsed.data);
 }
 
-/** Whether a service answers on this machine's configured port (it would hold the embedded database). */
-async function serviceRunning(port: number): Promise<boolean> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(1000) });
-    await res.body?.cancel();
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Whether something listens on this machine's configured port (a service there would hold the
+ * embedded database). A TCP connect, not an HTTP request: the kernel accepts it even while a
+ * loaded service is slow to answer, so a busy service is never mistaken for a stopped one.
+ */
+function serviceRunning(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.setTimeout(5000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 async function main(): Promise<void> {
