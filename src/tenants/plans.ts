@@ -90,3 +90,17 @@ export function effectiveTerms(plan: Plan, overrides: TermOverrides = {}): Effec
     monthlyFeeMicroUsd: overrides.monthlyFeeMicroUsd ?? row.priceMicroUsdPerMonth,
   };
 }
+
+const count = (n: number | null) => (n === null ? 'unlimited' : n.toLocaleString('en-US'));
+const usd = (micro: number) => (micro / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+
+/** The plan table as Markdown, for the OpenAPI descriptions (generated from PLANS, never restated). */
+export function describePlans(): string {
+  const rows = PLAN_NAMES.map((name) => {
+    const p = PLANS[name];
+    const fee = p.overage === 'custom' ? 'custom' : `${usd(p.priceMicroUsdPerMonth)} USD`;
+    const past = p.overage === 'pause' ? 'paused until the next cycle' : p.overage === 'custom' ? 'custom price per execution' : `${usd(p.overageMicroUsd)} USD per execution`;
+    return `| \`${name}\` | ${fee} | ${count(p.requestsPerMinute)} | ${count(p.executionsPerMonth)} | ${p.concurrency} | ${count(p.modules)} | ${past} |`;
+  });
+  return ['| Plan | Monthly fee | Requests / minute | Executions / month | Concurrency | Modules | Past the quota |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}

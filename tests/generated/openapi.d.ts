@@ -405,6 +405,13 @@ export interface paths {
         /**
          * Change the tenant's plan
          * @description Moves the tenant to `free`, `pro` or `business`, at once: an upgrade brings its limits, webhooks and extra keys; a downgrade its limits, and keys and webhook subscriptions beyond the new plan's allowance are kept but stop working until the plan allows them again (below Pro: only the primary key works, the others answer 403 `plan_required`; no webhook is delivered). The answer lists what was suspended and restored and the terms now in force. The change is recorded for proration of the monthly fee. Asking for the current plan changes nothing (200, `changed: false`). `enterprise` is a custom contract that an operator sets (400). Scope `*`.
+         *
+         *     | Plan | Monthly fee | Requests / minute | Executions / month | Concurrency | Modules | Past the quota |
+         *     |---|---|---|---|---|---|---|
+         *     | `free` | 0.00 USD | 60 | 1,000 | 5 | 10 | paused until the next cycle |
+         *     | `pro` | 29.00 USD | 300 | 50,000 | 25 | 50 | 0.001 USD per execution |
+         *     | `business` | 299.00 USD | 1,000 | 500,000 | 100 | 200 | 0.001 USD per execution |
+         *     | `enterprise` | custom | 5,000 | unlimited | 500 | unlimited | custom price per execution |
          */
         put: operations["plans-change"];
         post?: never;

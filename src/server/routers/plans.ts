@@ -1,4 +1,5 @@
 import { changeOwnPlan } from '../../billing/change-plan';
+import { describePlans } from '../../tenants/plans';
 import { planChangeView, tenantPlanInput } from '../../tenants/schema';
 import { apiProcedure, router } from '../trpc';
 
@@ -16,7 +17,8 @@ export const plansRouter = router({
           'them again (below Pro: only the primary key works, the others answer 403 `plan_required`; no webhook is delivered). The answer ' +
           'lists what was suspended and restored and the terms now in force. The change is recorded for proration of the monthly fee. ' +
           'Asking for the current plan changes nothing (200, `changed: false`). `enterprise` is a custom contract that an operator sets ' +
-          '(400). Scope `*`.',
+          '(400). Scope `*`.\n\n' +
+          describePlans(),
         errorResponses: {
           400: 'Invalid body, or `enterprise` (to it or off it: an operator changes it) (`invalid_request`)',
           403: 'The credential lacks the scope `*` (`insufficient_scope`)',
