@@ -7,6 +7,7 @@ import { newId } from '../lib/ids';
 import type { Services } from '../services';
 import { effectiveTerms, planAllows, type Plan } from '../tenants/plans';
 import { presentTenant, presentTerms, rowOverrides } from '../tenants/present';
+import { termsSnapshot } from './terms';
 
 /**
  * The new plan and per-tenant terms. For each override: absent (undefined) keeps the tenant's
@@ -35,16 +36,6 @@ export interface PlanChangeResult {
   effectiveAt: Date;
   suspended: Affected;
   restored: Affected;
-}
-
-export function termsSnapshot(row: Pick<TenantRow, 'plan' | 'requestsPerMinute' | 'executionsPerMonth' | 'overageUnitMicroUsd' | 'monthlyFeeMicroUsd'>): TermsSnapshot {
-  return {
-    plan: row.plan,
-    requests_per_minute: row.requestsPerMinute,
-    executions_per_month: row.executionsPerMonth,
-    overage_unit_micro_usd: row.overageUnitMicroUsd,
-    monthly_fee_micro_usd: row.monthlyFeeMicroUsd,
-  };
 }
 
 const sameTerms = (a: TermsSnapshot, b: TermsSnapshot) =>

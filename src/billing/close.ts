@@ -8,7 +8,8 @@ import type { Services } from '../services';
 import { PLAN_NAMES, PLANS, type Plan } from '../tenants/plans';
 import { invoiceNumber, invoicePath } from './invoices';
 import { formatUnitUsd, formatUsd } from './money';
-import { prorateFees, snapshotTerms } from './proration';
+import { prorateFees } from './proration';
+import { snapshotTerms, termsSnapshot } from './terms';
 
 /**
  * Closing billing cycles: one invoice per tenant and ended cycle that has something to bill.
@@ -134,16 +135,6 @@ export async function closeCycles(svc: Services, opts: CloseOptions): Promise<In
   return created;
 }
 
-function termsOf(tenant: { plan: Plan; requestsPerMinute: number | null; executionsPerMonth: number | null; overageUnitMicroUsd: number | null; monthlyFeeMicroUsd: number | null }): TermsSnapshot {
-  return {
-    plan: tenant.plan,
-    requests_per_minute: tenant.requestsPerMinute,
-    executions_per_month: tenant.executionsPerMonth,
-    overage_unit_micro_usd: tenant.overageUnitMicroUsd,
-    monthly_fee_micro_usd: tenant.monthlyFeeMicroUsd,
-  };
-}
-
 /**
  * Makes the invoice of one tenant's cycle, once: under the tenant's advisory lock, checks that
  * none exists, computes it, numbers it max + 1 and inserts it with its event. Null when it
@@ -170,7 +161,7 @@ export async function closeTenantCycle(svc: Services, tenantId: string, cycleSta
       .select({ overage: usageCounters.overage })
       .from(usageCounters)
       .where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, ymd(cycleStart))));
-    const draft = draftInvoice({ currentTerms: termsOf(tenant), changes, overage: usage?.overage ?? 0, cycleStart, cycleEnd });
+    const draft = draftInvoice({ currentTerms: termsSnapshot(tenant), changes, overage: usage?.overage ?? 0, cycleStart, cycleEnd });
     if (draft.totalMicroUsd <= 0) return null;
 
     const [{ next } = { next: 1 }] = await queryRows<{ next: number }>(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TermsSnapshot } from '../db/schema/billing';
-import { prorateFees, snapshotTerms, totalFees } from './proration';
+import { prorateFees, totalFees } from './proration';
+import { snapshotTerms } from './terms';
 
 const terms = (plan: TermsSnapshot['plan'], monthlyFee: number | null = null): TermsSnapshot => ({
   plan,

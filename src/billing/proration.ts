@@ -1,5 +1,5 @@
 import type { TermsSnapshot } from '../db/schema/billing';
-import { effectiveTerms, type EffectiveTerms } from '../tenants/plans';
+import { snapshotTerms } from './terms';
 
 const DAY_MS = 86_400_000;
 
@@ -28,16 +28,6 @@ export interface FeeSegment {
   days: number;
   /** monthly fee × days / days in the cycle, rounded half-up to an integer number of micro-dollars. */
   fee_micro_usd: number;
-}
-
-/** The effective terms a snapshot stands for (its null fields are the plan's values). */
-export function snapshotTerms(snapshot: TermsSnapshot): EffectiveTerms {
-  return effectiveTerms(snapshot.plan, {
-    requestsPerMinute: snapshot.requests_per_minute,
-    executionsPerMonth: snapshot.executions_per_month,
-    overageUnitMicroUsd: snapshot.overage_unit_micro_usd,
-    monthlyFeeMicroUsd: snapshot.monthly_fee_micro_usd,
-  });
 }
 
 function utcDay(date: Date): number {

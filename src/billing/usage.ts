@@ -1,12 +1,12 @@
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
-import { executions, planChanges, requestCounts, tenants, usageCounters, type PlanChangeRow, type TermsSnapshot } from '../db/schema';
+import { executions, planChanges, requestCounts, tenants, usageCounters, type PlanChangeRow } from '../db/schema';
 import { invalidRequest, notFound } from '../lib/errors';
 import { utcDay } from '../metering/request-counts';
 import type { Services } from '../services';
 import { draftInvoice } from './close';
 import { formatUnitUsd, formatUsd } from './money';
-import { snapshotTerms } from './proration';
+import { snapshotTerms, termsSnapshot } from './terms';
 import type { UsageInput, UsageView } from './schema';
 
 const DAY_MS = 86_400_000;
@@ -24,17 +24,6 @@ export function cycleWindow(cycle: string): { start: Date; end: Date } {
   const end = new Date(0);
   end.setUTCFullYear(year, month, 1);
   return { start, end };
-}
-
-/** A tenant's current terms as a snapshot (its plan and its overrides; null = the plan's value). */
-export function tenantSnapshot(row: Pick<typeof tenants.$inferSelect, 'plan' | 'requestsPerMinute' | 'executionsPerMonth' | 'overageUnitMicroUsd' | 'monthlyFeeMicroUsd'>): TermsSnapshot {
-  return {
-    plan: row.plan,
-    requests_per_minute: row.requestsPerMinute,
-    executions_per_month: row.executionsPerMonth,
-    overage_unit_micro_usd: row.overageUnitMicroUsd,
-    monthly_fee_micro_usd: row.monthlyFeeMicroUsd,
-  };
 }
 
 /**
@@ -101,7 +90,7 @@ export async function getUsage(svc: Services, tenantId: string, input: UsageInpu
   ]);
 
   // The terms in force when the cycle began and at its end (now, for the current cycle).
-  const nowTerms = tenantSnapshot(tenant);
+  const nowTerms = termsSnapshot(tenant);
   const startTerms = changes[0]?.fromTerms ?? (isCurrent ? nowTerms : ((await firstChangeFrom(svc.db, tenantId, end))?.fromTerms ?? nowTerms));
   const endTerms = isCurrent ? nowTerms : (changes.at(-1)?.toTerms ?? startTerms);
   const terms = snapshotTerms(endTerms);

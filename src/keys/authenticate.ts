@@ -1,5 +1,5 @@
 import { and, eq, isNull, or } from 'drizzle-orm';
-import type { Principal } from '../auth/principal';
+import { tenantPrincipal, type Principal } from '../auth/principal';
 import type { Db } from '../db';
 import { apiKeys, tenants } from '../db/schema';
 import { AppError } from '../lib/errors';
@@ -40,17 +40,7 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
     svc.keyCache.set(hash, key, version);
   }
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw invalidKey();
-  const principal: Principal = {
-    tenantId: key.tenantId,
-    plan: key.plan,
-    requestsPerMinute: key.requestsPerMinute,
-    executionsPerMonth: key.executionsPerMonth,
-    overageUnitMicroUsd: key.overageUnitMicroUsd,
-    monthlyFeeMicroUsd: key.monthlyFeeMicroUsd,
-    scopes: key.scopes,
-    via: 'api_key',
-    keyId: key.keyId,
-  };
+  const principal: Principal = { ...tenantPrincipal({ ...key, id: key.tenantId }, key.scopes, 'api_key'), keyId: key.keyId };
   if (key.suspended) {
     // Counted against the tenant's request pool like any call with a valid key (a suspended key
     // is no free way to call), then refused.

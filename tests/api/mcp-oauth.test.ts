@@ -15,15 +15,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { oauthStore } from '../../src/db/schema';
 import { identityKeys } from '../../src/identity/keys';
 import { oauthAdapter, purgeExpiredOAuth } from '../../src/oauth/adapter';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { MemoryProvider } from '../oauth-client';
 
 const execFileAsync = promisify(execFile);
 
@@ -43,49 +44,6 @@ function selfSignedLocalhost(): { key: string; cert: string } {
     return { key: readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** An in-memory OAuthClientProvider, as an MCP client application keeps one. */
-class MemoryProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authorizationUrl?: URL;
-  constructor(
-    readonly redirectUrl: string,
-    readonly clientMetadataUrl?: string,
-  ) {}
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Vitest MCP client',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    if (!this.verifier) throw new Error('no code verifier');
-    return this.verifier;
   }
 }
 

@@ -17,11 +17,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, missing } from '../needs';
+import { MemoryProvider } from '../oauth-client';
 import { startAppServer, type AppServer } from './app-server';
 import { ensureNextBuild } from './next-build';
 
@@ -29,40 +29,6 @@ const SCREENSHOTS = '/tmp/amp-browser-screenshots';
 const STEP = { timeout: 240_000 };
 const REDIRECT = 'http://127.0.0.1:1/oauth-callback';
 const ANON_KEY = `anon_${randomBytes(16).toString('hex')}`;
-
-class MemoryProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authorizationUrl?: URL;
-  readonly redirectUrl = REDIRECT;
-  constructor(readonly clientMetadataUrl?: string) {}
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Browser MCP client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    if (!this.verifier) throw new Error('no code verifier');
-    return this.verifier;
-  }
-}
 
 describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent in Chromium', () => {
   let server: AppServer;
@@ -162,7 +128,7 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
   }
 
   it('DCR client: sign in and consent in the browser, then tools/list and tools/call with the token', STEP, async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider(REDIRECT, undefined, 'Browser MCP client');
     const client = await connectThroughBrowser(provider, 'oauth-dcr');
     expect((await client.listTools()).tools.some((t) => t.name === 'text__slugify')).toBe(true);
     expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'Through The Browser' } })).structuredContent).toEqual({ slug: 'through-the-browser' });
@@ -170,7 +136,7 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
   });
 
   it('CIMD client with modules:execute unchecked: lists tools, tools/call is refused', STEP, async () => {
-    const provider = new MemoryProvider(cimdUrl);
+    const provider = new MemoryProvider(REDIRECT, cimdUrl, 'Browser MCP client');
     const client = await connectThroughBrowser(provider, 'oauth-cimd', ['modules:execute', '*']);
     expect(provider.info?.client_id).toBe(cimdUrl);
     expect(provider.saved?.scope?.split(' ')).not.toContain('modules:execute');
