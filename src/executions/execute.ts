@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal';
 import { thresholdEvents } from '../billing/thresholds';
 import { installInTx } from '../catalog/install';
 import { findVisibleModule } from '../catalog/queries';
-import { executions, type ExecutionRow, type ModuleActionRow, type ModuleRow } from '../db/schema';
+import { executions, type ExecutionRow } from '../db/schema';
 import { afterEvents, recordEvent } from '../events/record';
 import { newId } from '../lib/ids';
 import { storableJson, storableText } from '../lib/storable';
@@ -11,14 +11,9 @@ import { acquireExecutionSlot } from '../metering/slots';
 import { reserveExecutions } from '../metering/usage';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
-import { isIoAction, runIoAction, type ActionTask } from '../modules/run';
-import type { FairQueue, Lease } from './fair-queue';
-import type { RunOutcome } from './pool';
-import { runPublishedAction } from './runtimes';
+import { admit, runValidated, workerQueue, type Outcome } from './engine';
+import type { Lease } from './fair-queue';
 import { executionEventData, presentExecution } from './present';
-import { schemaIssues } from './schemas';
-
-export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 export interface ExecuteInput {
   module: string;
@@ -30,8 +25,6 @@ export interface ExecuteOptions {
   requestId: string;
   source?: 'api' | 'batch' | 'chain' | 'mcp' | 'a2a' | 'workflow';
 }
-
-type Failure = { code: 'invalid_input' | 'module_error' | 'timeout'; message: string; issues?: { path: string; message: string }[] };
 
 /**
  * Executes one module action: the single implementation behind REST, batch, chain, MCP and
@@ -93,31 +86,6 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   }
 }
 
-type Outcome = { ok: true; output: unknown } | ({ ok: false } & Failure);
-
-/** The worker queue a CPU-bound action waits in; none for I/O-bound ones (`io` actions, the `http` runtime). */
-function workerQueue(svc: Services, module: ModuleRow, action: ModuleActionRow): FairQueue | undefined {
-  if (module.runtime.type === 'javascript') return svc.sandbox.queue;
-  if (module.runtime.type === 'http' || isIoAction(module.name, action.name)) return undefined;
-  return svc.pool.queue;
-}
-
-/**
- * A worker lease within the bounded wait, or 429 `concurrency_limit_exceeded` before anything is
- * recorded or counted: the machine is saturated, and the call is refused instead of waiting
- * without bound (or failing after it was counted).
- */
-async function admit(svc: Services, queue: FairQueue, tenantId: string): Promise<Lease> {
-  const lease = await queue.admit(tenantId, svc.config.executionQueueWaitMs);
-  if (lease) return lease;
-  throw new AppError(
-    'concurrency_limit_exceeded',
-    'The service is at capacity: the execution could not start within its admission wait. Nothing was run or counted; retry shortly.',
-    { reason: 'capacity', wait_ms: svc.config.executionQueueWaitMs },
-    { 'Retry-After': '1' },
-  );
-}
-
 async function startExecution(svc: Services, principal: Principal, call: ExecuteInput, opts: ExecuteOptions, install: boolean): Promise<ExecutionRow> {
   const { row, used, installed, billing } = await svc.db.transaction(async (tx) => {
     // The quota first: its row lock serialises the tenant's starts, so the install's lock on the
@@ -147,38 +115,6 @@ async function startExecution(svc: Services, principal: Principal, call: Execute
   afterEvents(svc, installed?.event, ...billing);
   svc.usage.note(principal.tenantId, used);
   return row;
-}
-
-async function runValidated(
-  svc: Services,
-  module: ModuleRow,
-  action: ModuleActionRow,
-  input: Record<string, unknown>,
-  lease: Lease | undefined,
-): Promise<Outcome> {
-  const validate = svc.schemas.validator(`${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`, action.inputSchema);
-  if (!validate(input)) {
-    const issues = schemaIssues(validate);
-    const first = issues[0];
-    return { ok: false, code: 'invalid_input', message: `Input does not match the action's input_schema: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}`, issues };
-  }
-  if (module.runtime.type !== 'builtin') {
-    // Published modules: `javascript` in the QuickJS sandbox pool, `http` at the publisher's endpoint.
-    return runPublishedAction(svc, module.runtime, action, input);
-  }
-  const task: ActionTask = {
-    module: module.name,
-    action: action.name,
-    input,
-    timeoutMs: action.timeoutMs,
-    allowPrivateNetwork: svc.config.webhooks.allowPrivate,
-  };
-  // CPU-bound actions run in the worker whose lease the caller holds; I/O-bound ones (no lease) await on the event loop.
-  const outcome: RunOutcome = lease ? await svc.pool.run(task, lease) : await runIoAction(task);
-  if (outcome.ok && Buffer.byteLength(JSON.stringify(outcome.output)) > MAX_OUTPUT_BYTES) {
-    return { ok: false, code: 'module_error', message: 'The action output exceeds 1 MiB.' };
-  }
-  return outcome;
 }
 
 /**

@@ -1,0 +1,76 @@
+/**
+ * The engine without the books: which worker queue an action waits in, admission to it, and
+ * running an action against its input schema. No records, no quota, no events: executeAction
+ * (execute.ts) wraps this with all of those; certification runs use it bare (not billed, no
+ * execution events).
+ */
+import type { ModuleActionRow, ModuleRow } from '../db/schema';
+import { AppError } from '../lib/errors';
+import { isIoAction, runIoAction, type ActionTask } from '../modules/run';
+import type { Services } from '../services';
+import type { FairQueue, Lease } from './fair-queue';
+import type { RunOutcome } from './pool';
+import { runPublishedAction } from './runtimes';
+import { schemaIssues } from './schemas';
+
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+export type Failure = { code: 'invalid_input' | 'module_error' | 'timeout'; message: string; issues?: { path: string; message: string }[] };
+
+export type Outcome = { ok: true; output: unknown } | ({ ok: false } & Failure);
+
+/** The worker queue a CPU-bound action waits in; none for I/O-bound ones (`io` actions, the `http` runtime). */
+export function workerQueue(svc: Services, module: ModuleRow, action: ModuleActionRow): FairQueue | undefined {
+  if (module.runtime.type === 'javascript') return svc.sandbox.queue;
+  if (module.runtime.type === 'http' || isIoAction(module.name, action.name)) return undefined;
+  return svc.pool.queue;
+}
+
+/**
+ * A worker lease within the bounded wait, or 429 `concurrency_limit_exceeded` before anything is
+ * recorded or counted: the machine is saturated, and the call is refused instead of waiting
+ * without bound (or failing after it was counted).
+ */
+export async function admit(svc: Services, queue: FairQueue, tenantId: string): Promise<Lease> {
+  const lease = await queue.admit(tenantId, svc.config.executionQueueWaitMs);
+  if (lease) return lease;
+  throw new AppError(
+    'concurrency_limit_exceeded',
+    'The service is at capacity: the execution could not start within its admission wait. Nothing was run or counted; retry shortly.',
+    { reason: 'capacity', wait_ms: svc.config.executionQueueWaitMs },
+    { 'Retry-After': '1' },
+  );
+}
+
+export async function runValidated(
+  svc: Services,
+  module: ModuleRow,
+  action: ModuleActionRow,
+  input: Record<string, unknown>,
+  lease: Lease | undefined,
+): Promise<Outcome> {
+  const validate = svc.schemas.validator(`${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`, action.inputSchema);
+  if (!validate(input)) {
+    const issues = schemaIssues(validate);
+    const first = issues[0];
+    return { ok: false, code: 'invalid_input', message: `Input does not match the action's input_schema: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}`, issues };
+  }
+  if (module.runtime.type !== 'builtin') {
+    // Published modules: `javascript` in the QuickJS sandbox pool, `http` at the publisher's endpoint.
+    return runPublishedAction(svc, module.runtime, action, input);
+  }
+  const task: ActionTask = {
+    module: module.name,
+    action: action.name,
+    input,
+    timeoutMs: action.timeoutMs,
+    allowPrivateNetwork: svc.config.webhooks.allowPrivate,
+  };
+  // CPU-bound actions run in the worker whose lease the caller holds; I/O-bound ones (no lease) await on the event loop.
+  const outcome: RunOutcome = lease ? await svc.pool.run(task, lease) : await runIoAction(task);
+  if (outcome.ok && Buffer.byteLength(JSON.stringify(outcome.output)) > MAX_OUTPUT_BYTES) {
+    return { ok: false, code: 'module_error', message: 'The action output exceeds 1 MiB.' };
+  }
+  return outcome;
+}
+
