@@ -13,7 +13,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'key' | 'exe' | 'evt' | 'wh' | 'dlv' | 'inv' | 'wf' | 'run' | 'req' | 'pch';
+export type IdPrefix = 'key' | 'exe' | 'evt' | 'wh' | 'dlv' | 'inv' | 'wf' | 'run' | 'req' | 'pch' | 'crt';
 
 /** Prefixed random identifier, e.g. `key_5hJ2...` (DESIGN.md §4). */
 export function newId(prefix: IdPrefix): string {

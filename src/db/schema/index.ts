@@ -8,3 +8,4 @@ export * from './memory';
 export * from './webhooks';
 export * from './billing';
 export * from './identity';
+export * from './certification';
