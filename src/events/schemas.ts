@@ -93,9 +93,9 @@ export const EVENT_DATA_SCHEMAS = {
   'trust.score_changed': z
     .object({
       module: z.string(),
-      trust_score: z.number().int(),
+      score: z.number().int().describe('The new trust score, 0–100'),
       previous_score: z.number().int(),
-      reason: z.enum(['certification', 'feedback', 'usage']),
+      reason: z.enum(['certification', 'feedback', 'usage']).describe('What triggered the recomputation: a certification run, community feedback, or the daily recomputation from execution records'),
     })
     .describe("A module's trust score changed by 5 points or more."),
   'workflow.completed': z

@@ -28,7 +28,12 @@ export const executions = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [index('executions_tenant_created_idx').on(t.tenantId, t.createdAt, t.id), index('executions_running_idx').on(t.status)],
+  (t) => [
+    index('executions_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
+    index('executions_running_idx').on(t.status),
+    // Trust scores: one module's executions of the last 30 days, across tenants (src/trust/score.ts).
+    index('executions_module_created_idx').on(t.module, t.createdAt),
+  ],
 );
 
 export type ExecutionRow = typeof executions.$inferSelect;

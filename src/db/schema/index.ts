@@ -9,3 +9,4 @@ export * from './webhooks';
 export * from './billing';
 export * from './identity';
 export * from './certification';
+export * from './trust';
