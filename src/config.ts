@@ -53,6 +53,7 @@ const envSchema = z.object({
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   EXECUTION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  WORKFLOW_MAX_RUN_MS: z.coerce.number().int().min(1000).max(30 * 86_400_000).default(86_400_000),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -92,6 +93,8 @@ export interface Config {
   logLevel: string;
   /** How long an execution may wait for a free worker before it is refused (429, nothing counted). */
   executionQueueWaitMs: number;
+  /** Wall time of one workflow run: past it, the run fails at its next step (`timeout`). */
+  workflowMaxRunMs: number;
   /** Names of secrets not configured that this load generated into DATA_DIR (first start). */
   generatedSecrets: string[];
   /** Names of secrets not configured that this load read from DATA_DIR (generated earlier). */
@@ -162,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionSecret: secret('SESSION_SECRET', e.SESSION_SECRET, () => randomBytes(32).toString('base64url')),
     logLevel: e.LOG_LEVEL,
     executionQueueWaitMs: e.EXECUTION_QUEUE_WAIT_MS,
+    workflowMaxRunMs: e.WORKFLOW_MAX_RUN_MS,
     generatedSecrets,
     storedSecrets,
   };

@@ -10,3 +10,4 @@ export * from './billing';
 export * from './identity';
 export * from './certification';
 export * from './trust';
+export * from './workflows';
