@@ -54,6 +54,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   EXECUTION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   WORKFLOW_MAX_RUN_MS: z.coerce.number().int().min(1000).max(30 * 86_400_000).default(86_400_000),
+  CERTIFICATION_PUBLISH_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -93,6 +94,8 @@ export interface Config {
   logLevel: string;
   /** How long an execution may wait for a free worker before it is refused (429, nothing counted). */
   executionQueueWaitMs: number;
+  /** How long after a publish or update its certification run starts (an edit within it shares the run). */
+  certificationPublishDelayMs: number;
   /** Wall time of one workflow run: past it, the run fails at its next step (`timeout`). */
   workflowMaxRunMs: number;
   /** Names of secrets not configured that this load generated into DATA_DIR (first start). */
@@ -165,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionSecret: secret('SESSION_SECRET', e.SESSION_SECRET, () => randomBytes(32).toString('base64url')),
     logLevel: e.LOG_LEVEL,
     executionQueueWaitMs: e.EXECUTION_QUEUE_WAIT_MS,
+    certificationPublishDelayMs: e.CERTIFICATION_PUBLISH_DELAY_MS,
     workflowMaxRunMs: e.WORKFLOW_MAX_RUN_MS,
     generatedSecrets,
     storedSecrets,
