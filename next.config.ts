@@ -6,6 +6,13 @@ const nextConfig: NextConfig = {
   // `npm run typecheck` runs tsc over the whole project.
   typescript: { ignoreBuildErrors: true },
   poweredByHeader: false,
+  // Where people guess the pages are.
+  async redirects() {
+    return [
+      { source: '/login', destination: '/sign-in', permanent: false },
+      { source: '/signup', destination: '/sign-up', permanent: false },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -1,17 +1,34 @@
 import type { ReactNode } from 'react';
+import { Toaster } from 'sonner';
+import { DashboardNav } from '../../components/dashboard/nav';
 import { SessionKeeper } from '../../components/session-keeper';
+import { QueryProviders } from '../_lib/trpc-react';
+import { currentSession } from '../_lib/session';
 
 /**
- * The signed-in part of the dashboard. Each page checks the session itself (requireSession), so
- * a visit without one is redirected to /sign-in and comes back afterwards. The session keeper
- * refreshes the identity provider's access token while a page stays open.
+ * The signed-in part of the dashboard: section navigation, data through tRPC + TanStack Query
+ * over /api/trpc (the session cookie authenticates it), and toasts. Each page checks the session
+ * itself (requireSession), so a visit without one is redirected to /sign-in and comes back
+ * afterwards. The session keeper refreshes the identity provider's access token while a page
+ * stays open.
  */
-export default function DashboardLayout({ children }: { children: ReactNode }) {
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const session = await currentSession();
   return (
     <SessionKeeper>
-      <main id="main" className="mx-auto w-full max-w-5xl px-4 py-8 sm:px-6 sm:py-10">
-        {children}
-      </main>
+      <QueryProviders>
+        <div className="mx-auto flex w-full max-w-7xl flex-col gap-6 px-4 py-6 sm:px-6 md:flex-row md:py-8">
+          {session ? (
+            <aside className="md:w-52 md:shrink-0">
+              <DashboardNav admin={session.admin} />
+            </aside>
+          ) : null}
+          <main id="main" className="min-w-0 flex-1">
+            {children}
+          </main>
+        </div>
+        <Toaster richColors closeButton position="bottom-right" />
+      </QueryProviders>
     </SessionKeeper>
   );
 }

@@ -128,7 +128,7 @@ function NoTenant({ message, email, onChanged }: { message: string; email: strin
         <Alert variant="success" title="Your tenant is ready">
           This is its API key (scope <code>*</code>). It is shown only once: store it now.
         </Alert>
-        <Copyable value={created.apiKey} label="API key" />
+        <Copyable value={created.apiKey} label="API key" testId="new-api-key" />
         <div>
           <Button onClick={() => void onChanged()}>Continue</Button>
         </div>

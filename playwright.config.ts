@@ -1,0 +1,34 @@
+/**
+ * The dashboard's end-to-end tests (`npx playwright test`, run by `npm test` after vitest):
+ * Playwright's own runner driving Debian's Chromium (no browser download). The global setup
+ * builds Next when stale, starts a local SMTP drop and the real service (server.ts + Next,
+ * embedded database), and passes their addresses to the tests through the environment.
+ * One worker: the service under test is one process on a 2-core machine.
+ */
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM } from './tests/needs';
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  testMatch: '**/*.spec.ts',
+  outputDir: 'test-results/e2e',
+  globalSetup: './tests/e2e/global-setup.ts',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 180_000,
+  expect: { timeout: 30_000 },
+  reporter: [['list'], ['html', { open: 'never', outputFolder: 'test-results/e2e-report' }]],
+  use: {
+    baseURL: process.env.E2E_BASE_URL,
+    viewport: { width: 1280, height: 900 },
+    actionTimeout: 30_000,
+    navigationTimeout: 60_000,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    },
+  },
+});

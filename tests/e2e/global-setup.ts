@@ -1,0 +1,55 @@
+/**
+ * Before the dashboard tests: a fresh Next build when the pages changed, a local SMTP server
+ * that drops every mail as a JSON file (the tests run in worker processes and read the files),
+ * and the real service on a free port with ADMIN_EMAILS set. Returns the teardown.
+ * Without Chromium the tests are skipped (E2E_SKIP), as the vitest browser tests are.
+ */
+import { simpleParser } from 'mailparser';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { startAppServer } from '../browser/app-server';
+import { ensureNextBuild } from '../browser/next-build';
+import { missing } from '../needs';
+import { ADMIN_EMAIL, SCREENSHOT_DIR } from './support';
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  if (missing.chromium) {
+    process.env.E2E_SKIP = missing.chromium;
+    return async () => {};
+  }
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await ensureNextBuild();
+
+  const mailDir = mkdtempSync(path.join(tmpdir(), 'amp-e2e-mail-'));
+  let n = 0;
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, _session, callback) {
+      simpleParser(stream).then(
+        (mail) => {
+          const to = (Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : []).flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase()));
+          writeFileSync(path.join(mailDir, `${String(++n).padStart(5, '0')}.json`), JSON.stringify({ to, subject: mail.subject ?? '', text: mail.text ?? '' }));
+          callback();
+        },
+        (err: Error) => callback(err),
+      );
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+
+  const server = await startAppServer({ SMTP_URL: smtpUrl, ADMIN_EMAILS: ADMIN_EMAIL });
+  process.env.E2E_BASE_URL = server.url;
+  process.env.E2E_MAIL_DIR = mailDir;
+
+  return async () => {
+    await server.stop();
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    rmSync(mailDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * What the dashboard tests share: accounts made the way a user makes them (sign-up, the mailed
+ * confirmation, sign-in, a tenant created on the account page), the API called with the key the
+ * dashboard showed, and `check()`: a screenshot at 1280 px and 375 px plus axe-core's verdict
+ * (no serious or critical violation) for every page a test visits.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test as base, type Browser, type Page } from '@playwright/test';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The operator account (ADMIN_EMAILS of the service under test). */
+export const ADMIN_EMAIL = 'operator@example.com';
+/** Screenshots land in the test output: test-results/screenshots/<name>-<width>.png. */
+export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
+
+/** Playwright's test, skipped (not passed) when the global setup found no Chromium. */
+export const test = base.extend<{ browserPresent: void }>({
+  browserPresent: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their dependencies as a destructured object
+    async ({}, use, testInfo) => {
+      testInfo.skip(Boolean(process.env.E2E_SKIP), `browser tests skipped: ${process.env.E2E_SKIP ?? ''}`);
+      await use();
+    },
+    { auto: true },
+  ],
+});
+export { expect };
+
+const baseUrl = () => process.env.E2E_BASE_URL ?? '';
+
+let counter = 0;
+/** A fresh address per account, unique across runs against the same service. */
+export function uniqueEmail(prefix = 'owner'): string {
+  return `${prefix}-${Date.now().toString(36)}-${++counter}@example.com`;
+}
+
+interface DroppedMail {
+  to: string[];
+  subject: string;
+  text: string;
+}
+
+/** The newest mail to `to` whose subject matches, from the SMTP drop of the global setup. */
+export async function waitForMail(to: string, subject: RegExp, timeoutMs = 30_000): Promise<DroppedMail> {
+  const dir = process.env.E2E_MAIL_DIR ?? '';
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (existsSync(dir)) {
+      const files = readdirSync(dir).sort().reverse();
+      for (const f of files) {
+        const mail = JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as DroppedMail;
+        if (mail.to.includes(to.toLowerCase()) && subject.test(mail.subject)) return mail;
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${subject} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function verifyLink(mail: DroppedMail): string {
+  const link = /https?:\/\/\S+\/auth\/v1\/verify\?\S+/.exec(mail.text)?.[0];
+  if (!link) throw new Error(`no verification link in the mail:\n${mail.text}`);
+  return link;
+}
+
+export async function signIn(page: Page, email: string, password: string, callbackPath = '/dashboard'): Promise<void> {
+  await page.goto(`/sign-in?callbackUrl=${encodeURIComponent(callbackPath)}`);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === callbackPath);
+}
+
+export interface Owner {
+  email: string;
+  password: string;
+  /** The tenant's first API key (scope `*`), as the account page showed it once. */
+  apiKey: string;
+  page: Page;
+}
+
+/**
+ * A new user as a person makes one: sign up on the form, open the mailed confirmation link, sign in through the form, create the tenant on the account page and keep the
+ * API key it shows once. Returns a page signed in, in its own browser context.
+ */
+export async function newOwner(browser: Browser, opts: { email?: string; agentName?: string } = {}): Promise<Owner> {
+  const email = opts.email ?? uniqueEmail();
+  const password = `pw-${Math.random().toString(36).slice(2)}-Aa1`;
+  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl() });
+  const page = await context.newPage();
+  await page.goto('/sign-up');
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByText('Check your inbox').waitFor();
+  await page.goto(verifyLink(await waitForMail(email, /confirm/i)));
+  await page.waitForURL(/\/sign-in\?confirmed=1/);
+  await signIn(page, email, password, '/account');
+  await page.getByLabel('Agent name', { exact: true }).fill(opts.agentName ?? 'E2E Agent');
+  await page.getByRole('button', { name: 'Create tenant' }).click();
+  await page.getByText('Your tenant is ready').waitFor();
+  const apiKey = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
+  expect(apiKey).toMatch(/\S{20,}/);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  return { email, password, apiKey, page };
+}
+
+/** Calls the REST API as a script would, with the tenant's key. */
+export async function api(page: Page, apiKey: string, method: string, pathname: string, body?: unknown) {
+  const res = await page.request.fetch(pathname, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { data: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status(), body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+}
+
+/**
+ * The page as it is now: a full-page screenshot at 1280 px and at 375 px, and axe-core's check
+ * at both widths (WCAG 2.1 A/AA; no serious or critical violation). The viewport is restored.
+ */
+export async function check(page: Page, name: string): Promise<void> {
+  const original = page.viewportSize() ?? { width: 1280, height: 900 };
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${name} at ${width}px`).toEqual([]);
+  }
+  await page.setViewportSize(original);
+}
