@@ -11,14 +11,14 @@ import { CHROMIUM } from './tests/needs';
 export default defineConfig({
   testDir: 'tests/e2e',
   testMatch: '**/*.spec.ts',
-  outputDir: 'test-results/e2e',
+  outputDir: process.env.E2E_OUTPUT_DIR ?? 'test-results/e2e',
   globalSetup: './tests/e2e/global-setup.ts',
   fullyParallel: false,
   workers: 1,
   retries: 0,
   timeout: 180_000,
   expect: { timeout: 30_000 },
-  reporter: [['list'], ['html', { open: 'never', outputFolder: 'test-results/e2e-report' }]],
+  reporter: [['list'], ['html', { open: 'never', outputFolder: `${process.env.E2E_OUTPUT_DIR ?? 'test-results/e2e'}-report` }]],
   use: {
     baseURL: process.env.E2E_BASE_URL,
     viewport: { width: 1280, height: 900 },

@@ -10,8 +10,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const BUILD_ID = path.join(ROOT, '.next', 'BUILD_ID');
-const LOCK = path.join(ROOT, '.test-data', 'next-build.lock');
+/** NEXT_DIST_DIR (next.config.ts) gives a run its own build directory; `.next` by default. */
+const DIST_DIR = process.env.NEXT_DIST_DIR || '.next';
+const BUILD_ID = path.join(ROOT, DIST_DIR, 'BUILD_ID');
+const LOCK = path.join(ROOT, '.test-data', `next-build${DIST_DIR === '.next' ? '' : `-${path.basename(DIST_DIR)}`}.lock`);
 /** A lock older than this was left by a run that died: it is taken over. */
 const STALE_LOCK_MS = 15 * 60_000;
 
