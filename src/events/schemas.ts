@@ -45,16 +45,15 @@ export const EVENT_DATA_SCHEMAS = {
       trust_score: z.number().int(),
       checks_passed: z.number().int(),
       checks_total: z.number().int(),
-      report_url: z.string().describe('Path to the report endpoint'),
+      report_url: z.string().describe('Absolute URL (on PUBLIC_BASE_URL) of the report endpoint, `/api/v1/certification/{module}/report`'),
     })
-    .describe('A certification run finished.'),
+    .describe('A certification run finished (manual, after a publish or update, or weekly). Sent to the module\'s publisher and every tenant that installed it.'),
   'certification.tier_changed': z
     .object({
       module: z.string(),
       tier: z.string(),
       previous_tier: z.string(),
       direction: z.enum(['upgrade', 'downgrade']),
-      report_url: z.string(),
     })
     .describe("A module's certification tier went up or down."),
   'billing.limit_approaching': z
