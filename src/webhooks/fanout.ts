@@ -8,7 +8,7 @@ import { PLAN_FEATURES, PLAN_NAMES } from '../tenants/plans';
 import { scheduleAttempts } from './queue';
 
 /** Plans that have webhooks (spec §8 rule 8: Pro and above). */
-const WEBHOOK_PLANS = PLAN_NAMES.slice(PLAN_NAMES.indexOf(PLAN_FEATURES.webhooks.minPlan));
+export const WEBHOOK_PLANS = PLAN_NAMES.slice(PLAN_NAMES.indexOf(PLAN_FEATURES.webhooks.minPlan));
 
 export function subscribedTo(events: string[], type: string): boolean {
   return events.includes('*') || events.includes(type);
