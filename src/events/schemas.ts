@@ -98,15 +98,27 @@ export const EVENT_DATA_SCHEMAS = {
     })
     .describe("A module's trust score changed by 5 points or more."),
   'workflow.completed': z
-    .object({ workflow_id: z.string(), run_id: z.string(), status: z.literal('completed'), duration_ms: z.number().int(), completed_at: iso })
-    .describe('Every step of a workflow run completed.'),
+    .object({
+      workflow_id: z.string(),
+      run_id: z.string(),
+      workflow_version: z.number().int().describe('The definition version the run started with'),
+      status: z.literal('completed'),
+      outputs: z.record(z.string(), z.unknown()).describe('The outputs of the leaf steps (those no other step depends on), by step id; `{}` with `outputs_truncated` when over 48 KB'),
+      outputs_truncated: z.literal(true).optional().describe('Present when the outputs were too large for the envelope: read them from `run_url`'),
+      run_url: z.string().describe('Path of the run (`/api/v1/workflows/{id}/runs/{run_id}`)'),
+      duration_ms: z.number().int(),
+      completed_at: iso,
+    })
+    .describe('Every step of a workflow run completed (or was skipped by its `if`).'),
   'workflow.failed': z
     .object({
       workflow_id: z.string(),
       run_id: z.string(),
+      workflow_version: z.number().int().describe('The definition version the run started with'),
       status: z.literal('failed'),
-      failed_step: z.string(),
+      failed_step: z.string().describe('Id of the step that failed (after its retries)'),
       error: z.object({ code: z.string(), message: z.string() }),
+      completed_steps: z.array(z.string()).describe('Ids of the steps that had succeeded'),
       failed_at: iso,
     })
     .describe('A step of a workflow run failed.'),
