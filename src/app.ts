@@ -10,6 +10,7 @@ import { SchemaCache } from './executions/schemas';
 import { BILLING_CLOSE_QUEUE, BILLING_QUEUE_OPTIONS, startBilling } from './jobs/billing';
 import { startBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
+import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
 import { DeliveryWorker } from './jobs/webhooks';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
@@ -37,6 +38,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: MINUTELY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: HOURLY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: BILLING_CLOSE_QUEUE, options: BILLING_QUEUE_OPTIONS },
+    { name: TRUST_DAILY_QUEUE, options: TRUST_QUEUE_OPTIONS },
   ]);
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, logger)
@@ -74,6 +76,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   svc.deliveryWorker.start(svc);
   await startMaintenance(svc);
   await startBilling(svc);
+  await startTrust(svc);
   return {
     ...svc,
     async close() {

@@ -26,11 +26,15 @@ interface ToolSource {
   action: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  trustScore: number;
+  certificationTier: string;
 }
+
+const trustOf = (m: { trust_score: number; certification_tier: string }) => ({ trustScore: m.trust_score, certificationTier: m.certification_tier });
 
 function formatTool(t: ToolSource, format: 'openai' | 'anthropic' | 'mcp') {
   const name = toolName(t.module, t.action);
-  const description = `${t.title}: ${t.description}`.slice(0, 1024);
+  const description = `${t.title}: ${t.description} (trust score ${t.trustScore}/100, certification ${t.certificationTier})`.slice(0, 1024);
   if (format === 'openai') return { type: 'function', function: { name, description, parameters: t.inputSchema } };
   if (format === 'anthropic') return { name, description, input_schema: t.inputSchema };
   return { name, description, inputSchema: t.inputSchema };
@@ -50,14 +54,15 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
     source = 'query';
     const hits = await searchCatalog(svc, principal, { q: input.query, limit: 50 });
     tools = hits.data.flatMap((h) => {
-      const action = byName.get(h.module)?.actions.find((a) => a.name === h.action);
-      return action ? [{ module: h.module, title: h.title, action: h.action, description: action.description, inputSchema: action.input_schema }] : [];
+      const m = byName.get(h.module);
+      const action = m?.actions.find((a) => a.name === h.action);
+      return m && action ? [{ ...trustOf(m), module: h.module, title: h.title, action: h.action, description: action.description, inputSchema: action.input_schema }] : [];
     });
   } else {
     const installed = modules.filter((m) => m.installed);
     source = installed.length > 0 ? 'installed' : 'all';
     tools = (installed.length > 0 ? installed : modules).flatMap((m) =>
-      m.actions.map((a) => ({ module: m.name, title: m.title, action: a.name, description: a.description, inputSchema: a.input_schema })),
+      m.actions.map((a) => ({ ...trustOf(m), module: m.name, title: m.title, action: a.name, description: a.description, inputSchema: a.input_schema })),
     );
   }
   const quota = principalTerms(principal).executionsPerMonth;

@@ -12,6 +12,7 @@ import { memoryRouter } from './routers/memory';
 import { modulesRouter } from './routers/modules';
 import { plansRouter } from './routers/plans';
 import { tenantsRouter } from './routers/tenants';
+import { trustRouter } from './routers/trust';
 import { router } from './trpc';
 
 export const appRouter = router({
@@ -29,6 +30,7 @@ export const appRouter = router({
   billing: billingRouter,
   invoices: invoicesRouter,
   plans: plansRouter,
+  trust: trustRouter,
 });
 
 export type AppRouter = typeof appRouter;

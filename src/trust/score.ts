@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { certificationRuns, executions, modules, trustFeedback, trustScoreHistory } from '../db/schema';
-import { recordEvent, type RecordedEvent } from '../events/record';
+import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import type { Services } from '../services';
 import { moduleAudience } from './audience';
 
@@ -126,4 +126,21 @@ export async function recomputeTrustScore(
     }
   }
   return { score, previous, events };
+}
+
+/**
+ * The daily recomputation (src/jobs/trust.ts): every module, one transaction each, so a module
+ * whose executions moved its score gets it written and its audience told. Returns how many moved.
+ */
+export async function recomputeAllTrustScores(svc: Services): Promise<number> {
+  const names = await svc.db.select({ name: modules.name }).from(modules).orderBy(modules.name);
+  let changed = 0;
+  for (const { name } of names) {
+    const result = await svc.db.transaction((tx) => recomputeTrustScore(svc, tx, name, 'usage'));
+    if (result.score === result.previous) continue;
+    changed++;
+    svc.moduleCache.invalidate(name);
+    afterEvents(svc, ...result.events);
+  }
+  return changed;
 }

@@ -88,12 +88,15 @@ async function allModules(svc: Services, principal: Principal): Promise<ModuleVi
   return out;
 }
 
+/** The module's current trust score and tier, as tool descriptions show them (docs/trust.md). */
+const trustNote = (m: Pick<ModuleView, 'trust_score' | 'certification_tier'>) => `trust score ${m.trust_score}/100, certification ${m.certification_tier}`;
+
 function toTool(m: ModuleView, a: ActionView): Tool {
   const output = a.output_schema as Record<string, unknown>;
   return {
     name: toolName(m.name, a.name),
     title: `${m.title}: ${a.name.replaceAll('_', ' ')}`,
-    description: `${a.description} (module '${m.name}' — ${m.title}; documentation: amp://modules/${m.name})`,
+    description: `${a.description} (module '${m.name}' — ${m.title}; ${trustNote(m)}; documentation: amp://modules/${m.name})`,
     inputSchema: a.input_schema as Tool['inputSchema'],
     // MCP output schemas describe structuredContent, which is always an object.
     ...(output.type === 'object' ? { outputSchema: output as Tool['outputSchema'] } : {}),
