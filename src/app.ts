@@ -68,6 +68,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     startedAt: new Date(),
   };
   await syncBuiltinModules(database.db);
+  // Catalog reads come from memory; other instances reload theirs (built-ins may have changed).
+  await svc.moduleCache.attach(database, config.databaseUrl, logger);
+  svc.moduleCache.invalidate('*');
   // Embedded: this process is the only one, so anything `running` was interrupted. PostgreSQL:
   // other instances may be mid-execution; only rows older than any action's deadline are stale.
   await closeInterruptedExecutions(svc, database.kind === 'pglite' ? 0 : 120_000);
@@ -86,6 +89,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
       redis?.close();
       await svc.requestCounts.close();
+      await svc.moduleCache.close();
       await database.close();
     },
   };

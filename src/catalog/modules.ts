@@ -1,11 +1,10 @@
-import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
-import { installations, modules } from '../db/schema';
 import { invalidRequest, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentModule } from './present';
-import { findVisibleModule, visibleTo } from './queries';
+import { findVisibleModule } from './queries';
 import type { ListModulesInput } from './schema';
+import { byCodeUnit } from './snapshot';
 
 const nameCursor = {
   encode: (name: string) => Buffer.from(name).toString('base64url'),
@@ -17,34 +16,41 @@ const nameCursor = {
   },
 };
 
-/** GET /api/v1/modules: modules visible to the tenant, by name; filters `category`, `installed`. */
+/**
+ * GET /api/v1/modules: modules visible to the tenant, by name; filters `category`, `installed`.
+ * From the in-process catalog (src/catalog/snapshot.ts): no query while nothing changed.
+ */
 export async function listModules(svc: Services, principal: Principal, input: ListModulesInput) {
   const after = nameCursor.decode(input.cursor);
-  const filters = and(
-    visibleTo(principal.tenantId),
-    input.category ? eq(modules.category, input.category) : undefined,
-    input.installed === true ? isNotNull(installations.installedAt) : input.installed === false ? isNull(installations.installedAt) : undefined,
+  const [snapshot, view] = await Promise.all([svc.moduleCache.snapshot(svc.db), svc.moduleCache.tenant(svc.db, principal.tenantId)]);
+  const visible = view.own.length === 0 ? snapshot.modules : [...snapshot.modules, ...view.own].sort((a, b) => byCodeUnit(a.module.name, b.module.name));
+  const matching = visible.filter(
+    ({ module: m }) => (!input.category || m.category === input.category) && (input.installed === undefined || view.installed.has(m.name) === input.installed),
   );
-  const joined = and(eq(installations.moduleName, modules.name), eq(installations.tenantId, principal.tenantId));
-  const [rows, [count]] = await Promise.all([
-    svc.db
-      .select({ module: modules, installedAt: installations.installedAt })
-      .from(modules)
-      .leftJoin(installations, joined)
-      .where(and(filters, after ? gt(modules.name, after) : undefined))
-      .orderBy(asc(modules.name))
-      .limit(input.limit + 1),
-    svc.db.select({ n: sql<number>`count(*)::int` }).from(modules).leftJoin(installations, joined).where(filters),
-  ]);
-  const page = rows.slice(0, input.limit);
-  // Action definitions (the heavy JSON-schema rows) come from the module cache.
-  const definitions = await Promise.all(page.map((r) => svc.moduleCache.get(svc.db, r.module.name)));
+  const start = after === undefined ? 0 : firstAfter(matching, after);
+  const page = matching.slice(start, start + input.limit);
+  const hasMore = matching.length > start + input.limit;
   return {
-    data: page.map((r, i) => presentModule(r.module, definitions[i]?.actions ?? [], r.installedAt !== null)),
-    has_more: rows.length > input.limit,
-    next_cursor: rows.length > input.limit ? nameCursor.encode(page.at(-1)!.module.name) : null,
-    total: count?.n ?? 0,
+    data: page.map((entry) => {
+      const shared = snapshot.byName.get(entry.module.name) === entry ? snapshot.presented(entry) : presentModule(entry.module, entry.actions, false);
+      return { ...shared, installed: view.installed.has(entry.module.name) };
+    }),
+    has_more: hasMore,
+    next_cursor: hasMore ? nameCursor.encode(page.at(-1)!.module.name) : null,
+    total: matching.length,
   };
+}
+
+/** Index of the first entry whose name sorts after `name` (entries by name). */
+function firstAfter(entries: { module: { name: string } }[], name: string): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.module.name <= name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** GET /api/v1/modules/{module} */

@@ -60,6 +60,7 @@ export async function publishModule(svc: Services, principal: Principal, input: 
     const actions = await insertActions(tx, input.name, input.actions);
     return { row: inserted, actions };
   });
+  svc.moduleCache.invalidate(input.name);
   return withSecret(presentModule(row, actions, false), runtime.signingSecret);
 }
 

@@ -1,10 +1,12 @@
-import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../db';
 import type { Principal } from '../auth/principal';
 import { moduleActions, modules } from '../db/schema';
 import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { visibleTo } from './queries';
 import { ACTION_NAME, MODULE_NAME, type DirectoryInput, type SearchInput } from './schema';
+import { byCodeUnit, directoryOf, type CatalogSnapshot, type TenantView } from './snapshot';
 
 /**
  * The searchable text of an action, weighted: names (A), module title and tags (B),
@@ -23,16 +25,29 @@ const document = sql`(
  * or, -not); a word that is a prefix of a name (e.g. "slug") also matches.
  */
 export async function searchCatalog(svc: Services, principal: Principal, input: SearchInput) {
+  const [snapshot, view] = await Promise.all([svc.moduleCache.snapshot(svc.db), svc.moduleCache.tenant(svc.db, principal.tenantId)]);
+  if (view.own.length > 0) return rankedSearch(svc.db, visibleTo(principal.tenantId), input);
+  // Every tenant without private modules sees the same public results: ranked once per catalog
+  // snapshot (a change makes a new one), then answered from memory.
+  const key = `search:${input.limit}:${input.category ?? ''}:${input.q}`;
+  const pending = snapshot.memo(key, () => rankedSearch(svc.db, eq(modules.visibility, 'public'), input));
+  return pending.catch((err: unknown) => {
+    snapshot.forget(key);
+    throw err;
+  });
+}
+
+async function rankedSearch(db: Executor, visible: SQL, input: SearchInput) {
   const query = sql`websearch_to_tsquery('english', ${input.q})`;
   const prefix = `%${input.q.toLowerCase().replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
   const nameMatch = or(sql`${modules.name} like ${prefix}`, sql`${moduleActions.name} like ${prefix}`);
   const score = sql<number>`(ts_rank_cd(${document}, ${query}) + case when ${nameMatch} then 0.5 else 0 end)::float8`;
   const where = and(
-    visibleTo(principal.tenantId),
+    visible,
     input.category ? eq(modules.category, input.category) : undefined,
     or(sql`${document} @@ ${query}`, nameMatch),
   );
-  const rows = await svc.db
+  const rows = await db
     .select({
       module: modules.name,
       action: moduleActions.name,
@@ -55,51 +70,30 @@ export async function searchCatalog(svc: Services, principal: Principal, input: 
 
 /**
  * GET /api/v1/directory: every action visible to the tenant as `module.action`, by id,
- * paginated with `total`. Only real actions: the list is never padded.
+ * paginated with `total`. Only real actions: the list is never padded. From the in-process
+ * catalog (src/catalog/snapshot.ts).
  */
 export async function listDirectory(svc: Services, principal: Principal, input: DirectoryInput) {
   const after = input.cursor ? decodeDirectoryCursor(input.cursor) : undefined;
-  const filters = and(visibleTo(principal.tenantId), input.category ? eq(modules.category, input.category) : undefined);
-  const afterCursor = after
-    ? or(gt(moduleActions.moduleName, after.module), and(eq(moduleActions.moduleName, after.module), gt(moduleActions.name, after.action)))
-    : undefined;
-  const base = svc.db.select({
-    module: moduleActions.moduleName,
-    action: moduleActions.name,
-    description: moduleActions.description,
-    inputSchema: moduleActions.inputSchema,
-    trustScore: modules.trustScore,
-    certificationTier: modules.certificationTier,
-  });
-  const [rows, [count]] = await Promise.all([
-    base
-      .from(moduleActions)
-      .innerJoin(modules, eq(modules.name, moduleActions.moduleName))
-      .where(and(filters, afterCursor))
-      .orderBy(asc(moduleActions.moduleName), asc(moduleActions.name))
-      .limit(input.limit + 1),
-    svc.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(moduleActions)
-      .innerJoin(modules, eq(modules.name, moduleActions.moduleName))
-      .where(filters),
-  ]);
-  const page = rows.slice(0, input.limit);
+  const [snapshot, view] = await Promise.all([svc.moduleCache.snapshot(svc.db), svc.moduleCache.tenant(svc.db, principal.tenantId)]);
+  const visible =
+    view.own.length === 0 ? snapshot.directory : [...snapshot.directory, ...directoryOf(view.own)].sort((x, y) => byCodeUnit(x.module, y.module) || byCodeUnit(x.action, y.action));
+  const matching = input.category ? visible.filter((d) => categoryOf(snapshot, view, d.module) === input.category) : visible;
+  const start = after ? matching.findIndex((d) => byCodeUnit(d.module, after.module) > 0 || (d.module === after.module && byCodeUnit(d.action, after.action) > 0)) : 0;
+  const from = start === -1 ? matching.length : start;
+  const page = matching.slice(from, from + input.limit);
+  const hasMore = matching.length > from + input.limit;
   const last = page.at(-1);
   return {
-    data: page.map((r) => ({
-      id: `${r.module}.${r.action}`,
-      module: r.module,
-      action: r.action,
-      description: r.description,
-      input_schema: r.inputSchema,
-      trust_score: r.trustScore,
-      certification_tier: r.certificationTier,
-    })),
-    has_more: rows.length > input.limit,
-    next_cursor: rows.length > input.limit && last ? Buffer.from(`${last.module}.${last.action}`).toString('base64url') : null,
-    total: count?.n ?? 0,
+    data: page,
+    has_more: hasMore,
+    next_cursor: hasMore && last ? Buffer.from(`${last.module}.${last.action}`).toString('base64url') : null,
+    total: matching.length,
   };
+}
+
+function categoryOf(snapshot: CatalogSnapshot, view: TenantView, module: string): string | undefined {
+  return (snapshot.byName.get(module) ?? view.ownByName.get(module))?.module.category;
 }
 
 /** The cursor listDirectory issued (base64url of `module.action`), or 400. */

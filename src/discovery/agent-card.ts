@@ -1,7 +1,7 @@
 import { AgentCard } from '@a2a-js/sdk';
 import type { Services } from '../services';
 import { VERSION } from '../version';
-import { publicCatalog } from './catalog';
+import { discoveryDocument, type PublicModule } from './catalog';
 
 type Card = AgentCard;
 
@@ -52,11 +52,13 @@ export function a2aProtocolCard(base: string, description = 'Agent Module Platfo
  * AgentCard type (A2A 1.0, `supportedInterfaces`) in its JSON form, plus the A2A 0.3 top-level
  * fields (`url`, `preferredTransport`, `protocolVersion`, `additionalInterfaces`) so that 0.3
  * clients (`A2AClient.fromCardUrl`) find the same endpoint. Skills are the module categories,
- * with their actions as examples.
+ * with their actions as examples. Rendered once per catalog change, as encoded JSON.
  */
-export async function agentCard(svc: Services): Promise<unknown> {
-  const base = svc.config.publicBaseUrl;
-  const catalog = await publicCatalog(svc.db);
+export function agentCard(svc: Services): Promise<Buffer> {
+  return discoveryDocument(svc, 'agent-card', (catalog) => JSON.stringify(renderAgentCard(svc.config.publicBaseUrl, catalog)));
+}
+
+function renderAgentCard(base: string, catalog: PublicModule[]): unknown {
   const categories = [...new Set(catalog.map((m) => m.module.category))];
   const actions = catalog.reduce((n, m) => n + m.actions.length, 0);
   const description = [

@@ -1,6 +1,6 @@
 import type { Services } from '../services';
 import { API_TITLE } from '../version';
-import { publicCatalog } from './catalog';
+import { discoveryDocument, type PublicModule } from './catalog';
 
 /** Categories agents reach for first; the rest go under `## Optional` (llmstxt.org). */
 const CORE_CATEGORIES = new Set(['text', 'data', 'documents', 'web', 'validation']);
@@ -8,11 +8,13 @@ const CORE_CATEGORIES = new Set(['text', 'data', 'documents', 'web', 'validation
 /**
  * GET /api/llms.txt, per llmstxt.org: H1, summary blockquote, how to authenticate and call, an
  * H2 per module category listing its modules with links to their docs, and `## Optional` for
- * the long tail. Generated from the catalog.
+ * the long tail. Generated from the catalog snapshot, encoded once per catalog change.
  */
-export async function llmsTxt(svc: Services): Promise<string> {
-  const base = svc.config.publicBaseUrl;
-  const catalog = await publicCatalog(svc.db);
+export function llmsTxt(svc: Services): Promise<Buffer> {
+  return discoveryDocument(svc, 'llms.txt', (catalog) => renderLlmsTxt(svc.config.publicBaseUrl, catalog));
+}
+
+function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
   const actionCount = catalog.reduce((n, m) => n + m.actions.length, 0);
   const byCategory = new Map<string, typeof catalog>();
   for (const entry of catalog) byCategory.set(entry.module.category, [...(byCategory.get(entry.module.category) ?? []), entry]);

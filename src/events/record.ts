@@ -46,4 +46,6 @@ export async function recordEvent(svc: Services, tx: Executor, tenantId: string,
 /** After the transaction that recorded `recorded` committed: start due deliveries now. */
 export function afterEvents(svc: Services, ...recorded: (RecordedEvent | undefined | null)[]): void {
   if (recorded.some((e) => e && e.deliveries > 0)) svc.deliveryWorker.wake();
+  // The tenant's cached view of the catalog (src/catalog/snapshot.ts) holds its installations.
+  for (const e of recorded) if (e && (e.type === 'module.installed' || e.type === 'module.uninstalled')) svc.moduleCache.invalidateTenant(e.tenantId);
 }
