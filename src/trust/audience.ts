@@ -1,10 +1,7 @@
 import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { installations, modules, tenants } from '../db/schema';
-import { PLAN_NAMES, planAllows } from '../tenants/plans';
-
-/** Plans whose tenants receive webhooks (spec §8): the others get no module events. */
-const WEBHOOK_PLANS = PLAN_NAMES.filter((plan) => planAllows(plan, 'webhooks'));
+import { WEBHOOK_PLANS } from '../webhooks/fanout';
 
 /**
  * Who hears about a module's certification and trust (tenant ids, sorted): its publisher (none
