@@ -43,7 +43,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
 
-  const server = await startAppServer({ SMTP_URL: smtpUrl, ADMIN_EMAILS: ADMIN_EMAIL });
+  // Webhook receivers of the tests listen on 127.0.0.1 over http; a failed delivery is retried once, half a second later.
+  const server = await startAppServer({ SMTP_URL: smtpUrl, ADMIN_EMAILS: ADMIN_EMAIL, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,500' });
   process.env.E2E_BASE_URL = server.url;
   process.env.E2E_MAIL_DIR = mailDir;
 
