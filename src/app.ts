@@ -12,6 +12,7 @@ import { startBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
 import { DeliveryWorker } from './jobs/webhooks';
+import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from './jobs/workflows';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
 import { MemorySlots, RedisSlots, withFallback, type SlotStore } from './metering/concurrency';
@@ -38,6 +39,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: MINUTELY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: HOURLY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: BILLING_CLOSE_QUEUE, options: BILLING_QUEUE_OPTIONS },
+    { name: WORKFLOW_STEP_QUEUE, options: WORKFLOW_QUEUE_OPTIONS },
     { name: TRUST_DAILY_QUEUE, options: TRUST_QUEUE_OPTIONS },
   ]);
   const redis = config.redisUrl
@@ -79,11 +81,13 @@ export async function createServices(config: Config, options: ServiceOptions = {
   svc.deliveryWorker.start(svc);
   await startMaintenance(svc);
   await startBilling(svc);
+  await startWorkflowWorkers(svc);
   await startTrust(svc);
   return {
     ...svc,
     async close() {
       await svc.deliveryWorker.stop();
+      await stopWorkflowWorkers(svc);
       await svc.pool.close();
       await svc.sandbox.close();
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});

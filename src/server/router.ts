@@ -8,6 +8,7 @@ import { healthRouter } from './routers/health';
 import { invoicesRouter } from './routers/invoices';
 import { keysRouter } from './routers/keys';
 import { webhooksRouter } from './routers/webhooks';
+import { workflowsRouter } from './routers/workflows';
 import { memoryRouter } from './routers/memory';
 import { modulesRouter } from './routers/modules';
 import { plansRouter } from './routers/plans';
@@ -27,6 +28,7 @@ export const appRouter = router({
   agent: agentRouter,
   memory: memoryRouter,
   webhooks: webhooksRouter,
+  workflows: workflowsRouter,
   billing: billingRouter,
   invoices: invoicesRouter,
   plans: plansRouter,

@@ -1,0 +1,149 @@
+import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow } from '../../workflows/definitions';
+import { cancelRun, getRun, listRuns, startRun } from '../../workflows/runs';
+import {
+  createWorkflowInput,
+  deletedWorkflow,
+  listRunsInput,
+  listWorkflowsInput,
+  runIdInput,
+  runList,
+  runView,
+  startedRun,
+  startRunInput,
+  updateWorkflowInput,
+  workflowIdInput,
+  workflowList,
+  workflowView,
+} from '../../workflows/schema';
+import { apiProcedure, router } from '../trpc';
+
+/** DESIGN.md §5: `modules:write` changes definitions, `modules:read` reads, `modules:execute` runs. */
+const tags = ['workflows'];
+const scopeError = (scope: string) => ({ 403: `The credential lacks the scope \`${scope}\` (\`insufficient_scope\`)` });
+const invalidDefinition =
+  'Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor, an invalid JSONata expression';
+
+export const workflowsRouter = router({
+  create: apiProcedure('modules:write')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/workflows',
+        tags,
+        summary: 'Create a workflow',
+        description:
+          'Steps `{id, module, action, input, depends_on?, retry?, timeout_ms?, if?, map?}` form a DAG (at most 50 steps). Inputs are templates over `{{input.*}}` and `{{steps.<id>.output.*}}` (a whole-value reference keeps its JSON type); `if` and `map` are JSONata over `{input, steps}`. Version 1.',
+        errorResponses: { 400: invalidDefinition, ...scopeError('modules:write'), 409: 'Too many workflows' },
+      },
+      successStatus: 201,
+    })
+    .input(createWorkflowInput)
+    .output(workflowView)
+    .mutation(({ ctx, input }) => createWorkflow(ctx.svc, ctx.principal, input)),
+
+  list: apiProcedure('modules:read')
+    .meta({ openapi: { method: 'GET', path: '/api/v1/workflows', tags, summary: 'List workflows', description: 'Newest first.', errorResponses: { 400: 'Invalid query', ...scopeError('modules:read') } } })
+    .input(listWorkflowsInput)
+    .output(workflowList)
+    .query(({ ctx, input }) => listWorkflows(ctx.svc, ctx.principal, input)),
+
+  get: apiProcedure('modules:read')
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/workflows/{id}', tags, summary: 'Get a workflow', description: 'The current version of the definition.', errorResponses: { ...scopeError('modules:read'), 404: 'No such workflow' } },
+    })
+    .input(workflowIdInput)
+    .output(workflowView)
+    .query(({ ctx, input }) => getWorkflow(ctx.svc, ctx.principal, input.id)),
+
+  update: apiProcedure('modules:write')
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/workflows/{id}',
+        tags,
+        summary: 'Replace a workflow definition',
+        description: 'Validated like a new one; the version goes up by one. Runs under way keep the version they started with.',
+        errorResponses: { 400: invalidDefinition, ...scopeError('modules:write'), 404: 'No such workflow' },
+      },
+    })
+    .input(updateWorkflowInput)
+    .output(workflowView)
+    .mutation(({ ctx, input }) => updateWorkflow(ctx.svc, ctx.principal, input)),
+
+  delete: apiProcedure('modules:write')
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/workflows/{id}',
+        tags,
+        summary: 'Delete a workflow',
+        description: 'Its runs are deleted with it; steps already running finish on their own.',
+        errorResponses: { ...scopeError('modules:write'), 404: 'No such workflow' },
+      },
+    })
+    .input(workflowIdInput)
+    .output(deletedWorkflow)
+    .mutation(({ ctx, input }) => deleteWorkflow(ctx.svc, ctx.principal, input.id)),
+
+  startRun: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/workflows/{id}/runs',
+        tags,
+        summary: 'Start a workflow run',
+        description:
+          'Durable and asynchronous: 202 `{run_id, status: "queued"}`. Steps whose dependencies are done run in parallel, each attempt one execution (quota, records, `execution.*` events with `source: "workflow"`); the run ends with `workflow.completed` or `workflow.failed`. The same `idempotency_key` for the same workflow returns the run it started.',
+        errorResponses: { 400: 'Invalid body', ...scopeError('modules:execute'), 404: 'No such workflow' },
+      },
+      successStatus: 202,
+    })
+    .input(startRunInput)
+    .output(startedRun)
+    .mutation(({ ctx, input }) => startRun(ctx.svc, ctx.principal, input, ctx.requestId)),
+
+  listRuns: apiProcedure('modules:read')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/workflows/{id}/runs',
+        tags,
+        summary: 'List the runs of a workflow',
+        description: 'Newest first; filter `status` (queued, running, completed, failed, cancelled).',
+        errorResponses: { 400: 'Invalid query', ...scopeError('modules:read'), 404: 'No such workflow' },
+      },
+    })
+    .input(listRunsInput)
+    .output(runList)
+    .query(({ ctx, input }) => listRuns(ctx.svc, ctx.principal, input)),
+
+  getRun: apiProcedure('modules:read')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/workflows/{id}/runs/{run_id}',
+        tags,
+        summary: 'Get a workflow run with per-step status',
+        description: 'Each step: status (pending, running, succeeded, failed, skipped, cancelled), attempts, timing, the input as resolved, the output or error, and its execution ids.',
+        errorResponses: { ...scopeError('modules:read'), 404: 'No such workflow or run' },
+      },
+    })
+    .input(runIdInput)
+    .output(runView)
+    .query(({ ctx, input }) => getRun(ctx.svc, ctx.principal, input.id, input.run_id)),
+
+  cancelRun: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/workflows/{id}/runs/{run_id}/cancel',
+        tags,
+        summary: 'Cancel a workflow run',
+        description: 'Nothing new starts; steps already running finish and record their outcome. The run is `cancelled`.',
+        errorResponses: { ...scopeError('modules:execute'), 404: 'No such workflow or run', 409: 'The run has already finished' },
+      },
+    })
+    .input(runIdInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => cancelRun(ctx.svc, ctx.principal, input.id, input.run_id)),
+});

@@ -1,0 +1,104 @@
+import { findVisibleModule } from '../catalog/queries';
+import type { WorkflowStepDefinition } from '../db/schema';
+import { invalidRequest } from '../lib/errors';
+import type { Services } from '../services';
+import type { WorkflowStepInput } from './schema';
+import { compileExpression, parseReference, referencesIn, stepsInExpression } from './templates';
+
+/** 400 `invalid_request` naming the offending step, with its place in `issues`. */
+function refuse(index: number, field: string, message: string): never {
+  throw invalidRequest(message, [{ path: `steps.${index}${field ? `.${field}` : ''}`, message }]);
+}
+
+/** The steps in an order where every step comes after its dependencies, or the cycle found. */
+export function topologicalOrder(steps: Pick<WorkflowStepDefinition, 'id' | 'depends_on'>[]): { order: string[]; cycle?: string[] } {
+  const deps = new Map(steps.map((s) => [s.id, s.depends_on ?? []]));
+  const order: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  let cycle: string[] | undefined;
+  const visit = (id: string, path: string[]): void => {
+    if (cycle || state.get(id) === 'done') return;
+    if (state.get(id) === 'visiting') {
+      cycle = [...path.slice(path.indexOf(id)), id];
+      return;
+    }
+    state.set(id, 'visiting');
+    for (const d of deps.get(id) ?? []) visit(d, [...path, id]);
+    state.set(id, 'done');
+    order.push(id);
+  };
+  for (const s of steps) visit(s.id, []);
+  return { order, cycle };
+}
+
+/** Every step a step depends on, directly or through others. */
+export function ancestorsOf(steps: Pick<WorkflowStepDefinition, 'id' | 'depends_on'>[]): Map<string, Set<string>> {
+  const deps = new Map(steps.map((s) => [s.id, s.depends_on ?? []]));
+  const memo = new Map<string, Set<string>>();
+  const of = (id: string): Set<string> => {
+    const known = memo.get(id);
+    if (known) return known;
+    const out = new Set<string>();
+    memo.set(id, out);
+    for (const d of deps.get(id) ?? []) {
+      out.add(d);
+      for (const a of of(d)) out.add(a);
+    }
+    return out;
+  };
+  for (const s of steps) of(s.id);
+  return memo;
+}
+
+/**
+ * Validates a definition on save: unique step ids, dependencies that exist, no cycle, modules
+ * and actions the tenant can run, template references and JSONata expressions that parse and
+ * read only the run input or steps that are ancestors (so their output exists when the step
+ * runs). Every refusal is a 400 naming the step.
+ */
+export async function validateSteps(svc: Services, tenantId: string, steps: WorkflowStepInput[]): Promise<WorkflowStepDefinition[]> {
+  const index = new Map<string, number>();
+  steps.forEach((s, i) => {
+    if (index.has(s.id)) refuse(i, 'id', `Step '${s.id}' is defined more than once.`);
+    index.set(s.id, i);
+  });
+  steps.forEach((s, i) => {
+    (s.depends_on ?? []).forEach((d, j) => {
+      if (!index.has(d)) refuse(i, `depends_on.${j}`, `Step '${s.id}' depends on unknown step '${d}'.`);
+    });
+  });
+  const { cycle } = topologicalOrder(steps);
+  if (cycle) refuse(index.get(cycle[0]!)!, 'depends_on', `Step '${cycle[0]}' is part of a dependency cycle: ${cycle.join(' -> ')}.`);
+
+  for (const [i, s] of steps.entries()) {
+    const found = await findVisibleModule(svc.db, tenantId, s.module, svc.moduleCache);
+    if (!found) refuse(i, 'module', `Step '${s.id}' uses unknown module '${s.module}'.`);
+    if (!found.actions.some((a) => a.name === s.action)) refuse(i, 'action', `Step '${s.id}': module '${s.module}' has no action '${s.action}'.`);
+  }
+
+  const ancestors = ancestorsOf(steps);
+  const checkStep = (i: number, field: string, s: WorkflowStepInput, target: string) => {
+    if (!index.has(target)) refuse(i, field, `Step '${s.id}' references unknown step '${target}'.`);
+    if (!ancestors.get(s.id)!.has(target)) {
+      refuse(i, field, `Step '${s.id}' references step '${target}', which is not one of its dependencies (add it to depends_on, directly or through another step).`);
+    }
+  };
+  for (const [i, s] of steps.entries()) {
+    for (const body of referencesIn(s.input)) {
+      const ref = parseReference(body);
+      if (typeof ref === 'string') refuse(i, 'input', `Step '${s.id}': ${ref}`);
+      if (ref.root === 'step') checkStep(i, 'input', s, ref.step);
+    }
+    for (const field of ['if', 'map'] as const) {
+      const expression = s[field];
+      if (expression === undefined) continue;
+      try {
+        compileExpression(expression);
+      } catch (err) {
+        refuse(i, field, `Step '${s.id}': ${(err as Error).message}`);
+      }
+      for (const target of stepsInExpression(expression)) checkStep(i, field, s, target);
+    }
+  }
+  return steps.map((s) => ({ ...s, ...(s.depends_on ? { depends_on: [...new Set(s.depends_on)] } : {}) }));
+}

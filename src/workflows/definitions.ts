@@ -1,0 +1,90 @@
+import { and, count, desc, eq, sql } from 'drizzle-orm';
+import type { Principal } from '../auth/principal';
+import type { Executor } from '../db';
+import { workflows, type WorkflowRow } from '../db/schema';
+import { conflict, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
+import type { Services } from '../services';
+import { validateSteps } from './definition';
+import type { CreateWorkflowInput, UpdateWorkflowInput } from './schema';
+
+/** Definitions per tenant (a guard against runaway automation, not a plan feature). */
+export const MAX_WORKFLOWS = 200;
+
+export function presentWorkflow(row: WorkflowRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    version: row.version,
+    steps: row.steps,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** The tenant's workflow, or 404 (another tenant's id is indistinguishable from none). */
+export async function findWorkflow(db: Executor, tenantId: string, id: string): Promise<WorkflowRow> {
+  const [row] = await db
+    .select()
+    .from(workflows)
+    .where(and(eq(workflows.id, id), eq(workflows.tenantId, tenantId)));
+  if (!row) throw notFound('workflow');
+  return row;
+}
+
+/** POST /api/v1/workflows: 201 with version 1. */
+export async function createWorkflow(svc: Services, principal: Principal, input: CreateWorkflowInput) {
+  const steps = await validateSteps(svc, principal.tenantId, input.steps);
+  const row = await svc.db.transaction(async (tx) => {
+    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(workflows).where(eq(workflows.tenantId, principal.tenantId));
+    if (n >= MAX_WORKFLOWS) throw conflict(`A tenant can have at most ${MAX_WORKFLOWS} workflows.`);
+    const [inserted] = await tx
+      .insert(workflows)
+      .values({ id: newId('wf'), tenantId: principal.tenantId, name: input.name, description: input.description ?? null, steps })
+      .returning();
+    return inserted!;
+  });
+  return presentWorkflow(row);
+}
+
+/** GET /api/v1/workflows: newest first. */
+export async function listWorkflows(svc: Services, principal: Principal, input: { limit: number; cursor?: string }) {
+  const cursor = decodeCursor(input.cursor);
+  const w = workflows;
+  const rows = await svc.db
+    .select()
+    .from(w)
+    .where(and(eq(w.tenantId, principal.tenantId), beforeCursor(w.createdAt, w.id, cursor)))
+    .orderBy(desc(w.createdAt), desc(w.id))
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, presentWorkflow);
+}
+
+export async function getWorkflow(svc: Services, principal: Principal, id: string) {
+  return presentWorkflow(await findWorkflow(svc.db, principal.tenantId, id));
+}
+
+/** PUT /api/v1/workflows/{id}: a new version; runs under way keep the version they started with. */
+export async function updateWorkflow(svc: Services, principal: Principal, input: UpdateWorkflowInput) {
+  await findWorkflow(svc.db, principal.tenantId, input.id);
+  const steps = await validateSteps(svc, principal.tenantId, input.steps);
+  const [row] = await svc.db
+    .update(workflows)
+    .set({ name: input.name, description: input.description ?? null, steps, version: sql`${workflows.version} + 1`, updatedAt: new Date() })
+    .where(and(eq(workflows.id, input.id), eq(workflows.tenantId, principal.tenantId)))
+    .returning();
+  if (!row) throw notFound('workflow');
+  return presentWorkflow(row);
+}
+
+/** DELETE /api/v1/workflows/{id}: its runs go with it (steps already running finish on their own). */
+export async function deleteWorkflow(svc: Services, principal: Principal, id: string) {
+  const [row] = await svc.db
+    .delete(workflows)
+    .where(and(eq(workflows.id, id), eq(workflows.tenantId, principal.tenantId)))
+    .returning({ id: workflows.id });
+  if (!row) throw notFound('workflow');
+  return { id: row.id, deleted: true as const };
+}

@@ -1,0 +1,43 @@
+import type { Executor } from '../db';
+import { jobsDb } from '../jobs/tx';
+import type { Services } from '../services';
+
+/** The pg-boss queue of step attempts: one job per attempt of one step of one run. */
+export const WORKFLOW_STEP_QUEUE = 'workflow-step';
+
+export interface StepJob {
+  runId: string;
+  stepId: string;
+  /** 1-based attempt this job makes; the claim only succeeds from attempt - 1. */
+  attempt: number;
+}
+
+/**
+ * A job that fails on our side (database gone) runs again; a worker that died mid-step leaves
+ * its job active until it expires (longer than any attempt: action deadline plus admission), and
+ * the next run of it finds the step `running` and recovers it (src/workflows/scheduler.ts).
+ */
+export const WORKFLOW_QUEUE_OPTIONS = { retryLimit: 20, retryDelay: 2, retryBackoff: true, expireInSeconds: 300 };
+
+/** Enqueues step attempts inside `tx`, so they exist exactly when the state that needs them commits. */
+export async function enqueueSteps(svc: Services, tx: Executor, jobs: (StepJob & { delayMs?: number })[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const now = Date.now();
+  const ids = await svc.boss.insert(
+    WORKFLOW_STEP_QUEUE,
+    jobs.map(({ delayMs, ...data }) => ({ data, ...(delayMs ? { startAfter: new Date(now + delayMs) } : {}) })),
+    { db: jobsDb(tx), returnId: true },
+  );
+  if (ids?.length !== jobs.length) throw new Error(`pg-boss did not create jobs on queue ${WORKFLOW_STEP_QUEUE}`);
+}
+
+/**
+ * Embedded mode only (one process owns the database): step jobs left `active` by a process that
+ * died are failed at once, so pg-boss retries them now instead of when they expire.
+ */
+export async function retryOrphanedSteps(svc: Services): Promise<number> {
+  const { rows } = await svc.boss.getDb().executeSql(`select id from pgboss.job where name = $1 and state = 'active'`, [WORKFLOW_STEP_QUEUE]);
+  const ids = rows.map((r: { id: string }) => r.id);
+  if (ids.length > 0) await svc.boss.fail(WORKFLOW_STEP_QUEUE, ids);
+  return ids.length;
+}

@@ -1,0 +1,161 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { Principal } from '../auth/principal';
+import type { Executor } from '../db';
+import { workflowRuns, workflowRunSteps, type WorkflowRunRow, type WorkflowRunStepRow } from '../db/schema';
+import { conflict, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
+import type { Services } from '../services';
+import { findWorkflow } from './definitions';
+import { enqueueSteps } from './queue';
+import type { RUN_STATUSES } from './schema';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function presentRunSummary(run: WorkflowRunRow) {
+  return {
+    run_id: run.id,
+    workflow_id: run.workflowId,
+    workflow_version: run.workflowVersion,
+    status: run.status,
+    error: run.error ?? null,
+    created_at: run.createdAt.toISOString(),
+    started_at: iso(run.startedAt),
+    finished_at: iso(run.finishedAt),
+  };
+}
+
+export function presentRun(run: WorkflowRunRow, rows: WorkflowRunStepRow[]) {
+  const byId = new Map(rows.map((r) => [r.stepId, r]));
+  return {
+    ...presentRunSummary(run),
+    input: run.input,
+    output: run.output ?? null,
+    steps: run.steps.map((def) => {
+      const r = byId.get(def.id);
+      return {
+        id: def.id,
+        module: def.module,
+        action: def.action,
+        status: r?.status ?? 'pending',
+        attempts: r?.attempts ?? 0,
+        input: r?.input ?? null,
+        output: r?.output ?? null,
+        error: r?.error ?? null,
+        execution_ids: r?.executionIds ?? [],
+        started_at: iso(r?.startedAt ?? null),
+        finished_at: iso(r?.finishedAt ?? null),
+      };
+    }),
+  };
+}
+
+/** The tenant's run of that workflow, or 404. */
+async function findRun(db: Executor, tenantId: string, workflowId: string, runId: string): Promise<WorkflowRunRow> {
+  const [run] = await db
+    .select()
+    .from(workflowRuns)
+    .where(and(eq(workflowRuns.id, runId), eq(workflowRuns.tenantId, tenantId), eq(workflowRuns.workflowId, workflowId)));
+  if (!run) throw notFound('run');
+  return run;
+}
+
+async function findByKey(db: Executor, tenantId: string, workflowId: string, key: string) {
+  const [run] = await db
+    .select()
+    .from(workflowRuns)
+    .where(and(eq(workflowRuns.tenantId, tenantId), eq(workflowRuns.workflowId, workflowId), eq(workflowRuns.idempotencyKey, key)));
+  return run;
+}
+
+const started = (run: WorkflowRunRow) => ({ run_id: run.id, workflow_id: run.workflowId, workflow_version: run.workflowVersion, status: run.status });
+
+/**
+ * POST /api/v1/workflows/{id}/runs: 202. The run (with the steps of the current version and the
+ * caller's scopes), its step rows and the jobs of its first steps commit together. The same
+ * `idempotency_key` for the same workflow answers the run it started, whatever its state.
+ */
+export async function startRun(svc: Services, principal: Principal, input: { id: string; input: Record<string, unknown>; idempotency_key?: string }, requestId: string) {
+  const workflow = await findWorkflow(svc.db, principal.tenantId, input.id);
+  const key = input.idempotency_key;
+  if (key) {
+    const existing = await findByKey(svc.db, principal.tenantId, workflow.id, key);
+    if (existing) return started(existing);
+  }
+  const run = await svc.db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(workflowRuns)
+      .values({
+        id: newId('run'),
+        tenantId: principal.tenantId,
+        workflowId: workflow.id,
+        workflowVersion: workflow.version,
+        steps: workflow.steps,
+        input: input.input,
+        idempotencyKey: key ?? null,
+        scopes: principal.scopes,
+        keyId: principal.keyId ?? null,
+        requestId,
+        deadlineAt: new Date(Date.now() + svc.config.workflowMaxRunMs),
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!inserted) return undefined;
+    const roots = new Set(workflow.steps.filter((s) => !s.depends_on?.length).map((s) => s.id));
+    const now = new Date();
+    await tx
+      .insert(workflowRunSteps)
+      .values(workflow.steps.map((s) => ({ runId: inserted.id, stepId: s.id, tenantId: principal.tenantId, scheduledAt: roots.has(s.id) ? now : null })));
+    await enqueueSteps(svc, tx, [...roots].map((stepId) => ({ runId: inserted.id, stepId, attempt: 1 })));
+    return inserted;
+  });
+  // Lost a race for the same key: the other request's run.
+  return started(run ?? (await findByKey(svc.db, principal.tenantId, workflow.id, key!))!);
+}
+
+/** GET /api/v1/workflows/{id}/runs/{run_id}: the run with every step's state. */
+export async function getRun(svc: Services, principal: Principal, workflowId: string, runId: string) {
+  return svc.db.transaction(
+    async (tx) => {
+      const run = await findRun(tx, principal.tenantId, workflowId, runId);
+      const rows = await tx.select().from(workflowRunSteps).where(eq(workflowRunSteps.runId, run.id));
+      return presentRun(run, rows);
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
+}
+
+/** GET /api/v1/workflows/{id}/runs: newest first, optionally one status. */
+export async function listRuns(svc: Services, principal: Principal, input: { id: string; status?: (typeof RUN_STATUSES)[number]; limit: number; cursor?: string }) {
+  await findWorkflow(svc.db, principal.tenantId, input.id);
+  const cursor = decodeCursor(input.cursor);
+  const r = workflowRuns;
+  const rows = await svc.db
+    .select()
+    .from(r)
+    .where(and(eq(r.tenantId, principal.tenantId), eq(r.workflowId, input.id), input.status ? eq(r.status, input.status) : undefined, beforeCursor(r.createdAt, r.id, cursor)))
+    .orderBy(desc(r.createdAt), desc(r.id))
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, presentRunSummary);
+}
+
+/**
+ * POST /api/v1/workflows/{id}/runs/{run_id}/cancel: nothing new starts (pending steps are
+ * cancelled), steps already running finish and record their outcome; the run is `cancelled`.
+ * A run that has already finished is 409.
+ */
+export async function cancelRun(svc: Services, principal: Principal, workflowId: string, runId: string) {
+  await findRun(svc.db, principal.tenantId, workflowId, runId);
+  await svc.db.transaction(async (tx) => {
+    const [run] = await tx.select().from(workflowRuns).where(eq(workflowRuns.id, runId)).for('update');
+    if (!run) throw notFound('run');
+    if (run.status !== 'queued' && run.status !== 'running') throw conflict(`The run has already finished (${run.status}).`);
+    const now = new Date();
+    await tx.update(workflowRuns).set({ status: 'cancelled', finishedAt: now, updatedAt: now }).where(eq(workflowRuns.id, runId));
+    await tx
+      .update(workflowRunSteps)
+      .set({ status: 'cancelled', finishedAt: now })
+      .where(and(eq(workflowRunSteps.runId, runId), eq(workflowRunSteps.status, 'pending')));
+  });
+  return getRun(svc, principal, workflowId, runId);
+}

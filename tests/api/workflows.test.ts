@@ -1,0 +1,339 @@
+/**
+ * Workflows (issue #15): definitions and their validation, runs as durable pg-boss steps through
+ * the one execute service, templates and JSONata, retries, `if`, cancellation, idempotency,
+ * quota, tenant isolation. Both backends.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { events, executions } from '../../src/db/schema';
+import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
+
+/** A local HTTP server whose `/hold/<name>` requests wait until released (or until `n` are waiting). */
+interface Gate {
+  url: string;
+  waiting(name: string): number;
+  release(name: string): void;
+  /** Hold `/hold/<name>` until `n` requests wait, then answer them all. */
+  joinAt(name: string, n: number): void;
+  close(): Promise<void>;
+}
+
+async function startGate(): Promise<Gate> {
+  const held = new Map<string, ServerResponse[]>();
+  const joins = new Map<string, number>();
+  const answer = (name: string) => {
+    for (const res of held.get(name) ?? []) res.end(JSON.stringify({ gate: name }));
+    held.set(name, []);
+  };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const name = new URL(req.url ?? '/', 'http://gate').pathname.split('/')[2] ?? '';
+    res.setHeader('content-type', 'application/json');
+    if (!req.url?.startsWith('/hold/')) return res.end(JSON.stringify({ path: req.url }));
+    held.set(name, [...(held.get(name) ?? []), res]);
+    const join = joins.get(name);
+    if (join !== undefined && held.get(name)!.length >= join) answer(name);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    waiting: (name) => held.get(name)?.length ?? 0,
+    release: answer,
+    joinAt: (name, n) => joins.set(name, n),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const name of held.keys()) answer(name);
+        server.close(() => r());
+      }),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(400);
+  }
+}
+
+backends.describe('workflows (%s)', (backend) => {
+  let s: TestServer;
+  let gate: Gate;
+  let t: { apiKey: string; tenantId: string };
+
+  beforeAll(async () => {
+    gate = await startGate();
+    s = await startTestServer({ backend, env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
+    t = await s.register();
+    // Runs are watched by polling: a plan whose request limit the polling cannot reach.
+    await s.setPlan(t.tenantId, 'business');
+  }, 120_000);
+  afterAll(async () => {
+    await s?.close();
+    await gate?.close();
+  });
+
+  const create = (key: string, body: unknown) => s.call('/api/v1/workflows', { key, body });
+  const start = (key: string, id: string, body: unknown = { input: {} }) => s.call(`/api/v1/workflows/${id}/runs`, { key, body });
+  const finished = (key: string, id: string, runId: string) =>
+    until(`run ${runId} to finish`, async () => {
+      const res = await s.call(`/api/v1/workflows/${id}/runs/${runId}`, { key });
+      expect(res.status, res.text).toBe(200);
+      return ['completed', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
+    });
+  const workflowEvents = (tenantId: string, type: 'workflow.completed' | 'workflow.failed') =>
+    s.svc.db.select().from(events).where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
+  const executionsOf = (ids: string[]) => s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId)).then((rows) => rows.filter((r) => ids.includes(r.id)));
+
+  it('a diamond DAG runs its middle steps in parallel and joins them; workflow.completed carries the leaf output', async () => {
+    // b and c are held by the gate until both are waiting: the run can only finish if they run at once.
+    gate.joinAt('diamond', 2);
+    const wf = await create(t.apiKey, {
+      name: 'diamond',
+      steps: [
+        { id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } },
+        { id: 'b', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/diamond?from=b&slug={{steps.a.output.slug}}` }, depends_on: ['a'] },
+        { id: 'c', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/diamond?from=c` }, depends_on: ['a'] },
+        {
+          id: 'd',
+          module: 'json',
+          action: 'merge',
+          input: { objects: [{ b: '{{steps.b.output.status}}', c: '{{steps.c.output.status}}', slug: '{{steps.a.output.slug}}' }] },
+          depends_on: ['b', 'c'],
+        },
+      ],
+    });
+    expect(wf.status, wf.text).toBe(201);
+    expect(wf.body).toMatchObject({ id: expect.stringMatching(/^wf_/), version: 1, name: 'diamond' });
+    const run = await start(t.apiKey, wf.body.id, { input: { title: 'Hello World' } });
+    expect(run.status, run.text).toBe(202);
+    expect(run.body).toMatchObject({ run_id: expect.stringMatching(/^run_/), status: 'queued', workflow_version: 1 });
+    const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect(done.steps.map((x: any) => [x.id, x.status, x.attempts])).toEqual([
+      ['a', 'succeeded', 1],
+      ['b', 'succeeded', 1],
+      ['c', 'succeeded', 1],
+      ['d', 'succeeded', 1],
+    ]);
+    expect(done.steps[1].input.url).toContain('slug=hello-world');
+    expect(done.output).toEqual({ d: { result: { b: 200, c: 200, slug: 'hello-world' } } });
+    const recorded = await executionsOf(done.steps.flatMap((x: any) => x.execution_ids));
+    expect(recorded).toHaveLength(4);
+    expect(recorded.every((r) => r.source === 'workflow' && r.status === 'success')).toBe(true);
+    const completed = await workflowEvents(t.tenantId, 'workflow.completed');
+    expect(completed.map((e) => e.data)).toContainEqual(
+      expect.objectContaining({ workflow_id: wf.body.id, run_id: run.body.run_id, status: 'completed', outputs: done.output, workflow_version: 1 }),
+    );
+  });
+
+  it('templates keep JSON types for whole-value references; JSONata maps and conditions', async () => {
+    const wf = await create(t.apiKey, {
+      name: 'types',
+      steps: [
+        { id: 'a', module: 'math', action: 'evaluate', input: { expression: 'x * 2', variables: { x: '{{input.n}}' } } },
+        { id: 'b', module: 'math', action: 'evaluate', input: { expression: 'y + 1' }, map: '{"variables": {"y": steps.a.output.result * 10}}', depends_on: ['a'] },
+        { id: 'c', module: 'json', action: 'merge', input: { objects: [{ whole: '{{steps.b.output}}', text: 'n={{input.n}} b={{steps.b.output.result}}', list: '{{input.list}}' }] }, depends_on: ['b'] },
+        { id: 'd', module: 'text', action: 'slugify', input: { text: 'big' }, if: 'steps.b.output.result > 1000', depends_on: ['b'] },
+      ],
+    });
+    expect(wf.status, wf.text).toBe(201);
+    const run = await start(t.apiKey, wf.body.id, { input: { n: 21, list: [1, 'two', { three: 3 }] } });
+    const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    const step = (id: string) => done.steps.find((x: any) => x.id === id);
+    expect(step('a').input).toEqual({ expression: 'x * 2', variables: { x: 21 } });
+    expect(step('a').output.result).toBe(42);
+    expect(step('b').input).toEqual({ expression: 'y + 1', variables: { y: 420 } });
+    expect(step('c').output.result).toEqual({ whole: step('b').output, text: 'n=21 b=421', list: [1, 'two', { three: 3 }] });
+    expect(step('d').status).toBe('skipped');
+    expect(done.output).toEqual({ c: step('c').output });
+  });
+
+  it('a false `if` skips the step and its dependents; the run completes', async () => {
+    const wf = await create(t.apiKey, {
+      name: 'skip',
+      steps: [
+        { id: 'a', module: 'text', action: 'slugify', input: { text: 'x' } },
+        { id: 'b', module: 'text', action: 'slugify', input: { text: 'y' }, if: 'input.go = true', depends_on: ['a'] },
+        { id: 'c', module: 'text', action: 'slugify', input: { text: '{{steps.b.output.slug}}' }, depends_on: ['b'] },
+      ],
+    });
+    const done = await finished(t.apiKey, wf.body.id, (await start(t.apiKey, wf.body.id, { input: { go: false } })).body.run_id);
+    expect(done.status).toBe('completed');
+    expect(done.steps.map((x: any) => x.status)).toEqual(['succeeded', 'skipped', 'skipped']);
+    expect(done.steps[1].execution_ids).toEqual([]);
+    const ran = await finished(t.apiKey, wf.body.id, (await start(t.apiKey, wf.body.id, { input: { go: true } })).body.run_id);
+    expect(ran.steps.map((x: any) => x.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+  });
+
+  it('refuses invalid definitions with 400 naming the step', async () => {
+    const step = (id: string, extra: Record<string, unknown> = {}) => ({ id, module: 'text', action: 'slugify', input: { text: 'x' }, ...extra });
+    const cases: [string, unknown[], RegExp][] = [
+      ['duplicate id', [step('a'), step('a')], /Step 'a' is defined more than once/],
+      ['unknown dependency', [step('a', { depends_on: ['zz'] })], /Step 'a' depends on unknown step 'zz'/],
+      ['cycle', [step('a', { depends_on: ['b'] }), step('b', { depends_on: ['a'] })], /cycle: (a -> b -> a|b -> a -> b)/],
+      ['self cycle', [step('a', { depends_on: ['a'] })], /Step 'a' is part of a dependency cycle/],
+      ['unknown module', [step('a', { module: 'no-such-module' })], /Step 'a' uses unknown module 'no-such-module'/],
+      ['unknown action', [step('a', { action: 'no_such_action' })], /Step 'a': module 'text' has no action 'no_such_action'/],
+      ['reference to an unknown step', [step('a', { input: { text: '{{steps.zz.output.slug}}' } })], /Step 'a' references unknown step 'zz'/],
+      ['reference to a non-ancestor', [step('a'), step('b', { input: { text: '{{steps.a.output.slug}}' } })], /Step 'b' references step 'a', which is not one of its dependencies/],
+      ['reference to a sibling', [step('r'), step('a', { depends_on: ['r'] }), step('b', { depends_on: ['r'], input: { text: '{{steps.a.output.slug}}' } })], /Step 'b' references step 'a'/],
+      ['a bad reference', [step('a', { input: { text: '{{env.SECRET}}' } })], /Step 'a': '\{\{env.SECRET\}\}' is not a reference/],
+      ['a non-ancestor in JSONata', [step('a'), step('b', { if: 'steps.a.output.slug = "x"' })], /Step 'b' references step 'a'/],
+      ['invalid JSONata', [step('a', { map: '{{{' })], /Step 'a': Invalid JSONata expression/],
+    ];
+    for (const [what, steps, message] of cases) {
+      const res = await create(t.apiKey, { name: what, steps });
+      const body = expectError(res, 400, 'invalid_request');
+      expect(body.message, what).toMatch(message);
+      expect(body.issues[0].path, what).toMatch(/^steps\.\d+/);
+    }
+    expectError(await create(t.apiKey, { name: 'too many', steps: Array.from({ length: 51 }, (_, i) => step(`s${i}`)) }), 400, 'invalid_request');
+    expectError(await create(t.apiKey, { name: 'bad id', steps: [step('1abc')] }), 400, 'invalid_request');
+    expectError(await create(t.apiKey, { name: 'no steps', steps: [] }), 400, 'invalid_request');
+  });
+
+  it('a failing step retries with backoff, then fails the run with workflow.failed (failing step, error, completed steps)', async () => {
+    const closed = `http://127.0.0.1:1/refused`;
+    const wf = await create(t.apiKey, {
+      name: 'retries',
+      steps: [
+        { id: 'ok', module: 'text', action: 'slugify', input: { text: 'fine' } },
+        { id: 'flaky', module: 'http', action: 'fetch', input: { url: closed }, depends_on: ['ok'], retry: { max_attempts: 3, backoff_ms: 200, backoff: 'exponential' } },
+        { id: 'after', module: 'text', action: 'slugify', input: { text: 'never' }, depends_on: ['flaky'] },
+      ],
+    });
+    expect(wf.status, wf.text).toBe(201);
+    const run = await start(t.apiKey, wf.body.id);
+    const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatchObject({ step: 'flaky', code: 'module_error' });
+    const flaky = done.steps.find((x: any) => x.id === 'flaky');
+    expect(flaky).toMatchObject({ status: 'failed', attempts: 3, error: { code: 'module_error' } });
+    expect(flaky.execution_ids).toHaveLength(3);
+    const records = await executionsOf(flaky.execution_ids);
+    expect(records.map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
+    // Backoff: each attempt started no earlier than the previous one's end plus its backoff (200, 400 ms).
+    const starts = records.sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime());
+    expect(starts[1]!.createdAt.getTime() - starts[0]!.finishedAt!.getTime()).toBeGreaterThanOrEqual(150);
+    expect(starts[2]!.createdAt.getTime() - starts[1]!.finishedAt!.getTime()).toBeGreaterThanOrEqual(350);
+    expect(done.steps.find((x: any) => x.id === 'after').status).toBe('cancelled');
+    const failed = (await workflowEvents(t.tenantId, 'workflow.failed')).map((e) => e.data);
+    expect(failed).toContainEqual(
+      expect.objectContaining({ run_id: run.body.run_id, status: 'failed', failed_step: 'flaky', error: expect.objectContaining({ code: 'module_error' }), completed_steps: ['ok'] }),
+    );
+  });
+
+  it('cancel: running steps finish, nothing new starts, the run is cancelled; a finished run is 409', async () => {
+    const wf = await create(t.apiKey, {
+      name: 'cancel',
+      steps: [
+        { id: 'slow', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/cancel` } },
+        { id: 'next', module: 'text', action: 'slugify', input: { text: 'x' }, depends_on: ['slow'] },
+      ],
+    });
+    const run = await start(t.apiKey, wf.body.id);
+    await until('the slow step to be waiting at the gate', async () => gate.waiting('cancel') === 1);
+    const cancelled = await s.call(`/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}/cancel`, { key: t.apiKey, method: 'POST' });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect(cancelled.body.steps.map((x: any) => x.status)).toEqual(['running', 'cancelled']);
+    gate.release('cancel');
+    const after = await until('the running step to finish', async () => {
+      const res = await s.call(`/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}`, { key: t.apiKey });
+      return res.body.steps[0].status !== 'running' ? res.body : undefined;
+    });
+    expect(after.status).toBe('cancelled');
+    expect(after.steps.map((x: any) => x.status)).toEqual(['succeeded', 'cancelled']);
+    expect(after.steps[1].execution_ids).toEqual([]);
+    expectError(await s.call(`/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}/cancel`, { key: t.apiKey, method: 'POST' }), 409, 'conflict');
+    const list = await s.call(`/api/v1/workflows/${wf.body.id}/runs?status=cancelled`, { key: t.apiKey });
+    expect(list.body.data.map((r: any) => r.run_id)).toEqual([run.body.run_id]);
+  });
+
+  it('the same idempotency key returns the same run; runs are listed newest first with cursors', async () => {
+    const wf = await create(t.apiKey, { name: 'idem', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: 'x' } }] });
+    const [one, two] = await Promise.all([
+      start(t.apiKey, wf.body.id, { input: {}, idempotency_key: 'order-42' }),
+      start(t.apiKey, wf.body.id, { input: {}, idempotency_key: 'order-42' }),
+    ]);
+    expect(one.status, one.text).toBe(202);
+    expect(two.status, two.text).toBe(202);
+    expect(two.body.run_id).toBe(one.body.run_id);
+    await finished(t.apiKey, wf.body.id, one.body.run_id);
+    const again = await start(t.apiKey, wf.body.id, { input: {}, idempotency_key: 'order-42' });
+    expect(again.body).toMatchObject({ run_id: one.body.run_id, status: 'completed' });
+    const other = await start(t.apiKey, wf.body.id, { input: {}, idempotency_key: 'order-43' });
+    expect(other.body.run_id).not.toBe(one.body.run_id);
+    const page1 = await s.call(`/api/v1/workflows/${wf.body.id}/runs?limit=1`, { key: t.apiKey });
+    expect(page1.body).toMatchObject({ has_more: true, data: [{ run_id: other.body.run_id }] });
+    const page2 = await s.call(`/api/v1/workflows/${wf.body.id}/runs?limit=1&cursor=${page1.body.next_cursor}`, { key: t.apiKey });
+    expect(page2.body).toMatchObject({ has_more: false, data: [{ run_id: one.body.run_id }] });
+  });
+
+  it('counts quota once per step attempt; a run over the quota fails its step with quota_exceeded', async () => {
+    const u = await s.register();
+    const wf = await create(u.apiKey, {
+      name: 'quota',
+      steps: [
+        { id: 'a', module: 'text', action: 'slugify', input: { text: 'a' } },
+        { id: 'b', module: 'http', action: 'fetch', input: { url: 'http://127.0.0.1:1/' }, depends_on: ['a'], retry: { max_attempts: 2, backoff_ms: 0, backoff: 'fixed' } },
+      ],
+    });
+    const done = await finished(u.apiKey, wf.body.id, (await start(u.apiKey, wf.body.id)).body.run_id);
+    expect(done.steps.map((x: any) => x.attempts)).toEqual([1, 2]);
+    const usage = await s.call('/api/v1/billing/usage', { key: u.apiKey });
+    expect(usage.body.executions.used).toBe(3);
+
+    const quota = await s.call(`/api/v1/admin/tenants/${u.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body: { plan: 'free', executions_per_month: 4 } });
+    expect(quota.status, quota.text).toBe(200);
+    const wf2 = await create(u.apiKey, {
+      name: 'over',
+      steps: [
+        { id: 'a', module: 'text', action: 'slugify', input: { text: 'a' } },
+        { id: 'b', module: 'text', action: 'slugify', input: { text: 'b' }, depends_on: ['a'], retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' } },
+      ],
+    });
+    const over = await finished(u.apiKey, wf2.body.id, (await start(u.apiKey, wf2.body.id)).body.run_id);
+    expect(over.status).toBe('failed');
+    expect(over.error).toMatchObject({ step: 'b', code: 'quota_exceeded' });
+    expect(over.steps[1]).toMatchObject({ status: 'failed', attempts: 1, execution_ids: [] });
+    expect((await s.call('/api/v1/billing/usage', { key: u.apiKey })).body.executions.used).toBe(4);
+  });
+
+  it("another tenant's workflow and runs are 404; scopes are enforced", async () => {
+    const wf = await create(t.apiKey, { name: 'mine', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: 'x' } }] });
+    const run = await start(t.apiKey, wf.body.id);
+    const other = await s.register();
+    const base = `/api/v1/workflows/${wf.body.id}`;
+    expectError(await s.call(base, { key: other.apiKey }), 404, 'not_found');
+    expectError(await s.call(base, { key: other.apiKey, method: 'PUT', body: { name: 'x', steps: [{ id: 'a', module: 'text', action: 'slugify' }] } }), 404, 'not_found');
+    expectError(await s.call(base, { key: other.apiKey, method: 'DELETE' }), 404, 'not_found');
+    expectError(await start(other.apiKey, wf.body.id), 404, 'not_found');
+    expectError(await s.call(`${base}/runs`, { key: other.apiKey }), 404, 'not_found');
+    expectError(await s.call(`${base}/runs/${run.body.run_id}`, { key: other.apiKey }), 404, 'not_found');
+    expectError(await s.call(`${base}/runs/${run.body.run_id}/cancel`, { key: other.apiKey, method: 'POST' }), 404, 'not_found');
+    expect((await s.call('/api/v1/workflows', { key: other.apiKey })).body.data).toEqual([]);
+
+    const readOnly = await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'reader', scopes: ['modules:read'] } });
+    expect(readOnly.status, readOnly.text).toBe(201);
+    const read = await s.call(base, { key: readOnly.body.api_key });
+    expect(read.status, read.text).toBe(200);
+    expectError(await create(readOnly.body.api_key, { name: 'x', steps: [{ id: 'a', module: 'text', action: 'slugify' }] }), 403, 'insufficient_scope');
+    expectError(await start(readOnly.body.api_key, wf.body.id), 403, 'insufficient_scope');
+
+    const updated = await s.call(base, { key: t.apiKey, method: 'PUT', body: { name: 'mine v2', steps: [{ id: 'b', module: 'text', action: 'slugify', input: { text: 'y' } }] } });
+    expect(updated.body).toMatchObject({ version: 2, name: 'mine v2' });
+    const old = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    expect(old).toMatchObject({ workflow_version: 1, steps: [{ id: 'a' }] });
+    const deleted = await s.call(base, { key: t.apiKey, method: 'DELETE' });
+    expect(deleted.body).toEqual({ id: wf.body.id, deleted: true });
+    expectError(await s.call(`${base}/runs/${run.body.run_id}`, { key: t.apiKey }), 404, 'not_found');
+  });
+});
