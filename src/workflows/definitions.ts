@@ -88,3 +88,9 @@ export async function deleteWorkflow(svc: Services, principal: Principal, id: st
   if (!row) throw notFound('workflow');
   return { id: row.id, deleted: true as const };
 }
+
+/** Whether the tenant has any workflow (MCP lists its workflow tools only then). */
+export async function hasWorkflows(svc: Services, tenantId: string): Promise<boolean> {
+  const [row] = await svc.db.select({ id: workflows.id }).from(workflows).where(eq(workflows.tenantId, tenantId)).limit(1);
+  return row !== undefined;
+}

@@ -307,6 +307,27 @@ backends.describe('workflows (%s)', (backend) => {
     expect((await s.call('/api/v1/billing/usage', { key: u.apiKey })).body.executions.used).toBe(4);
   });
 
+  it('MCP: workflows__start and workflows__get_run, listed once the tenant has a workflow', async () => {
+    const u = await s.register();
+    const rpc = (body: unknown) =>
+      s.call('/api/mcp', { key: u.apiKey, method: 'POST', body, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } });
+    const names = async () => ((await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result.tools as { name: string }[]).map((x) => x.name);
+    expect(await names()).not.toContain('workflows__start');
+    const wf = await create(u.apiKey, { name: 'mcp', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.text}}' } }] });
+    expect(await names()).toEqual(expect.arrayContaining(['workflows__start', 'workflows__get_run']));
+    const call = (name: string, args: unknown) => rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } });
+    const started = await call('workflows__start', { workflow_id: wf.body.id, input: { text: 'From MCP' } });
+    expect(started.body.result.isError, started.text).toBeFalsy();
+    const runId = started.body.result.structuredContent.run_id;
+    expect(runId).toMatch(/^run_/);
+    await finished(u.apiKey, wf.body.id, runId);
+    const got = await call('workflows__get_run', { workflow_id: wf.body.id, run_id: runId });
+    expect(got.body.result.structuredContent).toMatchObject({ run_id: runId, status: 'completed', output: { a: { slug: 'from-mcp' } } });
+    const missing = await call('workflows__get_run', { workflow_id: wf.body.id, run_id: 'run_nope' });
+    expect(missing.body.result.isError).toBe(true);
+    expect(JSON.parse(missing.body.result.content[0].text)).toMatchObject({ error: 'not_found' });
+  });
+
   it("another tenant's workflow and runs are 404; scopes are enforced", async () => {
     const wf = await create(t.apiKey, { name: 'mine', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: 'x' } }] });
     const run = await start(t.apiKey, wf.body.id);

@@ -24,6 +24,7 @@ import type { Services } from '../../services';
 import { VERSION } from '../../version';
 import { AppError } from '../errors';
 import { callTool, listResources, listTools, META_PREFIX, readResource, RESOURCE_TEMPLATE, type ConnectionScope } from './catalog';
+import { callWorkflowTool, isWorkflowTool, withWorkflowTools } from './workflows';
 
 export const SERVER_NAME = 'agent-module-platform';
 
@@ -81,7 +82,7 @@ export function createMcpServer(svc: Services, principal: Principal, requestId: 
     guarded(svc, requestId, async (req) => {
       const { tools, nextCursor, unknownModules } = await listTools(svc, principal, { scope, cursor: req.params?.cursor });
       return {
-        tools,
+        tools: await withWorkflowTools(svc, principal, tools, req.params?.cursor, scope),
         ...(nextCursor ? { nextCursor } : {}),
         ...(unknownModules.length > 0 ? { _meta: { [`${META_PREFIX}/unknown_modules`]: unknownModules } } : {}),
       };
@@ -89,7 +90,11 @@ export function createMcpServer(svc: Services, principal: Principal, requestId: 
   );
   server.setRequestHandler(
     CallToolRequestSchema,
-    guarded(svc, requestId, (req) => callTool(svc, principal, req.params.name, req.params.arguments, requestId, scope)),
+    guarded(svc, requestId, (req) =>
+      isWorkflowTool(req.params.name) && !scope.modules
+        ? callWorkflowTool(svc, principal, req.params.name, req.params.arguments, requestId)
+        : callTool(svc, principal, req.params.name, req.params.arguments, requestId, scope),
+    ),
   );
   server.setRequestHandler(
     ListResourcesRequestSchema,

@@ -1,0 +1,84 @@
+/**
+ * MCP tools for workflows (issue #15): `workflows__start` and `workflows__get_run`, for agents.
+ * They call the same service functions as REST and tRPC (src/workflows/runs.ts). The tools/call
+ * gate already requires `modules:execute`; reading a run needs `modules:read` as well.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Principal } from '../../auth/principal';
+import { holdsScope } from '../../auth/scopes';
+import { hasWorkflows } from '../../workflows/definitions';
+import { getRun, startRun } from '../../workflows/runs';
+import { runIdInput, startRunInput } from '../../workflows/schema';
+import type { Services } from '../../services';
+import { AppError, insufficientScope } from '../errors';
+import type { ConnectionScope } from './catalog';
+
+const START = 'workflows__start';
+const GET_RUN = 'workflows__get_run';
+
+export const WORKFLOW_TOOLS: Tool[] = [
+  {
+    name: START,
+    title: 'Workflows: start a run',
+    description:
+      'Start a run of one of your workflows (durable, asynchronous). Returns {run_id, status: "queued"}; poll workflows__get_run for per-step status and outputs. Each step attempt counts one execution. The same idempotency_key returns the same run.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        workflow_id: { type: 'string', description: 'The workflow (`wf_...`)' },
+        input: { type: 'object', description: 'The run input, read by steps as {{input.*}}' },
+        idempotency_key: { type: 'string', description: 'Optional: a repeated key returns the run it started' },
+      },
+      required: ['workflow_id'],
+    },
+  },
+  {
+    name: GET_RUN,
+    title: 'Workflows: get a run',
+    description: 'A workflow run with its status (queued, running, completed, failed, cancelled), each step\u2019s status, attempts, resolved input, output or error, and the outputs of the leaf steps once completed.',
+    inputSchema: {
+      type: 'object',
+      properties: { workflow_id: { type: 'string', description: 'The workflow (`wf_...`)' }, run_id: { type: 'string', description: 'The run (`run_...`)' } },
+      required: ['workflow_id', 'run_id'],
+    },
+  },
+];
+
+export const isWorkflowTool = (name: string) => name === START || name === GET_RUN;
+
+/**
+ * The first page of tools/list of an unnarrowed connection ends with the workflow tools, once the
+ * tenant has a workflow (before that they could only fail).
+ */
+export async function withWorkflowTools(svc: Services, principal: Principal, tools: Tool[], cursor: string | undefined, scope: ConnectionScope): Promise<Tool[]> {
+  if (cursor || scope.modules || !(await hasWorkflows(svc, principal.tenantId))) return tools;
+  return [...tools, ...WORKFLOW_TOOLS];
+}
+
+const startArgs = z.strictObject({ workflow_id: z.string(), input: startRunInput.shape.input, idempotency_key: startRunInput.shape.idempotency_key });
+const getRunArgs = z.strictObject({ workflow_id: z.string(), run_id: z.string() });
+
+const result = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> });
+const failure = (err: AppError): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify({ error: err.code, message: err.message, ...err.details }) }] });
+
+/** tools/call of a workflow tool; domain errors are `isError` results the model can read. */
+export async function callWorkflowTool(svc: Services, principal: Principal, name: string, args: Record<string, unknown> | undefined, requestId: string): Promise<CallToolResult> {
+  try {
+    if (name === START) {
+      const parsed = startArgs.safeParse(args ?? {});
+      if (!parsed.success) throw new AppError('invalid_request', `Invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      const input = startRunInput.parse({ id: parsed.data.workflow_id, input: parsed.data.input, idempotency_key: parsed.data.idempotency_key });
+      return result(await startRun(svc, principal, input, requestId));
+    }
+    if (!holdsScope(principal.scopes, 'modules:read')) throw insufficientScope('modules:read');
+    const parsed = getRunArgs.safeParse(args ?? {});
+    if (!parsed.success) throw new AppError('invalid_request', 'Invalid arguments: workflow_id and run_id are required strings.');
+    const ids = runIdInput.safeParse({ id: parsed.data.workflow_id, run_id: parsed.data.run_id });
+    if (!ids.success) throw new AppError('not_found', 'No such run.');
+    return result(await getRun(svc, principal, ids.data.id, ids.data.run_id));
+  } catch (err) {
+    if (err instanceof AppError && err.code !== 'internal_error') return failure(err);
+    throw err;
+  }
+}
