@@ -78,7 +78,15 @@ export const searchOutput = z.object({
   query: z.string(),
   total: z.number().int(),
   data: z.array(
-    z.object({ module: z.string(), action: z.string(), title: z.string(), description: z.string(), score: z.number() }),
+    z.object({
+      module: z.string(),
+      action: z.string(),
+      title: z.string(),
+      description: z.string(),
+      trust_score: z.number().int(),
+      certification_tier: z.string(),
+      score: z.number().describe('Relevance; among equally relevant results the higher trust score comes first'),
+    }),
   ),
 });
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db';
 import type { Principal } from '../auth/principal';
 import { moduleActions, modules } from '../db/schema';
@@ -53,13 +53,16 @@ async function rankedSearch(db: Executor, visible: SQL, input: SearchInput) {
       action: moduleActions.name,
       title: modules.title,
       description: moduleActions.description,
+      trust_score: modules.trustScore,
+      certification_tier: modules.certificationTier,
       score,
       total: sql<number>`(count(*) over ())::int`,
     })
     .from(moduleActions)
     .innerJoin(modules, eq(modules.name, moduleActions.moduleName))
     .where(where)
-    .orderBy(sql`${score} desc`, asc(modules.name), asc(moduleActions.name))
+    // Equally relevant: the more trusted module first (docs/trust.md).
+    .orderBy(sql`${score} desc`, desc(modules.trustScore), asc(modules.name), asc(moduleActions.name))
     .limit(input.limit);
   return {
     query: input.q,
