@@ -1,4 +1,5 @@
 import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookSubscriptionRow } from '../db/schema';
+import { successRate } from './success-rate';
 
 const iso = (d: Date) => d.toISOString();
 
@@ -28,7 +29,7 @@ export interface StatsTotals {
 export function presentStats(row: WebhookSubscriptionRow, totals: StatsTotals, pending: number) {
   const finished = totals.succeeded + totals.failed;
   return {
-    success_rate: finished ? Math.round((totals.succeeded / finished) * 10_000) / 10_000 : null,
+    success_rate: successRate(totals.succeeded, totals.failed),
     avg_latency_ms: totals.attemptsTimed ? Math.round(totals.latencyTotalMs / totals.attemptsTimed) : null,
     total_deliveries: finished + pending,
     succeeded_deliveries: totals.succeeded,

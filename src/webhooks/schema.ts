@@ -63,7 +63,11 @@ export const webhookView = z.object({
   updated_at: z.string(),
 });
 
-export const webhookList = pageSchema(webhookView);
+export const webhookList = pageSchema(
+  webhookView.extend({
+    success_rate: z.number().nullable().describe('Succeeded / finished deliveries, 0–1, as the detail view\'s `stats.success_rate` (null before the first finishes)'),
+  }),
+);
 
 const attemptView = z.object({
   attempt: z.number().int(),
@@ -104,6 +108,40 @@ export const webhookDetail = webhookView.extend({
   deliveries: z.array(deliveryView).describe('The latest 100 deliveries, newest first'),
 });
 
+export const deliveryIdInput = z.strictObject({ id: webhookId, delivery_id: z.string().min(1).max(64).describe('Delivery identifier (`dlv_...`)') });
+
+export const deliveryWithPayload = deliveryView.extend({
+  payload: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('The envelope `{id, event, timestamp, data}` this delivery sends, as its attempts send it; null for test sends and once the event passed the 30-day retention'),
+});
+
+export const webhookSeriesInput = z.strictObject({
+  id: webhookId,
+  range: z.enum(['24h', '7d', '30d']).default('7d').describe('24h: hourly buckets; 7d, 30d: daily buckets (UTC)'),
+});
+
+export const webhookSeries = z.object({
+  id: z.string(),
+  range: z.enum(['24h', '7d', '30d']),
+  bucket: z.enum(['hour', 'day']),
+  from: z.string().describe('Start of the first bucket'),
+  points: z
+    .array(
+      z.object({
+        start: z.string().describe('Start of the bucket (UTC)'),
+        succeeded_deliveries: z.number().int().describe('Deliveries that succeeded in this bucket'),
+        failed_deliveries: z.number().int().describe('Deliveries whose every attempt failed, finished in this bucket'),
+        success_rate: z.number().nullable().describe('Succeeded / finished in this bucket, 0–1 (null when none finished)'),
+        answered_attempts: z.number().int().describe('Attempts the receiver answered (any status) in this bucket'),
+        avg_latency_ms: z.number().int().nullable().describe('Mean latency of the answered attempts'),
+        p95_latency_ms: z.number().int().nullable().describe('95th percentile latency of the answered attempts'),
+      }),
+    )
+    .describe('Every bucket of the range, oldest first; test sends excluded'),
+});
+
 export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) });
 
 export const testResult = z.object({
@@ -128,3 +166,4 @@ export type CreateWebhookInput = z.infer<typeof createWebhookInput>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookInput>;
 export type ListWebhooksInput = z.infer<typeof listWebhooksInput>;
 export type ReplayInput = z.infer<typeof replayInput>;
+export type WebhookSeriesInput = z.infer<typeof webhookSeriesInput>;

@@ -10,6 +10,7 @@ import type { Executor } from '../db';
 import type { Services } from '../services';
 import { presentDelivery, presentStats, presentWebhook } from './present';
 import { checkReceiverUrl } from './receiver-url';
+import { successRates } from './success-rate';
 import type { CreateWebhookInput, ListWebhooksInput, UpdateWebhookInput } from './schema';
 
 /** Subscriptions per tenant (a guard against runaway automation, not a plan feature). */
@@ -53,7 +54,7 @@ export async function createWebhook(svc: Services, principal: Principal, input: 
   return presentWebhook(row, secret);
 }
 
-/** GET /api/v1/webhooks: newest first. */
+/** GET /api/v1/webhooks: newest first, each with its success rate. */
 export async function listWebhooks(svc: Services, principal: Principal, input: ListWebhooksInput) {
   const cursor = decodeCursor(input.cursor);
   const s = webhookSubscriptions;
@@ -68,7 +69,8 @@ export async function listWebhooks(svc: Services, principal: Principal, input: L
     )
     .orderBy(desc(s.createdAt), desc(s.id))
     .limit(input.limit + 1);
-  return toPage(rows, input.limit, (row) => presentWebhook(row));
+  const rates = await successRates(svc.db, rows.slice(0, input.limit).map((r) => r.id));
+  return toPage(rows, input.limit, (row) => ({ ...presentWebhook(row), success_rate: rates.get(row.id) ?? null }));
 }
 
 /**

@@ -1,7 +1,10 @@
+import { getDelivery, getWebhookSeries } from '../../webhooks/insights';
 import { replayEvents } from '../../webhooks/replay';
 import {
   createWebhookInput,
   deletedWebhook,
+  deliveryIdInput,
+  deliveryWithPayload,
   listWebhooksInput,
   replayInput,
   replayResult,
@@ -10,6 +13,8 @@ import {
   webhookDetail,
   webhookIdInput,
   webhookList,
+  webhookSeries,
+  webhookSeriesInput,
   webhookView,
 } from '../../webhooks/schema';
 import { createWebhook, deleteWebhook, enableWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/subscriptions';
@@ -60,6 +65,37 @@ export const webhooksRouter = router({
     .input(webhookIdInput)
     .output(webhookDetail)
     .query(({ ctx, input }) => getWebhook(ctx.svc, ctx.principal, input.id)),
+
+  stats: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/webhooks/{id}/stats',
+        tags,
+        summary: 'Delivery statistics over time',
+        description:
+          'Succeeded and failed deliveries, success rate and answered-attempt latency (mean, p95) per UTC hour (`range=24h`) or day (`7d`, `30d`), every bucket present, oldest first. Counted as the detail view\'s `stats` (a delivery in the bucket it finished in; test sends excluded), from the 30-day history.',
+        errorResponses: { 400: 'Invalid range', ...withId },
+      },
+    })
+    .input(webhookSeriesInput)
+    .output(webhookSeries)
+    .query(({ ctx, input }) => getWebhookSeries(ctx.svc, ctx.principal, input)),
+
+  delivery: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}',
+        tags,
+        summary: 'Get one delivery with its attempts and payload',
+        description: 'The delivery as in the detail view\'s history, plus `payload`: the envelope its attempts send (null for test sends and past retention).',
+        errorResponses: { ...errors, 404: 'No such webhook or delivery' },
+      },
+    })
+    .input(deliveryIdInput)
+    .output(deliveryWithPayload)
+    .query(({ ctx, input }) => getDelivery(ctx.svc, ctx.principal, input.id, input.delivery_id)),
 
   update: manageWebhooks
     .meta({
