@@ -8,6 +8,8 @@ import { closeInterruptedExecutions } from './executions/recover';
 import { JavaScriptSandbox } from './executions/runtimes/sandbox';
 import { SchemaCache } from './executions/schemas';
 import { BILLING_CLOSE_QUEUE, BILLING_QUEUE_OPTIONS, startBilling } from './jobs/billing';
+import { CERTIFICATION_QUEUE, CERTIFICATION_QUEUE_OPTIONS, CERTIFICATION_WEEKLY_OPTIONS, CERTIFICATION_WEEKLY_QUEUE } from './certification/queue';
+import { startCertification } from './jobs/certification';
 import { startBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
@@ -39,6 +41,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: MINUTELY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: HOURLY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: BILLING_CLOSE_QUEUE, options: BILLING_QUEUE_OPTIONS },
+    { name: CERTIFICATION_QUEUE, options: CERTIFICATION_QUEUE_OPTIONS },
+    { name: CERTIFICATION_WEEKLY_QUEUE, options: CERTIFICATION_WEEKLY_OPTIONS },
     { name: WORKFLOW_STEP_QUEUE, options: WORKFLOW_QUEUE_OPTIONS },
     { name: TRUST_DAILY_QUEUE, options: TRUST_QUEUE_OPTIONS },
   ]);
@@ -81,6 +85,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   svc.deliveryWorker.start(svc);
   await startMaintenance(svc);
   await startBilling(svc);
+  await startCertification(svc);
   await startWorkflowWorkers(svc);
   await startTrust(svc);
   return {

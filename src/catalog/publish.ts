@@ -16,6 +16,7 @@ import { BUILTIN_MODULES } from '../modules/registry';
 import { assertPublicUrl, SsrfError } from '../net/ssrf';
 import { AppError, conflict, invalidRequest, notFound, type Issue } from '../lib/errors';
 import type { Services } from '../services';
+import { requestRunAfterPublish } from '../certification/runs';
 import { presentModule } from './present';
 import { findVisibleModule } from './queries';
 import type { ModuleRuntimeInput, PublishedActionInput, PublishModuleInput, UpdateModuleInput } from './schema';
@@ -58,6 +59,7 @@ export async function publishModule(svc: Services, principal: Principal, input: 
     // Lost a race with another publisher of the same name.
     if (!inserted) throw conflict('The name is taken.');
     const actions = await insertActions(tx, input.name, input.actions);
+    await requestRunAfterPublish(svc, tx, input.name, input.version, principal.tenantId);
     return { row: inserted, actions };
   });
   svc.moduleCache.invalidate(input.name);
@@ -101,6 +103,7 @@ export async function updateModule(svc: Services, principal: Principal, input: U
       await tx.delete(moduleActions).where(eq(moduleActions.moduleName, name));
       await insertActions(tx, name, changes.actions);
     }
+    await requestRunAfterPublish(svc, tx, name, changes.version ?? own.version, principal.tenantId);
     return findVisibleModule(tx, principal.tenantId, name);
   });
   if (!found) throw notMine(name);

@@ -1,3 +1,4 @@
+import { LATENCY_BUDGET_MS, TIER_RULE } from '../certification/rule';
 import type { Services } from '../services';
 import { API_TITLE } from '../version';
 import { discoveryDocument, type PublicModule } from './catalog';
@@ -36,6 +37,8 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
     `Register once with \`POST ${base}/api/v1/auth/register\` and a JSON body \`{"agent_name": "...", "owner_email": "..."}\`; the answer holds an API key (\`amp_...\`, shown once). Send it as the \`x-api-key\` header on every other call (or an OAuth bearer token as \`Authorization: Bearer <token>\`).`,
     '',
     `Run an action with \`POST ${base}/api/v1/modules/{module}/execute\` and \`{"action": "...", "input": {...}}\`; the input must match the action's \`input_schema\` (see the module's page). Search with \`GET ${base}/api/v1/catalog/search?q=...\`; list every action with \`GET ${base}/api/v1/directory\`. Errors are JSON \`{error, message, request_id}\`; over the rate limit wait the \`Retry-After\` seconds.`,
+    '',
+    `Every module has a certification tier (\`none\` < \`bronze\` < \`silver\` < \`gold\`) and a trust score (0–100), shown in module views. Tiers come from certification runs (examples, generated malformed inputs, p95 latency against a ${LATENCY_BUDGET_MS} ms budget, metadata): ${TIER_RULE} Report: \`GET ${base}/api/v1/certification/{module}/report\`; trust: \`GET ${base}/api/v1/trust/{name}\`.`,
     '',
     ...core.flatMap(([c, entries]) => section(c, entries)),
     '## Optional',

@@ -327,6 +327,7 @@ const TAGS = [
   { name: 'catalog', description: 'Search and the directory of every action (exempt from the request limit).' },
   { name: 'executions', description: 'The recorded executions of the tenant, with their outputs.' },
   { name: 'agent', description: 'For agents: several actions in one call (batch, chain) and the whole toolkit at once (arm).' },
+  { name: 'certification', description: 'Certification runs of modules: start one for your module, read the report and the history. Tiers none < bronze < silver < gold.' },
   { name: 'trust', description: 'Trust scores of modules: their weighted components and history, and community feedback.' },
   { name: 'memory', description: 'Per-agent key-value memory with tags, TTL and full-text search.' },
   { name: 'webhooks', description: 'Webhook subscriptions (scope `*`, Pro and above), their deliveries, replay; the `webhooks` section documents what receivers get.' },

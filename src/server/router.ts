@@ -3,6 +3,7 @@ import { agentRouter } from './routers/agent';
 import { authRouter } from './routers/auth';
 import { billingRouter } from './routers/billing';
 import { catalogRouter } from './routers/catalog';
+import { certificationRouter } from './routers/certification';
 import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
 import { invoicesRouter } from './routers/invoices';
@@ -24,6 +25,7 @@ export const appRouter = router({
   tenants: tenantsRouter,
   modules: modulesRouter,
   catalog: catalogRouter,
+  certification: certificationRouter,
   executions: executionsRouter,
   agent: agentRouter,
   memory: memoryRouter,
