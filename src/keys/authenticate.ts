@@ -51,6 +51,37 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
   return principal;
 }
 
+/** A principal read from the key cache whose version is still to be checked (see cachedApiKey). */
+export interface UncheckedKey {
+  principal: Principal;
+  /** The auth version the entry was loaded under: the caller's Redis round trip checks it. */
+  version: string;
+  hash: string;
+  key: CachedKey;
+}
+
+/**
+ * The hot path's half of authenticateApiKey: the principal of a cached, usable key, taken on
+ * trust until the caller checks `version` in its next Redis round trip (the rate limiter's,
+ * consumeRequestIfCurrent), then calls settleCachedKey with the outcome. Undefined whenever the
+ * full path is needed: no Redis key cache, not cached, suspended (counted then refused) or expired.
+ */
+export function cachedApiKey(svc: Services, secret: string | undefined): UncheckedKey | undefined {
+  const trimmed = secret?.trim();
+  if (!trimmed || !looksLikeKeySecret(trimmed)) return undefined;
+  const hash = hashKeySecret(trimmed);
+  const entry = svc.keyCache.peek(hash);
+  if (!entry || entry.key.suspended || (entry.key.expiresAt !== null && entry.key.expiresAt <= Date.now())) return undefined;
+  const principal: Principal = { ...tenantPrincipal({ ...entry.key, id: entry.key.tenantId }, entry.key.scopes, 'api_key'), keyId: entry.key.keyId };
+  return { principal, version: entry.version, hash, key: entry.key };
+}
+
+/** After the version check: a current key is used (last_used_at); a stale entry is forgotten. */
+export function settleCachedKey(svc: Services, unchecked: UncheckedKey, current: boolean): void {
+  if (current) touchLastUsed(svc, unchecked.key);
+  else svc.keyCache.drop(unchecked.hash);
+}
+
 async function loadKey(db: Db, hash: string): Promise<CachedKey | undefined> {
   const [row] = await db
     .select({

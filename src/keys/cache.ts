@@ -25,7 +25,8 @@ interface Entry {
   storedAt: number;
 }
 
-const VERSION_KEY = 'amp:auth:version';
+/** The shared auth version in Redis (also checked inside the rate limiter's script). */
+export const VERSION_KEY = 'amp:auth:version';
 const MAX_ENTRIES = 50_000;
 /** Upper bound on staleness should a version bump ever be missed (e.g. a Redis flap). */
 const MAX_AGE_MS = 60_000;
@@ -37,7 +38,8 @@ const MAX_AGE_MS = 60_000;
  * version (in Redis when configured, so every instance sees it on its very next request) and
  * entries of an older version are ignored. Modes:
  * - local: one process owns the data (embedded PGlite), the version is a local counter;
- * - redis: shared version in Redis, one GET per request;
+ * - redis: shared version in Redis, checked on every request: inside the rate limiter's script on
+ *   the API's hot path (peek, then Limiter.limitIfCurrent: one round trip for both), else one GET;
  * - off: PostgreSQL without Redis: several instances could not learn of a revocation, so no cache.
  */
 export class KeyCache {
@@ -75,6 +77,22 @@ export class KeyCache {
       return undefined;
     }
     return entry.key;
+  }
+
+  /**
+   * The entry for `hash` whatever its version (not older than MAX_AGE_MS), for a caller that
+   * checks the version itself in the same round trip as its next Redis call (redis mode only).
+   */
+  peek(hash: string): { key: CachedKey; version: string } | undefined {
+    if (this.mode !== 'redis' || this.redisDown) return undefined;
+    const entry = this.entries.get(hash);
+    if (!entry || Date.now() - entry.storedAt > MAX_AGE_MS) return undefined;
+    return entry;
+  }
+
+  /** Forgets one entry (found stale by a version check). */
+  drop(hash: string): void {
+    this.entries.delete(hash);
   }
 
   set(hash: string, key: CachedKey, version: string | null): void {

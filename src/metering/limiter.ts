@@ -10,10 +10,22 @@ export interface LimitResult {
   retryAfterSeconds: number;
 }
 
+/** A version kept in Redis (the key cache's revocation counter) and the value the caller last saw. */
+export interface VersionGuard {
+  key: string;
+  version: string;
+}
+
 export interface Limiter {
   readonly backend: 'memory' | 'redis';
   /** Counts `cost` requests (0 = only report) against `key`'s sliding window. */
   limit(key: string, limit: number, windowMs: number, cost?: number): Promise<LimitResult>;
+  /**
+   * As `limit`, in the same round trip as a check that `guard.key` still holds `guard.version`:
+   * when it does not, nothing is counted and the answer is `stale`. The in-process store cannot
+   * check a shared version and always answers `stale` (callers then take their uncached path).
+   */
+  limitIfCurrent(key: string, limit: number, windowMs: number, cost: number, guard: VersionGuard): Promise<LimitResult | 'stale'>;
 }
 
 /** Resolution of the sliding window: counts are kept per second. */
@@ -76,6 +88,10 @@ export class MemoryLimiter implements Limiter {
     return this.limitSync(key, limit, windowMs, cost);
   }
 
+  async limitIfCurrent(): Promise<'stale'> {
+    return 'stale';
+  }
+
   limitSync(key: string, limit: number, windowMs: number, cost = 1): LimitResult {
     const now = this.clock();
     this.sweep(now);
@@ -107,7 +123,7 @@ export class MemoryLimiter implements Limiter {
  * shares one pool per key. A bare count (written before `last` was kept) is taken to end with
  * its bucket.
  */
-const SCRIPT = `
+const WINDOW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local windowMs = tonumber(ARGV[1])
@@ -145,6 +161,12 @@ if cost > 0 and used + cost <= limit then
 end
 return { now, live }
 `;
+const SCRIPT = WINDOW;
+/** The window script behind a version check (KEYS[2] must still hold ARGV[5]): one round trip for both. */
+const GUARDED_SCRIPT = `
+local version = redis.call('GET', KEYS[2]) or '0'
+if version ~= ARGV[5] then return { 'stale', version } end
+${WINDOW}`;
 
 export class RedisLimiter implements Limiter {
   readonly backend = 'redis' as const;
@@ -155,7 +177,19 @@ export class RedisLimiter implements Limiter {
   ) {}
 
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
-    const [now, flat] = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as [number, (string | number)[]];
+    const reply = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as [number, (string | number)[]];
+    return this.decide(reply, windowMs, limit, cost);
+  }
+
+  async limitIfCurrent(key: string, limit: number, windowMs: number, cost: number, guard: VersionGuard): Promise<LimitResult | 'stale'> {
+    const reply = (await this.redis.eval(GUARDED_SCRIPT, [`${this.prefix}:${windowMs}:${key}`, guard.key], [windowMs, limit, cost, BUCKET_MS, guard.version])) as
+      | [number, (string | number)[]]
+      | ['stale', string];
+    if (reply[0] === 'stale') return 'stale';
+    return this.decide(reply as [number, (string | number)[]], windowMs, limit, cost);
+  }
+
+  private decide([now, flat]: [number, (string | number)[]], windowMs: number, limit: number, cost: number): LimitResult {
     const buckets: Buckets = new Map();
     for (let i = 0; i < flat.length; i += 3) buckets.set(Number(flat[i]), { count: Number(flat[i + 1]), last: Number(flat[i + 2]) });
     // Same inputs, same arithmetic: this reproduces the script's decision.

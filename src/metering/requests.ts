@@ -1,4 +1,5 @@
 import { principalTerms, type Principal } from '../auth/principal';
+import { VERSION_KEY as AUTH_VERSION_KEY } from '../keys/cache';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import type { LimitResult } from './limiter';
@@ -21,6 +22,19 @@ export async function consumeRequest(svc: Services, principal: Principal, exempt
   const result = await svc.limiter.limit(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : cost);
   if (!exempt && !result.allowed) throw rateLimitExceeded(result);
   if (!exempt) svc.requestCounts.countRequest(principal.tenantId, cost);
+  return result;
+}
+
+/**
+ * consumeRequest in the same Redis round trip as a check that the auth version (src/keys/cache.ts)
+ * is still `version`: undefined (nothing counted) when it is not, or when Redis cannot check it.
+ */
+export async function consumeRequestIfCurrent(svc: Services, principal: Principal, exempt: boolean, version: string): Promise<LimitResult | undefined> {
+  const guard = { key: AUTH_VERSION_KEY, version };
+  const result = await svc.limiter.limitIfCurrent(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : 1, guard);
+  if (result === 'stale') return undefined;
+  if (!exempt && !result.allowed) throw rateLimitExceeded(result);
+  if (!exempt) svc.requestCounts.countRequest(principal.tenantId, 1);
   return result;
 }
 

@@ -1,13 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticate } from '../auth/authenticate';
+import { assertOperator } from '../identity/operator';
 import type { Principal } from '../auth/principal';
 import { holdsScope, type Scope } from '../auth/scopes';
+import { cachedApiKey, settleCachedKey } from '../keys/authenticate';
 import type { LimitResult } from '../metering/limiter';
-import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../metering/requests';
+import { consumePublicRequest, consumeRequest, consumeRequestIfCurrent, rateLimitHeaders } from '../metering/requests';
 import { executionsRemaining } from '../metering/usage';
 import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
@@ -100,7 +101,8 @@ async function meterCaller(ctx: Context, exempt: boolean): Promise<void> {
   const principal = await optionalPrincipal(ctx);
   if (principal) {
     ctx.res.tenantId = principal.tenantId;
-    return meterTenant(ctx, principal, exempt);
+    await meterTenant(ctx, principal, exempt);
+    return;
   }
   await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, exempt));
 }
@@ -124,16 +126,54 @@ async function authenticateOrCount(ctx: Context): Promise<Principal> {
   }
 }
 
-/** The tenant's pool (all keys and tokens share it) and its remaining executions. */
-async function meterTenant(ctx: Context, principal: Principal, exempt: boolean): Promise<void> {
+/**
+ * The tenant's pool (all keys and tokens share it) and its remaining executions. `count` may
+ * decline (undefined: the cached key it trusted is stale, nothing counted): then false, and no
+ * header is set.
+ */
+async function meterTenant(
+  ctx: Context,
+  principal: Principal,
+  exempt: boolean,
+  count: () => Promise<LimitResult | undefined> = () => consumeRequest(ctx.svc, principal, exempt),
+): Promise<boolean> {
   const remaining = executionsRemaining(ctx.svc.db, principal, ctx.svc.usage).catch(() => undefined);
+  let declined = false;
   try {
-    await metered(ctx, () => consumeRequest(ctx.svc, principal, exempt));
+    const result = await count();
+    declined = result === undefined;
+    if (result) Object.assign(ctx.res.headers, rateLimitHeaders(result));
+    return !declined;
   } finally {
     // Every authenticated response carries it, a 429 included.
     const value = await remaining;
-    if (value !== undefined) ctx.res.headers['X-Execution-Remaining'] = value;
+    if (value !== undefined && !declined) ctx.res.headers['X-Execution-Remaining'] = value;
   }
+}
+
+/**
+ * Authentication and the request count. A cached API key with the Redis key cache takes one
+ * Redis round trip for both: the limiter's script checks the auth version the entry was loaded
+ * under, and counts only if it is current (src/keys/authenticate.ts cachedApiKey). Otherwise,
+ * or when it is stale, the full path: authenticate (version GET, database on a miss), then count.
+ */
+async function authenticateAndMeter(ctx: Context, exempt: boolean): Promise<Principal> {
+  const unchecked = ctx.principal ? undefined : cachedApiKey(ctx.svc, header(ctx.headers, 'x-api-key'));
+  if (unchecked) {
+    ctx.res.tenantId = unchecked.principal.tenantId;
+    const counted = await meterTenant(ctx, unchecked.principal, exempt, async () => {
+      const result = await consumeRequestIfCurrent(ctx.svc, unchecked.principal, exempt, unchecked.version).catch((err: unknown) => {
+        settleCachedKey(ctx.svc, unchecked, true); // a 429 is answered for a current key
+        throw err;
+      });
+      settleCachedKey(ctx.svc, unchecked, result !== undefined);
+      return result;
+    });
+    if (counted) return unchecked.principal;
+  }
+  const principal = await authenticateOrCount(ctx);
+  await meterTenant(ctx, principal, exempt);
+  return principal;
 }
 
 /**
@@ -143,8 +183,7 @@ async function meterTenant(ctx: Context, principal: Principal, exempt: boolean):
  */
 export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
   return t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
-    const principal = await authenticateOrCount(ctx);
-    await meterTenant(ctx, principal, meta?.rateLimitExempt === true);
+    const principal = await authenticateAndMeter(ctx, meta?.rateLimitExempt === true);
     if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
     if (feature) assertPlanAllows(principal.plan, feature);
     assertBodyUsable(ctx);
@@ -157,19 +196,14 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
 }
 
 /**
- * Operator endpoints: `x-admin-token`; when ADMIN_TOKEN is unset they do not exist (404).
- * Order: rate limit (429) -> token (404/401) -> body and input (400/413).
+ * Operator endpoints: `x-admin-token`, or an operator's bearer token (ADMIN_EMAILS, email proven;
+ * the dashboard session of an operator arrives as one): src/identity/operator.ts. They do not
+ * exist (404) when neither ADMIN_TOKEN nor ADMIN_EMAILS is set.
+ * Order: rate limit (429) -> operator (404/401/403) -> body and input (400/413).
  */
 export const adminProcedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
   await meterCaller(ctx, meta?.rateLimitExempt === true);
-  const configured = ctx.svc.config.adminToken;
-  if (!configured) throw new AppError('not_found', 'No such endpoint.');
-  const given = header(ctx.headers, 'x-admin-token') ?? '';
-  const a = Buffer.from(given);
-  const b = Buffer.from(configured);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    throw new AppError('unauthorized', 'A valid x-admin-token header is required.');
-  }
+  await assertOperator(ctx.svc, { adminToken: header(ctx.headers, 'x-admin-token'), authorization: header(ctx.headers, 'authorization') });
   assertBodyUsable(ctx);
   await assertAcceptableInput(getRawInput, meta);
   return next();
