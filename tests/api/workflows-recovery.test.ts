@@ -1,0 +1,256 @@
+/**
+ * Durability of workflow runs (issue #15): the service runs as a child process (`node --import
+ * tsx server.ts`); a run's flaky step fails its first attempt and waits out its retry backoff in
+ * the database when the process is killed with SIGKILL; a new process on the same data (the
+ * same PGlite DATA_DIR, or the same PostgreSQL database) resumes the run without re-executing
+ * the steps that finished: every step attempt is exactly one execution record.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { ADMIN_TOKEN, backends, createTestDatabase, TEST_REDIS_URL } from '../harness';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Variables of DESIGN.md §3 that must come from this test only, never from the outer env. */
+const CONFIG_VARS = [
+  'PORT',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'UPSTASH_REDIS_REST_URL',
+  'UPSTASH_REDIS_REST_TOKEN',
+  'ADMIN_TOKEN',
+  'ADMIN_EMAILS',
+  'ENCRYPTION_KEY',
+  'SESSION_SECRET',
+  'PUBLIC_BASE_URL',
+  'TRUST_PROXY',
+  'WEBHOOK_RETRY_SCHEDULE_MS',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_ALLOW_PRIVATE',
+  'LOG_LEVEL',
+  'AMP_NO_NEXT',
+];
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  output(): string;
+  exited: Promise<void>;
+}
+
+/** Starts `server.ts` as a child process and waits for GET /api/v1/health to answer 200. */
+async function startChild(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<Child> {
+  const port = await freePort();
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARS) delete childEnv[name];
+  for (const [k, v] of Object.entries({ ...env, PORT: String(port) })) if (v !== undefined) childEnv[k] = v;
+  // process.execPath is the project's Node 24 (the system node is 20).
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (b: Buffer) => {
+    out = (out + b.toString('utf8')).slice(-20_000);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const child: Child = { proc, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new Error(`service exited during start-up (${proc.exitCode ?? proc.signalCode}):\n${out}`);
+    }
+    try {
+      const res = await fetch(`${child.url}/api/v1/health`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return child;
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(200);
+  }
+  await killChild(child, 'SIGKILL');
+  throw new Error(`service did not become healthy in ${timeoutMs} ms:\n${out}`);
+}
+
+async function killChild(child: Child | undefined, signal: NodeJS.Signals): Promise<void> {
+  if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill(signal);
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 15_000);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+async function call(child: Child, p: string, opts: { method?: string; key?: string; admin?: boolean; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.key) headers['x-api-key'] = opts.key;
+  if (opts.admin) headers['x-admin-token'] = ADMIN_TOKEN;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(child.url + p, {
+    method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
+    headers,
+    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body, text };
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Answers `/flaky` by dropping the connection the first time (a module_error), then 200. */
+async function startFlaky(): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
+  let hits = 0;
+  const server = createHttpServer((req, res) => {
+    hits++;
+    if (hits === 1) return req.socket.destroy();
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ ok: true }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/flaky`, hits: () => hits, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** Long enough that the kill surely comes while the retry waits in the database. */
+const BACKOFF_MS = 20_000;
+
+backends.describe('workflow run after a crash (%s)', (backend) => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-workflow-crash-'));
+  const children: Child[] = [];
+  let dropDatabase: (() => Promise<void>) | undefined;
+  let flaky: Awaited<ReturnType<typeof startFlaky>> | undefined;
+
+  afterAll(async () => {
+    for (const c of children) await killChild(c, 'SIGKILL');
+    await flaky?.close();
+    await dropDatabase?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(
+    'SIGKILL while a step waits for its retry: a restarted service finishes the run, each step attempt executed exactly once',
+    async () => {
+      const env: Record<string, string | undefined> = {
+        AMP_NO_NEXT: '1',
+        NODE_ENV: 'test',
+        DATA_DIR: dataDir,
+        ADMIN_TOKEN,
+        WEBHOOK_ALLOW_PRIVATE: '1',
+        LOG_LEVEL: 'error',
+        REGISTER_LIMIT_PER_HOUR: '10000',
+      };
+      if (backend === 'postgres') {
+        const db = await createTestDatabase();
+        dropDatabase = db.drop;
+        env.DATABASE_URL = db.url;
+        env.REDIS_URL = TEST_REDIS_URL;
+      }
+      flaky = await startFlaky();
+
+      const first = await startChild(env);
+      children.push(first);
+      const reg = await call(first, '/api/v1/auth/register', { body: { agent_name: 'crash-agent', owner_email: `wf-crash-${Date.now()}@example.com` } });
+      expect(reg.status, reg.text).toBe(201);
+      const key: string = reg.body.api_key;
+      const plan = await call(first, `/api/v1/admin/tenants/${reg.body.tenant_id}/plan`, { method: 'PUT', admin: true, body: { plan: 'business' } });
+      expect(plan.status, plan.text).toBe(200);
+      const wf = await call(first, '/api/v1/workflows', {
+        key,
+        body: {
+          name: 'crash',
+          steps: [
+            { id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } },
+            { id: 'b', module: 'http', action: 'fetch', input: { url: `${flaky.url}?slug={{steps.a.output.slug}}` }, depends_on: ['a'], retry: { max_attempts: 2, backoff_ms: BACKOFF_MS, backoff: 'fixed' } },
+            { id: 'c', module: 'text', action: 'change_case', input: { text: '{{steps.a.output.slug}}', to: 'constant' }, depends_on: ['b'] },
+            { id: 'd', module: 'text', action: 'change_case', input: { text: '{{steps.a.output.slug}}', to: 'camel' }, depends_on: ['b'] },
+            { id: 'e', module: 'json', action: 'merge', input: { objects: ['{{steps.c.output}}', { camel: '{{steps.d.output.result}}', status: '{{steps.b.output.status}}' }] }, depends_on: ['c', 'd'] },
+          ],
+        },
+      });
+      expect(wf.status, wf.text).toBe(201);
+      const run = await call(first, `/api/v1/workflows/${wf.body.id}/runs`, { key, body: { input: { title: 'Crash Test' } } });
+      expect(run.status, run.text).toBe(202);
+      const runPath = `/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}`;
+
+      // b's first attempt failed and its retry waits (20 s) in pg-boss: kill now.
+      const before = await until(
+        "b's first attempt to fail with its retry scheduled",
+        async () => {
+          const res = await call(first, runPath, { key });
+          const b = res.body.steps?.find((x: any) => x.id === 'b');
+          return b?.status === 'pending' && b.attempts === 1 ? res.body : undefined;
+        },
+        90_000,
+      );
+      first.proc.kill('SIGKILL');
+      await first.exited;
+      expect(before.steps.map((x: any) => x.status)).toEqual(['succeeded', 'pending', 'pending', 'pending', 'pending']);
+      expect(flaky.hits()).toBe(1);
+
+      const second = await startChild(env);
+      children.push(second);
+      const done = await until(
+        'the run to finish on the restarted service',
+        async () => {
+          const res = await call(second, runPath, { key });
+          return ['completed', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
+        },
+        BACKOFF_MS + 120_000,
+        500,
+      );
+      expect(done.status, JSON.stringify(done)).toBe('completed');
+      expect(done.steps.map((x: any) => [x.id, x.status, x.attempts, x.execution_ids.length])).toEqual([
+        ['a', 'succeeded', 1, 1],
+        ['b', 'succeeded', 2, 2],
+        ['c', 'succeeded', 1, 1],
+        ['d', 'succeeded', 1, 1],
+        ['e', 'succeeded', 1, 1],
+      ]);
+      expect(done.output).toEqual({ e: { result: { result: 'CRASH_TEST', camel: 'crashTest', status: 200 } } });
+      expect(flaky.hits()).toBe(2);
+
+      // The execution records: exactly one per step attempt, none interrupted, all from the workflow.
+      const list = await call(second, '/api/v1/executions?limit=100', { key });
+      expect(list.status, list.text).toBe(200);
+      const records: any[] = list.body.data;
+      expect(records).toHaveLength(6);
+      expect(records.every((r) => r.source === 'workflow')).toBe(true);
+      expect(new Set(records.map((r) => r.execution_id))).toEqual(new Set(done.steps.flatMap((x: any) => x.execution_ids)));
+      expect(records.filter((r) => r.status === 'failed').map((r) => r.error.code)).toEqual(['module_error']);
+      const usage = await call(second, '/api/v1/billing/usage', { key });
+      expect(usage.body.executions.used).toBe(6);
+    },
+    BACKOFF_MS + 400_000,
+  );
+});
