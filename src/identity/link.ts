@@ -58,7 +58,12 @@ export async function tenantOfIdentity(svc: Services, claims: BearerClaims, toke
   return tenantOfIdentity(svc, { ...claims, email: null });
 }
 
-async function emailIsProven(svc: Services, claims: BearerClaims, token: string | undefined): Promise<boolean> {
+/**
+ * Whether the identity's email is proven: an external token's top-level `email_verified` (or the
+ * external provider's own confirmation), or the built-in provider's mailed confirmation (only when
+ * SMTP_URL is set). Used to link an owner's tenant and to recognise operators (ADMIN_EMAILS).
+ */
+export async function emailIsProven(svc: Services, claims: BearerClaims, token: string | undefined): Promise<boolean> {
   if (!claims.builtin) return claims.emailVerified || (token !== undefined && (await externalEmailConfirmed(svc, token, claims.email!)));
   // The built-in provider confirms emails without mail when SMTP_URL is unset: no proof then.
   if (!svc.config.smtpUrl) return false;

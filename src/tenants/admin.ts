@@ -1,7 +1,8 @@
-import { desc } from 'drizzle-orm';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import { changePlan, presentAdminPlanChange } from '../billing/change-plan';
 import { parseUsd } from '../billing/money';
-import { tenants } from '../db/schema';
+import { tenants, usageCounters, webhookSubscriptions } from '../db/schema';
+import { cycleStart } from '../metering/cycle';
 import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
 import type { Services } from '../services';
 import { presentTenant } from './present';
@@ -16,7 +17,33 @@ export async function listTenants(svc: Services, input: { limit: number; cursor?
     .where(beforeCursor(tenants.createdAt, tenants.id, after))
     .orderBy(desc(tenants.createdAt), desc(tenants.id))
     .limit(input.limit + 1);
-  return toPage(rows, input.limit, presentTenant);
+  const ids = rows.slice(0, input.limit).map((r) => r.id);
+  const [usage, disabled] = ids.length ? await Promise.all([cycleUsage(svc, ids), disabledWebhookCounts(svc, ids)]) : [new Map(), new Map()];
+  return toPage(rows, input.limit, (row) => ({
+    ...presentTenant(row),
+    executions_this_cycle: usage.get(row.id) ?? 0,
+    disabled_webhooks: disabled.get(row.id) ?? 0,
+  }));
+}
+
+/** Executions counted this cycle per tenant (the same counter the quota checks). */
+async function cycleUsage(svc: Services, tenantIds: string[]): Promise<Map<string, number>> {
+  const u = usageCounters;
+  const rows = await svc.db
+    .select({ tenantId: u.tenantId, executions: u.executions })
+    .from(u)
+    .where(and(inArray(u.tenantId, tenantIds), eq(u.cycleStart, cycleStart(new Date()))));
+  return new Map(rows.map((r) => [r.tenantId, r.executions]));
+}
+
+async function disabledWebhookCounts(svc: Services, tenantIds: string[]): Promise<Map<string, number>> {
+  const s = webhookSubscriptions;
+  const rows = await svc.db
+    .select({ tenantId: s.tenantId, n: count() })
+    .from(s)
+    .where(and(inArray(s.tenantId, tenantIds), eq(s.status, 'disabled')))
+    .groupBy(s.tenantId);
+  return new Map(rows.map((r) => [r.tenantId, r.n]));
 }
 
 /**

@@ -55,7 +55,12 @@ export const tenantView = z.object({
 });
 
 export const listTenantsInput = z.strictObject({ ...listParams });
-export const tenantList = pageSchema(tenantView);
+/** An operator's row: the tenant with this cycle's usage and what needs attention. */
+export const adminTenantView = tenantView.extend({
+  executions_this_cycle: z.number().int().describe('Executions counted in the current billing cycle (against `terms.executions_per_month`)'),
+  disabled_webhooks: z.number().int().describe('Webhook subscriptions disabled after repeated failures'),
+});
+export const tenantList = pageSchema(adminTenantView);
 
 /** A non-negative USD amount: a decimal string or a number, at most 6 decimals. */
 const usdInput = z

@@ -3,9 +3,14 @@ import { adminPlanChangeView, changePlanInput, listTenantsInput, tenantList } fr
 import { adminProcedure, router } from '../trpc';
 import { enableWebhook } from '../../webhooks/subscriptions';
 import { webhookIdInput, webhookView } from '../../webhooks/schema';
+import { listDisabledWebhooks, listFailedDeliveries } from '../../webhooks/admin';
+import { adminDisabledWebhookList, adminFailedDeliveryList, adminPageInput } from '../../webhooks/admin-schema';
 
 const tags = ['admin'];
-const errorResponses = { 401: 'Missing or wrong `x-admin-token` (`unauthorized`)' };
+const errorResponses = {
+  401: "Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`)",
+  403: 'A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`)',
+};
 
 export const adminRouter = router({
   listTenants: adminProcedure
@@ -60,4 +65,40 @@ export const adminRouter = router({
     .input(webhookIdInput)
     .output(webhookView)
     .mutation(({ ctx, input }) => enableWebhook(ctx.svc, null, input.id)),
+
+  disabledWebhooks: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/admin/webhooks/disabled',
+        protect: false,
+        tags,
+        summary: 'List disabled webhook subscriptions of every tenant (operators)',
+        description:
+          'Subscriptions the service disabled after repeated failed deliveries, most recently disabled first, each with its tenant ' +
+          '(`tenant_id`, `agent_name`, `owner_email`); paginated (`limit`, `cursor`). Re-enable one with `POST /api/v1/admin/webhooks/{id}/enable`.',
+        errorResponses: { 400: 'Invalid query', ...errorResponses },
+      },
+    })
+    .input(adminPageInput)
+    .output(adminDisabledWebhookList)
+    .query(({ ctx, input }) => listDisabledWebhooks(ctx.svc, input)),
+
+  failedDeliveries: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/admin/webhooks/failed-deliveries',
+        protect: false,
+        tags,
+        summary: 'List failed webhook deliveries of every tenant (operators)',
+        description:
+          'Deliveries whose every attempt failed, newest first, with their attempts (status codes, latency, error, response excerpt), ' +
+          'the subscription and its receiver URL and the tenant; paginated (`limit`, `cursor`).',
+        errorResponses: { 400: 'Invalid query', ...errorResponses },
+      },
+    })
+    .input(adminPageInput)
+    .output(adminFailedDeliveryList)
+    .query(({ ctx, input }) => listFailedDeliveries(ctx.svc, input)),
 });

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { listParams, pageSchema } from '../lib/pagination';
+import { deliveryView, webhookView } from './schema';
+
+/** The tenant a cross-tenant row belongs to. */
+const ownerFields = {
+  tenant_id: z.string(),
+  agent_name: z.string(),
+  owner_email: z.string(),
+};
+
+export const adminPageInput = z.strictObject({ ...listParams });
+
+export const adminDisabledWebhookList = pageSchema(webhookView.extend(ownerFields));
+
+export const adminFailedDeliveryList = pageSchema(
+  deliveryView.extend({
+    subscription_id: z.string(),
+    url: z.string().describe("The subscription's receiver"),
+    ...ownerFields,
+  }),
+);
