@@ -1,4 +1,4 @@
-import { and, desc, eq, gte } from 'drizzle-orm';
+import { and, desc, eq, gte, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { executions } from '../db/schema';
@@ -13,6 +13,7 @@ export const listExecutionsInput = z.strictObject({
   module: z.string().max(30).optional(),
   status: z.enum(['running', 'success', 'failed']).optional(),
   since: isoDateTime().optional(),
+  until: isoDateTime().optional().describe('Only executions created before this instant (ISO 8601); with `since`, a time range'),
 });
 
 /** GET /api/v1/executions/{id}: the record with its full output. Another tenant's is 404. */
@@ -26,7 +27,7 @@ export async function getExecution(svc: Services, principal: Principal, id: stri
   return { ...presentExecution(row), output: row.output ?? null };
 }
 
-/** GET /api/v1/executions: newest first; filters module, status, since. */
+/** GET /api/v1/executions: newest first; filters module, status, since, until. */
 export async function listExecutions(svc: Services, principal: Principal, input: z.infer<typeof listExecutionsInput>) {
   const after = decodeCursor(input.cursor);
   const rows = await svc.db
@@ -38,6 +39,7 @@ export async function listExecutions(svc: Services, principal: Principal, input:
         input.module ? eq(executions.module, input.module) : undefined,
         input.status ? eq(executions.status, input.status) : undefined,
         input.since ? gte(executions.createdAt, new Date(input.since)) : undefined,
+        input.until ? lt(executions.createdAt, new Date(input.until)) : undefined,
         beforeCursor(executions.createdAt, executions.id, after),
       ),
     )

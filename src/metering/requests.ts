@@ -26,6 +26,22 @@ export async function consumeRequest(svc: Services, principal: Principal, exempt
 }
 
 /**
+ * GET /api/v1/me/rate-limit: the tenant's request pool as it stands, read without counting
+ * (the limiter's current sliding window, shared by every key and token of the tenant).
+ */
+export async function requestWindow(svc: Services, principal: Principal) {
+  const result = await svc.limiter.limit(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, 0);
+  return {
+    limit: result.limit,
+    // The window never admits more than the limit; after a lower limit took effect it may hold more, shown as the limit.
+    used: result.limit - result.remaining,
+    remaining: result.remaining,
+    window_seconds: REQUEST_WINDOW_MS / 1000,
+    reset_at: new Date(result.resetAt).toISOString(),
+  };
+}
+
+/**
  * consumeRequest in the same Redis round trip as a check that the auth version (src/keys/cache.ts)
  * is still `version`: undefined (nothing counted) when it is not, or when Redis cannot check it.
  */

@@ -27,7 +27,7 @@ export const executionsRouter = router({
         path: '/api/v1/executions',
         tags: ['executions'],
         summary: 'List executions',
-        description: 'Newest first; filters `module`, `status`, `since` (ISO 8601).',
+        description: 'Newest first; filters `module`, `status`, and the time range `since` (inclusive) to `until` (exclusive), both ISO 8601.',
         errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
       },
     })
