@@ -7,7 +7,7 @@ import { Button } from './ui/button';
 export function SiteHeader({ session }: { session: DashboardSessionView | null }) {
   const who = session ? (session.email ?? `Tenant ${session.tenantId?.slice(0, 8) ?? ''} (API key)`) : null;
   return (
-    <header className="border-b border-slate-200 bg-white/80 backdrop-blur dark:border-slate-800 dark:bg-slate-950/80">
+    <header className="border-b border-slate-200 bg-white/80 backdrop-blur dark:border-slate-800 dark:bg-slate-950/80 print:hidden">
       <div className="mx-auto flex h-14 max-w-7xl items-center justify-between gap-4 px-4 sm:px-6">
         <Link href="/" className="rounded-sm font-semibold tracking-tight focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500">
           Agent Module Platform
