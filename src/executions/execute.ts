@@ -1,19 +1,12 @@
-import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
-import { thresholdEvents } from '../billing/thresholds';
-import { installInTx } from '../catalog/install';
 import { findVisibleModule } from '../catalog/queries';
-import { executions, type ExecutionRow } from '../db/schema';
-import { afterEvents, recordEvent } from '../events/record';
-import { newId } from '../lib/ids';
-import { storableJson, storableText } from '../lib/storable';
 import { acquireExecutionSlot } from '../metering/slots';
-import { reserveExecutions } from '../metering/usage';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { admit, runValidated, workerQueue, type Outcome } from './engine';
 import type { Lease } from './fair-queue';
-import { executionEventData, presentExecution } from './present';
+import { presentExecution } from './present';
+import { finishExecution, startExecution } from './records';
 
 export interface ExecuteInput {
   module: string;
@@ -35,9 +28,9 @@ export interface ExecuteOptions {
  *      when none frees up within EXECUTION_QUEUE_WAIT_MS)
  *   -> one transaction: reserve quota (429 `quota_exceeded`), install on first use
  *      (module.installed; refused by the module limit, the reservation rolls back), create the
- *      `running` row
+ *      `running` row (group-committed with concurrent calls' starts, see records.ts)
  *   -> validate input against the action's schema -> run (its deadline starts now)
- *   -> finish the row and write its event in one transaction.
+ *   -> finish the row and write its event in one transaction (group-committed too).
  * Validation failures, module errors and timeouts are failed executions (recorded, counted,
  * `execution.failed`) thrown as 422/502/504 with the record under `execution`.
  */
@@ -84,80 +77,4 @@ export async function executeAction(svc: Services, principal: Principal, call: E
     lease?.release();
     await release();
   }
-}
-
-async function startExecution(svc: Services, principal: Principal, call: ExecuteInput, opts: ExecuteOptions, install: boolean): Promise<ExecutionRow> {
-  const { row, used, installed, billing } = await svc.db.transaction(async (tx) => {
-    // The quota first: its row lock serialises the tenant's starts, so the install's lock on the
-    // tenant row (taken after it) cannot deadlock with another start's foreign-key check.
-    const reservation = await reserveExecutions(tx, principal, 1);
-    // Crossing 80% or 100% of the quota: recorded with the reservation that crossed it.
-    const billing = [];
-    for (const crossed of thresholdEvents(principal, reservation, 1)) billing.push(await recordEvent(svc, tx, principal.tenantId, crossed.type, crossed.data));
-    // Install on first use only once admitted; refused by the module limit, nothing is counted.
-    const installed = install ? await installInTx(svc, tx, principal, call.module, 'first_use') : undefined;
-    const [inserted] = await tx
-      .insert(executions)
-      .values({
-        id: newId('exe'),
-        tenantId: principal.tenantId,
-        module: call.module,
-        action: call.action,
-        status: 'running',
-        requestId: opts.requestId,
-        keyId: principal.keyId ?? null,
-        inputBytes: Buffer.byteLength(JSON.stringify(call.input)),
-        source: opts.source ?? 'api',
-      })
-      .returning();
-    return { row: inserted!, used: reservation.used, installed, billing };
-  });
-  afterEvents(svc, installed?.event, ...billing);
-  svc.usage.note(principal.tenantId, used);
-  return row;
-}
-
-/**
- * Finishes the row and writes its event in one transaction. Everything written is storable text
- * (U+0000 and lone surrogates become U+FFFD in the output, its keys and the error message; the
- * caller still gets the original). Should that write fail all the same, the execution is still
- * finished, as failed with a generic message and its event, and that is what the caller gets.
- */
-async function finishExecution(svc: Services, row: ExecutionRow, outcome: Outcome, latencyMs: number): Promise<{ finished: ExecutionRow; outcome: Outcome }> {
-  try {
-    return { finished: await writeFinish(svc, row, outcome, latencyMs), outcome };
-  } catch (err) {
-    svc.logger.error({ err: String(err), execution_id: row.id }, 'could not record the execution outcome; recording it as failed');
-    const failed: Outcome = { ok: false, code: 'module_error', message: 'The action result could not be recorded.' };
-    return { finished: await writeFinish(svc, row, failed, latencyMs), outcome: failed };
-  }
-}
-
-async function writeFinish(svc: Services, row: ExecutionRow, outcome: Outcome, latencyMs: number): Promise<ExecutionRow> {
-  const serialized = outcome.ok ? JSON.stringify(outcome.output ?? null) : undefined;
-  const { finished, event } = await svc.db.transaction(async (tx) => {
-    const [finished] = await tx
-      .update(executions)
-      .set({
-        status: outcome.ok ? 'success' : 'failed',
-        output: outcome.ok ? storableJson(outcome.output ?? null, serialized) : null,
-        outputBytes: serialized === undefined ? null : Buffer.byteLength(serialized),
-        errorCode: outcome.ok ? null : outcome.code,
-        errorMessage: outcome.ok ? null : storableText(outcome.message),
-        latencyMs,
-        finishedAt: new Date(),
-      })
-      .where(eq(executions.id, row.id))
-      .returning();
-    const event = await recordEvent(
-      svc,
-      tx,
-      row.tenantId,
-      outcome.ok ? 'execution.completed' : 'execution.failed',
-      executionEventData(finished!, outcome.ok ? outcome.output : undefined),
-    );
-    return { finished: finished!, event };
-  });
-  afterEvents(svc, event);
-  return finished;
 }

@@ -1,0 +1,375 @@
+/**
+ * The books of an execution, written by group commit (group-commit.ts): the start (quota
+ * reservation, billing threshold events, the `running` row) and the finish (the finished row,
+ * its event and the event's webhook deliveries) of many concurrent executions are each written
+ * in one transaction of one statement (plus the rare threshold events and deliveries), and each
+ * caller gets its row only after that commit. The usage counter is moved once per tenant per
+ * flush, in the statement itself: no lock is held across a round trip of one execution.
+ *
+ * A call that installs its module on first use starts alone (startOne: the tenant row lock and
+ * the module limit); so does every call of a flush whose transaction failed, and of a tenant
+ * whose whole group does not fit in its pausing quota, so the quota is decided per call exactly
+ * as unbatched. A finish flush that fails is retried per call (finishOne).
+ */
+import { eq, sql, type SQL } from 'drizzle-orm';
+import pg from 'pg';
+import type { Principal } from '../auth/principal';
+import { thresholdEvents } from '../billing/thresholds';
+import { installInTx } from '../catalog/install';
+import { queryRows, type Executor } from '../db';
+import { executions, type ExecutionRow } from '../db/schema';
+import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
+import { newId } from '../lib/ids';
+import { storableJson, storableText } from '../lib/storable';
+import { cycleStart, nextCycleStart } from '../metering/cycle';
+import { quotaExceeded, quotaOf, reserveExecutions } from '../metering/usage';
+import type { Services } from '../services';
+import { createDeliveries, subscribedTo, WEBHOOK_PLANS, type NewDelivery } from '../webhooks/fanout';
+import type { Outcome } from './engine';
+import { GroupCommit, type Pending } from './group-commit';
+import { executionEventData } from './present';
+
+export interface StartRequest {
+  principal: Principal;
+  call: { module: string; action: string; input: Record<string, unknown> };
+  opts: { requestId: string; source?: ExecutionRow['source'] };
+}
+
+export interface Finished {
+  finished: ExecutionRow;
+  /** What the caller gets: the outcome, or a recorded failure when the outcome could not be written. */
+  outcome: Outcome;
+}
+
+interface FinishRequest {
+  row: ExecutionRow;
+  outcome: Outcome;
+  latencyMs: number;
+}
+
+/** Calls per flush at most; a batch request's 10 calls and 50 connections' worth fit in one. */
+const MAX_BATCH = 256;
+
+const committers = new WeakMap<Services, { starts: GroupCommit<StartRequest, ExecutionRow>; finishes: GroupCommit<FinishRequest, Finished> }>();
+
+function committersOf(svc: Services) {
+  let c = committers.get(svc);
+  if (!c) {
+    // PGlite runs one transaction at a time: a second flush in flight would only queue behind it.
+    const maxInFlight = svc.database.kind === 'postgres' ? 2 : 1;
+    c = {
+      starts: new GroupCommit((batch) => flushStarts(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
+      finishes: new GroupCommit((batch) => flushFinishes(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
+    };
+    committers.set(svc, c);
+  }
+  return c;
+}
+
+/**
+ * Admits the call: reserves one execution of the quota (429 `quota_exceeded` past a pausing
+ * quota), records crossed billing thresholds, installs on first use when `install`, and creates
+ * the `running` row; all committed before this returns.
+ */
+export function startExecution(svc: Services, principal: Principal, call: StartRequest['call'], opts: StartRequest['opts'], install: boolean): Promise<ExecutionRow> {
+  if (install) return startOne(svc, principal, call, opts, true);
+  return committersOf(svc).starts.submit({ principal, call, opts });
+}
+
+/**
+ * Finishes the row and writes its event (and deliveries) in one transaction. Everything written
+ * is storable text (U+0000 and lone surrogates become U+FFFD in the output, its keys and the
+ * error message; the caller still gets the original). Should that write fail all the same, the
+ * execution is still finished, as failed with a generic message and its event, and that is what
+ * the caller gets.
+ */
+export function finishExecution(svc: Services, row: ExecutionRow, outcome: Outcome, latencyMs: number): Promise<Finished> {
+  return committersOf(svc).finishes.submit({ row, outcome, latencyMs });
+}
+
+function newRunningRow(principal: Principal, call: StartRequest['call'], opts: StartRequest['opts']) {
+  return {
+    id: newId('exe'),
+    tenantId: principal.tenantId,
+    module: call.module,
+    action: call.action,
+    status: 'running' as const,
+    requestId: opts.requestId,
+    keyId: principal.keyId ?? null,
+    inputBytes: Buffer.byteLength(JSON.stringify(call.input)),
+    source: opts.source ?? 'api',
+  };
+}
+
+/** One call's start in its own transaction (first use, and the fallback of a flush). */
+async function startOne(svc: Services, principal: Principal, call: StartRequest['call'], opts: StartRequest['opts'], install: boolean): Promise<ExecutionRow> {
+  const { row, used, installed, billing } = await svc.db.transaction(async (tx) => {
+    // The quota first: its row lock serialises the tenant's starts, so the install's lock on the
+    // tenant row (taken after it) cannot deadlock with another start's foreign-key check.
+    const reservation = await reserveExecutions(tx, principal, 1);
+    // Crossing 80% or 100% of the quota: recorded with the reservation that crossed it.
+    const billing = [];
+    for (const crossed of thresholdEvents(principal, reservation, 1)) billing.push(await recordEvent(svc, tx, principal.tenantId, crossed.type, crossed.data));
+    // Install on first use only once admitted; refused by the module limit, nothing is counted.
+    const installed = install ? await installInTx(svc, tx, principal, call.module, 'first_use') : undefined;
+    const [inserted] = await tx.insert(executions).values(newRunningRow(principal, call, opts)).returning();
+    return { row: inserted!, used: reservation.used, installed, billing };
+  });
+  afterEvents(svc, installed?.event, ...billing);
+  svc.usage.note(principal.tenantId, used);
+  return row;
+}
+
+/**
+ * One statement for the whole flush: per tenant (in tenant order, so concurrent flushes lock
+ * counters in the same order), the counter moves by the tenant's number of calls, or not at all
+ * when they do not all fit in a pausing quota; the `running` rows of the tenants it moved are
+ * inserted. Returns one row per started execution with its tenant's count after the flush.
+ */
+const START_SQL = `
+with req as (
+  select * from jsonb_to_recordset($1::jsonb) as r(tenant_id uuid, n int, quota int, pauses boolean)
+),
+counted as (
+  insert into usage_counters as u (tenant_id, cycle_start, executions, overage, updated_at)
+  select r.tenant_id, $3::date, r.n, greatest(0, r.n - r.quota), now() from req r
+  where not r.pauses or r.n <= r.quota
+  order by r.tenant_id
+  on conflict (tenant_id, cycle_start) do update set
+    executions = u.executions + excluded.executions,
+    overage = u.overage + (select greatest(0, u.executions + excluded.executions - r.quota) - greatest(0, u.executions - r.quota) from req r where r.tenant_id = u.tenant_id),
+    updated_at = excluded.updated_at
+  where (select not r.pauses or u.executions + excluded.executions <= r.quota from req r where r.tenant_id = u.tenant_id)
+  returning u.tenant_id, u.executions
+),
+started as (
+  insert into executions (id, tenant_id, module, action, status, request_id, key_id, input_bytes, source)
+  select e.id, e.tenant_id, e.module, e.action, 'running', e.request_id, e.key_id, e.input_bytes, e.source
+  from jsonb_to_recordset($2::jsonb) as e(id text, tenant_id uuid, module text, action text, request_id text, key_id text, input_bytes int, source text)
+  join counted c on c.tenant_id = e.tenant_id
+  order by e.tenant_id
+  returning id, tenant_id, created_at
+)
+select s.id, s.created_at, c.executions from started s join counted c on c.tenant_id = s.tenant_id`;
+
+interface TenantGroup {
+  principal: Principal;
+  quota: number | null;
+  pauses: boolean;
+  entries: { pending: Pending<StartRequest, ExecutionRow>; row: ReturnType<typeof newRunningRow> }[];
+}
+
+async function flushStarts(svc: Services, batch: Pending<StartRequest, ExecutionRow>[]): Promise<void> {
+  const now = new Date();
+  const { groups, alone } = groupByTenant(batch);
+  let written: { started: Map<string, { createdAt: Date; used: number }>; billing: RecordedEvent[] };
+  try {
+    written = await svc.db.transaction(async (tx) => {
+      const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc, tx, 'amp_start_executions', START_SQL, [
+        JSON.stringify(groups.map((g) => ({ tenant_id: g.principal.tenantId, n: g.entries.length, quota: g.quota, pauses: g.pauses }))),
+        JSON.stringify(groups.flatMap((g) => g.entries.map(({ row: r }) => ({ id: r.id, tenant_id: r.tenantId, module: r.module, action: r.action, request_id: r.requestId, key_id: r.keyId, input_bytes: r.inputBytes, source: r.source })))),
+        cycleStart(now),
+      ]);
+      const started = new Map(rows.map((r) => [r.id, { createdAt: new Date(r.created_at), used: Number(r.executions) }]));
+      const billing: RecordedEvent[] = [];
+      for (const g of groups) {
+        const used = started.get(g.entries[0]!.row.id)?.used;
+        if (used === undefined) continue;
+        // Each call's own count, as if they had started one after the other: a threshold is crossed by exactly one of them.
+        for (let i = 0; i < g.entries.length; i++) {
+          const reservation = { used: used - g.entries.length + 1 + i, limit: g.quota, remaining: null, overage: 0, resetAt: nextCycleStart(now) };
+          for (const crossed of thresholdEvents(g.principal, reservation, 1)) billing.push(await recordEvent(svc, tx, g.principal.tenantId, crossed.type, crossed.data));
+        }
+      }
+      return { started, billing };
+    });
+  } catch (err) {
+    svc.logger.warn({ err: String(err), calls: batch.length }, 'execution start flush failed; starting each call on its own');
+    await Promise.all(batch.map((p) => settle(p, () => startOne(svc, p.item.principal, p.item.call, p.item.opts, false))));
+    return;
+  }
+  afterEvents(svc, ...written.billing);
+  for (const g of groups) {
+    const first = written.started.get(g.entries[0]!.row.id);
+    if (first) {
+      svc.usage.note(g.principal.tenantId, first.used);
+      for (const { pending, row } of g.entries) {
+        pending.resolve({ ...row, errorCode: null, errorMessage: null, output: null, latencyMs: null, outputBytes: null, createdAt: written.started.get(row.id)!.createdAt, finishedAt: null });
+      }
+    } else if (g.entries.length === 1) {
+      g.entries[0]!.pending.reject(quotaExceeded(g.quota!, nextCycleStart(now), now));
+    } else {
+      // Not all of the group fits in the quota: each call is decided on its own.
+      alone.push(...g.entries.map((e) => e.pending));
+    }
+  }
+  await Promise.all(alone.map((p) => settle(p, () => startOne(svc, p.item.principal, p.item.call, p.item.opts, false))));
+}
+
+/**
+ * One group per tenant, in tenant order. Calls of a tenant under other terms than its first
+ * (a plan change while they were in flight) start alone, as do calls that could never fit in a
+ * pausing quota together.
+ */
+function groupByTenant(batch: Pending<StartRequest, ExecutionRow>[]) {
+  const byTenant = new Map<string, TenantGroup>();
+  const alone: Pending<StartRequest, ExecutionRow>[] = [];
+  for (const pending of batch) {
+    const { principal } = pending.item;
+    const { quota, pausesAtQuota } = quotaOf(principal);
+    const group = byTenant.get(principal.tenantId);
+    const row = newRunningRow(principal, pending.item.call, pending.item.opts);
+    if (!group) byTenant.set(principal.tenantId, { principal, quota, pauses: pausesAtQuota, entries: [{ pending, row }] });
+    else if (group.principal.plan === principal.plan && group.quota === quota && group.pauses === pausesAtQuota) group.entries.push({ pending, row });
+    else alone.push(pending);
+  }
+  const groups = [...byTenant.values()].sort((a, b) => (a.principal.tenantId < b.principal.tenantId ? -1 : 1));
+  return { groups, alone };
+}
+
+/**
+ * One statement for the whole flush: the finished rows, their events, and each event's tenant's
+ * active subscriptions (to create deliveries for, in the same transaction).
+ */
+const FINISH_SQL = `
+with v as (
+  select * from jsonb_to_recordset($1::jsonb) as v(id text, status text, output jsonb, output_bytes int, error_code text, error_message text,
+    latency_ms int, finished_at timestamptz, event_id text, tenant_id uuid, event_type text, event_data jsonb)
+),
+finished as (
+  update executions e set status = v.status, output = v.output, output_bytes = v.output_bytes, error_code = v.error_code,
+    error_message = v.error_message, latency_ms = v.latency_ms, finished_at = v.finished_at
+  from v where e.id = v.id
+  returning e.id
+),
+recorded as (
+  insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v
+  returning id, tenant_id
+)
+select r.id, (select count(*) from finished)::int as finished,
+  (select json_agg(json_build_object('id', s.id, 'events', s.events))
+     from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+    where s.tenant_id = r.tenant_id and s.status = 'active' and s.suspended_at is null and t.plan in (select jsonb_array_elements_text($2::jsonb))) as subscriptions
+from recorded r`;
+
+function finishedRow(row: ExecutionRow, outcome: Outcome, latencyMs: number) {
+  const serialized = outcome.ok ? JSON.stringify(outcome.output ?? null) : undefined;
+  const finished: ExecutionRow = {
+    ...row,
+    status: outcome.ok ? 'success' : 'failed',
+    output: outcome.ok ? storableJson(outcome.output ?? null, serialized) : null,
+    outputBytes: serialized === undefined ? null : Buffer.byteLength(serialized),
+    errorCode: outcome.ok ? null : outcome.code,
+    errorMessage: outcome.ok ? null : storableText(outcome.message),
+    latencyMs,
+    finishedAt: new Date(),
+  };
+  const data = executionEventData(finished, outcome.ok ? outcome.output : undefined);
+  const event = { id: newId('evt'), type: outcome.ok ? 'execution.completed' : 'execution.failed', data: storableJson(data) };
+  return { finished, event };
+}
+
+async function flushFinishes(svc: Services, batch: Pending<FinishRequest, Finished>[]): Promise<void> {
+  let deliveries: number;
+  const written = batch.map((p) => finishedRow(p.item.row, p.item.outcome, p.item.latencyMs));
+  try {
+    deliveries = await svc.db.transaction(async (tx) => {
+      const values = written.map(({ finished: f, event }) => ({
+        id: f.id,
+        status: f.status,
+        output: f.output,
+        output_bytes: f.outputBytes,
+        error_code: f.errorCode,
+        error_message: f.errorMessage,
+        latency_ms: f.latencyMs,
+        finished_at: f.finishedAt!.toISOString(),
+        event_id: event.id,
+        tenant_id: f.tenantId,
+        event_type: event.type,
+        event_data: event.data,
+      }));
+      const rows = await statementRows<{ id: string; finished: number; subscriptions: { id: string; events: string[] }[] | null }>(svc, tx, 'amp_finish_executions', FINISH_SQL, [
+        JSON.stringify(values),
+        JSON.stringify(WEBHOOK_PLANS),
+      ]);
+      if (rows.length !== batch.length || Number(rows[0]?.finished) !== batch.length) throw new Error('not every execution of the flush was found to finish');
+      const byEvent = new Map(written.map((w) => [w.event.id, w]));
+      const targets: NewDelivery[] = [];
+      for (const r of rows) {
+        const { finished: f, event } = byEvent.get(r.id)!;
+        for (const sub of r.subscriptions ?? []) {
+          if (subscribedTo(sub.events, event.type)) targets.push({ subscriptionId: sub.id, tenantId: f.tenantId, eventId: event.id, eventType: event.type });
+        }
+      }
+      await createDeliveries(svc, tx, targets, 'event');
+      return targets.length;
+    });
+  } catch (err) {
+    svc.logger.warn({ err: String(err), calls: batch.length }, 'execution finish flush failed; finishing each call on its own');
+    await Promise.all(batch.map((p) => settle(p, () => finishOne(svc, p.item.row, p.item.outcome, p.item.latencyMs))));
+    return;
+  }
+  if (deliveries > 0) svc.deliveryWorker.wake();
+  for (const [i, p] of batch.entries()) p.resolve({ finished: written[i]!.finished, outcome: p.item.outcome });
+}
+
+/** One call's finish in its own transaction; a write that fails is recorded as a failed execution. */
+async function finishOne(svc: Services, row: ExecutionRow, outcome: Outcome, latencyMs: number): Promise<Finished> {
+  try {
+    return { finished: await writeFinish(svc, row, outcome, latencyMs), outcome };
+  } catch (err) {
+    svc.logger.error({ err: String(err), execution_id: row.id }, 'could not record the execution outcome; recording it as failed');
+    const failed: Outcome = { ok: false, code: 'module_error', message: 'The action result could not be recorded.' };
+    return { finished: await writeFinish(svc, row, failed, latencyMs), outcome: failed };
+  }
+}
+
+async function writeFinish(svc: Services, row: ExecutionRow, outcome: Outcome, latencyMs: number): Promise<ExecutionRow> {
+  const { finished: values } = finishedRow(row, outcome, latencyMs);
+  const { finished, event } = await svc.db.transaction(async (tx) => {
+    const [finished] = await tx
+      .update(executions)
+      .set({
+        status: values.status,
+        output: values.output,
+        outputBytes: values.outputBytes,
+        errorCode: values.errorCode,
+        errorMessage: values.errorMessage,
+        latencyMs,
+        finishedAt: values.finishedAt,
+      })
+      .where(eq(executions.id, row.id))
+      .returning();
+    const event = await recordEvent(
+      svc,
+      tx,
+      row.tenantId,
+      outcome.ok ? 'execution.completed' : 'execution.failed',
+      executionEventData(finished!, outcome.ok ? outcome.output : undefined),
+    );
+    return { finished: finished!, event };
+  });
+  afterEvents(svc, event);
+  return finished;
+}
+
+function settle<R>(pending: Pending<unknown, R>, run: () => Promise<R>): Promise<void> {
+  return run().then(pending.resolve, pending.reject);
+}
+
+/**
+ * Runs a statement with `$n` parameters: on PostgreSQL as a named (prepared once per
+ * connection) statement, elsewhere (PGlite) through Drizzle.
+ */
+async function statementRows<T>(svc: Services, tx: Executor, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const client = (tx as unknown as { session?: { client?: unknown } }).session?.client;
+  if (svc.database.kind === 'postgres' && client instanceof pg.Client) {
+    return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
+  }
+  return queryRows<T>(tx, withParams(text, values));
+}
+
+function withParams(text: string, values: unknown[]): SQL {
+  const parts = text.split(/\$(\d+)/);
+  return sql.join(parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`)));
+}
