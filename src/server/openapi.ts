@@ -329,6 +329,7 @@ const TAGS = [
   { name: 'agent', description: 'For agents: several actions in one call (batch, chain) and the whole toolkit at once (arm).' },
   { name: 'certification', description: 'Certification runs of modules: start one for your module, read the report and the history. Tiers none < bronze < silver < gold.' },
   { name: 'trust', description: 'Trust scores of modules: their weighted components and history, and community feedback.' },
+  { name: 'workflows', description: 'Durable multi-step workflows: definitions (a DAG of module actions with templates and JSONata), runs with per-step status, retries and cancellation.' },
   { name: 'memory', description: 'Per-agent key-value memory with tags, TTL and full-text search.' },
   { name: 'webhooks', description: 'Webhook subscriptions (scope `*`, Pro and above), their deliveries, replay; the `webhooks` section documents what receivers get.' },
   { name: 'billing', description: 'Usage of the billing cycle, invoices (JSON and PDF) and plan changes. Money is USD decimal strings.' },
