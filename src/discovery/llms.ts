@@ -1,5 +1,6 @@
 import { LATENCY_BUDGET_MS, TIER_RULE } from '../certification/rule';
 import type { Services } from '../services';
+import { LATENCY_BEST_MS, LATENCY_WORST_MS, NEUTRAL_VALUE, TIER_VALUES, TRUST_WEIGHTS, TRUST_WINDOW_DAYS } from '../trust/score';
 import { API_TITLE } from '../version';
 import { discoveryDocument, type PublicModule } from './catalog';
 
@@ -14,6 +15,20 @@ const CORE_CATEGORIES = new Set(['text', 'data', 'documents', 'web', 'validation
 export function llmsTxt(svc: Services): Promise<Buffer> {
   return discoveryDocument(svc, 'llms.txt', (catalog) => renderLlmsTxt(svc.config.publicBaseUrl, catalog));
 }
+
+const COMPONENT_LABELS: Record<keyof typeof TRUST_WEIGHTS, string> = {
+  certification: `the certification tier (${Object.entries(TIER_VALUES)
+    .map(([tier, value]) => `${tier} ${value}`)
+    .join(', ')})`,
+  success_rate: `the ${TRUST_WINDOW_DAYS}-day execution success rate (all tenants)`,
+  latency: `the p95 latency (100 at ${LATENCY_BEST_MS} ms or less, 0 at ${LATENCY_WORST_MS} ms or more)`,
+  feedback: 'the average community rating (1-5 as 0-100)',
+};
+
+const trustFormula = () =>
+  Object.entries(TRUST_WEIGHTS)
+    .map(([name, weight]) => `${weight} × ${COMPONENT_LABELS[name as keyof typeof TRUST_WEIGHTS]}`)
+    .join(' + ');
 
 function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
   const actionCount = catalog.reduce((n, m) => n + m.actions.length, 0);
@@ -39,6 +54,8 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
     `Run an action with \`POST ${base}/api/v1/modules/{module}/execute\` and \`{"action": "...", "input": {...}}\`; the input must match the action's \`input_schema\` (see the module's page). Search with \`GET ${base}/api/v1/catalog/search?q=...\`; list every action with \`GET ${base}/api/v1/directory\`. Errors are JSON \`{error, message, request_id}\`; over the rate limit wait the \`Retry-After\` seconds.`,
     '',
     `Every module has a certification tier (\`none\` < \`bronze\` < \`silver\` < \`gold\`) and a trust score (0–100), shown in module views. Tiers come from certification runs (examples, generated malformed inputs, p95 latency against a ${LATENCY_BUDGET_MS} ms budget, metadata): ${TIER_RULE} Report: \`GET ${base}/api/v1/certification/{module}/report\`; trust: \`GET ${base}/api/v1/trust/{name}\`.`,
+    '',
+    `The trust score is ${trustFormula()}, rounded; each component is 0–100 and ${NEUTRAL_VALUE} without data (docs/trust.md). Rate a module your tenant executed with \`POST ${base}/api/v1/trust/{name}/feedback\` and \`{"rating": 1-5, "comment": "..."}\`.`,
     '',
     ...core.flatMap(([c, entries]) => section(c, entries)),
     '## Optional',
