@@ -53,6 +53,8 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
     '',
     `Run an action with \`POST ${base}/api/v1/modules/{module}/execute\` and \`{"action": "...", "input": {...}}\`; the input must match the action's \`input_schema\` (see the module's page). Search with \`GET ${base}/api/v1/catalog/search?q=...\`; list every action with \`GET ${base}/api/v1/directory\`. Errors are JSON \`{error, message, request_id}\`; over the rate limit wait the \`Retry-After\` seconds.`,
     '',
+    `Multi-step workflows: save a DAG of steps with \`POST ${base}/api/v1/workflows\` (\`{name, steps: [{id, module, action, input, depends_on?, retry?, if?}]}\`, inputs referencing \`{{input.x}}\` and \`{{steps.<id>.output.x}}\`), start a durable run with \`POST ${base}/api/v1/workflows/{id}/runs\` (202 \`{run_id}\`), and watch it with \`GET ${base}/api/v1/workflows/{id}/runs/{run_id}\` (per-step status and outputs).`,
+    '',
     `Every module has a certification tier (\`none\` < \`bronze\` < \`silver\` < \`gold\`) and a trust score (0–100), shown in module views. Tiers come from certification runs (examples, generated malformed inputs, p95 latency against a ${LATENCY_BUDGET_MS} ms budget, metadata): ${TIER_RULE} Report: \`GET ${base}/api/v1/certification/{module}/report\`; trust: \`GET ${base}/api/v1/trust/{name}\`.`,
     '',
     `The trust score is ${trustFormula()}, rounded; each component is 0–100 and ${NEUTRAL_VALUE} without data (docs/trust.md). Rate a module your tenant executed with \`POST ${base}/api/v1/trust/{name}/feedback\` and \`{"rating": 1-5, "comment": "..."}\`.`,

@@ -30,6 +30,7 @@ async function startGate(): Promise<Gate> {
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const name = new URL(req.url ?? '/', 'http://gate').pathname.split('/')[2] ?? '';
     res.setHeader('content-type', 'application/json');
+    if (req.url === '/article.json') return res.end(JSON.stringify({ title: 'hello workflows world', tags: ['a', 'b'] }));
     if (!req.url?.startsWith('/hold/')) return res.end(JSON.stringify({ path: req.url }));
     held.set(name, [...(held.get(name) ?? []), res]);
     const join = joins.get(name);
@@ -130,6 +131,31 @@ backends.describe('workflows (%s)', (backend) => {
     expect(completed.map((e) => e.data)).toContainEqual(
       expect.objectContaining({ workflow_id: wf.body.id, run_id: run.body.run_id, status: 'completed', outputs: done.output, workflow_version: 1 }),
     );
+  });
+
+  it('runs the worked example of docs/workflows.md: fetch -> parse -> two transforms in parallel -> join', async () => {
+    const wf = await create(t.apiKey, {
+      name: 'article card',
+      steps: [
+        { id: 'fetch', module: 'http', action: 'fetch', input: { url: '{{input.url}}' }, retry: { max_attempts: 3, backoff_ms: 1000, backoff: 'exponential' } },
+        { id: 'parse', module: 'json', action: 'parse', input: { text: '{{steps.fetch.output.body}}' }, depends_on: ['fetch'] },
+        { id: 'title', module: 'text', action: 'change_case', input: { text: '{{steps.parse.output.data.title}}', to: 'title' }, depends_on: ['parse'] },
+        { id: 'slug', module: 'text', action: 'slugify', input: { text: '{{steps.parse.output.data.title}}' }, depends_on: ['parse'] },
+        {
+          id: 'card',
+          module: 'json',
+          action: 'merge',
+          input: { objects: [{ title: '{{steps.title.output.result}}', slug: '{{steps.slug.output.slug}}', tags: '{{steps.parse.output.data.tags}}' }] },
+          depends_on: ['title', 'slug'],
+        },
+      ],
+    });
+    expect(wf.status, wf.text).toBe(201);
+    const run = await start(t.apiKey, wf.body.id, { input: { url: `${gate.url}/article.json` }, idempotency_key: 'article-42' });
+    expect(run.status, run.text).toBe(202);
+    const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect(done.output).toEqual({ card: { result: { title: 'Hello Workflows World', slug: 'hello-workflows-world', tags: ['a', 'b'] } } });
   });
 
   it('templates keep JSON types for whole-value references; JSONata maps and conditions', async () => {
