@@ -13,7 +13,7 @@ import { SMTPServer } from 'smtp-server';
 import { startAppServer } from '../browser/app-server';
 import { ensureNextBuild } from '../browser/next-build';
 import { missing } from '../needs';
-import { ADMIN_EMAIL, SCREENSHOT_DIR } from './support';
+import { ADMIN_EMAIL, E2E_ADMIN_TOKEN, SCREENSHOT_DIR } from './support';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   if (missing.chromium) {
@@ -44,7 +44,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
 
   // Webhook receivers of the tests listen on 127.0.0.1 over http; a failed delivery is retried once, half a second later.
-  const server = await startAppServer({ SMTP_URL: smtpUrl, ADMIN_EMAILS: ADMIN_EMAIL, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,500' });
+  const server = await startAppServer({ SMTP_URL: smtpUrl, ADMIN_EMAILS: ADMIN_EMAIL, ADMIN_TOKEN: E2E_ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,500' });
   process.env.E2E_BASE_URL = server.url;
   process.env.E2E_MAIL_DIR = mailDir;
 

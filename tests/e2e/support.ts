@@ -11,6 +11,8 @@ import path from 'node:path';
 
 /** The operator account (ADMIN_EMAILS of the service under test). */
 export const ADMIN_EMAIL = 'operator@example.com';
+/** The operator token (ADMIN_TOKEN) of the service under test, for what only the admin API does (e.g. closing a billing cycle now). */
+export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 /** Screenshots land in the test output: test-results/screenshots/<name>-<width>.png. */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
