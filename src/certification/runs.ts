@@ -3,11 +3,11 @@
  * a publish, the weekly schedule), performing it (the pg-boss job), and completing it: the run,
  * the module's tier, its trust score and the events commit together.
  */
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
 import type { Executor } from '../db';
-import { certificationRuns, moduleActions, modules, type CertificationRunRow, type CertificationTier } from '../db/schema';
+import { certificationRuns, moduleActions, modules, type CertificationRunRow, type CertificationRunStatus, type CertificationTier } from '../db/schema';
 import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { AppError, notFound } from '../lib/errors';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
@@ -190,14 +190,14 @@ export function presentRun(svc: Services, run: CertificationRunRow) {
 export async function getReport(svc: Services, principal: Principal, name: string) {
   const found = await findVisibleModule(svc.db, principal.tenantId, name);
   if (!found) throw notFound('module');
-  const runs = await svc.db
-    .select()
-    .from(certificationRuns)
-    .where(eq(certificationRuns.moduleName, name))
-    .orderBy(desc(certificationRuns.createdAt), desc(certificationRuns.id))
-    .limit(20);
-  const last = runs.find((r) => r.status === 'completed');
-  const pending = runs.find((r) => r.status === 'queued' || r.status === 'running');
+  const latest = (statuses: CertificationRunStatus[]) =>
+    svc.db
+      .select()
+      .from(certificationRuns)
+      .where(and(eq(certificationRuns.moduleName, name), inArray(certificationRuns.status, statuses)))
+      .orderBy(desc(certificationRuns.createdAt), desc(certificationRuns.id))
+      .limit(1);
+  const [[last], [pending]] = await Promise.all([latest(['completed']), latest(['queued', 'running'])]);
   return {
     module: name,
     version: last?.version ?? found.module.version,
