@@ -299,6 +299,28 @@ backends.describe('trust scores (%s)', (backend) => {
     expect((await s.call(`/api/v1/modules/${name}`, { key: user.apiKey })).body.trust_score).toBe(55);
   });
 
+  it('concurrent ratings of one module: each counted once, the stored score is the sum of the final components', async () => {
+    const publisher = await s.register();
+    const name = await publish(publisher.apiKey);
+    const raters = await Promise.all(Array.from({ length: 8 }, () => s.register()));
+    for (const r of raters) expect((await execute(r.apiKey, name)).status).toBe(200);
+    const answers = await Promise.all(raters.map((r, i) => rate(r.apiKey, name, { rating: (i % 5) + 1 })));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
+    const view = await trust(publisher.apiKey, name);
+    expect(view.feedback).toMatchObject({ count: 8, average: 2.63 }); // 21 / 8
+    expect(view.trust_score).toBe(view.computed_score);
+    // Each history row starts where the previous one ended: no recomputation read a stale score.
+    const chain = [...view.history].reverse() as { score: number; previous_score: number }[];
+    for (let i = 1; i < chain.length; i++) expect(chain[i]!.previous_score).toBe(chain[i - 1]!.score);
+    expect(chain.at(-1)!.score).toBe(view.trust_score);
+  });
+
+  it('llms.txt states the trust formula', async () => {
+    const res = await s.call('/api/llms.txt');
+    expect(res.text).toContain(`${TRUST_WEIGHTS.certification} × the certification tier`);
+    expect(res.text).toContain('/api/v1/trust/{name}/feedback');
+  });
+
   it('GET /trust/{name} is answered while the tenant is rate-limited (exempt); feedback is not', async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'free', 3);
