@@ -10,14 +10,11 @@ import { byCodeUnit, directoryOf, type CatalogSnapshot, type TenantView } from '
 
 /**
  * The searchable text of an action, weighted: names (A), module title and tags (B),
- * descriptions (C). Built per query: the catalog is small enough that this beats an index to
- * maintain, and it works the same on PGlite and PostgreSQL.
+ * descriptions (C). Stored in `module_actions.search_document` (GIN-indexed) and kept by
+ * triggers from the action and its module (drizzle/0010_search_document.sql), so a query ranks
+ * precomputed documents instead of building three tsvectors per action.
  */
-const document = sql`(
-  setweight(to_tsvector('english', ${modules.name} || ' ' || replace(${moduleActions.name}, '_', ' ')), 'A') ||
-  setweight(to_tsvector('english', ${modules.title} || ' ' || array_to_string(${modules.tags}, ' ')), 'B') ||
-  setweight(to_tsvector('english', ${moduleActions.description} || ' ' || ${modules.description}), 'C')
-)`;
+const document = sql.raw('"module_actions"."search_document"');
 
 /**
  * GET /api/v1/catalog/search: ranked full-text search over module names, titles, descriptions,

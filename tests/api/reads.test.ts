@@ -3,6 +3,7 @@
  * (publish, update, install, uninstall) on one instance at once and on another instance sharing
  * PostgreSQL through LISTEN/NOTIFY; a cached API key costs one Redis round trip per request.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisLike } from '../../src/metering/redis';
 import { backends, missing, startTestServer, type TestServer } from '../harness';
@@ -109,6 +110,25 @@ backends.describe('catalog reads from memory (%s)', (backend) => {
     expect((await moduleNames(s, other.apiKey)).names).not.toContain(name);
     expect((await s.call(`/api/v1/catalog/search?q=${word}`, { key: other.apiKey })).body.total).toBe(0);
     expect((await s.call(`/api/v1/modules/${name}`, { key: other.apiKey })).status).toBe(404);
+  });
+
+  it('the stored search documents equal the ranked expression for every action, after publish and update', async () => {
+    const owner = await s.register();
+    const name = uniqueName('doc');
+    expect((await s.call('/api/v1/modules', { key: owner.apiKey, body: jsModule(name, 'a documented module') })).status).toBe(201);
+    const changed = { title: 'Renamed quokka', tags: ['marsupial'], description: 'Now about quokkas.' };
+    expect((await s.call(`/api/v1/modules/${name}`, { key: owner.apiKey, method: 'PUT', body: changed })).status).toBe(200);
+    const result = await s.svc.db.execute(sql`
+      select count(*)::int as n, count(*) filter (where a.search_document is distinct from (
+        setweight(to_tsvector('english', m.name || ' ' || replace(a.name, '_', ' ')), 'A') ||
+        setweight(to_tsvector('english', m.title || ' ' || array_to_string(m.tags, ' ')), 'B') ||
+        setweight(to_tsvector('english', a.description || ' ' || m.description), 'C')))::int as differing
+      from module_actions a join modules m on m.name = a.module_name`);
+    const rows = (result as { rows?: unknown[] }).rows ?? (result as unknown as unknown[]);
+    const row = rows[0] as { n: number; differing: number };
+    expect(row.n).toBeGreaterThan(80);
+    expect(row.differing).toBe(0);
+    expect((await s.call('/api/v1/catalog/search?q=quokka', { key: owner.apiKey })).body.data.map((d: any) => d.module)).toEqual([name]);
   });
 
   it('/openapi.json is the same bytes on every request', async () => {
