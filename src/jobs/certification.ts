@@ -8,6 +8,7 @@ import type { Services } from '../services';
  * weekly cron that queues a run for every public module.
  */
 export async function startCertification(svc: Services): Promise<void> {
+  if (svc.database.kind === 'pglite') await retryOrphanedRuns(svc);
   await svc.boss.schedule(CERTIFICATION_WEEKLY_QUEUE, CERTIFICATION_WEEKLY_CRON);
   await svc.boss.work<{ runId: string }>(CERTIFICATION_QUEUE, { pollingIntervalSeconds: 2 }, async ([job]) => {
     if (job) await performRun(svc, job.data.runId);
@@ -16,4 +17,15 @@ export async function startCertification(svc: Services): Promise<void> {
     const queued = await requestScheduledRuns(svc);
     svc.logger.info({ queued }, 'certification: weekly runs queued');
   });
+}
+
+/**
+ * Embedded mode only (this process is the database's only user): a run left `active` by a
+ * process that stopped mid-run is failed at once, so pg-boss retries it after its retry delay
+ * instead of after the job's expiry. (On PostgreSQL other instances may be running theirs.)
+ */
+async function retryOrphanedRuns(svc: Services): Promise<void> {
+  const { rows } = await svc.boss.getDb().executeSql(`select id from pgboss.job where name = $1 and state = 'active'`, [CERTIFICATION_QUEUE]);
+  const ids = rows.map((r: { id: string }) => r.id);
+  if (ids.length > 0) await svc.boss.fail(CERTIFICATION_QUEUE, ids);
 }
