@@ -19,28 +19,41 @@ const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== nul
 export function malformedInputs(inputSchema: Schema, validInput: Record<string, unknown>): MalformedInput[] {
   const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
   const required = Array.isArray(inputSchema.required) ? inputSchema.required.filter((r): r is string => typeof r === 'string') : [];
-  const cases: MalformedInput[] = [];
   const withField = (field: string, value: unknown) => ({ ...validInput, [field]: value });
+  const missing: MalformedInput[] = [];
+  const wrongTypes: MalformedInput[] = [];
+  const numbers: MalformedInput[] = [];
+  const strings: MalformedInput[] = [];
+  const unknown: MalformedInput[] = [];
 
   for (const field of required) {
     const input = { ...validInput };
     delete input[field];
-    cases.push({ label: `missing required '${field}'`, input });
+    missing.push({ label: `missing required '${field}'`, input });
   }
   // Required fields first, then those the example uses: the ones most likely to be read.
+  const weight = (field: string) => (required.includes(field) ? 2 : 0) + (field in validInput ? 1 : 0);
   const fields = Object.keys(properties).sort((a, b) => weight(b) - weight(a));
-  function weight(field: string): number {
-    return (required.includes(field) ? 2 : 0) + (field in validInput ? 1 : 0);
-  }
   for (const field of fields) {
     const schema = properties[field];
     if (!isObject(schema)) continue;
     const wrong = wrongType(schema);
-    if (wrong !== undefined) cases.push({ label: `wrong type for '${field}'`, input: withField(field, wrong) });
-    for (const { label, value } of boundaryValues(schema)) cases.push({ label: `${label} for '${field}'`, input: withField(field, value) });
+    if (wrong !== undefined) wrongTypes.push({ label: `wrong type for '${field}'`, input: withField(field, wrong) });
+    for (const { label, value } of boundaryValues(schema)) {
+      (typeof value === 'string' ? strings : numbers).push({ label: `${label} for '${field}'`, input: withField(field, value) });
+    }
   }
-  if (inputSchema.additionalProperties === false) cases.push({ label: 'an unknown field', input: { ...validInput, __unexpected_field: true } });
-  return spread(cases, MAX_MALFORMED_PER_ACTION);
+  if (inputSchema.additionalProperties === false) unknown.push({ label: 'an unknown field', input: { ...validInput, __unexpected_field: true } });
+  return interleave([unknown, missing, wrongTypes, strings, numbers], MAX_MALFORMED_PER_ACTION);
+}
+
+/** At most `n` cases, one of each kind in turn, so every kind is represented. */
+function interleave<T>(kinds: T[][], n: number): T[] {
+  const out: T[] = [];
+  for (let i = 0; out.length < n && kinds.some((k) => i < k.length); i++) {
+    for (const kind of kinds) if (i < kind.length && out.length < n) out.push(kind[i]!);
+  }
+  return out;
 }
 
 /** A value of a type the schema does not allow; undefined when it allows any. */
@@ -85,10 +98,4 @@ function boundaryValues(schema: Schema): { label: string; value: unknown }[] {
     if (minLength !== undefined && minLength > 0) out.push({ label: 'a string one short of minLength', value: 'x'.repeat(minLength - 1) });
   }
   return out;
-}
-
-/** At most `n` cases, taken evenly across the list so every kind of mutation is represented. */
-function spread<T>(cases: T[], n: number): T[] {
-  if (cases.length <= n) return cases;
-  return Array.from({ length: n }, (_, i) => cases[Math.floor((i * cases.length) / n)]!);
 }
