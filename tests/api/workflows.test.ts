@@ -333,6 +333,38 @@ backends.describe('workflows (%s)', (backend) => {
     expect((await s.call('/api/v1/billing/usage', { key: u.apiKey })).body.executions.used).toBe(4);
   });
 
+  it('a run past its wall time (WORKFLOW_MAX_RUN_MS) fails at its next step with timeout', async () => {
+    const short = await startTestServer({ backend, env: { WEBHOOK_ALLOW_PRIVATE: '1', WORKFLOW_MAX_RUN_MS: '1000' } });
+    try {
+      const u = await short.register();
+      const wf = await short.call('/api/v1/workflows', {
+        key: u.apiKey,
+        body: {
+          name: 'wall',
+          steps: [
+            { id: 'a', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/wall` } },
+            { id: 'b', module: 'text', action: 'slugify', input: { text: 'late' }, depends_on: ['a'] },
+          ],
+        },
+      });
+      const run = await short.call(`/api/v1/workflows/${wf.body.id}/runs`, { key: u.apiKey, body: { input: {} } });
+      await until('a to wait at the gate', async () => gate.waiting('wall') === 1);
+      await sleep(1200); // past the run's wall time
+      gate.release('wall');
+      const done = await until('the run to fail', async () => {
+        const res = await short.call(`/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}`, { key: u.apiKey });
+        return res.body.status === 'failed' ? res.body : undefined;
+      });
+      expect(done.error).toMatchObject({ step: 'b', code: 'timeout' });
+      expect(done.steps.map((x: any) => [x.status, x.execution_ids.length])).toEqual([
+        ['succeeded', 1],
+        ['failed', 0],
+      ]);
+    } finally {
+      await short.close();
+    }
+  });
+
   it('MCP: workflows__start and workflows__get_run, listed once the tenant has a workflow', async () => {
     const u = await s.register();
     const rpc = (body: unknown) =>
