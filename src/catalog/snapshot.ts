@@ -154,9 +154,13 @@ export class ModuleCache {
     return entry && { ...entry, installed: view.installed.has(name) };
   }
 
-  /** A module changed (published, updated, certified, re-scored): every view of the catalog is stale. */
+  /**
+   * A module changed (published, updated, certified, re-scored): the snapshot is stale, and so is
+   * its owner's view (which holds the owner's private modules). A name this process does not know
+   * (a new module, or nothing loaded yet) drops every view.
+   */
   invalidate(name: string): void {
-    this.dropAll();
+    this.dropModule(name);
     this.channel?.publish(`module:${name}`);
   }
 
@@ -168,7 +172,22 @@ export class ModuleCache {
 
   private apply(message: string): void {
     if (message.startsWith('tenant:')) this.tenants.get(message.slice('tenant:'.length))?.invalidate();
+    else if (message.startsWith('module:')) this.dropModule(message.slice('module:'.length));
     else this.dropAll();
+  }
+
+  private dropModule(name: string): void {
+    const publicEntry = this.catalog.peek()?.byName.get(name);
+    this.catalog.invalidate();
+    if (publicEntry) {
+      // Built-in (no owner): no view holds it. Published: its owner's view, should it turn private.
+      const owner = publicEntry.module.ownerTenantId;
+      if (owner) this.tenants.get(owner)?.invalidate();
+      return;
+    }
+    const holders = [...this.tenants.values()].filter((view) => view.peek()?.ownByName.has(name));
+    if (holders.length === 0) this.tenants = new Map();
+    for (const view of holders) view.invalidate();
   }
 
   private dropAll(): void {
