@@ -5,11 +5,12 @@ import { isTrpcError, statusOf } from '../../app/_lib/trpc';
 import { Alert } from '../ui/alert';
 import { Button } from '../ui/button';
 
-/** The API's error code (the error format's `error.code`), when the error came from the API. */
+/** The API's error code (the error format's `error` field, e.g. `plan_required`), when the error came from the API. */
 export function errorCode(err: unknown): string | undefined {
   if (!isTrpcError(err)) return undefined;
-  const app = (err.data as { app?: { error?: { code?: string } } } | undefined)?.app;
-  return app?.error?.code;
+  // tRPC errors carry the error-format body as data.app: {error: <code>, message, request_id, ...}.
+  const app = (err.data as { app?: { error?: string } } | undefined)?.app;
+  return typeof app?.error === 'string' ? app.error : undefined;
 }
 
 /** The message to show for a failed call: the API's `message` verbatim. */
