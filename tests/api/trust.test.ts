@@ -315,10 +315,19 @@ backends.describe('trust scores (%s)', (backend) => {
     expect(chain.at(-1)!.score).toBe(view.trust_score);
   });
 
-  it('llms.txt states the trust formula', async () => {
+  it('llms.txt states the trust formula; the OpenAPI webhooks section the data of trust.score_changed', async () => {
     const res = await s.call('/api/llms.txt');
     expect(res.text).toContain(`${TRUST_WEIGHTS.certification} × the certification tier`);
     expect(res.text).toContain('/api/v1/trust/{name}/feedback');
+
+    const doc = (await s.call('/api/openapi.json')).body;
+    const resolve = (node: any): any => (node?.$ref ? resolve(node.$ref.slice(2).split('/').reduce((at: any, part: string) => at?.[part], doc)) : node);
+    const envelope = resolve(doc.webhooks['trust.score_changed'].post.requestBody.content['application/json'].schema);
+    const parts = [envelope, ...((envelope.allOf ?? []) as unknown[]).map(resolve)];
+    const data = resolve(parts.find((p) => p.properties?.data)!.properties.data);
+    expect(Object.keys(data.properties).sort()).toEqual(['module', 'previous_score', 'reason', 'score']);
+    expect(data.required.sort()).toEqual(['module', 'previous_score', 'reason', 'score']);
+    expect(data.properties.reason.enum).toEqual(['certification', 'feedback', 'usage']);
   });
 
   it('GET /trust/{name} is answered while the tenant is rate-limited (exempt); feedback is not', async () => {
