@@ -21,6 +21,22 @@ export const trustFeedback = pgTable(
   (t) => [primaryKey({ columns: [t.moduleName, t.tenantId] }), check('trust_feedback_rating_check', sql`${t.rating} between 1 and 5`)],
 );
 
+/** What a module's score was last computed from (src/trust/score.ts), so reading it costs no aggregate. */
+export const trustComponents = pgTable('trust_components', {
+  moduleName: text('module_name')
+    .primaryKey()
+    .references(() => modules.name, { onDelete: 'cascade', onUpdate: 'cascade' }),
+  inputs: jsonb('inputs').$type<StoredTrustInputs>().notNull(),
+  computedAt: timestamp('computed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/** TrustInputs as JSON (dates as ISO strings). */
+export interface StoredTrustInputs {
+  certification: { tier: 'gold' | 'silver' | 'bronze' | 'none'; ranAt: string; p95Ms: number | null } | null;
+  executions: { total: number; succeeded: number; p95Ms: number | null };
+  feedback: { count: number; average: number | null };
+}
+
 /** Each change of a module's trust score, with the components it was computed from. */
 export const trustScoreHistory = pgTable(
   'trust_score_history',
