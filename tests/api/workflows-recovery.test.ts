@@ -58,7 +58,7 @@ interface Child {
 }
 
 /** Starts `server.ts` as a child process and waits for GET /api/v1/health to answer 200. */
-async function startChild(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<Child> {
+async function startChild(env: Record<string, string | undefined>, timeoutMs = 180_000): Promise<Child> {
   const port = await freePort();
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARS) delete childEnv[name];

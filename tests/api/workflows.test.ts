@@ -162,8 +162,9 @@ backends.describe('workflows (%s)', (backend) => {
     const wf = await create(t.apiKey, {
       name: 'types',
       steps: [
-        { id: 'a', module: 'math', action: 'evaluate', input: { expression: 'x * 2', variables: { x: '{{input.n}}' } } },
-        { id: 'b', module: 'math', action: 'evaluate', input: { expression: 'y + 1' }, map: '{"variables": {"y": steps.a.output.result * 10}}', depends_on: ['a'] },
+        // math's first call loads mathjs into a worker: on a loaded machine that can hit the action deadline once.
+        { id: 'a', module: 'math', action: 'evaluate', input: { expression: 'x * 2', variables: { x: '{{input.n}}' } }, retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' } },
+        { id: 'b', module: 'math', action: 'evaluate', input: { expression: 'y + 1' }, map: '{"variables": {"y": steps.a.output.result * 10}}', depends_on: ['a'], retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' } },
         { id: 'c', module: 'json', action: 'merge', input: { objects: [{ whole: '{{steps.b.output}}', text: 'n={{input.n}} b={{steps.b.output.result}}', list: '{{input.list}}' }] }, depends_on: ['b'] },
         { id: 'd', module: 'text', action: 'slugify', input: { text: 'big' }, if: 'steps.b.output.result > 1000', depends_on: ['b'] },
       ],
@@ -363,7 +364,7 @@ backends.describe('workflows (%s)', (backend) => {
     } finally {
       await short.close();
     }
-  });
+  }, 180_000);
 
   it('MCP: workflows__start and workflows__get_run, listed once the tenant has a workflow', async () => {
     const u = await s.register();
