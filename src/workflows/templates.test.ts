@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ancestorsOf, topologicalOrder } from './definition';
+import { evaluateCondition, parseReference, referencesIn, resolveTemplate, stepsInExpression } from './templates';
+
+const context = {
+  input: { n: 21, name: 'Ann', list: [1, 'two'], nested: { ok: true } },
+  steps: { a: { output: { result: 42, items: [{ id: 'x' }], empty: null } } },
+};
+
+describe('workflow templates', () => {
+  it('a whole-value reference keeps its JSON type', () => {
+    expect(resolveTemplate({ n: '{{input.n}}', list: '{{ input.list }}', obj: '{{input.nested}}', out: '{{steps.a.output}}' }, context)).toEqual({
+      n: 21,
+      list: [1, 'two'],
+      obj: { ok: true },
+      out: context.steps.a.output,
+    });
+  });
+
+  it('interpolates references inside text: strings as they are, other values as JSON, missing as nothing', () => {
+    expect(resolveTemplate('hi {{input.name}}, n={{input.n}}, {{input.nested}}, [{{input.missing}}]', context)).toBe('hi Ann, n=21, {"ok":true}, []');
+  });
+
+  it('reads array items by index and leaves out keys whose reference names nothing', () => {
+    expect(resolveTemplate({ id: '{{steps.a.output.items.0.id}}', gone: '{{steps.a.output.nope}}', nul: '{{steps.a.output.empty}}', arr: ['{{input.missing}}'] }, context)).toEqual({
+      id: 'x',
+      nul: null,
+      arr: [null],
+    });
+  });
+
+  it('parses only input.* and steps.<id>.output.* references', () => {
+    expect(parseReference('input')).toEqual({ root: 'input', path: [] });
+    expect(parseReference('steps.a.output.x.y')).toEqual({ root: 'step', step: 'a', path: ['x', 'y'] });
+    for (const bad of ['env.SECRET', 'steps.a', 'steps.a.input.x', 'input..x', '']) expect(typeof parseReference(bad), bad).toBe('string');
+    expect(referencesIn({ a: ['{{input.x}} {{steps.b.output}}'], b: 3 })).toEqual(['input.x', 'steps.b.output']);
+    expect(stepsInExpression('steps.a.output.x + steps.b_2.output.y')).toEqual(['a', 'b_2']);
+  });
+
+  it('conditions follow JSONata truthiness', async () => {
+    expect(await evaluateCondition('steps.a.output.result > 40', context)).toBe(true);
+    expect(await evaluateCondition('input.missing', context)).toBe(false);
+    expect(await evaluateCondition('input.list', context)).toBe(true);
+    expect(await evaluateCondition('""', context)).toBe(false);
+  });
+});
+
+describe('workflow graph', () => {
+  it('orders steps after their dependencies and names a cycle', () => {
+    expect(topologicalOrder([{ id: 'd', depends_on: ['b', 'c'] }, { id: 'b', depends_on: ['a'] }, { id: 'c', depends_on: ['a'] }, { id: 'a' }]).order).toEqual(['a', 'b', 'c', 'd']);
+    expect(topologicalOrder([{ id: 'a', depends_on: ['c'] }, { id: 'b', depends_on: ['a'] }, { id: 'c', depends_on: ['b'] }]).cycle).toEqual(['a', 'c', 'b', 'a']);
+  });
+
+  it('ancestors are transitive', () => {
+    const a = ancestorsOf([{ id: 'a' }, { id: 'b', depends_on: ['a'] }, { id: 'c', depends_on: ['b'] }, { id: 'd' }]);
+    expect([...a.get('c')!].sort()).toEqual(['a', 'b']);
+    expect([...a.get('d')!]).toEqual([]);
+  });
+});
