@@ -39,7 +39,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   if (!found) throw notFound('module');
   const action = found.actions.find((a) => a.name === call.action);
   if (!action) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
-  const queue = workerQueue(svc, found.module, action);
+  const queue = workerQueue(svc, found.module, action, call.input);
 
   const release = await acquireExecutionSlot(svc, principal);
   let lease: Lease | undefined;

@@ -7,7 +7,8 @@
  * flush, in the statement itself: no lock is held across a round trip of one execution.
  *
  * A call that installs its module on first use starts alone (startOne: the tenant row lock and
- * the module limit); so does every call of a flush whose transaction failed, and of a tenant
+ * the module limit), and the tenant's concurrent first uses of that module wait for it, then
+ * start as ordinary calls; so does every call of a flush whose transaction failed, and of a tenant
  * whose whole group does not fit in its pausing quota, so the quota is decided per call exactly
  * as unbatched. A finish flush that fails is retried per call (finishOne).
  */
@@ -50,7 +51,10 @@ interface FinishRequest {
 /** Calls per flush at most; a batch request's 10 calls and 50 connections' worth fit in one. */
 const MAX_BATCH = 256;
 
-const committers = new WeakMap<Services, { starts: GroupCommit<StartRequest, ExecutionRow>; finishes: GroupCommit<FinishRequest, Finished> }>();
+const committers = new WeakMap<
+  Services,
+  { starts: GroupCommit<StartRequest, ExecutionRow>; finishes: GroupCommit<FinishRequest, Finished>; installs: Map<string, Promise<ExecutionRow>> }
+>();
 
 function committersOf(svc: Services) {
   let c = committers.get(svc);
@@ -60,6 +64,7 @@ function committersOf(svc: Services) {
     c = {
       starts: new GroupCommit((batch) => flushStarts(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
       finishes: new GroupCommit((batch) => flushFinishes(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
+      installs: new Map(),
     };
     committers.set(svc, c);
   }
@@ -71,9 +76,21 @@ function committersOf(svc: Services) {
  * quota), records crossed billing thresholds, installs on first use when `install`, and creates
  * the `running` row; all committed before this returns.
  */
-export function startExecution(svc: Services, principal: Principal, call: StartRequest['call'], opts: StartRequest['opts'], install: boolean): Promise<ExecutionRow> {
-  if (install) return startOne(svc, principal, call, opts, true);
-  return committersOf(svc).starts.submit({ principal, call, opts });
+export async function startExecution(svc: Services, principal: Principal, call: StartRequest['call'], opts: StartRequest['opts'], install: boolean): Promise<ExecutionRow> {
+  if (!install) return committersOf(svc).starts.submit({ principal, call, opts });
+  // Concurrent first uses of a module by one tenant: one installs, the others wait for it and
+  // then start as ordinary calls (or, should it fail, each tries on its own).
+  const installs = committersOf(svc).installs;
+  const key = `${principal.tenantId}/${call.module}`;
+  const first = installs.get(key);
+  if (first && (await first.then(() => true, () => false))) return committersOf(svc).starts.submit({ principal, call, opts });
+  const started = startOne(svc, principal, call, opts, true);
+  installs.set(key, started);
+  void started.then(
+    () => installs.get(key) === started && installs.delete(key),
+    () => installs.get(key) === started && installs.delete(key),
+  );
+  return started;
 }
 
 /**

@@ -1,0 +1,138 @@
+/**
+ * The quota rule under group commit (issue #16): execution starts are written together per flush
+ * (src/executions/records.ts), and still never more start than the quota allows, on any number
+ * of instances, and usage always equals the recorded executions. On PostgreSQL two instances
+ * share one database, so their flushes race on the same counter rows.
+ */
+import { and, count, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Principal } from '../../src/auth/principal';
+import { events, executions, usageCounters } from '../../src/db/schema';
+import { startExecution } from '../../src/executions/records';
+import { AppError } from '../../src/lib/errors';
+import { reserveExecutions } from '../../src/metering/usage';
+import { PLANS, type Plan } from '../../src/tenants/plans';
+import { backends, expectError, startTestServer, type TestServer } from '../harness';
+
+backends.describe('group-committed execution starts (%s)', (backend) => {
+  let a: TestServer;
+  /** A second instance on the same database (PostgreSQL); the same one in embedded mode. */
+  let b: TestServer;
+
+  beforeAll(async () => {
+    a = await startTestServer({ backend });
+    b = backend === 'postgres' ? await startTestServer({ backend, databaseUrl: a.config.databaseUrl }) : a;
+  });
+  afterAll(async () => {
+    if (b !== a) await b?.close();
+    await a?.close();
+  });
+
+  const principal = (tenantId: string, plan: Plan): Principal => ({
+    tenantId,
+    plan,
+    requestsPerMinute: null,
+    executionsPerMonth: null,
+    overageUnitMicroUsd: null,
+    monthlyFeeMicroUsd: null,
+    scopes: ['*'],
+    via: 'api_key',
+  });
+  const tenant = async (plan: Plan) => {
+    const t = await a.register();
+    if (plan !== 'free') await a.setPlan(t.tenantId, plan);
+    return principal(t.tenantId, plan);
+  };
+  /** `n` starts at once, alternating between the instances. */
+  const startMany = (p: Principal, n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      startExecution((i % 2 ? b : a).svc, p, { module: 'crypto', action: 'uuid', input: {} }, { requestId: `req_gc_${i}`, source: 'api' }, false),
+    );
+  const books = async (tenantId: string) => {
+    const [rows] = await a.svc.db.select({ n: count() }).from(executions).where(eq(executions.tenantId, tenantId));
+    const [usage] = await a.svc.db.select().from(usageCounters).where(eq(usageCounters.tenantId, tenantId));
+    const billing = await a.svc.db.select().from(events).where(and(eq(events.tenantId, tenantId)));
+    return { recorded: rows!.n, used: usage?.executions ?? 0, overage: usage?.overage ?? 0, billing };
+  };
+
+  it('a free tenant 37 short of its quota, 160 starts racing over both instances with other tenants: exactly 37 start, the rest are quota_exceeded, usage equals recorded executions', async () => {
+    const quota = PLANS.free.executionsPerMonth!;
+    const edge = await tenant('free');
+    await reserveExecutions(a.svc.db, edge, quota - 37);
+    const others = await Promise.all([tenant('free'), tenant('pro'), tenant('enterprise')]);
+
+    const [edgeResults, ...otherResults] = await Promise.all([
+      Promise.allSettled(startMany(edge, 160)),
+      ...others.map((p) => Promise.allSettled(startMany(p, 40))),
+    ]);
+    const started = edgeResults!.filter((r) => r.status === 'fulfilled');
+    expect(started).toHaveLength(37);
+    for (const r of edgeResults!) {
+      if (r.status === 'rejected') expect((r.reason as AppError).code).toBe('quota_exceeded');
+    }
+    const after = await books(edge.tenantId);
+    // The reservation made before counts; the 37 started are recorded.
+    expect(after.used).toBe(quota);
+    expect(after.recorded).toBe(37);
+    expect(after.billing.filter((e) => e.type === 'billing.limit_exceeded')).toHaveLength(1);
+    expect(after.billing.find((e) => e.type === 'billing.limit_exceeded')!.data).toMatchObject({ used: quota, limit: quota });
+
+    // The other tenants, sharing those flushes, all started and are counted exactly.
+    for (const [i, p] of others.entries()) {
+      expect(otherResults[i]!.every((r) => r.status === 'fulfilled')).toBe(true);
+      expect(await books(p.tenantId)).toMatchObject({ recorded: 40, used: 40, overage: 0 });
+    }
+    // A started row is what its caller got.
+    const first = (started[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof startExecution>>>).value;
+    const [row] = await a.svc.db.select().from(executions).where(eq(executions.id, first.id));
+    expect(row).toMatchObject({ id: first.id, tenantId: edge.tenantId, status: 'running', module: 'crypto', action: 'uuid', source: 'api' });
+    expect(row!.createdAt.getTime()).toBe(first.createdAt.getTime());
+  }, 120_000);
+
+  it('a pro tenant crossing 80% and 100% of its quota with 300 racing starts: all start, the overage is exact, each threshold event is recorded once at its exact count', async () => {
+    const quota = PLANS.pro.executionsPerMonth!;
+    const p = await tenant('pro');
+    const before = quota * 0.8 - 100;
+    await reserveExecutions(a.svc.db, p, before);
+    // 100 to reach 80%, then 9,900 more would be needed for 100%: cross 100% with a second reservation.
+    const first = await Promise.allSettled(startMany(p, 300));
+    expect(first.every((r) => r.status === 'fulfilled')).toBe(true);
+    await reserveExecutions(a.svc.db, p, quota - (before + 300) - 50);
+    const second = await Promise.allSettled(startMany(p, 120));
+    expect(second.every((r) => r.status === 'fulfilled')).toBe(true);
+
+    const after = await books(p.tenantId);
+    expect(after.used).toBe(quota + 70);
+    expect(after.overage).toBe(70);
+    expect(after.recorded).toBe(420);
+    const approaching = after.billing.filter((e) => e.type === 'billing.limit_approaching');
+    const exceeded = after.billing.filter((e) => e.type === 'billing.limit_exceeded');
+    expect(approaching).toHaveLength(1);
+    expect(approaching[0]!.data).toMatchObject({ used: quota * 0.8, limit: quota, percent: 80 });
+    expect(exceeded).toHaveLength(1);
+    expect(exceeded[0]!.data).toMatchObject({ used: quota, limit: quota, overage: true });
+  }, 120_000);
+
+  it('over HTTP: concurrent batches of crypto.uuid from both instances at the free quota edge never pass it, and usage equals recorded executions', async () => {
+    const t = await a.register();
+    const quota = PLANS.free.executionsPerMonth!;
+    // Installed first, so every call of the race is group-committed.
+    expect((await a.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } })).status).toBe(200);
+    await reserveExecutions(a.svc.db, principal(t.tenantId, 'free'), quota - 1 - 12);
+    const calls = Array.from({ length: 10 }, () => ({ module: 'crypto', action: 'uuid', input: {} }));
+    const batches = await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? b : a).call('/api/v1/batch', { key: t.apiKey, body: { calls } })));
+    const results = batches.flatMap((r) => (r.body as { data: { status: string; error?: { code: string } }[] }).data);
+    const succeeded = results.filter((r) => r.status === 'success').length;
+    expect(succeeded).toBeLessThanOrEqual(12);
+    for (const r of results) if (r.status === 'failed') expect(['quota_exceeded', 'concurrency_limit_exceeded']).toContain(r.error!.code);
+    const after = await books(t.tenantId);
+    expect(after.recorded).toBe(1 + succeeded);
+    expect(after.used).toBe(quota - 12 + succeeded);
+    // What is left of the quota is still there, and not one execution more.
+    for (let i = succeeded; i < 12; i++) {
+      expect((await b.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } })).status).toBe(200);
+    }
+    expectError(await a.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } }), 429, 'quota_exceeded');
+    expect(await books(t.tenantId)).toMatchObject({ recorded: 13, used: quota });
+  }, 120_000);
+});
