@@ -31,7 +31,8 @@ export const trustView = z.object({
       'Average community rating mapped from 1–5 to 0–100; 50 without ratings',
     ),
   }),
-  computed_score: z.number().int().describe('The weighted sum of the components as of now; `trust_score` catches up at the next recomputation'),
+  computed_score: z.number().int().describe('The weighted sum of the components shown: `trust_score` as of `computed_at`'),
+  computed_at: z.string().nullable().describe('When the score was last recomputed (after a certification run, a rating, and daily); null when never: every component is then neutral'),
   feedback: z.object({
     count: z.number().int(),
     average: z.number().nullable().describe('Average rating, 2 decimals; null without ratings'),

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
-import { certificationRuns, executions, modules, trustFeedback, trustScoreHistory } from '../db/schema';
+import { certificationRuns, executions, modules, trustComponents, trustFeedback, trustScoreHistory, type StoredTrustInputs } from '../db/schema';
 import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import type { Services } from '../services';
 import { moduleAudience } from './audience';
@@ -95,9 +95,21 @@ export async function trustInputs(db: Executor, moduleName: string): Promise<Tru
   };
 }
 
+/** No data at all: every component neutral, the score 50 (a module never scored yet). */
+export const NO_INPUTS: TrustInputs = { certification: null, executions: { total: 0, succeeded: 0, p95Ms: null }, feedback: { count: 0, average: null } };
+
+export function storeInputs(inputs: TrustInputs): StoredTrustInputs {
+  return { ...inputs, certification: inputs.certification && { ...inputs.certification, ranAt: inputs.certification.ranAt.toISOString() } };
+}
+
+export function loadInputs(stored: StoredTrustInputs): TrustInputs {
+  return { ...stored, certification: stored.certification && { ...stored.certification, ranAt: new Date(stored.certification.ranAt) } };
+}
+
 /**
- * Recomputes a module's trust score inside `tx`: writes `modules.trust_score` and, when it
- * changed, a history row; records `trust.score_changed` for every tenant of the module's
+ * Recomputes a module's trust score inside `tx`: writes `modules.trust_score`, what it was
+ * computed from (`trust_components`, which GET /trust/{name} shows) and, when it changed, a
+ * history row; records `trust.score_changed` for every tenant of the module's
  * audience when it moved by SCORE_CHANGE_THRESHOLD or more. The caller calls
  * `afterEvents(svc, ...events)` and `svc.moduleCache.invalidate(moduleName)` after the commit.
  *
@@ -113,9 +125,12 @@ export async function recomputeTrustScore(
 ): Promise<{ score: number; previous: number; events: RecordedEvent[] }> {
   const [row] = await tx.select({ score: modules.trustScore }).from(modules).where(eq(modules.name, moduleName)).for('no key update');
   if (!row) return { score: NEUTRAL_VALUE, previous: NEUTRAL_VALUE, events: [] };
-  const components = componentValues(await trustInputs(tx, moduleName));
+  const inputs = await trustInputs(tx, moduleName);
+  const components = componentValues(inputs);
   const score = weightedScore(components);
   const previous = row.score;
+  const stored = { inputs: storeInputs(inputs), computedAt: new Date() };
+  await tx.insert(trustComponents).values({ moduleName, ...stored }).onConflictDoUpdate({ target: trustComponents.moduleName, set: stored });
   if (score === previous) return { score, previous, events: [] };
   await tx.update(modules).set({ trustScore: score }).where(eq(modules.name, moduleName));
   await tx.insert(trustScoreHistory).values({ moduleName, score, previousScore: previous, reason, components });

@@ -286,9 +286,16 @@ backends.describe('trust scores (%s)', (backend) => {
     // A caller's invalid input says nothing about the module: not counted.
     const invalid = await s.call(`/api/v1/modules/${name}/execute`, { key: user.apiKey, body: { action: 'add', input: { a: 'x' } } });
     expectError(invalid, 422, 'invalid_input');
-    expect((await trust(user.apiKey, name)).components.success_rate).toMatchObject({ value: 50, executions: 2, succeeded: 1 });
+    // Never scored yet: the read shows neutral components (it never aggregates executions itself).
+    const before = await trust(user.apiKey, name);
+    expect(before).toMatchObject({ trust_score: 50, computed_score: 50, computed_at: null });
+    expect(before.components.success_rate).toMatchObject({ value: 50, executions: 0 });
 
     await recomputeAllTrustScores(s.svc);
+    const after = await trust(user.apiKey, name);
+    expect(after).toMatchObject({ trust_score: 55, computed_score: 55, computed_at: expect.any(String) });
+    expect(after.components.success_rate).toMatchObject({ value: 50, executions: 2, succeeded: 1 });
+    expect(after.components.latency).toMatchObject({ value: 100, p95_ms: 10, source: 'executions' });
     // 0.4·50 + 0.3·50 + 0.1·100 + 0.2·50 = 55.
     const [row] = await s.svc.db.select({ score: modules.trustScore }).from(modules).where(eq(modules.name, name));
     expect(row!.score).toBe(55);
