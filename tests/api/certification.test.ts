@@ -321,6 +321,7 @@ backends.describe('certification (%s)', (backend) => {
           };
           if (mode === 'strict' && !valid) return reply(401, { error: 'bad signature' });
           const { input } = JSON.parse(raw.toString('utf8')) as { input: { a: number; b: number } };
+          if (mode === 'slow') return void setTimeout(() => reply(200, { sum: input.a + input.b }), 1500);
           return reply(200, { sum: input.a + input.b });
         });
       });
@@ -332,14 +333,15 @@ backends.describe('certification (%s)', (backend) => {
       await new Promise((r) => endpoint.close(r));
     });
 
-    it('an endpoint that verifies the signature passes http_signature; one that does not is reported', async () => {
+    it('an endpoint that verifies the signature passes http_signature; one that does not is reported; one past the deadline fails its examples', async () => {
       const t = await s.register();
       const results: Record<string, any> = {};
-      for (const mode of ['strict', 'lax']) {
+      for (const mode of ['strict', 'lax', 'slow']) {
         const name = uniqueName(`remote-${mode}`);
         const secret = `secret-${mode}-0123456789abcdef`;
         secrets.set(name, secret);
-        const res = await publish(t.apiKey, jsModule(name, [{ ...add(), timeout_ms: 3000 }], { runtime: { type: 'http', endpoint: `${url}/${mode}/${name}`, secret } }));
+        const timeout_ms = mode === 'slow' ? 300 : 3000;
+        const res = await publish(t.apiKey, jsModule(name, [{ ...add(), timeout_ms }], { runtime: { type: 'http', endpoint: `${url}/${mode}/${name}`, secret } }));
         expect(res.status, res.text).toBe(201);
         const run = await finished(name, await publishRun(name), t.apiKey);
         expect(run.status).toBe('completed');
@@ -352,6 +354,9 @@ backends.describe('certification (%s)', (backend) => {
       expect(check(results.lax, 'http_signature')).toMatchObject({ passed: false, detail: expect.stringContaining('wrong X-Module-Signature was not refused') });
       expect(check(results.lax, 'examples:add')).toMatchObject({ passed: true });
       expect(results.lax.tier).not.toBe('gold');
+      // No answer within the action's timeout_ms: the example is a crash (timeout), the tier falls below silver.
+      expect(check(results.slow, 'examples:add')).toMatchObject({ passed: false, detail: expect.stringMatching(/^Example 1 failed: timeout: .*300 ms/) });
+      expect(['bronze', 'none']).toContain(results.slow.tier);
     }, 300_000);
   });
 });
