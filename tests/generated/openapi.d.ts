@@ -9720,7 +9720,9 @@ export interface operations {
                                 window_days: number;
                             };
                         };
-                        /** @description The weighted sum of the components as of now; `trust_score` catches up at the next recomputation */
+                        /** @description When the score was last recomputed (after a certification run, a rating, and daily); null when never: every component is then neutral */
+                        computed_at: string | null;
+                        /** @description The weighted sum of the components shown: `trust_score` as of `computed_at` */
                         computed_score: number;
                         feedback: {
                             /** @description Average rating, 2 decimals; null without ratings */
