@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { events, executions } from '../../src/db/schema';
+import { EVENT_DATA_SCHEMAS } from '../../src/events/schemas';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
+import { startReceiver } from '../receiver';
 
 /** A local HTTP server whose `/hold/<name>` requests wait until released (or until `n` are waiting). */
 interface Gate {
@@ -363,6 +365,34 @@ backends.describe('workflows (%s)', (backend) => {
       ]);
     } finally {
       await short.close();
+    }
+  }, 180_000);
+
+  it('webhooks receive workflow.completed and workflow.failed in the documented shapes', async () => {
+    const receiver = await startReceiver();
+    try {
+      const u = await s.register();
+      await s.setPlan(u.tenantId, 'pro');
+      const sub = await s.call('/api/v1/webhooks', { key: u.apiKey, body: { url: receiver.url, events: ['workflow.completed', 'workflow.failed'] } });
+      expect(sub.status, sub.text).toBe(201);
+      const ok = await create(u.apiKey, { name: 'ok', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: 'Event Me' } }] });
+      const bad = await create(u.apiKey, {
+        name: 'bad',
+        steps: [
+          { id: 'a', module: 'text', action: 'slugify', input: { text: 'first' } },
+          { id: 'b', module: 'http', action: 'fetch', input: { url: 'http://127.0.0.1:1/' }, depends_on: ['a'] },
+        ],
+      });
+      const okRun = await start(u.apiKey, ok.body.id);
+      const badRun = await start(u.apiKey, bad.body.id);
+      const got = await receiver.waitFor(2, { timeoutMs: 120_000 });
+      const byEvent = new Map(got.map((r) => [r.body.event, r.body.data]));
+      const completed = EVENT_DATA_SCHEMAS['workflow.completed'].parse(byEvent.get('workflow.completed'));
+      expect(completed).toMatchObject({ workflow_id: ok.body.id, run_id: okRun.body.run_id, outputs: { a: { slug: 'event-me' } }, run_url: `/api/v1/workflows/${ok.body.id}/runs/${okRun.body.run_id}` });
+      const failed = EVENT_DATA_SCHEMAS['workflow.failed'].parse(byEvent.get('workflow.failed'));
+      expect(failed).toMatchObject({ workflow_id: bad.body.id, run_id: badRun.body.run_id, failed_step: 'b', error: { code: 'module_error' }, completed_steps: ['a'] });
+    } finally {
+      await receiver.close();
     }
   }, 180_000);
 
