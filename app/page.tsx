@@ -19,12 +19,12 @@ export default async function HomePage() {
       <h1 className="mt-2 text-4xl font-bold tracking-tight">Modules for agents, one API</h1>
       <p className="mt-4 text-lg text-slate-700 dark:text-slate-300">
         Agents and scripts call the REST API and the MCP endpoint with an <code className="font-mono text-base">x-api-key</code> or a bearer token.
-        The dashboard is where tenant owners sign in to manage their account.
+        The dashboard is where tenant owners sign in to manage keys, webhooks, usage and invoices.
       </p>
       <div className="mt-8 flex flex-wrap gap-3">
         {session ? (
           <Button asChild size="lg">
-            <Link href="/account">Go to your account</Link>
+            <Link href="/dashboard">Open the dashboard</Link>
           </Button>
         ) : (
           <>

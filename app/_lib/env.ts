@@ -28,8 +28,8 @@ export function dashboardEnv(): DashboardEnv {
   return JSON.parse(raw) as DashboardEnv;
 }
 
-/** A same-site path to return to after signing in; anything else (absolute, protocol-relative) is `/account`. */
+/** A same-site path to return to after signing in; anything else (absolute, protocol-relative) is the dashboard's overview. */
 export function safeCallbackPath(value: string | string[] | undefined): string {
   const v = Array.isArray(value) ? value[0] : value;
-  return v && v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\') ? v : '/account';
+  return v && v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\') ? v : '/dashboard';
 }

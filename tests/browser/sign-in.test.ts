@@ -98,6 +98,10 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     await page.getByRole('alert').filter({ hasText: 'Invalid login credentials' }).waitFor();
 
     await signInWithPassword(page, email, 'first-password-1');
+    // Signed in without a page asked for: the dashboard, which sends a user without a tenant to the account page.
+    await page.waitForURL('**/dashboard');
+    await page.getByText('No tenant yet').waitFor();
+    await page.getByRole('link', { name: 'account page' }).click();
     await page.waitForURL('**/account');
     expect(await page.getByTestId('account-email').textContent()).toBe(email);
     expect(await page.getByTestId('account-role').textContent()).toContain('Operator');
@@ -234,7 +238,8 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     await signInWithPassword(page, email, 'old-password-1');
     await page.getByRole('alert').filter({ hasText: 'Invalid login credentials' }).waitFor();
     await signInWithPassword(page, email, 'new-password-2');
-    await page.waitForURL('**/account');
+    await page.waitForURL('**/dashboard');
+    await page.goto('/account');
     expect(await page.getByTestId('account-email').textContent()).toBe(email);
   });
 
@@ -301,7 +306,7 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium w
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password', { exact: true }).fill('new-password-2');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL('**/account');
+    await page.waitForURL('**/dashboard');
   });
 });
 

@@ -1,0 +1,72 @@
+'use client';
+
+import { useId, useState, type ReactNode } from 'react';
+import { Button } from '../../ui/button';
+
+/**
+ * A chart with an accessible name and description, and its numbers as a table: the table is
+ * visually hidden (read by screen readers) until "Show data" reveals it for everyone.
+ */
+export function ChartFrame({
+  title,
+  description,
+  table,
+  children,
+  height = 240,
+}: {
+  title: string;
+  description: string;
+  /** The same numbers as the chart, as a table (caption included). */
+  table: ReactNode;
+  children: ReactNode;
+  height?: number;
+}) {
+  const id = useId();
+  const [showData, setShowData] = useState(false);
+  return (
+    <figure className="grid gap-3" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
+      <div className="flex flex-wrap items-start justify-between gap-2">
+        <div>
+          <figcaption id={`${id}-title`} className="font-semibold">
+            {title}
+          </figcaption>
+          <p id={`${id}-desc`} className="text-sm text-slate-600 dark:text-slate-400">
+            {description}
+          </p>
+        </div>
+        <Button type="button" size="sm" variant="ghost" aria-expanded={showData} onClick={() => setShowData((v) => !v)}>
+          {showData ? 'Hide data' : 'Show data'}
+        </Button>
+      </div>
+      <div aria-hidden="true" style={{ height }} className="w-full min-w-0">
+        {children}
+      </div>
+      <div className={showData ? 'max-h-80 overflow-auto rounded-lg border border-slate-200 dark:border-slate-800' : 'sr-only'}>{table}</div>
+    </figure>
+  );
+}
+
+/** A plain table of chart data (header row + rows of cells). */
+export function ChartTable({ caption, headers, rows }: { caption: string; headers: string[]; rows: (string | number)[][] }) {
+  return (
+    <table className="w-full text-left text-sm">
+      <caption className="sr-only">{caption}</caption>
+      <thead className="bg-slate-50 text-xs text-slate-600 uppercase dark:bg-slate-950 dark:text-slate-400">
+        <tr>
+          {headers.map((h) => (
+            <th key={h} scope="col" className="px-3 py-2">
+              {h}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+        {rows.map((row) => (
+          <tr key={String(row[0])}>
+            {row.map((cell, i) => (i === 0 ? <th key={i} scope="row" className="px-3 py-1.5 font-normal">{cell}</th> : <td key={i} className="px-3 py-1.5 tabular-nums">{cell}</td>))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,43 @@
+'use client';
+
+import type { ColumnDef } from '@tanstack/react-table';
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import type { AppRouter } from '../../../src/server/router';
+import type { inferRouterOutputs } from '@trpc/server';
+import { DataTable } from '../../ui/data-table';
+import { formatDateTime, formatMs, formatRelative } from '../format';
+import { ExecutionStatusBadge } from './status-badge';
+
+export type ExecutionRow = inferRouterOutputs<AppRouter>['executions']['list']['data'][number];
+
+const columns: ColumnDef<ExecutionRow, unknown>[] = [
+  {
+    accessorKey: 'execution_id',
+    header: 'Execution',
+    enableSorting: false,
+    cell: ({ row }) => (
+      <Link href={`/dashboard/executions/${encodeURIComponent(row.original.execution_id)}`} className="font-mono text-xs text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+        {row.original.execution_id}
+      </Link>
+    ),
+  },
+  { id: 'action', accessorFn: (r) => `${r.module}.${r.action}`, header: 'Action', cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span> },
+  { accessorKey: 'status', header: 'Status', cell: ({ row }) => <ExecutionStatusBadge status={row.original.status} /> },
+  { accessorKey: 'latency_ms', header: 'Latency', cell: ({ row }) => <span className="tabular-nums">{formatMs(row.original.latency_ms)}</span> },
+  { accessorKey: 'source', header: 'Source' },
+  {
+    accessorKey: 'created_at',
+    header: 'Started',
+    cell: ({ row }) => (
+      <time dateTime={row.original.created_at} title={formatDateTime(row.original.created_at)} className="whitespace-nowrap">
+        {formatRelative(row.original.created_at)}
+      </time>
+    ),
+  },
+];
+
+/** Executions as a sortable table; each id links to its detail page. */
+export function ExecutionsTable({ rows, caption, empty }: { rows: ExecutionRow[]; caption: string; empty?: ReactNode }) {
+  return <DataTable columns={columns} data={rows} caption={caption} empty={empty} getRowId={(r) => r.execution_id} />;
+}

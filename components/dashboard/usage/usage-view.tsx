@@ -1,0 +1,144 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useId, useState } from 'react';
+import { useTRPC } from '../../../app/_lib/trpc-react';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
+import { EmptyState } from '../../ui/empty-state';
+import { Input } from '../../ui/input';
+import { Label } from '../../ui/label';
+import { PageHeader } from '../../ui/page-header';
+import { Progress } from '../../ui/progress';
+import { Skeleton, SkeletonRows } from '../../ui/skeleton';
+import { ExecutionsPerDayChart } from '../charts/executions-chart';
+import { formatCount, formatDate, formatDateTime } from '../format';
+import { QueryError } from '../query-error';
+import { ModuleChart } from './module-chart';
+import { PlanChange } from './plan-change';
+
+/** `YYYY-MM` of the current UTC month: the latest cycle the API reads. */
+const currentCycle = () => new Date().toISOString().slice(0, 7);
+
+/**
+ * A billing cycle's usage as the invoice will bill it (GET /api/v1/billing/usage): executions
+ * against the quota, overage and its cost so far, the projected total, per-day and per-module
+ * charts; past cycles with `?cycle=`; the plan change.
+ */
+export function UsageView() {
+  const trpc = useTRPC();
+  const id = useId();
+  const [cycle, setCycle] = useState<string>();
+  const usage = useQuery(trpc.billing.usage.queryOptions(cycle ? { cycle } : {}, { placeholderData: (previous) => previous }));
+  const u = usage.data;
+
+  return (
+    <div className="grid gap-6">
+      <PageHeader
+        title="Usage"
+        description="What this billing cycle has used and what it will cost, counted from your execution records exactly as the invoice counts them."
+        actions={
+          <div className="grid gap-1">
+            <Label htmlFor={`${id}-cycle`}>Billing cycle</Label>
+            <Input
+              id={`${id}-cycle`}
+              type="month"
+              className="w-44"
+              max={currentCycle()}
+              value={cycle ?? u?.cycle ?? currentCycle()}
+              onChange={(e) => setCycle(e.target.value || undefined)}
+            />
+          </div>
+        }
+      />
+
+      {usage.isPending ? (
+        <SkeletonRows rows={6} label="Loading usage" />
+      ) : usage.isError && !u ? (
+        <QueryError error={usage.error} retry={() => void usage.refetch()} />
+      ) : u ? (
+        <>
+          {usage.isError ? <QueryError error={usage.error} /> : null}
+          <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4" data-testid="usage-summary" aria-busy={usage.isFetching}>
+            <Stat label="Executions" value={formatCount(u.executions.used)} detail={u.executions.limit === null ? 'Unlimited' : `of ${formatCount(u.executions.limit)} included`} testId="usage-executions">
+              {u.executions.limit !== null ? (
+                <Progress className="mt-2" value={u.executions.used} max={u.executions.limit} label="Executions used this cycle" tone={u.executions.used >= u.executions.limit ? 'danger' : u.executions.used >= u.executions.limit * 0.8 ? 'warning' : 'default'} />
+              ) : null}
+            </Stat>
+            <Stat label="Failed" value={formatCount(u.executions.failed)} detail="Failures count toward the quota" />
+            <Stat label="Overage so far" value={`$${u.overage_cost_usd}`} detail={`${formatCount(u.executions.overage)} executions × $${u.terms.overage_unit_usd}`} testId="usage-overage" />
+            <Stat
+              label={u.is_current ? 'Projected invoice' : 'Invoice total'}
+              value={`$${u.projected_total_usd}`}
+              detail={`Monthly fee $${u.terms.monthly_fee_usd}${u.plan_changes.length > 0 ? ', prorated' : ''} + overage`}
+              testId="usage-projected"
+            />
+          </div>
+
+          <Card>
+            <CardHeader>
+              <CardTitle className="text-base">
+                Cycle {u.cycle} <span className="font-normal capitalize text-slate-600 dark:text-slate-400">· {u.plan} plan</span>
+              </CardTitle>
+              <CardDescription>
+                {formatDate(u.cycle_start)} to {formatDate(new Date(new Date(u.cycle_end).getTime() - 1).toISOString())} (UTC).{' '}
+                {u.is_current ? `The quota resets ${formatDateTime(u.cycle_end)}.` : 'A closed cycle: see its invoice.'}
+              </CardDescription>
+            </CardHeader>
+            <CardContent className="grid gap-8">
+              <ExecutionsPerDayChart daily={u.daily} testId="usage-daily-chart" />
+              {u.by_module.length > 0 ? (
+                <ModuleChart byModule={u.by_module} />
+              ) : (
+                <EmptyState title="No executions in this cycle">
+                  Executions show up here per module once your agents run actions. Try one in the{' '}
+                  <Link className="underline" href="/dashboard/modules">
+                    playground
+                  </Link>
+                  .
+                </EmptyState>
+              )}
+              <div className="grid gap-2 text-sm">
+                <h3 className="font-semibold">Requests</h3>
+                <p className="text-slate-700 dark:text-slate-300">
+                  {formatCount(u.daily.reduce((n, d) => n + d.requests, 0))} API requests this cycle, at most {formatCount(u.terms.requests_per_minute)} per minute.
+                </p>
+              </div>
+              {u.plan_changes.length > 0 ? (
+                <div className="grid gap-2 text-sm">
+                  <h3 className="font-semibold">Plan changes in this cycle</h3>
+                  <ul className="grid gap-1">
+                    {u.plan_changes.map((c) => (
+                      <li key={c.changed_at}>
+                        <time dateTime={c.changed_at}>{formatDateTime(c.changed_at)}</time>: <span className="capitalize">{c.from_plan}</span> → <span className="capitalize">{c.to_plan}</span> (by {c.actor})
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              ) : null}
+            </CardContent>
+          </Card>
+
+          {u.is_current ? <PlanChange current={u.plan} /> : null}
+        </>
+      ) : (
+        <Skeleton className="h-40 w-full" />
+      )}
+    </div>
+  );
+}
+
+function Stat({ label, value, detail, testId, children }: { label: string; value: string; detail: string; testId?: string; children?: React.ReactNode }) {
+  return (
+    <Card>
+      <CardContent className="pt-6">
+        <p className="text-sm text-slate-600 dark:text-slate-400">{label}</p>
+        <p className="mt-1 text-2xl font-semibold tabular-nums" data-testid={testId}>
+          {value}
+        </p>
+        <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">{detail}</p>
+        {children}
+      </CardContent>
+    </Card>
+  );
+}

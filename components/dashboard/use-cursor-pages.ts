@@ -1,0 +1,24 @@
+'use client';
+
+import { useInfiniteQuery } from '@tanstack/react-query';
+
+interface CursorPage<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/**
+ * A list procedure's pages, fetched with its `cursor` ("Load more"). The tRPC integration's own
+ * infiniteQueryOptions adds a `direction` field to the input, which the procedures' strict input
+ * schemas refuse (as REST refuses an unknown parameter), so the pages are fetched with the plain
+ * client and the given input only. `key`: the procedure's query key for that input.
+ */
+export function useCursorPages<T>(key: readonly unknown[], fetchPage: (cursor: string | undefined) => Promise<CursorPage<T>>) {
+  return useInfiniteQuery({
+    queryKey: [...key, 'pages'],
+    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+}

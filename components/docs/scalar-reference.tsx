@@ -1,0 +1,20 @@
+'use client';
+
+import { ApiReferenceReact } from '@scalar/api-reference-react';
+import '@scalar/api-reference-react/style.css';
+
+/** Scalar's API reference over the service's generated OpenAPI document (loaded only on /docs). */
+export default function ScalarReference() {
+  return (
+    <ApiReferenceReact
+      configuration={{
+        url: '/api/openapi.json',
+        // No button that sends the document's URL to Scalar's hosted client.
+        hideClientButton: true,
+        // The page's own header and layout surround it; the reference follows the system theme.
+        withDefaultFonts: false,
+        metaData: { title: 'API reference · Agent Module Platform' },
+      }}
+    />
+  );
+}
