@@ -129,6 +129,12 @@ backends.describe('certification (%s)', (backend) => {
     );
     for (const res of started) expect(res.status, res.text).toBe(202);
     const t = await reader();
+    // Runs take turns with tenants for workers: a tenant's executions go on meanwhile.
+    const tenant = await s.register();
+    const executed = await Promise.all(
+      Array.from({ length: 5 }, () => s.call('/api/v1/modules/text/execute', { key: tenant.apiKey, body: { action: 'slugify', input: { text: 'Hello World' } } })),
+    );
+    expect(executed.map((r) => r.status)).toEqual(Array(5).fill(200));
     for (const [i, m] of BUILTIN_MODULES.entries()) {
       const run = await finished(m.name, started[i]!.body.id, t.apiKey, 600_000);
       expect(run.status, JSON.stringify(run)).toBe('completed');
@@ -147,10 +153,13 @@ backends.describe('certification (%s)', (backend) => {
       expect(detail.body.certification_tier).toBe(report.tier);
       expect(detail.body.trust_score).toBe(report.trust_score);
     }
-    // Not billed and no execution events: the runs left no execution records, counters or events.
-    expect(await s.svc.db.select().from(executions)).toEqual([]);
-    expect(await s.svc.db.select().from(usageCounters)).toEqual([]);
-    expect(await s.svc.db.select().from(events)).toEqual([]);
+    // Not billed and no execution events: the runs left no execution records, counters or events
+    // (the tenant's own 5 executions are the only ones).
+    expect((await s.svc.db.select().from(executions)).map((e) => e.tenantId)).toEqual(Array(5).fill(tenant.tenantId));
+    expect((await s.svc.db.select().from(usageCounters)).every((c) => c.tenantId === tenant.tenantId)).toBe(true);
+    const recorded = await s.svc.db.select().from(events);
+    expect(recorded.every((e) => e.tenantId === tenant.tenantId)).toBe(true);
+    expect(recorded.filter((e) => e.type.startsWith('execution.'))).toHaveLength(5);
   }, 900_000);
 
   it('a published module with a wrong example and a crashing action gets a lower tier and failing checks with details', async () => {
