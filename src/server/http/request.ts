@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { randomBase62 } from '../../lib/ids';
+import { identifierBase62 } from '../../lib/ids';
 import { exceedsJsonDepth, TOO_DEEP_MESSAGE } from '../../lib/json-depth';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -7,7 +7,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** A valid incoming X-Request-Id is echoed; anything else gets a fresh `req_` id. */
 export function resolveRequestId(incoming: string | string[] | undefined): string {
   const value = Array.isArray(incoming) ? incoming[0] : incoming;
-  return value && REQUEST_ID.test(value) ? value : `req_${randomBase62(20)}`;
+  return value && REQUEST_ID.test(value) ? value : `req_${identifierBase62(20)}`;
 }
 
 /** The client address: the socket's, or the first X-Forwarded-For hop when TRUST_PROXY=1. */
