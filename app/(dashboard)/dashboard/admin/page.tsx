@@ -1,0 +1,26 @@
+import type { Metadata } from 'next';
+import { AdminView } from '../../../../components/dashboard/admin/admin-view';
+import { Alert } from '../../../../components/ui/alert';
+import { PageHeader } from '../../../../components/ui/page-header';
+import { requireSession } from '../../../_lib/session';
+
+export const metadata: Metadata = { title: 'Admin' };
+
+/**
+ * Operators only. The session's `admin` flag (email in ADMIN_EMAILS) decides what the page shows;
+ * the API decides what it answers (the email must also be confirmed: src/identity/operator.ts).
+ */
+export default async function AdminPage() {
+  const session = await requireSession('/dashboard/admin');
+  if (!session.admin) {
+    return (
+      <div className="grid gap-6">
+        <PageHeader title="Admin" />
+        <Alert variant="error" title="Not authorized">
+          This page is for the service&apos;s operators (the emails listed in ADMIN_EMAILS). Your account is not one of them.
+        </Alert>
+      </div>
+    );
+  }
+  return <AdminView />;
+}

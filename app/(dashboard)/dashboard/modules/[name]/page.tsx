@@ -1,0 +1,24 @@
+import type { Metadata } from 'next';
+import { ModuleView } from '../../../../../components/dashboard/modules/module-view';
+import { requireSession } from '../../../../_lib/session';
+
+/** Route segments arrive percent-encoded; a malformed one is kept as it is (the API answers 404). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+type Params = Promise<{ name: string }>;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return { title: `${decoded((await params).name)} · Modules` };
+}
+
+export default async function ModulePage({ params }: { params: Params }) {
+  const name = decoded((await params).name);
+  await requireSession(`/dashboard/modules/${encodeURIComponent(name)}`);
+  return <ModuleView name={name} />;
+}

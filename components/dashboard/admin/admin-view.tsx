@@ -1,0 +1,317 @@
+'use client';
+
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { toast } from 'sonner';
+import { z } from 'zod';
+import { useTRPC } from '../../../app/_lib/trpc-react';
+import { Alert } from '../../ui/alert';
+import { Badge } from '../../ui/badge';
+import { Button } from '../../ui/button';
+import { DataTable } from '../../ui/data-table';
+import { Dialog, DialogContent, DialogTrigger } from '../../ui/dialog';
+import { EmptyState } from '../../ui/empty-state';
+import { FormField } from '../../ui/form-field';
+import { Label } from '../../ui/label';
+import { PageHeader } from '../../ui/page-header';
+import { SkeletonRows } from '../../ui/skeleton';
+import type { RouterInputs, RouterOutputs } from '../modules/types';
+import { errorMessage, QueryError } from '../query-error';
+
+type Tenant = RouterOutputs['admin']['listTenants']['data'][number];
+type DisabledWebhook = RouterOutputs['admin']['disabledWebhooks']['data'][number];
+type FailedDelivery = RouterOutputs['admin']['failedDeliveries']['data'][number];
+type Plan = RouterInputs['admin']['changePlan']['plan'];
+
+/** The plans an operator can set (PLAN_NAMES in src/tenants/plans.ts; the API refuses any other). */
+const PLANS: Plan[] = ['free', 'pro', 'business', 'enterprise'];
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—');
+const count = (n: number) => n.toLocaleString();
+
+/** The operator's page: every tenant, every disabled webhook (re-enable), the latest failed deliveries. */
+export function AdminView() {
+  const trpc = useTRPC();
+  // One round: the three lists are requested together.
+  const tenants = useQuery(trpc.admin.listTenants.queryOptions({ limit: 100 }));
+  const disabled = useQuery(trpc.admin.disabledWebhooks.queryOptions({ limit: 100 }));
+  const failed = useQuery(trpc.admin.failedDeliveries.queryOptions({ limit: 50 }));
+
+  return (
+    <div className="grid gap-8">
+      <PageHeader title="Admin" description="Operators only: every tenant with its plan and usage, disabled webhooks to re-enable, and recent failed deliveries." />
+      <section aria-labelledby="tenants-heading" className="grid gap-3">
+        <h2 id="tenants-heading" className="text-lg font-semibold">
+          Tenants
+        </h2>
+        {tenants.isPending ? <SkeletonRows rows={5} label="Loading tenants" /> : tenants.isError ? <QueryError error={tenants.error} retry={() => void tenants.refetch()} /> : <TenantsTable data={tenants.data} />}
+      </section>
+      <section aria-labelledby="disabled-heading" className="grid gap-3">
+        <h2 id="disabled-heading" className="text-lg font-semibold">
+          Disabled webhooks
+        </h2>
+        {disabled.isPending ? <SkeletonRows rows={3} label="Loading disabled webhooks" /> : disabled.isError ? <QueryError error={disabled.error} retry={() => void disabled.refetch()} /> : <DisabledTable data={disabled.data} />}
+      </section>
+      <section aria-labelledby="failed-heading" className="grid gap-3">
+        <h2 id="failed-heading" className="text-lg font-semibold">
+          Recent failed deliveries
+        </h2>
+        {failed.isPending ? <SkeletonRows rows={3} label="Loading failed deliveries" /> : failed.isError ? <QueryError error={failed.error} retry={() => void failed.refetch()} /> : <FailedTable data={failed.data} />}
+      </section>
+    </div>
+  );
+}
+
+function TenantsTable({ data }: { data: RouterOutputs['admin']['listTenants'] }) {
+  const columns: ColumnDef<Tenant, unknown>[] = [
+    {
+      accessorKey: 'agent_name',
+      header: 'Tenant',
+      cell: ({ row }) => (
+        <div className="min-w-40">
+          <p className="font-medium">{row.original.agent_name}</p>
+          <p className="text-xs text-slate-600 dark:text-slate-400">{row.original.owner_email}</p>
+          <p className="font-mono text-[11px] text-slate-600 dark:text-slate-400">{row.original.tenant_id}</p>
+        </div>
+      ),
+    },
+    { accessorKey: 'plan', header: 'Plan', cell: ({ row }) => <Badge tone={row.original.plan === 'free' ? 'neutral' : 'info'}>{row.original.plan}</Badge> },
+    {
+      accessorKey: 'executions_this_cycle',
+      header: 'Executions this cycle',
+      cell: ({ row }) => {
+        const quota = row.original.terms.executions_per_month;
+        return (
+          <span className="whitespace-nowrap">
+            {count(row.original.executions_this_cycle)} / {quota === null ? 'unlimited' : count(quota)}
+          </span>
+        );
+      },
+    },
+    {
+      accessorKey: 'requests_per_minute',
+      header: 'Requests / min',
+      cell: ({ row }) => (
+        <span className="whitespace-nowrap">
+          {count(row.original.requests_per_minute)}
+          {row.original.requests_per_minute_override !== null ? (
+            <Badge tone="warning" className="ml-1">
+              override
+            </Badge>
+          ) : null}
+        </span>
+      ),
+    },
+    { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => <TenantStatus tenant={row.original} /> },
+    { accessorKey: 'created_at', header: 'Created', cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.created_at)}</span> },
+    { id: 'actions', header: () => <span className="sr-only">Actions</span>, enableSorting: false, cell: ({ row }) => <ChangePlanDialog tenant={row.original} /> },
+  ];
+  return (
+    <>
+      <DataTable columns={columns} data={data.data} caption="Tenants" getRowId={(t) => t.tenant_id} empty={<EmptyState title="No tenants yet">Tenants appear here as they register.</EmptyState>} />
+      {data.has_more ? <p className="text-xs text-slate-600 dark:text-slate-400">The newest 100 tenants are shown (GET /api/v1/admin/tenants pages through all of them).</p> : null}
+    </>
+  );
+}
+
+function TenantStatus({ tenant }: { tenant: Tenant }) {
+  const quota = tenant.terms.executions_per_month;
+  const badges = [];
+  if (quota !== null && tenant.executions_this_cycle >= quota) badges.push(<Badge key="q" tone={tenant.terms.overage === 'pause' ? 'danger' : 'warning'}>{tenant.terms.overage === 'pause' ? 'Quota reached: paused' : 'In overage'}</Badge>);
+  if (tenant.disabled_webhooks) badges.push(<Badge key="w" tone="danger">{tenant.disabled_webhooks} disabled webhook{tenant.disabled_webhooks === 1 ? '' : 's'}</Badge>);
+  return <span className="flex flex-wrap gap-1">{badges.length ? badges : <Badge tone="success">OK</Badge>}</span>;
+}
+
+/** A client copy of the change's limits (changePlanInput in src/tenants/schema.ts imports server code). */
+const planForm = z.object({
+  plan: z.enum(['free', 'pro', 'business', 'enterprise']),
+  requests_per_minute: z
+    .string()
+    .trim()
+    .refine((v) => v === '' || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100_000_000), 'A whole number from 1 to 100,000,000, or empty for the plan’s limit'),
+});
+type PlanForm = z.infer<typeof planForm>;
+
+function ChangePlanDialog({ tenant }: { tenant: Tenant }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [apiError, setApiError] = useState<string>();
+  const form = useForm<PlanForm>({
+    resolver: zodResolver(planForm),
+    defaultValues: { plan: tenant.plan, requests_per_minute: tenant.requests_per_minute_override === null ? '' : String(tenant.requests_per_minute_override) },
+  });
+  const change = useMutation(
+    trpc.admin.changePlan.mutationOptions({
+      onSuccess: (res) => {
+        const suspended = res.suspended.keys.length + res.suspended.webhooks.length;
+        const restored = res.restored.keys.length + res.restored.webhooks.length;
+        toast.success(
+          res.changed
+            ? `${res.agent_name} is on ${res.plan}${suspended ? `; ${suspended} key(s)/webhook(s) suspended` : ''}${restored ? `; ${restored} restored` : ''}`
+            : `${res.agent_name}: nothing changed`,
+        );
+        setOpen(false);
+        void queryClient.invalidateQueries({ queryKey: trpc.admin.listTenants.queryKey() });
+      },
+      onError: (err) => setApiError(errorMessage(err)),
+    }),
+  );
+  const planId = `plan-${tenant.tenant_id}`;
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        if (next) {
+          setApiError(undefined);
+          form.reset({ plan: tenant.plan, requests_per_minute: tenant.requests_per_minute_override === null ? '' : String(tenant.requests_per_minute_override) });
+        }
+      }}
+    >
+      <DialogTrigger asChild>
+        <Button size="sm" variant="secondary" aria-label={`Change plan of ${tenant.agent_name}`}>
+          Change plan
+        </Button>
+      </DialogTrigger>
+      <DialogContent title={`Change plan: ${tenant.agent_name}`} description={`${tenant.owner_email} is on ${tenant.plan}. The change takes effect at once and is prorated on the invoice.`}>
+        <form
+          className="grid gap-4"
+          noValidate
+          onSubmit={form.handleSubmit((values) => {
+            setApiError(undefined);
+            change.mutate({
+              tenant_id: tenant.tenant_id,
+              plan: values.plan,
+              requests_per_minute: values.requests_per_minute === '' ? null : Number(values.requests_per_minute),
+            });
+          })}
+        >
+          {apiError ? <Alert variant="error">{apiError}</Alert> : null}
+          <div className="grid gap-2">
+            <Label htmlFor={planId}>Plan</Label>
+            <select
+              id={planId}
+              className="h-10 rounded-md border border-slate-400 bg-white px-3 text-sm text-slate-900 shadow-sm focus-visible:ring-2 focus-visible:ring-indigo-500/60 focus-visible:outline-none dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100"
+              {...form.register('plan')}
+            >
+              {PLANS.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          </div>
+          <FormField
+            label="Request limit override (per minute)"
+            inputMode="numeric"
+            description={`Empty: the plan's limit. Now ${tenant.requests_per_minute}/min${tenant.requests_per_minute_override === null ? ' (the plan’s)' : ' (an override)'}.`}
+            error={form.formState.errors.requests_per_minute?.message}
+            {...form.register('requests_per_minute')}
+          />
+          <div className="flex justify-end gap-2">
+            <Button type="button" variant="secondary" onClick={() => setOpen(false)}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={change.isPending}>
+              Save
+            </Button>
+          </div>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhooks'] }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const listKey = trpc.admin.disabledWebhooks.queryKey({ limit: 100 });
+  const enable = useMutation(
+    trpc.admin.enableWebhook.mutationOptions({
+      // Optimistic: the row leaves the list at once; it comes back if the API refuses.
+      onMutate: async ({ id }) => {
+        await queryClient.cancelQueries({ queryKey: listKey });
+        const before = queryClient.getQueryData(listKey);
+        queryClient.setQueryData(listKey, (old) => (old ? { ...old, data: old.data.filter((w) => w.id !== id) } : old));
+        return { before };
+      },
+      onError: (err, _vars, ctx) => {
+        if (ctx?.before) queryClient.setQueryData(listKey, ctx.before);
+        toast.error(errorMessage(err));
+      },
+      onSuccess: (res) => toast.success(`Re-enabled ${res.url}`),
+      onSettled: () => {
+        void queryClient.invalidateQueries({ queryKey: trpc.admin.disabledWebhooks.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.admin.listTenants.queryKey() });
+      },
+    }),
+  );
+  const columns: ColumnDef<DisabledWebhook, unknown>[] = [
+    { accessorKey: 'url', header: 'Receiver', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.url}</span> },
+    {
+      accessorKey: 'agent_name',
+      header: 'Tenant',
+      cell: ({ row }) => (
+        <div>
+          <p>{row.original.agent_name}</p>
+          <p className="text-xs text-slate-600 dark:text-slate-400">{row.original.owner_email}</p>
+        </div>
+      ),
+    },
+    { accessorKey: 'consecutive_failures', header: 'Failures in a row' },
+    { accessorKey: 'disabled_at', header: 'Disabled', cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.disabled_at)}</span> },
+    {
+      id: 'actions',
+      header: () => <span className="sr-only">Actions</span>,
+      enableSorting: false,
+      cell: ({ row }) => (
+        <Button size="sm" aria-label={`Re-enable ${row.original.url} of ${row.original.agent_name}`} onClick={() => enable.mutate({ id: row.original.id })}>
+          Re-enable
+        </Button>
+      ),
+    },
+  ];
+  return (
+    <DataTable
+      columns={columns}
+      data={data.data}
+      caption="Disabled webhook subscriptions"
+      getRowId={(w) => w.id}
+      empty={<EmptyState title="No disabled webhooks">A subscription is disabled after repeated failed deliveries; it appears here to be re-enabled once its receiver works again.</EmptyState>}
+    />
+  );
+}
+
+function FailedTable({ data }: { data: RouterOutputs['admin']['failedDeliveries'] }) {
+  const columns: ColumnDef<FailedDelivery, unknown>[] = [
+    { accessorKey: 'at', header: 'When', cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.at)}</span> },
+    { accessorKey: 'agent_name', header: 'Tenant' },
+    { accessorKey: 'event', header: 'Event', cell: ({ row }) => <span className="font-mono text-xs">{row.original.event}</span> },
+    { accessorKey: 'url', header: 'Receiver', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.url}</span> },
+    { accessorKey: 'attempt', header: 'Attempts' },
+    {
+      id: 'last',
+      header: 'Last attempt',
+      enableSorting: false,
+      cell: ({ row }) => (
+        <span className="text-xs">
+          {row.original.status_code !== null ? `HTTP ${row.original.status_code}` : 'No answer'}
+          {row.original.error ? ` · ${row.original.error}` : ''}
+        </span>
+      ),
+    },
+  ];
+  return (
+    <DataTable
+      columns={columns}
+      data={data.data}
+      caption="Recent failed webhook deliveries"
+      getRowId={(d) => d.id}
+      empty={<EmptyState title="No failed deliveries">Deliveries whose every attempt failed show up here, newest first.</EmptyState>}
+    />
+  );
+}

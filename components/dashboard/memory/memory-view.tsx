@@ -1,0 +1,215 @@
+'use client';
+
+import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { Trash2 } from 'lucide-react';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useId, useState } from 'react';
+import { toast } from 'sonner';
+import { useTRPC } from '../../../app/_lib/trpc-react';
+import { Badge } from '../../ui/badge';
+import { Button } from '../../ui/button';
+import { ConfirmDialog } from '../../ui/confirm-dialog';
+import { DataTable } from '../../ui/data-table';
+import { Dialog, DialogContent, DialogTrigger } from '../../ui/dialog';
+import { EmptyState } from '../../ui/empty-state';
+import { Input } from '../../ui/input';
+import { Label } from '../../ui/label';
+import { PageHeader } from '../../ui/page-header';
+import { SkeletonRows } from '../../ui/skeleton';
+import { JsonBlock } from '../modules/json-block';
+import type { RouterOutputs } from '../modules/types';
+import { errorMessage, QueryError } from '../query-error';
+
+type MemoryPage = RouterOutputs['memory']['list'];
+type Entry = MemoryPage['data'][number];
+
+/** The agent id rule of the API (src/memory/schema.ts agentId), checked here only to say it before asking. */
+const AGENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const PAGE_SIZE = 50;
+
+const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/**
+ * An agent's memory: its entries newest-updated first (memory.list, the same as GET /api/v1/memory),
+ * searched by text (`q`: keys and values) or tag, each value viewable, each entry deletable. The
+ * agent, query and tag live in the URL, so a view can be bookmarked and reloaded.
+ */
+export function MemoryView() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const agent = params.get('agent') ?? '';
+  const q = params.get('q') ?? '';
+  const tag = params.get('tag') ?? '';
+  const ids = { agent: useId(), q: useId(), tag: useId() };
+  const [draft, setDraft] = useState({ agent, q, tag });
+  const [formError, setFormError] = useState<string>();
+
+  const apply = (e: React.FormEvent) => {
+    e.preventDefault();
+    const next = { agent: draft.agent.trim(), q: draft.q.trim(), tag: draft.tag.trim() };
+    if (!AGENT_ID.test(next.agent)) {
+      setFormError('Agent ids are 1–128 characters: A-Z, a-z, 0-9, . _ : -');
+      return;
+    }
+    setFormError(undefined);
+    const search = new URLSearchParams(Object.entries(next).filter(([, v]) => v) as [string, string][]);
+    router.replace(`${pathname}?${search.toString()}`);
+  };
+
+  return (
+    <div className="grid gap-6">
+      <PageHeader title="Memory" description="What your agents remember: browse an agent's entries, search them, read a value, delete what should go." />
+      <form role="search" aria-label="Memory entries" className="grid gap-3 sm:grid-cols-[1fr_1fr_10rem_auto] sm:items-end" onSubmit={apply} noValidate>
+        <div className="grid gap-2">
+          <Label htmlFor={ids.agent}>Agent id</Label>
+          <Input
+            id={ids.agent}
+            value={draft.agent}
+            onChange={(e) => setDraft({ ...draft, agent: e.target.value })}
+            placeholder="e.g. support-bot"
+            aria-invalid={formError ? true : undefined}
+            aria-describedby={formError ? `${ids.agent}-error` : undefined}
+            autoComplete="off"
+          />
+        </div>
+        <div className="grid gap-2">
+          <Label htmlFor={ids.q}>Search keys and values</Label>
+          <Input id={ids.q} type="search" value={draft.q} onChange={(e) => setDraft({ ...draft, q: e.target.value })} placeholder='e.g. invoice, "due date"' />
+        </div>
+        <div className="grid gap-2">
+          <Label htmlFor={ids.tag}>Tag</Label>
+          <Input id={ids.tag} value={draft.tag} onChange={(e) => setDraft({ ...draft, tag: e.target.value })} placeholder="any" />
+        </div>
+        <Button type="submit">Show entries</Button>
+        {formError ? (
+          <p id={`${ids.agent}-error`} className="text-sm font-medium text-red-700 sm:col-span-4 dark:text-red-400" aria-live="polite">
+            {formError}
+          </p>
+        ) : null}
+      </form>
+      {agent ? (
+        <Entries agent={agent} q={q} tag={tag} />
+      ) : (
+        <EmptyState title="Choose an agent">
+          Memory is kept per agent: enter the <code>agent_id</code> your agent writes with (POST /api/v1/memory or the memory tools), then search its entries by text or tag.
+        </EmptyState>
+      )}
+    </div>
+  );
+}
+
+function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const input = { agent_id: agent, limit: PAGE_SIZE, ...(q ? { q } : {}), ...(tag ? { tag } : {}) };
+  // Pages read so far: the first, then one per "Load more" (the cursor of the page before).
+  const [cursors, setCursors] = useState<string[]>([]);
+  const pages = useQueries({ queries: [undefined, ...cursors].map((cursor) => trpc.memory.list.queryOptions({ ...input, ...(cursor ? { cursor } : {}) })) });
+  const listKey = trpc.memory.list.queryKey();
+  const remove = useMutation(
+    trpc.memory.delete.mutationOptions({
+      // Optimistic: the row goes at once; back (refetched) if the API refuses.
+      onMutate: async (vars) => {
+        await queryClient.cancelQueries({ queryKey: listKey });
+        queryClient.setQueriesData<MemoryPage>({ queryKey: listKey }, (old) => (old ? { ...old, data: old.data.filter((e) => !(e.agent_id === vars.agent_id && e.key === vars.key)) } : old));
+      },
+      onSuccess: (res) => toast.success(`Deleted “${res.key}”`),
+      onSettled: () => void queryClient.invalidateQueries({ queryKey: listKey }),
+    }),
+  );
+  const first = pages[0]!;
+  const last = pages.at(-1)!;
+  const list = {
+    isPending: first.isPending,
+    isError: first.isError,
+    error: first.error,
+    refetch: () => first.refetch(),
+    hasNextPage: Boolean(last.data?.next_cursor),
+    isFetchingNextPage: cursors.length > 0 && last.isPending,
+    fetchNextPage: () => last.data?.next_cursor && setCursors([...cursors, last.data.next_cursor]),
+  };
+  if (list.isPending) return <SkeletonRows rows={5} label="Loading memory entries" />;
+  if (list.isError) return <QueryError error={list.error} retry={() => void list.refetch()} />;
+  const entries = pages.flatMap((p) => p.data?.data ?? []);
+
+  const columns: ColumnDef<Entry, unknown>[] = [
+    { accessorKey: 'key', header: 'Key', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.key}</span> },
+    {
+      id: 'value',
+      header: 'Value',
+      enableSorting: false,
+      cell: ({ row }) => <span className="line-clamp-2 max-w-xs font-mono text-xs break-all text-slate-700 dark:text-slate-300">{JSON.stringify(row.original.value)}</span>,
+    },
+    {
+      id: 'tags',
+      header: 'Tags',
+      enableSorting: false,
+      cell: ({ row }) => (
+        <span className="flex flex-wrap gap-1">
+          {row.original.tags.length ? row.original.tags.map((t) => <Badge key={t}>{t}</Badge>) : <span className="text-slate-500">none</span>}
+        </span>
+      ),
+    },
+    { accessorKey: 'updated_at', header: 'Updated', cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.updated_at)}</span> },
+    { accessorKey: 'expires_at', header: 'Expires', cell: ({ row }) => <span className="whitespace-nowrap">{row.original.expires_at ? when(row.original.expires_at) : 'Never'}</span> },
+    {
+      id: 'actions',
+      header: () => <span className="sr-only">Actions</span>,
+      enableSorting: false,
+      cell: ({ row }) => (
+        <div className="flex gap-2">
+          <Dialog>
+            <DialogTrigger asChild>
+              <Button size="sm" variant="secondary" aria-label={`View ${row.original.key}`}>
+                View
+              </Button>
+            </DialogTrigger>
+            <DialogContent title={row.original.key} description={`Agent ${agent} · updated ${when(row.original.updated_at)}`} className="max-w-2xl">
+              <JsonBlock value={row.original.value} label={`Value of ${row.original.key}`} testId="memory-value" />
+            </DialogContent>
+          </Dialog>
+          <ConfirmDialog
+            trigger={
+              <Button size="sm" variant="ghost" aria-label={`Delete ${row.original.key}`}>
+                <Trash2 aria-hidden="true" className="size-4" />
+              </Button>
+            }
+            title={`Delete “${row.original.key}”?`}
+            description={`The entry is removed from agent ${agent}'s memory for good.`}
+            confirmLabel="Delete entry"
+            onConfirm={() => remove.mutateAsync({ agent_id: agent, key: row.original.key }).catch((err: unknown) => Promise.reject(new Error(errorMessage(err))))}
+          />
+        </div>
+      ),
+    },
+  ];
+
+  return (
+    <section aria-label={`Memory of ${agent}`} className="grid gap-3">
+      <p className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite">
+        {entries.length} entr{entries.length === 1 ? 'y' : 'ies'} of <span className="font-mono">{agent}</span>
+        {q ? ` matching “${q}”` : ''}
+        {tag ? ` tagged ${tag}` : ''}
+        {list.hasNextPage ? ' so far' : ''}
+      </p>
+      <DataTable
+        columns={columns}
+        data={entries}
+        caption={`Memory entries of ${agent}`}
+        getRowId={(e) => e.key}
+        empty={
+          <EmptyState title={q || tag ? 'No entry matches' : 'No entries for this agent'}>
+            {q || tag ? 'Try other words or another tag.' : 'Check the agent id: entries appear here once the agent writes them (POST /api/v1/memory).'}
+          </EmptyState>
+        }
+      />
+      {list.hasNextPage ? (
+        <Button variant="secondary" className="w-fit" loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()}>
+          Load more
+        </Button>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * Admin: an operator (ADMIN_EMAILS, email confirmed by the mailed link) sees every tenant,
+ * re-enables another tenant's webhook that the service disabled after repeated failures, and
+ * changes that tenant's plan; a tenant owner gets no Admin link and is refused the page.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ADMIN_EMAIL, api, check, expect, newOwner, test } from './support';
+
+test('an operator re-enables a disabled webhook of another tenant and changes its plan; others are refused', async ({ browser }) => {
+  // A receiver that always fails: the service disables the subscription after 10 failed deliveries.
+  const receiver = http.createServer((_req, res) => {
+    res.statusCode = 500;
+    res.end('down');
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  try {
+    const tenant = await newOwner(browser, { agentName: 'Webhook Owner' });
+    expect((await api(tenant.page, tenant.apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
+    const sub = await api(tenant.page, tenant.apiKey, 'POST', '/api/v1/webhooks', { url: receiverUrl, events: ['execution.completed'] });
+    expect(sub.status).toBe(201);
+    const subId = String(sub.body?.id);
+    for (let i = 0; i < 10; i++) {
+      const run = await api(tenant.page, tenant.apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: `event ${i}` } });
+      expect(run.status).toBe(200);
+    }
+    await expect
+      .poll(async () => (await api(tenant.page, tenant.apiKey, 'GET', `/api/v1/webhooks/${subId}`)).body?.status, { timeout: 60_000 })
+      .toBe('disabled');
+
+    // A tenant owner: no Admin link, and the page says so.
+    await tenant.page.goto('/dashboard');
+    await expect(tenant.page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Admin' })).toHaveCount(0);
+    await tenant.page.goto('/dashboard/admin');
+    await expect(tenant.page.getByText('Not authorized')).toBeVisible();
+    await check(tenant.page, 'admin-refused');
+
+    // The operator.
+    const operator = await newOwner(browser, { email: ADMIN_EMAIL, agentName: 'Operator' });
+    const page = operator.page;
+    await page.goto('/dashboard');
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Admin' }).click();
+    await page.waitForURL('**/dashboard/admin');
+    await expect(page.getByRole('heading', { level: 1, name: 'Admin' })).toBeVisible();
+    const tenantRow = page.getByRole('table', { name: 'Tenants' }).getByRole('row').filter({ hasText: tenant.email });
+    await expect(tenantRow).toContainText('pro');
+    await expect(tenantRow).toContainText('1 disabled webhook');
+    const disabledRow = page.getByRole('table', { name: 'Disabled webhook subscriptions' }).getByRole('row').filter({ hasText: receiverUrl });
+    await expect(disabledRow).toBeVisible();
+    await expect(page.getByRole('table', { name: 'Recent failed webhook deliveries' })).toContainText(receiverUrl);
+    await check(page, 'admin');
+
+    // Re-enable: the row leaves, the tenant's subscription is active again.
+    await disabledRow.getByRole('button', { name: /^Re-enable/ }).click();
+    await expect(page.getByRole('table', { name: 'Disabled webhook subscriptions' }).getByText(receiverUrl)).toHaveCount(0);
+    await expect.poll(async () => (await api(tenant.page, tenant.apiKey, 'GET', `/api/v1/webhooks/${subId}`)).body?.status).toBe('active');
+
+    // Change the tenant's plan, with a request-limit override.
+    await tenantRow.getByRole('button', { name: /^Change plan/ }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Plan').selectOption('business');
+    await dialog.getByLabel('Request limit override (per minute)').fill('1234');
+    await check(page, 'admin-change-plan');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(dialog).toHaveCount(0);
+    await expect(tenantRow).toContainText('business');
+    await expect(tenantRow).toContainText('1,234');
+    const me = await api(tenant.page, tenant.apiKey, 'GET', '/api/v1/me');
+    expect(me.body).toMatchObject({ plan: 'business', requests_per_minute: 1234 });
+  } finally {
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+});

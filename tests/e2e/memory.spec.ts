@@ -1,0 +1,45 @@
+/** Memory: entries written through the API are browsed, searched, viewed and deleted in the dashboard. */
+import { api, check, expect, newOwner, test } from './support';
+
+test('browse, search, view and delete an agent’s memory entries', async ({ browser }) => {
+  const { page, apiKey } = await newOwner(browser, { agentName: 'Memory Agent' });
+  const agent = 'e2e-bot';
+  for (const entry of [
+    { key: 'greeting', value: { text: 'hello there' }, tags: ['welcome'] },
+    { key: 'invoice-42', value: { amount: 42, note: 'due friday' }, tags: ['billing'] },
+  ]) {
+    const res = await api(page, apiKey, 'POST', '/api/v1/memory', { agent_id: agent, ...entry });
+    expect(res.status).toBe(201);
+  }
+
+  await page.goto('/dashboard/memory');
+  await expect(page.getByRole('heading', { level: 1, name: 'Memory' })).toBeVisible();
+  await expect(page.getByText('Choose an agent')).toBeVisible();
+  await check(page, 'memory-start');
+
+  await page.getByLabel('Agent id').fill(agent);
+  await page.getByRole('button', { name: 'Show entries' }).click();
+  await expect(page.getByRole('cell', { name: 'greeting', exact: true })).toBeVisible();
+  await expect(page.getByRole('cell', { name: 'invoice-42', exact: true })).toBeVisible();
+  await check(page, 'memory');
+
+  // Full-text search over values.
+  await page.getByLabel('Search keys and values').fill('friday');
+  await page.getByRole('button', { name: 'Show entries' }).click();
+  await expect(page.getByRole('cell', { name: 'invoice-42', exact: true })).toBeVisible();
+  await expect(page.getByRole('cell', { name: 'greeting', exact: true })).toHaveCount(0);
+
+  // The value, in full.
+  await page.getByRole('button', { name: 'View invoice-42' }).click();
+  await expect(page.getByTestId('memory-value')).toContainText('due friday');
+  await check(page, 'memory-value');
+  await page.keyboard.press('Escape');
+
+  // Delete, confirmed: gone from the list and from the API.
+  await page.getByRole('button', { name: 'Delete invoice-42' }).click();
+  await page.getByRole('button', { name: 'Delete entry' }).click();
+  await expect(page.getByRole('cell', { name: 'invoice-42', exact: true })).toHaveCount(0);
+  await expect(page.getByText('No entry matches')).toBeVisible();
+  expect((await api(page, apiKey, 'GET', `/api/v1/memory/${agent}/invoice-42`)).status).toBe(404);
+  expect((await api(page, apiKey, 'GET', `/api/v1/memory/${agent}/greeting`)).status).toBe(200);
+});
