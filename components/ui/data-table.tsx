@@ -36,7 +36,9 @@ export function DataTable<T>({
   });
   if (data.length === 0 && empty) return <>{empty}</>;
   return (
-    <div className={cn('overflow-x-auto rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900', className)}>
+    // `relative`: visually hidden (absolutely positioned) header text stays inside the scrolling box
+    // instead of widening the page at 375 px.
+    <div className={cn('relative overflow-x-auto rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900', className)}>
       <table className="w-full text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium tracking-wide text-slate-600 uppercase dark:border-slate-800 dark:bg-slate-950 dark:text-slate-400">
