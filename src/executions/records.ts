@@ -181,8 +181,8 @@ async function flushStarts(svc: Services, batch: Pending<StartRequest, Execution
   const { groups, alone } = groupByTenant(batch);
   let written: { started: Map<string, { createdAt: Date; used: number }>; billing: RecordedEvent[] };
   try {
-    written = await svc.db.transaction(async (tx) => {
-      const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc, tx, 'amp_start_executions', START_SQL, [
+    const write = async (db: Executor) => {
+      const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc, db, 'amp_start_executions', START_SQL, [
         JSON.stringify(groups.map((g) => ({ tenant_id: g.principal.tenantId, n: g.entries.length, quota: g.quota, pauses: g.pauses }))),
         JSON.stringify(groups.flatMap((g) => g.entries.map(({ row: r }) => ({ id: r.id, tenant_id: r.tenantId, module: r.module, action: r.action, request_id: r.requestId, key_id: r.keyId, input_bytes: r.inputBytes, source: r.source })))),
         cycleStart(now),
@@ -195,11 +195,14 @@ async function flushStarts(svc: Services, batch: Pending<StartRequest, Execution
         // Each call's own count, as if they had started one after the other: a threshold is crossed by exactly one of them.
         for (let i = 0; i < g.entries.length; i++) {
           const reservation = { used: used - g.entries.length + 1 + i, limit: g.quota, remaining: null, overage: 0, resetAt: nextCycleStart(now) };
-          for (const crossed of thresholdEvents(g.principal, reservation, 1)) billing.push(await recordEvent(svc, tx, g.principal.tenantId, crossed.type, crossed.data));
+          for (const crossed of thresholdEvents(g.principal, reservation, 1)) billing.push(await recordEvent(svc, db, g.principal.tenantId, crossed.type, crossed.data));
         }
       }
       return { started, billing };
-    });
+    };
+    // Without a quota in the flush no threshold event can follow: the statement alone (atomic by
+    // itself) is the transaction, one round trip.
+    written = groups.every((g) => g.quota === null) ? await write(svc.db) : await svc.db.transaction(write);
   } catch (err) {
     svc.logger.warn({ err: String(err), calls: batch.length }, 'execution start flush failed; starting each call on its own');
     await Promise.all(batch.map((p) => settle(p, () => startOne(svc, p.item.principal, p.item.call, p.item.opts, false))));
@@ -378,12 +381,13 @@ function settle<R>(pending: Pending<unknown, R>, run: () => Promise<R>): Promise
  * Runs a statement with `$n` parameters: on PostgreSQL as a named (prepared once per
  * connection) statement, elsewhere (PGlite) through Drizzle.
  */
-async function statementRows<T>(svc: Services, tx: Executor, name: string, text: string, values: unknown[]): Promise<T[]> {
-  const client = (tx as unknown as { session?: { client?: unknown } }).session?.client;
-  if (svc.database.kind === 'postgres' && client instanceof pg.Client) {
-    return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
+async function statementRows<T>(svc: Services, db: Executor, name: string, text: string, values: unknown[]): Promise<T[]> {
+  if (svc.database.kind === 'postgres') {
+    // In a transaction, its connection; else any of the pool's.
+    const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
+    if (client instanceof pg.Client || client instanceof pg.Pool) return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
   }
-  return queryRows<T>(tx, withParams(text, values));
+  return queryRows<T>(db, withParams(text, values));
 }
 
 function withParams(text: string, values: unknown[]): SQL {
