@@ -1,96 +1,32 @@
 /**
- * `npm run bench`: requests/s and p99 latency of the service's hot paths next to a bare
- * node:http handler answering the same bytes, measured in the same run, and their ratio.
- * Goals (issue #3): authenticated GET >= 50% of bare on the embedded default, >= 35% with Redis.
- * Then webhook throughput (bench/webhooks.ts): deliveries/s and event -> first attempt delay
- * from 10,000 executions, next to a bare receiver; targets >= 1,000/s, p99 <= 250 ms on PostgreSQL.
+ * `npm run bench`: the issue #16 table for the embedded default (PGlite) and PostgreSQL + Redis:
+ * per scenario the service's req/s next to a bare node:http handler answering the same bytes in
+ * the same run, the ratio, p50/p99, the server process's peak RSS under load and executions/s
+ * (bench/http.ts); JSON of every figure under bench/results/. Then webhook throughput
+ * (bench/webhooks.ts). `npm run bench -- --growth` (or BENCH_GROWTH=1) runs the growth run
+ * instead (bench/growth.ts: PostgreSQL with 1, 1,000 and 100,000 tenants and generated executions).
  *
+ *   BENCH_QUICK=1                         3 s per measurement, no webhook section (~3-4 min)
+ *   BENCH_DURATION, BENCH_CONNECTIONS     seconds per measurement (8), connections (50)
  *   BENCH_ONLY=http|webhooks              one section (default both)
- *   BENCH_BACKENDS=embedded,pg,embedded+redis   which backends (default all; webhooks: embedded, pg)
+ *   BENCH_BACKENDS=embedded,pg,embedded+redis   which backends (default embedded,pg)
  *   BENCH_DATABASE_URL, BENCH_REDIS_URL   PostgreSQL server (a fresh database is created and
  *                                         dropped per section) and Redis; PostgreSQL scenarios
  *                                         are left out when it is not reachable
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import pg from 'pg';
-import { ADMIN_TOKEN, fmt, json, printTable, reachable, registerEnterprise, startTarget, withFreshDatabase } from './common';
+import { printTable, reachable, root, withFreshDatabase } from './common';
+import { benchGrowth } from './growth';
+import { benchService, CONNECTIONS, DURATION_S, RESULT_HEADER, resultRows, withService, writeResults, type ScenarioResult } from './http';
 import { benchWebhooks, printWebhookResult, type WebhookResult } from './webhooks';
 
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-/** BENCH_ONLY=http or BENCH_ONLY=webhooks runs one section; both by default. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'http,webhooks').split(',').map((s) => s.trim()));
-const BACKENDS = new Set((process.env.BENCH_BACKENDS ?? 'embedded,pg,embedded+redis').split(',').map((s) => s.trim()));
+const QUICK = Boolean(process.env.BENCH_QUICK);
+const GROWTH = process.argv.includes('--growth') || Boolean(process.env.BENCH_GROWTH);
+const ONLY = new Set((process.env.BENCH_ONLY ?? (QUICK ? 'http' : 'http,webhooks')).split(',').map((s) => s.trim()));
+const BACKENDS = new Set((process.env.BENCH_BACKENDS ?? 'embedded,pg').split(',').map((s) => s.trim()));
+const progress = (line: string) => process.stderr.write(`bench ${line}\n`);
 
-async function load(url: string, headers: Record<string, string> = {}, extra: { method?: 'POST'; body?: string; connections?: number } = {}) {
-  const options = {
-    url,
-    headers,
-    connections: extra.connections ?? CONNECTIONS,
-    ...(extra.method ? { method: extra.method, body: extra.body } : {}),
-  };
-  // Warm up (JIT, caches), then measure.
-  await autocannon({ ...options, duration: 1 });
-  const r = await autocannon({ ...options, duration: DURATION_S });
-  const non2xx = r.non2xx + r.errors + r.timeouts;
-  return { rps: r.requests.average, p99: r.latency.p99, non2xx };
-}
-
-async function benchService(label: string, env: Record<string, string | undefined>) {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-bench-'));
-  const service = await startTarget(['service'], { ...env, DATA_DIR: dataDir, ADMIN_TOKEN, REGISTER_LIMIT_PER_HOUR: '1000000' });
-  try {
-    const reg = await registerEnterprise(service.url, 'bench');
-    const keysUrl = `${service.url}/api/v1/keys`;
-    const keysBody = (await json(keysUrl, { headers: { 'x-api-key': reg.api_key } })).text;
-    const moduleUrl = `${service.url}/api/v1/modules?limit=1`;
-    const moduleBody = (await json(moduleUrl, { headers: { 'x-api-key': reg.api_key } })).text;
-    const meUrl = `${service.url}/api/v1/me`;
-    const meBody = (await json(meUrl, { headers: { 'x-api-key': reg.api_key } })).text;
-    const healthUrl = `${service.url}/api/v1/health`;
-    const healthBody = (await json(healthUrl)).text;
-
-    const rows: string[][] = [];
-    const executeUrl = `${service.url}/api/v1/modules/text/execute`;
-    const executeRequest = JSON.stringify({ action: 'slugify', input: { text: 'Hello World' } });
-    const executeBody = (await json(executeUrl, { method: 'POST', headers: { 'x-api-key': reg.api_key }, body: executeRequest })).text;
-    for (const [name, url, body, headers, request] of [
-      ['public exempt GET /api/v1/health', healthUrl, healthBody, {}],
-      ['authenticated exempt GET /api/v1/modules?limit=1', moduleUrl, moduleBody, { 'x-api-key': reg.api_key }],
-      ['authenticated GET /api/v1/me', meUrl, meBody, { 'x-api-key': reg.api_key }],
-      ['authenticated GET /api/v1/keys (DB read)', keysUrl, keysBody, { 'x-api-key': reg.api_key }],
-      ['execute text.slugify (POST, 50 conns)', executeUrl, executeBody, { 'x-api-key': reg.api_key, 'content-type': 'application/json' }, executeRequest],
-    ] as [string, string, string, Record<string, string>, string?][]) {
-      const bodyFile = path.join(dataDir, 'body.json');
-      writeFileSync(bodyFile, body);
-      const bare = await startTarget(['bare', bodyFile], {});
-      const opts = request ? { method: 'POST' as const, body: request, connections: 50 } : {};
-      const base = await load(bare.url, {}, opts);
-      await bare.stop();
-      const svc = await load(url, headers, opts);
-      rows.push([
-        `${label}: ${name}`,
-        fmt(svc.rps),
-        `${svc.p99} ms`,
-        fmt(base.rps),
-        `${base.p99} ms`,
-        `${((svc.rps / base.rps) * 100).toFixed(1)}%`,
-        String(svc.non2xx),
-      ]);
-    }
-    return rows;
-  } finally {
-    await service.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-console.log(
-  `bench: ${ONLY.has('http') ? `${CONNECTIONS} connections, ${DURATION_S} s per HTTP measurement (after 1 s warm-up); ` : ''}service, receivers and bare handlers each in their own process\n`,
-);
 const pgUrl = await reachable(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', async (u) => {
   const c = new pg.Client({ connectionString: u, connectionTimeoutMillis: 1000 });
   await c.connect();
@@ -99,15 +35,25 @@ const pgUrl = await reachable(process.env.BENCH_DATABASE_URL ?? 'postgres://post
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 if (!pgUrl) console.log('PostgreSQL not reachable (BENCH_DATABASE_URL): the PostgreSQL+Redis scenarios are left out.\n');
 
-const rows: string[][] = [];
-if (ONLY.has('http')) {
-  if (BACKENDS.has('embedded')) rows.push(...(await benchService('embedded', { DATABASE_URL: undefined, REDIS_URL: undefined })));
-  if (pgUrl && BACKENDS.has('pg')) {
-    await withFreshDatabase(pgUrl, async (dbUrl) => {
-      rows.push(...(await benchService('pg+redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl })));
-    });
+if (GROWTH) {
+  if (!pgUrl) {
+    console.log('The growth run needs PostgreSQL (BENCH_DATABASE_URL).');
+    process.exit(1);
   }
-  if (pgUrl && BACKENDS.has('embedded+redis')) rows.push(...(await benchService('embedded+redis', { DATABASE_URL: undefined, REDIS_URL: redisUrl })));
+  await benchGrowth(pgUrl, redisUrl, progress);
+  process.exit(0);
+}
+
+console.log(
+  `bench: ${ONLY.has('http') ? `${CONNECTIONS} connections, ${DURATION_S} s per HTTP measurement (after a warm-up); ` : ''}service, receivers and bare handlers each in their own process\n`,
+);
+const results: ScenarioResult[] = [];
+if (ONLY.has('http')) {
+  const run = (backend: string, env: Record<string, string | undefined>) =>
+    withService(env, async (service, apiKey, workDir) => results.push(...(await benchService(backend, service, apiKey, workDir, progress))));
+  if (BACKENDS.has('embedded')) await run('PGlite', { DATABASE_URL: undefined, REDIS_URL: undefined });
+  if (pgUrl && BACKENDS.has('pg')) await withFreshDatabase(pgUrl, (dbUrl) => run('PG+Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }));
+  if (pgUrl && BACKENDS.has('embedded+redis')) await run('PGlite+Redis', { DATABASE_URL: undefined, REDIS_URL: redisUrl });
 }
 
 // Delivery concurrency (workers x batchSize) as src/app.ts configures it: the bare baseline's in-flight count.
@@ -123,9 +69,11 @@ if (ONLY.has('webhooks')) {
   }
 }
 
-if (rows.length > 0) {
-  printTable(['scenario', 'req/s', 'p99', 'bare req/s', 'bare p99', 'ratio', 'non-2xx'], rows);
+if (results.length > 0) {
+  printTable(RESULT_HEADER, resultRows(results));
   console.log('');
 }
 for (const r of webhookResults) printWebhookResult(r);
+const file = writeResults('bench', { at: new Date().toISOString(), quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS, http: results, webhooks: webhookResults });
+console.log(`\nJSON: ${path.relative(root, file)}`);
 process.exit(0);

@@ -1,0 +1,166 @@
+/**
+ * The issue's HTTP scenarios against one running service, each next to a bare node:http handler
+ * answering the same bytes in the same run: req/s, p50/p99, the ratio to bare, the server
+ * process's peak RSS under load, and executions/s where the scenario executes.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { ADMIN_TOKEN, fmt, json, registerEnterprise, root, startTarget, type Target } from './common';
+
+export const DURATION_S = Number(process.env.BENCH_DURATION ?? (process.env.BENCH_QUICK ? 3 : 8));
+const WARMUP_S = process.env.BENCH_QUICK ? 1 : 2;
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** Peak resident set of the loaded process (MB), sampled every 200 ms; undefined when not sampled. */
+  rssMb?: number;
+}
+
+export interface ScenarioResult extends LoadResult {
+  backend: string;
+  scenario: string;
+  bare: LoadResult;
+  ratio: number;
+  /** Executions/s (successful executions only) for the execute and batch scenarios. */
+  executionsPerSecond?: number;
+  /** Calls a batch answered as failed (quota, concurrency) during the measured run. */
+  failedCalls?: number;
+}
+
+interface Scenario {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** Executions per successful response (1 for execute, 10 for a batch of 10). */
+  executions?: number;
+}
+
+const BATCH_BODY = JSON.stringify({
+  calls: Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, module: 'crypto', action: 'uuid', input: {} })),
+});
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'GET /api/v1/modules?limit=1', method: 'GET', path: '/api/v1/modules?limit=1' },
+  { name: 'POST execute crypto.uuid', method: 'POST', path: '/api/v1/modules/crypto/execute', body: JSON.stringify({ action: 'uuid', input: {} }), executions: 1 },
+  { name: 'POST /api/v1/batch (10 × crypto.uuid)', method: 'POST', path: '/api/v1/batch', body: BATCH_BODY, executions: 10 },
+  { name: 'GET /api/v1/catalog/search?q=slug', method: 'GET', path: '/api/v1/catalog/search?q=slug' },
+  { name: 'GET /api/v1/me', method: 'GET', path: '/api/v1/me' },
+];
+
+/** Peak VmRSS (MB) of a process while `fn` runs. */
+async function withPeakRss<T>(pid: number | undefined, fn: () => Promise<T>): Promise<[T, number | undefined]> {
+  if (!pid) return [await fn(), undefined];
+  let peakKb = 0;
+  const sample = () => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch {
+      // Not Linux, or the process is gone: no figure.
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 200);
+  try {
+    const result = await fn();
+    sample();
+    return [result, peakKb > 0 ? Math.round(peakKb / 1024) : undefined];
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Counts `"status":"success"` and `"status":"failed"` in batch replies (cheap: no JSON parse). */
+function countCalls(body: string | undefined, counts: { success: number; failed: number }) {
+  if (!body) return;
+  counts.success += body.split('"status":"success"').length - 1;
+  counts.failed += body.split('"status":"failed"').length - 1;
+}
+
+export async function load(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: { success: number; failed: number }): Promise<LoadResult> {
+  const base = {
+    url,
+    connections: CONNECTIONS,
+    method: scenario.method,
+    headers: scenario.body ? { ...headers, 'content-type': 'application/json' } : headers,
+    ...(scenario.body ? { body: scenario.body } : {}),
+  };
+  // Warm up (JIT, caches, pools), then measure.
+  await autocannon({ ...base, duration: WARMUP_S });
+  const requests = counts
+    ? [{ method: scenario.method, path: new URL(url).pathname + new URL(url).search, headers: base.headers, body: scenario.body, onResponse: (_status: number, body: string) => countCalls(body, counts) }]
+    : undefined;
+  const [r, rssMb] = await withPeakRss(pid, () => autocannon({ ...base, duration: DURATION_S, ...(requests ? { requests } : {}) }));
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, rssMb };
+}
+
+/** Every scenario against `service`, each after a bare handler answering the bytes the service answered. */
+export async function benchService(backend: string, service: Target, apiKey: string, workDir: string, log: (line: string) => void): Promise<ScenarioResult[]> {
+  const headers = { 'x-api-key': apiKey };
+  const results: ScenarioResult[] = [];
+  for (const scenario of SCENARIOS) {
+    const url = `${service.url}${scenario.path}`;
+    const sample = await json(url, { method: scenario.method, headers, ...(scenario.body ? { body: scenario.body } : {}) });
+    if (sample.status !== 200) throw new Error(`${scenario.name} answered ${sample.status}: ${sample.text.slice(0, 300)}`);
+    const bodyFile = path.join(workDir, 'body.json');
+    writeFileSync(bodyFile, sample.text);
+    const bareTarget = await startTarget(['bare', bodyFile], {});
+    const bare = await load(bareTarget.url, scenario, {}).finally(() => bareTarget.stop());
+    const counts = scenario.executions === 10 ? { success: 0, failed: 0 } : undefined;
+    const svc = await load(url, scenario, headers, service.child.pid, counts);
+    const result: ScenarioResult = { backend, scenario: scenario.name, ...svc, bare, ratio: svc.rps / bare.rps };
+    if (scenario.executions === 1) result.executionsPerSecond = svc.rps;
+    if (counts) {
+      result.executionsPerSecond = counts.success / DURATION_S;
+      result.failedCalls = counts.failed;
+    }
+    log(`${backend}: ${scenario.name}: ${Math.round(svc.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${svc.p99} ms, RSS ${svc.rssMb ?? '?'} MB`);
+    results.push(result);
+  }
+  return results;
+}
+
+/** Starts the service on `env` with an enterprise tenant (no quota, no request limit) and runs `fn`. */
+export async function withService<T>(env: Record<string, string | undefined>, fn: (service: Target, apiKey: string, workDir: string) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-bench-'));
+  const service = await startTarget(['service'], { ...env, DATA_DIR: dataDir, ADMIN_TOKEN, REGISTER_LIMIT_PER_HOUR: '1000000', NODE_ENV: 'production' });
+  try {
+    const reg = await registerEnterprise(service.url, 'bench');
+    return await fn(service, reg.api_key, dataDir);
+  } finally {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function resultRows(results: ScenarioResult[]): string[][] {
+  return results.map((r) => [
+    `${r.backend}: ${r.scenario}`,
+    fmt(r.bare.rps),
+    fmt(r.rps),
+    `${(r.ratio * 100).toFixed(1)}%`,
+    // No reply within the run: no latency to show (the requests were still waiting).
+    r.rps === 0 ? '—' : `${r.p50} ms`,
+    r.rps === 0 ? 'none done' : `${r.p99} ms`,
+    r.executionsPerSecond === undefined ? '' : fmt(r.executionsPerSecond),
+    r.rssMb === undefined ? '' : `${r.rssMb} MB`,
+    String(r.non2xx + (r.failedCalls ?? 0)),
+  ]);
+}
+export const RESULT_HEADER = ['scenario', 'bare req/s', 'req/s', 'ratio', 'p50', 'p99', 'executions/s', 'RSS', 'non-2xx/failed'];
+
+export function writeResults(kind: string, data: unknown): string {
+  const dir = path.join(root, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  return file;
+}
+
