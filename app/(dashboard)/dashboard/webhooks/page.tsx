@@ -1,0 +1,10 @@
+import type { Metadata } from 'next';
+import { WebhooksView } from '../../../../components/dashboard/webhooks/webhooks-view';
+import { requireSession } from '../../../_lib/session';
+
+export const metadata: Metadata = { title: 'Webhooks' };
+
+export default async function WebhooksPage() {
+  await requireSession('/dashboard/webhooks');
+  return <WebhooksView />;
+}

@@ -1,0 +1,96 @@
+'use client';
+
+import type { inferRouterOutputs } from '@trpc/server';
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { AppRouter } from '../../../src/server/router';
+import { ChartFrame, ChartTable } from '../charts/chart-frame';
+import { CHART_COLORS } from '../charts/executions-chart';
+import { formatMs } from '../format';
+import { formatRate } from './webhook-form';
+
+export type WebhookSeries = inferRouterOutputs<AppRouter>['webhooks']['stats'];
+
+const axisTick = { fontSize: 11, fill: 'currentColor' };
+const tooltipStyle = { borderRadius: 8, fontSize: 12, color: '#0f172a' };
+
+/** A bucket's label: "14:00" for hours, "11-24" for days (UTC, as the API buckets them). */
+function bucketLabel(start: string, bucket: WebhookSeries['bucket']): string {
+  return bucket === 'hour' ? `${start.slice(11, 16)}` : start.slice(5, 10);
+}
+
+/** Deliveries per bucket (succeeded and failed stacked) with the success rate as a line on its own axis. */
+export function DeliveryRateChart({ series }: { series: WebhookSeries }) {
+  const data = series.points.map((p) => ({
+    label: bucketLabel(p.start, series.bucket),
+    start: p.start,
+    succeeded: p.succeeded_deliveries,
+    failed: p.failed_deliveries,
+    rate: p.success_rate === null ? null : Math.round(p.success_rate * 10_000) / 100,
+  }));
+  const succeeded = series.points.reduce((n, p) => n + p.succeeded_deliveries, 0);
+  const failed = series.points.reduce((n, p) => n + p.failed_deliveries, 0);
+  const unit = series.bucket === 'hour' ? 'UTC hour' : 'UTC day';
+  return (
+    <div data-testid="webhook-rate-chart" data-succeeded={succeeded} data-failed={failed}>
+      <ChartFrame
+        title="Deliveries and success rate"
+        description={`Finished deliveries per ${unit}: ${succeeded} succeeded, ${failed} failed in this range.`}
+        table={
+          <ChartTable
+            caption={`Deliveries per ${unit}`}
+            headers={['Start (UTC)', 'Succeeded', 'Failed', 'Success rate']}
+            rows={series.points.map((p) => [p.start.slice(0, 16).replace('T', ' '), p.succeeded_deliveries, p.failed_deliveries, formatRate(p.success_rate)])}
+          />
+        }
+      >
+        <ResponsiveContainer width="100%" height="100%">
+          <ComposedChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 0, bottom: 0, left: -16 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} strokeOpacity={0.3} vertical={false} />
+            <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
+            <YAxis yAxisId="n" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />
+            <YAxis yAxisId="rate" orientation="right" domain={[0, 100]} unit="%" tick={axisTick} tickLine={false} axisLine={false} width={44} />
+            <Tooltip contentStyle={tooltipStyle} />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Bar yAxisId="n" dataKey="succeeded" name="Succeeded" stackId="d" fill={CHART_COLORS.success} isAnimationActive={false} />
+            <Bar yAxisId="n" dataKey="failed" name="Failed" stackId="d" fill={CHART_COLORS.failure} radius={[3, 3, 0, 0]} isAnimationActive={false} />
+            <Line yAxisId="rate" dataKey="rate" name="Success rate (%)" stroke={CHART_COLORS.neutral} strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+          </ComposedChart>
+        </ResponsiveContainer>
+      </ChartFrame>
+    </div>
+  );
+}
+
+/** Mean and 95th-percentile latency of the attempts the receiver answered, per bucket. */
+export function LatencyChart({ series }: { series: WebhookSeries }) {
+  const data = series.points.map((p) => ({ label: bucketLabel(p.start, series.bucket), avg: p.avg_latency_ms, p95: p.p95_latency_ms }));
+  const unit = series.bucket === 'hour' ? 'UTC hour' : 'UTC day';
+  const answered = series.points.reduce((n, p) => n + p.answered_attempts, 0);
+  return (
+    <div data-testid="webhook-latency-chart">
+      <ChartFrame
+        title="Receiver latency"
+        description={`Mean and 95th percentile per ${unit} over the ${answered} attempts your receiver answered in this range.`}
+        table={
+          <ChartTable
+            caption={`Latency per ${unit}`}
+            headers={['Start (UTC)', 'Answered attempts', 'Mean', 'p95']}
+            rows={series.points.map((p) => [p.start.slice(0, 16).replace('T', ' '), p.answered_attempts, formatMs(p.avg_latency_ms), formatMs(p.p95_latency_ms)])}
+          />
+        }
+      >
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: -8 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} strokeOpacity={0.3} vertical={false} />
+            <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
+            <YAxis unit=" ms" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} width={60} />
+            <Tooltip contentStyle={tooltipStyle} />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Line dataKey="avg" name="Mean (ms)" stroke={CHART_COLORS.neutral} strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+            <Line dataKey="p95" name="p95 (ms)" stroke="#f59e0b" strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+          </LineChart>
+        </ResponsiveContainer>
+      </ChartFrame>
+    </div>
+  );
+}

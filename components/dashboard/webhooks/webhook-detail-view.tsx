@@ -1,0 +1,535 @@
+'use client';
+
+import * as Collapsible from '@radix-ui/react-collapsible';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { inferRouterOutputs } from '@trpc/server';
+import { ChevronRight, Pencil, RefreshCw, Send } from 'lucide-react';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { toast } from 'sonner';
+import { statusOf } from '../../../app/_lib/trpc';
+import { useTRPC } from '../../../app/_lib/trpc-react';
+import type { AppRouter } from '../../../src/server/router';
+import { Alert } from '../../ui/alert';
+import { Badge } from '../../ui/badge';
+import { Button } from '../../ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
+import { ConfirmDialog } from '../../ui/confirm-dialog';
+import { Copyable } from '../../ui/copyable';
+import { Dialog, DialogContent } from '../../ui/dialog';
+import { EmptyState } from '../../ui/empty-state';
+import { FormField } from '../../ui/form-field';
+import { PageHeader } from '../../ui/page-header';
+import { Skeleton, SkeletonRows } from '../../ui/skeleton';
+import { formatCount, formatDateTime, formatMs } from '../format';
+import { errorMessage, QueryError } from '../query-error';
+import { DeliveryRateChart, LatencyChart } from './webhook-charts';
+import { formatRate, newSigningSecret, WebhookFormDialog, WebhookStatusBadge } from './webhook-form';
+import { VerifySnippet } from './verify-snippet';
+
+type Outputs = inferRouterOutputs<AppRouter>;
+type WebhookDetail = Outputs['webhooks']['get'];
+type Delivery = WebhookDetail['deliveries'][number];
+type Range = '24h' | '7d' | '30d';
+
+const RANGES: { value: Range; label: string }[] = [
+  { value: '24h', label: '24 hours' },
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+];
+
+/**
+ * One subscription: status and actions (test, enable, edit, rotate the secret, delete), its
+ * statistics and charts over time, the delivery history (each delivery expands to its attempts and
+ * payload), replay of a time window, and how to verify its signatures.
+ */
+export function WebhookDetailView({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const [range, setRange] = useState<Range>('24h');
+  // Both start together (one batched request); the history refreshes quickly while deliveries are pending.
+  const detail = useQuery({
+    ...trpc.webhooks.get.queryOptions({ id }),
+    refetchInterval: (q) => ((q.state.data?.stats.pending_deliveries ?? 0) > 0 ? 2_000 : 10_000),
+  });
+  const series = useQuery({ ...trpc.webhooks.stats.queryOptions({ id, range }), refetchInterval: 15_000 });
+
+  if (detail.isPending) {
+    return (
+      <div className="grid gap-6">
+        <Skeleton className="h-8 w-2/3" />
+        <SkeletonRows rows={6} label="Loading the webhook" />
+      </div>
+    );
+  }
+  if (detail.isError) {
+    if (statusOf(detail.error) === 404) {
+      return (
+        <div className="grid gap-6" data-testid="webhook-not-found">
+          <PageHeader title="Webhook not found" />
+          <EmptyState title="There is no such webhook in your tenant" action={<Link className="font-medium text-indigo-700 underline dark:text-indigo-300" href="/dashboard/webhooks">Back to your webhooks</Link>}>
+            {errorMessage(detail.error)}
+          </EmptyState>
+        </div>
+      );
+    }
+    return (
+      <div className="grid gap-6">
+        <PageHeader title="Webhook" />
+        <QueryError error={detail.error} retry={() => void detail.refetch()} />
+      </div>
+    );
+  }
+  const webhook = detail.data;
+  return (
+    <div className="grid gap-6">
+      <nav aria-label="Breadcrumb" className="text-sm">
+        <Link href="/dashboard/webhooks" className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
+          Webhooks
+        </Link>
+        <span aria-hidden="true"> / </span>
+        <span className="font-mono text-xs">{webhook.id}</span>
+      </nav>
+      <PageHeader title={webhook.url} description={<>Created {formatDateTime(webhook.created_at)} · events: {webhook.events.includes('*') ? 'all' : webhook.events.join(', ')}</>} actions={<HeaderActions webhook={webhook} />} />
+      <StatusPanel webhook={webhook} />
+      <TestPanel webhook={webhook} />
+      <StatsCards webhook={webhook} />
+      <Card>
+        <CardHeader className="flex-row flex-wrap items-center justify-between gap-3">
+          <div>
+            <CardTitle>Over time</CardTitle>
+            <CardDescription>From the delivery history (30 days); test sends are not counted.</CardDescription>
+          </div>
+          <div role="group" aria-label="Time range" className="inline-flex gap-1 rounded-lg bg-slate-100 p-1 dark:bg-slate-800">
+            {RANGES.map((r) => (
+              <button
+                key={r.value}
+                type="button"
+                aria-pressed={range === r.value}
+                onClick={() => setRange(r.value)}
+                className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none aria-pressed:bg-white aria-pressed:text-slate-900 aria-pressed:shadow-sm dark:text-slate-300 dark:aria-pressed:bg-slate-950 dark:aria-pressed:text-slate-100"
+              >
+                {r.label}
+              </button>
+            ))}
+          </div>
+        </CardHeader>
+        <CardContent>
+          {series.isPending ? (
+            <SkeletonRows rows={4} label="Loading the statistics" />
+          ) : series.isError ? (
+            <QueryError error={series.error} retry={() => void series.refetch()} />
+          ) : (
+            <div className="grid gap-8 lg:grid-cols-2">
+              <DeliveryRateChart series={series.data} />
+              <LatencyChart series={series.data} />
+            </div>
+          )}
+        </CardContent>
+      </Card>
+      <Deliveries webhook={webhook} />
+      <ReplayCard webhook={webhook} />
+      <Card>
+        <CardHeader>
+          <CardTitle>Verify signatures</CardTitle>
+          <CardDescription>Check every delivery with your signing secret before you act on it.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <VerifySnippet secret={{ masked: webhook.secret }} />
+        </CardContent>
+      </Card>
+    </div>
+  );
+}
+
+function useInvalidateWebhook(id: string) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey({ id }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.stats.queryKey() }),
+      queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }),
+    ]);
+}
+
+function HeaderActions({ webhook }: { webhook: WebhookDetail }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const remove = useMutation(trpc.webhooks.delete.mutationOptions());
+  const [editing, setEditing] = useState(false);
+  const [rotating, setRotating] = useState(false);
+  return (
+    <>
+      <Button variant="secondary" onClick={() => setEditing(true)}>
+        <Pencil aria-hidden="true" className="size-4" />
+        Edit
+      </Button>
+      <Button variant="secondary" onClick={() => setRotating(true)}>
+        <RefreshCw aria-hidden="true" className="size-4" />
+        Rotate secret
+      </Button>
+      <ConfirmDialog
+        trigger={<Button variant="destructive">Delete</Button>}
+        title="Delete this webhook?"
+        description={<>Deliveries to {webhook.url} stop, pending ones are dropped, and its history goes with it. This cannot be undone.</>}
+        confirmLabel="Delete webhook"
+        onConfirm={async () => {
+          await remove.mutateAsync({ id: webhook.id });
+          await queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
+          toast.success('Webhook deleted.');
+          router.push('/dashboard/webhooks');
+        }}
+      />
+      <WebhookFormDialog open={editing} onOpenChange={setEditing} webhook={webhook} />
+      <RotateSecretDialog webhook={webhook} open={rotating} onOpenChange={setRotating} />
+    </>
+  );
+}
+
+/** A new generated secret, PUT as the subscription's secret and shown this once with the snippet filled in. */
+function RotateSecretDialog({ webhook, open, onOpenChange }: { webhook: WebhookDetail; open: boolean; onOpenChange: (open: boolean) => void }) {
+  const trpc = useTRPC();
+  const update = useMutation(trpc.webhooks.update.mutationOptions());
+  const invalidate = useInvalidateWebhook(webhook.id);
+  const [secret, setSecret] = useState<string>();
+  const close = (next: boolean) => {
+    onOpenChange(next);
+    if (!next) {
+      setSecret(undefined);
+      update.reset();
+    }
+  };
+  return (
+    <Dialog open={open} onOpenChange={close}>
+      <DialogContent title="Rotate the signing secret" className="max-w-2xl" description={secret ? undefined : 'A new secret signs every attempt from now on, retries of earlier events included; the current one stops at once.'}>
+        {secret ? (
+          <div className="grid gap-4">
+            <Alert variant="success" title="Copy the new signing secret now">
+              It is shown only this once. Put it in your receiver&apos;s configuration.
+            </Alert>
+            <Copyable value={secret} label="signing secret" testId="rotated-webhook-secret" />
+            <VerifySnippet secret={{ value: secret }} />
+            <div className="flex justify-end">
+              <Button onClick={() => close(false)}>Done</Button>
+            </div>
+          </div>
+        ) : (
+          <div className="grid gap-4">
+            {update.isError ? <Alert variant="error">{errorMessage(update.error)}</Alert> : null}
+            <div className="flex justify-end gap-2">
+              <Button variant="secondary" onClick={() => close(false)}>
+                Cancel
+              </Button>
+              <Button
+                loading={update.isPending}
+                onClick={async () => {
+                  const next = newSigningSecret();
+                  try {
+                    await update.mutateAsync({ id: webhook.id, secret: next });
+                    setSecret(next);
+                    void invalidate();
+                  } catch {
+                    // Shown above, verbatim.
+                  }
+                }}
+              >
+                Rotate secret
+              </Button>
+            </div>
+          </div>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
+  const trpc = useTRPC();
+  const enable = useMutation(trpc.webhooks.enable.mutationOptions());
+  const invalidate = useInvalidateWebhook(webhook.id);
+  return (
+    <div className="grid gap-3">
+      <div className="flex flex-wrap items-center gap-3 text-sm" data-testid="webhook-status">
+        <span className="font-medium">Status</span>
+        <WebhookStatusBadge webhook={webhook} />
+        <span className="text-slate-600 dark:text-slate-400">Secret {webhook.secret}</span>
+      </div>
+      {webhook.suspended ? (
+        <Alert title="Suspended by your plan">
+          Your plan has no webhooks, so nothing is delivered until you upgrade.{' '}
+          <Link href="/dashboard/usage" className="font-medium underline">
+            Change plan
+          </Link>
+        </Alert>
+      ) : null}
+      {webhook.status === 'disabled' ? (
+        <Alert variant="error" title="Disabled">
+          <p>
+            Turned off {webhook.disabled_at ? `on ${formatDateTime(webhook.disabled_at)}` : ''} after {webhook.stats.consecutive_failures} failed deliveries in a row. Events recorded while it is
+            disabled are not sent; after enabling, replay the window you missed.
+          </p>
+          {enable.isError ? <p className="mt-2 font-medium">{errorMessage(enable.error)}</p> : null}
+          <Button
+            className="mt-3"
+            size="sm"
+            loading={enable.isPending}
+            onClick={() =>
+              enable.mutate(
+                { id: webhook.id },
+                {
+                  onSuccess: () => {
+                    toast.success('Webhook enabled. New events are delivered again.');
+                    void invalidate();
+                  },
+                },
+              )
+            }
+          >
+            Enable
+          </Button>
+        </Alert>
+      ) : null}
+    </div>
+  );
+}
+
+function TestPanel({ webhook }: { webhook: WebhookDetail }) {
+  const trpc = useTRPC();
+  const test = useMutation(trpc.webhooks.test.mutationOptions());
+  const invalidate = useInvalidateWebhook(webhook.id);
+  const result = test.data;
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Send a test event</CardTitle>
+        <CardDescription>One signed <code>webhook.test</code> delivery, now; not retried and not counted in the statistics. Works while disabled, to check your receiver first.</CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-3">
+        <div>
+          <Button variant="secondary" loading={test.isPending} onClick={() => test.mutate({ id: webhook.id }, { onSettled: () => void invalidate() })}>
+            <Send aria-hidden="true" className="size-4" />
+            Send test event
+          </Button>
+        </div>
+        <div aria-live="polite" data-testid="test-result">
+          {test.isError ? <Alert variant="error">{errorMessage(test.error)}</Alert> : null}
+          {result ? (
+            <Alert variant={result.delivered ? 'success' : 'error'} title={result.delivered ? 'Delivered' : 'Not delivered'}>
+              {result.status_code !== null ? `HTTP ${result.status_code}` : 'No answer'} in {formatMs(result.latency_ms)}
+              {result.error ? ` · ${result.error}` : ''} · event <code className="font-mono text-xs">{result.event_id}</code>
+            </Alert>
+          ) : null}
+        </div>
+      </CardContent>
+    </Card>
+  );
+}
+
+function StatsCards({ webhook }: { webhook: WebhookDetail }) {
+  const s = webhook.stats;
+  const items = [
+    { label: 'Success rate', value: formatRate(s.success_rate), testId: 'stat-success-rate' },
+    { label: 'Average latency', value: formatMs(s.avg_latency_ms) },
+    { label: 'Deliveries', value: formatCount(s.total_deliveries), testId: 'stat-total' },
+    { label: 'Succeeded', value: formatCount(s.succeeded_deliveries), testId: 'stat-succeeded' },
+    { label: 'Failed', value: formatCount(s.failed_deliveries), testId: 'stat-failed' },
+    { label: 'Pending', value: formatCount(s.pending_deliveries) },
+    { label: 'Failures in a row', value: `${s.consecutive_failures} of 10` },
+  ];
+  return (
+    <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
+      {items.map((i) => (
+        <div key={i.label} className="rounded-xl border border-slate-200 bg-white px-4 py-3 dark:border-slate-800 dark:bg-slate-900">
+          <dt className="text-xs font-medium text-slate-600 dark:text-slate-400">{i.label}</dt>
+          <dd className="mt-1 text-lg font-semibold tabular-nums" data-testid={i.testId}>
+            {i.value}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+const deliveryTone = { succeeded: 'success', failed: 'danger', pending: 'info', cancelled: 'neutral' } as const;
+
+function Deliveries({ webhook }: { webhook: WebhookDetail }) {
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Delivery history</CardTitle>
+        <CardDescription>The latest 100 deliveries, newest first. Open one to see its attempts and the payload.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        {webhook.deliveries.length === 0 ? (
+          <EmptyState title="No deliveries yet">
+            Deliveries appear here when an event of a subscribed kind happens (for instance, run a module action for <code>execution.completed</code>), or send a test event above.
+          </EmptyState>
+        ) : (
+          <ul className="grid gap-2" aria-label="Deliveries" data-testid="deliveries">
+            {webhook.deliveries.map((d) => (
+              <DeliveryItem key={d.id} webhookId={webhook.id} delivery={d} />
+            ))}
+          </ul>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+function DeliveryItem({ webhookId, delivery }: { webhookId: string; delivery: Delivery }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <li className="rounded-lg border border-slate-200 dark:border-slate-800" data-testid="delivery" data-event={delivery.event} data-status={delivery.status}>
+      <Collapsible.Root open={open} onOpenChange={setOpen}>
+        <Collapsible.Trigger asChild>
+          <button
+            type="button"
+            className="flex w-full flex-wrap items-center gap-x-3 gap-y-1 rounded-lg px-3 py-2 text-left text-sm hover:bg-slate-50 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none dark:hover:bg-slate-800/50"
+          >
+            <ChevronRight aria-hidden="true" className={`size-4 shrink-0 transition-transform ${open ? 'rotate-90' : ''}`} />
+            <Badge tone={deliveryTone[delivery.status]}>{delivery.status}</Badge>
+            <span className="font-mono text-xs">{delivery.event}</span>
+            {delivery.kind !== 'event' ? <Badge>{delivery.kind}</Badge> : null}
+            <span className="text-slate-600 dark:text-slate-400">
+              {delivery.attempt} {delivery.attempt === 1 ? 'attempt' : 'attempts'}
+              {delivery.status_code !== null ? ` · HTTP ${delivery.status_code}` : ''}
+              {delivery.latency_ms !== null ? ` · ${formatMs(delivery.latency_ms)}` : ''}
+            </span>
+            <span className="ml-auto text-xs whitespace-nowrap text-slate-600 dark:text-slate-400">{formatDateTime(delivery.at)}</span>
+          </button>
+        </Collapsible.Trigger>
+        <Collapsible.Content className="border-t border-slate-200 px-3 py-3 dark:border-slate-800">
+          {open ? <DeliveryDetail webhookId={webhookId} delivery={delivery} /> : null}
+        </Collapsible.Content>
+      </Collapsible.Root>
+    </li>
+  );
+}
+
+function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: Delivery }) {
+  const trpc = useTRPC();
+  // Loaded when opened (a user action): the payload can be up to 64 KB, so the history does not carry it.
+  const full = useQuery(trpc.webhooks.delivery.queryOptions({ id: webhookId, delivery_id: delivery.id }));
+  return (
+    <div className="grid gap-4 text-sm">
+      <dl className="grid gap-x-4 gap-y-1 sm:grid-cols-[9rem_1fr]">
+        <dt className="text-slate-600 dark:text-slate-400">Event id</dt>
+        <dd className="font-mono text-xs break-all">{delivery.event_id}</dd>
+        <dt className="text-slate-600 dark:text-slate-400">Delivery id</dt>
+        <dd className="font-mono text-xs break-all">{delivery.id}</dd>
+        {delivery.next_attempt_at ? (
+          <>
+            <dt className="text-slate-600 dark:text-slate-400">Next attempt</dt>
+            <dd>{formatDateTime(delivery.next_attempt_at)}</dd>
+          </>
+        ) : null}
+      </dl>
+      {delivery.attempts.length === 0 ? (
+        <p className="text-slate-600 dark:text-slate-400">No attempt made yet.</p>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800">
+          <table className="w-full text-left text-sm" data-testid="attempts">
+            <caption className="sr-only">Attempts of delivery {delivery.id}</caption>
+            <thead className="bg-slate-50 text-xs text-slate-600 uppercase dark:bg-slate-950 dark:text-slate-400">
+              <tr>
+                <th scope="col" className="px-3 py-2">#</th>
+                <th scope="col" className="px-3 py-2">Result</th>
+                <th scope="col" className="px-3 py-2">Status</th>
+                <th scope="col" className="px-3 py-2">Latency</th>
+                <th scope="col" className="px-3 py-2">At</th>
+                <th scope="col" className="px-3 py-2">Error and response (first 1 KB)</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+              {delivery.attempts.map((a) => (
+                <tr key={a.attempt} className="align-top">
+                  <td className="px-3 py-2 tabular-nums">{a.attempt}</td>
+                  <td className="px-3 py-2">{a.success ? <Badge tone="success">ok</Badge> : <Badge tone="danger">failed</Badge>}</td>
+                  <td className="px-3 py-2 tabular-nums">{a.status_code ?? '—'}</td>
+                  <td className="px-3 py-2 whitespace-nowrap tabular-nums">{formatMs(a.latency_ms)}</td>
+                  <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(a.at)}</td>
+                  <td className="px-3 py-2">
+                    <div className="grid gap-1">
+                      {a.error ? <span className="text-red-700 dark:text-red-400">{a.error}</span> : null}
+                      {a.response_body !== null ? <code className="block max-w-md font-mono text-xs break-all whitespace-pre-wrap">{a.response_body || '(empty body)'}</code> : null}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className="grid gap-2">
+        <p className="font-medium">Payload</p>
+        {full.isPending ? (
+          <SkeletonRows rows={2} label="Loading the payload" />
+        ) : full.isError ? (
+          <QueryError error={full.error} retry={() => void full.refetch()} />
+        ) : full.data.payload ? (
+          <pre tabIndex={0} className="max-h-80 overflow-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs dark:border-slate-700 dark:bg-slate-950" data-testid="delivery-payload">
+            {JSON.stringify(full.data.payload, null, 2)}
+          </pre>
+        ) : (
+          <p className="text-slate-600 dark:text-slate-400">{delivery.kind === 'test' ? 'Test events are not stored.' : 'The event is past its 30-day retention.'}</p>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** `YYYY-MM-DDTHH:mm` in the browser's time zone, for datetime-local inputs. */
+function localInput(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
+  const trpc = useTRPC();
+  const replay = useMutation(trpc.webhooks.replay.mutationOptions());
+  const invalidate = useInvalidateWebhook(webhook.id);
+  const [from, setFrom] = useState(() => localInput(new Date(Date.now() - 3_600_000)));
+  const [to, setTo] = useState(() => localInput(new Date(Date.now() + 60_000)));
+  const [invalid, setInvalid] = useState<string>();
+  const result = replay.data;
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Replay a time window</CardTitle>
+        <CardDescription>Re-sends the recorded events of the subscribed kinds in [from, to) as new deliveries with the same event ids, oldest first: at most 7 days back. Times are your local time.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form
+          className="grid gap-4 sm:grid-cols-[1fr_1fr_auto] sm:items-start"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            const since = new Date(from);
+            const until = new Date(to);
+            if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime())) return setInvalid('Enter both times.');
+            if (since >= until) return setInvalid('“From” must be before “To”.');
+            setInvalid(undefined);
+            replay.mutate({ id: webhook.id, since: since.toISOString(), until: until.toISOString() }, { onSuccess: () => void invalidate() });
+          }}
+        >
+          <FormField label="From" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} required error={invalid} />
+          <FormField label="To" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} required />
+          <Button type="submit" variant="secondary" className="sm:mt-6" loading={replay.isPending}>
+            Replay
+          </Button>
+        </form>
+        <div aria-live="polite" className="mt-3" data-testid="replay-result">
+          {replay.isError ? <Alert variant="error">{errorMessage(replay.error)}</Alert> : null}
+          {result ? (
+            <Alert variant="success">
+              Queued {formatCount(result.replayed)} {result.replayed === 1 ? 'event' : 'events'} for delivery.
+              {result.has_more && result.next_since ? ` More remain: replay again from ${formatDateTime(result.next_since)}.` : ''}
+            </Alert>
+          ) : null}
+        </div>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,219 @@
+'use client';
+
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { inferRouterOutputs } from '@trpc/server';
+import Link from 'next/link';
+import { useId, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { toast } from 'sonner';
+import { z } from 'zod';
+import { useTRPC } from '../../../app/_lib/trpc-react';
+import type { EventType } from '../../../src/events/record';
+import type { AppRouter } from '../../../src/server/router';
+import { Alert } from '../../ui/alert';
+import { Badge } from '../../ui/badge';
+import { Button } from '../../ui/button';
+import { Checkbox } from '../../ui/checkbox';
+import { Copyable } from '../../ui/copyable';
+import { Dialog, DialogContent } from '../../ui/dialog';
+import { FormField } from '../../ui/form-field';
+import { Label } from '../../ui/label';
+import { errorMessage } from '../query-error';
+import { EVENT_KINDS, EVENT_MEANINGS } from './event-kinds';
+import { VerifySnippet } from './verify-snippet';
+
+export type WebhookView = inferRouterOutputs<AppRouter>['webhooks']['list']['data'][number];
+
+/** Active, disabled (auto-disabled after failures) or suspended (the plan has no webhooks): said in words, not colour alone. */
+export function WebhookStatusBadge({ webhook }: { webhook: Pick<WebhookView, 'status' | 'suspended'> }) {
+  if (webhook.suspended) return <Badge tone="warning">Suspended</Badge>;
+  return webhook.status === 'active' ? <Badge tone="success">Active</Badge> : <Badge tone="danger">Disabled</Badge>;
+}
+
+/** A success rate (0–1 from the API) as a percentage, or a dash before the first delivery finished. */
+export function formatRate(rate: number | null | undefined): string {
+  return rate === null || rate === undefined ? '—' : `${(rate * 100).toLocaleString('en-US', { maximumFractionDigits: 2 })}%`;
+}
+
+/** A Standard Webhooks secret as the service generates them: whsec_ + base64 of 24 random bytes. */
+export function newSigningSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+// The API's createWebhookInput (src/webhooks/schema.ts) imports server-side modules, so its limits are restated here.
+const secretField = z
+  .string()
+  .trim()
+  .refine((s) => s === '' || (s.length >= 8 && s.length <= 256), 'The secret must be 8 to 256 characters.')
+  .refine((s) => s === '' || /^[\x21-\x7e]+$/.test(s), 'The secret must be printable ASCII without spaces.');
+const formSchema = z.object({
+  url: z.string().trim().min(1, 'Enter the receiver URL.').max(2048, 'Use at most 2048 characters.'),
+  all: z.boolean(),
+  events: z.array(z.string()),
+  secret: secretField,
+});
+type FormValues = z.infer<typeof formSchema>;
+
+/**
+ * Create or edit a subscription: receiver URL, event kinds (all, or a choice of the 12 with what
+ * each means) and an optional signing secret. A created subscription's secret is shown once, with
+ * the verification snippet filled in with it.
+ */
+export function WebhookFormDialog({
+  open,
+  onOpenChange,
+  webhook,
+}: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  /** The subscription to edit; absent to create one. */
+  webhook?: WebhookView | Omit<WebhookView, 'success_rate'>;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const create = useMutation(trpc.webhooks.create.mutationOptions());
+  const update = useMutation(trpc.webhooks.update.mutationOptions());
+  const [created, setCreated] = useState<{ id: string; secret: string }>();
+  const editing = Boolean(webhook);
+  const defaults = (): FormValues => ({
+    url: webhook?.url ?? '',
+    all: webhook ? webhook.events.includes('*') : false,
+    events: webhook && !webhook.events.includes('*') ? webhook.events : ['execution.completed', 'execution.failed'],
+    secret: '',
+  });
+  const form = useForm<FormValues>({ resolver: zodResolver(formSchema), defaultValues: defaults() });
+  const [all, chosen] = [form.watch('all'), form.watch('events')];
+  const [eventsError, setEventsError] = useState<string>();
+  const pickerId = useId();
+  const failure = create.error ?? update.error;
+
+  const close = (next: boolean) => {
+    onOpenChange(next);
+    if (!next) {
+      setCreated(undefined);
+      setEventsError(undefined);
+      create.reset();
+      update.reset();
+      form.reset(defaults());
+    }
+  };
+  const toggle = (kind: EventType, on: boolean) => {
+    form.setValue('events', on ? [...chosen, kind] : chosen.filter((k) => k !== kind));
+    setEventsError(undefined);
+  };
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    const events = values.all ? ['*'] : values.events;
+    if (events.length === 0) return setEventsError('Choose at least one event kind, or all events.');
+    const secret = values.secret === '' ? undefined : values.secret;
+    try {
+      if (webhook) {
+        await update.mutateAsync({ id: webhook.id, url: values.url, events, ...(secret ? { secret } : {}) });
+        toast.success(secret ? 'Webhook saved. The new secret signs every attempt from now on.' : 'Webhook saved.');
+        close(false);
+      } else {
+        const made = await create.mutateAsync({ url: values.url, events, ...(secret ? { secret } : {}) });
+        setCreated({ id: made.id, secret: made.secret });
+      }
+      void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
+      if (webhook) void queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey({ id: webhook.id }) });
+    } catch {
+      // Shown in the form, verbatim, from the mutation's error.
+    }
+  });
+
+  return (
+    <Dialog open={open} onOpenChange={close}>
+      <DialogContent
+        title={created ? 'Webhook created' : editing ? 'Edit webhook' : 'Create a webhook'}
+        description={created ? undefined : 'Events of the kinds you choose are POSTed to your receiver, signed with the secret.'}
+        className="max-w-2xl"
+      >
+        {created ? (
+          <div className="grid gap-4">
+            <Alert variant="success" title="Copy the signing secret now">
+              It is shown only this once (later views show its last four characters). Your receiver uses it to check that a delivery came from us.
+            </Alert>
+            <Copyable value={created.secret} label="signing secret" testId="new-webhook-secret" />
+            <VerifySnippet secret={{ value: created.secret }} />
+            <div className="flex flex-wrap justify-end gap-2">
+              <Button variant="secondary" onClick={() => close(false)}>
+                Done
+              </Button>
+              <Button asChild>
+                <Link href={`/dashboard/webhooks/${created.id}`}>Open the webhook</Link>
+              </Button>
+            </div>
+          </div>
+        ) : (
+          <form onSubmit={onSubmit} noValidate className="grid gap-4">
+            {failure ? <Alert variant="error">{errorMessage(failure)}</Alert> : null}
+            <FormField
+              label="Receiver URL"
+              type="url"
+              inputMode="url"
+              autoComplete="url"
+              placeholder="https://example.com/hooks/amp"
+              required
+              description="An https:// address that resolves to public addresses."
+              error={form.formState.errors.url?.message}
+              {...form.register('url')}
+            />
+            <fieldset className="grid gap-2" aria-describedby={eventsError ? `${pickerId}-error` : undefined}>
+              <legend className="mb-1 text-sm font-medium text-slate-800 dark:text-slate-200">Events</legend>
+              <div className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
+                <Checkbox id={`${pickerId}-all`} className="mt-0.5" checked={all} onCheckedChange={(v) => form.setValue('all', v === true)} aria-describedby={`${pickerId}-all-meaning`} />
+                <div className="grid gap-0.5">
+                  <Label htmlFor={`${pickerId}-all`}>All events</Label>
+                  <span id={`${pickerId}-all-meaning`} className="text-xs text-slate-600 dark:text-slate-400">
+                    Every kind below, and kinds added later (<code>*</code>)
+                  </span>
+                </div>
+              </div>
+              <div className="grid gap-2 sm:grid-cols-2">
+                {EVENT_KINDS.map((kind) => {
+                  const id = `${pickerId}-${kind}`;
+                  return (
+                    <div key={kind} className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
+                      <Checkbox id={id} className="mt-0.5" disabled={all} checked={all || chosen.includes(kind)} onCheckedChange={(v) => toggle(kind, v === true)} aria-describedby={`${id}-meaning`} />
+                      <div className="grid min-w-0 gap-0.5">
+                        <Label htmlFor={id} className="font-mono text-xs break-all">
+                          {kind}
+                        </Label>
+                        <span id={`${id}-meaning`} className="text-xs text-slate-600 dark:text-slate-400">
+                          {EVENT_MEANINGS[kind]}
+                        </span>
+                      </div>
+                    </div>
+                  );
+                })}
+              </div>
+              <p id={`${pickerId}-error`} aria-live="polite" className="text-sm font-medium text-red-700 empty:hidden dark:text-red-400">
+                {eventsError ?? ''}
+              </p>
+            </fieldset>
+            <FormField
+              label={editing ? 'New signing secret (optional)' : 'Signing secret (optional)'}
+              type="password"
+              autoComplete="off"
+              spellCheck={false}
+              description={editing ? `Leave empty to keep the current secret (ending in ${webhook?.secret.replace(/^…/, '')}).` : 'Leave empty and one is generated for you (whsec_…), shown once.'}
+              error={form.formState.errors.secret?.message}
+              {...form.register('secret')}
+            />
+            <div className="flex justify-end gap-2">
+              <Button type="button" variant="secondary" onClick={() => close(false)}>
+                Cancel
+              </Button>
+              <Button type="submit" loading={create.isPending || update.isPending}>
+                {editing ? 'Save' : 'Create webhook'}
+              </Button>
+            </div>
+          </form>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * The API keys page as a tenant owner uses it: the free plan's one key explained; on Pro a key
+ * created with chosen scopes, its secret copied once and used from a script, rotated without a
+ * grace period (the old secret stops), revoked (the new one stops too); another tenant sees none
+ * of it.
+ */
+import { api, check, expect, newOwner, test } from './support';
+
+const slugify = { action: 'slugify', input: { text: 'Hello Keys' } };
+
+test('a free tenant sees its one key and why it cannot create another', async ({ browser }) => {
+  const owner = await newOwner(browser, { agentName: 'Free Keys Agent' });
+  const { page } = owner;
+  await page.goto('/dashboard/keys');
+  await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
+  const row = page.getByRole('row', { name: /primary/i });
+  await expect(row).toContainText('Primary key');
+  await expect(row.getByText('*', { exact: true })).toBeVisible();
+  const limit = page.getByTestId('keys-plan-limit');
+  await expect(limit).toContainText('The free plan comes with one API key');
+  await expect(limit.getByRole('link', { name: 'See your usage and change plan' })).toHaveAttribute('href', '/dashboard/usage');
+  await expect(page.getByRole('button', { name: 'Create key' })).toBeDisabled();
+  await check(page, 'keys-free');
+
+  // The API refuses the same (403 plan_required), so the page's explanation is the rule itself.
+  const refused = await api(page, owner.apiKey, 'POST', '/api/v1/keys', { name: 'second' });
+  expect(refused.status).toBe(403);
+});
+
+test('create a key with scopes, use it, rotate it, revoke it; another tenant sees none of it', async ({ browser }) => {
+  test.setTimeout(300_000);
+  const owner = await newOwner(browser, { agentName: 'Pro Keys Agent' });
+  const { page } = owner;
+  expect((await api(page, owner.apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
+
+  await page.goto('/dashboard/keys');
+  await expect(page.getByTestId('keys-plan-limit')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+  await dialog.getByLabel('Name').fill('ci-bot');
+  // The picker starts at the API's default scopes; swap execute for billing:read.
+  await expect(dialog.getByRole('checkbox', { name: 'modules:read' })).toBeChecked();
+  await dialog.getByRole('checkbox', { name: 'modules:execute' }).uncheck();
+  await dialog.getByRole('checkbox', { name: 'billing:read' }).check();
+  await expect(dialog.getByText('View usage and billing')).toBeVisible();
+  await check(page, 'keys-create-dialog');
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+
+  const created = page.getByRole('dialog', { name: 'Your new key' });
+  await expect(created.getByText('Copy the secret now')).toBeVisible();
+  const secret = ((await created.getByTestId('new-key-secret').textContent()) ?? '').trim();
+  expect(secret).toMatch(/\S{20,}/);
+  await created.getByRole('button', { name: 'Copy API key' }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+  await check(page, 'keys-created-secret');
+  await created.getByRole('button', { name: 'Done' }).click();
+
+  // The key works from a script with exactly its scopes.
+  expect((await api(page, secret, 'GET', '/api/v1/modules')).status).toBe(200);
+  expect((await api(page, secret, 'GET', '/api/v1/billing/usage')).status).toBe(200);
+  const outOfScope = await api(page, secret, 'POST', '/api/v1/modules/text/execute', slugify);
+  expect(outOfScope.status).toBe(403);
+
+  const row = page.getByRole('row', { name: /ci-bot/ });
+  // last_used_at is written off the request path: reload until the page shows the use.
+  await expect(async () => {
+    await page.reload();
+    await expect(row).toContainText('just now', { timeout: 5_000 });
+  }).toPass({ timeout: 60_000 });
+  await expect(row).toContainText('modules:read');
+  await expect(row).toContainText('billing:read');
+  await expect(row).not.toContainText('modules:execute');
+  await expect(row).toContainText('Active');
+  await check(page, 'keys-list');
+
+  // Rotate without a grace period: the old secret stops at once, the new one works.
+  await row.getByRole('button', { name: 'Rotate ci-bot' }).click();
+  const rotate = page.getByRole('dialog', { name: 'Rotate “ci-bot”' });
+  await rotate.getByLabel('Grace period (seconds)').fill('0');
+  await rotate.getByRole('button', { name: 'Rotate key' }).click();
+  await expect(rotate.getByText('The old secret stopped working now.')).toBeVisible();
+  const rotated = ((await rotate.getByTestId('new-key-secret').textContent()) ?? '').trim();
+  expect(rotated).not.toBe(secret);
+  await check(page, 'keys-rotated');
+  await rotate.getByRole('button', { name: 'Done' }).click();
+  expect((await api(page, secret, 'GET', '/api/v1/modules')).status).toBe(401);
+  expect((await api(page, rotated, 'GET', '/api/v1/modules')).status).toBe(200);
+
+  // Revoke, confirmed: the row goes and the secret stops working.
+  await page.getByRole('row', { name: /ci-bot/ }).getByRole('button', { name: 'Revoke ci-bot' }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Revoke “ci-bot”?' });
+  await expect(confirm).toContainText('cannot be undone');
+  await check(page, 'keys-revoke-confirm');
+  await confirm.getByRole('button', { name: 'Revoke key' }).click();
+  await expect(page.getByRole('row', { name: /ci-bot/ })).toHaveCount(0);
+  await expect(page.getByText('Key “ci-bot” revoked.')).toBeVisible();
+  expect((await api(page, rotated, 'GET', '/api/v1/modules')).status).toBe(401);
+  await page.reload();
+  await expect(page.getByRole('row', { name: /primary/i })).toBeVisible();
+  await expect(page.getByRole('row', { name: /ci-bot/ })).toHaveCount(0);
+
+  // The last key able to manage keys cannot go: the optimistic removal is rolled back and the API's message shown.
+  await page.getByRole('button', { name: 'Revoke primary' }).click();
+  await page.getByRole('alertdialog', { name: 'Revoke “primary”?' }).getByRole('button', { name: 'Revoke key' }).click();
+  await expect(page.getByText('This is the last key that can manage keys; create another before revoking it.')).toBeVisible();
+  await expect(page.getByRole('row', { name: /primary/i })).toBeVisible();
+  expect((await api(page, owner.apiKey, 'GET', '/api/v1/keys')).status).toBe(200);
+
+  // Another tenant: its own primary key only, and the first tenant's key ids are not its own.
+  const firstKeys = await api(page, owner.apiKey, 'GET', '/api/v1/keys');
+  const firstPrimary = (firstKeys.body?.data as { key_id: string; prefix: string }[])[0]!;
+  const other = await newOwner(browser, { agentName: 'Other Keys Agent' });
+  await other.page.goto('/dashboard/keys');
+  await expect(other.page.getByRole('row', { name: /primary/i })).toBeVisible();
+  await expect(other.page.getByRole('row')).toHaveCount(2); // header + its own primary key
+  await expect(other.page.getByText(firstPrimary.prefix)).toHaveCount(0);
+  expect((await api(other.page, other.apiKey, 'POST', `/api/v1/keys/${firstPrimary.key_id}/rotate`, { grace_seconds: 0 })).status).toBe(404);
+  expect((await api(other.page, other.apiKey, 'DELETE', `/api/v1/keys/${firstPrimary.key_id}`)).status).toBe(404);
+});
