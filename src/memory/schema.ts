@@ -75,6 +75,22 @@ export const memoryList = pageSchema(memoryEntryView);
 
 export const deletedMemoryEntry = z.object({ agent_id: z.string(), key: z.string(), deleted: z.literal(true) });
 
+export const listMemoryAgentsInput = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(100).describe('At most this many agents (default and max 100)'),
+});
+
+export const memoryAgentList = z.object({
+  data: z.array(
+    z.object({
+      agent_id: z.string(),
+      entries: z.number().int().describe('Live (unexpired) entries of the agent'),
+      last_updated_at: z.string().nullable().describe('When one of its entries last changed'),
+    }),
+  ),
+  has_more: z.boolean().describe('More agents have entries than were returned'),
+});
+
+export type ListMemoryAgentsInput = z.infer<typeof listMemoryAgentsInput>;
 export type UpsertMemoryInput = z.infer<typeof upsertMemoryInput>;
 export type ListMemoryInput = z.infer<typeof listMemoryInput>;
 export type MemoryEntryInput = z.infer<typeof memoryEntryInput>;

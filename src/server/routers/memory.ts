@@ -1,6 +1,7 @@
+import { listMemoryAgents } from '../../memory/agents';
 import { deleteMemory } from '../../memory/delete';
 import { getMemory, listMemory } from '../../memory/read';
-import { deletedMemoryEntry, listMemoryInput, memoryEntryInput, memoryEntryView, memoryList, upsertMemoryInput } from '../../memory/schema';
+import { deletedMemoryEntry, listMemoryAgentsInput, listMemoryInput, memoryAgentList, memoryEntryInput, memoryEntryView, memoryList, upsertMemoryInput } from '../../memory/schema';
 import { upsertMemory } from '../../memory/upsert';
 import { apiProcedure, router } from '../trpc';
 
@@ -43,6 +44,22 @@ export const memoryRouter = router({
     .input(listMemoryInput)
     .output(memoryList)
     .query(({ ctx, input }) => listMemory(ctx.svc, ctx.principal, input)),
+
+  agents: apiProcedure('memory:read')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/memory/agents',
+        tags,
+        summary: 'List the agents that have memory',
+        description:
+          "The tenant's agents with live (unexpired) entries, most recently updated first, each with its entry count and the time one of its entries last changed; at most `limit` (100), `has_more` when there are others.",
+        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `memory:read` (`insufficient_scope`)' },
+      },
+    })
+    .input(listMemoryAgentsInput)
+    .output(memoryAgentList)
+    .query(({ ctx, input }) => listMemoryAgents(ctx.svc, ctx.principal, input)),
 
   get: apiProcedure('memory:read')
     .meta({
