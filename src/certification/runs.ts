@@ -7,7 +7,7 @@ import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
 import type { Executor } from '../db';
-import { certificationRuns, moduleActions, modules, type CertificationRunRow, type CertificationRunStatus, type CertificationTier } from '../db/schema';
+import { certificationRuns, moduleActions, modules, type CertificationRunRow, type CertificationRunStatus, type CertificationTier, type ModuleRow } from '../db/schema';
 import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { AppError, notFound } from '../lib/errors';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
@@ -74,12 +74,13 @@ export async function requestScheduledRuns(svc: Services): Promise<number> {
 export async function performRun(svc: Services, runId: string): Promise<void> {
   const [run] = await svc.db.select().from(certificationRuns).where(eq(certificationRuns.id, runId)).limit(1);
   if (!run || run.status === 'completed' || run.status === 'failed') return;
-  const startedAt = new Date();
-  await svc.db.update(certificationRuns).set({ status: 'running', startedAt }).where(eq(certificationRuns.id, runId));
-  // Read fresh: a publish on another instance may not have reached this one's module cache.
+  // Read fresh (a publish on another instance may not have reached this one's module cache), and
+  // before the run shows `running`: an update from then on is caught by completeRun.
   const [module] = await svc.db.select().from(modules).where(eq(modules.name, run.moduleName)).limit(1);
   if (!module) return failRun(svc, runId, 'The module no longer exists.');
   const actions = await svc.db.select().from(moduleActions).where(eq(moduleActions.moduleName, module.name)).orderBy(asc(moduleActions.position));
+  const startedAt = new Date();
+  await svc.db.update(certificationRuns).set({ status: 'running', startedAt }).where(eq(certificationRuns.id, runId));
   let results: CheckResults;
   try {
     results = await runChecks(svc, module, actions, startedAt.getTime() + RUN_DEADLINE_MS);
@@ -87,7 +88,7 @@ export async function performRun(svc: Services, runId: string): Promise<void> {
     if (err instanceof CertificationDeadlineError) return failRun(svc, runId, `The run did not finish within its deadline of ${RUN_DEADLINE_MS / 1000} s.`);
     throw err;
   }
-  await completeRun(svc, run, results);
+  await completeRun(svc, run, module, results);
 }
 
 async function failRun(svc: Services, runId: string, error: string): Promise<void> {
@@ -100,12 +101,12 @@ async function failRun(svc: Services, runId: string, error: string): Promise<voi
  * moved, `certification.tier_changed`. Events wake delivery and the module cache is dropped after
  * the commit.
  */
-async function completeRun(svc: Services, run: CertificationRunRow, results: CheckResults): Promise<void> {
+async function completeRun(svc: Services, run: CertificationRunRow, certified: ModuleRow, results: CheckResults): Promise<void> {
   const tier = tierFor(results.checks, results.crashed);
   const checksPassed = results.checks.filter((c) => c.passed).length;
   const events = await svc.db.transaction(async (tx) => {
     const [module] = await tx
-      .select({ tier: modules.certificationTier })
+      .select({ tier: modules.certificationTier, version: modules.version, updatedAt: modules.updatedAt })
       .from(modules)
       .where(eq(modules.name, run.moduleName))
       .for('no key update');
@@ -128,6 +129,10 @@ async function completeRun(svc: Services, run: CertificationRunRow, results: Che
     // Another attempt of the same job completed it already.
     if (!completed) return [];
     await tx.update(modules).set({ certificationTier: tier }).where(eq(modules.name, run.moduleName));
+    // Updated while this run was under way (the update shared it): certify what is there now too.
+    if (module.updatedAt.getTime() !== certified.updatedAt.getTime()) {
+      await requestRun(svc, tx, { moduleName: run.moduleName, version: module.version, trigger: 'publish', tenantId: run.requestedByTenantId });
+    }
     const trust = await recomputeTrustScore(svc, tx, run.moduleName, 'certification');
     const recorded: RecordedEvent[] = [...trust.events];
     const completedData = {

@@ -32,6 +32,7 @@ function handle(action, input) {
     case 'add': return { sum: input.a + input.b };
     case 'shout': return { text: input.text.toUpperCase() };
     case 'crash': throw new TypeError('cannot read the moon');
+    case 'slow': { const end = Date.now() + 300; while (Date.now() < end) {} return { text: input.text }; }
     default: throw new Error('unknown action ' + action);
   }
 }`;
@@ -300,6 +301,41 @@ backends.describe('certification (%s)', (backend) => {
     expect(run.status).toBe('completed');
     const runs = await s.svc.db.select().from(certificationRuns).where(eq(certificationRuns.moduleName, name));
     expect(runs).toHaveLength(2);
+  }, 300_000);
+
+  it('an update while its run is under way gets a run of its own afterwards', async () => {
+    const t = await s.register();
+    const name = uniqueName('busy');
+    const slow = (output: string) => ({
+      name: 'slow',
+      description: 'Takes its time, then echoes the text.',
+      input_schema: objectSchema({ text: { type: 'string', maxLength: 50 } }),
+      output_schema: objectSchema({ text: { type: 'string' } }),
+      examples: [{ input: { text: 'a' }, output: { text: output } }],
+      timeout_ms: 5000,
+    });
+    expect((await publish(t.apiKey, jsModule(name, [slow('a')]))).status).toBe(201);
+    const runsOf = () => s.svc.db.select().from(certificationRuns).where(eq(certificationRuns.moduleName, name)).orderBy(certificationRuns.createdAt);
+    const until = Date.now() + 120_000;
+    while ((await runsOf())[0]!.status === 'queued') {
+      if (Date.now() > until) throw new Error('the publish run did not start');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // Same version, a wrong example now: the running run certified the old definition.
+    const updated = await s.call(`/api/v1/modules/${name}`, { key: t.apiKey, method: 'PUT', body: { actions: [slow('b')] } });
+    expect(updated.status, updated.text).toBe(200);
+    let runs = await runsOf();
+    while (runs.length < 2 || runs.some((r) => r.status === 'queued' || r.status === 'running')) {
+      if (Date.now() > until) throw new Error(`runs did not finish: ${JSON.stringify(runs.map((r) => r.status))}`);
+      await new Promise((r) => setTimeout(r, 500));
+      runs = await runsOf();
+    }
+    expect(runs).toHaveLength(2);
+    const latest = runs[1]!;
+    expect(latest).toMatchObject({ status: 'completed', trigger: 'publish', version: '1.0.0' });
+    expect(latest.checks.find((c) => c.name === 'examples:slow')).toMatchObject({ passed: false, detail: expect.stringContaining('differs from the expected') });
+    const report = (await s.call(`/api/v1/certification/${name}/report`, { key: t.apiKey })).body;
+    expect(report).toMatchObject({ run_id: latest.id, tier: latest.tier });
   }, 300_000);
 
   it('the weekly schedule for every public module exists (pg-boss cron)', async () => {
