@@ -17,8 +17,9 @@ test('browse, search, view and delete an agent’s memory entries', async ({ bro
   await expect(page.getByText('Choose an agent')).toBeVisible();
   await check(page, 'memory-start');
 
-  await page.getByLabel('Agent id').fill(agent);
-  await page.getByRole('button', { name: 'Show entries' }).click();
+  // The agents with memory are listed (memory.agents); one click browses an agent.
+  await page.getByRole('button', { name: /^e2e-bot\s*2$/ }).click();
+  await expect(page.getByLabel('Agent id')).toHaveValue(agent);
   await expect(page.getByRole('cell', { name: 'greeting', exact: true })).toBeVisible();
   await expect(page.getByRole('cell', { name: 'invoice-42', exact: true })).toBeVisible();
   await check(page, 'memory');

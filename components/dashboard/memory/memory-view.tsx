@@ -1,6 +1,6 @@
 'use client';
 
-import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Trash2 } from 'lucide-react';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
@@ -16,7 +16,7 @@ import { EmptyState } from '../../ui/empty-state';
 import { Input } from '../../ui/input';
 import { Label } from '../../ui/label';
 import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
+import { Skeleton, SkeletonRows } from '../../ui/skeleton';
 import { JsonBlock } from '../modules/json-block';
 import type { RouterOutputs } from '../modules/types';
 import { errorMessage, QueryError } from '../query-error';
@@ -45,6 +45,14 @@ export function MemoryView() {
   const ids = { agent: useId(), q: useId(), tag: useId() };
   const [draft, setDraft] = useState({ agent, q, tag });
   const [formError, setFormError] = useState<string>();
+  const trpc = useTRPC();
+  // Issued with the entries' query (same render): one round.
+  const agents = useQuery(trpc.memory.agents.queryOptions({ limit: 100 }));
+
+  const show = (next: { agent: string; q: string; tag: string }) => {
+    const search = new URLSearchParams(Object.entries(next).filter(([, v]) => v) as [string, string][]);
+    router.replace(`${pathname}?${search.toString()}`);
+  };
 
   const apply = (e: React.FormEvent) => {
     e.preventDefault();
@@ -54,8 +62,7 @@ export function MemoryView() {
       return;
     }
     setFormError(undefined);
-    const search = new URLSearchParams(Object.entries(next).filter(([, v]) => v) as [string, string][]);
-    router.replace(`${pathname}?${search.toString()}`);
+    show(next);
   };
 
   return (
@@ -89,13 +96,45 @@ export function MemoryView() {
           </p>
         ) : null}
       </form>
+      <AgentPicker
+        agents={agents}
+        current={agent}
+        onPick={(id) => {
+          setDraft({ agent: id, q: '', tag: '' });
+          show({ agent: id, q: '', tag: '' });
+        }}
+      />
       {agent ? (
         <Entries agent={agent} q={q} tag={tag} />
       ) : (
-        <EmptyState title="Choose an agent">
+        <EmptyState title={agents.data?.data.length ? 'Choose an agent' : 'No memory yet'}>
           Memory is kept per agent: enter the <code>agent_id</code> your agent writes with (POST /api/v1/memory or the memory tools), then search its entries by text or tag.
         </EmptyState>
       )}
+    </div>
+  );
+}
+
+/** The tenant's agents that have entries (memory.agents), one click to browse each. */
+function AgentPicker({ agents, current, onPick }: { agents: UseQueryResult<RouterOutputs['memory']['agents'], unknown>; current: string; onPick: (agent: string) => void }) {
+  if (agents.isPending) return <Skeleton className="h-8 w-2/3" />;
+  if (agents.isError) return <QueryError error={agents.error} retry={() => void agents.refetch()} />;
+  if (agents.data.data.length === 0) return null;
+  return (
+    <div className="grid gap-2">
+      <p className="text-sm font-medium" id="agents-label">
+        Agents with memory{agents.data.has_more ? ' (the 100 most recently updated)' : ''}
+      </p>
+      <ul aria-labelledby="agents-label" className="flex flex-wrap gap-2">
+        {agents.data.data.map((a) => (
+          <li key={a.agent_id}>
+            <Button size="sm" variant={a.agent_id === current ? 'default' : 'secondary'} aria-pressed={a.agent_id === current} onClick={() => onPick(a.agent_id)}>
+              <span className="font-mono">{a.agent_id}</span>
+              <Badge className="ml-1">{a.entries}</Badge>
+            </Button>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
