@@ -75,13 +75,14 @@ function TenantsTable({ data }: { data: RouterOutputs['admin']['listTenants'] })
           <p className="font-medium">{row.original.agent_name}</p>
           <p className="text-xs text-slate-600 dark:text-slate-400">{row.original.owner_email}</p>
           <p className="font-mono text-[11px] text-slate-600 dark:text-slate-400">{row.original.tenant_id}</p>
+          <p className="text-xs text-slate-600 dark:text-slate-400">Since {when(row.original.created_at)}</p>
         </div>
       ),
     },
     { accessorKey: 'plan', header: 'Plan', cell: ({ row }) => <Badge tone={row.original.plan === 'free' ? 'neutral' : 'info'}>{row.original.plan}</Badge> },
     {
       accessorKey: 'executions_this_cycle',
-      header: 'Executions this cycle',
+      header: 'Executions (cycle)',
       cell: ({ row }) => {
         const quota = row.original.terms.executions_per_month;
         return (
@@ -106,7 +107,6 @@ function TenantsTable({ data }: { data: RouterOutputs['admin']['listTenants'] })
       ),
     },
     { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => <TenantStatus tenant={row.original} /> },
-    { accessorKey: 'created_at', header: 'Created', cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.created_at)}</span> },
     { id: 'actions', header: () => <span className="sr-only">Actions</span>, enableSorting: false, cell: ({ row }) => <ChangePlanDialog tenant={row.original} /> },
   ];
   return (
