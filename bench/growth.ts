@@ -50,7 +50,7 @@ export async function benchGrowth(pgUrl: string, redisUrl: string, log: (line: s
   console.log(`\nJSON: ${writeResults('growth', { at: new Date().toISOString(), stages })}`);
 }
 
-/** Adds generated tenants up to `tenants` and execution rows up to `executionRows`, then ANALYZE. */
+/** Adds generated tenants up to `tenants` and execution rows up to `executionRows`, then VACUUM ANALYZE. */
 async function grow(client: pg.Client, tenants: number, executionRows: number, log: (line: string) => void) {
   const have = Number((await client.query<{ n: string }>('select count(*) as n from tenants')).rows[0]!.n);
   if (tenants > have) {
@@ -83,5 +83,6 @@ async function grow(client: pg.Client, tenants: number, executionRows: number, l
     );
     log(`growth: execution rows ${to.toLocaleString('en-US')} / ${executionRows.toLocaleString('en-US')}`);
   }
-  await client.query('analyze');
+  // VACUUM too: otherwise autovacuum visits the new rows during the measurement.
+  await client.query('vacuum analyze');
 }
