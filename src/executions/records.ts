@@ -249,7 +249,8 @@ function groupByTenant(batch: Pending<StartRequest, ExecutionRow>[]) {
 
 /**
  * One statement for the whole flush: the finished rows, their events, and each event's tenant's
- * active subscriptions (to create deliveries for, in the same transaction).
+ * active subscriptions, looked up once per tenant (to create deliveries for, in the same
+ * transaction).
  */
 const FINISH_SQL = `
 with v as (
@@ -265,12 +266,16 @@ finished as (
 recorded as (
   insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v
   returning id, tenant_id
+),
+subscribed as (
+  select s.tenant_id, json_agg(json_build_object('id', s.id, 'events', s.events)) as subscriptions
+  from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+  where s.tenant_id in (select v.tenant_id from v) and s.status = 'active' and s.suspended_at is null
+    and t.plan in (select jsonb_array_elements_text($2::jsonb))
+  group by s.tenant_id
 )
-select r.id, (select count(*) from finished)::int as finished,
-  (select json_agg(json_build_object('id', s.id, 'events', s.events))
-     from webhook_subscriptions s join tenants t on t.id = s.tenant_id
-    where s.tenant_id = r.tenant_id and s.status = 'active' and s.suspended_at is null and t.plan in (select jsonb_array_elements_text($2::jsonb))) as subscriptions
-from recorded r`;
+select r.id, (select count(*) from finished)::int as finished, subscribed.subscriptions
+from recorded r left join subscribed on subscribed.tenant_id = r.tenant_id`;
 
 function finishedRow(row: ExecutionRow, outcome: Outcome, latencyMs: number) {
   const serialized = outcome.ok ? JSON.stringify(outcome.output ?? null) : undefined;
