@@ -4,7 +4,7 @@
  * grace period (the old secret stops), revoked (the new one stops too); another tenant sees none
  * of it.
  */
-import { api, check, expect, newOwner, test } from './support';
+import { api, check, expect, expectFitsNarrowScreen, newOwner, test } from './support';
 
 const slugify = { action: 'slugify', input: { text: 'Hello Keys' } };
 
@@ -72,6 +72,7 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   await expect(row).not.toContainText('modules:execute');
   await expect(row).toContainText('Active');
   await check(page, 'keys-list');
+  await expectFitsNarrowScreen(page);
 
   // Rotate without a grace period: the old secret stops at once, the new one works.
   await row.getByRole('button', { name: 'Rotate ci-bot' }).click();

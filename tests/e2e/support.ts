@@ -140,3 +140,11 @@ export async function check(page: Page, name: string, opts: { exclude?: string[]
   }
   await page.setViewportSize(original);
 }
+
+/** At 375 px the page itself does not scroll sideways (wide tables and code scroll inside their own boxes). */
+export async function expectFitsNarrowScreen(page: Page): Promise<void> {
+  const original = page.viewportSize() ?? { width: 1280, height: 900 };
+  await page.setViewportSize({ width: 375, height: 812 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: 'page width at 375 px' }).toBeLessThanOrEqual(375);
+  await page.setViewportSize(original);
+}

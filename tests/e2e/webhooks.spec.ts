@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { api, check, expect, newOwner, test, type Owner } from './support';
+import { api, check, expect, expectFitsNarrowScreen, newOwner, test, type Owner } from './support';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -134,6 +134,7 @@ test('subscribe a receiver, see deliveries with attempts, test, auto-disable and
     await expect(failed.getByTestId('attempts')).toContainText('500');
     await expect(failed.getByTestId('attempts')).toContainText('receiver down for the test');
     await check(page, 'webhook-disabled');
+    await expectFitsNarrowScreen(page);
 
     // Enable it again with the receiver back up.
     receiver.state.failing = false;

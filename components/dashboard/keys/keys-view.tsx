@@ -54,7 +54,7 @@ export function KeysView() {
   const limitId = useId();
 
   return (
-    <div className="grid gap-6">
+    <div className="grid grid-cols-1 gap-6">
       <PageHeader
         title="API keys"
         description="Keys let your agents and scripts call the API. Each key carries only the scopes you give it."
@@ -115,7 +115,7 @@ const columns: ColumnDef<KeySummary, unknown>[] = [
     accessorKey: 'name',
     header: 'Name',
     cell: ({ row }) => (
-      <div className="grid gap-1">
+      <div className="grid grid-cols-1 gap-1">
         <span className="font-medium">{row.original.name}</span>
         {row.original.primary ? <span className="text-xs text-slate-600 dark:text-slate-400">Primary key</span> : null}
       </div>
@@ -220,7 +220,7 @@ function KeyActions({ keyRow }: { keyRow: KeySummary }) {
 /** The secret, once: copy it now, it is never shown again. */
 function OneTimeSecret({ value, label, children }: { value: string; label: string; children?: ReactNode }) {
   return (
-    <div className="grid gap-3">
+    <div className="grid grid-cols-1 gap-3">
       <Alert variant="success" title="Copy the secret now">
         It is shown only this once; the dashboard and the API keep only its hash. Store it in your secret manager.
         {children}
@@ -273,17 +273,17 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
     <Dialog open={open} onOpenChange={close}>
       <DialogContent title={secret ? 'Your new key' : 'Create an API key'} description={secret ? undefined : 'Give the key a name and only the scopes its client needs.'} className="max-w-xl">
         {secret ? (
-          <div className="grid gap-4">
+          <div className="grid grid-cols-1 gap-4">
             <OneTimeSecret value={secret} label="API key" />
             <div className="flex justify-end">
               <Button onClick={() => close(false)}>Done</Button>
             </div>
           </div>
         ) : (
-          <form onSubmit={onSubmit} noValidate className="grid gap-4">
+          <form onSubmit={onSubmit} noValidate className="grid grid-cols-1 gap-4">
             {create.isError ? <Alert variant="error">{errorMessage(create.error)}</Alert> : null}
             <FormField label="Name" autoComplete="off" placeholder="e.g. research-bot production" required error={form.formState.errors.name?.message} {...form.register('name')} />
-            <fieldset className="grid gap-2" aria-describedby={scopesError ? `${legendId}-error` : undefined}>
+            <fieldset className="grid grid-cols-1 gap-2" aria-describedby={scopesError ? `${legendId}-error` : undefined}>
               <legend id={legendId} className="mb-1 text-sm font-medium text-slate-800 dark:text-slate-200">
                 Scopes
               </legend>
@@ -292,7 +292,7 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
                 return (
                   <div key={scope} className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
                     <Checkbox id={id} className="mt-0.5" checked={chosen.includes(scope)} onCheckedChange={(v) => toggle(scope, v === true)} aria-describedby={`${id}-meaning`} />
-                    <div className="grid gap-0.5">
+                    <div className="grid grid-cols-1 gap-0.5">
                       <Label htmlFor={id} className="font-mono">
                         {scope}
                       </Label>
@@ -361,7 +361,7 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
     <Dialog open={open} onOpenChange={close}>
       <DialogContent title={`Rotate “${keyRow.name}”`} description={result ? undefined : 'Issues a new secret for the same key (same id, name and scopes).'}>
         {result ? (
-          <div className="grid gap-4">
+          <div className="grid grid-cols-1 gap-4">
             <OneTimeSecret value={result.secret} label="new API key">
               <p className="mt-1">
                 {result.oldUntil ? `The old secret keeps working until ${formatDateTime(result.oldUntil)}.` : 'The old secret stopped working now.'}
@@ -372,7 +372,7 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
             </div>
           </div>
         ) : (
-          <form onSubmit={onSubmit} noValidate className="grid gap-4">
+          <form onSubmit={onSubmit} noValidate className="grid grid-cols-1 gap-4">
             {rotate.isError ? <Alert variant="error">{errorMessage(rotate.error)}</Alert> : null}
             <FormField
               label="Grace period (seconds)"

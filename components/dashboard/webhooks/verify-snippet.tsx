@@ -12,7 +12,7 @@ import { nodeSnippet, pythonSnippet } from './verify-snippets';
  */
 export function VerifySnippet({ secret }: { secret: { value?: string; masked?: string } }) {
   return (
-    <div className="grid gap-2">
+    <div className="grid grid-cols-1 gap-2">
       <p className="text-sm text-slate-600 dark:text-slate-400">
         Every delivery carries <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> (
         <a className="underline underline-offset-2" href="https://www.standardwebhooks.com/" target="_blank" rel="noreferrer">

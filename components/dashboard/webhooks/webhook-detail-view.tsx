@@ -56,7 +56,7 @@ export function WebhookDetailView({ id }: { id: string }) {
 
   if (detail.isPending) {
     return (
-      <div className="grid gap-6">
+      <div className="grid grid-cols-1 gap-6">
         <Skeleton className="h-8 w-2/3" />
         <SkeletonRows rows={6} label="Loading the webhook" />
       </div>
@@ -65,7 +65,7 @@ export function WebhookDetailView({ id }: { id: string }) {
   if (detail.isError) {
     if (statusOf(detail.error) === 404) {
       return (
-        <div className="grid gap-6" data-testid="webhook-not-found">
+        <div className="grid grid-cols-1 gap-6" data-testid="webhook-not-found">
           <PageHeader title="Webhook not found" />
           <EmptyState title="There is no such webhook in your tenant" action={<Link className="font-medium text-indigo-700 underline dark:text-indigo-300" href="/dashboard/webhooks">Back to your webhooks</Link>}>
             {errorMessage(detail.error)}
@@ -74,7 +74,7 @@ export function WebhookDetailView({ id }: { id: string }) {
       );
     }
     return (
-      <div className="grid gap-6">
+      <div className="grid grid-cols-1 gap-6">
         <PageHeader title="Webhook" />
         <QueryError error={detail.error} retry={() => void detail.refetch()} />
       </div>
@@ -82,7 +82,7 @@ export function WebhookDetailView({ id }: { id: string }) {
   }
   const webhook = detail.data;
   return (
-    <div className="grid gap-6">
+    <div className="grid grid-cols-1 gap-6">
       <nav aria-label="Breadcrumb" className="text-sm">
         <Link href="/dashboard/webhooks" className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
           Webhooks
@@ -120,7 +120,7 @@ export function WebhookDetailView({ id }: { id: string }) {
           ) : series.isError ? (
             <QueryError error={series.error} retry={() => void series.refetch()} />
           ) : (
-            <div className="grid gap-8 lg:grid-cols-2">
+            <div className="grid grid-cols-1 gap-8 lg:grid-cols-2">
               <DeliveryRateChart series={series.data} />
               <LatencyChart series={series.data} />
             </div>
@@ -205,7 +205,7 @@ function RotateSecretDialog({ webhook, open, onOpenChange }: { webhook: WebhookD
     <Dialog open={open} onOpenChange={close}>
       <DialogContent title="Rotate the signing secret" className="max-w-2xl" description={secret ? undefined : 'A new secret signs every attempt from now on, retries of earlier events included; the current one stops at once.'}>
         {secret ? (
-          <div className="grid gap-4">
+          <div className="grid grid-cols-1 gap-4">
             <Alert variant="success" title="Copy the new signing secret now">
               It is shown only this once. Put it in your receiver&apos;s configuration.
             </Alert>
@@ -216,7 +216,7 @@ function RotateSecretDialog({ webhook, open, onOpenChange }: { webhook: WebhookD
             </div>
           </div>
         ) : (
-          <div className="grid gap-4">
+          <div className="grid grid-cols-1 gap-4">
             {update.isError ? <Alert variant="error">{errorMessage(update.error)}</Alert> : null}
             <div className="flex justify-end gap-2">
               <Button variant="secondary" onClick={() => close(false)}>
@@ -250,7 +250,7 @@ function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
   const enable = useMutation(trpc.webhooks.enable.mutationOptions());
   const invalidate = useInvalidateWebhook(webhook.id);
   return (
-    <div className="grid gap-3">
+    <div className="grid grid-cols-1 gap-3">
       <div className="flex flex-wrap items-center gap-3 text-sm" data-testid="webhook-status">
         <span className="font-medium">Status</span>
         <WebhookStatusBadge webhook={webhook} />
@@ -306,7 +306,7 @@ function TestPanel({ webhook }: { webhook: WebhookDetail }) {
         <CardTitle>Send a test event</CardTitle>
         <CardDescription>One signed <code>webhook.test</code> delivery, now; not retried and not counted in the statistics. Works while disabled, to check your receiver first.</CardDescription>
       </CardHeader>
-      <CardContent className="grid gap-3">
+      <CardContent className="grid grid-cols-1 gap-3">
         <div>
           <Button variant="secondary" loading={test.isPending} onClick={() => test.mutate({ id: webhook.id }, { onSettled: () => void invalidate() })}>
             <Send aria-hidden="true" className="size-4" />
@@ -367,7 +367,7 @@ function Deliveries({ webhook }: { webhook: WebhookDetail }) {
             Deliveries appear here when an event of a subscribed kind happens (for instance, run a module action for <code>execution.completed</code>), or send a test event above.
           </EmptyState>
         ) : (
-          <ul className="grid gap-2" aria-label="Deliveries" data-testid="deliveries">
+          <ul className="grid grid-cols-1 gap-2" aria-label="Deliveries" data-testid="deliveries">
             {webhook.deliveries.map((d) => (
               <DeliveryItem key={d.id} webhookId={webhook.id} delivery={d} />
             ))}
@@ -413,8 +413,8 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
   // Loaded when opened (a user action): the payload can be up to 64 KB, so the history does not carry it.
   const full = useQuery(trpc.webhooks.delivery.queryOptions({ id: webhookId, delivery_id: delivery.id }));
   return (
-    <div className="grid gap-4 text-sm">
-      <dl className="grid gap-x-4 gap-y-1 sm:grid-cols-[9rem_1fr]">
+    <div className="grid grid-cols-1 gap-4 text-sm">
+      <dl className="grid grid-cols-1 gap-x-4 gap-y-1 sm:grid-cols-[9rem_1fr]">
         <dt className="text-slate-600 dark:text-slate-400">Event id</dt>
         <dd className="font-mono text-xs break-all">{delivery.event_id}</dd>
         <dt className="text-slate-600 dark:text-slate-400">Delivery id</dt>
@@ -429,7 +429,7 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
       {delivery.attempts.length === 0 ? (
         <p className="text-slate-600 dark:text-slate-400">No attempt made yet.</p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800">
+        <div tabIndex={0} role="region" aria-label={`Attempts of delivery ${delivery.id}`} className="overflow-x-auto rounded-lg border border-slate-200 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none dark:border-slate-800">
           <table className="w-full text-left text-sm" data-testid="attempts">
             <caption className="sr-only">Attempts of delivery {delivery.id}</caption>
             <thead className="bg-slate-50 text-xs text-slate-600 uppercase dark:bg-slate-950 dark:text-slate-400">
@@ -451,7 +451,7 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
                   <td className="px-3 py-2 whitespace-nowrap tabular-nums">{formatMs(a.latency_ms)}</td>
                   <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(a.at)}</td>
                   <td className="px-3 py-2">
-                    <div className="grid gap-1">
+                    <div className="grid grid-cols-1 gap-1">
                       {a.error ? <span className="text-red-700 dark:text-red-400">{a.error}</span> : null}
                       {a.response_body !== null ? <code className="block max-w-md font-mono text-xs break-all whitespace-pre-wrap">{a.response_body || '(empty body)'}</code> : null}
                     </div>
@@ -462,7 +462,7 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
           </table>
         </div>
       )}
-      <div className="grid gap-2">
+      <div className="grid grid-cols-1 gap-2">
         <p className="font-medium">Payload</p>
         {full.isPending ? (
           <SkeletonRows rows={2} label="Loading the payload" />
@@ -502,7 +502,7 @@ function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
       </CardHeader>
       <CardContent>
         <form
-          className="grid gap-4 sm:grid-cols-[1fr_1fr_auto] sm:items-start"
+          className="grid grid-cols-1 gap-4 sm:grid-cols-[1fr_1fr_auto] sm:items-start"
           noValidate
           onSubmit={(e) => {
             e.preventDefault();

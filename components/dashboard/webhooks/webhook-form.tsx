@@ -132,7 +132,7 @@ export function WebhookFormDialog({
         className="max-w-2xl"
       >
         {created ? (
-          <div className="grid gap-4">
+          <div className="grid grid-cols-1 gap-4">
             <Alert variant="success" title="Copy the signing secret now">
               It is shown only this once (later views show its last four characters). Your receiver uses it to check that a delivery came from us.
             </Alert>
@@ -148,7 +148,7 @@ export function WebhookFormDialog({
             </div>
           </div>
         ) : (
-          <form onSubmit={onSubmit} noValidate className="grid gap-4">
+          <form onSubmit={onSubmit} noValidate className="grid grid-cols-1 gap-4">
             {failure ? <Alert variant="error">{errorMessage(failure)}</Alert> : null}
             <FormField
               label="Receiver URL"
@@ -161,18 +161,18 @@ export function WebhookFormDialog({
               error={form.formState.errors.url?.message}
               {...form.register('url')}
             />
-            <fieldset className="grid gap-2" aria-describedby={eventsError ? `${pickerId}-error` : undefined}>
+            <fieldset className="grid grid-cols-1 gap-2" aria-describedby={eventsError ? `${pickerId}-error` : undefined}>
               <legend className="mb-1 text-sm font-medium text-slate-800 dark:text-slate-200">Events</legend>
               <div className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
                 <Checkbox id={`${pickerId}-all`} className="mt-0.5" checked={all} onCheckedChange={(v) => form.setValue('all', v === true)} aria-describedby={`${pickerId}-all-meaning`} />
-                <div className="grid gap-0.5">
+                <div className="grid grid-cols-1 gap-0.5">
                   <Label htmlFor={`${pickerId}-all`}>All events</Label>
                   <span id={`${pickerId}-all-meaning`} className="text-xs text-slate-600 dark:text-slate-400">
                     Every kind below, and kinds added later (<code>*</code>)
                   </span>
                 </div>
               </div>
-              <div className="grid gap-2 sm:grid-cols-2">
+              <div className="grid grid-cols-1 gap-2 sm:grid-cols-2">
                 {EVENT_KINDS.map((kind) => {
                   const id = `${pickerId}-${kind}`;
                   return (

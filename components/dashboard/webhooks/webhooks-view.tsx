@@ -28,7 +28,7 @@ export function WebhooksView() {
   const planRequired = list.isError && errorCode(list.error) === 'plan_required';
 
   return (
-    <div className="grid gap-6">
+    <div className="grid grid-cols-1 gap-6">
       <PageHeader
         title="Webhooks"
         description="Receive signed events (executions, installs, billing, certification…) at your own HTTPS endpoint."
