@@ -54,6 +54,14 @@ test('browse, search, install, and run an action in the playground', async ({ br
   await expect(page.getByTestId('snippet-curl')).toContainText('Hello Playground');
   await check(page, 'playground-result');
 
+  // The MCP snippet's JSON-RPC body, sent as an MCP client would, runs the same action.
+  await page.getByRole('tab', { name: 'MCP' }).click();
+  const rpcBody = JSON.parse((await page.getByTestId('snippet-mcp-body').textContent()) ?? '') as unknown;
+  await check(page, 'playground-mcp-snippet');
+  const viaMcp = await api(page, apiKey, 'POST', '/api/mcp', rpcBody);
+  expect(viaMcp.status).toBe(200);
+  expect(viaMcp.body).toMatchObject({ result: { structuredContent: { slug: 'hello-playground' } } });
+
   // Raw JSON mode, with the form's input carried over.
   await page.getByRole('button', { name: 'Edit as JSON' }).click();
   const raw = page.getByLabel('Input (JSON)');

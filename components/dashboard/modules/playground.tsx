@@ -391,7 +391,7 @@ function Snippets({ module, action, input }: { module: string; action: string; i
           <TabsContent value="mcp" className="grid gap-3">
             <Copyable value={mcp} label="MCP call" testId="snippet-mcp" />
             <p className="text-xs text-slate-600 dark:text-slate-400">The JSON-RPC body an MCP client sends:</p>
-            <Copyable value={rpc} label="MCP JSON-RPC body" />
+            <Copyable value={rpc} label="MCP JSON-RPC body" testId="snippet-mcp-body" />
           </TabsContent>
           <TabsContent value="ts">
             <Copyable value={ts} label="TypeScript snippet" testId="snippet-ts" />
