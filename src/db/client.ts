@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types, type Transaction as PgliteTransaction } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -49,9 +49,11 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
   mkdirSync(dir, { recursive: true });
   const loadDataDir = template && !existsSync(path.join(dir, 'PG_VERSION')) ? new Blob([readFileSync(template)]) : undefined;
   // fsync is off: the embedded default is for one machine and development (README says so).
-  const pglite = await PGlite.create({ dataDir: dir, relaxedDurability: true, loadDataDir });
-  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
+  const engine = await PGlite.create({ dataDir: dir, relaxedDurability: true, loadDataDir });
+  const { forDrizzle, forOthers } = withoutPerQueryParsers(engine);
+  const db = drizzlePglite({ client: forDrizzle, schema }) as unknown as Db;
   await migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  const pglite = forOthers;
   return {
     db,
     kind: 'pglite',
@@ -66,6 +68,45 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
     },
     close: once(() => pglite.close()),
   };
+}
+
+/** The types drizzle-orm/pglite reads as raw text (it converts them itself): its per-query `parsers`. */
+const DRIZZLE_RAW_TYPES = [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DATE, 1231, 1115, 1185, 1187, 1182];
+type QueryOptions = Parameters<PGlite['query']>[2];
+type Parsers = NonNullable<NonNullable<QueryOptions>['parsers']>;
+
+/**
+ * drizzle-orm/pglite passes a `parsers` option on every query, and PGlite then copies its whole
+ * parser map (318 entries) for each result: a trivial query took about twice as long. Instead the
+ * instance's own map reads those types as raw text, drizzle's queries go without the option
+ * (`forDrizzle`), and every other user (pg-boss, raw queries) gets PGlite's usual parsers for
+ * them back per query (`forOthers`), so what they receive is unchanged.
+ */
+function withoutPerQueryParsers(engine: PGlite): { forDrizzle: PGlite; forOthers: PGlite } {
+  const usual: Parsers = {};
+  for (const oid of DRIZZLE_RAW_TYPES) {
+    usual[oid] = engine.parsers[oid]!;
+    engine.parsers[oid] = (value: string) => value;
+  }
+  const stripped = (options: QueryOptions) => {
+    if (!options?.parsers) return options;
+    const { parsers: _drizzleParsers, ...rest } = options;
+    return rest;
+  };
+  const restored = (options: QueryOptions) => ({ ...options, parsers: { ...usual, ...options?.parsers } });
+  const wrap = <C extends PGlite | PgliteTransaction>(client: C, adjust: (o: QueryOptions) => QueryOptions): C =>
+    new Proxy(client, {
+      get(target, prop) {
+        if (prop === 'query') return (text: string, params?: unknown[], options?: QueryOptions) => target.query(text, params, adjust(options));
+        if (prop === 'exec') return (text: string, options?: QueryOptions) => target.exec(text, adjust(options));
+        if (prop === 'transaction' && 'transaction' in target) {
+          return <T>(fn: (tx: PgliteTransaction) => Promise<T>) => (target as PGlite).transaction((tx) => fn(wrap(tx, adjust)));
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  return { forDrizzle: wrap(engine, stripped), forOthers: wrap(engine, restored) };
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
