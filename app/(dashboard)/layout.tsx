@@ -27,7 +27,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             {children}
           </main>
         </div>
-        <Toaster richColors closeButton position="bottom-right" />
+        <Toaster closeButton position="bottom-right" />
       </QueryProviders>
     </SessionKeeper>
   );

@@ -1,0 +1,11 @@
+import type { Metadata } from 'next';
+import { RunDetail } from '../../../../../../../components/dashboard/workflows/run-detail';
+import { requireSession } from '../../../../../../_lib/session';
+
+export const metadata: Metadata = { title: 'Workflow run' };
+
+export default async function WorkflowRunPage({ params }: { params: Promise<{ id: string; runId: string }> }) {
+  const { id, runId } = await params;
+  await requireSession(`/dashboard/workflows/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`);
+  return <RunDetail workflowId={id} runId={runId} />;
+}

@@ -1,0 +1,43 @@
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../../../src/server/router';
+import { Badge } from '../../ui/badge';
+
+type Outputs = inferRouterOutputs<AppRouter>['workflows'];
+export type WorkflowView = Outputs['get'];
+export type RunSummary = Outputs['listRuns']['data'][number];
+export type RunView = Outputs['getRun'];
+export type RunStatus = RunSummary['status'];
+export type StepStatus = RunView['steps'][number]['status'];
+
+const RUN_TONES: Record<RunStatus, 'neutral' | 'success' | 'danger' | 'info' | 'warning'> = {
+  queued: 'neutral',
+  running: 'info',
+  completed: 'success',
+  failed: 'danger',
+  cancelled: 'warning',
+};
+
+const STEP_TONES: Record<StepStatus, 'neutral' | 'success' | 'danger' | 'info' | 'warning'> = {
+  pending: 'neutral',
+  running: 'info',
+  succeeded: 'success',
+  failed: 'danger',
+  skipped: 'neutral',
+  cancelled: 'warning',
+};
+
+const label = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** A run's status as text and colour (the text carries the meaning). */
+export function RunStatusBadge({ status }: { status: RunStatus }) {
+  return <Badge tone={RUN_TONES[status]}>{label(status)}</Badge>;
+}
+
+export function StepStatusBadge({ status }: { status: StepStatus }) {
+  return <Badge tone={STEP_TONES[status]}>{label(status)}</Badge>;
+}
+
+/** A run is still moving while queued or running: its page polls until it settles. */
+export const isActive = (status: RunStatus) => status === 'queued' || status === 'running';
+
+export const RUN_STATUS_FILTERS: RunStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];

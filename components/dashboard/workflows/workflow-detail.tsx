@@ -1,0 +1,178 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useId, useState } from 'react';
+import { toast } from 'sonner';
+import { useTRPC } from '../../../app/_lib/trpc-react';
+import { statusOf } from '../../../app/_lib/trpc';
+import { Alert } from '../../ui/alert';
+import { Button } from '../../ui/button';
+import { Card, CardContent, CardHeader, CardTitle } from '../../ui/card';
+import { DataTable } from '../../ui/data-table';
+import { EmptyState } from '../../ui/empty-state';
+import { PageHeader } from '../../ui/page-header';
+import { SkeletonRows } from '../../ui/skeleton';
+import { formatDateTime } from '../format';
+import { CollapsibleJson } from '../modules/json-block';
+import { errorMessage, QueryError } from '../query-error';
+import { RUN_STATUS_FILTERS, RunStatusBadge, type RunStatus, type RunSummary, type WorkflowView } from './status';
+
+type Step = WorkflowView['steps'][number];
+
+const stepColumns: ColumnDef<Step, unknown>[] = [
+  { accessorKey: 'id', header: 'Step', cell: ({ row }) => <span className="font-mono text-xs">{row.original.id}</span> },
+  { id: 'action', header: 'Action', accessorFn: (s) => `${s.module}.${s.action}`, cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span> },
+  { id: 'depends_on', header: 'Depends on', accessorFn: (s) => (s.depends_on ?? []).join(', ') || '—' },
+  { id: 'retry', header: 'Retry', accessorFn: (s) => (s.retry ? `${s.retry.max_attempts} attempts, ${s.retry.backoff} from ${s.retry.backoff_ms} ms` : '—') },
+  { id: 'if', header: 'Condition', accessorFn: (s) => s.if ?? '—', cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span> },
+];
+
+function runColumns(workflowId: string): ColumnDef<RunSummary, unknown>[] {
+  return [
+    {
+      accessorKey: 'run_id',
+      header: 'Run',
+      cell: ({ row }) => (
+        <Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/workflows/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(row.original.run_id)}`}>
+          {row.original.run_id}
+        </Link>
+      ),
+    },
+    { accessorKey: 'status', header: 'Status', cell: ({ row }) => <RunStatusBadge status={row.original.status} /> },
+    { accessorKey: 'workflow_version', header: 'Version' },
+    { accessorKey: 'created_at', header: 'Started', cell: ({ row }) => formatDateTime(row.original.created_at) },
+    { accessorKey: 'finished_at', header: 'Finished', cell: ({ row }) => formatDateTime(row.original.finished_at) },
+    { id: 'error', header: 'Error', accessorFn: (r) => (r.error ? `${r.error.step}: ${r.error.message}` : '') },
+  ];
+}
+
+/** One workflow: its steps, a form to start a run, and its runs (filterable by status). */
+export function WorkflowDetail({ workflowId }: { workflowId: string }) {
+  const trpc = useTRPC();
+  const [status, setStatus] = useState<RunStatus | ''>('');
+  const workflow = useQuery(trpc.workflows.get.queryOptions({ id: workflowId }));
+  const runs = useQuery(trpc.workflows.listRuns.queryOptions({ id: workflowId, limit: 50, ...(status ? { status } : {}) }));
+  const filterId = useId();
+
+  if (workflow.isPending) return <SkeletonRows rows={6} label="Loading the workflow" />;
+  if (workflow.isError) {
+    if (statusOf(workflow.error) === 404) {
+      return (
+        <EmptyState title="Workflow not found" action={<Link className="underline" href="/dashboard/workflows">All workflows</Link>}>
+          There is no workflow {workflowId} in your tenant.
+        </EmptyState>
+      );
+    }
+    return <QueryError error={workflow.error} retry={() => void workflow.refetch()} />;
+  }
+  const w = workflow.data;
+  return (
+    <div className="grid gap-6">
+      <PageHeader title={w.name} description={w.description ?? `Version ${w.version}, ${w.steps.length} steps.`} />
+      <section aria-labelledby="steps-heading" className="grid gap-3">
+        <h2 id="steps-heading" className="text-lg font-semibold">
+          Steps <span className="text-sm font-normal text-slate-600 dark:text-slate-400">(version {w.version})</span>
+        </h2>
+        <DataTable caption="Steps" columns={stepColumns} data={w.steps} getRowId={(s) => s.id} />
+        <CollapsibleJson title="Definition as JSON" value={{ name: w.name, steps: w.steps }} />
+      </section>
+      <StartRun workflowId={workflowId} />
+      <section aria-labelledby="runs-heading" className="grid gap-3">
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <h2 id="runs-heading" className="text-lg font-semibold">
+            Runs
+          </h2>
+          <div className="grid gap-1">
+            <label htmlFor={filterId} className="text-sm font-medium">
+              Status
+            </label>
+            <select
+              id={filterId}
+              value={status}
+              onChange={(e) => setStatus(e.target.value as RunStatus | '')}
+              className="h-9 rounded-md border border-slate-300 bg-white px-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+            >
+              <option value="">All</option>
+              {RUN_STATUS_FILTERS.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        {runs.isPending ? (
+          <SkeletonRows rows={3} label="Loading runs" />
+        ) : runs.isError ? (
+          <QueryError error={runs.error} retry={() => void runs.refetch()} />
+        ) : (
+          <DataTable
+            caption="Runs"
+            columns={runColumns(workflowId)}
+            data={runs.data.data}
+            getRowId={(r) => r.run_id}
+            empty={<EmptyState title={status ? `No ${status} runs` : 'No runs yet'}>Start one above, or with POST /api/v1/workflows/{workflowId}/runs.</EmptyState>}
+          />
+        )}
+      </section>
+    </div>
+  );
+}
+
+/** Starts a run with a JSON input (`{{input.*}}` in the steps) and opens it. */
+function StartRun({ workflowId }: { workflowId: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [text, setText] = useState('{}');
+  const [error, setError] = useState<string>();
+  const inputId = useId();
+  const start = useMutation(trpc.workflows.startRun.mutationOptions());
+  const submit = async () => {
+    setError(undefined);
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch {
+      return setError('The input is not valid JSON.');
+    }
+    if (!input || typeof input !== 'object' || Array.isArray(input)) return setError('The input must be a JSON object.');
+    try {
+      const run = await start.mutateAsync({ id: workflowId, input: input as Record<string, unknown> });
+      toast.success(`Run ${run.run_id} started`);
+      await queryClient.invalidateQueries({ queryKey: trpc.workflows.listRuns.queryKey() });
+      router.push(`/dashboard/workflows/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(run.run_id)}`);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle as="h2">Start a run</CardTitle>
+      </CardHeader>
+      <CardContent className="grid gap-3">
+        {error ? <Alert variant="error">{error}</Alert> : null}
+        <label htmlFor={inputId} className="text-sm font-medium">
+          Input (JSON object, available to steps as <code>{'{{input.*}}'}</code>)
+        </label>
+        <textarea
+          id={inputId}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          rows={4}
+          spellCheck={false}
+          className="rounded-md border border-slate-300 bg-white p-2 font-mono text-xs dark:border-slate-700 dark:bg-slate-950"
+        />
+        <div>
+          <Button onClick={() => void submit()} loading={start.isPending}>
+            Start run
+          </Button>
+        </div>
+      </CardContent>
+    </Card>
+  );
+}
