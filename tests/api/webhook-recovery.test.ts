@@ -5,18 +5,16 @@
  * (the same PGlite DATA_DIR, or the same PostgreSQL database) must deliver every event.
  * At-least-once: the same event id may arrive twice (counted and printed, not a failure).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, backends, createTestDatabase, TEST_REDIS_URL, type Backend } from '../harness';
+import { call, killChild, startChild, until, type Child } from '../child-service';
 import { startReceiver, verifySignature, type Received, type Receiver } from '../receiver';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const EXECUTIONS = 10;
 /** Short retries, but a long last gap: even on a slow machine no delivery can exhaust its
  * attempts (and fail for good) before the kill. */
@@ -24,119 +22,6 @@ const RETRY_SCHEDULE_MS = '0,1500,3000,15000';
 /** How long the restarted service gets to deliver everything (a job claimed at the moment of the
  * kill comes back only after pg-boss expires it: expireInSeconds + its supervise interval). */
 const DELIVER_DEADLINE_MS = 150_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Variables of DESIGN.md §3 that must come from this test only, never from the outer env. */
-const CONFIG_VARS = [
-  'PORT',
-  'DATA_DIR',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'UPSTASH_REDIS_REST_URL',
-  'UPSTASH_REDIS_REST_TOKEN',
-  'ADMIN_TOKEN',
-  'ADMIN_EMAILS',
-  'ENCRYPTION_KEY',
-  'SESSION_SECRET',
-  'PUBLIC_BASE_URL',
-  'TRUST_PROXY',
-  'WEBHOOK_RETRY_SCHEDULE_MS',
-  'WEBHOOK_TIMEOUT_MS',
-  'WEBHOOK_ALLOW_PRIVATE',
-  'LOG_LEVEL',
-  'AMP_NO_NEXT',
-];
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  output(): string;
-  exited: Promise<void>;
-}
-
-/** Starts `server.ts` as a child process and waits for GET /api/v1/health to answer 200. */
-async function startChild(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<Child> {
-  const port = await freePort();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of CONFIG_VARS) delete childEnv[name];
-  for (const [k, v] of Object.entries({ ...env, PORT: String(port) })) if (v !== undefined) childEnv[k] = v;
-  // process.execPath is the project's Node 24 (the system node is 20).
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const keep = (b: Buffer) => {
-    out = (out + b.toString('utf8')).slice(-20_000);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const child: Child = { proc, url: `http://127.0.0.1:${port}`, output: () => out, exited };
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new Error(`service exited during start-up (${proc.exitCode ?? proc.signalCode}):\n${out}`);
-    }
-    try {
-      const res = await fetch(`${child.url}/api/v1/health`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return child;
-    } catch {
-      /* not listening yet */
-    }
-    await sleep(200);
-  }
-  await killChild(child, 'SIGKILL');
-  throw new Error(`service did not become healthy in ${timeoutMs} ms:\n${out}`);
-}
-
-async function killChild(child: Child | undefined, signal: NodeJS.Signals): Promise<void> {
-  if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) return;
-  child.proc.kill(signal);
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 15_000);
-  await child.exited;
-  clearTimeout(timer);
-}
-
-async function call(child: Child, p: string, opts: { method?: string; key?: string; admin?: boolean; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.key) headers['x-api-key'] = opts.key;
-  if (opts.admin) headers['x-admin-token'] = ADMIN_TOKEN;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(child.url + p, {
-    method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
-    headers,
-    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  let body: any;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, text };
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 const header = (r: Received, name: string) => {
   const v = r.headers[name];

@@ -5,129 +5,17 @@
  * same PGlite DATA_DIR, or the same PostgreSQL database) resumes the run without re-executing
  * the steps that finished: every step attempt is exactly one execution record.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { call, killChild, startChild, until, type Child } from '../child-service';
 import { ADMIN_TOKEN, backends, createTestDatabase } from '../harness';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Variables of DESIGN.md §3 that must come from this test only, never from the outer env. */
-const CONFIG_VARS = [
-  'PORT',
-  'DATA_DIR',
-  'DATABASE_URL',
-  'REDIS_URL',
-  'UPSTASH_REDIS_REST_URL',
-  'UPSTASH_REDIS_REST_TOKEN',
-  'ADMIN_TOKEN',
-  'ADMIN_EMAILS',
-  'ENCRYPTION_KEY',
-  'SESSION_SECRET',
-  'PUBLIC_BASE_URL',
-  'TRUST_PROXY',
-  'WEBHOOK_RETRY_SCHEDULE_MS',
-  'WEBHOOK_TIMEOUT_MS',
-  'WEBHOOK_ALLOW_PRIVATE',
-  'LOG_LEVEL',
-  'AMP_NO_NEXT',
-];
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  output(): string;
-  exited: Promise<void>;
-}
-
-/** Starts `server.ts` as a child process and waits for GET /api/v1/health to answer 200. */
-async function startChild(env: Record<string, string | undefined>, timeoutMs = 180_000): Promise<Child> {
-  const port = await freePort();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of CONFIG_VARS) delete childEnv[name];
-  for (const [k, v] of Object.entries({ ...env, PORT: String(port) })) if (v !== undefined) childEnv[k] = v;
-  // process.execPath is the project's Node 24 (the system node is 20).
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const keep = (b: Buffer) => {
-    out = (out + b.toString('utf8')).slice(-20_000);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const child: Child = { proc, url: `http://127.0.0.1:${port}`, output: () => out, exited };
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new Error(`service exited during start-up (${proc.exitCode ?? proc.signalCode}):\n${out}`);
-    }
-    try {
-      const res = await fetch(`${child.url}/api/v1/health`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return child;
-    } catch {
-      /* not listening yet */
-    }
-    await sleep(200);
-  }
-  await killChild(child, 'SIGKILL');
-  throw new Error(`service did not become healthy in ${timeoutMs} ms:\n${out}`);
-}
-
-async function killChild(child: Child | undefined, signal: NodeJS.Signals): Promise<void> {
-  if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) return;
-  child.proc.kill(signal);
-  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 15_000);
-  await child.exited;
-  clearTimeout(timer);
-}
-
-async function call(child: Child, p: string, opts: { method?: string; key?: string; admin?: boolean; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.key) headers['x-api-key'] = opts.key;
-  if (opts.admin) headers['x-admin-token'] = ADMIN_TOKEN;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(child.url + p, {
-    method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'),
-    headers,
-    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await res.text();
-  let body: any;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, text };
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+/** Start-up under load: the child's migrations and pg-boss can take minutes on a busy machine. */
+const STARTUP_TIMEOUT_MS = 180_000;
 
 /** Answers `/flaky` by dropping the connection the first time (a module_error), then 200. */
 async function startFlaky(): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
@@ -178,7 +66,7 @@ backends.describe('workflow run after a crash (%s)', (backend) => {
       }
       flaky = await startFlaky();
 
-      const first = await startChild(env);
+      const first = await startChild(env, STARTUP_TIMEOUT_MS);
       children.push(first);
       const reg = await call(first, '/api/v1/auth/register', { body: { agent_name: 'crash-agent', owner_email: `wf-crash-${Date.now()}@example.com` } });
       expect(reg.status, reg.text).toBe(201);
@@ -218,7 +106,7 @@ backends.describe('workflow run after a crash (%s)', (backend) => {
       expect(before.steps.map((x: any) => x.status)).toEqual(['succeeded', 'pending', 'pending', 'pending', 'pending']);
       expect(flaky.hits()).toBe(1);
 
-      const second = await startChild(env);
+      const second = await startChild(env, STARTUP_TIMEOUT_MS);
       children.push(second);
       const done = await until(
         'the run to finish on the restarted service',
@@ -284,7 +172,7 @@ describe('workflow step interrupted by a crash (embedded)', () => {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const slow = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
       const env = { AMP_NO_NEXT: '1', NODE_ENV: 'test', DATA_DIR: dataDir, ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE: '1', LOG_LEVEL: 'error', REGISTER_LIMIT_PER_HOUR: '10000' };
-      const first = await startChild(env);
+      const first = await startChild(env, STARTUP_TIMEOUT_MS);
       children.push(first);
       const reg = await call(first, '/api/v1/auth/register', { body: { agent_name: 'crash-agent', owner_email: `wf-mid-${Date.now()}@example.com` } });
       expect(reg.status, reg.text).toBe(201);
@@ -311,7 +199,7 @@ describe('workflow step interrupted by a crash (embedded)', () => {
       await first.exited;
       hold = false;
 
-      const second = await startChild(env);
+      const second = await startChild(env, STARTUP_TIMEOUT_MS);
       children.push(second);
       const done = await until(
         'the run to finish on the restarted service',
