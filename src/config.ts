@@ -44,6 +44,7 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(10_000),
   WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  SIGN_IN_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   TRUST_PROXY: flag.default(false),
   PUBLIC_BASE_URL: optionalUrl,
   ENCRYPTION_KEY: z
@@ -87,6 +88,8 @@ export interface Config {
   smtpUrl?: string;
   webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: boolean };
   registerLimitPerHour: number;
+  /** Password sign-ins per client IP per minute (the built-in identity provider). */
+  signInLimitPerMinute: number;
   trustProxy: boolean;
   publicBaseUrl: string;
   encryptionKey: Buffer;
@@ -159,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     },
     registerLimitPerHour: e.REGISTER_LIMIT_PER_HOUR,
+    signInLimitPerMinute: e.SIGN_IN_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     publicBaseUrl,
     encryptionKey: Buffer.from(
