@@ -9,8 +9,7 @@ import { eq } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { certificationRuns } from '../../src/db/schema';
 import { backends, createTestDatabase, startTestServer, type TestServer } from '../harness';
-
-const objectSchema = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
+import { objectSchema } from '../module-fixtures';
 
 backends.describe('certification runs survive a restart (%s)', (backend) => {
   it('a run queued before the service stopped is performed after it starts again', async () => {

@@ -14,17 +14,8 @@ import { CERTIFICATION_WEEKLY_CRON, CERTIFICATION_WEEKLY_QUEUE } from '../../src
 import { certificationRuns, events, executions, usageCounters } from '../../src/db/schema';
 import { BUILTIN_MODULES } from '../../src/modules/registry';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
+import { objectSchema, uniqueName } from '../module-fixtures';
 import { startReceiver, type Receiver } from '../receiver';
-
-let counter = 0;
-const uniqueName = (base: string) => `${base}-${process.pid % 1000}-${++counter}`;
-
-const objectSchema = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
 
 const SOURCE = `
 function handle(action, input) {

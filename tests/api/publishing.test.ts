@@ -6,16 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modules } from '../../src/db/schema';
 import { decryptSecret } from '../../src/lib/secrets';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
-
-let counter = 0;
-const uniqueName = (base: string) => `${base}-${process.pid % 1000}-${++counter}`;
-
-const objectSchema = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
+import { objectSchema, uniqueName } from '../module-fixtures';
 
 const JS_SOURCE = `
 function handle(action, input) {

@@ -7,9 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisLike } from '../../src/metering/redis';
 import { backends, missing, startTestServer, type TestServer } from '../harness';
-
-let counter = 0;
-const uniqueName = (base: string) => `${base}-${process.pid % 1000}-${++counter}`;
+import { uniqueName } from '../module-fixtures';
 
 const objectSchema = { type: 'object', properties: { a: { type: 'number' } }, required: ['a'], additionalProperties: false };
 const jsModule = (name: string, description: string) => ({
@@ -92,7 +90,7 @@ backends.describe('catalog reads from memory (%s)', (backend) => {
     const owner = await s.register();
     const other = await s.register();
     const name = uniqueName('pub');
-    const word = `zebracorn${counter}`;
+    const word = `zebracorn${name.replace(/\D/g, '')}`;
     expect((await s.call('/api/v1/modules', { key: owner.apiKey, body: jsModule(name, `a ${word} module`) })).status).toBe(201);
     // Searched (and its public results memoised) before the change.
     expect((await s.call(`/api/v1/catalog/search?q=${word}`, { key: other.apiKey })).body.total).toBe(0);

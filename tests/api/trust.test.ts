@@ -10,12 +10,8 @@ import { TRUST_DAILY_CRON, TRUST_DAILY_QUEUE } from '../../src/jobs/trust';
 import { newId } from '../../src/lib/ids';
 import { recomputeAllTrustScores, recomputeTrustScore, TRUST_WEIGHTS } from '../../src/trust/score';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { objectSchema, uniqueName } from '../module-fixtures';
 import { startReceiver, verifySignature, type Receiver } from '../receiver';
-
-let counter = 0;
-const uniqueName = (base: string) => `${base}-${process.pid % 1000}-${++counter}`;
-
-const objectSchema = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
 
 const SOURCE = `
 function handle(action, input) {

@@ -10,6 +10,7 @@ import { Input } from '../../ui/input';
 import { Label } from '../../ui/label';
 import { PageHeader } from '../../ui/page-header';
 import { SkeletonRows } from '../../ui/skeleton';
+import { LoadMore } from '../load-more';
 import { QueryError } from '../query-error';
 import { useCursorPages } from '../use-cursor-pages';
 import { ExecutionsTable } from './executions-table';
@@ -169,12 +170,7 @@ export function ExecutionsView() {
           <p className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="executions-count">
             {rows.length} shown{list.hasNextPage ? ', more available' : ''}
           </p>
-          {list.hasNextPage ? (
-            <Button variant="secondary" className="justify-self-start" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-              Load more
-            </Button>
-          ) : null}
-          {list.isError ? <QueryError error={list.error} retry={() => void list.fetchNextPage()} /> : null}
+          <LoadMore list={list} />
         </div>
       )}
     </div>

@@ -5,12 +5,12 @@ import type { inferRouterOutputs } from '@trpc/server';
 import Link from 'next/link';
 import { useTRPC, useTRPCClient } from '../../../app/_lib/trpc-react';
 import type { AppRouter } from '../../../src/server/router';
-import { Button } from '../../ui/button';
 import { DataTable } from '../../ui/data-table';
 import { EmptyState } from '../../ui/empty-state';
 import { PageHeader } from '../../ui/page-header';
 import { SkeletonRows } from '../../ui/skeleton';
 import { formatDate } from '../format';
+import { LoadMore } from '../load-more';
 import { QueryError } from '../query-error';
 import { useCursorPages } from '../use-cursor-pages';
 import { InvoiceStatusBadge } from './invoice-status';
@@ -66,12 +66,7 @@ export function InvoicesView() {
               </EmptyState>
             }
           />
-          {list.hasNextPage ? (
-            <Button variant="secondary" className="justify-self-start" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-              Load more
-            </Button>
-          ) : null}
-          {list.isError ? <QueryError error={list.error} retry={() => void list.fetchNextPage()} /> : null}
+          <LoadMore list={list} />
         </div>
       )}
     </div>
