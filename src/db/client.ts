@@ -44,12 +44,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 20) : openPglite(opts.dataDir, opts.pgliteTemplate);
 }
 
+/** PostgreSQL settings for the embedded database (docs/performance.md, Memory). */
+const PGLITE_SETTINGS = ['-c', `shared_buffers=${process.env.H4_SB ?? '16MB'}`];
+
 async function openPglite(dataDir: string, template?: string): Promise<Database> {
   const dir = path.join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   const loadDataDir = template && !existsSync(path.join(dir, 'PG_VERSION')) ? new Blob([readFileSync(template)]) : undefined;
   // fsync is off: the embedded default is for one machine and development (README says so).
-  const engine = await PGlite.create({ dataDir: dir, relaxedDurability: true, loadDataDir });
+  const engine = await PGlite.create({ dataDir: dir, relaxedDurability: true, loadDataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
   const { forDrizzle, forOthers } = withoutPerQueryParsers(engine);
   const db = drizzlePglite({ client: forDrizzle, schema }) as unknown as Db;
   await migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
@@ -97,16 +100,57 @@ function withoutPerQueryParsers(engine: PGlite): { forDrizzle: PGlite; forOthers
   const wrap = <C extends PGlite | PgliteTransaction>(client: C, adjust: (o: QueryOptions) => QueryOptions): C =>
     new Proxy(client, {
       get(target, prop) {
-        if (prop === 'query') return (text: string, params?: unknown[], options?: QueryOptions) => target.query(text, params, adjust(options));
-        if (prop === 'exec') return (text: string, options?: QueryOptions) => target.exec(text, adjust(options));
+        if (prop === 'query') {
+          return async (text: string, params?: unknown[], options?: QueryOptions) => {
+            await letTheLoopRun();
+            return target.query(text, params, adjust(options));
+          };
+        }
+        if (prop === 'exec') {
+          return async (text: string, options?: QueryOptions) => {
+            await letTheLoopRun();
+            return target.exec(text, adjust(options));
+          };
+        }
         if (prop === 'transaction' && 'transaction' in target) {
-          return <T>(fn: (tx: PgliteTransaction) => Promise<T>) => (target as PGlite).transaction((tx) => fn(wrap(tx, adjust)));
+          return async <T>(fn: (tx: PgliteTransaction) => Promise<T>) => {
+            await letTheLoopRun();
+            return (target as PGlite).transaction((tx) => fn(wrap(tx, adjust)));
+          };
         }
         const value: unknown = Reflect.get(target, prop, target);
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
   return { forDrizzle: wrap(engine, stripped), forOthers: wrap(engine, restored) };
+}
+
+/** The longest the embedded database runs queries back to back before the event loop gets a turn. */
+const EMBEDDED_SLICE_MS = 4;
+/** When the current uninterrupted run of queries began, and whether the loop has turned since. */
+let runStartedAt = 0;
+let runOpen = false;
+const endRun = () => {
+  runOpen = false;
+};
+
+/**
+ * PGlite runs each query synchronously on this thread, and queued queries follow one another
+ * through promise continuations alone, so under load timers, sockets and replies waited behind
+ * hundreds of queries (500 queued transactions delayed a 0 ms timer by 1.3 s; bench/pglite-stall.ts).
+ * A run of queries starts with the first query after the event loop last turned; once it has
+ * lasted EMBEDDED_SLICE_MS, the next query first yields (setImmediate, after pending I/O). The loop
+ * is never held for much longer than a slice, and a query under light load never waits.
+ */
+function letTheLoopRun(): Promise<void> | undefined {
+  if (!runOpen) {
+    runOpen = true;
+    runStartedAt = performance.now();
+    setImmediate(endRun);
+    return undefined;
+  }
+  if (performance.now() - runStartedAt < EMBEDDED_SLICE_MS) return undefined;
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
