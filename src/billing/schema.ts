@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLAN_FEATURES, PLAN_NAMES, type PlanFeature } from '../tenants/plans';
 
 const usd = (what: string) => z.string().describe(`${what}, USD as a decimal string with exactly two decimals (e.g. \`"29.25"\`)`);
 const day = z.string().describe('UTC day, `YYYY-MM-DD`');
@@ -67,3 +68,30 @@ export const usageView = z.object({
 });
 
 export type UsageView = z.infer<typeof usageView>;
+
+const featureNames = Object.keys(PLAN_FEATURES) as PlanFeature[];
+
+/** One plan of `GET /api/v1/billing/plans`, generated from PLANS and PLAN_FEATURES (src/tenants/plans.ts). */
+export const planOfferView = z.object({
+  plan: z.enum(PLAN_NAMES),
+  self_serve: z.boolean().describe('Whether a tenant can move to this plan itself (`PUT /api/v1/billing/plan`); `enterprise` is a contract an operator sets'),
+  custom_pricing: z.boolean().describe('Priced by contract: `monthly_fee_usd` and `overage_unit_usd` are null'),
+  monthly_fee_usd: z.string().nullable().describe('Monthly fee, USD decimal string (e.g. `"29.00"`); null under custom pricing'),
+  requests_per_minute: z.number().int().describe('Request limit per minute (60-second sliding window), shared by all keys of a tenant'),
+  executions_per_month: z.number().int().nullable().describe('Monthly execution quota; null = unlimited'),
+  concurrency: z.number().int().describe('Executions running at once'),
+  modules: z.number().int().nullable().describe('Installed-module limit; null = unlimited'),
+  overage: z
+    .enum(['pause', 'metered', 'custom'])
+    .describe('Past the quota: `pause` refuses executions (429 `quota_exceeded`) until the next cycle; `metered` bills each at `overage_unit_usd`; `custom` by contract'),
+  overage_unit_usd: z.string().nullable().describe('Price per execution past the quota, USD decimal string with as many decimals as it needs (e.g. `"0.001"`); `"0.00"` where the plan pauses; null under custom pricing'),
+  features: z
+    .object(Object.fromEntries(featureNames.map((f) => [f, z.boolean().describe(`${PLAN_FEATURES[f].label}: available on ${PLAN_FEATURES[f].minPlan} and above`)])) as Record<PlanFeature, z.ZodBoolean>)
+    .describe('Features some plans lack, and whether this plan has each'),
+});
+
+export const planCatalogView = z.object({
+  data: z.array(planOfferView).describe('Every plan, from the smallest to the largest'),
+});
+
+export type PlanCatalog = z.infer<typeof planCatalogView>;

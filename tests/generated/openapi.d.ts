@@ -481,6 +481,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/billing/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the plans with their prices and limits
+         * @description Every plan, smallest first: monthly fee, executions per month (null = unlimited), requests per minute, concurrency, installed modules, what happens past the quota and the price per execution there, and which of the features some plans lack (webhooks, multiple keys) each has. Generated from the same table metering, usage and invoices apply. Public: no credential needed (prices are public, as on a pricing page); a request with a valid credential counts against its tenant's request pool, one without against the client IP's public pool. The numbers are the plans' list terms: a tenant's own terms (with any per-tenant overrides of a custom contract) are in `GET /api/v1/billing/usage` and `GET /api/v1/me`. Enterprise is priced by contract (`custom_pricing: true`, prices null) and set by an operator.
+         *
+         *     | Plan | Monthly fee | Requests / minute | Executions / month | Concurrency | Modules | Past the quota |
+         *     |---|---|---|---|---|---|---|
+         *     | `free` | 0.00 USD | 60 | 1,000 | 5 | 10 | paused until the next cycle |
+         *     | `pro` | 29.00 USD | 300 | 50,000 | 25 | 50 | 0.001 USD per execution |
+         *     | `business` | 299.00 USD | 1,000 | 500,000 | 100 | 200 | 0.001 USD per execution |
+         *     | `enterprise` | custom | 5,000 | unlimited | 500 | unlimited | custom price per execution |
+         */
+        get: operations["plans-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/billing/usage": {
         parameters: {
             query?: never;
@@ -631,6 +658,10 @@ export interface paths {
         /**
          * List executions
          * @description Newest first; filters `module`, `status`, and the time range `since` (inclusive) to `until` (exclusive), both ISO 8601.
+         *
+         *     **Search** (`q`, at most 200 characters): an exact execution id answers that execution alone (a primary-key lookup). Otherwise an execution matches when its request id equals `q` (every execution of a batch, chain or MCP call shares its request id), its action name starts with `q` (case-sensitive; `module.action` narrows to a module, e.g. `text.slug`), its error code equals `q` (e.g. `timeout`), or its error message contains `q` (case-insensitive). `%`, `_` and `\` are matched literally. Always within the tenant, and combined with the other filters.
+         *
+         *     **Cost of a search.** Executions are indexed by (tenant, creation time), not by their text: a search walks the tenant's executions newest first (within `since`/`until` and after the cursor) and examines at most 20,000 of them per page. When that budget runs out before `limit` matches are found, the page holds the matches found so far (possibly none), `has_more` is true and `next_cursor` continues the search from the last execution examined; `searched_back_to` says how far back this page searched (null when nothing older is left). Narrow a search on a large account with `since`/`until`.
          */
         get: operations["executions-list"];
         put?: never;
@@ -5285,6 +5316,132 @@ export interface operations {
             };
         };
     };
+    "plans-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every plan, from the smallest to the largest */
+                        data: {
+                            /** @description Executions running at once */
+                            concurrency: number;
+                            /** @description Priced by contract: `monthly_fee_usd` and `overage_unit_usd` are null */
+                            custom_pricing: boolean;
+                            /** @description Monthly execution quota; null = unlimited */
+                            executions_per_month: number | null;
+                            /** @description Features some plans lack, and whether this plan has each */
+                            features: {
+                                /** @description Creating additional API keys: available on pro and above */
+                                multiple_keys: boolean;
+                                /** @description Webhooks: available on pro and above */
+                                webhooks: boolean;
+                            };
+                            /** @description Installed-module limit; null = unlimited */
+                            modules: number | null;
+                            /** @description Monthly fee, USD decimal string (e.g. `"29.00"`); null under custom pricing */
+                            monthly_fee_usd: string | null;
+                            /**
+                             * @description Past the quota: `pause` refuses executions (429 `quota_exceeded`) until the next cycle; `metered` bills each at `overage_unit_usd`; `custom` by contract
+                             * @enum {string}
+                             */
+                            overage: "pause" | "metered" | "custom";
+                            /** @description Price per execution past the quota, USD decimal string with as many decimals as it needs (e.g. `"0.001"`); `"0.00"` where the plan pauses; null under custom pricing */
+                            overage_unit_usd: string | null;
+                            /** @enum {string} */
+                            plan: "free" | "pro" | "business" | "enterprise";
+                            /** @description Request limit per minute (60-second sliding window), shared by all keys of a tenant */
+                            requests_per_minute: number;
+                            /** @description Whether a tenant can move to this plan itself (`PUT /api/v1/billing/plan`); `enterprise` is a contract an operator sets */
+                            self_serve: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "billing-usage": {
         parameters: {
             query?: {
@@ -6484,6 +6641,7 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 module?: string;
+                q?: string;
                 since?: string;
                 status?: "running" | "success" | "failed";
                 until?: string;
@@ -6529,6 +6687,8 @@ export interface operations {
                         }[];
                         has_more: boolean;
                         next_cursor: string | null;
+                        /** @description With `q` only: the creation time (ISO 8601) of the oldest execution this page examined; null when the search examined every execution in range */
+                        searched_back_to?: string | null;
                     };
                 };
             };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getExecution, listExecutions, listExecutionsInput } from '../../executions/read';
+import { getExecution, listExecutions, listExecutionsInput, SEARCH_SCAN_LIMIT } from '../../executions/read';
 import { pageSchema } from '../../lib/pagination';
 import { apiProcedure, router } from '../trpc';
 
@@ -27,12 +27,31 @@ export const executionsRouter = router({
         path: '/api/v1/executions',
         tags: ['executions'],
         summary: 'List executions',
-        description: 'Newest first; filters `module`, `status`, and the time range `since` (inclusive) to `until` (exclusive), both ISO 8601.',
+        description:
+          'Newest first; filters `module`, `status`, and the time range `since` (inclusive) to `until` (exclusive), both ISO 8601.\n\n' +
+          '**Search** (`q`, at most 200 characters): an exact execution id answers that execution alone (a primary-key lookup). Otherwise an ' +
+          'execution matches when its request id equals `q` (every execution of a batch, chain or MCP call shares its request id), its action ' +
+          'name starts with `q` (case-sensitive; `module.action` narrows to a module, e.g. `text.slug`), its error code equals `q` (e.g. ' +
+          '`timeout`), or its error message contains `q` (case-insensitive). `%`, `_` and `\\` are matched literally. Always within the ' +
+          'tenant, and combined with the other filters.\n\n' +
+          `**Cost of a search.** Executions are indexed by (tenant, creation time), not by their text: a search walks the tenant's executions newest ` +
+          `first (within \`since\`/\`until\` and after the cursor) and examines at most ${SEARCH_SCAN_LIMIT.toLocaleString('en-US')} of them per page. ` +
+          'When that budget runs out before `limit` matches are found, the page holds the matches found so far (possibly none), `has_more` is ' +
+          'true and `next_cursor` continues the search from the last execution examined; `searched_back_to` says how far back this page ' +
+          'searched (null when nothing older is left). Narrow a search on a large account with `since`/`until`.',
         errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
       },
     })
     .input(listExecutionsInput)
-    .output(pageSchema(executionView))
+    .output(
+      pageSchema(executionView).extend({
+        searched_back_to: z
+          .string()
+          .nullable()
+          .optional()
+          .describe('With `q` only: the creation time (ISO 8601) of the oldest execution this page examined; null when the search examined every execution in range'),
+      }),
+    )
     .query(({ ctx, input }) => listExecutions(ctx.svc, ctx.principal, input)),
 
   get: apiProcedure('modules:read')

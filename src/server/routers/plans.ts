@@ -1,9 +1,35 @@
+import { z } from 'zod';
 import { changeOwnPlan } from '../../billing/change-plan';
+import { listPlans } from '../../billing/plans';
+import { planCatalogView } from '../../billing/schema';
 import { describePlans } from '../../tenants/plans';
 import { planChangeView, tenantPlanInput } from '../../tenants/schema';
-import { apiProcedure, router } from '../trpc';
+import { apiProcedure, publicProcedure, router } from '../trpc';
 
 export const plansRouter = router({
+  list: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/billing/plans',
+        protect: false,
+        tags: ['billing'],
+        summary: 'List the plans with their prices and limits',
+        description:
+          'Every plan, smallest first: monthly fee, executions per month (null = unlimited), requests per minute, concurrency, installed ' +
+          'modules, what happens past the quota and the price per execution there, and which of the features some plans lack ' +
+          '(webhooks, multiple keys) each has. Generated from the same table metering, usage and invoices apply. Public: no credential ' +
+          "needed (prices are public, as on a pricing page); a request with a valid credential counts against its tenant's request " +
+          "pool, one without against the client IP's public pool. The numbers are the plans' list terms: a tenant's own terms (with any " +
+          'per-tenant overrides of a custom contract) are in `GET /api/v1/billing/usage` and `GET /api/v1/me`. Enterprise is priced by ' +
+          'contract (`custom_pricing: true`, prices null) and set by an operator.\n\n' +
+          describePlans(),
+      },
+    })
+    .input(z.strictObject({}))
+    .output(planCatalogView)
+    .query(() => listPlans()),
+
   change: apiProcedure('*')
     .meta({
       openapi: {
