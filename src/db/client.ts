@@ -44,8 +44,13 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 20) : openPglite(opts.dataDir, opts.pgliteTemplate);
 }
 
-/** PostgreSQL settings for the embedded database (docs/performance.md, Memory). */
-const PGLITE_SETTINGS = ['-c', `shared_buffers=${process.env.H4_SB ?? '16MB'}`];
+/**
+ * PostgreSQL settings for the embedded database, after PGlite's own start parameters. Its buffer
+ * cache lives in the WASM memory, and PostgreSQL's default (128 MB) made that memory grow from
+ * 128 to 188 MB and stay resident; 32 MB fits in the initial memory, and the operating system's
+ * page cache still holds the data files (docs/performance.md, Memory).
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
 
 async function openPglite(dataDir: string, template?: string): Promise<Database> {
   const dir = path.join(dataDir, 'pglite');
