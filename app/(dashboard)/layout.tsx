@@ -27,7 +27,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             {children}
           </main>
         </div>
-        <Toaster closeButton position="bottom-right" />
+        {/* theme="system": the toasts follow the colour scheme like the rest of the dashboard. */}
+        <Toaster closeButton position="bottom-right" theme="system" />
       </QueryProviders>
     </SessionKeeper>
   );

@@ -11,8 +11,10 @@ export default function ScalarReference() {
         url: '/api/openapi.json',
         // No button that sends the document's URL to Scalar's hosted client.
         hideClientButton: true,
-        // The page's own header and layout surround it; the reference follows the system theme.
+        // The page's own header and layout surround it; the reference follows the system's colour
+        // scheme like the page around it (no toggle of its own that would switch only the reference).
         withDefaultFonts: false,
+        hideDarkModeToggle: true,
         metaData: { title: 'API reference · Agent Module Platform' },
       }}
     />
