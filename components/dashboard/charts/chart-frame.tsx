@@ -5,7 +5,8 @@ import { Button } from '../../ui/button';
 
 /**
  * A chart with an accessible name and description, and its numbers as a table: the table is
- * visually hidden (read by screen readers) until "Show data" reveals it for everyone.
+ * visually hidden (read by screen readers) until "Show data" reveals it for everyone, in a
+ * named region that scrolls and takes keyboard focus (arrow keys scroll it).
  */
 export function ChartFrame({
   title,
@@ -34,14 +35,27 @@ export function ChartFrame({
             {description}
           </p>
         </div>
-        <Button type="button" size="sm" variant="ghost" aria-expanded={showData} onClick={() => setShowData((v) => !v)}>
+        <Button type="button" size="sm" variant="ghost" aria-expanded={showData} aria-controls={showData ? `${id}-data` : undefined} onClick={() => setShowData((v) => !v)}>
           {showData ? 'Hide data' : 'Show data'}
         </Button>
       </div>
       <div aria-hidden="true" style={{ height }} className="w-full min-w-0">
         {children}
       </div>
-      <div className={showData ? 'max-h-80 overflow-auto rounded-lg border border-slate-200 dark:border-slate-800' : 'sr-only'}>{table}</div>
+      {showData ? (
+        // A scrolling box: focusable and named, so a keyboard can scroll it and a screen reader says what it holds.
+        <div
+          id={`${id}-data`}
+          role="region"
+          aria-label={`${title}: data`}
+          tabIndex={0}
+          className="max-h-80 overflow-auto rounded-lg border border-slate-200 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none dark:border-slate-800"
+        >
+          {table}
+        </div>
+      ) : (
+        <div className="sr-only">{table}</div>
+      )}
     </figure>
   );
 }

@@ -2,15 +2,13 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartFrame, ChartTable } from './chart-frame';
+import { CHART_COLORS, axisTick, gridProps, legendProps, tooltipProps } from './chart-theme';
 
 export interface DailyExecutions {
   date: string;
   executions: number;
   failures: number;
 }
-
-/** Colours legible on white and on slate-950 (dark mode): emerald and red at mid-lightness. */
-export const CHART_COLORS = { success: '#10b981', failure: '#ef4444', neutral: '#6366f1', grid: '#94a3b8' };
 
 /**
  * Executions per UTC day, succeeded and failed stacked (numbers straight from
@@ -28,11 +26,11 @@ export function ExecutionsPerDayChart({ daily, title = 'Executions per day', tes
       >
         <ResponsiveContainer width="100%" height="100%">
           <BarChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} strokeOpacity={0.3} vertical={false} />
-            <XAxis dataKey="day" tick={{ fontSize: 11, fill: 'currentColor' }} tickLine={false} axisLine={false} minTickGap={12} />
-            <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: 'currentColor' }} tickLine={false} axisLine={false} />
-            <Tooltip cursor={{ fillOpacity: 0.1 }} contentStyle={{ borderRadius: 8, fontSize: 12, color: '#0f172a' }} />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <CartesianGrid {...gridProps} vertical={false} />
+            <XAxis dataKey="day" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
+            <YAxis allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />
+            <Tooltip {...tooltipProps} />
+            <Legend {...legendProps} />
             <Bar dataKey="succeeded" name="Succeeded" stackId="x" fill={CHART_COLORS.success} isAnimationActive={false} />
             <Bar dataKey="failed" name="Failed" stackId="x" fill={CHART_COLORS.failure} radius={[3, 3, 0, 0]} isAnimationActive={false} />
           </BarChart>

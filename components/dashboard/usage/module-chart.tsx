@@ -2,7 +2,7 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartFrame, ChartTable } from '../charts/chart-frame';
-import { CHART_COLORS } from '../charts/executions-chart';
+import { CHART_COLORS, axisTick, gridProps, legendProps, tooltipProps } from '../charts/chart-theme';
 
 /** Executions per module in the cycle (`billing.usage.by_module`), succeeded and failed stacked. */
 export function ModuleChart({ byModule }: { byModule: { module: string; executions: number; failures: number }[] }) {
@@ -17,11 +17,11 @@ export function ModuleChart({ byModule }: { byModule: { module: string; executio
     >
       <ResponsiveContainer width="100%" height="100%">
         <BarChart accessibilityLayer={false} data={data} layout="vertical" margin={{ top: 4, right: 12, bottom: 0, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} strokeOpacity={0.3} horizontal={false} />
-          <XAxis type="number" allowDecimals={false} tick={{ fontSize: 11, fill: 'currentColor' }} tickLine={false} axisLine={false} />
-          <YAxis type="category" dataKey="module" width={90} tick={{ fontSize: 11, fill: 'currentColor' }} tickLine={false} axisLine={false} />
-          <Tooltip cursor={{ fillOpacity: 0.1 }} contentStyle={{ borderRadius: 8, fontSize: 12, color: '#0f172a' }} />
-          <Legend wrapperStyle={{ fontSize: 12 }} />
+          <CartesianGrid {...gridProps} horizontal={false} />
+          <XAxis type="number" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />
+          <YAxis type="category" dataKey="module" width={90} tick={axisTick} tickLine={false} axisLine={false} />
+          <Tooltip {...tooltipProps} />
+          <Legend {...legendProps} />
           <Bar dataKey="succeeded" name="Succeeded" stackId="x" fill={CHART_COLORS.success} isAnimationActive={false} />
           <Bar dataKey="failed" name="Failed" stackId="x" fill={CHART_COLORS.failure} radius={[0, 3, 3, 0]} isAnimationActive={false} />
         </BarChart>

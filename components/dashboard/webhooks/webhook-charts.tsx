@@ -4,14 +4,11 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { AppRouter } from '../../../src/server/router';
 import { ChartFrame, ChartTable } from '../charts/chart-frame';
-import { CHART_COLORS } from '../charts/executions-chart';
+import { CHART_COLORS, axisTick, gridProps, legendProps, tooltipProps } from '../charts/chart-theme';
 import { formatMs } from '../format';
 import { formatRate } from './webhook-form';
 
 export type WebhookSeries = inferRouterOutputs<AppRouter>['webhooks']['stats'];
-
-const axisTick = { fontSize: 11, fill: 'currentColor' };
-const tooltipStyle = { borderRadius: 8, fontSize: 12, color: '#0f172a' };
 
 /** A bucket's label: "14:00" for hours, "11-24" for days (UTC, as the API buckets them). */
 function bucketLabel(start: string, bucket: WebhookSeries['bucket']): string {
@@ -45,12 +42,12 @@ export function DeliveryRateChart({ series }: { series: WebhookSeries }) {
       >
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 0, bottom: 0, left: -16 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} strokeOpacity={0.3} vertical={false} />
+            <CartesianGrid {...gridProps} vertical={false} />
             <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
             <YAxis yAxisId="n" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />
             <YAxis yAxisId="rate" orientation="right" domain={[0, 100]} unit="%" tick={axisTick} tickLine={false} axisLine={false} width={44} />
-            <Tooltip contentStyle={tooltipStyle} />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Tooltip {...tooltipProps} />
+            <Legend {...legendProps} />
             <Bar yAxisId="n" dataKey="succeeded" name="Succeeded" stackId="d" fill={CHART_COLORS.success} isAnimationActive={false} />
             <Bar yAxisId="n" dataKey="failed" name="Failed" stackId="d" fill={CHART_COLORS.failure} radius={[3, 3, 0, 0]} isAnimationActive={false} />
             <Line yAxisId="rate" dataKey="rate" name="Success rate (%)" stroke={CHART_COLORS.neutral} strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
@@ -81,13 +78,13 @@ export function LatencyChart({ series }: { series: WebhookSeries }) {
       >
         <ResponsiveContainer width="100%" height="100%">
           <LineChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: -8 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke={CHART_COLORS.grid} strokeOpacity={0.3} vertical={false} />
+            <CartesianGrid {...gridProps} vertical={false} />
             <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
             <YAxis unit=" ms" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} width={60} />
-            <Tooltip contentStyle={tooltipStyle} />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Tooltip {...tooltipProps} />
+            <Legend {...legendProps} />
             <Line dataKey="avg" name="Mean (ms)" stroke={CHART_COLORS.neutral} strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
-            <Line dataKey="p95" name="p95 (ms)" stroke="#f59e0b" strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+            <Line dataKey="p95" name="p95 (ms)" stroke={CHART_COLORS.accent} strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
           </LineChart>
         </ResponsiveContainer>
       </ChartFrame>
