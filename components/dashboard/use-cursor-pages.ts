@@ -12,11 +12,15 @@ interface CursorPage<T> {
  * A list procedure's pages, fetched with its `cursor` ("Load more"). The tRPC integration's own
  * infiniteQueryOptions adds a `direction` field to the input, which the procedures' strict input
  * schemas refuse (as REST refuses an unknown parameter), so the pages are fetched with the plain
- * client and the given input only. `key`: the procedure's query key for that input.
+ * client and the given input only. `key`: the procedure's query key for that input. The pages keep
+ * the procedure's own type (a page may carry more than the cursor fields, e.g. a search's extent).
  */
-export function useCursorPages<T>(key: readonly unknown[], fetchPage: (cursor: string | undefined) => Promise<CursorPage<T>>) {
+/** The cache key of useCursorPages' pages for a procedure's query key (for optimistic updates). */
+export const cursorPagesKey = (key: readonly unknown[]) => [...key, 'pages'] as const;
+
+export function useCursorPages<P extends CursorPage<unknown>>(key: readonly unknown[], fetchPage: (cursor: string | undefined) => Promise<P>) {
   return useInfiniteQuery({
-    queryKey: [...key, 'pages'],
+    queryKey: cursorPagesKey(key),
     queryFn: ({ pageParam }) => fetchPage(pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.next_cursor ?? undefined,

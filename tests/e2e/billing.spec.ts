@@ -1,6 +1,7 @@
 /**
  * Usage and invoices (issue #13): the usage page shows the cycle's executions as the API counts
- * them and changes the plan with a confirmation; a closed cycle's invoice is listed, renders as a
+ * them, every plan's price (the plan list the API gives) with the current one marked, and changes
+ * the plan with a confirmation; a closed cycle's invoice is listed, renders as a
  * printable page (navigation hidden in print) and downloads as a PDF over the session.
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,28 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   await expect(page.getByTestId('usage-projected')).toHaveText('$0.00');
   await expect(page.getByTestId('usage-daily-chart')).toHaveAttribute('data-total', '2');
   await expect(page.getByRole('table', { name: 'Executions per module' }).getByRole('row', { name: /^text 2 0$/ })).toHaveCount(1);
+
+  // Every plan's price and limits, as GET /api/v1/billing/plans gives them; the current plan marked.
+  const plans = (await api(page, apiKey, 'GET', '/api/v1/billing/plans')).body?.data as { plan: string; monthly_fee_usd: string | null; overage_unit_usd: string | null }[];
+  expect(plans.map((p) => p.plan)).toEqual(['free', 'pro', 'business', 'enterprise']);
+  const comparison = page.getByTestId('plan-comparison');
+  await expect(comparison.getByRole('columnheader', { name: /free/i })).toContainText('Current plan');
+  await expect(comparison.getByRole('columnheader', { name: /pro/i })).not.toContainText('Current plan');
+  const feeRow = comparison.getByRole('row', { name: /^Monthly fee/ });
+  const overageRow = comparison.getByRole('row', { name: /^Past the monthly quota/ });
+  for (const p of plans.filter((p) => p.monthly_fee_usd !== null && p.overage_unit_usd !== '0.00')) {
+    await expect(feeRow).toContainText(`$${p.monthly_fee_usd} / month`);
+    await expect(overageRow).toContainText(`$${p.overage_unit_usd} per execution`);
+  }
+  await expect(feeRow).toContainText(`$${plans[0]!.monthly_fee_usd} / month`);
+  await expect(overageRow).toContainText('Paused until the next cycle');
+  await expect(feeRow).toContainText('Custom');
+  await expect(comparison.getByRole('row', { name: /^Webhooks/ })).toContainText('Not included');
+  // The picker shows each plan's price.
+  const pro = plans.find((p) => p.plan === 'pro')!;
+  const business = plans.find((p) => p.plan === 'business')!;
+  await expect(page.getByLabel('New plan').locator('option[value="pro"]')).toHaveText(`pro · $${pro.monthly_fee_usd} / month`);
+  await expect(page.getByLabel('New plan').locator('option[value="business"]')).toHaveText(`business · $${business.monthly_fee_usd} / month`);
   await check(page, 'usage');
 
   // Upgrade to Pro through the confirmation dialog; the page then shows the Pro terms.
@@ -31,6 +54,8 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   const usage = await api(page, apiKey, 'GET', '/api/v1/billing/usage');
   expect(usage.body?.plan).toBe('pro');
   await expect(page.getByTestId('usage-projected')).toHaveText(`$${String(usage.body?.projected_total_usd)}`);
+  await expect(comparison.getByRole('columnheader', { name: /pro/i })).toContainText('Current plan');
+  await expect(page.getByLabel('New plan').locator('option[value="free"]')).toHaveText(`free · $${plans[0]!.monthly_fee_usd} / month`);
   // The confirmation toast has gone (sonner's rich success colours fail axe's contrast check; the result stays on the page).
   await expect(page.locator('[data-sonner-toast]')).toHaveCount(0, { timeout: 20_000 });
   await check(page, 'usage-pro');

@@ -118,3 +118,25 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   expect((await api(other.page, other.apiKey, 'POST', `/api/v1/keys/${firstPrimary.key_id}/rotate`, { grace_seconds: 0 })).status).toBe(404);
   expect((await api(other.page, other.apiKey, 'DELETE', `/api/v1/keys/${firstPrimary.key_id}`)).status).toBe(404);
 });
+
+test('"Load more" reaches every key past the first page', async ({ browser }) => {
+  const owner = await newOwner(browser, { agentName: 'Many Keys Agent' });
+  const { page, apiKey } = owner;
+  expect((await api(page, apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
+  // More keys than one page (50) holds, made through the API as a script would.
+  for (let i = 1; i <= 51; i++) expect((await api(page, apiKey, 'POST', '/api/v1/keys', { name: `bulk-${String(i).padStart(2, '0')}` })).status).toBe(201);
+  const total = 52; // the primary key and the 51 above
+
+  await page.goto('/dashboard/keys');
+  const table = page.getByRole('table', { name: 'Your API keys' });
+  await expect(table.getByRole('row')).toHaveCount(50 + 1);
+  await expect(page.getByTestId('keys-count')).toContainText('The newest 50 keys shown');
+  // The oldest keys (the primary among them) are on the next page.
+  await expect(table.getByRole('row', { name: /primary/i })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(table.getByRole('row')).toHaveCount(total + 1);
+  await expect(table.getByRole('row', { name: /primary/i })).toHaveCount(1);
+  await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
+  await expect(page.getByTestId('keys-count')).toHaveCount(0);
+  await check(page, 'keys-paged');
+});

@@ -44,3 +44,20 @@ test('browse, search, view and delete an agent’s memory entries', async ({ bro
   expect((await api(page, apiKey, 'GET', `/api/v1/memory/${agent}/invoice-42`)).status).toBe(404);
   expect((await api(page, apiKey, 'GET', `/api/v1/memory/${agent}/greeting`)).status).toBe(200);
 });
+
+test('"Load more" pages through an agent’s entries', async ({ browser }) => {
+  const { page, apiKey } = await newOwner(browser, { agentName: 'Memory Paging Agent' });
+  // Pro's request rate: the page size (50) and one more entry, written as an agent would.
+  expect((await api(page, apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
+  for (let i = 1; i <= 51; i++) expect((await api(page, apiKey, 'POST', '/api/v1/memory', { agent_id: 'paging-bot', key: `note-${String(i).padStart(2, '0')}`, value: { i } })).status).toBe(201);
+
+  await page.goto('/dashboard/memory?agent=paging-bot');
+  const table = page.getByRole('table', { name: 'Memory entries of paging-bot' });
+  await expect(table.getByRole('row')).toHaveCount(50 + 1);
+  await expect(page.getByText('50 entries of paging-bot so far')).toBeVisible();
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(table.getByRole('row')).toHaveCount(51 + 1);
+  await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
+  await expect(page.getByText('51 entries of paging-bot')).toBeVisible();
+  await check(page, 'memory-paged');
+});

@@ -1,7 +1,7 @@
 'use client';
 
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import type { inferRouterOutputs } from '@trpc/server';
 import { KeyRound, Plus } from 'lucide-react';
@@ -10,7 +10,7 @@ import { useId, useState, type ReactNode } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
-import { useTRPC } from '../../../app/_lib/trpc-react';
+import { useTRPC, useTRPCClient } from '../../../app/_lib/trpc-react';
 import type { Scope } from '../../../src/auth/scopes';
 import type { AppRouter } from '../../../src/server/router';
 import { Alert } from '../../ui/alert';
@@ -27,15 +27,18 @@ import { Label } from '../../ui/label';
 import { PageHeader } from '../../ui/page-header';
 import { SkeletonRows } from '../../ui/skeleton';
 import { formatDateTime, formatRelative } from '../format';
+import { LoadMore } from '../load-more';
 import { errorMessage, QueryError } from '../query-error';
+import { cursorPagesKey, useCursorPages } from '../use-cursor-pages';
 import { DEFAULT_SCOPES, MULTIPLE_KEYS_PLAN, SCOPE_MEANINGS, SCOPES } from './scopes';
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type KeySummary = Outputs['keys']['list']['data'][number];
 type KeyList = Outputs['keys']['list'];
 
-/** The newest 100 keys: one page is every key a tenant realistically holds. */
-const LIST_INPUT = { limit: 100 };
+/** Keys per page, newest first; "Load more" reaches every key (the API's cursor). */
+const PAGE_SIZE = 50;
+const LIST_INPUT = { limit: PAGE_SIZE };
 /** Seconds the old secret keeps working after a rotation, unless the user picks otherwise. */
 const DEFAULT_GRACE_SECONDS = 3600;
 
@@ -46,9 +49,11 @@ const DEFAULT_GRACE_SECONDS = 3600;
  */
 export function KeysView() {
   const trpc = useTRPC();
-  // Both queries start together (one batched request).
+  const client = useTRPCClient();
+  // Both queries start together (one round of requests).
   const me = useQuery(trpc.tenants.me.queryOptions({}));
-  const keys = useQuery(trpc.keys.list.queryOptions(LIST_INPUT));
+  const keys = useCursorPages(trpc.keys.list.queryKey(LIST_INPUT), (cursor) => client.keys.list.query({ ...LIST_INPUT, ...(cursor ? { cursor } : {}) }));
+  const rows = keys.data?.pages.flatMap((p) => p.data) ?? [];
   const [creating, setCreating] = useState(false);
   const planLimited = me.data?.plan === 'free';
   const limitId = useId();
@@ -80,15 +85,20 @@ export function KeysView() {
       ) : null}
       {keys.isPending || me.isPending ? (
         <SkeletonRows rows={3} label="Loading your keys" />
-      ) : keys.isError ? (
+      ) : !keys.data ? (
         <QueryError error={keys.error} retry={() => void keys.refetch()} />
       ) : me.isError ? (
         <QueryError error={me.error} retry={() => void me.refetch()} />
       ) : (
-        <>
-          <KeysTable keys={keys.data.data} />
-          {keys.data.has_more ? <p className="text-sm text-slate-600 dark:text-slate-400">Showing the newest 100 keys.</p> : null}
-        </>
+        <div className="grid grid-cols-1 gap-3">
+          <KeysTable keys={rows} />
+          {keys.hasNextPage ? (
+            <p className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="keys-count">
+              The newest {rows.length} keys shown; older ones follow.
+            </p>
+          ) : null}
+          <LoadMore list={keys} />
+        </div>
       )}
       <CreateKeyDialog open={creating} onOpenChange={setCreating} />
     </div>
@@ -172,15 +182,17 @@ function KeysTable({ keys }: { keys: KeySummary[] }) {
 function KeyActions({ keyRow }: { keyRow: KeySummary }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const listKey = trpc.keys.list.queryKey(LIST_INPUT);
+  const listKey = cursorPagesKey(trpc.keys.list.queryKey(LIST_INPUT));
   // Optimistic: the row goes at once and comes back, with the API's message, if the API refuses.
   // The callbacks belong to the mutation, not to mutate(): the row (this component) is gone before they run.
   const revoke = useMutation({
     ...trpc.keys.revoke.mutationOptions(),
     onMutate: async () => {
       await queryClient.cancelQueries({ queryKey: listKey });
-      const previous = queryClient.getQueryData<KeyList>(listKey);
-      queryClient.setQueryData<KeyList>(listKey, (old) => (old ? { ...old, data: old.data.filter((k) => k.key_id !== keyRow.key_id) } : old));
+      const previous = queryClient.getQueryData<InfiniteData<KeyList>>(listKey);
+      queryClient.setQueryData<InfiniteData<KeyList>>(listKey, (old) =>
+        old ? { ...old, pages: old.pages.map((p) => ({ ...p, data: p.data.filter((k) => k.key_id !== keyRow.key_id) })) } : old,
+      );
       return { previous };
     },
     onSuccess: () => void toast.success(`Key “${keyRow.name}” revoked. It stops working on the next request.`),

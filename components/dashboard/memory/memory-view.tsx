@@ -19,6 +19,7 @@ import { PageHeader } from '../../ui/page-header';
 import { Skeleton, SkeletonRows } from '../../ui/skeleton';
 import { JsonBlock } from '../modules/json-block';
 import type { RouterOutputs } from '../modules/types';
+import { LoadMore } from '../load-more';
 import { errorMessage, QueryError } from '../query-error';
 
 type MemoryPage = RouterOutputs['memory']['list'];
@@ -160,17 +161,22 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
   );
   const first = pages[0]!;
   const last = pages.at(-1)!;
+  // The shape LoadMore reads: a later page that failed shows its error, and retrying refetches it.
+  const later = cursors.length > 0;
   const list = {
-    isPending: first.isPending,
-    isError: first.isError,
-    error: first.error,
-    refetch: () => first.refetch(),
-    hasNextPage: Boolean(last.data?.next_cursor),
-    isFetchingNextPage: cursors.length > 0 && last.isPending,
-    fetchNextPage: () => last.data?.next_cursor && setCursors([...cursors, last.data.next_cursor]),
+    // While a page loads, its button stays (with its spinner).
+    hasNextPage: later && last.isPending ? true : Boolean(last.data?.next_cursor),
+    isFetchingNextPage: later && last.isPending,
+    isError: later && last.isError,
+    error: last.error,
+    fetchNextPage: async () => {
+      if (later && last.isError) return last.refetch();
+      const next = last.data?.next_cursor;
+      if (next) setCursors([...cursors, next]);
+    },
   };
-  if (list.isPending) return <SkeletonRows rows={5} label="Loading memory entries" />;
-  if (list.isError) return <QueryError error={list.error} retry={() => void list.refetch()} />;
+  if (first.isPending) return <SkeletonRows rows={5} label="Loading memory entries" />;
+  if (first.isError) return <QueryError error={first.error} retry={() => void first.refetch()} />;
   const entries = pages.flatMap((p) => p.data?.data ?? []);
 
   const columns: ColumnDef<Entry, unknown>[] = [
@@ -244,11 +250,7 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
           </EmptyState>
         }
       />
-      {list.hasNextPage ? (
-        <Button variant="secondary" className="w-fit" loading={list.isFetchingNextPage} onClick={() => list.fetchNextPage()}>
-          Load more
-        </Button>
-      ) : null}
+      <LoadMore list={list} />
     </section>
   );
 }

@@ -14,6 +14,7 @@ import { Dialog, DialogClose, DialogContent, DialogTrigger } from '../../ui/dial
 import { Label } from '../../ui/label';
 import { formatCount } from '../format';
 import { errorMessage } from '../query-error';
+import { monthlyFee, type PlanOffer } from './plan-comparison';
 
 type Plan = 'free' | 'pro' | 'business' | 'enterprise';
 type PlanChange = inferRouterOutputs<AppRouter>['plans']['change'];
@@ -26,7 +27,7 @@ const RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2, enterprise: 3
  * suspends), and see what the API did: the terms now in force, and the keys and webhooks it
  * suspended or restored.
  */
-export function PlanChange({ current }: { current: Plan }) {
+export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffer[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const id = useId();
@@ -57,16 +58,22 @@ export function PlanChange({ current }: { current: Plan }) {
     );
   }
   const downgrade = RANK[target] < RANK[current];
+  const offer = (plan: Plan) => plans?.find((o) => o.plan === plan);
+  /** "pro · $29.00 / month" once the plan list is there; the name alone before. */
+  const priced = (plan: Plan) => {
+    const o = offer(plan);
+    return o ? `${plan} · ${monthlyFee(o)}` : plan;
+  };
+  const targetFee = offer(target) ? ` It costs ${monthlyFee(offer(target)!)}.` : '';
   const run = () => change.mutateAsync({ plan: target });
   return (
     <Card id="plan">
       <CardHeader>
         <CardTitle className="text-base">Change plan</CardTitle>
         <CardDescription>
-          You are on <span className="font-semibold capitalize">{current}</span>. A change takes effect at once; the monthly fee is prorated by days on each plan. Prices and
-          limits of each plan are in the{' '}
-          <a className="underline" href="/docs#tag/billing/PUT/api/v1/billing/plan">
-            API reference
+          You are on <span className="font-semibold capitalize">{current}</span>. A change takes effect at once; the monthly fee is prorated by days on each plan.{' '}
+          <a className="underline" href="#plans">
+            Compare the plans
           </a>
           .
         </CardDescription>
@@ -83,7 +90,7 @@ export function PlanChange({ current }: { current: Plan }) {
             >
               {SELF_SERVE.filter((p) => p !== current).map((p) => (
                 <option key={p} value={p} className="capitalize">
-                  {p}
+                  {priced(p)}
                 </option>
               ))}
             </select>
@@ -96,7 +103,7 @@ export function PlanChange({ current }: { current: Plan }) {
                 <>
                   Your limits drop at once. Keys and webhook subscriptions beyond the {target} plan&apos;s allowance are kept but stop working until you upgrade again
                   {target === 'free' ? ': on Free only your primary key works (the others answer 403 plan_required) and no webhook is delivered' : ''}. Executions past the new
-                  quota are paused or billed as its terms say.
+                  quota are paused or billed as its terms say.{targetFee}
                 </>
               }
               confirmLabel={`Downgrade to ${target}`}
@@ -107,7 +114,7 @@ export function PlanChange({ current }: { current: Plan }) {
               <DialogTrigger asChild>
                 <Button>Upgrade to {target}</Button>
               </DialogTrigger>
-              <DialogContent title={`Upgrade to ${target}?`} description="The new limits, webhooks and extra keys apply at once; this cycle's fee is prorated by days on each plan.">
+              <DialogContent title={`Upgrade to ${target}?`} description={`The new limits, webhooks and extra keys apply at once; this cycle's fee is prorated by days on each plan.${targetFee}`}>
                 {change.isError ? <Alert variant="error">{errorMessage(change.error)}</Alert> : null}
                 <div className="flex justify-end gap-2">
                   <DialogClose asChild>

@@ -16,6 +16,7 @@ import { formatCount, formatDate, formatDateTime } from '../format';
 import { QueryError } from '../query-error';
 import { ModuleChart } from './module-chart';
 import { PlanChange } from './plan-change';
+import { PlanComparison } from './plan-comparison';
 
 /** `YYYY-MM` of the current UTC month: the latest cycle the API reads. */
 const currentCycle = () => new Date().toISOString().slice(0, 7);
@@ -30,6 +31,8 @@ export function UsageView() {
   const id = useId();
   const [cycle, setCycle] = useState<string>();
   const usage = useQuery(trpc.billing.usage.queryOptions(cycle ? { cycle } : {}, { placeholderData: (previous) => previous }));
+  // Issued with the usage query (same render, one batched request); the plan list rarely changes.
+  const plans = useQuery(trpc.plans.list.queryOptions({}, { staleTime: 3_600_000 }));
   const u = usage.data;
 
   return (
@@ -119,7 +122,14 @@ export function UsageView() {
             </CardContent>
           </Card>
 
-          {u.is_current ? <PlanChange current={u.plan} /> : null}
+          {u.is_current ? <PlanChange current={u.plan} plans={plans.data?.data} /> : null}
+          {plans.data ? (
+            <PlanComparison plans={plans.data.data} current={u.is_current ? u.plan : undefined} />
+          ) : plans.isError ? (
+            <QueryError error={plans.error} retry={() => void plans.refetch()} />
+          ) : (
+            <Skeleton className="h-64 w-full" />
+          )}
         </>
       ) : (
         <Skeleton className="h-40 w-full" />
