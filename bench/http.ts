@@ -31,9 +31,13 @@ export interface ScenarioResult extends LoadResult {
   executionsPerSecond?: number;
   /** Calls a batch answered as failed (quota, concurrency) during the measured run. */
   failedCalls?: number;
+  /** Error codes seen during the measured run: non-2xx replies' `error` and failed batch calls' `error.code`. */
+  errors?: Record<string, number>;
 }
 
 interface Scenario {
+  /** Short name for BENCH_ONLY (bench/run.ts). */
+  key: string;
   name: string;
   method: 'GET' | 'POST';
   path: string;
@@ -47,11 +51,11 @@ const BATCH_BODY = JSON.stringify({
 });
 
 export const SCENARIOS: Scenario[] = [
-  { name: 'GET /api/v1/modules?limit=1', method: 'GET', path: '/api/v1/modules?limit=1' },
-  { name: 'POST execute crypto.uuid', method: 'POST', path: '/api/v1/modules/crypto/execute', body: JSON.stringify({ action: 'uuid', input: {} }), executions: 1 },
-  { name: 'POST /api/v1/batch (10 × crypto.uuid)', method: 'POST', path: '/api/v1/batch', body: BATCH_BODY, executions: 10 },
-  { name: 'GET /api/v1/catalog/search?q=slug', method: 'GET', path: '/api/v1/catalog/search?q=slug' },
-  { name: 'GET /api/v1/me', method: 'GET', path: '/api/v1/me' },
+  { key: 'modules', name: 'GET /api/v1/modules?limit=1', method: 'GET', path: '/api/v1/modules?limit=1' },
+  { key: 'execute', name: 'POST execute crypto.uuid', method: 'POST', path: '/api/v1/modules/crypto/execute', body: JSON.stringify({ action: 'uuid', input: {} }), executions: 1 },
+  { key: 'batch', name: 'POST /api/v1/batch (10 × crypto.uuid)', method: 'POST', path: '/api/v1/batch', body: BATCH_BODY, executions: 10 },
+  { key: 'search', name: 'GET /api/v1/catalog/search?q=slug', method: 'GET', path: '/api/v1/catalog/search?q=slug' },
+  { key: 'me', name: 'GET /api/v1/me', method: 'GET', path: '/api/v1/me' },
 ];
 
 /** Peak VmRSS (MB) of a process while `fn` runs. */
@@ -77,14 +81,34 @@ async function withPeakRss<T>(pid: number | undefined, fn: () => Promise<T>): Pr
   }
 }
 
-/** Counts `"status":"success"` and `"status":"failed"` in batch replies (cheap: no JSON parse). */
-function countCalls(body: string | undefined, counts: { success: number; failed: number }) {
-  if (!body) return;
-  counts.success += body.split('"status":"success"').length - 1;
-  counts.failed += body.split('"status":"failed"').length - 1;
+/** What the measured run's replies said: batch calls by outcome, and every error code seen. */
+export interface ReplyCounts {
+  success: number;
+  failed: number;
+  errors: Record<string, number>;
 }
 
-export async function load(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: { success: number; failed: number }): Promise<LoadResult> {
+const ERROR_CODE = /"(?:error|code)":"([a-z_]+)"/g;
+
+/**
+ * Tallies one reply: for a batch, its calls answered `success`/`failed` (cheap: no JSON parse)
+ * and each failed call's `error.code`; for a non-2xx reply, its body's `error`.
+ */
+function countReply(status: number, body: string | undefined, batch: boolean, counts: ReplyCounts) {
+  if (!body) return;
+  const tally = (code: string) => (counts.errors[code] = (counts.errors[code] ?? 0) + 1);
+  if (status < 200 || status > 299) {
+    tally(/"error":"([a-z_]+)"/.exec(body)?.[1] ?? `http_${status}`);
+    return;
+  }
+  if (!batch) return;
+  counts.success += body.split('"status":"success"').length - 1;
+  const failed = body.split('"status":"failed"').length - 1;
+  counts.failed += failed;
+  if (failed > 0) for (const m of body.matchAll(ERROR_CODE)) tally(m[1]!);
+}
+
+export async function load(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: ReplyCounts): Promise<LoadResult> {
   const base = {
     url,
     connections: CONNECTIONS,
@@ -92,20 +116,43 @@ export async function load(url: string, scenario: Scenario, headers: Record<stri
     headers: scenario.body ? { ...headers, 'content-type': 'application/json' } : headers,
     ...(scenario.body ? { body: scenario.body } : {}),
   };
-  // Warm up (JIT, caches, pools), then measure.
-  await autocannon({ ...base, duration: WARMUP_S });
+  // Warm up (JIT, caches, pools), then measure. autocannon stops with requests still in flight,
+  // which the server finishes after the warm-up's connections are gone: let them drain first, or
+  // the measured run's first requests overlap them. (50 connections x a batch of 10 is exactly the
+  // enterprise tenant's 500 execution slots: the overlap was answered concurrency_limit_exceeded,
+  // the 763 failed batch calls of the 20:52 run.)
+  const warm = await autocannon({ ...base, duration: WARMUP_S });
+  await new Promise((resolve) => setTimeout(resolve, Math.max(500, 2 * warm.latency.p99)));
+  const batch = scenario.executions === 10;
   const requests = counts
-    ? [{ method: scenario.method, path: new URL(url).pathname + new URL(url).search, headers: base.headers, body: scenario.body, onResponse: (_status: number, body: string) => countCalls(body, counts) }]
+    ? [{ method: scenario.method, path: new URL(url).pathname + new URL(url).search, headers: base.headers, body: scenario.body, onResponse: (status: number, body: string) => countReply(status, body, batch, counts) }]
     : undefined;
   const [r, rssMb] = await withPeakRss(pid, () => autocannon({ ...base, duration: DURATION_S, ...(requests ? { requests } : {}) }));
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, rssMb };
 }
 
 /** Every scenario against `service`, each after a bare handler answering the bytes the service answered. */
-export async function benchService(backend: string, service: Target, apiKey: string, workDir: string, log: (line: string) => void): Promise<ScenarioResult[]> {
+/** What the durable baseline needs: the service's database and Redis, and a tenant in it. */
+export interface DurableTarget {
+  databaseUrl: string;
+  redisUrl: string;
+  tenantId: string;
+}
+
+export async function benchService(
+  backend: string,
+  service: Target,
+  apiKey: string,
+  workDir: string,
+  log: (line: string) => void,
+  only?: ReadonlySet<string>,
+  durable?: DurableTarget,
+): Promise<ScenarioResult[]> {
   const headers = { 'x-api-key': apiKey };
   const results: ScenarioResult[] = [];
   for (const scenario of SCENARIOS) {
+    const withDurable = scenario.key === 'execute' && durable !== undefined && (!only || only.has('durable'));
+    if (only && !only.has(scenario.key) && !withDurable) continue;
     const url = `${service.url}${scenario.path}`;
     const sample = await json(url, { method: scenario.method, headers, ...(scenario.body ? { body: scenario.body } : {}) });
     if (sample.status !== 200) throw new Error(`${scenario.name} answered ${sample.status}: ${sample.text.slice(0, 300)}`);
@@ -113,27 +160,38 @@ export async function benchService(backend: string, service: Target, apiKey: str
     writeFileSync(bodyFile, sample.text);
     const bareTarget = await startTarget(['bare', bodyFile], {});
     const bare = await load(bareTarget.url, scenario, {}).finally(() => bareTarget.stop());
-    const counts = scenario.executions === 10 ? { success: 0, failed: 0 } : undefined;
+    if (withDurable) {
+      // The ceiling the issue measured: node:http + one group-committed INSERT per request + one Redis round trip, same tables.
+      const target = await startTarget(['durable', bodyFile], { DURABLE_DATABASE_URL: durable.databaseUrl, DURABLE_REDIS_URL: durable.redisUrl, DURABLE_TENANT_ID: durable.tenantId });
+      const d = await load(target.url, scenario, {}, target.child.pid).finally(() => target.stop());
+      results.push({ backend, scenario: 'durable baseline: node:http + pg group commit + 1 Redis', ...d, bare, ratio: d.rps / bare.rps, executionsPerSecond: d.rps });
+      log(`${backend}: durable baseline: ${Math.round(d.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${d.p99} ms`);
+      if (only && !only.has(scenario.key)) continue;
+    }
+    const counts: ReplyCounts = { success: 0, failed: 0, errors: {} };
     const svc = await load(url, scenario, headers, service.child.pid, counts);
-    const result: ScenarioResult = { backend, scenario: scenario.name, ...svc, bare, ratio: svc.rps / bare.rps };
+    const result: ScenarioResult = { backend, scenario: scenario.name, ...svc, bare, ratio: svc.rps / bare.rps, errors: counts.errors };
     if (scenario.executions === 1) result.executionsPerSecond = svc.rps;
-    if (counts) {
+    if (scenario.executions === 10) {
       result.executionsPerSecond = counts.success / DURATION_S;
       result.failedCalls = counts.failed;
     }
-    log(`${backend}: ${scenario.name}: ${Math.round(svc.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${svc.p99} ms, RSS ${svc.rssMb ?? '?'} MB`);
+    log(`${backend}: ${scenario.name}: ${Math.round(svc.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${svc.p99} ms, RSS ${svc.rssMb ?? '?'} MB${errorSummary(counts.errors)}`);
     results.push(result);
   }
   return results;
 }
 
 /** Starts the service on `env` with an enterprise tenant (no quota, no request limit) and runs `fn`. */
-export async function withService<T>(env: Record<string, string | undefined>, fn: (service: Target, apiKey: string, workDir: string) => Promise<T>): Promise<T> {
+export async function withService<T>(
+  env: Record<string, string | undefined>,
+  fn: (service: Target, apiKey: string, workDir: string, tenantId: string) => Promise<T>,
+): Promise<T> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-bench-'));
   const service = await startTarget(['service'], { ...env, DATA_DIR: dataDir, ADMIN_TOKEN, REGISTER_LIMIT_PER_HOUR: '1000000', NODE_ENV: 'production' });
   try {
     const reg = await registerEnterprise(service.url, 'bench');
-    return await fn(service, reg.api_key, dataDir);
+    return await fn(service, reg.api_key, dataDir, reg.tenant_id);
   } finally {
     await service.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -152,9 +210,17 @@ export function resultRows(results: ScenarioResult[]): string[][] {
     r.executionsPerSecond === undefined ? '' : fmt(r.executionsPerSecond),
     r.rssMb === undefined ? '' : `${r.rssMb} MB`,
     String(r.non2xx + (r.failedCalls ?? 0)),
+    Object.entries(r.errors ?? {})
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', '),
   ]);
 }
-export const RESULT_HEADER = ['scenario', 'bare req/s', 'req/s', 'ratio', 'p50', 'p99', 'executions/s', 'RSS', 'non-2xx/failed'];
+export const RESULT_HEADER = ['scenario', 'bare req/s', 'req/s', 'ratio', 'p50', 'p99', 'executions/s', 'RSS', 'non-2xx/failed', 'errors by code'];
+
+function errorSummary(errors: Record<string, number>): string {
+  const parts = Object.entries(errors).map(([code, n]) => `${code} ${n}`);
+  return parts.length > 0 ? `, errors: ${parts.join(', ')}` : '';
+}
 
 export function writeResults(kind: string, data: unknown): string {
   const dir = path.join(root, 'bench', 'results');

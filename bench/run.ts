@@ -8,7 +8,9 @@
  *
  *   BENCH_QUICK=1                         3 s per measurement, no webhook section (~3-4 min)
  *   BENCH_DURATION, BENCH_CONNECTIONS     seconds per measurement (8), connections (50)
- *   BENCH_ONLY=http|webhooks              one section (default both)
+ *   BENCH_ONLY=http|webhooks              one section (default both); or scenario keys of the HTTP
+ *                                         section (modules, execute, batch, search, me, durable),
+ *                                         comma-separated, for only those
  *   BENCH_BACKENDS=embedded,pg,embedded+redis   which backends (default embedded,pg)
  *   BENCH_DATABASE_URL, BENCH_REDIS_URL   PostgreSQL server (a fresh database is created and
  *                                         dropped per section) and Redis; PostgreSQL scenarios
@@ -18,12 +20,16 @@ import path from 'node:path';
 import pg from 'pg';
 import { printTable, reachable, root, withFreshDatabase } from './common';
 import { benchGrowth } from './growth';
-import { benchService, CONNECTIONS, DURATION_S, RESULT_HEADER, resultRows, withService, writeResults, type ScenarioResult } from './http';
+import { benchService, CONNECTIONS, SCENARIOS, DURATION_S, RESULT_HEADER, resultRows, withService, writeResults, type ScenarioResult } from './http';
 import { benchWebhooks, printWebhookResult, type WebhookResult } from './webhooks';
 
 const QUICK = Boolean(process.env.BENCH_QUICK);
 const GROWTH = process.argv.includes('--growth') || Boolean(process.env.BENCH_GROWTH);
 const ONLY = new Set((process.env.BENCH_ONLY ?? (QUICK ? 'http' : 'http,webhooks')).split(',').map((s) => s.trim()));
+const SCENARIO_KEYS = [...SCENARIOS.map((s) => s.key), 'durable'];
+// Scenario keys (BENCH_ONLY=execute,batch) run the HTTP section with only those scenarios.
+const ONLY_SCENARIOS = SCENARIO_KEYS.some((k) => ONLY.has(k)) ? new Set(SCENARIO_KEYS.filter((k) => ONLY.has(k))) : undefined;
+if (ONLY_SCENARIOS) ONLY.add('http');
 const BACKENDS = new Set((process.env.BENCH_BACKENDS ?? 'embedded,pg').split(',').map((s) => s.trim()));
 const progress = (line: string) => process.stderr.write(`bench ${line}\n`);
 
@@ -50,7 +56,11 @@ console.log(
 const results: ScenarioResult[] = [];
 if (ONLY.has('http')) {
   const run = (backend: string, env: Record<string, string | undefined>) =>
-    withService(env, async (service, apiKey, workDir) => results.push(...(await benchService(backend, service, apiKey, workDir, progress))));
+    withService(env, async (service, apiKey, workDir, tenantId) => {
+      // On PostgreSQL + Redis the durable baseline runs beside execute, on the service's own database and tables.
+      const durable = env.DATABASE_URL && env.REDIS_URL ? { databaseUrl: env.DATABASE_URL, redisUrl: env.REDIS_URL, tenantId } : undefined;
+      results.push(...(await benchService(backend, service, apiKey, workDir, progress, ONLY_SCENARIOS, durable)));
+    });
   if (BACKENDS.has('embedded')) await run('PGlite', { DATABASE_URL: undefined, REDIS_URL: undefined });
   if (pgUrl && BACKENDS.has('pg')) await withFreshDatabase(pgUrl, (dbUrl) => run('PG+Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }));
   if (pgUrl && BACKENDS.has('embedded+redis')) await run('PGlite+Redis', { DATABASE_URL: undefined, REDIS_URL: redisUrl });

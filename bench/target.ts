@@ -3,6 +3,11 @@
  *   tsx bench/target.ts bare <body-file>   a bare node:http handler answering the given bytes
  *   tsx bench/target.ts receiver           a bare node:http webhook receiver that records receipts
  *   tsx bench/target.ts service            the real service (env decides embedded / PostgreSQL+Redis)
+ *   tsx bench/target.ts durable <body-file> the durable ceiling (issue #16): per request one Redis round
+ *                                          trip and one `executions` row, rows of concurrent requests
+ *                                          group-committed in one INSERT every ~2 ms, each reply (the
+ *                                          given bytes) after its row's commit. DURABLE_DATABASE_URL,
+ *                                          DURABLE_REDIS_URL, DURABLE_TENANT_ID (an existing tenant)
  * Prints `READY <port>` when listening.
  */
 import { readFileSync } from 'node:fs';
@@ -23,6 +28,8 @@ if (mode === 'bare') {
   server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
 } else if (mode === 'receiver') {
   startReceiver();
+} else if (mode === 'durable') {
+  await startDurable(readFileSync(bodyFile!));
 } else {
   const { startServer } = await import('../src/server/http/server');
   const running = await startServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' } });
@@ -109,5 +116,55 @@ function startReceiver() {
     socket.once('close', () => state.openConnections--);
   });
   server.keepAliveTimeout = 5000;
+  server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+}
+
+/**
+ * The minimal durable server the issue measured the service against: node:http, one Redis round
+ * trip (INCR) and one row per request, the rows of concurrent requests written by one INSERT (a
+ * named statement) every ~2 ms, and each reply sent only after its row's commit.
+ */
+async function startDurable(body: Buffer) {
+  const { default: pg } = await import('pg');
+  const { Redis } = await import('ioredis');
+  const { randomUUID } = await import('node:crypto');
+  const pool = new pg.Pool({ connectionString: process.env.DURABLE_DATABASE_URL, max: 4 });
+  const redis = new Redis(process.env.DURABLE_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const tenantId = process.env.DURABLE_TENANT_ID!;
+  const INSERT = {
+    name: 'durable_insert',
+    text: `insert into executions (id, tenant_id, module, action, status, request_id, input_bytes, output_bytes, latency_ms, output, source, finished_at)
+      select e.id, $1::uuid, 'crypto', 'uuid', 'success', e.id, 2, 50, 0, '{"uuid":"x"}'::jsonb, 'api', now()
+      from unnest($2::text[]) as e(id)`,
+  };
+  let queued: { id: string; done: (err?: unknown) => void }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = async () => {
+    timer = undefined;
+    const batch = queued;
+    queued = [];
+    try {
+      await pool.query({ ...INSERT, values: [tenantId, batch.map((r) => r.id)] });
+      for (const r of batch) r.done();
+    } catch (err) {
+      for (const r of batch) r.done(err);
+    }
+  };
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      try {
+        await redis.incr(`amp:bench:durable:${tenantId}`);
+        await new Promise<void>((resolve, reject) => {
+          queued.push({ id: `bench_${randomUUID()}`, done: (err) => (err ? reject(err) : resolve()) });
+          timer ??= setTimeout(() => void flush(), 2);
+        });
+        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+        res.end(body);
+      } catch (err) {
+        res.writeHead(500).end(String(err));
+      }
+    });
+  });
   server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
 }
