@@ -6,7 +6,8 @@
  */
 import type { ModuleActionRow, ModuleRow } from '../db/schema';
 import { AppError } from '../lib/errors';
-import { isIoAction, runIoAction, type ActionTask } from '../modules/run';
+import { isIoAction } from '../modules/registry';
+import { runIoAction, type ActionTask } from '../modules/run';
 import type { Services } from '../services';
 import type { FairQueue, Lease } from './fair-queue';
 import type { RunOutcome } from './pool';

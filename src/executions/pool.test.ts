@@ -14,7 +14,7 @@ describe('ActionPool', () => {
   };
 
   it("starts an action's deadline when its worker picks it up, not while the worker starts", async () => {
-    // The pool is cold: its worker first loads every module pack, far longer than this deadline.
+    // The pool is cold: its worker first starts and loads the text pack, far longer than this deadline.
     const outcome = await leased({ module: 'text', action: 'slugify', input: { text: 'Hello World' }, timeoutMs: 50, allowPrivateNetwork: false });
     expect(outcome).toEqual({ ok: true, output: expect.objectContaining({ slug: 'hello-world' }) });
   }, 60_000);

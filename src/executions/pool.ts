@@ -10,6 +10,12 @@ export type RunOutcome = ActionOutcome | { ok: false; code: 'timeout'; message: 
 const KILL_GRACE_MS = 250;
 /** Safety net for a task that never starts (a worker that cannot start): it fails instead of hanging. */
 const START_LIMIT_MS = 60_000;
+/**
+ * V8's young generation per worker thread (three 16 MB semi-spaces' worth, as the main thread's
+ * `--max-semi-space-size=16`, scripts/node-runtime.json): left to V8, it is sized by the
+ * machine's memory and grew to about 120 MB per thread. docs/performance.md, Memory.
+ */
+export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 48 };
 
 /**
  * The worker pool that runs CPU-bound built-in actions off the event loop, one task per worker.
@@ -42,12 +48,14 @@ export class ActionPool {
   private get piscina(): Piscina {
     this.pool ??= new Piscina({
       filename: fileURLToPath(new URL('../modules/worker.mjs', import.meta.url)),
-      // All workers stay loaded: a worker starting on demand loads every module pack first.
+      // All workers stay started (tsx and the runner, not the packs: each loads a pack when it
+      // first runs one of its actions, see run.ts loadPack), so a call never waits for a thread.
       minThreads: this.maxThreads,
       maxThreads: this.maxThreads,
       idleTimeout: 30_000,
       maxQueue: 1000,
       workerData: { board: this.board, places: this.maxThreads },
+      resourceLimits: WORKER_RESOURCE_LIMITS,
     });
     return this.pool;
   }
@@ -85,8 +93,8 @@ export class ActionPool {
   }
 
   /**
-   * Resolves once a worker has loaded the module packs, so the first request does not wait for
-   * start-up (a no-op task: an unknown action answers at once).
+   * Resolves once a worker has started, so the first request does not wait for start-up (a no-op
+   * task: an unknown action answers at once, loading no pack).
    */
   async warm(): Promise<void> {
     await this.piscina.run({ module: '', action: '', input: null, timeoutMs: 1, allowPrivateNetwork: false } satisfies ActionTask);

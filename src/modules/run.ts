@@ -1,9 +1,10 @@
 /**
  * Runs one built-in action. Loaded inside the worker threads of the pool (see worker.mjs), so
  * CPU-heavy actions never block the event loop that serves requests; I/O-bound ones (`io: true`)
- * run on the event loop through runIoAction.
+ * and the trivial inline ones run on the event loop through runIoAction and runBuiltinAction.
+ * A pack is loaded on first use (packs.ts), so a worker holds only the packs it has run.
  */
-import { BUILTIN_MODULES } from './registry';
+import { PACK_LOADERS } from './packs';
 import { ActionInputError, type ActionDefinition } from './types';
 
 export interface ActionTask {
@@ -18,12 +19,30 @@ export type ActionOutcome =
   | { ok: true; output: unknown }
   | { ok: false; code: 'invalid_input' | 'module_error' | 'timeout'; message: string };
 
+/** The loaded packs' actions by `module/action`. */
 const actions = new Map<string, ActionDefinition>();
-for (const m of BUILTIN_MODULES) for (const a of m.actions) actions.set(`${m.name}/${a.name}`, a);
+/** Packs loaded or loading, by name. */
+const packs = new Map<string, Promise<void>>();
 
-/** True for an action marked `io: true` (it runs on the event loop, see runIoAction). */
-export function isIoAction(module: string, action: string): boolean {
-  return actions.get(`${module}/${action}`)?.io === true;
+/**
+ * Loads the pack `module` (once; later calls share the first), so its actions can run. False for
+ * a name that is not a built-in pack. The worker calls it before it notes a task as started, so
+ * loading a pack never counts against an action's deadline.
+ */
+export async function loadPack(module: string): Promise<boolean> {
+  const loader = Object.hasOwn(PACK_LOADERS, module) ? PACK_LOADERS[module] : undefined;
+  if (!loader) return false;
+  let loading = packs.get(module);
+  if (!loading) {
+    loading = loader().then(({ default: pack }) => {
+      for (const a of pack.actions) actions.set(`${pack.name}/${a.name}`, a);
+    });
+    // A failed import may be retried by the next task.
+    loading.catch(() => packs.delete(module));
+    packs.set(module, loading);
+  }
+  await loading;
+  return true;
 }
 
 const IO_GRACE_MS = 250;
@@ -46,7 +65,15 @@ export async function runIoAction(task: ActionTask): Promise<ActionOutcome> {
 }
 
 export async function runBuiltinAction(task: ActionTask): Promise<ActionOutcome> {
-  const action = actions.get(`${task.module}/${task.action}`);
+  const key = `${task.module}/${task.action}`;
+  if (!actions.has(key)) {
+    try {
+      await loadPack(task.module);
+    } catch (err) {
+      return { ok: false, code: 'module_error', message: safeMessage(err) };
+    }
+  }
+  const action = actions.get(key);
   if (!action) return { ok: false, code: 'module_error', message: `Unknown built-in action ${task.module}.${task.action}.` };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), task.timeoutMs);

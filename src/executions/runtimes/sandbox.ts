@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FairQueue } from '../fair-queue';
+import { WORKER_RESOURCE_LIMITS } from '../pool';
 import type { SandboxOutcome, SandboxTask } from './javascript';
 
 /** Extra time the pool gives a task past its interrupt deadline before killing its worker. */
@@ -39,6 +40,7 @@ export class JavaScriptSandbox {
       maxThreads: this.maxThreads,
       idleTimeout: 60_000,
       maxQueue: 1000,
+      resourceLimits: WORKER_RESOURCE_LIMITS,
     });
     return this.pool;
   }
