@@ -40,8 +40,8 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   // The picker shows each plan's price.
   const pro = plans.find((p) => p.plan === 'pro')!;
   const business = plans.find((p) => p.plan === 'business')!;
-  await expect(page.getByLabel('New plan').locator('option[value="pro"]')).toHaveText(`pro · $${pro.monthly_fee_usd} / month`);
-  await expect(page.getByLabel('New plan').locator('option[value="business"]')).toHaveText(`business · $${business.monthly_fee_usd} / month`);
+  await expect(page.getByLabel('New plan').locator('option[value="pro"]')).toHaveText(`Pro · $${pro.monthly_fee_usd} / month`);
+  await expect(page.getByLabel('New plan').locator('option[value="business"]')).toHaveText(`Business · $${business.monthly_fee_usd} / month`);
   await check(page, 'usage');
 
   // Upgrade to Pro through the confirmation dialog; the page then shows the Pro terms.
@@ -55,7 +55,7 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   expect(usage.body?.plan).toBe('pro');
   await expect(page.getByTestId('usage-projected')).toHaveText(`$${String(usage.body?.projected_total_usd)}`);
   await expect(comparison.getByRole('columnheader', { name: /pro/i })).toContainText('Current plan');
-  await expect(page.getByLabel('New plan').locator('option[value="free"]')).toHaveText(`free · $${plans[0]!.monthly_fee_usd} / month`);
+  await expect(page.getByLabel('New plan').locator('option[value="free"]')).toHaveText(`Free · $${plans[0]!.monthly_fee_usd} / month`);
   // The confirmation toast has gone (sonner's rich success colours fail axe's contrast check; the result stays on the page).
   await expect(page.locator('[data-sonner-toast]')).toHaveCount(0, { timeout: 20_000 });
   await check(page, 'usage-pro');

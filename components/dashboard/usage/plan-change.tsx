@@ -59,10 +59,11 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
   }
   const downgrade = RANK[target] < RANK[current];
   const offer = (plan: Plan) => plans?.find((o) => o.plan === plan);
-  /** "pro · $29.00 / month" once the plan list is there; the name alone before. */
+  /** "Pro · $29.00 / month" once the plan list is there; the name alone before. */
   const priced = (plan: Plan) => {
     const o = offer(plan);
-    return o ? `${plan} · ${monthlyFee(o)}` : plan;
+    const name = plan.charAt(0).toUpperCase() + plan.slice(1);
+    return o ? `${name} · ${monthlyFee(o)}` : name;
   };
   const targetFee = offer(target) ? ` It costs ${monthlyFee(offer(target)!)}.` : '';
   const run = () => change.mutateAsync({ plan: target });
@@ -86,10 +87,10 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
               id={`${id}-plan`}
               value={target}
               onChange={(e) => setTarget(e.target.value as Plan)}
-              className="h-10 rounded-md border border-slate-400 bg-white px-3 text-sm capitalize shadow-sm focus-visible:ring-2 focus-visible:ring-indigo-500/60 focus-visible:outline-none dark:border-slate-600 dark:bg-slate-900"
+              className="h-10 rounded-md border border-slate-400 bg-white px-3 text-sm shadow-sm focus-visible:ring-2 focus-visible:ring-indigo-500/60 focus-visible:outline-none dark:border-slate-600 dark:bg-slate-900"
             >
               {SELF_SERVE.filter((p) => p !== current).map((p) => (
-                <option key={p} value={p} className="capitalize">
+                <option key={p} value={p}>
                   {priced(p)}
                 </option>
               ))}

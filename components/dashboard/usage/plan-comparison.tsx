@@ -44,7 +44,8 @@ export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current
   ];
   const cell = (o: PlanOffer) => cn('px-3 py-2 align-top', o.plan === current && 'bg-indigo-50 dark:bg-indigo-950/60');
   return (
-    <Card id="plans">
+    // min-w-0: the table's width stays inside its own scrolling box, never widening the page.
+    <Card id="plans" className="min-w-0">
       <CardHeader>
         <CardTitle className="text-base">Compare plans</CardTitle>
         <CardDescription>The list prices and limits of every plan, as the API applies them. A custom contract&apos;s own terms are shown above.</CardDescription>
