@@ -1,9 +1,12 @@
 'use client';
 
-import { Activity, BookOpen, Boxes, Brain, CreditCard, FileText, Gauge, KeyRound, Shield, UserRound, Webhook, Workflow } from 'lucide-react';
+import { Activity, BookOpen, Boxes, Brain, CreditCard, FileText, Gauge, KeyRound, Menu, Shield, UserRound, Webhook, Workflow } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { useState } from 'react';
+import { Button } from '../ui/button';
 import { cn } from '../ui/cn';
+import { Sheet, SheetContent, SheetTrigger } from '../ui/sheet';
 
 /** The dashboard's sections, in the order a tenant owner needs them. */
 export const NAV_ITEMS = [
@@ -22,41 +25,74 @@ export const NAV_ITEMS = [
 
 const ADMIN_ITEM = { href: '/dashboard/admin', label: 'Admin', icon: Shield } as const;
 
+type NavItem = (typeof NAV_ITEMS)[number] | typeof ADMIN_ITEM;
+
 function isActive(pathname: string, href: string): boolean {
   return href === '/dashboard' ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
 }
 
+function NavLinks({ items, pathname, onNavigate }: { items: NavItem[]; pathname: string; onNavigate?: () => void }) {
+  return (
+    <ul className="flex flex-col gap-1">
+      {items.map(({ href, label, icon: Icon }) => {
+        const active = isActive(pathname, href);
+        return (
+          <li key={href}>
+            <Link
+              href={href}
+              aria-current={active ? 'page' : undefined}
+              onClick={onNavigate}
+              className={cn(
+                'flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none',
+                active
+                  ? 'bg-indigo-50 text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200'
+                  : 'text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800',
+              )}
+            >
+              <Icon aria-hidden="true" className="size-4" />
+              {label}
+            </Link>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
 /**
- * The section links: a sidebar from the `md` breakpoint up, a horizontally scrolling strip
- * above the page on narrow screens. The current page is marked with aria-current.
+ * The section links: a sidebar from the `md` breakpoint up; below it, the current section's
+ * name and a Menu button opening every section in a sheet (a Radix dialog: focus moves into it,
+ * Escape closes it, focus returns to the button), closed again by following a link. The
+ * current page is marked with aria-current in both.
  */
 export function DashboardNav({ admin, hidden = [] }: { admin: boolean; hidden?: string[] }) {
   const pathname = usePathname();
-  const items = [...NAV_ITEMS.filter((i) => !hidden.includes(i.href)), ...(admin ? [ADMIN_ITEM] : [])];
+  const [open, setOpen] = useState(false);
+  const items: NavItem[] = [...NAV_ITEMS.filter((i) => !hidden.includes(i.href)), ...(admin ? [ADMIN_ITEM] : [])];
+  const current = items.find((i) => isActive(pathname, i.href));
   return (
-    <nav aria-label="Dashboard" className="-mx-4 overflow-x-auto px-4 md:mx-0 md:px-0">
-      <ul className="flex gap-1 md:flex-col">
-        {items.map(({ href, label, icon: Icon }) => {
-          const active = isActive(pathname, href);
-          return (
-            <li key={href} className="shrink-0">
-              <Link
-                href={href}
-                aria-current={active ? 'page' : undefined}
-                className={cn(
-                  'flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none',
-                  active
-                    ? 'bg-indigo-50 text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200'
-                    : 'text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800',
-                )}
-              >
-                <Icon aria-hidden="true" className="size-4" />
-                {label}
-              </Link>
-            </li>
-          );
-        })}
-      </ul>
-    </nav>
+    <>
+      <nav aria-label="Dashboard" className="hidden md:block">
+        <NavLinks items={items} pathname={pathname} />
+      </nav>
+      <div className="flex items-center justify-between gap-3 md:hidden">
+        <p className="min-w-0 truncate text-sm font-medium text-slate-700 dark:text-slate-300" data-testid="nav-current">
+          {current?.label}
+        </p>
+        <Sheet open={open} onOpenChange={setOpen}>
+          <SheetTrigger asChild>
+            <Button type="button" variant="secondary" size="sm">
+              <Menu aria-hidden="true" className="size-4" />
+              Menu
+            </Button>
+          </SheetTrigger>
+          <SheetContent title="Menu" className="md:hidden">
+            <nav aria-label="Dashboard">
+              <NavLinks items={items} pathname={pathname} onNavigate={() => setOpen(false)} />
+            </nav>
+          </SheetContent>
+        </Sheet>
+      </div>
+    </>
   );
 }
