@@ -37,11 +37,17 @@ test('a new owner sees the plan and first steps; an action run with the key show
   await expect(chart.getByRole('row', { name: new RegExp(`^${today} 1 0$`) })).toHaveCount(1);
   await chart.getByRole('button', { name: 'Show data' }).click();
   await expect(chart.getByRole('row', { name: new RegExp(`^${today} 1 0$`) })).toBeVisible();
-  await chart.getByRole('button', { name: 'Hide data' }).click();
   // The numbers on the page are the API's.
   const usage = await api(page, owner.apiKey, 'GET', '/api/v1/billing/usage');
   expect((usage.body?.executions as { used: number }).used).toBe(1);
+  // The open table scrolls in a named region the keyboard reaches (checked by axe with the page).
+  const data = chart.getByRole('region', { name: 'Executions per day: data' });
+  await chart.getByRole('button', { name: 'Hide data' }).focus();
+  await page.keyboard.press('Tab');
+  await expect(data).toBeFocused();
   await check(page, 'overview-active');
+  await chart.getByRole('button', { name: 'Hide data' }).click();
+  await expect(data).toHaveCount(0);
 
   // The execution links to its detail page.
   await page.getByRole('link', { name: executionId }).click();

@@ -1,8 +1,8 @@
 /**
  * What the dashboard tests share: accounts made the way a user makes them (sign-up, the mailed
  * confirmation, sign-in, a tenant created on the account page), the API called with the key the
- * dashboard showed, and `check()`: a screenshot at 1280 px and 375 px plus axe-core's verdict
- * (no serious or critical violation) for every page a test visits.
+ * dashboard showed, and `check()`: screenshots at 1280 px and 375 px in the light and the dark colour
+ * scheme, each with axe-core's verdict (no serious or critical violation), for every page a test visits.
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Browser, type Page } from '@playwright/test';
@@ -13,8 +13,8 @@ import path from 'node:path';
 export const ADMIN_EMAIL = 'operator@example.com';
 /** The operator token (ADMIN_TOKEN) of the service under test, for what only the admin API does (e.g. closing a billing cycle now). */
 export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
-/** Screenshots land in the test output: test-results/screenshots/<name>-<width>.png. */
-export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
+/** Screenshots land in the test output: test-results/screenshots/<name>-<width>[-dark].png (E2E_SCREENSHOT_DIR: elsewhere, e.g. a run of its own). */
+export const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ? path.resolve(process.env.E2E_SCREENSHOT_DIR) : path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
 /** Playwright's test, skipped (not passed) when the global setup found no Chromium. */
 export const test = base.extend<{ browserPresent: void }>({
@@ -122,22 +122,41 @@ export async function api(page: Page, apiKey: string, method: string, pathname: 
 }
 
 /**
- * The page as it is now: a full-page screenshot at 1280 px and at 375 px, and axe-core's check
- * at both widths (WCAG 2.1 A/AA; no serious or critical violation). The viewport is restored.
- * `exclude`: selectors of embedded third-party markup left out of the axe check.
+ * The page as it is now, in both colour schemes (the dashboard follows the system's): a
+ * full-page screenshot at 1280 px and at 375 px (`<name>-<width>.png`, `<name>-<width>-dark.png`)
+ * and axe-core's check of each (WCAG 2.1 A/AA; no serious or critical violation, colour contrast
+ * included; a violation fails the test after the remaining passes ran). The viewport and the colour
+ * scheme are restored.
+ * `exclude`: selectors of embedded third-party markup left out of the axe check; `widths`: only
+ * these (e.g. [375] for what exists on narrow screens only).
  */
-export async function check(page: Page, name: string, opts: { exclude?: string[] } = {}): Promise<void> {
+export async function check(page: Page, name: string, opts: { exclude?: string[]; widths?: number[] } = {}): Promise<void> {
+  // Four screenshots and four axe runs take their time on a loaded machine: each check brings its own budget.
+  test.info().setTimeout(test.info().timeout + 90_000);
   const original = page.viewportSize() ?? { width: 1280, height: 900 };
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
-    let axe = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']);
-    // Third-party markup a page embeds and cannot change (each caller says why).
-    for (const selector of opts.exclude ?? []) axe = axe.exclude(selector);
-    const result = await axe.analyze();
-    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${name} at ${width}px`).toEqual([]);
+  const originalScheme = (await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)) ? 'dark' : 'light';
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of opts.widths ?? [1280, 375]) {
+      await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
+      // Charts take the new width a moment later (a ResizeObserver): until then the old width
+      // overflows the page. A page that overflows for good is photographed as it is.
+      await page.waitForFunction((w) => document.documentElement.scrollWidth <= w, width, { timeout: 5_000 }).catch(() => undefined);
+      // Finite CSS transitions (colours switching with the scheme) are run to their end first, so
+      // the screenshot and axe's contrast check see the final colours.
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true, animations: 'disabled' });
+      // Dark: the colour rules only (the markup, names and roles are the same in both schemes and
+      // were checked in light). Only violations come back: passes are not serialised (faster).
+      let axe = new AxeBuilder({ page }).options({ resultTypes: ['violations'] });
+      axe = scheme === 'light' ? axe.withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']) : axe.withRules(['color-contrast', 'link-in-text-block']);
+      // Third-party markup a page embeds and cannot change (each caller says why).
+      for (const selector of opts.exclude ?? []) axe = axe.exclude(selector);
+      const result = await axe.analyze();
+      const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect.soft(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${name} at ${width}px, ${scheme}`).toEqual([]);
+    }
   }
+  await page.emulateMedia({ colorScheme: originalScheme });
   await page.setViewportSize(original);
 }
 

@@ -8,6 +8,14 @@ import type { CSSProperties, ReactNode } from 'react';
 /** Mid-lightness emerald, red, indigo and amber: visible on white and on slate-900. */
 export const CHART_COLORS = { success: '#10b981', failure: '#ef4444', neutral: '#6366f1', accent: '#f59e0b', grid: '#94a3b8' };
 
+/**
+ * The chart's own surface stays out of the keyboard's way: the frame around it hides it from
+ * assistive technology and offers its numbers as a table. Without Recharts' keyboard layer, and
+ * with tabIndex -1 spelled out (Recharts renders the surface with tabIndex 0 until its store has
+ * taken accessibilityLayer: false, and Tab reached it).
+ */
+export const chartSurfaceProps = { accessibilityLayer: false, tabIndex: -1 };
+
 /** Axis ticks in the text colour around the chart (slate-900 on light, slate-100 on dark). */
 export const axisTick = { fontSize: 11, fill: 'currentColor' };
 

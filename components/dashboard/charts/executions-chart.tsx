@@ -2,7 +2,7 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartFrame, ChartTable } from './chart-frame';
-import { CHART_COLORS, axisTick, gridProps, legendProps, tooltipProps } from './chart-theme';
+import { CHART_COLORS, axisTick, chartSurfaceProps, gridProps, legendProps, tooltipProps } from './chart-theme';
 
 export interface DailyExecutions {
   date: string;
@@ -25,7 +25,7 @@ export function ExecutionsPerDayChart({ daily, title = 'Executions per day', tes
         table={<ChartTable caption={title} headers={['Day', 'Succeeded', 'Failed']} rows={data.map((d) => [d.date, d.succeeded, d.failed])} />}
       >
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+          <BarChart {...chartSurfaceProps} data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid {...gridProps} vertical={false} />
             <XAxis dataKey="day" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
             <YAxis allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />

@@ -2,7 +2,7 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartFrame, ChartTable } from '../charts/chart-frame';
-import { CHART_COLORS, axisTick, gridProps, legendProps, tooltipProps } from '../charts/chart-theme';
+import { CHART_COLORS, axisTick, chartSurfaceProps, gridProps, legendProps, tooltipProps } from '../charts/chart-theme';
 
 /** Executions per module in the cycle (`billing.usage.by_module`), succeeded and failed stacked. */
 export function ModuleChart({ byModule }: { byModule: { module: string; executions: number; failures: number }[] }) {
@@ -16,7 +16,7 @@ export function ModuleChart({ byModule }: { byModule: { module: string; executio
       table={<ChartTable caption="Executions per module" headers={['Module', 'Succeeded', 'Failed']} rows={byModule.map((m) => [m.module, m.executions - m.failures, m.failures])} />}
     >
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart accessibilityLayer={false} data={data} layout="vertical" margin={{ top: 4, right: 12, bottom: 0, left: 8 }}>
+        <BarChart {...chartSurfaceProps} data={data} layout="vertical" margin={{ top: 4, right: 12, bottom: 0, left: 8 }}>
           <CartesianGrid {...gridProps} horizontal={false} />
           <XAxis type="number" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />
           <YAxis type="category" dataKey="module" width={90} tick={axisTick} tickLine={false} axisLine={false} />

@@ -4,7 +4,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { AppRouter } from '../../../src/server/router';
 import { ChartFrame, ChartTable } from '../charts/chart-frame';
-import { CHART_COLORS, axisTick, gridProps, legendProps, tooltipProps } from '../charts/chart-theme';
+import { CHART_COLORS, axisTick, chartSurfaceProps, gridProps, legendProps, tooltipProps } from '../charts/chart-theme';
 import { formatMs } from '../format';
 import { formatRate } from './webhook-form';
 
@@ -41,7 +41,7 @@ export function DeliveryRateChart({ series }: { series: WebhookSeries }) {
         }
       >
         <ResponsiveContainer width="100%" height="100%">
-          <ComposedChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 0, bottom: 0, left: -16 }}>
+          <ComposedChart {...chartSurfaceProps} data={data} margin={{ top: 8, right: 0, bottom: 0, left: -16 }}>
             <CartesianGrid {...gridProps} vertical={false} />
             <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
             <YAxis yAxisId="n" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />
@@ -77,7 +77,7 @@ export function LatencyChart({ series }: { series: WebhookSeries }) {
         }
       >
         <ResponsiveContainer width="100%" height="100%">
-          <LineChart accessibilityLayer={false} data={data} margin={{ top: 8, right: 8, bottom: 0, left: -8 }}>
+          <LineChart {...chartSurfaceProps} data={data} margin={{ top: 8, right: 8, bottom: 0, left: -8 }}>
             <CartesianGrid {...gridProps} vertical={false} />
             <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
             <YAxis unit=" ms" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} width={60} />
