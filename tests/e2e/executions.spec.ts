@@ -87,6 +87,8 @@ test('"Load more" pages through a long list', async ({ browser }) => {
 });
 
 test('search by request id, action, error code or message; kept in the URL; never another tenant', async ({ browser }) => {
+  // Two accounts made through the sign-up form and two full checks (8 screenshots with axe).
+  test.slow();
   const owner = await newOwner(browser, { agentName: 'Search Agent' });
   const { page, apiKey } = owner;
   const requestId = `e2e-search-${Date.now().toString(36)}`;
