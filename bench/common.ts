@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
+import runtime from '../scripts/node-runtime.json';
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -12,11 +13,15 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/** Starts `bench/target.ts <args>` in its own process and waits for its `READY <port>`. */
+/**
+ * Starts `bench/target.ts <args>` in its own process and waits for its `READY <port>`. The service
+ * runs with the Node flags and environment `npm start` gives it (scripts/node-runtime.json).
+ */
 export async function startTarget(args: string[], env: Record<string, string | undefined>): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/target.ts', ...args], {
+  const service = args[0] === 'service';
+  const child = spawn(process.execPath, [...(service ? runtime.nodeFlags : []), '--import', 'tsx', 'bench/target.ts', ...args], {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: { ...(service ? runtime.env : {}), ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {

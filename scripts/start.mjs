@@ -1,14 +1,20 @@
 // `npm start`: build the dashboard once if no build exists, then run server.ts (which owns the
 // port and hands page requests to Next). npm runs this on the project's Node 24. Signals are
 // forwarded to the child and this script exits with it (scripts/supervise.mjs).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitLike, supervise } from './supervise.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'production' };
+// How the server's Node runs (scripts/node-runtime.json; the bench starts its service the same
+// way): V8's young generation capped at 2 x 16 MB semi-spaces (V8 sized it by the machine's memory,
+// up to ~120 MB resident), and glibc's malloc returning large freed blocks at once instead of
+// keeping them (PGlite's first start, initdb, otherwise left ~80 MB behind). An operator's own
+// environment wins. docs/performance.md, Memory.
+const runtime = JSON.parse(readFileSync(path.join(root, 'scripts', 'node-runtime.json'), 'utf8'));
+const env = { ...runtime.env, ...process.env, NODE_ENV: process.env.NODE_ENV || 'production' };
 
 async function main() {
   // AMP_NO_NEXT=1 runs server.ts without Next (API only), so no dashboard build is needed.
@@ -25,7 +31,7 @@ async function main() {
       return built;
     }
   }
-  return supervise(process.execPath, ['--import', 'tsx', 'server.ts', ...process.argv.slice(2)], { cwd: root, env });
+  return supervise(process.execPath, [...runtime.nodeFlags, '--import', 'tsx', 'server.ts', ...process.argv.slice(2)], { cwd: root, env });
 }
 
 exitLike(await main());
