@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
-import { acquireExecutionSlot } from '../metering/slots';
+import { acquireExecutionSlot, type SlotClaim } from '../metering/slots';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { admit, runValidated, workerQueue, type Outcome } from './engine';
@@ -17,6 +17,8 @@ export interface ExecuteInput {
 export interface ExecuteOptions {
   requestId: string;
   source?: 'api' | 'batch' | 'chain' | 'mcp' | 'a2a' | 'workflow';
+  /** The request's slot, taken ahead in its admission round trip (src/server/trpc.ts `claimsSlot`). */
+  slotClaim?: SlotClaim;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   if (!action) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
   const queue = workerQueue(svc, found.module, action, call.input);
 
-  const release = await acquireExecutionSlot(svc, principal);
+  const release = await acquireExecutionSlot(svc, principal, opts.slotClaim);
   let lease: Lease | undefined;
   try {
     if (queue) lease = await admit(svc, queue, principal.tenantId);
@@ -75,6 +77,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
     });
   } finally {
     lease?.release();
-    await release();
+    // Written to Redis now, not awaited: the reply need not wait for the slot's round trip.
+    void release();
   }
 }

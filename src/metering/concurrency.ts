@@ -45,18 +45,32 @@ export class MemorySlots implements SlotStore {
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
+/**
+ * Takes a slot of the sorted set `key` when fewer than `limit` live ones are held (Lua, needs
+ * `now` and a `slot` local, set to 1 on success). Shared with the request limiter's admission
+ * script (src/metering/limiter.ts), which takes an execute request's slot in its own round trip.
+ */
+export const acquireSlotLua = (key: string, limit: string, ttlMs: string, id: string) => `
+redis.call('ZREMRANGEBYSCORE', ${key}, '-inf', now)
+if redis.call('ZCARD', ${key}) < tonumber(${limit}) then
+  redis.call('ZADD', ${key}, now + tonumber(${ttlMs}), ${id})
+  redis.call('PEXPIRE', ${key}, tonumber(${ttlMs}) + 1000)
+  slot = 1
+end
+`;
 const ACQUIRE = `${NOW}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
-return 1
+local slot = 0
+${acquireSlotLua('KEYS[1]', 'ARGV[1]', 'ARGV[2]', 'ARGV[3]')}
+return slot
 `;
 const RELEASE = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
 const IN_FLIGHT = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])
 `;
+
+/** The Redis key prefix of the slot sets (RedisSlots and the limiter's admission script share it). */
+export const SLOT_PREFIX = 'amp:slots';
 
 /**
  * Shared across instances: a sorted set per tenant, scored by expiry, so the slots of an
@@ -67,7 +81,7 @@ export class RedisSlots implements SlotStore {
 
   constructor(
     private readonly redis: RedisLike,
-    private readonly prefix = 'amp:slots',
+    private readonly prefix = SLOT_PREFIX,
   ) {}
 
   async acquire(key: string, limit: number, ttlMs: number): Promise<string | null> {

@@ -1,3 +1,4 @@
+import { acquireSlotLua, SLOT_PREFIX } from './concurrency';
 import type { RedisLike } from './redis';
 
 export interface LimitResult {
@@ -16,6 +17,18 @@ export interface VersionGuard {
   version: string;
 }
 
+/**
+ * An execution slot to take in the same round trip when the request is admitted (the tenant's
+ * in-flight set, src/metering/concurrency.ts): `key` as the slot store names it, at most `limit`
+ * held, expiring after `ttlMs` if never released, held under `id`.
+ */
+export interface SlotRequest {
+  key: string;
+  limit: number;
+  ttlMs: number;
+  id: string;
+}
+
 export interface Limiter {
   readonly backend: 'memory' | 'redis';
   /** Counts `cost` requests (0 = only report) against `key`'s sliding window. */
@@ -25,7 +38,7 @@ export interface Limiter {
    * when it does not, nothing is counted and the answer is `stale`. The in-process store cannot
    * check a shared version and always answers `stale` (callers then take their uncached path).
    */
-  limitIfCurrent(key: string, limit: number, windowMs: number, cost: number, guard: VersionGuard): Promise<LimitResult | 'stale'>;
+  limitIfCurrent(key: string, limit: number, windowMs: number, cost: number, guard: VersionGuard, slot?: SlotRequest): Promise<(LimitResult & { slot?: boolean }) | 'stale'>;
 }
 
 /** Resolution of the sliding window: counts are kept per second. */
@@ -151,7 +164,8 @@ for i = 1, #all, 2 do
     live[#live + 1] = last
   end
 end
-if cost > 0 and used + cost <= limit then
+local admitted = cost > 0 and used + cost <= limit
+if admitted then
   local b = string.format('%d', math.floor(now / bucketMs))
   local current = redis.call('HGET', KEYS[1], b)
   local n = 0
@@ -159,14 +173,29 @@ if cost > 0 and used + cost <= limit then
   redis.call('HSET', KEYS[1], b, string.format('%d:%d', n + cost, now))
   redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
 end
+`;
+const SCRIPT = `${WINDOW}
 return { now, live }
 `;
-const SCRIPT = WINDOW;
-/** The window script behind a version check (KEYS[2] must still hold ARGV[5]): one round trip for both. */
-const GUARDED_SCRIPT = `
+const GUARD = `
 local version = redis.call('GET', KEYS[2]) or '0'
 if version ~= ARGV[5] then return { 'stale', version } end
-${WINDOW}`;
+`;
+/** The window script behind a version check (KEYS[2] must still hold ARGV[5]): one round trip for both. */
+const GUARDED_SCRIPT = `${GUARD}${WINDOW}
+return { now, live }
+`;
+/**
+ * GUARDED_SCRIPT that also takes an execution slot (KEYS[3], limit ARGV[6], TTL ARGV[7], id
+ * ARGV[8]) when the request was admitted: admission of an execute request in one round trip.
+ */
+const GUARDED_SLOT_SCRIPT = `${GUARD}${WINDOW}
+local slot = 0
+if admitted then
+${acquireSlotLua('KEYS[3]', 'ARGV[6]', 'ARGV[7]', 'ARGV[8]')}
+end
+return { now, live, slot }
+`;
 
 export class RedisLimiter implements Limiter {
   readonly backend = 'redis' as const;
@@ -174,6 +203,7 @@ export class RedisLimiter implements Limiter {
   constructor(
     private readonly redis: RedisLike,
     private readonly prefix = 'amp:rl',
+    private readonly slotPrefix = SLOT_PREFIX,
   ) {}
 
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
@@ -181,12 +211,24 @@ export class RedisLimiter implements Limiter {
     return this.decide(reply, windowMs, limit, cost);
   }
 
-  async limitIfCurrent(key: string, limit: number, windowMs: number, cost: number, guard: VersionGuard): Promise<LimitResult | 'stale'> {
-    const reply = (await this.redis.eval(GUARDED_SCRIPT, [`${this.prefix}:${windowMs}:${key}`, guard.key], [windowMs, limit, cost, BUCKET_MS, guard.version])) as
-      | [number, (string | number)[]]
-      | ['stale', string];
+  async limitIfCurrent(
+    key: string,
+    limit: number,
+    windowMs: number,
+    cost: number,
+    guard: VersionGuard,
+    slot?: SlotRequest,
+  ): Promise<(LimitResult & { slot?: boolean }) | 'stale'> {
+    const keys = [`${this.prefix}:${windowMs}:${key}`, guard.key];
+    const args: (string | number)[] = [windowMs, limit, cost, BUCKET_MS, guard.version];
+    if (slot) {
+      keys.push(`${this.slotPrefix}:${slot.key}`);
+      args.push(slot.limit, slot.ttlMs, slot.id);
+    }
+    const reply = (await this.redis.eval(slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT, keys, args)) as [number, (string | number)[], number?] | ['stale', string];
     if (reply[0] === 'stale') return 'stale';
-    return this.decide(reply as [number, (string | number)[]], windowMs, limit, cost);
+    const result = this.decide(reply as [number, (string | number)[]], windowMs, limit, cost);
+    return slot ? { ...result, slot: Number(reply[2]) === 1 } : result;
   }
 
   private decide([now, flat]: [number, (string | number)[]], windowMs: number, limit: number, cost: number): LimitResult {

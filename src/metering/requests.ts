@@ -3,6 +3,7 @@ import { VERSION_KEY as AUTH_VERSION_KEY } from '../keys/cache';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import type { LimitResult } from './limiter';
+import type { SlotClaim } from './slots';
 
 export const REQUEST_WINDOW_MS = 60_000;
 /** Requests per minute per client IP for unauthenticated calls (DESIGN.md §6 "Headers"). */
@@ -44,11 +45,14 @@ export async function requestWindow(svc: Services, principal: Principal) {
 /**
  * consumeRequest in the same Redis round trip as a check that the auth version (src/keys/cache.ts)
  * is still `version`: undefined (nothing counted) when it is not, or when Redis cannot check it.
+ * With a `claim`, the same round trip also takes the request's execution slot when the request
+ * is admitted (the claim says whether it got one).
  */
-export async function consumeRequestIfCurrent(svc: Services, principal: Principal, exempt: boolean, version: string): Promise<LimitResult | undefined> {
+export async function consumeRequestIfCurrent(svc: Services, principal: Principal, exempt: boolean, version: string, claim?: SlotClaim): Promise<LimitResult | undefined> {
   const guard = { key: AUTH_VERSION_KEY, version };
-  const result = await svc.limiter.limitIfCurrent(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : 1, guard);
+  const result = await svc.limiter.limitIfCurrent(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : 1, guard, exempt ? undefined : claim?.request);
   if (result === 'stale') return undefined;
+  if (claim && result.slot !== undefined) claim.state = result.slot ? 'held' : 'refused';
   if (!exempt && !result.allowed) throw rateLimitExceeded(result);
   if (!exempt) svc.requestCounts.countRequest(principal.tenantId, 1);
   return result;

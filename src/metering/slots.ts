@@ -1,20 +1,51 @@
 import type { Principal } from '../auth/principal';
+import { randomBase62 } from '../lib/ids';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
 import { SLOT_TTL_MS } from './concurrency';
+import type { SlotRequest } from './limiter';
 
 export type ReleaseSlot = () => Promise<void>;
+
+const slotKey = (tenantId: string) => `tenant:${tenantId}`;
+
+/**
+ * A request's execution slot taken ahead, in the same Redis round trip as its request count
+ * (src/server/trpc.ts, the execute procedure; RedisLimiter.limitIfCurrent with a SlotRequest).
+ * `held` once the script took it; the request's one execution then uses it instead of a round
+ * trip of its own (acquireExecutionSlot), and a request that ends before executing (404, 400)
+ * gives it back (releaseUnusedSlot). `refused` (the tenant's slots were all held at that moment)
+ * is only a hint: the execution asks again at its usual point, so a refusal still comes from
+ * the same check at the same place as without a claim.
+ */
+export class SlotClaim {
+  readonly request: SlotRequest;
+  state: 'asked' | 'held' | 'refused' | 'used' | 'released' = 'asked';
+
+  constructor(principal: Pick<Principal, 'tenantId' | 'plan'>) {
+    this.request = { key: slotKey(principal.tenantId), limit: PLANS[principal.plan].concurrency, ttlMs: SLOT_TTL_MS, id: randomBase62(12) };
+  }
+}
 
 /**
  * Takes one of the tenant's concurrent-execution slots (free 5, pro 25, business 100,
  * enterprise 500) or throws 429 `concurrency_limit_exceeded` with Retry-After: 1. The returned
- * function releases it; call it on every path (finally). Calling it twice is harmless.
+ * function releases it; call it on every path (finally). Calling it twice is harmless. The
+ * release is written to Redis at once (before anything the caller sends after it, on the same
+ * connection) and need not be awaited: a slot is never held shorter than its execution.
+ * A `claim` the request already holds is used without a round trip.
  */
-export async function acquireExecutionSlot(svc: Services, principal: Pick<Principal, 'tenantId' | 'plan'>): Promise<ReleaseSlot> {
+export async function acquireExecutionSlot(svc: Services, principal: Pick<Principal, 'tenantId' | 'plan'>, claim?: SlotClaim): Promise<ReleaseSlot> {
   const limit = PLANS[principal.plan].concurrency;
-  const key = `tenant:${principal.tenantId}`;
-  const slot = await svc.slots.acquire(key, limit, SLOT_TTL_MS);
+  const key = slotKey(principal.tenantId);
+  let slot: string | null;
+  if (claim?.state === 'held' && claim.request.key === key) {
+    claim.state = 'used';
+    slot = claim.request.id;
+  } else {
+    slot = await svc.slots.acquire(key, limit, SLOT_TTL_MS);
+  }
   if (!slot) {
     throw new AppError(
       'concurrency_limit_exceeded',
@@ -29,4 +60,11 @@ export async function acquireExecutionSlot(svc: Services, principal: Pick<Princi
     released = true;
     await svc.slots.release(key, slot).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slot'));
   };
+}
+
+/** Gives back a claimed slot the request did not use (it ended before executing). Not awaited. */
+export function releaseUnusedSlot(svc: Services, claim: SlotClaim): void {
+  if (claim.state !== 'held') return;
+  claim.state = 'released';
+  svc.slots.release(claim.request.key, claim.request.id).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slot'));
 }

@@ -9,6 +9,7 @@ import { holdsScope, type Scope } from '../auth/scopes';
 import { cachedApiKey, settleCachedKey } from '../keys/authenticate';
 import type { LimitResult } from '../metering/limiter';
 import { consumePublicRequest, consumeRequest, consumeRequestIfCurrent, rateLimitHeaders } from '../metering/requests';
+import { releaseUnusedSlot, SlotClaim } from '../metering/slots';
 import { executionsRemaining } from '../metering/usage';
 import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
@@ -23,6 +24,8 @@ export interface Context {
   ip: string;
   headers: IncomingHttpHeaders;
   principal?: Principal;
+  /** The execution slot the execute procedure's admission round trip took ahead (apiProcedure `claimsSlot`). */
+  slotClaim?: SlotClaim;
   /**
    * What the procedure chain adds to the response: headers (rate limits, ...) and a success
    * status override (e.g. health answers 503 with its body). One shared object, because tRPC
@@ -157,41 +160,52 @@ async function meterTenant(
  * under, and counts only if it is current (src/keys/authenticate.ts cachedApiKey). Otherwise,
  * or when it is stale, the full path: authenticate (version GET, database on a miss), then count.
  */
-async function authenticateAndMeter(ctx: Context, exempt: boolean): Promise<Principal> {
+async function authenticateAndMeter(ctx: Context, exempt: boolean, claimsSlot: boolean): Promise<{ principal: Principal; claim?: SlotClaim }> {
   const unchecked = ctx.principal ? undefined : cachedApiKey(ctx.svc, header(ctx.headers, 'x-api-key'));
   if (unchecked) {
     ctx.res.tenantId = unchecked.principal.tenantId;
+    const claim = claimsSlot && !exempt ? new SlotClaim(unchecked.principal) : undefined;
     const counted = await meterTenant(ctx, unchecked.principal, exempt, async () => {
-      const result = await consumeRequestIfCurrent(ctx.svc, unchecked.principal, exempt, unchecked.version).catch((err: unknown) => {
+      const result = await consumeRequestIfCurrent(ctx.svc, unchecked.principal, exempt, unchecked.version, claim).catch((err: unknown) => {
         settleCachedKey(ctx.svc, unchecked, true); // a 429 is answered for a current key
         throw err;
       });
       settleCachedKey(ctx.svc, unchecked, result !== undefined);
       return result;
     });
-    if (counted) return unchecked.principal;
+    if (counted) return { principal: unchecked.principal, claim };
   }
   const principal = await authenticateOrCount(ctx);
   await meterTenant(ctx, principal, exempt);
-  return principal;
+  return { principal };
 }
 
 /**
  * An authenticated operation: authenticate (401) -> rate limit (429) -> scope (403)
  * -> plan (403) -> depth and storable text (400); input validation (400) follows in `.input()`. One middleware, because every
  * extra tRPC middleware level copies the whole call state on the hot path.
+ *
+ * `claimsSlot` (an operation that runs one execution): with Redis and a cached key, the request
+ * count's round trip also takes the tenant's execution slot (ctx.slotClaim, used by
+ * executeAction instead of a round trip of its own); an operation that ends without executing
+ * gives it back.
  */
-export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
+export function apiProcedure(scope?: Scope, feature?: PlanFeature, opts: { claimsSlot?: boolean } = {}) {
+  const claimsSlot = opts.claimsSlot === true;
   return t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
-    const principal = await authenticateAndMeter(ctx, meta?.rateLimitExempt === true);
-    if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
-    if (feature) assertPlanAllows(principal.plan, feature);
-    assertBodyUsable(ctx);
-    await assertAcceptableInput(getRawInput, meta);
-    const result = await next({ ctx: { principal } });
-    // Executions change it: report the value after the operation (from the usage cache).
-    ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);
-    return result;
+    const { principal, claim } = await authenticateAndMeter(ctx, meta?.rateLimitExempt === true, claimsSlot);
+    try {
+      if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
+      if (feature) assertPlanAllows(principal.plan, feature);
+      assertBodyUsable(ctx);
+      await assertAcceptableInput(getRawInput, meta);
+      const result = await next({ ctx: claim ? { principal, slotClaim: claim } : { principal } });
+      // Executions change it: report the value after the operation (from the usage cache).
+      ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);
+      return result;
+    } finally {
+      if (claim) releaseUnusedSlot(ctx.svc, claim);
+    }
   });
 }
 

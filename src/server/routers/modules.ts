@@ -105,7 +105,7 @@ export const modulesRouter = router({
     .output(installationView.extend({ uninstalled_at: z.string() }))
     .mutation(({ ctx, input }) => uninstallModule(ctx.svc, ctx.principal, input.module)),
 
-  execute: apiProcedure('modules:execute')
+  execute: apiProcedure('modules:execute', undefined, { claimsSlot: true })
     .meta({
       openapi: {
         method: 'POST',
@@ -128,7 +128,7 @@ export const modulesRouter = router({
     })
     .input(executeInput)
     .output(executeOutput)
-    .mutation(({ ctx, input }) => executeAction(ctx.svc, ctx.principal, input, { requestId: ctx.requestId })),
+    .mutation(({ ctx, input }) => executeAction(ctx.svc, ctx.principal, input, { requestId: ctx.requestId, slotClaim: ctx.slotClaim })),
 
   publish: apiProcedure('modules:write')
     .meta({
