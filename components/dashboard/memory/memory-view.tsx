@@ -193,7 +193,7 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
       enableSorting: false,
       cell: ({ row }) => (
         <span className="flex flex-wrap gap-1">
-          {row.original.tags.length ? row.original.tags.map((t) => <Badge key={t}>{t}</Badge>) : <span className="text-slate-500">none</span>}
+          {row.original.tags.length ? row.original.tags.map((t) => <Badge key={t}>{t}</Badge>) : <span className="text-slate-500 dark:text-slate-400">none</span>}
         </span>
       ),
     },
