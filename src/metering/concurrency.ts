@@ -1,4 +1,4 @@
-import { randomBase62 } from '../lib/ids';
+import { identifierBase62 } from '../lib/ids';
 import type { Logger } from '../logger';
 import type { RedisLike } from './redis';
 
@@ -18,7 +18,7 @@ export class MemorySlots implements SlotStore {
   async acquire(key: string, limit: number, ttlMs: number): Promise<string | null> {
     const slots = this.live(key);
     if (slots.size >= limit) return null;
-    const id = randomBase62(12);
+    const id = identifierBase62(12);
     slots.set(id, Date.now() + ttlMs);
     this.held.set(key, slots);
     return id;
@@ -85,7 +85,7 @@ export class RedisSlots implements SlotStore {
   ) {}
 
   async acquire(key: string, limit: number, ttlMs: number): Promise<string | null> {
-    const id = randomBase62(12);
+    const id = identifierBase62(12);
     const ok = await this.redis.eval(ACQUIRE, [`${this.prefix}:${key}`], [limit, ttlMs, id]);
     return Number(ok) === 1 ? id : null;
   }

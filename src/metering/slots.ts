@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal';
-import { randomBase62 } from '../lib/ids';
+import { identifierBase62 } from '../lib/ids';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
@@ -24,7 +24,7 @@ export class SlotClaim {
   state: 'asked' | 'held' | 'refused' | 'used' | 'released' = 'asked';
 
   constructor(principal: Pick<Principal, 'tenantId' | 'plan'>) {
-    this.request = { key: slotKey(principal.tenantId), limit: PLANS[principal.plan].concurrency, ttlMs: SLOT_TTL_MS, id: randomBase62(12) };
+    this.request = { key: slotKey(principal.tenantId), limit: PLANS[principal.plan].concurrency, ttlMs: SLOT_TTL_MS, id: identifierBase62(12) };
   }
 }
 
