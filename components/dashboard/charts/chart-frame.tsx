@@ -6,7 +6,8 @@ import { Button } from '../../ui/button';
 /**
  * A chart with an accessible name and description, and its numbers as a table: the table is
  * visually hidden (read by screen readers) until "Show data" reveals it for everyone, in a
- * named region that scrolls and takes keyboard focus (arrow keys scroll it).
+ * named region that scrolls and takes keyboard focus (arrow keys scroll it). The table comes right
+ * after its button, above the chart, so Tab goes from one to the other on the page as it reads.
  */
 export function ChartFrame({
   title,
@@ -39,9 +40,6 @@ export function ChartFrame({
           {showData ? 'Hide data' : 'Show data'}
         </Button>
       </div>
-      <div aria-hidden="true" style={{ height }} className="w-full min-w-0">
-        {children}
-      </div>
       {showData ? (
         // A scrolling box: focusable and named, so a keyboard can scroll it and a screen reader says what it holds.
         <div
@@ -56,6 +54,9 @@ export function ChartFrame({
       ) : (
         <div className="sr-only">{table}</div>
       )}
+      <div aria-hidden="true" style={{ height }} className="w-full min-w-0">
+        {children}
+      </div>
     </figure>
   );
 }
