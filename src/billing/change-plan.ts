@@ -5,7 +5,7 @@ import type { TermsSnapshot } from '../db/schema/billing';
 import { invalidRequest, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import type { Services } from '../services';
-import { effectiveTerms, planAllows, type Plan } from '../tenants/plans';
+import { effectiveTerms, isSelfServe, planAllows, type Plan } from '../tenants/plans';
 import { presentTenant, presentTerms, rowOverrides } from '../tenants/present';
 import { termsSnapshot } from './terms';
 
@@ -65,7 +65,7 @@ export async function changePlan(svc: Services, tenantId: string, request: PlanC
   const result = await svc.db.transaction(async (tx) => {
     const [current] = await tx.select().from(tenants).where(eq(tenants.id, tenantId)).for('update');
     if (!current) throw notFound('tenant');
-    if (actor === 'tenant' && (request.plan === 'enterprise' || current.plan === 'enterprise')) throw enterpriseByOperator();
+    if (actor === 'tenant' && (!isSelfServe(request.plan) || !isSelfServe(current.plan))) throw enterpriseByOperator();
     const from = termsSnapshot(current);
     const to: TermsSnapshot = {
       plan: request.plan,
@@ -172,7 +172,7 @@ const enterpriseByOperator = () =>
 
 /** PUT /api/v1/billing/plan: the tenant's own change among free, pro and business. */
 export async function changeOwnPlan(svc: Services, tenantId: string, input: { plan: Plan }) {
-  if (input.plan === 'enterprise') throw enterpriseByOperator();
+  if (!isSelfServe(input.plan)) throw enterpriseByOperator();
   const result = await changePlan(svc, tenantId, { plan: input.plan }, 'tenant');
   return {
     tenant_id: result.tenant.id,

@@ -1,9 +1,6 @@
-import { PLAN_FEATURES, PLAN_NAMES, PLANS, planAllows, type Plan, type PlanFeature } from '../tenants/plans';
+import { isSelfServe, PLAN_FEATURES, PLAN_NAMES, PLANS, planAllows, type PlanFeature } from '../tenants/plans';
 import { formatUnitUsd } from './money';
 import type { PlanCatalog } from './schema';
-
-/** The plans a tenant may move to itself (PUT /api/v1/billing/plan); enterprise is an operator's contract. */
-const SELF_SERVE: ReadonlySet<Plan> = new Set<Plan>(['free', 'pro', 'business']);
 
 /**
  * GET /api/v1/billing/plans: every plan's price, limits, overage and features, read from PLANS
@@ -17,7 +14,7 @@ export function listPlans(): PlanCatalog {
       const custom = row.overage === 'custom';
       return {
         plan,
-        self_serve: SELF_SERVE.has(plan),
+        self_serve: isSelfServe(plan),
         custom_pricing: custom,
         monthly_fee_usd: custom ? null : formatUnitUsd(row.priceMicroUsdPerMonth),
         requests_per_minute: row.requestsPerMinute,

@@ -25,6 +25,11 @@ export const PLANS: Record<Plan, PlanLimits> = {
   enterprise: { requestsPerMinute: 5_000, executionsPerMonth: null, concurrency: 500, modules: null, overage: 'custom', overageMicroUsd: 0, priceMicroUsdPerMonth: 0 },
 };
 
+/** Whether a tenant may move to or off this plan itself (PUT /api/v1/billing/plan); enterprise is a contract an operator sets. */
+export function isSelfServe(plan: Plan): boolean {
+  return plan !== 'enterprise';
+}
+
 /** Features some plans lack, with the lowest plan that has them (spec §8 rule 8). */
 export const PLAN_FEATURES = {
   multiple_keys: { minPlan: 'pro', label: 'Creating additional API keys' },
