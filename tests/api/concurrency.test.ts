@@ -127,18 +127,28 @@ backends.describe('fair execution (%s)', (backend) => {
     await slugify(business.apiKey); // installs text for both, so only execution work is measured
     await slugify(pro.apiKey);
     const release = await occupyPool();
-    const finished: string[] = [];
-    const track = (label: string, p: Promise<{ status: number }>) => p.then((r) => (finished.push(label), r));
-    const flood = Array.from({ length: 12 }, (_, i) => track(`b${i}`, slugify(business.apiKey)));
-    await vi.waitFor(() => expect(s.svc.pool.queue.waitingCount).toBe(12), { timeout: 30_000, interval: 20 });
-    const small = track('pro', slugify(pro.apiKey));
-    await vi.waitFor(() => expect(s.svc.pool.queue.waitingCount).toBe(13), { timeout: 30_000, interval: 20 });
-    release();
-    const results = await Promise.all([...flood, small]);
-    expect(results.every((r) => r.status === 200)).toBe(true);
-    // First-come-first-served would finish the pro call last (13th); round-robin gives it the
-    // second free worker, so it finishes among the first few.
-    expect(finished.indexOf('pro')).toBeLessThan(4);
+    // The order workers are handed out is what fairness decides; the order calls finish in also
+    // depends on each worker's state (a worker loads a pack on its first call), so it is not asserted.
+    const q = s.svc.pool.queue;
+    const admit = q.admit.bind(q);
+    const granted: string[] = [];
+    q.admit = (tenantId, maxWaitMs) =>
+      admit(tenantId, maxWaitMs).then((lease) => (lease && granted.push(tenantId), lease));
+    try {
+      const flood = Array.from({ length: 12 }, () => slugify(business.apiKey));
+      await vi.waitFor(() => expect(q.waitingCount).toBe(12), { timeout: 30_000, interval: 20 });
+      const small = slugify(pro.apiKey);
+      await vi.waitFor(() => expect(q.waitingCount).toBe(13), { timeout: 30_000, interval: 20 });
+      release();
+      const results = await Promise.all([...flood, small]);
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      // First-come-first-served would hand the pro call the 13th worker; round-robin hands it the
+      // second one freed.
+      expect(granted).toHaveLength(13);
+      expect(granted.indexOf(pro.tenantId)).toBe(1);
+    } finally {
+      q.admit = admit;
+    }
     const p = await recorded(pro.tenantId);
     expect(p.rows.map((r) => r.status)).toEqual(['success', 'success']);
   }, 90_000);
