@@ -152,7 +152,8 @@ export async function benchService(
   const results: ScenarioResult[] = [];
   for (const scenario of SCENARIOS) {
     const withDurable = scenario.key === 'execute' && durable !== undefined && (!only || only.has('durable'));
-    if (only && !only.has(scenario.key) && !withDurable) continue;
+    const withMetered = scenario.key === 'modules' && durable !== undefined && (!only || only.has('metered'));
+    if (only && !only.has(scenario.key) && !withDurable && !withMetered) continue;
     const url = `${service.url}${scenario.path}`;
     const sample = await json(url, { method: scenario.method, headers, ...(scenario.body ? { body: scenario.body } : {}) });
     if (sample.status !== 200) throw new Error(`${scenario.name} answered ${sample.status}: ${sample.text.slice(0, 300)}`);
@@ -166,6 +167,14 @@ export async function benchService(
       const d = await load(target.url, scenario, {}, target.child.pid).finally(() => target.stop());
       results.push({ backend, scenario: 'durable baseline: node:http + pg group commit + 1 Redis', ...d, bare, ratio: d.rps / bare.rps, executionsPerSecond: d.rps });
       log(`${backend}: durable baseline: ${Math.round(d.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${d.p99} ms`);
+      if (only && !only.has(scenario.key)) continue;
+    }
+    if (withMetered) {
+      // The ceiling of an authenticated read under the header contract: node:http + the limiter's one Redis round trip.
+      const target = await startTarget(['metered', bodyFile], { METERED_REDIS_URL: durable.redisUrl });
+      const m = await load(target.url, scenario, {}, target.child.pid).finally(() => target.stop());
+      results.push({ backend, scenario: 'metered read baseline: node:http + the limiter script in Redis', ...m, bare, ratio: m.rps / bare.rps });
+      log(`${backend}: metered read baseline: ${Math.round(m.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${m.p99} ms`);
       if (only && !only.has(scenario.key)) continue;
     }
     const counts: ReplyCounts = { success: 0, failed: 0, errors: {} };

@@ -9,7 +9,7 @@
  *   BENCH_QUICK=1                         3 s per measurement, no webhook section (~3-4 min)
  *   BENCH_DURATION, BENCH_CONNECTIONS     seconds per measurement (8), connections (50)
  *   BENCH_ONLY=http|webhooks              one section (default both); or scenario keys of the HTTP
- *                                         section (modules, execute, batch, search, me, durable),
+ *                                         section (modules, execute, batch, search, me, durable, metered),
  *                                         comma-separated, for only those
  *   BENCH_BACKENDS=embedded,pg,embedded+redis   which backends (default embedded,pg)
  *   BENCH_DATABASE_URL, BENCH_REDIS_URL   PostgreSQL server (a fresh database is created and
@@ -26,7 +26,7 @@ import { benchWebhooks, printWebhookResult, type WebhookResult } from './webhook
 const QUICK = Boolean(process.env.BENCH_QUICK);
 const GROWTH = process.argv.includes('--growth') || Boolean(process.env.BENCH_GROWTH);
 const ONLY = new Set((process.env.BENCH_ONLY ?? (QUICK ? 'http' : 'http,webhooks')).split(',').map((s) => s.trim()));
-const SCENARIO_KEYS = [...SCENARIOS.map((s) => s.key), 'durable'];
+const SCENARIO_KEYS = [...SCENARIOS.map((s) => s.key), 'durable', 'metered'];
 // Scenario keys (BENCH_ONLY=execute,batch) run the HTTP section with only those scenarios.
 const ONLY_SCENARIOS = SCENARIO_KEYS.some((k) => ONLY.has(k)) ? new Set(SCENARIO_KEYS.filter((k) => ONLY.has(k))) : undefined;
 if (ONLY_SCENARIOS) ONLY.add('http');

@@ -8,6 +8,10 @@
  *                                          group-committed in one INSERT every ~2 ms, each reply (the
  *                                          given bytes) after its row's commit. DURABLE_DATABASE_URL,
  *                                          DURABLE_REDIS_URL, DURABLE_TENANT_ID (an existing tenant)
+ *   tsx bench/target.ts metered <body-file> the ceiling of an authenticated read: per request the
+ *                                          service's own limiter script reads the tenant's pool (one
+ *                                          Redis round trip, the X-RateLimit-* headers' source), then
+ *                                          the given bytes. METERED_REDIS_URL
  * Prints `READY <port>` when listening.
  */
 import { readFileSync } from 'node:fs';
@@ -30,6 +34,8 @@ if (mode === 'bare') {
   startReceiver();
 } else if (mode === 'durable') {
   await startDurable(readFileSync(bodyFile!));
+} else if (mode === 'metered') {
+  await startMetered(readFileSync(bodyFile!));
 } else {
   const { startServer } = await import('../src/server/http/server');
   const running = await startServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' } });
@@ -165,6 +171,25 @@ async function startDurable(body: Buffer) {
         res.writeHead(500).end(String(err));
       }
     });
+  });
+  server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+}
+
+/** node:http plus what every authenticated read must do at least: read the tenant's pool in Redis. */
+async function startMetered(body: Buffer) {
+  const { connectRedis } = await import('../src/metering/redis');
+  const { RedisLimiter } = await import('../src/metering/limiter');
+  const { rateLimitHeaders } = await import('../src/metering/requests');
+  const silent = { warn: () => {}, info: () => {} } as unknown as Parameters<typeof connectRedis>[1];
+  const limiter = new RedisLimiter(await connectRedis(process.env.METERED_REDIS_URL ?? 'redis://127.0.0.1:6379', silent), 'amp:bench:rl');
+  const server = createServer(async (_req, res) => {
+    try {
+      const pool = await limiter.limit('tenant:bench', 100_000_000, 60_000, 0);
+      res.writeHead(200, { ...rateLimitHeaders(pool), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+      res.end(body);
+    } catch (err) {
+      res.writeHead(500).end(String(err));
+    }
   });
   server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
 }

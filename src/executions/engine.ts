@@ -30,7 +30,8 @@ export type Outcome = { ok: true; output: unknown } | ({ ok: false } & Failure);
 const INLINE_ACTIONS = new Set(['crypto/uuid']);
 const INLINE_MAX_INPUT_BYTES = 512;
 
-function runsInline(module: ModuleRow, action: ModuleActionRow, input: Record<string, unknown> | undefined): boolean {
+/** A call that runs inline (INLINE_ACTIONS: pure and bounded to microseconds whatever its input). */
+export function runsInline(module: ModuleRow, action: ModuleActionRow, input: Record<string, unknown> | undefined): boolean {
   return module.runtime.type === 'builtin' && input !== undefined && INLINE_ACTIONS.has(`${module.name}/${action.name}`) && JSON.stringify(input).length <= INLINE_MAX_INPUT_BYTES;
 }
 

@@ -3,10 +3,10 @@ import { findVisibleModule } from '../catalog/queries';
 import { acquireExecutionSlot, type SlotClaim } from '../metering/slots';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
-import { admit, runValidated, workerQueue, type Outcome } from './engine';
+import { admit, runsInline, runValidated, workerQueue, type Outcome } from './engine';
 import type { Lease } from './fair-queue';
 import { presentExecution } from './present';
-import { finishExecution, startExecution } from './records';
+import { finishExecution, recordExecution, startExecution, type Finished } from './records';
 
 export interface ExecuteInput {
   module: string;
@@ -33,6 +33,9 @@ export interface ExecuteOptions {
  *      `running` row (group-committed with concurrent calls' starts, see records.ts)
  *   -> validate input against the action's schema -> run (its deadline starts now)
  *   -> finish the row and write its event in one transaction (group-committed too).
+ * A call that runs inline (engine.ts `runsInline`: pure, microseconds) of an installed module runs
+ * right after its slot and is then recorded in one commit (quota, finished row, event): refused
+ * by the quota, it is neither recorded nor counted, exactly as if it had been refused first.
  * Validation failures, module errors and timeouts are failed executions (recorded, counted,
  * `execution.failed`) thrown as 422/502/504 with the record under `execution`.
  */
@@ -42,24 +45,25 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   const action = found.actions.find((a) => a.name === call.action);
   if (!action) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
   const queue = workerQueue(svc, found.module, action, call.input);
+  // Pure and microseconds: run first, then quota, row and event in one commit (records.ts recordExecution).
+  const oneCommit = found.installed && runsInline(found.module, action, call.input);
 
   const release = await acquireExecutionSlot(svc, principal, opts.slotClaim);
   let lease: Lease | undefined;
   try {
-    if (queue) lease = await admit(svc, queue, principal.tenantId);
-    const row = await startExecution(svc, principal, call, opts, !found.installed);
-    const started = performance.now();
-    let outcome: Outcome;
-    try {
-      outcome = await runValidated(svc, found.module, action, call.input, lease);
-    } catch (err) {
-      // Never leave the row `running`: an unexpected failure of the engine fails the execution.
-      svc.logger.error({ err: String(err), execution_id: row.id }, 'execution failed unexpectedly');
-      outcome = { ok: false, code: 'module_error', message: 'The action failed unexpectedly.' };
+    let result: Finished;
+    if (oneCommit) {
+      const startedAt = new Date();
+      const { outcome, latencyMs } = await timedRun(svc, () => runValidated(svc, found.module, action, call.input, undefined));
+      result = await recordExecution(svc, { principal, call, opts, outcome, latencyMs, startedAt });
+    } else {
+      if (queue) lease = await admit(svc, queue, principal.tenantId);
+      const row = await startExecution(svc, principal, call, opts, !found.installed);
+      const { outcome, latencyMs } = await timedRun(svc, () => runValidated(svc, found.module, action, call.input, lease), row.id);
+      lease?.release();
+      result = await finishExecution(svc, row, outcome, latencyMs);
     }
-    lease?.release();
-    const latencyMs = Math.round(performance.now() - started);
-    const { finished, outcome: recorded } = await finishExecution(svc, row, outcome, latencyMs);
+    const { finished, outcome: recorded } = result;
     if (recorded.ok) {
       return {
         execution_id: finished.id,
@@ -67,7 +71,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
         action: finished.action,
         status: 'success' as const,
         output: recorded.output,
-        latency_ms: latencyMs,
+        latency_ms: finished.latencyMs!,
         request_id: finished.requestId,
       };
     }
@@ -80,4 +84,17 @@ export async function executeAction(svc: Services, principal: Principal, call: E
     // Written to Redis now, not awaited: the reply need not wait for the slot's round trip.
     void release();
   }
+}
+
+/** Runs the action and times it; an unexpected failure of the engine is a failed execution, never a row left `running`. */
+async function timedRun(svc: Services, run: () => Promise<Outcome>, executionId?: string): Promise<{ outcome: Outcome; latencyMs: number }> {
+  const started = performance.now();
+  let outcome: Outcome;
+  try {
+    outcome = await run();
+  } catch (err) {
+    svc.logger.error({ err: String(err), execution_id: executionId }, 'execution failed unexpectedly');
+    outcome = { ok: false, code: 'module_error', message: 'The action failed unexpectedly.' };
+  }
+  return { outcome, latencyMs: Math.round(performance.now() - started) };
 }

@@ -53,7 +53,12 @@ const MAX_BATCH = 256;
 
 const committers = new WeakMap<
   Services,
-  { starts: GroupCommit<StartRequest, ExecutionRow>; finishes: GroupCommit<FinishRequest, Finished>; installs: Map<string, Promise<ExecutionRow>> }
+  {
+    starts: GroupCommit<StartRequest, ExecutionRow>;
+    finishes: GroupCommit<FinishRequest, Finished>;
+    records: GroupCommit<RecordRequest, Finished>;
+    installs: Map<string, Promise<ExecutionRow>>;
+  }
 >();
 
 function committersOf(svc: Services) {
@@ -64,6 +69,7 @@ function committersOf(svc: Services) {
     c = {
       starts: new GroupCommit((batch) => flushStarts(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
       finishes: new GroupCommit((batch) => flushFinishes(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
+      records: new GroupCommit((batch) => flushRecords(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
       installs: new Map(),
     };
     committers.set(svc, c);
@@ -138,13 +144,11 @@ async function startOne(svc: Services, principal: Principal, call: StartRequest[
 }
 
 /**
- * One statement for the whole flush: per tenant (in tenant order, so concurrent flushes lock
- * counters in the same order), the counter moves by the tenant's number of calls, or not at all
- * when they do not all fit in a pausing quota; the `running` rows of the tenants it moved are
- * inserted. Returns one row per started execution with its tenant's count after the flush.
+ * The quota part of a flush: per tenant (in tenant order, so concurrent flushes lock counters in
+ * the same order), the counter moves by the tenant's number of calls, or not at all when they do
+ * not all fit in a pausing quota. `counted` holds the tenants it moved, with their count after.
  */
-const START_SQL = `
-with req as (
+const COUNT_CTES = `with req as (
   select * from jsonb_to_recordset($1::jsonb) as r(tenant_id uuid, n int, quota int, pauses boolean)
 ),
 counted as (
@@ -158,7 +162,16 @@ counted as (
     updated_at = excluded.updated_at
   where (select not r.pauses or u.executions + excluded.executions <= r.quota from req r where r.tenant_id = u.tenant_id)
   returning u.tenant_id, u.executions
-),
+),`;
+
+/**
+ * One statement for the whole flush: the counter moves (COUNT_CTES), and the `running` rows of the
+ * tenants it moved are inserted. Returns one row per started execution with its tenant's count
+ * after the flush.
+ */
+const START_SQL = `
+${COUNT_CTES}
+started as (
 started as (
   insert into executions (id, tenant_id, module, action, status, request_id, key_id, input_bytes, source)
   select e.id, e.tenant_id, e.module, e.action, 'running', e.request_id, e.key_id, e.input_bytes, e.source
@@ -169,16 +182,16 @@ started as (
 )
 select s.id, s.created_at, c.executions from started s join counted c on c.tenant_id = s.tenant_id`;
 
-interface TenantGroup {
+interface TenantGroup<P, R> {
   principal: Principal;
   quota: number | null;
   pauses: boolean;
-  entries: { pending: Pending<StartRequest, ExecutionRow>; row: ReturnType<typeof newRunningRow> }[];
+  entries: { pending: P; row: R }[];
 }
 
 async function flushStarts(svc: Services, batch: Pending<StartRequest, ExecutionRow>[]): Promise<void> {
   const now = new Date();
-  const { groups, alone } = groupByTenant(batch);
+  const { groups, alone } = groupByTenant(batch, (p) => newRunningRow(p.item.principal, p.item.call, p.item.opts));
   let written: { started: Map<string, { createdAt: Date; used: number }>; billing: RecordedEvent[] };
   try {
     const write = async (db: Executor) => {
@@ -188,16 +201,7 @@ async function flushStarts(svc: Services, batch: Pending<StartRequest, Execution
         cycleStart(now),
       ]);
       const started = new Map(rows.map((r) => [r.id, { createdAt: new Date(r.created_at), used: Number(r.executions) }]));
-      const billing: RecordedEvent[] = [];
-      for (const g of groups) {
-        const used = started.get(g.entries[0]!.row.id)?.used;
-        if (used === undefined) continue;
-        // Each call's own count, as if they had started one after the other: a threshold is crossed by exactly one of them.
-        for (let i = 0; i < g.entries.length; i++) {
-          const reservation = { used: used - g.entries.length + 1 + i, limit: g.quota, remaining: null, overage: 0, resetAt: nextCycleStart(now) };
-          for (const crossed of thresholdEvents(g.principal, reservation, 1)) billing.push(await recordEvent(svc, db, g.principal.tenantId, crossed.type, crossed.data));
-        }
-      }
+      const billing = await recordThresholds(svc, db, groups, (g) => started.get(g.entries[0]!.row.id)?.used, now);
       return { started, billing };
     };
     // Without a quota in the flush no threshold event can follow: the statement alone (atomic by
@@ -231,20 +235,67 @@ async function flushStarts(svc: Services, batch: Pending<StartRequest, Execution
  * (a plan change while they were in flight) start alone, as do calls that could never fit in a
  * pausing quota together.
  */
-function groupByTenant(batch: Pending<StartRequest, ExecutionRow>[]) {
-  const byTenant = new Map<string, TenantGroup>();
-  const alone: Pending<StartRequest, ExecutionRow>[] = [];
+function groupByTenant<P extends { item: { principal: Principal } }, R>(batch: P[], rowOf: (pending: P) => R) {
+  const byTenant = new Map<string, TenantGroup<P, R>>();
+  const alone: P[] = [];
   for (const pending of batch) {
     const { principal } = pending.item;
     const { quota, pausesAtQuota } = quotaOf(principal);
     const group = byTenant.get(principal.tenantId);
-    const row = newRunningRow(principal, pending.item.call, pending.item.opts);
+    const row = rowOf(pending);
     if (!group) byTenant.set(principal.tenantId, { principal, quota, pauses: pausesAtQuota, entries: [{ pending, row }] });
     else if (group.principal.plan === principal.plan && group.quota === quota && group.pauses === pausesAtQuota) group.entries.push({ pending, row });
     else alone.push(pending);
   }
   const groups = [...byTenant.values()].sort((a, b) => (a.principal.tenantId < b.principal.tenantId ? -1 : 1));
   return { groups, alone };
+}
+
+/**
+ * The billing threshold events of a flush's counted groups (`usedAfter`: the tenant's count after
+ * the flush, undefined when it was not counted). Each call gets its own count, as if they had
+ * started one after the other: a threshold is crossed by exactly one of them.
+ */
+async function recordThresholds<G extends TenantGroup<unknown, unknown>>(
+  svc: Services,
+  db: Executor,
+  groups: G[],
+  usedAfter: (group: G) => number | undefined,
+  now: Date,
+): Promise<RecordedEvent[]> {
+  const billing: RecordedEvent[] = [];
+  for (const g of groups) {
+    const used = usedAfter(g);
+    if (used === undefined) continue;
+    for (let i = 0; i < g.entries.length; i++) {
+      const reservation = { used: used - g.entries.length + 1 + i, limit: g.quota, remaining: null, overage: 0, resetAt: nextCycleStart(now) };
+      for (const crossed of thresholdEvents(g.principal, reservation, 1)) billing.push(await recordEvent(svc, db, g.principal.tenantId, crossed.type, crossed.data));
+    }
+  }
+  return billing;
+}
+
+/** `subscribed`: the active webhook subscriptions of the tenants `tenants` selects, on plans `plans` (a JSON array) lists. */
+function subscribedCte(tenants: string, plans: string): string {
+  return `subscribed as (
+  select s.tenant_id, json_agg(json_build_object('id', s.id, 'events', s.events)) as subscriptions
+  from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+  where s.tenant_id in (${tenants}) and s.status = 'active' and s.suspended_at is null
+    and t.plan in (select jsonb_array_elements_text(${plans}::jsonb))
+  group by s.tenant_id
+)`;
+}
+
+/** The deliveries to create for recorded events: one per subscription of the event's tenant that takes its type. */
+function deliveryTargets(rows: { id: string; subscriptions: { id: string; events: string[] }[] | null }[], events: Map<string, { tenantId: string; type: string }>): NewDelivery[] {
+  const targets: NewDelivery[] = [];
+  for (const r of rows) {
+    const event = events.get(r.id)!;
+    for (const sub of r.subscriptions ?? []) {
+      if (subscribedTo(sub.events, event.type)) targets.push({ subscriptionId: sub.id, tenantId: event.tenantId, eventId: r.id, eventType: event.type });
+    }
+  }
+  return targets;
 }
 
 /**
@@ -267,13 +318,7 @@ recorded as (
   insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v
   returning id, tenant_id
 ),
-subscribed as (
-  select s.tenant_id, json_agg(json_build_object('id', s.id, 'events', s.events)) as subscriptions
-  from webhook_subscriptions s join tenants t on t.id = s.tenant_id
-  where s.tenant_id in (select v.tenant_id from v) and s.status = 'active' and s.suspended_at is null
-    and t.plan in (select jsonb_array_elements_text($2::jsonb))
-  group by s.tenant_id
-)
+${subscribedCte('select v.tenant_id from v', '$2')}
 select r.id, (select count(*) from finished)::int as finished, subscribed.subscriptions
 from recorded r left join subscribed on subscribed.tenant_id = r.tenant_id`;
 
@@ -318,14 +363,7 @@ async function flushFinishes(svc: Services, batch: Pending<FinishRequest, Finish
         JSON.stringify(WEBHOOK_PLANS),
       ]);
       if (rows.length !== batch.length || Number(rows[0]?.finished) !== batch.length) throw new Error('not every execution of the flush was found to finish');
-      const byEvent = new Map(written.map((w) => [w.event.id, w]));
-      const targets: NewDelivery[] = [];
-      for (const r of rows) {
-        const { finished: f, event } = byEvent.get(r.id)!;
-        for (const sub of r.subscriptions ?? []) {
-          if (subscribedTo(sub.events, event.type)) targets.push({ subscriptionId: sub.id, tenantId: f.tenantId, eventId: event.id, eventType: event.type });
-        }
-      }
+      const targets = deliveryTargets(rows, new Map(written.map((w) => [w.event.id, { tenantId: w.finished.tenantId, type: w.event.type }])));
       await createDeliveries(svc, tx, targets, 'event');
       return targets.length;
     });
@@ -336,6 +374,144 @@ async function flushFinishes(svc: Services, batch: Pending<FinishRequest, Finish
   }
   if (deliveries > 0) svc.deliveryWorker.wake();
   for (const [i, p] of batch.entries()) p.resolve({ finished: written[i]!.finished, outcome: p.item.outcome });
+}
+
+export interface RecordRequest extends StartRequest {
+  outcome: Outcome;
+  latencyMs: number;
+  startedAt: Date;
+}
+
+/**
+ * An execution that already ran, recorded in one commit: the quota reservation (429
+ * `quota_exceeded` past a pausing quota, and then nothing is recorded or counted), billing
+ * thresholds, the finished row, its event and the event's deliveries. Only for calls whose action
+ * is pure and bounded to microseconds (engine.ts `runsInline`) of a module already installed:
+ * running such a call before its reservation is indistinguishable from outside, and it needs one
+ * commit instead of two. Group-committed with concurrent calls like starts and finishes.
+ */
+export function recordExecution(svc: Services, request: RecordRequest): Promise<Finished> {
+  return committersOf(svc).records.submit(request);
+}
+
+/**
+ * COUNT_CTES, then for the tenants it moved: the finished rows, their events, and the tenants'
+ * active subscriptions. One row per recorded execution, with its tenant's count after the flush.
+ */
+const RECORD_SQL = `
+${COUNT_CTES}
+v as (
+  select v.* from jsonb_to_recordset($2::jsonb) as v(id text, tenant_id uuid, module text, action text, request_id text, key_id text,
+    input_bytes int, source text, status text, output jsonb, output_bytes int, error_code text, error_message text, latency_ms int,
+    created_at timestamptz, finished_at timestamptz, event_id text, event_type text, event_data jsonb)
+  join counted c on c.tenant_id = v.tenant_id
+),
+recorded as (
+  insert into executions (id, tenant_id, module, action, status, request_id, key_id, input_bytes, source, output, output_bytes,
+    error_code, error_message, latency_ms, created_at, finished_at)
+  select v.id, v.tenant_id, v.module, v.action, v.status, v.request_id, v.key_id, v.input_bytes, v.source, v.output, v.output_bytes,
+    v.error_code, v.error_message, v.latency_ms, v.created_at, v.finished_at
+  from v order by v.tenant_id
+  returning id
+),
+evented as (
+  insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v
+  returning id
+),
+${subscribedCte('select c.tenant_id from counted c', '$4')}
+select v.event_id as id, c.executions, subscribed.subscriptions, (select count(*) from recorded)::int as recorded, (select count(*) from evented)::int as evented
+from v join counted c on c.tenant_id = v.tenant_id left join subscribed on subscribed.tenant_id = v.tenant_id`;
+
+function recordedRow(request: RecordRequest) {
+  const row: ExecutionRow = {
+    ...newRunningRow(request.principal, request.call, request.opts),
+    errorCode: null,
+    errorMessage: null,
+    output: null,
+    latencyMs: null,
+    outputBytes: null,
+    createdAt: request.startedAt,
+    finishedAt: null,
+  };
+  return finishedRow(row, request.outcome, request.latencyMs);
+}
+
+async function flushRecords(svc: Services, batch: Pending<RecordRequest, Finished>[]): Promise<void> {
+  const now = new Date();
+  const { groups, alone } = groupByTenant(batch, (p) => recordedRow(p.item));
+  let written: { used: Map<string, number>; billing: RecordedEvent[]; deliveries: number };
+  try {
+    written = await svc.db.transaction(async (tx) => {
+      const rows = await statementRows<{ id: string; executions: number; subscriptions: { id: string; events: string[] }[] | null; recorded: number; evented: number }>(
+        svc,
+        tx,
+        'amp_record_executions',
+        RECORD_SQL,
+        [
+          JSON.stringify(groups.map((g) => ({ tenant_id: g.principal.tenantId, n: g.entries.length, quota: g.quota, pauses: g.pauses }))),
+          JSON.stringify(
+            groups.flatMap((g) =>
+              g.entries.map(({ row: { finished: f, event } }) => ({
+                id: f.id,
+                tenant_id: f.tenantId,
+                module: f.module,
+                action: f.action,
+                request_id: f.requestId,
+                key_id: f.keyId,
+                input_bytes: f.inputBytes,
+                source: f.source,
+                status: f.status,
+                output: f.output,
+                output_bytes: f.outputBytes,
+                error_code: f.errorCode,
+                error_message: f.errorMessage,
+                latency_ms: f.latencyMs,
+                created_at: f.createdAt.toISOString(),
+                finished_at: f.finishedAt!.toISOString(),
+                event_id: event.id,
+                event_type: event.type,
+                event_data: event.data,
+              })),
+            ),
+          ),
+          cycleStart(now),
+          JSON.stringify(WEBHOOK_PLANS),
+        ],
+      );
+      if (rows.length > 0 && (Number(rows[0]!.recorded) !== rows.length || Number(rows[0]!.evented) !== rows.length)) throw new Error('not every counted execution of the flush was recorded');
+      const events = new Map(groups.flatMap((g) => g.entries.map(({ row: { finished: f, event } }) => [event.id, { tenantId: f.tenantId, type: event.type }] as const)));
+      // Each counted tenant's count after the flush (a tenant the quota refused has no rows).
+      const used = new Map<string, number>();
+      for (const r of rows) used.set(events.get(r.id)!.tenantId, Number(r.executions));
+      const billing = await recordThresholds(svc, tx, groups, (g) => used.get(g.principal.tenantId), now);
+      const targets = deliveryTargets(rows, events);
+      await createDeliveries(svc, tx, targets, 'event');
+      return { used, billing, deliveries: targets.length };
+    });
+  } catch (err) {
+    if (batch.length === 1) {
+      batch[0]!.reject(err);
+      return;
+    }
+    svc.logger.warn({ err: String(err), calls: batch.length }, 'execution record flush failed; recording each call on its own');
+    for (const p of batch) await flushRecords(svc, [p]);
+    return;
+  }
+  afterEvents(svc, ...written.billing);
+  if (written.deliveries > 0) svc.deliveryWorker.wake();
+  for (const g of groups) {
+    const used = written.used.get(g.principal.tenantId);
+    if (used !== undefined) {
+      svc.usage.note(g.principal.tenantId, used);
+      for (const { pending, row } of g.entries) pending.resolve({ finished: row.finished, outcome: pending.item.outcome });
+    } else if (g.entries.length === 1) {
+      g.entries[0]!.pending.reject(quotaExceeded(g.quota!, nextCycleStart(now), now));
+    } else {
+      // Not all of the group fits in the quota: each call is decided on its own, in order.
+      alone.push(...g.entries.map((e) => e.pending));
+    }
+  }
+  for (const p of alone) await flushRecords(svc, [p]);
 }
 
 /** One call's finish in its own transaction; a write that fails is recorded as a failed execution. */

@@ -7,7 +7,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal';
-import { events, executions, usageCounters } from '../../src/db/schema';
+import { events, executions, usageCounters, webhookDeliveries } from '../../src/db/schema';
 import { startExecution } from '../../src/executions/records';
 import { AppError } from '../../src/lib/errors';
 import { reserveExecutions } from '../../src/metering/usage';
@@ -134,5 +134,49 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     }
     expectError(await a.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } }), 429, 'quota_exceeded');
     expect(await books(t.tenantId)).toMatchObject({ recorded: 13, used: quota });
+  }, 120_000);
+
+  it('inline calls (crypto.uuid) are recorded in one commit: row, event, deliveries and thresholds exact across both instances; past a pausing quota nothing is recorded', async () => {
+    const t = await a.register();
+    await a.setPlan(t.tenantId, 'pro');
+    const hook = await a.call('/api/v1/webhooks', { key: t.apiKey, body: { url: 'https://hooks.example.com/amp', events: ['execution.completed', 'execution.failed'] } });
+    expect(hook.status, hook.text).toBe(201);
+    const uuid = (i: number, input: Record<string, unknown> = {}) => (i % 2 ? b : a).call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input } });
+    expect((await uuid(0)).status).toBe(200); // installs crypto: the race below is all inline calls
+    const quota = PLANS.pro.executionsPerMonth!;
+    await reserveExecutions(a.svc.db, principal(t.tenantId, 'pro'), Math.ceil(quota * 0.8) - 1 - 50);
+    // Rounds of 20, within the plan's concurrency limit (25) even while the last round's slots are being given back, each racing across both instances.
+    const answers = [];
+    for (let round = 0; round < 5; round++) answers.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => uuid(i)))));
+    expect(answers.map((r) => r.status)).toEqual(Array(100).fill(200));
+    const invalid = await uuid(1, { version: 5 });
+    const failed = expectError(invalid, 422, 'invalid_input').execution as { execution_id: string; status: string };
+    expect(failed.status).toBe('failed');
+
+    const rows = await a.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId));
+    expect(rows).toHaveLength(102);
+    const one = rows.find((r) => r.id === (answers[7]!.body.execution_id as string))!;
+    expect(one).toMatchObject({ status: 'success', module: 'crypto', action: 'uuid', source: 'api', errorCode: null });
+    expect(one.finishedAt!.getTime()).toBeGreaterThanOrEqual(one.createdAt.getTime());
+    expect(one.output).toEqual(answers[7]!.body.output);
+    expect(rows.find((r) => r.id === failed.execution_id)).toMatchObject({ status: 'failed', errorCode: 'invalid_input' });
+    const evts = await a.svc.db.select().from(events).where(eq(events.tenantId, t.tenantId));
+    expect(evts.filter((e) => e.type === 'execution.completed')).toHaveLength(101);
+    expect(evts.filter((e) => e.type === 'execution.failed')).toHaveLength(1);
+    const approaching = evts.filter((e) => e.type === 'billing.limit_approaching');
+    expect(approaching).toHaveLength(1);
+    expect(approaching[0]!.data).toMatchObject({ used: Math.ceil(quota * 0.8), limit: quota });
+    const deliveries = await a.svc.db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, t.tenantId));
+    expect(deliveries[0]!.n).toBe(102);
+    expect(await books(t.tenantId)).toMatchObject({ recorded: 102, used: Math.ceil(quota * 0.8) - 1 - 50 + 102 });
+
+    // A free tenant at its quota: the call is refused, and nothing of it is recorded or counted.
+    const free = await a.register();
+    expect((await a.call('/api/v1/modules/crypto/execute', { key: free.apiKey, body: { action: 'uuid', input: {} } })).status).toBe(200);
+    await reserveExecutions(a.svc.db, principal(free.tenantId, 'free'), PLANS.free.executionsPerMonth! - 1);
+    expectError(await b.call('/api/v1/modules/crypto/execute', { key: free.apiKey, body: { action: 'uuid', input: {} } }), 429, 'quota_exceeded');
+    expect(await books(free.tenantId)).toMatchObject({ recorded: 1, used: PLANS.free.executionsPerMonth });
+    const freeEvents = await a.svc.db.select().from(events).where(eq(events.tenantId, free.tenantId));
+    expect(freeEvents.filter((e) => e.type.startsWith('execution.'))).toHaveLength(1);
   }, 120_000);
 });
