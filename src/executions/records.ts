@@ -339,25 +339,30 @@ function finishedRow(row: ExecutionRow, outcome: Outcome, latencyMs: number) {
   return { finished, event };
 }
 
+/** A finished row and its event as the flush statements' JSON records take them. */
+function finishedValues({ finished: f, event }: ReturnType<typeof finishedRow>) {
+  return {
+    id: f.id,
+    tenant_id: f.tenantId,
+    status: f.status,
+    output: f.output,
+    output_bytes: f.outputBytes,
+    error_code: f.errorCode,
+    error_message: f.errorMessage,
+    latency_ms: f.latencyMs,
+    finished_at: f.finishedAt!.toISOString(),
+    event_id: event.id,
+    event_type: event.type,
+    event_data: event.data,
+  };
+}
+
 async function flushFinishes(svc: Services, batch: Pending<FinishRequest, Finished>[]): Promise<void> {
   let deliveries: number;
   const written = batch.map((p) => finishedRow(p.item.row, p.item.outcome, p.item.latencyMs));
   try {
     deliveries = await svc.db.transaction(async (tx) => {
-      const values = written.map(({ finished: f, event }) => ({
-        id: f.id,
-        status: f.status,
-        output: f.output,
-        output_bytes: f.outputBytes,
-        error_code: f.errorCode,
-        error_message: f.errorMessage,
-        latency_ms: f.latencyMs,
-        finished_at: f.finishedAt!.toISOString(),
-        event_id: event.id,
-        tenant_id: f.tenantId,
-        event_type: event.type,
-        event_data: event.data,
-      }));
+      const values = written.map(finishedValues);
       const rows = await statementRows<{ id: string; finished: number; subscriptions: { id: string; events: string[] }[] | null }>(svc, tx, 'amp_finish_executions', FINISH_SQL, [
         JSON.stringify(values),
         JSON.stringify(WEBHOOK_PLANS),
@@ -451,26 +456,15 @@ async function flushRecords(svc: Services, batch: Pending<RecordRequest, Finishe
           JSON.stringify(groups.map((g) => ({ tenant_id: g.principal.tenantId, n: g.entries.length, quota: g.quota, pauses: g.pauses }))),
           JSON.stringify(
             groups.flatMap((g) =>
-              g.entries.map(({ row: { finished: f, event } }) => ({
-                id: f.id,
-                tenant_id: f.tenantId,
-                module: f.module,
-                action: f.action,
-                request_id: f.requestId,
-                key_id: f.keyId,
-                input_bytes: f.inputBytes,
-                source: f.source,
-                status: f.status,
-                output: f.output,
-                output_bytes: f.outputBytes,
-                error_code: f.errorCode,
-                error_message: f.errorMessage,
-                latency_ms: f.latencyMs,
-                created_at: f.createdAt.toISOString(),
-                finished_at: f.finishedAt!.toISOString(),
-                event_id: event.id,
-                event_type: event.type,
-                event_data: event.data,
+              g.entries.map(({ row }) => ({
+                ...finishedValues(row),
+                module: row.finished.module,
+                action: row.finished.action,
+                request_id: row.finished.requestId,
+                key_id: row.finished.keyId,
+                input_bytes: row.finished.inputBytes,
+                source: row.finished.source,
+                created_at: row.finished.createdAt.toISOString(),
               })),
             ),
           ),

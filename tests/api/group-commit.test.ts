@@ -146,7 +146,7 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     const quota = PLANS.pro.executionsPerMonth!;
     await reserveExecutions(a.svc.db, principal(t.tenantId, 'pro'), Math.ceil(quota * 0.8) - 1 - 50);
     // Rounds of 20, within the plan's concurrency limit (25) even while the last round's slots are being given back, each racing across both instances.
-    const answers = [];
+    const answers: Awaited<ReturnType<typeof uuid>>[] = [];
     for (let round = 0; round < 5; round++) answers.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => uuid(i)))));
     expect(answers.map((r) => r.status)).toEqual(Array(100).fill(200));
     const invalid = await uuid(1, { version: 5 });
