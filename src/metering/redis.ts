@@ -27,6 +27,9 @@ export async function connectRedis(url: string, logger: Logger): Promise<RedisLi
     connectTimeout: 2000,
     commandTimeout: 1000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    // Commands issued in the same event-loop turn (many requests' limiter scripts) go out in one
+    // write: one syscall instead of one per request under load.
+    enableAutoPipelining: true,
   });
   let warned = false;
   redis.on('error', (err) => {
