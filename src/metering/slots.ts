@@ -58,7 +58,7 @@ export async function acquireExecutionSlot(svc: Services, principal: Pick<Princi
   return async () => {
     if (released) return;
     released = true;
-    await svc.slots.release(key, slot).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slot'));
+    await giveBack(svc, key, slot);
   };
 }
 
@@ -66,5 +66,10 @@ export async function acquireExecutionSlot(svc: Services, principal: Pick<Princi
 export function releaseUnusedSlot(svc: Services, claim: SlotClaim): void {
   if (claim.state !== 'held') return;
   claim.state = 'released';
-  svc.slots.release(claim.request.key, claim.request.id).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slot'));
+  void giveBack(svc, claim.request.key, claim.request.id);
+}
+
+/** Gives slot `id` of `key` back; a failure is logged, and the slot then expires on its own (SLOT_TTL_MS). */
+function giveBack(svc: Services, key: string, id: string): Promise<void> {
+  return svc.slots.release(key, id).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slot'));
 }
