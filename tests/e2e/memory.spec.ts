@@ -41,7 +41,8 @@ test('browse, search, view and delete an agent’s memory entries', async ({ bro
   await page.getByRole('button', { name: 'Delete entry' }).click();
   await expect(page.getByRole('cell', { name: 'invoice-42', exact: true })).toHaveCount(0);
   await expect(page.getByText('No entry matches')).toBeVisible();
-  expect((await api(page, apiKey, 'GET', `/api/v1/memory/${agent}/invoice-42`)).status).toBe(404);
+  // The row leaves the list optimistically, before the server has answered the delete: wait for the API to agree.
+  await expect.poll(async () => (await api(page, apiKey, 'GET', `/api/v1/memory/${agent}/invoice-42`)).status).toBe(404);
   expect((await api(page, apiKey, 'GET', `/api/v1/memory/${agent}/greeting`)).status).toBe(200);
 });
 
