@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal';
 import { actionName, moduleName } from '../catalog/schema';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
+import { takeSlots } from '../metering/slots';
 import { PLANS } from '../tenants/plans';
 import { executeAction } from './execute';
 
@@ -38,7 +39,7 @@ export async function settleCall(
   svc: Services,
   principal: Principal,
   call: { module: string; action: string; input: Record<string, unknown> },
-  opts: { requestId: string; source: 'batch' | 'chain' },
+  opts: { requestId: string; source: 'batch' | 'chain'; slotHeld: boolean },
   id: string,
 ): Promise<CallResult> {
   const started = performance.now();
@@ -69,15 +70,20 @@ export async function runBatch(svc: Services, principal: Principal, input: z.inf
   const width = Math.min(input.calls.length, PLANS[principal.plan].concurrency);
   const results: CallResult[] = new Array(input.calls.length);
   let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < input.calls.length) {
-        const index = next++;
-        const call = input.calls[index]!;
-        results[index] = await settleCall(svc, principal, call, { requestId, source: 'batch' }, call.id ?? String(index));
-      }
-    }),
-  );
+  const slots = await takeSlots(svc, principal, width);
+  try {
+    await Promise.all(
+      Array.from({ length: width }, async (_, run) => {
+        while (next < input.calls.length) {
+          const index = next++;
+          const call = input.calls[index]!;
+          results[index] = await settleCall(svc, principal, call, { requestId, source: 'batch', slotHeld: run < slots.held }, call.id ?? String(index));
+        }
+      }),
+    );
+  } finally {
+    slots.giveBack();
+  }
   const succeeded = results.filter((r) => r.status === 'success').length;
   return { data: results, succeeded, failed: results.length - succeeded };
 }

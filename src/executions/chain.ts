@@ -2,6 +2,7 @@ import jsonata from 'jsonata';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { actionName, moduleName } from '../catalog/schema';
+import { takeSlots } from '../metering/slots';
 import type { Services } from '../services';
 import { settleCall, type CallResult } from './batch';
 
@@ -34,6 +35,16 @@ const asObject = (value: unknown): Record<string, unknown> =>
  * one execution per executed step.
  */
 export async function runChain(svc: Services, principal: Principal, input: z.infer<typeof chainInput>, requestId: string) {
+  // One slot for the whole chain, its steps running one after another in it.
+  const slot = await takeSlots(svc, principal, 1);
+  try {
+    return await runSteps(svc, principal, input, { requestId, source: 'chain', slotHeld: slot.held === 1 });
+  } finally {
+    slot.giveBack();
+  }
+}
+
+async function runSteps(svc: Services, principal: Principal, input: z.infer<typeof chainInput>, opts: Parameters<typeof settleCall>[3]) {
   const steps: StepResult[] = [];
   let previous: unknown = input.input;
   for (const [index, step] of input.steps.entries()) {
@@ -48,7 +59,7 @@ export async function runChain(svc: Services, principal: Principal, input: z.inf
       svc,
       principal,
       { module: step.module, action: step.action, input: { ...step.input, ...carried } },
-      { requestId, source: 'chain' },
+      opts,
       String(index),
     );
     steps.push(result);

@@ -19,6 +19,8 @@ export interface ExecuteOptions {
   source?: 'api' | 'batch' | 'chain' | 'mcp' | 'a2a' | 'workflow';
   /** The request's slot, taken ahead in its admission round trip (src/server/trpc.ts `claimsSlot`). */
   slotClaim?: SlotClaim;
+  /** The caller (batch, chain) holds one of the tenant's slots for this call (metering/slots.ts `takeSlots`). */
+  slotHeld?: boolean;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   // Pure and microseconds: run first, then quota, row and event in one commit (records.ts recordExecution).
   const oneCommit = found.installed && runsInline(found.module, action, call.input);
 
-  const release = await acquireExecutionSlot(svc, principal, opts.slotClaim);
+  const release = opts.slotHeld ? undefined : await acquireExecutionSlot(svc, principal, opts.slotClaim);
   let lease: Lease | undefined;
   try {
     let result: Finished;
@@ -82,7 +84,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   } finally {
     lease?.release();
     // Written to Redis now, not awaited: the reply need not wait for the slot's round trip.
-    void release();
+    void release?.();
   }
 }
 

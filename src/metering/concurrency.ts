@@ -8,6 +8,9 @@ export interface SlotStore {
   /** A slot id, or null when `limit` slots are already held. */
   acquire(key: string, limit: number, ttlMs: number): Promise<string | null>;
   release(key: string, slot: string): Promise<void>;
+  /** Up to `count` slots at once, as many as are free (possibly none): their ids. */
+  acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]>;
+  releaseAll(key: string, slots: string[]): Promise<void>;
   inFlight(key: string): Promise<number>;
 }
 
@@ -25,8 +28,22 @@ export class MemorySlots implements SlotStore {
   }
 
   async release(key: string, slot: string): Promise<void> {
+    await this.releaseAll(key, [slot]);
+  }
+
+  async acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]> {
+    const taken: string[] = [];
+    while (taken.length < count) {
+      const id = await this.acquire(key, limit, ttlMs);
+      if (!id) break;
+      taken.push(id);
+    }
+    return taken;
+  }
+
+  async releaseAll(key: string, ids: string[]): Promise<void> {
     const slots = this.held.get(key);
-    slots?.delete(slot);
+    for (const id of ids) slots?.delete(id);
     if (slots?.size === 0) this.held.delete(key);
   }
 
@@ -63,7 +80,20 @@ local slot = 0
 ${acquireSlotLua('KEYS[1]', 'ARGV[1]', 'ARGV[2]', 'ARGV[3]')}
 return slot
 `;
-const RELEASE = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
+/** ARGV: limit, TTL, then the ids to take, in order, while slots are free. Returns the ids taken. */
+const ACQUIRE_UP_TO = `${NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1])
+local taken = {}
+for i = 3, #ARGV do
+  if #taken >= free then break end
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
+  taken[#taken + 1] = ARGV[i]
+end
+if #taken > 0 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000) end
+return taken
+`;
+const RELEASE = `return redis.call('ZREM', KEYS[1], unpack(ARGV))`;
 const IN_FLIGHT = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])
@@ -91,7 +121,16 @@ export class RedisSlots implements SlotStore {
   }
 
   async release(key: string, slot: string): Promise<void> {
-    await this.redis.eval(RELEASE, [`${this.prefix}:${key}`], [slot]);
+    await this.releaseAll(key, [slot]);
+  }
+
+  async acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]> {
+    const ids = Array.from({ length: count }, () => identifierBase62(12));
+    return (await this.redis.eval(ACQUIRE_UP_TO, [`${this.prefix}:${key}`], [limit, ttlMs, ...ids])) as string[];
+  }
+
+  async releaseAll(key: string, ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.redis.eval(RELEASE, [`${this.prefix}:${key}`], ids);
   }
 
   async inFlight(key: string): Promise<number> {

@@ -4,7 +4,7 @@ import { createLogger } from '../logger';
 import type { Services } from '../services';
 import { MemorySlots, RedisSlots, type SlotStore } from './concurrency';
 import { connectRedis, type RedisLike } from './redis';
-import { acquireExecutionSlot } from './slots';
+import { acquireExecutionSlot, takeSlots } from './slots';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
@@ -49,6 +49,34 @@ for (const [name, makeStore] of stores) describe.skipIf(name === 'redis' && !RED
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(25);
     for (const r of results) if (r.status === 'fulfilled') await r.value();
     expect(await svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(0);
+  });
+
+  it('takes up to a count of slots at once, as many as are free, and gives them back at once', async () => {
+    const svc = svcWith(makeStore());
+    const t = tenant();
+    const key = `tenant:${t.tenantId}`;
+    const first = await takeSlots(svc, t, 3);
+    expect(first.held).toBe(3);
+    const held = await acquireExecutionSlot(svc, t);
+    // 4 of 5 held: a request for 3 gets 1, the next gets none.
+    const second = await takeSlots(svc, t, 3);
+    expect(second.held).toBe(1);
+    expect((await takeSlots(svc, t, 2)).held).toBe(0);
+    expect(await svc.slots.inFlight(key)).toBe(5);
+    first.giveBack();
+    first.giveBack();
+    second.giveBack();
+    await held();
+    await expect.poll(() => svc.slots.inFlight(key)).toBe(0);
+  });
+
+  it('grants exactly the limit when many requests take slots at once', async () => {
+    const svc = svcWith(makeStore());
+    const t = { ...tenant(), plan: 'pro' as const };
+    const taken = await Promise.all(Array.from({ length: 12 }, () => takeSlots(svc, t, 4)));
+    expect(taken.reduce((n, s) => n + s.held, 0)).toBe(25);
+    for (const s of taken) s.giveBack();
+    await expect.poll(() => svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(0);
   });
 
   it("a crashed holder's slot expires on its own", async () => {

@@ -62,6 +62,27 @@ export async function acquireExecutionSlot(svc: Services, principal: Pick<Princi
   };
 }
 
+/**
+ * Slots a request of several calls (batch, chain) takes for them in one round trip: up to
+ * `count`, as many as are free. Each is lent to one run of the request's calls in turn (an
+ * execution told `slotHeld` takes none of its own); `giveBack` returns them all in one round
+ * trip, not awaited. A run without a lent slot takes one per call as any execution does, so a
+ * tenant at its limit is refused per call exactly as before.
+ */
+export async function takeSlots(svc: Services, principal: Pick<Principal, 'tenantId' | 'plan'>, count: number): Promise<{ held: number; giveBack(): void }> {
+  const key = slotKey(principal.tenantId);
+  const ids = await svc.slots.acquireUpTo(key, PLANS[principal.plan].concurrency, count, SLOT_TTL_MS);
+  let given = false;
+  return {
+    held: ids.length,
+    giveBack() {
+      if (given || ids.length === 0) return;
+      given = true;
+      void svc.slots.releaseAll(key, ids).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slots'));
+    },
+  };
+}
+
 /** Gives back a claimed slot the request did not use (it ended before executing). Not awaited. */
 export function releaseUnusedSlot(svc: Services, claim: SlotClaim): void {
   if (claim.state !== 'held') return;

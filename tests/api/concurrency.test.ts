@@ -52,6 +52,40 @@ describe('concurrency limit on execute', () => {
     expect((await Promise.all(again)).every((r) => r.status === 200)).toBe(true);
     expect(await s.svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(0);
   }, 60_000);
+
+  it("a batch's calls share the plan's slots: with 3 held elsewhere, 2 of a batch of 4 run and 2 are refused; a chain runs in one slot", async () => {
+    const t = await s.register();
+    const fetchInput = { url: slowUrl };
+    const fetchCall = () => s.call('/api/v1/modules/http/execute', { key: t.apiKey, body: { action: 'fetch', input: fetchInput } });
+    const install = fetchCall();
+    await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 30_000, interval: 20 });
+    answerAll();
+    expect((await install).status).toBe(200);
+    const three = Array.from({ length: 3 }, fetchCall);
+    await vi.waitFor(() => expect(held).toHaveLength(3), { timeout: 30_000, interval: 20 });
+    const batch = s.call('/api/v1/batch', { key: t.apiKey, body: { calls: Array.from({ length: 4 }, (_, i) => ({ id: `c${i}`, module: 'http', action: 'fetch', input: fetchInput })) } });
+    await vi.waitFor(() => expect(held).toHaveLength(5), { timeout: 30_000, interval: 20 });
+    expect(await s.svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(5);
+    answerAll();
+    const b = await batch;
+    expect(b.status, b.text).toBe(200);
+    const calls = (b.body as { data: { status: string; error?: { code: string } }[] }).data;
+    expect(calls.map((c) => c.status).sort()).toEqual(['failed', 'failed', 'success', 'success']);
+    for (const c of calls.filter((c) => c.status === 'failed')) expect(c.error!.code).toBe('concurrency_limit_exceeded');
+    expect((await Promise.all(three)).map((r) => r.status)).toEqual([200, 200, 200]);
+    await vi.waitFor(async () => expect(await s.svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(0), { timeout: 10_000, interval: 20 });
+    // A chain of two fetches holds one slot throughout.
+    const chain = s.call('/api/v1/chain', { key: t.apiKey, body: { steps: [{ module: 'http', action: 'fetch', input: fetchInput }, { module: 'http', action: 'fetch', input: fetchInput, map: '{}' }] } });
+    for (let step = 0; step < 2; step++) {
+      await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 30_000, interval: 20 });
+      expect(await s.svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(1);
+      answerAll();
+    }
+    const c = await chain;
+    expect(c.status, c.text).toBe(200);
+    expect((c.body as { status: string }).status).toBe('success');
+    await vi.waitFor(async () => expect(await s.svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(0), { timeout: 10_000, interval: 20 });
+  }, 60_000);
 });
 
 /** Fair execution (DESIGN.md §6): one tenant's burst never fails another tenant's call. */
