@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import type { InvoiceView } from './invoice-schema';
 
 export interface InvoiceCustomer {
@@ -35,7 +34,9 @@ const lastDay = (endExclusive: string) => day(new Date(new Date(endExclusive).ge
  * status, the lines as a table, subtotal and total. Pure: the same invoice gives the same content
  * (pdfkit stamps its own creation date in the metadata).
  */
-export function renderInvoicePdf(invoice: InvoiceView, customer: InvoiceCustomer): Promise<Buffer> {
+export async function renderInvoicePdf(invoice: InvoiceView, customer: InvoiceCustomer): Promise<Buffer> {
+  // Loaded on the first invoice PDF, not at start-up: pdfkit and its fonts are a few MB of heap.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 50,

@@ -12,7 +12,7 @@ import type { Executor } from '../db';
 import { moduleActions, modules, tenants, type ModuleRuntime } from '../db/schema';
 import { schemaIssues } from '../executions/schemas';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
-import { BUILTIN_MODULES } from '../modules/registry';
+import { PACK_LOADERS } from '../modules/packs';
 import { assertPublicUrl, SsrfError } from '../net/ssrf';
 import { AppError, conflict, invalidRequest, notFound, type Issue } from '../lib/errors';
 import type { Services } from '../services';
@@ -28,7 +28,7 @@ const MAX_SCHEMA_BYTES = 64 * 1024;
 /** How long the publish-time check lets a javascript source's top level run. */
 const SOURCE_CHECK_TIMEOUT_MS = 1000;
 
-const BUILTIN_NAMES = new Set(BUILTIN_MODULES.map((m) => m.name));
+const BUILTIN_NAMES = new Set(Object.keys(PACK_LOADERS));
 
 /** POST /api/v1/modules: 201 with the module view (+ `signing_secret` for the http runtime). */
 export async function publishModule(svc: Services, principal: Principal, input: PublishModuleInput) {

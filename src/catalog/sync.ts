@@ -1,7 +1,7 @@
 import { and, eq, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../db';
 import { moduleActions, modules } from '../db/schema';
-import { BUILTIN_MODULES } from '../modules/registry';
+import { builtinDefinitions } from '../modules/definitions';
 
 /**
  * Upserts the built-in module packs into the catalog tables at start-up, so listing, search and
@@ -9,8 +9,9 @@ import { BUILTIN_MODULES } from '../modules/registry';
  * instances may run it together.
  */
 export async function syncBuiltinModules(db: Db): Promise<void> {
+  const definitions = await builtinDefinitions();
   await db.transaction(async (tx) => {
-    for (const def of BUILTIN_MODULES) {
+    for (const def of definitions) {
       const values = {
         name: def.name,
         version: def.version,

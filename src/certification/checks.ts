@@ -10,7 +10,7 @@ import { runValidated, workerQueue, type Outcome } from '../executions/engine';
 import type { FairQueue, Lease } from '../executions/fair-queue';
 import { runHttpModule } from '../executions/runtimes/http';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
-import { BUILTIN_MODULES } from '../modules/registry';
+import { builtinDefinitions } from '../modules/definitions';
 import type { Services } from '../services';
 import { malformedInputs } from './malformed';
 import { CERTIFICATION_TENANT, LATENCY_BUDGET_MS, LATENCY_CHECK, LATENCY_RUNS_PER_ACTION } from './rule';
@@ -50,7 +50,7 @@ interface ActionPlan {
 
 export async function runChecks(svc: Services, module: ModuleRow, actions: ModuleActionRow[], deadline: number): Promise<CheckResults> {
   const runner = new Runner(svc, module, deadline);
-  const builtin = module.runtime.type === 'builtin' ? BUILTIN_MODULES.find((m) => m.name === module.name) : undefined;
+  const builtin = module.runtime.type === 'builtin' ? (await builtinDefinitions()).find((m) => m.name === module.name) : undefined;
   const plans: ActionPlan[] = actions.map((action) => {
     const definition = builtin?.actions.find((a) => a.name === action.name);
     return { action, nondeterministic: definition?.nondeterministic === true, network: definition?.io === true, examples: definition?.examples ?? action.examples };

@@ -6,7 +6,7 @@
  */
 import type { ModuleActionRow, ModuleRow } from '../db/schema';
 import { AppError } from '../lib/errors';
-import { isIoAction } from '../modules/registry';
+import { isIoAction } from '../modules/packs';
 import { runIoAction, type ActionTask } from '../modules/run';
 import type { Services } from '../services';
 import type { FairQueue, Lease } from './fair-queue';

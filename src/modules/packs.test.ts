@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PACK_LOADERS } from './packs';
+import { builtinDefinitions } from './definitions';
+import { isIoAction, PACK_LOADERS } from './packs';
 import { BUILTIN_MODULES } from './registry';
 import { loadPack, runBuiltinAction } from './run';
 
@@ -10,6 +11,16 @@ describe('lazily loaded module packs', () => {
       const { default: loaded } = await PACK_LOADERS[def.name]!();
       expect(loaded).toBe(def);
     }
+  });
+
+  it('names exactly the io actions the packs mark', () => {
+    for (const def of BUILTIN_MODULES) for (const a of def.actions) expect(isIoAction(def.name, a.name), `${def.name}.${a.name}`).toBe(a.io === true);
+  });
+
+  it('reads every definition, without its code, in a worker thread', async () => {
+    const definitions = await builtinDefinitions();
+    expect(definitions).toEqual(BUILTIN_MODULES.map((m) => ({ ...m, actions: m.actions.map(({ run: _run, ...a }) => a) })));
+    expect(await builtinDefinitions()).toBe(definitions);
   });
 
   it('runs an action of a pack not loaded before, and refuses names that are no pack', async () => {

@@ -18,17 +18,11 @@ import compress from './compress';
 import http from './http';
 
 /**
- * Every built-in module pack. Loaded by the catalog (definitions) on the main thread; the action
- * workers load packs one by one as they need them (packs.ts).
+ * Every built-in module pack, code included. Imported only where every pack is wanted at once:
+ * the definitions worker (definitions.ts, for the catalog) and tests. The action workers and the
+ * event loop load packs one by one as they need them (packs.ts).
  */
 export const BUILTIN_MODULES: ModuleDefinition[] = [
   text, json, csv, markdown, html, yaml, template, language, validate,
   crypto, math, datetime, qrcode, image, pdf, compress, http,
 ];
-
-const IO_ACTIONS = new Set(BUILTIN_MODULES.flatMap((m) => m.actions.filter((a) => a.io).map((a) => `${m.name}/${a.name}`)));
-
-/** True for an action marked `io: true` (it runs on the event loop, see runIoAction in run.ts). */
-export function isIoAction(module: string, action: string): boolean {
-  return IO_ACTIONS.has(`${module}/${action}`);
-}
