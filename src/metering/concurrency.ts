@@ -7,10 +7,10 @@ export interface SlotStore {
   readonly backend: 'memory' | 'redis';
   /** A slot id, or null when `limit` slots are already held. */
   acquire(key: string, limit: number, ttlMs: number): Promise<string | null>;
-  release(key: string, slot: string): Promise<void>;
   /** Up to `count` slots at once, as many as are free (possibly none): their ids. */
   acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]>;
-  releaseAll(key: string, slots: string[]): Promise<void>;
+  /** Gives the slots `ids` of `key` back, in one round trip. */
+  releaseAll(key: string, ids: string[]): Promise<void>;
   inFlight(key: string): Promise<number>;
 }
 
@@ -25,10 +25,6 @@ export class MemorySlots implements SlotStore {
     slots.set(id, Date.now() + ttlMs);
     this.held.set(key, slots);
     return id;
-  }
-
-  async release(key: string, slot: string): Promise<void> {
-    await this.releaseAll(key, [slot]);
   }
 
   async acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]> {
@@ -118,10 +114,6 @@ export class RedisSlots implements SlotStore {
     const id = identifierBase62(12);
     const ok = await this.redis.eval(ACQUIRE, [`${this.prefix}:${key}`], [limit, ttlMs, id]);
     return Number(ok) === 1 ? id : null;
-  }
-
-  async release(key: string, slot: string): Promise<void> {
-    await this.releaseAll(key, [slot]);
   }
 
   async acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]> {

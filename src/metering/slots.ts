@@ -58,7 +58,7 @@ export async function acquireExecutionSlot(svc: Services, principal: Pick<Princi
   return async () => {
     if (released) return;
     released = true;
-    await giveBack(svc, key, slot);
+    await giveBack(svc, key, [slot]);
   };
 }
 
@@ -78,7 +78,7 @@ export async function takeSlots(svc: Services, principal: Pick<Principal, 'tenan
     giveBack() {
       if (given || ids.length === 0) return;
       given = true;
-      void svc.slots.releaseAll(key, ids).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slots'));
+      void giveBack(svc, key, ids);
     },
   };
 }
@@ -87,10 +87,10 @@ export async function takeSlots(svc: Services, principal: Pick<Principal, 'tenan
 export function releaseUnusedSlot(svc: Services, claim: SlotClaim): void {
   if (claim.state !== 'held') return;
   claim.state = 'released';
-  void giveBack(svc, claim.request.key, claim.request.id);
+  void giveBack(svc, claim.request.key, [claim.request.id]);
 }
 
-/** Gives slot `id` of `key` back; a failure is logged, and the slot then expires on its own (SLOT_TTL_MS). */
-function giveBack(svc: Services, key: string, id: string): Promise<void> {
-  return svc.slots.release(key, id).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slot'));
+/** Gives slots `ids` of `key` back; a failure is logged, and the slots then expire on their own (SLOT_TTL_MS). */
+function giveBack(svc: Services, key: string, ids: string[]): Promise<void> {
+  return svc.slots.releaseAll(key, ids).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slots'));
 }
