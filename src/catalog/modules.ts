@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal';
+import { isChecked, markChecked } from '../lib/checked-output';
 import { invalidRequest, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { presentModule } from './present';
@@ -30,15 +31,13 @@ export async function listModules(svc: Services, principal: Principal, input: Li
   const start = after === undefined ? 0 : firstAfter(matching, after);
   const page = matching.slice(start, start + input.limit);
   const hasMore = matching.length > start + input.limit;
-  return {
-    data: page.map((entry) => {
-      const shared = snapshot.byName.get(entry.module.name) === entry ? snapshot.presented(entry) : presentModule(entry.module, entry.actions, false);
-      return { ...shared, installed: view.installed.has(entry.module.name) };
-    }),
-    has_more: hasMore,
-    next_cursor: hasMore ? nameCursor.encode(page.at(-1)!.module.name) : null,
-    total: matching.length,
-  };
+  const data = page.map((entry) => {
+    const installed = view.installed.has(entry.module.name);
+    return snapshot.byName.get(entry.module.name) === entry ? snapshot.presented(entry, installed) : presentModule(entry.module, entry.actions, installed);
+  });
+  const result = { data, has_more: hasMore, next_cursor: hasMore ? nameCursor.encode(page.at(-1)!.module.name) : null, total: matching.length };
+  // Public modules come checked from the snapshot; a page with a private one is checked per response.
+  return data.every(isChecked) ? markChecked(result) : result;
 }
 
 /** Index of the first entry whose name sorts after `name` (entries by name). */

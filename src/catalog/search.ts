@@ -2,10 +2,11 @@ import { and, asc, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db';
 import type { Principal } from '../auth/principal';
 import { moduleActions, modules } from '../db/schema';
+import { checkOnce } from '../lib/checked-output';
 import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { visibleTo } from './queries';
-import { ACTION_NAME, MODULE_NAME, type DirectoryInput, type SearchInput } from './schema';
+import { ACTION_NAME, MODULE_NAME, searchOutput, type DirectoryInput, type SearchInput } from './schema';
 import { byCodeUnit, directoryOf, type CatalogSnapshot, type TenantView } from './snapshot';
 
 /**
@@ -25,9 +26,9 @@ export async function searchCatalog(svc: Services, principal: Principal, input: 
   const [snapshot, view] = await Promise.all([svc.moduleCache.snapshot(svc.db), svc.moduleCache.tenant(svc.db, principal.tenantId)]);
   if (view.own.length > 0) return rankedSearch(svc.db, visibleTo(principal.tenantId), input);
   // Every tenant without private modules sees the same public results: ranked once per catalog
-  // snapshot (a change makes a new one), then answered from memory.
+  // snapshot (a change makes a new one), then answered from memory, checked once.
   const key = `search:${input.limit}:${input.category ?? ''}:${input.q}`;
-  const pending = snapshot.memo(key, () => rankedSearch(svc.db, eq(modules.visibility, 'public'), input));
+  const pending = snapshot.memo(key, () => rankedSearch(svc.db, eq(modules.visibility, 'public'), input).then((result) => checkOnce(searchOutput, result)));
   return pending.catch((err: unknown) => {
     snapshot.forget(key);
     throw err;

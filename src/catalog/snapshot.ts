@@ -1,10 +1,12 @@
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import type { Database, Executor } from '../db';
 import { installations, moduleActions, modules, type ModuleActionRow, type ModuleRow } from '../db/schema';
+import { checkOnce } from '../lib/checked-output';
 import type { Logger } from '../logger';
 import { CatalogChannel } from './notify';
 import { presentModule } from './present';
 import { Reloadable } from './reloadable';
+import { moduleView } from './schema';
 
 export interface CatalogEntry {
   module: ModuleRow;
@@ -56,9 +58,12 @@ export class CatalogSnapshot {
     this.memos.delete(key);
   }
 
-  /** The module as GET /api/v1/modules presents it, without `installed` (shared by every tenant). */
-  presented(entry: CatalogEntry) {
-    return this.memo(`module:${entry.module.name}`, () => presentModule(entry.module, entry.actions, false));
+  /**
+   * The module as GET /api/v1/modules presents it (shared by every tenant), checked against the
+   * response schema once per snapshot (src/lib/checked-output.ts).
+   */
+  presented(entry: CatalogEntry, installed: boolean) {
+    return this.memo(`module:${entry.module.name}:${installed}`, () => checkOnce(moduleView, presentModule(entry.module, entry.actions, installed)));
   }
 }
 

@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisLike } from '../../src/metering/redis';
 import { backends, missing, startTestServer, type TestServer } from '../harness';
+import { moduleList, searchOutput } from '../../src/catalog/schema';
 import { uniqueName } from '../module-fixtures';
 
 const objectSchema = { type: 'object', properties: { a: { type: 'number' } }, required: ['a'], additionalProperties: false };
@@ -127,6 +128,23 @@ backends.describe('catalog reads from memory (%s)', (backend) => {
     expect(row.n).toBeGreaterThan(80);
     expect(row.differing).toBe(0);
     expect((await s.call('/api/v1/catalog/search?q=quokka', { key: owner.apiKey })).body.data.map((d: any) => d.module)).toEqual([name]);
+  });
+
+  it('answers checked once per snapshot are the bytes the output schemas would give (list, installed, search, private page)', async () => {
+    const owner = await s.register();
+    expect((await s.call('/api/v1/modules/text/install', { key: owner.apiKey, method: 'POST' })).status).toBe(201);
+    const exact = (schema: { parse: (v: unknown) => unknown }, raw: string) => expect(JSON.stringify(schema.parse(JSON.parse(raw)))).toBe(raw);
+    for (let round = 0; round < 2; round++) {
+      exact(moduleList, (await s.call('/api/v1/modules?limit=100', { key: owner.apiKey })).text);
+      exact(moduleList, (await s.call('/api/v1/modules?installed=true', { key: owner.apiKey })).text);
+      exact(searchOutput, (await s.call('/api/v1/catalog/search?q=slug', { key: owner.apiKey })).text);
+    }
+    const listed = (await s.call('/api/v1/modules?installed=true', { key: owner.apiKey })).body;
+    expect(listed.data.map((m: any) => [m.name, m.installed])).toEqual([['text', true]]);
+    // A page with the tenant's private module is checked per response.
+    const name = uniqueName('chk');
+    expect((await s.call('/api/v1/modules', { key: owner.apiKey, body: jsModule(name, 'a checked module') })).status).toBe(201);
+    exact(moduleList, (await s.call('/api/v1/modules?limit=100', { key: owner.apiKey })).text);
   });
 
   it('/openapi.json is the same bytes on every request', async () => {

@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
+import { encodeJson } from '../../lib/checked-output';
 import { AppError, errorBody } from '../errors';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const payload = JSON.stringify(body);
+  const payload = encodeJson(body);
   res.writeHead(status, {
     ...headers,
     'Content-Type': 'application/json; charset=utf-8',

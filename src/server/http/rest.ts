@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest, toAppError } from '../errors';
 import { appRouter } from '../router';
-import type { Context, Meta } from '../trpc';
+import type { Context } from '../trpc';
+import { runProcedure, type ProcedureDef } from './procedure';
 import { readJsonBody } from './request';
 import { sendError, sendFile, sendJson, type FileOutput } from './respond';
 import type { Route } from './routes';
 
 /**
- * Runs one REST call: assembles the input from path, query and body, calls the procedure
- * through the router's caller (so REST runs exactly the tRPC middleware chain), and writes
+ * Runs one REST call: assembles the input from path, query and body, runs the procedure's
+ * tRPC middleware chain (src/server/http/procedure.ts), and writes
  * the result or the error in the contract's format.
  */
 export async function handleRestCall(
@@ -43,9 +44,10 @@ export async function handleRestCall(
     input = rest;
   }
   try {
-    const output = await callProcedure(procedure, ctx, input);
+    const def = procedures[procedure]!._def;
+    const output = await runProcedure(def, ctx, procedure, input);
     const status = ctx.res.status ?? route.meta.successStatus ?? 200;
-    if (procedures[procedure]!._def.meta?.file) return sendFile(res, status, output as FileOutput, { ...baseHeaders, ...ctx.res.headers });
+    if (def.meta?.file) return sendFile(res, status, output as FileOutput, { ...baseHeaders, ...ctx.res.headers });
     sendJson(res, status, output, { ...baseHeaders, ...ctx.res.headers });
   } catch (err) {
     const appError = toAppError(err);
@@ -56,14 +58,7 @@ export async function handleRestCall(
   }
 }
 
-type ProcedureFn = ((opts: object) => Promise<unknown>) & { _def: { type: string; meta?: Meta } };
-const procedures = appRouter._def.procedures as unknown as Record<string, ProcedureFn>;
-
-/** What the router's caller does, without building its proxy per request. */
-function callProcedure(path: string, ctx: Context, input: unknown): Promise<unknown> {
-  const procedure = procedures[path]!;
-  return procedure({ ctx, path, type: procedure._def.type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
-}
+const procedures = appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>;
 
 /** Query string to an object; a repeated name becomes an array. */
 function queryObject(params: URLSearchParams): Record<string, string | string[]> {

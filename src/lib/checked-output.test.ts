@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { checkOnce, encodeJson, isChecked, markChecked } from './checked-output';
+
+const item = z.object({ name: z.string(), tags: z.array(z.string()), score: z.number() });
+
+describe('outputs checked once', () => {
+  it('parses as the output parser would (unknown keys stripped, wrong types refused), then freezes and marks', () => {
+    const value = checkOnce(item, { name: 'a', tags: ['x'], score: 1, secret: 'internal' });
+    expect(value).toEqual({ name: 'a', tags: ['x'], score: 1 });
+    expect(Object.isFrozen(value) && Object.isFrozen(value.tags)).toBe(true);
+    expect(isChecked(value)).toBe(true);
+    expect(() => checkOnce(item, { name: 'a', tags: [], score: 'high' })).toThrow();
+  });
+
+  it('encodes a checked envelope exactly as JSON.stringify does, reusing the parts texts', () => {
+    const parts = [checkOnce(item, { name: 'b"\u2028', tags: ['é', '😀'], score: 0.5 }), checkOnce(item, { name: 'c', tags: [], score: -0 })];
+    const envelope = markChecked({
+      data: parts,
+      has_more: false,
+      next_cursor: null,
+      skipped: undefined,
+      nested: { at: new Date(0), list: [1, undefined, 'x', () => 1], deep: { n: 2 } },
+      total: 2,
+    });
+    expect(encodeJson(envelope)).toBe(JSON.stringify(envelope));
+    expect(encodeJson(envelope)).toBe(encodeJson(envelope));
+    expect(encodeJson(parts[0])).toBe(JSON.stringify(parts[0]));
+  });
+
+  it('leaves every other value to JSON.stringify', () => {
+    const plain = { a: 1, b: [checkOnce(item, { name: 'd', tags: [], score: 2 })] };
+    expect(isChecked(plain)).toBe(false);
+    expect(encodeJson(plain)).toBe(JSON.stringify(plain));
+    expect(encodeJson('text')).toBe('"text"');
+    expect(encodeJson(null)).toBe('null');
+  });
+});

@@ -1,0 +1,77 @@
+import { getTRPCErrorFromUnknown, TRPCError } from '@trpc/server';
+import { isChecked } from '../../lib/checked-output';
+import type { Context, Meta } from '../trpc';
+
+type MiddlewareResult = { ok: true; data: unknown; marker: string; ctx?: object } | { ok: false; error: TRPCError; marker: string };
+
+interface CallState {
+  ctx: object;
+  path: string;
+  type: string;
+  input: unknown;
+  getRawInput: () => Promise<unknown>;
+  signal: undefined;
+  batchIndex: number;
+}
+
+interface NextOptions {
+  ctx?: object;
+  input?: unknown;
+  getRawInput?: () => Promise<unknown>;
+}
+
+type Middleware = ((opts: CallState & { meta: Meta | undefined; next: (opts?: NextOptions) => Promise<MiddlewareResult> }) => Promise<MiddlewareResult>) & {
+  _type?: string;
+};
+
+export interface ProcedureDef {
+  type: string;
+  meta?: Meta;
+  middlewares: Middleware[];
+}
+
+/**
+ * Calls a procedure for the REST adapter: its middlewares in tRPC's order with tRPC's semantics
+ * (a `next({ ctx })` merges into the context, `next({ input })` replaces the input, a thrown
+ * error becomes the failed result tRPC would make of it), so REST runs exactly the chain tRPC
+ * runs. Two differences, both about speed (issue #16): the call state is copied with native
+ * spreads (tRPC's transpiled spread helper copied it ~16 times per call, 5–8% of the main
+ * thread's CPU on reads), and a result the service marks as checked (src/lib/checked-output.ts)
+ * skips the output parser, which checked its parts once already.
+ */
+export async function runProcedure(def: ProcedureDef, ctx: Context, path: string, input: unknown): Promise<unknown> {
+  const result = await step(def, 0, { ctx, path, type: def.type, input: undefined, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+  if (!result) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares' });
+  if (!result.ok) throw result.error;
+  return result.data;
+}
+
+async function step(def: ProcedureDef, index: number, state: CallState): Promise<MiddlewareResult> {
+  const middleware = def.middlewares[index]!;
+  try {
+    if (middleware._type === 'output') {
+      const result = await step(def, index + 1, state);
+      if (!result.ok || isChecked(result.data)) return result;
+      return await middleware({ ...state, meta: def.meta, next: () => Promise.resolve(result) });
+    }
+    return await middleware({
+      ...state,
+      meta: def.meta,
+      next: (opts) =>
+        step(
+          def,
+          index + 1,
+          opts
+            ? {
+                ...state,
+                ctx: opts.ctx ? { ...state.ctx, ...opts.ctx } : state.ctx,
+                input: 'input' in opts ? opts.input : state.input,
+                getRawInput: opts.getRawInput ?? state.getRawInput,
+              }
+            : state,
+        ),
+    });
+  } catch (cause) {
+    return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: 'middlewareMarker' };
+  }
+}
