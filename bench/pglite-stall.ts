@@ -1,9 +1,9 @@
 /**
- * Embedded mode (PGlite) on the main thread: `npx tsx bench/pglite-stall.ts`.
- *  1. Stall: on a bare PGlite and on the service's own embedded database (src/db/client.ts, which
- *     yields to the event loop between slices of queries), queues N transactions (default 500; each an insert and a select, as an execution's
- *     admission does) and measures how late a 0 ms timer fires meanwhile, and the event-loop
- *     delay (perf_hooks.monitorEventLoopDelay) over the whole run.
+ * Embedded mode (PGlite) and the main thread: `npx tsx bench/pglite-stall.ts`.
+ *  1. Stall: on a bare PGlite (on this thread) and on the service's own embedded database (its own
+ *     thread, src/db/embedded.ts), queues N transactions (default 500; each an insert and a
+ *     select, as an execution's admission does) and measures how late a 0 ms timer fires
+ *     meanwhile, and the event-loop delay (perf_hooks.monitorEventLoopDelay) over the whole run.
  *  2. Parser copy: the mean time of a trivial query with and without a per-query `parsers`
  *     option (drizzle's PGlite driver passes one on every query; PGlite then copies its whole
  *     parser map for each result).
@@ -24,7 +24,7 @@ const QUERIES = 2_000;
 const bareDir = mkdtempSync(path.join(tmpdir(), 'amp-stall-bare-'));
 const db = await PGlite.create({ dataDir: bareDir, relaxedDurability: true });
 await db.exec('create table t (id serial primary key, tenant int not null, at timestamptz not null default now())');
-// The service's own embedded database (src/db/client.ts): the same queries through its wrapper.
+// The service's own embedded database (src/db/embedded.ts): the same queries, on its thread.
 const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-stall-'));
 const service = await openDatabase({ dataDir });
 await service.pglite!.exec('create table t (id serial primary key, tenant int not null, at timestamptz not null default now())');
@@ -69,7 +69,7 @@ async function stall(label: string, client: Pick<PGlite, 'transaction'>) {
   console.log(`  reply after queueing: p50 ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms`);
 }
 await stall('bare PGlite', db);
-await stall("the service's embedded database, yielding between slices", service.pglite!);
+await stall("the service's embedded database, on its own thread", service.pglite!);
 await stall('bare PGlite, again', db);
 await stall("the service's embedded database, again", service.pglite!);
 await service.close();

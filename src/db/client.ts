@@ -1,9 +1,7 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { PGlite, types, type Transaction as PgliteTransaction } from '@electric-sql/pglite';
+import { types, type PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -11,6 +9,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { openEmbedded, type EmbeddedClient } from './embedded';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -22,8 +21,8 @@ export type Executor = Db | Tx;
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
-  /** Present in embedded mode: pg-boss and raw SQL use the same single connection. */
-  pglite?: PGlite;
+  /** Present in embedded mode: pg-boss and raw SQL use the same single connection (on its own thread). */
+  pglite?: EmbeddedClient;
   /** Present on PostgreSQL. */
   pool?: pg.Pool;
   ping(timeoutMs?: number): Promise<boolean>;
@@ -58,13 +57,20 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
   const dir = path.join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
-  const loadDataDir = template && fresh ? new Blob([readFileSync(template)]) : undefined;
-  // fsync is off: the embedded default is for one machine and development (README says so).
-  const engine = await PGlite.create({ dataDir: dir, relaxedDurability: true, loadDataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
-  if (fresh && !loadDataDir) releaseInitdbMemory();
-  const { forDrizzle, forOthers } = withoutPerQueryParsers(engine);
-  const db = drizzlePglite({ client: forDrizzle, schema }) as unknown as Db;
-  await migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  const { forDrizzle, forOthers } = await openEmbedded({
+    dataDir: dir,
+    fresh,
+    loadDataDir: template && fresh ? template : undefined,
+    startParams: PGLITE_SETTINGS,
+    rawTypes: DRIZZLE_RAW_TYPES,
+  });
+  const db = drizzlePglite({ client: forDrizzle as unknown as PGlite, schema }) as unknown as Db;
+  try {
+    await migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  } catch (err) {
+    await forOthers.close();
+    throw err;
+  }
   const pglite = forOthers;
   return {
     db,
@@ -82,99 +88,8 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
   };
 }
 
-/**
- * On an empty data directory PGlite runs initdb in a second, temporary instance and leaves it to
- * the garbage collector: about 390 MB of WASM memory (RSS 770 MB after start instead of 380)
- * that V8 frees only at its next full collection, which under steady load can be minutes away.
- * One full collection now, once per data directory's life (docs/performance.md, Memory).
- */
-function releaseInitdbMemory(): void {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  // Contexts made from now on (the JavaScript sandbox's included) get no `gc`.
-  v8.setFlagsFromString('--no-expose-gc');
-  gc();
-}
-
-/** The types drizzle-orm/pglite reads as raw text (it converts them itself): its per-query `parsers`. */
+/** The types drizzle-orm/pglite reads as raw text (it converts them itself): src/db/embedded.ts. */
 const DRIZZLE_RAW_TYPES = [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DATE, 1231, 1115, 1185, 1187, 1182];
-type QueryOptions = Parameters<PGlite['query']>[2];
-type Parsers = NonNullable<NonNullable<QueryOptions>['parsers']>;
-
-/**
- * drizzle-orm/pglite passes a `parsers` option on every query, and PGlite then copies its whole
- * parser map (318 entries) for each result: a trivial query took about twice as long. Instead the
- * instance's own map reads those types as raw text, drizzle's queries go without the option
- * (`forDrizzle`), and every other user (pg-boss, raw queries) gets PGlite's usual parsers for
- * them back per query (`forOthers`), so what they receive is unchanged.
- */
-function withoutPerQueryParsers(engine: PGlite): { forDrizzle: PGlite; forOthers: PGlite } {
-  const usual: Parsers = {};
-  for (const oid of DRIZZLE_RAW_TYPES) {
-    usual[oid] = engine.parsers[oid]!;
-    engine.parsers[oid] = (value: string) => value;
-  }
-  const stripped = (options: QueryOptions) => {
-    if (!options?.parsers) return options;
-    const { parsers: _drizzleParsers, ...rest } = options;
-    return rest;
-  };
-  const restored = (options: QueryOptions) => ({ ...options, parsers: { ...usual, ...options?.parsers } });
-  const wrap = <C extends PGlite | PgliteTransaction>(client: C, adjust: (o: QueryOptions) => QueryOptions): C =>
-    new Proxy(client, {
-      get(target, prop) {
-        if (prop === 'query') {
-          return async (text: string, params?: unknown[], options?: QueryOptions) => {
-            await letTheLoopRun();
-            return target.query(text, params, adjust(options));
-          };
-        }
-        if (prop === 'exec') {
-          return async (text: string, options?: QueryOptions) => {
-            await letTheLoopRun();
-            return target.exec(text, adjust(options));
-          };
-        }
-        if (prop === 'transaction' && 'transaction' in target) {
-          return async <T>(fn: (tx: PgliteTransaction) => Promise<T>) => {
-            await letTheLoopRun();
-            return (target as PGlite).transaction((tx) => fn(wrap(tx, adjust)));
-          };
-        }
-        const value: unknown = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-  return { forDrizzle: wrap(engine, stripped), forOthers: wrap(engine, restored) };
-}
-
-/** The longest the embedded database runs queries back to back before the event loop gets a turn. */
-const EMBEDDED_SLICE_MS = 4;
-/** When the current uninterrupted run of queries began, and whether the loop has turned since. */
-let runStartedAt = 0;
-let runOpen = false;
-const endRun = () => {
-  runOpen = false;
-};
-
-/**
- * PGlite runs each query synchronously on this thread, and queued queries follow one another
- * through promise continuations alone, so under load timers, sockets and replies waited behind
- * hundreds of queries (500 queued transactions delayed a 0 ms timer by 1.3 s; bench/pglite-stall.ts).
- * A run of queries starts with the first query after the event loop last turned; once it has
- * lasted EMBEDDED_SLICE_MS, the next query first yields (setImmediate, after pending I/O). The loop
- * is never held for much longer than a slice, and a query under light load never waits.
- */
-function letTheLoopRun(): Promise<void> | undefined {
-  if (!runOpen) {
-    runOpen = true;
-    runStartedAt = performance.now();
-    setImmediate(endRun);
-    return undefined;
-  }
-  if (performance.now() - runStartedAt < EMBEDDED_SLICE_MS) return undefined;
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 async function openPostgres(url: string, max: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });

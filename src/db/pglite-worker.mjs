@@ -1,0 +1,125 @@
+// The embedded database's own thread (src/db/embedded.ts): owns the PGlite instance and answers
+// the main thread's calls, so PostgreSQL's work (which PGlite runs synchronously) never holds the
+// event loop that serves requests. Plain JavaScript: loaded by a Worker under tsx and Next alike.
+import { Blob } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
+import v8 from 'node:v8';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+const { dataDir, loadDataDir, startParams, rawTypes, fresh, pgliteWasmModule } = workerData;
+
+const engine = await PGlite.create({
+  dataDir,
+  // fsync is off: the embedded default is for one machine and development (README says so).
+  relaxedDurability: true,
+  pgliteWasmModule,
+  loadDataDir: loadDataDir ? new Blob([readFileSync(loadDataDir)]) : undefined,
+  startParams: [...PGlite.defaultStartParams, ...startParams],
+});
+if (fresh && !loadDataDir) releaseInitdbMemory();
+
+// The types drizzle reads as raw text (it converts them itself, and passes a `parsers` option on
+// every query that made PGlite copy its whole parser map per result): raw on the instance, and
+// PGlite's usual parsers per query for every other caller (`usual`).
+const usual = {};
+for (const oid of rawTypes) {
+  usual[oid] = engine.parsers[oid];
+  engine.parsers[oid] = (value) => value;
+}
+const usualOptions = { parsers: usual };
+
+/** Open transactions by id: the PGlite transaction and how to end it. */
+const transactions = new Map();
+let nextTransaction = 1;
+/** Channels listened to: channel -> unlisten. */
+const listening = new Map();
+
+const handlers = {
+  query: ({ text, params, rowMode, usual: withUsual, tx }) => clientOf(tx).query(text, params, { ...(withUsual ? usualOptions : {}), ...(rowMode ? { rowMode } : {}) }),
+  exec: ({ text, usual: withUsual, tx }) => clientOf(tx).exec(text, withUsual ? usualOptions : undefined),
+  begin: () =>
+    new Promise((resolveBegin, rejectBegin) => {
+      const id = nextTransaction++;
+      let end;
+      const ended = new Promise((resolve, reject) => (end = { resolve, reject }));
+      const done = engine
+        .transaction((tx) => {
+          transactions.set(id, { tx, end, done });
+          resolveBegin(id);
+          return ended;
+        })
+        .finally(() => transactions.delete(id));
+      transactions.set(id, { end, done });
+      done.catch(rejectBegin);
+    }),
+  commit: async ({ tx }) => {
+    const open = transactions.get(tx);
+    open.end.resolve();
+    await open.done;
+  },
+  rollback: async ({ tx }) => {
+    const open = transactions.get(tx);
+    if (!open) return;
+    const rolledBack = new Error('rollback');
+    open.end.reject(rolledBack);
+    await open.done.catch((err) => {
+      if (err !== rolledBack) throw err;
+    });
+  },
+  listen: async ({ channel }) => {
+    if (listening.has(channel)) return;
+    listening.set(channel, await engine.listen(channel, (payload) => parentPort.postMessage({ notification: channel, payload })));
+  },
+  unlisten: async ({ channel }) => {
+    const unlisten = listening.get(channel);
+    listening.delete(channel);
+    await unlisten?.();
+  },
+  dump: async ({ compression }) => {
+    const dump = await engine.dumpDataDir(compression);
+    return new Uint8Array(await dump.arrayBuffer());
+  },
+  close: async () => {
+    await engine.close();
+    setImmediate(() => process.exit(0));
+  },
+};
+
+function clientOf(tx) {
+  if (tx === undefined) return engine;
+  const open = transactions.get(tx);
+  if (!open?.tx) throw new Error('The transaction has ended.');
+  return open.tx;
+}
+
+parentPort.on('message', async (call) => {
+  try {
+    const result = await handlers[call.op](call);
+    parentPort.postMessage({ id: call.id, result });
+  } catch (err) {
+    parentPort.postMessage({ id: call.id, error: describeError(err) });
+  }
+});
+parentPort.postMessage({ ready: true });
+
+/** The error as plain data (its PostgreSQL fields included: code, detail, constraint, ...). */
+function describeError(err) {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const fields = {};
+  for (const [key, value] of Object.entries(err)) if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
+  return { ...fields, name: err.name, message: err.message };
+}
+
+/**
+ * On an empty data directory PGlite runs initdb in a second, temporary instance and leaves it to
+ * the garbage collector: about 390 MB of WASM memory that V8 frees only at its next full
+ * collection. One full collection now, once per data directory's life (docs/performance.md, Memory).
+ */
+function releaseInitdbMemory() {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  v8.setFlagsFromString('--no-expose-gc');
+  gc();
+}
