@@ -71,11 +71,12 @@ class DatabaseThread {
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
   private readonly listeners = new Map<string, Set<(payload: string) => void>>();
   private nextId = 1;
+  private nextTransaction = 1;
   private failure: Error | undefined;
 
   constructor(options: EmbeddedOptions & { pgliteWasmModule: WebAssembly.Module }) {
     // Plain JavaScript: without the parent's loaders (tsx), which cost ~300 ms per thread start.
-    this.worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: options, execArgv: [] });
+    this.worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: options, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (message: { ready?: true; id?: number; result?: unknown; error?: Record<string, unknown>; notification?: string; payload?: string }) => {
         if (message.ready) return resolve();
@@ -110,6 +111,10 @@ class DatabaseThread {
       this.settleRef();
       this.worker.postMessage({ ...call, id });
     });
+  }
+
+  nextTransactionId(): number {
+    return this.nextTransaction++;
   }
 
   async listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>> {
@@ -149,7 +154,10 @@ function clientFor(thread: DatabaseThread, usual: boolean): EmbeddedClient {
     query: (text, params, options) => query(undefined, text, params, options),
     exec: (text) => exec(undefined, text),
     async transaction(fn) {
-      const id = await thread.call<number>({ op: 'begin' });
+      const id = thread.nextTransactionId();
+      // Not awaited: its statements follow at once (the thread runs them after BEGIN), and a BEGIN
+      // that fails fails them too.
+      thread.call({ op: 'begin', tx: id }).catch(() => {});
       let closed = false;
       const tx = {
         query: (text: string, params?: unknown[], options?: QueryOptions) => query(id, text, params, options),
