@@ -250,6 +250,27 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     expect((await l.limit('k3', 5, W)).allowed).toBe(true);
   });
 
+  it('reads a full window (60 buckets, one in the old bare-count format) as evaluateWindow does', async () => {
+    const l = new RedisLimiter(a, prefix);
+    const now = Number((await a.eval("local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000)", [], [])) as number);
+    const key = `${prefix}:${W}:full`;
+    const buckets: Buckets = new Map();
+    for (let s = 59; s >= 1; s--) {
+      const at = now - s * 1000;
+      const bucket = Math.floor(at / 1000);
+      buckets.set(bucket, { count: 2, last: at });
+      await a.eval("return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])", [key], [bucket, `2:${at}`]);
+    }
+    const current = Math.floor(now / 1000);
+    buckets.set(current, { count: 3, last: (current + 1) * 1000 - 1 });
+    await a.eval("return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])", [key], [current, '3']);
+    const reported = await l.limit('full', 1000, W, 0);
+    const expected = evaluateWindow(now, W, 1000, 0, buckets);
+    expect(reported).toMatchObject({ allowed: true, limit: 1000, remaining: 1000 - 59 * 2 - 3 });
+    expect(reported.remaining).toBe(expected.remaining);
+    expect(Math.abs(reported.resetAt - expected.resetAt)).toBeLessThanOrEqual(1000);
+  });
+
   it('two connections (two instances) share one pool', async () => {
     const la = new RedisLimiter(a, prefix);
     const lb = new RedisLimiter(b, prefix);

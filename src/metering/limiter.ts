@@ -160,8 +160,7 @@ for i = 1, #all, 2 do
   else
     used = used + n
     live[#live + 1] = all[i]
-    live[#live + 1] = n
-    live[#live + 1] = last
+    live[#live + 1] = string.format('%d:%d', n, last)
   end
 end
 local admitted = cost > 0 and used + cost <= limit
@@ -174,8 +173,10 @@ if admitted then
   redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
 end
 `;
+// The live buckets as one string (`bucket,count:last,...`): a full 60-bucket window is one bulk
+// reply instead of 180 nested values, whose decoding cost the client about twice the CPU.
 const SCRIPT = `${WINDOW}
-return { now, live }
+return { now, table.concat(live, ',') }
 `;
 const GUARD = `
 local version = redis.call('GET', KEYS[2]) or '0'
@@ -183,7 +184,7 @@ if version ~= ARGV[5] then return { 'stale', version } end
 `;
 /** The window script behind a version check (KEYS[2] must still hold ARGV[5]): one round trip for both. */
 const GUARDED_SCRIPT = `${GUARD}${WINDOW}
-return { now, live }
+return { now, table.concat(live, ',') }
 `;
 /**
  * GUARDED_SCRIPT that also takes an execution slot (KEYS[3], limit ARGV[6], TTL ARGV[7], id
@@ -194,7 +195,7 @@ local slot = 0
 if admitted then
 ${acquireSlotLua('KEYS[3]', 'ARGV[6]', 'ARGV[7]', 'ARGV[8]')}
 end
-return { now, live, slot }
+return { now, table.concat(live, ','), slot }
 `;
 
 export class RedisLimiter implements Limiter {
@@ -207,7 +208,7 @@ export class RedisLimiter implements Limiter {
   ) {}
 
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
-    const reply = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as [number, (string | number)[]];
+    const reply = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as [number, string];
     return this.decide(reply, windowMs, limit, cost);
   }
 
@@ -225,15 +226,21 @@ export class RedisLimiter implements Limiter {
       keys.push(`${this.slotPrefix}:${slot.key}`);
       args.push(slot.limit, slot.ttlMs, slot.id);
     }
-    const reply = (await this.redis.eval(slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT, keys, args)) as [number, (string | number)[], number?] | ['stale', string];
+    const reply = (await this.redis.eval(slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT, keys, args)) as [number, string, number?] | ['stale', string];
     if (reply[0] === 'stale') return 'stale';
-    const result = this.decide(reply as [number, (string | number)[]], windowMs, limit, cost);
+    const result = this.decide(reply as [number, string], windowMs, limit, cost);
     return slot ? { ...result, slot: Number(reply[2]) === 1 } : result;
   }
 
-  private decide([now, flat]: [number, (string | number)[]], windowMs: number, limit: number, cost: number): LimitResult {
+  /** `live`: the script's live buckets, `bucket,count:last` repeated, comma-separated. */
+  private decide([now, live]: [number, string], windowMs: number, limit: number, cost: number): LimitResult {
     const buckets: Buckets = new Map();
-    for (let i = 0; i < flat.length; i += 3) buckets.set(Number(flat[i]), { count: Number(flat[i + 1]), last: Number(flat[i + 2]) });
+    const flat = live === '' ? [] : String(live).split(',');
+    for (let i = 0; i < flat.length; i += 2) {
+      const value = flat[i + 1]!;
+      const colon = value.indexOf(':');
+      buckets.set(Number(flat[i]), { count: Number(value.slice(0, colon)), last: Number(value.slice(colon + 1)) });
+    }
     // Same inputs, same arithmetic: this reproduces the script's decision.
     return evaluateWindow(now, windowMs, limit, cost, buckets);
   }
