@@ -72,6 +72,7 @@ class DatabaseThread {
   private readonly listeners = new Map<string, Set<(payload: string) => void>>();
   private nextId = 1;
   private nextTransaction = 1;
+  private closing: Promise<void> | undefined;
   private failure: Error | undefined;
 
   constructor(options: EmbeddedOptions & { pgliteWasmModule: WebAssembly.Module }) {
@@ -113,6 +114,12 @@ class DatabaseThread {
     });
   }
 
+  /** Closes PGlite and ends the thread; both clients share it, so a second call is the first's. */
+  close(): Promise<void> {
+    this.closing ??= this.call<void>({ op: 'close' }).catch(() => {});
+    return this.closing;
+  }
+
   nextTransactionId(): number {
     return this.nextTransaction++;
   }
@@ -149,7 +156,6 @@ function clientFor(thread: DatabaseThread, usual: boolean): EmbeddedClient {
   const query = <T>(tx: number | undefined, text: string, params?: unknown[], options?: QueryOptions) =>
     thread.call<Results<T>>({ op: 'query', text, params: params ?? [], rowMode: options?.rowMode, usual, tx });
   const exec = (tx: number | undefined, text: string) => thread.call<Results[]>({ op: 'exec', text, usual, tx });
-  let closing: Promise<void> | undefined;
   return {
     query: (text, params, options) => query(undefined, text, params, options),
     exec: (text) => exec(undefined, text),
@@ -189,6 +195,6 @@ function clientFor(thread: DatabaseThread, usual: boolean): EmbeddedClient {
       const bytes = await thread.call<Uint8Array>({ op: 'dump', compression });
       return new Blob([bytes as Uint8Array<ArrayBuffer>]);
     },
-    close: () => (closing ??= thread.call<void>({ op: 'close' }).catch(() => {})),
+    close: () => thread.close(),
   };
 }

@@ -39,12 +39,11 @@ export function encodeJson(value: unknown): string {
   return isChecked(value) ? encodeChecked(value as object) : JSON.stringify(value);
 }
 
+/** A value from `checkOnce` (frozen) is encoded once and remembered; a marked envelope per response. */
 function encodeChecked(value: object): string {
+  if (!Object.isFrozen(value)) return encodeComposed(value);
   let text = texts.get(value);
-  if (text === undefined) {
-    text = Object.isFrozen(value) ? JSON.stringify(value) : encodeComposed(value);
-    if (Object.isFrozen(value)) texts.set(value, text);
-  }
+  if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
   return text;
 }
 

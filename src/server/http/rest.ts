@@ -8,9 +8,9 @@ import { sendError, sendFile, sendJson, type FileOutput } from './respond';
 import type { Route } from './routes';
 
 /**
- * Runs one REST call: assembles the input from path, query and body, runs the procedure's
- * tRPC middleware chain (src/server/http/procedure.ts), and writes
- * the result or the error in the contract's format.
+ * Runs one REST call: assembles the input from path, query and body, runs the procedure's tRPC
+ * middleware chain (src/server/http/procedure.ts), and writes the result or the error in the
+ * contract's format.
  */
 export async function handleRestCall(
   req: IncomingMessage,
