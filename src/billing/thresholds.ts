@@ -4,6 +4,11 @@ import { quotaOf, type Reservation, type TenantPlan } from '../metering/usage';
 /** Share of the monthly quota at which `billing.limit_approaching` fires. */
 export const APPROACHING_SHARE = 0.8;
 
+/** The counts at which a quota of `limit` fires its events: `billing.limit_approaching` and `billing.limit_exceeded`. */
+export function thresholdMarks(limit: number): { approaching: number; exceeded: number } {
+  return { approaching: Math.ceil(limit * APPROACHING_SHARE), exceeded: limit };
+}
+
 export interface ThresholdEvent {
   type: Extract<EventType, 'billing.limit_approaching' | 'billing.limit_exceeded'>;
   data: Record<string, unknown>;
@@ -25,10 +30,11 @@ export function thresholdEvents(tenant: TenantPlan, reservation: Reservation, n:
   const crossed = (mark: number) => before < mark && reservation.used >= mark;
   const common = { tenant_id: tenant.tenantId, plan: tenant.plan, used: reservation.used, limit, period_end: reservation.resetAt.toISOString() };
   const out: ThresholdEvent[] = [];
-  if (crossed(Math.ceil(limit * APPROACHING_SHARE))) {
+  const marks = thresholdMarks(limit);
+  if (crossed(marks.approaching)) {
     out.push({ type: 'billing.limit_approaching', data: { ...common, percent: Math.floor((reservation.used * 100) / limit) } });
   }
-  if (crossed(limit)) {
+  if (crossed(marks.exceeded)) {
     out.push({ type: 'billing.limit_exceeded', data: { ...common, overage: !quotaOf(tenant).pausesAtQuota } });
   }
   return out;

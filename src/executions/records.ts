@@ -15,7 +15,7 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { Principal } from '../auth/principal';
-import { thresholdEvents } from '../billing/thresholds';
+import { thresholdEvents, thresholdMarks } from '../billing/thresholds';
 import { installInTx } from '../catalog/install';
 import { queryRows, type Executor } from '../db';
 import { executions, type ExecutionRow } from '../db/schema';
@@ -58,6 +58,8 @@ const committers = new WeakMap<
     finishes: GroupCommit<FinishRequest, Finished>;
     records: GroupCommit<RecordRequest, Finished>;
     installs: Map<string, Promise<ExecutionRow>>;
+    /** Tenants recordQuietly left to the transaction, until when (epoch ms) their flushes go there directly. */
+    loud: Map<string, number>;
   }
 >();
 
@@ -71,6 +73,7 @@ function committersOf(svc: Services) {
       finishes: new GroupCommit((batch) => flushFinishes(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
       records: new GroupCommit((batch) => flushRecords(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
       installs: new Map(),
+      loud: new Map(),
     };
     committers.set(svc, c);
   }
@@ -147,32 +150,50 @@ async function startOne(svc: Services, principal: Principal, call: StartRequest[
  * The quota part of a flush: per tenant (in tenant order, so concurrent flushes lock counters in
  * the same order), the counter moves by the tenant's number of calls, or not at all when they do
  * not all fit in a pausing quota. `counted` holds the tenants it moved, with their count after.
+ *
+ * `quiet` (the one-statement flush, see recordQuietly): it moves only the counters of tenants
+ * for which the statement is the whole transaction: no billing threshold crossed by the move, and,
+ * with `subscriptionsOfPlans` (the parameter listing the webhook plans), no active webhook
+ * subscription (which would need deliveries and their jobs). The others it leaves untouched.
  */
-const COUNT_CTES = `with req as (
-  select * from jsonb_to_recordset($1::jsonb) as r(tenant_id uuid, n int, quota int, pauses boolean)
-),
+function countCtes(quiet?: { subscriptionsOfPlans?: string }): string {
+  const pool = quiet?.subscriptionsOfPlans ? 'quiet' : 'req';
+  const quietCte = quiet?.subscriptionsOfPlans
+    ? `quiet as (
+  select * from req r where not exists (
+    select 1 from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+    where s.tenant_id = r.tenant_id and s.status = 'active' and s.suspended_at is null
+      and t.plan in (select jsonb_array_elements_text(${quiet.subscriptionsOfPlans}::jsonb)))
+),`
+    : '';
+  const crossesNoMark = (before: string, after: string) =>
+    quiet ? ` and (r.quota is null or not ((${before} < r.approaching and ${after} >= r.approaching) or (${before} < r.quota and ${after} >= r.quota)))` : '';
+  return `with req as (
+  select * from jsonb_to_recordset($1::jsonb) as r(tenant_id uuid, n int, quota int, pauses boolean, approaching int)
+),${quietCte}
 counted as (
   insert into usage_counters as u (tenant_id, cycle_start, executions, overage, updated_at)
-  select r.tenant_id, $3::date, r.n, greatest(0, r.n - r.quota), now() from req r
-  where not r.pauses or r.n <= r.quota
+  select r.tenant_id, $3::date, r.n, greatest(0, r.n - r.quota), now() from ${pool} r
+  where (not r.pauses or r.n <= r.quota)${crossesNoMark('0', 'r.n')}
   order by r.tenant_id
   on conflict (tenant_id, cycle_start) do update set
     executions = u.executions + excluded.executions,
     overage = u.overage + (select greatest(0, u.executions + excluded.executions - r.quota) - greatest(0, u.executions - r.quota) from req r where r.tenant_id = u.tenant_id),
     updated_at = excluded.updated_at
-  where (select not r.pauses or u.executions + excluded.executions <= r.quota from req r where r.tenant_id = u.tenant_id)
+  where (select (not r.pauses or u.executions + excluded.executions <= r.quota)${crossesNoMark('u.executions', 'u.executions + excluded.executions')} from req r where r.tenant_id = u.tenant_id)
   returning u.tenant_id, u.executions
 ),`;
+}
 
-/**
- * One statement for the whole flush: the counter moves (COUNT_CTES), and the `running` rows of the
- * tenants it moved are inserted. Returns one row per started execution with its tenant's count
- * after the flush.
- */
-const START_SQL = `
-${COUNT_CTES}
-started as (
-started as (
+/** The counting statements' first parameter: per tenant group, its calls and its quota's terms. */
+function countParam(groups: TenantGroup<unknown, unknown>[]): string {
+  return JSON.stringify(
+    groups.map((g) => ({ tenant_id: g.principal.tenantId, n: g.entries.length, quota: g.quota, pauses: g.pauses, approaching: g.quota === null ? null : thresholdMarks(g.quota).approaching })),
+  );
+}
+
+/** The `running` rows of the tenants `counted` moved. One row per started execution, with its tenant's count after the flush. */
+const START_WRITES = `started as (
   insert into executions (id, tenant_id, module, action, status, request_id, key_id, input_bytes, source)
   select e.id, e.tenant_id, e.module, e.action, 'running', e.request_id, e.key_id, e.input_bytes, e.source
   from jsonb_to_recordset($2::jsonb) as e(id text, tenant_id uuid, module text, action text, request_id text, key_id text, input_bytes int, source text)
@@ -182,6 +203,16 @@ started as (
 )
 select s.id, s.created_at, c.executions from started s join counted c on c.tenant_id = s.tenant_id`;
 
+/** One statement for the whole flush: the counter moves (countCtes), and the `running` rows of the tenants it moved are inserted. */
+const START_SQL = `
+${countCtes()}
+${START_WRITES}`;
+
+/** START_SQL for the tenants whose flush is this statement alone: no billing threshold crossed. */
+const START_QUIET_SQL = `
+${countCtes({})}
+${START_WRITES}`;
+
 interface TenantGroup<P, R> {
   principal: Principal;
   quota: number | null;
@@ -189,24 +220,53 @@ interface TenantGroup<P, R> {
   entries: { pending: P; row: R }[];
 }
 
+type StartGroup = TenantGroup<Pending<StartRequest, ExecutionRow>, ReturnType<typeof newRunningRow>>;
+
+/** The `running` rows of a flush as START_SQL's second parameter takes them. */
+function startValues(groups: StartGroup[]): string {
+  return JSON.stringify(groups.flatMap((g) => g.entries.map(({ row: r }) => ({ id: r.id, tenant_id: r.tenantId, module: r.module, action: r.action, request_id: r.requestId, key_id: r.keyId, input_bytes: r.inputBytes, source: r.source }))));
+}
+
+/** What the caller of a start gets: its row as inserted. */
+function startedRow(row: ReturnType<typeof newRunningRow>, createdAt: Date): ExecutionRow {
+  return { ...row, errorCode: null, errorMessage: null, output: null, latencyMs: null, outputBytes: null, createdAt, finishedAt: null };
+}
+
+/** A flush of starts: the one-statement write (START_QUIET_SQL) first, then the rest (a threshold, the quota refusing) in a transaction. */
 async function flushStarts(svc: Services, batch: Pending<StartRequest, ExecutionRow>[]): Promise<void> {
+  const rest = await writeQuietly(svc, batch, (p) => newRunningRow(p.item.principal, p.item.call, p.item.opts), async (groups, now) => {
+    const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc, svc.db, 'amp_start_executions_quiet', START_QUIET_SQL, [
+      countParam(groups),
+      startValues(groups),
+      cycleStart(now),
+    ]);
+    const started = new Map(rows.map((r) => [r.id, { createdAt: new Date(r.created_at), used: Number(r.executions) }]));
+    const used = new Map<string, number>();
+    for (const g of groups) {
+      const first = started.get(g.entries[0]!.row.id);
+      if (first) used.set(g.principal.tenantId, first.used);
+    }
+    return { used, settle: ({ row }) => startedRow(row, started.get(row.id)!.createdAt) };
+  });
+  if (rest.length > 0) await startInTransaction(svc, rest);
+}
+
+/** Starts calls in one transaction with their threshold events; the quota decides each tenant's group. */
+async function startInTransaction(svc: Services, batch: Pending<StartRequest, ExecutionRow>[]): Promise<void> {
   const now = new Date();
   const { groups, alone } = groupByTenant(batch, (p) => newRunningRow(p.item.principal, p.item.call, p.item.opts));
   let written: { started: Map<string, { createdAt: Date; used: number }>; billing: RecordedEvent[] };
   try {
-    const write = async (db: Executor) => {
-      const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc, db, 'amp_start_executions', START_SQL, [
-        JSON.stringify(groups.map((g) => ({ tenant_id: g.principal.tenantId, n: g.entries.length, quota: g.quota, pauses: g.pauses }))),
-        JSON.stringify(groups.flatMap((g) => g.entries.map(({ row: r }) => ({ id: r.id, tenant_id: r.tenantId, module: r.module, action: r.action, request_id: r.requestId, key_id: r.keyId, input_bytes: r.inputBytes, source: r.source })))),
+    written = await svc.db.transaction(async (tx) => {
+      const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc, tx, 'amp_start_executions', START_SQL, [
+        countParam(groups),
+        startValues(groups),
         cycleStart(now),
       ]);
       const started = new Map(rows.map((r) => [r.id, { createdAt: new Date(r.created_at), used: Number(r.executions) }]));
-      const billing = await recordThresholds(svc, db, groups, (g) => started.get(g.entries[0]!.row.id)?.used, now);
+      const billing = await recordThresholds(svc, tx, groups, (g) => started.get(g.entries[0]!.row.id)?.used, now);
       return { started, billing };
-    };
-    // Without a quota in the flush no threshold event can follow: the statement alone (atomic by
-    // itself) is the transaction, one round trip.
-    written = groups.every((g) => g.quota === null) ? await write(svc.db) : await svc.db.transaction(write);
+    });
   } catch (err) {
     svc.logger.warn({ err: String(err), calls: batch.length }, 'execution start flush failed; starting each call on its own');
     await Promise.all(batch.map((p) => settle(p, () => startOne(svc, p.item.principal, p.item.call, p.item.opts, false))));
@@ -217,9 +277,7 @@ async function flushStarts(svc: Services, batch: Pending<StartRequest, Execution
     const first = written.started.get(g.entries[0]!.row.id);
     if (first) {
       svc.usage.note(g.principal.tenantId, first.used);
-      for (const { pending, row } of g.entries) {
-        pending.resolve({ ...row, errorCode: null, errorMessage: null, output: null, latencyMs: null, outputBytes: null, createdAt: written.started.get(row.id)!.createdAt, finishedAt: null });
-      }
+      for (const { pending, row } of g.entries) pending.resolve(startedRow(row, written.started.get(row.id)!.createdAt));
     } else if (g.entries.length === 1) {
       g.entries[0]!.pending.reject(quotaExceeded(g.quota!, nextCycleStart(now), now));
     } else {
@@ -357,7 +415,62 @@ function finishedValues({ finished: f, event }: ReturnType<typeof finishedRow>) 
   };
 }
 
+/**
+ * FINISH_SQL for the executions of tenants without an active webhook subscription (on a webhook
+ * plan, $2): their finish is this statement alone. One row per execution it finished.
+ */
+const FINISH_QUIET_SQL = `
+with v as (
+  select * from jsonb_to_recordset($1::jsonb) as v(id text, status text, output jsonb, output_bytes int, error_code text, error_message text,
+    latency_ms int, finished_at timestamptz, event_id text, tenant_id uuid, event_type text, event_data jsonb)
+  where not exists (
+    select 1 from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+    where s.tenant_id = v.tenant_id and s.status = 'active' and s.suspended_at is null
+      and t.plan in (select jsonb_array_elements_text($2::jsonb)))
+),
+finished as (
+  update executions e set status = v.status, output = v.output, output_bytes = v.output_bytes, error_code = v.error_code,
+    error_message = v.error_message, latency_ms = v.latency_ms, finished_at = v.finished_at
+  from v where e.id = v.id
+  returning e.id
+),
+recorded as (
+  insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v join finished f on f.id = v.id
+)
+select id from finished`;
+
+/** A flush of finishes: the one-statement write (FINISH_QUIET_SQL) first, then the rest (webhook subscriptions) in a transaction. */
 async function flushFinishes(svc: Services, batch: Pending<FinishRequest, Finished>[]): Promise<void> {
+  const rest = await finishQuietly(svc, batch);
+  if (rest.length > 0) await finishInTransaction(svc, rest);
+}
+
+async function finishQuietly(svc: Services, batch: Pending<FinishRequest, Finished>[]): Promise<Pending<FinishRequest, Finished>[]> {
+  const now = new Date();
+  const { candidates, rest } = withoutLoud(svc, batch, now, (p) => p.item.row.tenantId);
+  if (candidates.length === 0) return rest;
+  const written = candidates.map((p) => finishedRow(p.item.row, p.item.outcome, p.item.latencyMs));
+  let finished: Set<string>;
+  try {
+    const rows = await statementRows<{ id: string }>(svc, svc.db, 'amp_finish_executions_quiet', FINISH_QUIET_SQL, [JSON.stringify(written.map(finishedValues)), JSON.stringify(WEBHOOK_PLANS)]);
+    finished = new Set(rows.map((r) => r.id));
+  } catch (err) {
+    svc.logger.debug({ err: String(err), calls: candidates.length }, 'one-statement finish flush failed; finishing in a transaction');
+    return batch;
+  }
+  for (const [i, p] of candidates.entries()) {
+    if (finished.has(p.item.row.id)) {
+      p.resolve({ finished: written[i]!.finished, outcome: p.item.outcome });
+    } else {
+      markLoud(svc, p.item.row.tenantId, now);
+      rest.push(p);
+    }
+  }
+  return rest;
+}
+
+/** Finishes calls in one transaction with their events and deliveries. */
+async function finishInTransaction(svc: Services, batch: Pending<FinishRequest, Finished>[]): Promise<void> {
   let deliveries: number;
   const written = batch.map((p) => finishedRow(p.item.row, p.item.outcome, p.item.latencyMs));
   try {
@@ -399,13 +512,8 @@ export function recordExecution(svc: Services, request: RecordRequest): Promise<
   return committersOf(svc).records.submit(request);
 }
 
-/**
- * COUNT_CTES, then for the tenants it moved: the finished rows, their events, and the tenants'
- * active subscriptions. One row per recorded execution, with its tenant's count after the flush.
- */
-const RECORD_SQL = `
-${COUNT_CTES}
-v as (
+/** The recorded rows of the tenants `counted` moved, and their events. */
+const RECORD_WRITES = `v as (
   select v.* from jsonb_to_recordset($2::jsonb) as v(id text, tenant_id uuid, module text, action text, request_id text, key_id text,
     input_bytes int, source text, status text, output jsonb, output_bytes int, error_code text, error_message text, latency_ms int,
     created_at timestamptz, finished_at timestamptz, event_id text, event_type text, event_data jsonb)
@@ -422,10 +530,27 @@ recorded as (
 evented as (
   insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v
   returning id
-),
+)`;
+
+/**
+ * countCtes, then for the tenants it moved: the finished rows, their events, and the tenants'
+ * active subscriptions. One row per recorded execution, with its tenant's count after the flush.
+ */
+const RECORD_SQL = `
+${countCtes()}
+${RECORD_WRITES},
 ${subscribedCte('select c.tenant_id from counted c', '$4')}
 select v.event_id as id, c.executions, subscribed.subscriptions, (select count(*) from recorded)::int as recorded, (select count(*) from evented)::int as evented
 from v join counted c on c.tenant_id = v.tenant_id left join subscribed on subscribed.tenant_id = v.tenant_id`;
+
+/**
+ * RECORD_SQL for the tenants whose flush is this statement alone (countCtes `quiet`): no
+ * subscription to create deliveries for, no threshold event. One row per recorded execution.
+ */
+const RECORD_QUIET_SQL = `
+${countCtes({ subscriptionsOfPlans: '$4' })}
+${RECORD_WRITES}
+select v.event_id as id, c.executions from v join counted c on c.tenant_id = v.tenant_id`;
 
 function recordedRow(request: RecordRequest) {
   const row: ExecutionRow = {
@@ -441,7 +566,114 @@ function recordedRow(request: RecordRequest) {
   return finishedRow(row, request.outcome, request.latencyMs);
 }
 
+/**
+ * A flush of records: first the one-statement write (RECORD_QUIET_SQL, its own transaction: one
+ * round trip instead of three) for the tenants it can take; the rest (a webhook subscription, a
+ * billing threshold, the quota refusing) in a transaction that also writes what they need.
+ */
 async function flushRecords(svc: Services, batch: Pending<RecordRequest, Finished>[]): Promise<void> {
+  const rest = await recordQuietly(svc, batch);
+  if (rest.length > 0) await recordInTransaction(svc, rest);
+}
+
+/** Writes what RECORD_QUIET_SQL can of the batch; returns the calls it left. */
+function recordQuietly(svc: Services, batch: Pending<RecordRequest, Finished>[]): Promise<Pending<RecordRequest, Finished>[]> {
+  return writeQuietly(svc, batch, (p) => recordedRow(p.item), async (groups, now) => {
+    const rows = await statementRows<{ id: string; executions: number }>(svc, svc.db, 'amp_record_executions_quiet', RECORD_QUIET_SQL, [
+      countParam(groups),
+      recordValues(groups),
+      cycleStart(now),
+      JSON.stringify(WEBHOOK_PLANS),
+    ]);
+    const tenantOf = new Map(groups.flatMap((g) => g.entries.map(({ row }) => [row.event.id, g.principal.tenantId] as const)));
+    const used = new Map<string, number>();
+    for (const r of rows) used.set(tenantOf.get(r.id)!, Number(r.executions));
+    return { used, settle: ({ pending, row }) => ({ finished: row.finished, outcome: pending.item.outcome }) };
+  });
+}
+
+/**
+ * How long a tenant a one-statement write left to the transaction goes straight to the
+ * transaction: a tenant with webhook subscriptions would otherwise pay both on every flush.
+ */
+const LOUD_MS = 10_000;
+
+/** The calls of a batch whose tenants were left to the transaction within LOUD_MS (`rest`), and the others. */
+function withoutLoud<P>(svc: Services, batch: P[], now: Date, tenantOf: (pending: P) => string): { candidates: P[]; rest: P[] } {
+  const { loud } = committersOf(svc);
+  const candidates: P[] = [];
+  const rest: P[] = [];
+  for (const p of batch) {
+    const until = loud.get(tenantOf(p));
+    (until === undefined || until <= now.getTime() ? candidates : rest).push(p);
+  }
+  return { candidates, rest };
+}
+
+function markLoud(svc: Services, tenantId: string, now: Date): void {
+  const { loud } = committersOf(svc);
+  if (loud.size >= 10_000) for (const [tenant, until] of loud) if (until <= now.getTime()) loud.delete(tenant);
+  loud.set(tenantId, now.getTime() + LOUD_MS);
+}
+
+/**
+ * The one-statement part of a flush. `statement` writes, in its own transaction (one round trip
+ * instead of the three of BEGIN, statement, COMMIT), the groups of the tenants it can take
+ * (countCtes `quiet`) and answers each such tenant's count after it, and what each of their calls
+ * gets. The calls of the tenants it left, and of those it left within LOUD_MS, are returned for
+ * the flush's transaction; so are all of them when the statement fails.
+ */
+async function writeQuietly<I extends { principal: Principal }, R, W>(
+  svc: Services,
+  batch: Pending<I, R>[],
+  rowOf: (pending: Pending<I, R>) => W,
+  statement: (groups: TenantGroup<Pending<I, R>, W>[], now: Date) => Promise<{ used: Map<string, number>; settle(entry: { pending: Pending<I, R>; row: W }): R }>,
+): Promise<Pending<I, R>[]> {
+  const now = new Date();
+  const { candidates, rest } = withoutLoud(svc, batch, now, (p) => p.item.principal.tenantId);
+  if (candidates.length === 0) return rest;
+  const { groups, alone } = groupByTenant(candidates, rowOf);
+  rest.push(...alone);
+  let written: Awaited<ReturnType<typeof statement>>;
+  try {
+    written = await statement(groups, now);
+  } catch (err) {
+    svc.logger.debug({ err: String(err), calls: candidates.length }, 'one-statement flush failed; writing in a transaction');
+    return batch;
+  }
+  for (const g of groups) {
+    const used = written.used.get(g.principal.tenantId);
+    if (used === undefined) {
+      markLoud(svc, g.principal.tenantId, now);
+      rest.push(...g.entries.map((e) => e.pending));
+      continue;
+    }
+    svc.usage.note(g.principal.tenantId, used);
+    for (const entry of g.entries) entry.pending.resolve(written.settle(entry));
+  }
+  return rest;
+}
+
+/** The recorded rows of a flush as RECORD_SQL's second parameter takes them. */
+function recordValues(groups: TenantGroup<Pending<RecordRequest, Finished>, ReturnType<typeof recordedRow>>[]): string {
+  return JSON.stringify(
+    groups.flatMap((g) =>
+      g.entries.map(({ row }) => ({
+        ...finishedValues(row),
+        module: row.finished.module,
+        action: row.finished.action,
+        request_id: row.finished.requestId,
+        key_id: row.finished.keyId,
+        input_bytes: row.finished.inputBytes,
+        source: row.finished.source,
+        created_at: row.finished.createdAt.toISOString(),
+      })),
+    ),
+  );
+}
+
+/** Records calls in one transaction with their threshold events and deliveries; the quota decides each tenant's group. */
+async function recordInTransaction(svc: Services, batch: Pending<RecordRequest, Finished>[]): Promise<void> {
   const now = new Date();
   const { groups, alone } = groupByTenant(batch, (p) => recordedRow(p.item));
   let written: { used: Map<string, number>; billing: RecordedEvent[]; deliveries: number };
@@ -453,21 +685,8 @@ async function flushRecords(svc: Services, batch: Pending<RecordRequest, Finishe
         'amp_record_executions',
         RECORD_SQL,
         [
-          JSON.stringify(groups.map((g) => ({ tenant_id: g.principal.tenantId, n: g.entries.length, quota: g.quota, pauses: g.pauses }))),
-          JSON.stringify(
-            groups.flatMap((g) =>
-              g.entries.map(({ row }) => ({
-                ...finishedValues(row),
-                module: row.finished.module,
-                action: row.finished.action,
-                request_id: row.finished.requestId,
-                key_id: row.finished.keyId,
-                input_bytes: row.finished.inputBytes,
-                source: row.finished.source,
-                created_at: row.finished.createdAt.toISOString(),
-              })),
-            ),
-          ),
+          countParam(groups),
+          recordValues(groups),
           cycleStart(now),
           JSON.stringify(WEBHOOK_PLANS),
         ],
@@ -488,7 +707,7 @@ async function flushRecords(svc: Services, batch: Pending<RecordRequest, Finishe
       return;
     }
     svc.logger.warn({ err: String(err), calls: batch.length }, 'execution record flush failed; recording each call on its own');
-    for (const p of batch) await flushRecords(svc, [p]);
+    for (const p of batch) await recordInTransaction(svc, [p]);
     return;
   }
   afterEvents(svc, ...written.billing);
@@ -505,7 +724,7 @@ async function flushRecords(svc: Services, batch: Pending<RecordRequest, Finishe
       alone.push(...g.entries.map((e) => e.pending));
     }
   }
-  for (const p of alone) await flushRecords(svc, [p]);
+  for (const p of alone) await recordInTransaction(svc, [p]);
 }
 
 /** One call's finish in its own transaction; a write that fails is recorded as a failed execution. */

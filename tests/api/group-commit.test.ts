@@ -5,10 +5,10 @@
  * share one database, so their flushes race on the same counter rows.
  */
 import { and, count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { Principal } from '../../src/auth/principal';
 import { events, executions, usageCounters, webhookDeliveries } from '../../src/db/schema';
-import { startExecution } from '../../src/executions/records';
+import { finishExecution, startExecution } from '../../src/executions/records';
 import { AppError } from '../../src/lib/errors';
 import { reserveExecutions } from '../../src/metering/usage';
 import { PLANS, type Plan } from '../../src/tenants/plans';
@@ -134,6 +134,62 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     }
     expectError(await a.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } }), 429, 'quota_exceeded');
     expect(await books(t.tenantId)).toMatchObject({ recorded: 13, used: quota });
+  }, 120_000);
+
+  it('starts, finishes and inline records are written by their flush statements, never by the per-call fallback', async () => {
+    const logged: string[] = [];
+    const spies = (['warn', 'debug'] as const).map((level) => vi.spyOn(a.svc.logger, level).mockImplementation(((_obj: unknown, msg?: string) => void logged.push(String(msg))) as never));
+    try {
+      const quiet = await tenant('pro');
+      const subscribed = await a.register();
+      await a.setPlan(subscribed.tenantId, 'pro');
+      expect((await a.call('/api/v1/webhooks', { key: subscribed.apiKey, body: { url: 'https://hooks.example.com/amp', events: ['*'] } })).status).toBe(201);
+      const loud = principal(subscribed.tenantId, 'pro');
+      const rows = await Promise.all([...startMany(quiet, 20), ...startMany(loud, 20)]);
+      const finished = await Promise.all(rows.map((row) => finishExecution(a.svc, row, { ok: true, output: { n: 1 } }, 1)));
+      expect(finished.every((f) => f.finished.status === 'success')).toBe(true);
+      const uuid = await Promise.all(Array.from({ length: 10 }, () => a.call('/api/v1/modules/crypto/execute', { key: subscribed.apiKey, body: { action: 'uuid', input: {} } })));
+      expect(uuid.map((r) => r.status)).toEqual(Array(10).fill(200));
+      expect(await books(quiet.tenantId)).toMatchObject({ recorded: 20, used: 20 });
+      const deliveries = await a.svc.db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, subscribed.tenantId));
+      // 20 completed here, 10 recorded inline, and crypto's installation.
+      expect(deliveries[0]!.n).toBe(31);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(logged.filter((m) => /flush failed/.test(m))).toEqual([]);
+  }, 120_000);
+
+  it('inline calls of tenants without webhooks (one statement per flush): a threshold crossed mid-race is recorded once, and a subscription made between calls gets the next calls delivered', async () => {
+    const quota = PLANS.pro.executionsPerMonth!;
+    const crossing = await a.register();
+    await a.setPlan(crossing.tenantId, 'pro');
+    const uuid = (key: string, i: number) => (i % 2 ? b : a).call('/api/v1/modules/crypto/execute', { key, body: { action: 'uuid', input: {} } });
+    expect((await uuid(crossing.apiKey, 0)).status).toBe(200);
+    await reserveExecutions(a.svc.db, principal(crossing.tenantId, 'pro'), Math.ceil(quota * 0.8) - 1 - 30);
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => uuid(crossing.apiKey, i)));
+      expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    }
+    const crossed = await books(crossing.tenantId);
+    expect(crossed).toMatchObject({ recorded: 61, used: Math.ceil(quota * 0.8) - 1 - 30 + 61 });
+    expect(crossed.billing.filter((e) => e.type === 'billing.limit_approaching')).toHaveLength(1);
+    expect(crossed.billing.find((e) => e.type === 'billing.limit_approaching')!.data).toMatchObject({ used: Math.ceil(quota * 0.8), limit: quota });
+    expect(crossed.billing.filter((e) => e.type === 'execution.completed')).toHaveLength(61);
+
+    const subscribing = await a.register();
+    await a.setPlan(subscribing.tenantId, 'pro');
+    for (let i = 0; i < 5; i++) expect((await uuid(subscribing.apiKey, i)).status).toBe(200);
+    const hook = await b.call('/api/v1/webhooks', { key: subscribing.apiKey, body: { url: 'https://hooks.example.com/amp', events: ['execution.completed'] } });
+    expect(hook.status, hook.text).toBe(201);
+    const after = await Promise.all(Array.from({ length: 6 }, (_, i) => uuid(subscribing.apiKey, i)));
+    expect(after.map((r) => r.status)).toEqual(Array(6).fill(200));
+    const deliveries = await a.svc.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, subscribing.tenantId));
+    const delivered = await a.svc.db.select().from(events).where(eq(events.tenantId, subscribing.tenantId));
+    const laterEvents = new Set(delivered.filter((e) => after.some((r) => (e.data as { execution_id?: string }).execution_id === r.body.execution_id)).map((e) => e.id));
+    expect(laterEvents.size).toBe(6);
+    expect(new Set(deliveries.map((d) => d.eventId))).toEqual(laterEvents);
+    expect(await books(subscribing.tenantId)).toMatchObject({ recorded: 11, used: 11 });
   }, 120_000);
 
   it('inline calls (crypto.uuid) are recorded in one commit: row, event, deliveries and thresholds exact across both instances; past a pausing quota nothing is recorded', async () => {
