@@ -67,7 +67,8 @@ function committersOf(svc: Services) {
   let c = committers.get(svc);
   if (!c) {
     // PGlite runs one transaction at a time: a second flush in flight would only queue behind it.
-    const maxInFlight = svc.database.kind === 'postgres' ? 2 : 1;
+    // On PostgreSQL 4 beat 2 and 8 (execute load, 3 alternating pairs: 3,249 vs 2,634 req/s on average).
+    const maxInFlight = svc.database.kind === 'postgres' ? 4 : 1;
     c = {
       starts: new GroupCommit((batch) => flushStarts(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
       finishes: new GroupCommit((batch) => flushFinishes(svc, batch), { maxBatch: MAX_BATCH, maxInFlight }),
