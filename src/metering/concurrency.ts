@@ -16,42 +16,55 @@ export interface SlotStore {
 
 export class MemorySlots implements SlotStore {
   readonly backend = 'memory' as const;
-  private held = new Map<string, Map<string, number>>();
+  /** Per key: slot id -> expiry (epoch ms), and no slot expires before `nextExpiry`. */
+  private held = new Map<string, { slots: Map<string, number>; nextExpiry: number }>();
 
   async acquire(key: string, limit: number, ttlMs: number): Promise<string | null> {
-    const slots = this.live(key);
-    if (slots.size >= limit) return null;
-    const id = identifierBase62(12);
-    slots.set(id, Date.now() + ttlMs);
-    this.held.set(key, slots);
-    return id;
+    return this.take(key, limit, 1, ttlMs)[0] ?? null;
   }
 
   async acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]> {
-    const taken: string[] = [];
-    while (taken.length < count) {
-      const id = await this.acquire(key, limit, ttlMs);
-      if (!id) break;
-      taken.push(id);
-    }
-    return taken;
+    return this.take(key, limit, count, ttlMs);
   }
 
   async releaseAll(key: string, ids: string[]): Promise<void> {
-    const slots = this.held.get(key);
-    for (const id of ids) slots?.delete(id);
-    if (slots?.size === 0) this.held.delete(key);
+    const entry = this.held.get(key);
+    if (!entry) return;
+    for (const id of ids) entry.slots.delete(id);
+    if (entry.slots.size === 0) this.held.delete(key);
   }
 
   async inFlight(key: string): Promise<number> {
-    return this.live(key).size;
+    return this.live(key)?.slots.size ?? 0;
   }
 
-  private live(key: string): Map<string, number> {
-    const slots = this.held.get(key) ?? new Map<string, number>();
+  private take(key: string, limit: number, count: number, ttlMs: number): string[] {
+    const entry = this.live(key) ?? { slots: new Map<string, number>(), nextExpiry: Infinity };
+    const expires = Date.now() + ttlMs;
+    const taken: string[] = [];
+    while (taken.length < count && entry.slots.size < limit) {
+      const id = identifierBase62(12);
+      entry.slots.set(id, expires);
+      taken.push(id);
+    }
+    if (taken.length === 0) return taken;
+    entry.nextExpiry = Math.min(entry.nextExpiry, expires);
+    this.held.set(key, entry);
+    return taken;
+  }
+
+  /** The key's slots without the expired ones: scanned only once the earliest expiry has passed. */
+  private live(key: string): { slots: Map<string, number>; nextExpiry: number } | undefined {
+    const entry = this.held.get(key);
     const now = Date.now();
-    for (const [id, expires] of slots) if (expires <= now) slots.delete(id);
-    return slots;
+    if (!entry || entry.nextExpiry > now) return entry;
+    let next = Infinity;
+    for (const [id, expires] of entry.slots) {
+      if (expires <= now) entry.slots.delete(id);
+      else next = Math.min(next, expires);
+    }
+    entry.nextExpiry = next;
+    return entry;
   }
 }
 
