@@ -18,6 +18,7 @@ import type { Principal } from '../auth/principal';
 import { thresholdEvents, thresholdMarks } from '../billing/thresholds';
 import { installInTx } from '../catalog/install';
 import { queryRows, type Executor } from '../db';
+import type { EmbeddedClient } from '../db/embedded';
 import { executions, type ExecutionRow } from '../db/schema';
 import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { newId } from '../lib/ids';
@@ -774,18 +775,42 @@ function settle<R>(pending: Pending<unknown, R>, run: () => Promise<R>): Promise
 
 /**
  * Runs a statement with `$n` parameters: on PostgreSQL as a named (prepared once per
- * connection) statement, elsewhere (PGlite) through Drizzle.
+ * connection) statement; on the embedded database, outside a transaction, as a statement
+ * prepared once (embeddedStatement); else through Drizzle.
  */
-async function statementRows<T>(svc: Services, db: Executor, name: string, text: string, values: unknown[]): Promise<T[]> {
+async function statementRows<T>(svc: Services, db: Executor, name: string, text: string, values: (string | number | null)[]): Promise<T[]> {
   if (svc.database.kind === 'postgres') {
     // In a transaction, its connection; else any of the pool's.
     const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
     if (client instanceof pg.Client || client instanceof pg.Pool) return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
   }
+  if (svc.database.pglite && db === svc.db) return embeddedStatement<T>(svc.database.pglite, name, text, values);
   return queryRows<T>(db, withParams(text, values));
 }
 
-function withParams(text: string, values: unknown[]): SQL {
+/** Per embedded database: the statements prepared in its session (by name), or being prepared. */
+const preparedStatements = new WeakMap<EmbeddedClient, Map<string, Promise<unknown>>>();
+
+/**
+ * PREPARE once, then EXECUTE with the values as literals (PGlite has no named statements in its
+ * protocol API, and EXECUTE takes no bind parameters). Parsing and planning a flush statement
+ * took ~1.2 ms of the database thread each time, as much as writing 20 rows.
+ */
+async function embeddedStatement<T>(embedded: EmbeddedClient, name: string, text: string, values: (string | number | null)[]): Promise<T[]> {
+  let prepared = preparedStatements.get(embedded);
+  if (!prepared) preparedStatements.set(embedded, (prepared = new Map()));
+  let ready = prepared.get(name);
+  if (!ready) {
+    ready = embedded.exec(`prepare ${name} as ${text}`);
+    prepared.set(name, ready);
+    ready.catch(() => prepared.delete(name));
+  }
+  await ready;
+  const literals = values.map((v) => (v === null ? 'null' : `'${String(v).replaceAll("'", "''")}'`));
+  return (await embedded.query<T>(`execute ${name}(${literals.join(', ')})`)).rows;
+}
+
+function withParams(text: string, values: (string | number | null)[]): SQL {
   const parts = text.split(/\$(\d+)/);
   return sql.join(parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`)));
 }
