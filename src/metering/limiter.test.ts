@@ -268,7 +268,17 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     const expected = evaluateWindow(now, W, 1000, 0, buckets);
     expect(reported).toMatchObject({ allowed: true, limit: 1000, remaining: 1000 - 59 * 2 - 3 });
     expect(reported.remaining).toBe(expected.remaining);
-    expect(Math.abs(reported.resetAt - expected.resetAt)).toBeLessThanOrEqual(1000);
+    expect(reported.resetAt).toBe(expected.resetAt);
+    // Full: refused, with the moment enough old buckets have left the window, as evaluateWindow finds it.
+    const full = 59 * 2 + 3;
+    const refused = await l.limit('full', full, W, 2);
+    const expectedRefusal = evaluateWindow(now, W, full, 2, buckets);
+    expect(refused).toMatchObject({ allowed: false, limit: full, remaining: 0 });
+    expect(refused.resetAt).toBe(expectedRefusal.resetAt);
+    expect(Math.abs(refused.retryAfterSeconds - expectedRefusal.retryAfterSeconds)).toBeLessThanOrEqual(1);
+    // One more fits: admitted, counted, and the window still frees from its earliest bucket.
+    const admitted = await l.limit('full', full + 1, W, 1);
+    expect(admitted).toMatchObject({ allowed: true, remaining: 0, resetAt: expected.resetAt, retryAfterSeconds: 0 });
   });
 
   it('two connections (two instances) share one pool', async () => {

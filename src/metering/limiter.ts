@@ -134,7 +134,9 @@ export class MemoryLimiter implements Limiter {
  * Redis store: one hash of buckets per key (field: bucket index, value: `count:last`), read,
  * pruned and (when it fits) incremented in one Lua script on Redis's clock, so every instance
  * shares one pool per key. A bare count (written before `last` was kept) is taken to end with
- * its bucket.
+ * its bucket. The script also decides the answer with evaluateWindow's arithmetic (DECIDE): it
+ * returns `now`, allowed (1/0), the count after the call and resetAt, so the client parses four
+ * numbers instead of up to 60 buckets on every request.
  */
 const WINDOW = `
 local t = redis.call('TIME')
@@ -159,8 +161,7 @@ for i = 1, #all, 2 do
     redis.call('HDEL', KEYS[1], all[i])
   else
     used = used + n
-    live[#live + 1] = all[i]
-    live[#live + 1] = string.format('%d:%d', n, last)
+    live[#live + 1] = { b = tonumber(all[i]), n = n, last = last }
   end
 end
 local admitted = cost > 0 and used + cost <= limit
@@ -173,30 +174,57 @@ if admitted then
   redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
 end
 `;
-// The live buckets as one string (`bucket,count:last,...`): a full 60-bucket window is one bulk
-// reply instead of 180 nested values, whose decoding cost the client about twice the CPU.
-const SCRIPT = `${WINDOW}
-return { now, table.concat(live, ',') }
+/** evaluateWindow in Lua, on the live buckets before this call: `allowed`, `counted`, `resetAt`. */
+const DECIDE = `
+local allowed = admitted
+if cost == 0 then allowed = used < limit end
+local counted = used
+if admitted then counted = used + cost end
+local resetAt = now
+if admitted then resetAt = now + windowMs end
+local earliest = nil
+for _, e in ipairs(live) do
+  if earliest == nil or e.b < earliest.b then earliest = e end
+end
+if earliest then resetAt = earliest.last + windowMs end
+if not allowed then
+  table.sort(live, function(x, y) return x.b < y.b end)
+  local need = math.max(1, cost)
+  local remainingUsed = used
+  for _, e in ipairs(live) do
+    remainingUsed = remainingUsed - e.n
+    resetAt = e.last + windowMs
+    if remainingUsed + need <= limit then break end
+  end
+end
+local decided = { now, allowed and 1 or 0, counted, resetAt }
+`;
+const SCRIPT = `${WINDOW}${DECIDE}
+return decided
 `;
 const GUARD = `
 local version = redis.call('GET', KEYS[2]) or '0'
 if version ~= ARGV[5] then return { 'stale', version } end
 `;
 /** The window script behind a version check (KEYS[2] must still hold ARGV[5]): one round trip for both. */
-const GUARDED_SCRIPT = `${GUARD}${WINDOW}
-return { now, table.concat(live, ',') }
+const GUARDED_SCRIPT = `${GUARD}${WINDOW}${DECIDE}
+return decided
 `;
 /**
  * GUARDED_SCRIPT that also takes an execution slot (KEYS[3], limit ARGV[6], TTL ARGV[7], id
  * ARGV[8]) when the request was admitted: admission of an execute request in one round trip.
  */
-const GUARDED_SLOT_SCRIPT = `${GUARD}${WINDOW}
+const GUARDED_SLOT_SCRIPT = `${GUARD}${WINDOW}${DECIDE}
 local slot = 0
 if admitted then
 ${acquireSlotLua('KEYS[3]', 'ARGV[6]', 'ARGV[7]', 'ARGV[8]')}
 end
-return { now, table.concat(live, ','), slot }
+decided[5] = slot
+return decided
 `;
+
+/** What the scripts answer: now, allowed (1/0), the count after the call, resetAt (epoch ms), and for GUARDED_SLOT_SCRIPT whether the slot was taken. */
+type Decided = [now: number, allowed: number, counted: number, resetAt: number, slot?: number];
 
 export class RedisLimiter implements Limiter {
   readonly backend = 'redis' as const;
@@ -208,8 +236,8 @@ export class RedisLimiter implements Limiter {
   ) {}
 
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
-    const reply = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as [number, string];
-    return this.decide(reply, windowMs, limit, cost);
+    const reply = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS])) as Decided;
+    return this.decide(reply, limit);
   }
 
   async limitIfCurrent(
@@ -226,22 +254,21 @@ export class RedisLimiter implements Limiter {
       keys.push(`${this.slotPrefix}:${slot.key}`);
       args.push(slot.limit, slot.ttlMs, slot.id);
     }
-    const reply = (await this.redis.eval(slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT, keys, args)) as [number, string, number?] | ['stale', string];
+    const reply = (await this.redis.eval(slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT, keys, args)) as Decided | ['stale', string];
     if (reply[0] === 'stale') return 'stale';
-    const result = this.decide(reply as [number, string], windowMs, limit, cost);
-    return slot ? { ...result, slot: Number(reply[2]) === 1 } : result;
+    const result = this.decide(reply as Decided, limit);
+    return slot ? { ...result, slot: Number(reply[4]) === 1 } : result;
   }
 
-  /** `live`: the script's live buckets, `bucket,count:last` repeated, comma-separated. */
-  private decide([now, live]: [number, string], windowMs: number, limit: number, cost: number): LimitResult {
-    const buckets: Buckets = new Map();
-    const flat = live === '' ? [] : String(live).split(',');
-    for (let i = 0; i < flat.length; i += 2) {
-      const value = flat[i + 1]!;
-      const colon = value.indexOf(':');
-      buckets.set(Number(flat[i]), { count: Number(value.slice(0, colon)), last: Number(value.slice(colon + 1)) });
-    }
-    // Same inputs, same arithmetic: this reproduces the script's decision.
-    return evaluateWindow(now, windowMs, limit, cost, buckets);
+  /** The script's decision (DECIDE) as a LimitResult, with evaluateWindow's remaining and Retry-After. */
+  private decide([now, allowed, counted, resetAt]: Decided, limit: number): LimitResult {
+    const ok = Number(allowed) === 1;
+    return {
+      allowed: ok,
+      limit,
+      remaining: Math.max(0, limit - Number(counted)),
+      resetAt: Number(resetAt),
+      retryAfterSeconds: ok ? 0 : Math.max(1, Math.ceil((Number(resetAt) - Number(now)) / 1000)),
+    };
   }
 }
