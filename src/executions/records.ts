@@ -160,14 +160,7 @@ async function startOne(svc: Services, principal: Principal, call: StartRequest[
  */
 function countCtes(quiet?: { subscriptionsOfPlans?: string }): string {
   const pool = quiet?.subscriptionsOfPlans ? 'quiet' : 'req';
-  const quietCte = quiet?.subscriptionsOfPlans
-    ? `quiet as (
-  select * from req r where not exists (
-    select 1 from webhook_subscriptions s join tenants t on t.id = s.tenant_id
-    where s.tenant_id = r.tenant_id and s.status = 'active' and s.suspended_at is null
-      and t.plan in (select jsonb_array_elements_text(${quiet.subscriptionsOfPlans}::jsonb)))
-),`
-    : '';
+  const quietCte = quiet?.subscriptionsOfPlans ? `quiet as (select * from req r where ${noSubscription('r.tenant_id', quiet.subscriptionsOfPlans)}),` : '';
   const crossesNoMark = (before: string, after: string) =>
     quiet ? ` and (r.quota is null or not ((${before} < r.approaching and ${after} >= r.approaching) or (${before} < r.quota and ${after} >= r.quota)))` : '';
   return `with req as (
@@ -185,6 +178,14 @@ counted as (
   where (select (not r.pauses or u.executions + excluded.executions <= r.quota)${crossesNoMark('u.executions', 'u.executions + excluded.executions')} from req r where r.tenant_id = u.tenant_id)
   returning u.tenant_id, u.executions
 ),`;
+}
+
+/** True for a tenant without an active webhook subscription on a plan that `plans` (a JSON array parameter) lists. */
+function noSubscription(tenant: string, plans: string): string {
+  return `not exists (
+    select 1 from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+    where s.tenant_id = ${tenant} and s.status = 'active' and s.suspended_at is null
+      and t.plan in (select jsonb_array_elements_text(${plans}::jsonb)))`;
 }
 
 /** The counting statements' first parameter: per tenant group, its calls and its quota's terms. */
@@ -358,22 +359,27 @@ function deliveryTargets(rows: { id: string; subscriptions: { id: string; events
   return targets;
 }
 
+/** A finish flush's rows (finishedValues) as its statements' first parameter holds them. */
+const FINISHED_VALUES = `
+  select * from jsonb_to_recordset($1::jsonb) as v(id text, status text, output jsonb, output_bytes int, error_code text, error_message text,
+    latency_ms int, finished_at timestamptz, event_id text, tenant_id uuid, event_type text, event_data jsonb)`;
+
+/** The finished rows written over their `running` rows (from `v`). */
+const FINISH_UPDATE = `finished as (
+  update executions e set status = v.status, output = v.output, output_bytes = v.output_bytes, error_code = v.error_code,
+    error_message = v.error_message, latency_ms = v.latency_ms, finished_at = v.finished_at
+  from v where e.id = v.id
+  returning e.id
+)`;
+
 /**
  * One statement for the whole flush: the finished rows, their events, and each event's tenant's
  * active subscriptions, looked up once per tenant (to create deliveries for, in the same
  * transaction).
  */
 const FINISH_SQL = `
-with v as (
-  select * from jsonb_to_recordset($1::jsonb) as v(id text, status text, output jsonb, output_bytes int, error_code text, error_message text,
-    latency_ms int, finished_at timestamptz, event_id text, tenant_id uuid, event_type text, event_data jsonb)
-),
-finished as (
-  update executions e set status = v.status, output = v.output, output_bytes = v.output_bytes, error_code = v.error_code,
-    error_message = v.error_message, latency_ms = v.latency_ms, finished_at = v.finished_at
-  from v where e.id = v.id
-  returning e.id
-),
+with v as (${FINISHED_VALUES}),
+${FINISH_UPDATE},
 recorded as (
   insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v
   returning id, tenant_id
@@ -422,20 +428,10 @@ function finishedValues({ finished: f, event }: ReturnType<typeof finishedRow>) 
  * plan, $2): their finish is this statement alone. One row per execution it finished.
  */
 const FINISH_QUIET_SQL = `
-with v as (
-  select * from jsonb_to_recordset($1::jsonb) as v(id text, status text, output jsonb, output_bytes int, error_code text, error_message text,
-    latency_ms int, finished_at timestamptz, event_id text, tenant_id uuid, event_type text, event_data jsonb)
-  where not exists (
-    select 1 from webhook_subscriptions s join tenants t on t.id = s.tenant_id
-    where s.tenant_id = v.tenant_id and s.status = 'active' and s.suspended_at is null
-      and t.plan in (select jsonb_array_elements_text($2::jsonb)))
+with v as (${FINISHED_VALUES}
+  where ${noSubscription('v.tenant_id', '$2')}
 ),
-finished as (
-  update executions e set status = v.status, output = v.output, output_bytes = v.output_bytes, error_code = v.error_code,
-    error_message = v.error_message, latency_ms = v.latency_ms, finished_at = v.finished_at
-  from v where e.id = v.id
-  returning e.id
-),
+${FINISH_UPDATE},
 recorded as (
   insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v join finished f on f.id = v.id
 )
