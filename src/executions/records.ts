@@ -59,7 +59,7 @@ const committers = new WeakMap<
     finishes: GroupCommit<FinishRequest, Finished>;
     records: GroupCommit<RecordRequest, Finished>;
     installs: Map<string, Promise<ExecutionRow>>;
-    /** Tenants recordQuietly left to the transaction, until when (epoch ms) their flushes go there directly. */
+    /** Tenants a one-statement write left to the transaction, until when (epoch ms) their flushes go there directly (LOUD_MS). */
     loud: Map<string, number>;
   }
 >();
@@ -153,7 +153,7 @@ async function startOne(svc: Services, principal: Principal, call: StartRequest[
  * the same order), the counter moves by the tenant's number of calls, or not at all when they do
  * not all fit in a pausing quota. `counted` holds the tenants it moved, with their count after.
  *
- * `quiet` (the one-statement flush, see recordQuietly): it moves only the counters of tenants
+ * `quiet` (the one-statement flush, see writeQuietly): it moves only the counters of tenants
  * for which the statement is the whole transaction: no billing threshold crossed by the move, and,
  * with `subscriptionsOfPlans` (the parameter listing the webhook plans), no active webhook
  * subscription (which would need deliveries and their jobs). The others it leaves untouched.
