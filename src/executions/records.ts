@@ -2,9 +2,11 @@
  * The books of an execution, written by group commit (group-commit.ts): the start (quota
  * reservation, billing threshold events, the `running` row) and the finish (the finished row,
  * its event and the event's webhook deliveries) of many concurrent executions are each written
- * in one transaction of one statement (plus the rare threshold events and deliveries), and each
- * caller gets its row only after that commit. The usage counter is moved once per tenant per
- * flush, in the statement itself: no lock is held across a round trip of one execution.
+ * by one statement that is its own transaction for the tenants needing nothing else
+ * (writeQuietly), and in one transaction of one statement plus the rare threshold events and
+ * deliveries for the others; each caller gets its row only after that commit. The usage counter
+ * is moved once per tenant per flush, in the statement itself: no lock is held across a round
+ * trip of one execution.
  *
  * A call that installs its module on first use starts alone (startOne: the tenant row lock and
  * the module limit), and the tenant's concurrent first uses of that module wait for it, then
