@@ -23,16 +23,20 @@ describe('outputs checked once', () => {
       nested: { at: new Date(0), list: [1, undefined, 'x', () => 1], deep: { n: 2 } },
       total: 2,
     });
-    expect(encodeJson(envelope)).toBe(JSON.stringify(envelope));
-    expect(encodeJson(envelope)).toBe(encodeJson(envelope));
-    expect(encodeJson(parts[0])).toBe(JSON.stringify(parts[0]));
+    expect(encodeJson(envelope).toString()).toBe(JSON.stringify(envelope));
+    expect(encodeJson(envelope).equals(encodeJson(envelope))).toBe(true);
+    expect(encodeJson(parts[0]).toString()).toBe(JSON.stringify(parts[0]));
+    const sparse = markChecked({ first: undefined, list: [undefined, parts[1], () => 1], last: () => 1, symbol: Symbol('s') });
+    expect(encodeJson(sparse).toString()).toBe(JSON.stringify(sparse));
+    expect(encodeJson(markChecked([undefined, 1])).toString()).toBe('[null,1]');
   });
 
   it('leaves every other value to JSON.stringify', () => {
     const plain = { a: 1, b: [checkOnce(item, { name: 'd', tags: [], score: 2 })] };
     expect(isChecked(plain)).toBe(false);
-    expect(encodeJson(plain)).toBe(JSON.stringify(plain));
-    expect(encodeJson('text')).toBe('"text"');
-    expect(encodeJson(null)).toBe('null');
+    expect(encodeJson(plain).toString()).toBe(JSON.stringify(plain));
+    expect(encodeJson('text').toString()).toBe('"text"');
+    expect(encodeJson(null).toString()).toBe('null');
+    expect(encodeJson({ text: 'é😀\u2028' }).toString('utf8')).toBe(JSON.stringify({ text: 'é😀\u2028' }));
   });
 });

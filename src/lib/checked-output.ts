@@ -12,7 +12,7 @@ import type { z } from 'zod';
  * (`encodeJson`). Every other value is parsed and encoded per response, as before.
  */
 const checked = new WeakSet<object>();
-const texts = new WeakMap<object, string>();
+const encoded = new WeakMap<object, Buffer>();
 
 /** `value` parsed by `schema` (as the output parser would), frozen and marked as checked. */
 export function checkOnce<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
@@ -34,32 +34,69 @@ export function isChecked(value: unknown): boolean {
   return typeof value === 'object' && value !== null && checked.has(value);
 }
 
-/** The JSON text of `value`; a checked value's parts are encoded once and reused. */
-export function encodeJson(value: unknown): string {
-  return isChecked(value) ? encodeChecked(value as object) : JSON.stringify(value);
+/**
+ * The JSON of `value` as UTF-8 bytes; a checked value's parts are encoded once and reused.
+ * Bytes, not text: the response is written as its header and this buffer (one `writev`), without
+ * the copy that joining a long (or non-Latin-1) text to the header costs.
+ */
+export function encodeJson(value: unknown): Buffer {
+  if (!isChecked(value)) return Buffer.from(JSON.stringify(value) ?? 'null');
+  const pieces: (string | Buffer)[] = [];
+  encodeChecked(value as object, pieces);
+  // A remembered value alone is answered with its own bytes (written, never changed).
+  return pieces.length === 1 && typeof pieces[0] !== 'string' ? pieces[0]! : concatPieces(pieces);
 }
 
 /** A value from `checkOnce` (frozen) is encoded once and remembered; a marked envelope per response. */
-function encodeChecked(value: object): string {
-  if (!Object.isFrozen(value)) return encodeComposed(value);
-  let text = texts.get(value);
-  if (text === undefined) texts.set(value, (text = JSON.stringify(value)));
-  return text;
+function encodeChecked(value: object, pieces: (string | Buffer)[]): void {
+  if (!Object.isFrozen(value)) return encodeComposed(value, pieces);
+  let bytes = encoded.get(value);
+  if (bytes === undefined) encoded.set(value, (bytes = Buffer.from(JSON.stringify(value))));
+  pieces.push(bytes);
 }
 
-/** A composed envelope: its own keys encoded here, its checked parts from their remembered text. */
-function encodeComposed(value: object): string {
-  if (Array.isArray(value)) return `[${value.map((item) => encodePart(item) ?? 'null').join(',')}]`;
-  const parts: string[] = [];
+/** A composed envelope: its own keys encoded here, its checked parts from their remembered bytes. */
+function encodeComposed(value: object, pieces: (string | Buffer)[]): void {
+  const array = Array.isArray(value);
+  pieces.push(array ? '[' : '{');
+  let first = true;
   for (const [key, item] of Object.entries(value)) {
-    const encoded = encodePart(item);
-    if (encoded !== undefined) parts.push(`${JSON.stringify(key)}:${encoded}`);
+    const at = pieces.length;
+    pieces.push(`${first ? '' : ','}${array ? '' : `${JSON.stringify(key)}:`}`);
+    if (!encodePart(item, pieces)) {
+      // What JSON.stringify leaves out (undefined, a function): an object drops the member, an array writes null.
+      if (!array) {
+        pieces.length = at;
+        continue;
+      }
+      pieces.push('null');
+    }
+    first = false;
   }
-  return `{${parts.join(',')}}`;
+  pieces.push(array ? ']' : '}');
 }
 
-function encodePart(item: unknown): string | undefined {
-  if (isChecked(item)) return encodeChecked(item as object);
-  if (Array.isArray(item) || (typeof item === 'object' && item !== null && Object.getPrototypeOf(item) === Object.prototype)) return encodeComposed(item);
-  return JSON.stringify(item);
+/** Adds `item`'s JSON; false when it has none (JSON.stringify answers undefined). */
+function encodePart(item: unknown, pieces: (string | Buffer)[]): boolean {
+  if (isChecked(item)) {
+    encodeChecked(item as object, pieces);
+    return true;
+  }
+  if (Array.isArray(item) || (typeof item === 'object' && item !== null && Object.getPrototypeOf(item) === Object.prototype)) {
+    encodeComposed(item, pieces);
+    return true;
+  }
+  const text: string | undefined = JSON.stringify(item);
+  if (text === undefined) return false;
+  pieces.push(text);
+  return true;
+}
+
+function concatPieces(pieces: (string | Buffer)[]): Buffer {
+  let length = 0;
+  for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+  const out = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += typeof piece === 'string' ? out.write(piece, at) : piece.copy(out, at);
+  return out;
 }

@@ -7,7 +7,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.writeHead(status, {
     ...headers,
     'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(payload),
+    'Content-Length': payload.length,
   });
   res.end(payload);
 }
