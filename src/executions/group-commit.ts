@@ -62,11 +62,7 @@ export class GroupCommit<T, R> {
 
   private async run(batch: Pending<T, R>[]): Promise<void> {
     const settled = new Set<Pending<T, R>>();
-    const tracked = batch.map((p) => ({
-      item: p.item,
-      resolve: (v: R) => (settled.add(p), p.resolve(v)),
-      reject: (e: unknown) => (settled.add(p), p.reject(e)),
-    }));
+    const tracked = batch.map((p) => tracking(p, settled));
     try {
       await this.flush(tracked);
       for (const p of batch) if (!settled.has(p)) p.reject(new Error('group commit: flush left an item unsettled'));
@@ -78,4 +74,20 @@ export class GroupCommit<T, R> {
       if (this.queue.length > 0) this.pump();
     }
   }
+}
+
+/**
+ * `p` with its settling recorded in `settled`. The closures are returned, not written as
+ * `resolve: (v) => ...` in a literal: under tsx (esbuild's keepNames) each named closure costs a
+ * defineProperty per item.
+ */
+function tracking<T, R>(p: Pending<T, R>, settled: Set<Pending<T, R>>): Pending<T, R> {
+  return { item: p.item, resolve: settling(p, settled, p.resolve), reject: settling(p, settled, p.reject) };
+}
+
+function settling<T, R, A>(p: Pending<T, R>, settled: Set<Pending<T, R>>, settle: (a: A) => void): (a: A) => void {
+  return (a) => {
+    settled.add(p);
+    settle(a);
+  };
 }

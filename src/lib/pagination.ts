@@ -35,23 +35,26 @@ export function encodeCursor(c: Cursor): string {
  * exactly `[ISO date, id]` in the service's own spelling, a date outside MIN_DATE..MAX_DATE, an
  * id PostgreSQL cannot store) never reaches a query.
  */
+function invalidCursor() {
+  return invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+}
+
 export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (!cursor) return undefined;
-  const invalid = () => invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalid();
+    throw invalidCursor();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid();
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalidCursor();
   const [at, id] = parsed as unknown[];
-  if (typeof at !== 'string' || typeof id !== 'string' || id === '' || !isStorableText(id)) throw invalid();
+  if (typeof at !== 'string' || typeof id !== 'string' || id === '' || !isStorableText(id)) throw invalidCursor();
   const date = new Date(at);
-  if (!isSaneDate(date) || date.toISOString() !== at) throw invalid();
+  if (!isSaneDate(date) || date.toISOString() !== at) throw invalidCursor();
   const decoded = { at: date, id };
   // Only the exact spelling the service issues (no padding, no stray characters, no other JSON).
-  if (encodeCursor(decoded) !== cursor) throw invalid();
+  if (encodeCursor(decoded) !== cursor) throw invalidCursor();
   return decoded;
 }
 

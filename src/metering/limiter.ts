@@ -68,14 +68,13 @@ export function evaluateWindow(now: number, windowMs: number, limit: number, cos
   const counted = admitted ? used + cost : used;
   const allowed = cost === 0 ? used < limit : admitted;
   const need = Math.max(1, cost);
-  const freesAt = (bucket: Bucket) => bucket.last + windowMs;
-  let resetAt = live.length > 0 ? freesAt(live[0]![1]) : admitted ? now + windowMs : now;
+  let resetAt = live.length > 0 ? live[0]![1].last + windowMs : admitted ? now + windowMs : now;
   if (!allowed) {
     // The earliest moment enough old buckets have left the window for `need` more requests.
     let remainingUsed = used;
     for (const [, bucket] of live) {
       remainingUsed -= bucket.count;
-      resetAt = freesAt(bucket);
+      resetAt = bucket.last + windowMs;
       if (remainingUsed + need <= limit) break;
     }
   }

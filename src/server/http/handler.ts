@@ -65,6 +65,11 @@ const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Header
  * The API surface of server.ts: request ids, CORS, discovery documents, the dashboard's
  * /api/trpc and the REST adapter; other paths go to `next` (or 404 when Next is not mounted).
  */
+/** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
+async function withPool(base: Record<string, string>, ctx: Context): Promise<Record<string, string>> {
+  return { ...base, ...(await reportedPool(ctx)) };
+}
+
 export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHandler {
   const routes = new RouteTable(appRouter);
   let openapi: Buffer | undefined;
@@ -90,23 +95,21 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const access: AccessLog = { template: null };
     res.once('finish', () => logAccess(svc, req, res, ctx, access, started));
     if (FIXED_PATHS.has(pathname)) access.template = pathname;
-    /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
-    const withPool = async () => ({ ...base, ...(await reportedPool(ctx)) });
     try {
       // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
       if (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip)) return;
       // The built-in identity provider (GoTrue subset): its own apikey check, CORS and error fields.
       if (pathname.startsWith('/auth/v1/')) return await handleIdentity(req, res, ctx, base, url, pathname);
-      if (req.method === 'OPTIONS') return preflight(res, await withPool());
+      if (req.method === 'OPTIONS') return preflight(res, await withPool(base, ctx));
 
       if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool());
-        return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPool());
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool(base, ctx));
+        return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
       }
       if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool());
-        if (pathname === '/api/llms.txt') return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPool());
-        return sendText(res, 200, await agentCard(svc), 'application/json; charset=utf-8', await withPool());
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool(base, ctx));
+        if (pathname === '/api/llms.txt') return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPool(base, ctx));
+        return sendText(res, 200, await agentCard(svc), 'application/json; charset=utf-8', await withPool(base, ctx));
       }
       if (pathname.startsWith('/api/trpc/')) {
         access.template = '/api/trpc/{procedure}';
@@ -158,8 +161,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         access.template = match.route.template;
         return await handleRestCall(req, res, url, match.route, match.params, ctx, base);
       }
-      if (match) return methodNotAllowed(res, requestId, match.allowed, await withPool());
-      return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, await withPool());
+      if (match) return methodNotAllowed(res, requestId, match.allowed, await withPool(base, ctx));
+      return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, await withPool(base, ctx));
     } catch (err) {
       svc.logger.error({ err, requestId }, 'request failed');
       if (res.headersSent) return void res.destroy();
