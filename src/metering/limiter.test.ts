@@ -281,6 +281,26 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     expect(admitted).toMatchObject({ allowed: true, remaining: 0, resetAt: expected.resetAt, retryAfterSeconds: 0 });
   });
 
+  it('keeps a running sum: old buckets leave in order, and a short window slides as evaluateWindow says', async () => {
+    const l = new RedisLimiter(a, prefix);
+    const window = 1500;
+    const first = await l.limit('slide', 3, window);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a later bucket
+    expect((await l.limit('slide', 3, window)).remaining).toBe(1);
+    expect((await l.limit('slide', 3, window)).remaining).toBe(0);
+    const refused = await l.limit('slide', 3, window);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, resetAt: first.resetAt });
+    // The first bucket leaves the window: one request fits again, then none.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, first.resetAt - Date.now()) + 100));
+    const again = await l.limit('slide', 3, window);
+    expect(again).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await l.limit('slide', 3, window)).allowed).toBe(false);
+    // Everything leaves: the pool is whole again (the stored sum is not carried over).
+    await new Promise((resolve) => setTimeout(resolve, window + 100));
+    expect(await l.limit('slide', 3, window, 0)).toMatchObject({ allowed: true, remaining: 3 });
+    expect((await l.limit('slide', 3, window)).remaining).toBe(2);
+  });
+
   it('two connections (two instances) share one pool', async () => {
     const la = new RedisLimiter(a, prefix);
     const lb = new RedisLimiter(b, prefix);

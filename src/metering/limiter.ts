@@ -136,6 +136,12 @@ export class MemoryLimiter implements Limiter {
  * its bucket. The script also decides the answer with evaluateWindow's arithmetic (DECIDE): it
  * returns `now`, allowed (1/0), the count after the call and resetAt, so the client parses four
  * numbers instead of up to 60 buckets on every request.
+ *
+ * The hash also keeps the live buckets' sum (`s`) and the earliest live bucket (`f`), so an
+ * admitted request reads two buckets, not the whole window: buckets leave the window in index
+ * order (a later bucket's latest request is later), so pruning walks forward from `f`. A hash
+ * without them (written before they were kept) is read whole once. Only a refusal, which needs
+ * every live bucket for its reset time, reads the whole window.
  */
 const WINDOW = `
 local t = redis.call('TIME')
@@ -144,33 +150,67 @@ local windowMs = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
 local bucketMs = tonumber(ARGV[4])
-local all = redis.call('HGETALL', KEYS[1])
+local current = math.floor(now / bucketMs)
+local function bucketOf(field, value)
+  local n, last = string.match(value, '^(%d+):(%d+)$')
+  if n then return tonumber(n), tonumber(last) end
+  return tonumber(value), (field + 1) * bucketMs - 1
+end
+local meta = redis.call('HMGET', KEYS[1], 's', 'f')
 local used = 0
-local live = {}
-for i = 1, #all, 2 do
-  local n, last = string.match(all[i + 1], '^(%d+):(%d+)$')
-  if n then
-    n = tonumber(n)
-    last = tonumber(last)
-  else
-    n = tonumber(all[i + 1])
-    last = (tonumber(all[i]) + 1) * bucketMs - 1
+local first = nil
+local firstLast = nil
+local pruned = meta[1] == false
+if meta[1] then
+  used = tonumber(meta[1])
+  local b = tonumber(meta[2]) or current + 1
+  while b <= current do
+    local field = string.format('%d', b)
+    local value = redis.call('HGET', KEYS[1], field)
+    if value then
+      local n, last = bucketOf(b, value)
+      if last + windowMs > now then
+        first = b
+        firstLast = last
+        break
+      end
+      used = used - n
+      redis.call('HDEL', KEYS[1], field)
+      pruned = true
+    end
+    b = b + 1
   end
-  if last + windowMs <= now then
-    redis.call('HDEL', KEYS[1], all[i])
-  else
-    used = used + n
-    live[#live + 1] = { b = tonumber(all[i]), n = n, last = last }
+else
+  local all = redis.call('HGETALL', KEYS[1])
+  for i = 1, #all, 2 do
+    local b = tonumber(all[i])
+    if b then
+      local n, last = bucketOf(b, all[i + 1])
+      if last + windowMs <= now then
+        redis.call('HDEL', KEYS[1], all[i])
+      else
+        used = used + n
+        if first == nil or b < first then
+          first = b
+          firstLast = last
+        end
+      end
+    end
   end
 end
+if first == nil then used = 0 end
 local admitted = cost > 0 and used + cost <= limit
 if admitted then
-  local b = string.format('%d', math.floor(now / bucketMs))
-  local current = redis.call('HGET', KEYS[1], b)
+  local field = string.format('%d', current)
+  local held = redis.call('HGET', KEYS[1], field)
   local n = 0
-  if current then n = tonumber(string.match(current, '^(%d+)')) end
-  redis.call('HSET', KEYS[1], b, string.format('%d:%d', n + cost, now))
+  if held then n = tonumber(string.match(held, '^(%d+)')) end
+  redis.call('HSET', KEYS[1], field, string.format('%d:%d', n + cost, now), 's', string.format('%d', used + cost), 'f', string.format('%d', first or current))
   redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
+elseif first == nil then
+  redis.call('DEL', KEYS[1])
+elseif pruned then
+  redis.call('HSET', KEYS[1], 's', string.format('%d', used), 'f', string.format('%d', first))
 end
 `;
 /** evaluateWindow in Lua, on the live buckets before this call: `allowed`, `counted`, `resetAt`. */
@@ -181,12 +221,17 @@ local counted = used
 if admitted then counted = used + cost end
 local resetAt = now
 if admitted then resetAt = now + windowMs end
-local earliest = nil
-for _, e in ipairs(live) do
-  if earliest == nil or e.b < earliest.b then earliest = e end
-end
-if earliest then resetAt = earliest.last + windowMs end
+if first then resetAt = firstLast + windowMs end
 if not allowed then
+  local live = {}
+  local all = redis.call('HGETALL', KEYS[1])
+  for i = 1, #all, 2 do
+    local b = tonumber(all[i])
+    if b then
+      local n, last = bucketOf(b, all[i + 1])
+      if last + windowMs > now then live[#live + 1] = { b = b, n = n, last = last } end
+    end
+  end
   table.sort(live, function(x, y) return x.b < y.b end)
   local need = math.max(1, cost)
   local remainingUsed = used
