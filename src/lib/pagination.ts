@@ -30,15 +30,15 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.at.toISOString(), c.id])).toString('base64url');
 }
 
+function invalidCursor() {
+  return invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+}
+
 /**
  * The cursor `encodeCursor` issued, or 400 `invalid_request`: anything else (not base64url of
  * exactly `[ISO date, id]` in the service's own spelling, a date outside MIN_DATE..MAX_DATE, an
  * id PostgreSQL cannot store) never reaches a query.
  */
-function invalidCursor() {
-  return invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
-}
-
 export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (!cursor) return undefined;
   let parsed: unknown;

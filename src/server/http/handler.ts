@@ -61,15 +61,15 @@ export const MAX_TRPC_BATCH = 20;
 const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy';
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
-/**
- * The API surface of server.ts: request ids, CORS, discovery documents, the dashboard's
- * /api/trpc and the REST adapter; other paths go to `next` (or 404 when Next is not mounted).
- */
 /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
 async function withPool(base: Record<string, string>, ctx: Context): Promise<Record<string, string>> {
   return { ...base, ...(await reportedPool(ctx)) };
 }
 
+/**
+ * The API surface of server.ts: request ids, CORS, discovery documents, the dashboard's
+ * /api/trpc and the REST adapter; other paths go to `next` (or 404 when Next is not mounted).
+ */
 export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHandler {
   const routes = new RouteTable(appRouter);
   let openapi: Buffer | undefined;
