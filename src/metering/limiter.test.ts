@@ -301,6 +301,16 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     expect((await l.limit('slide', 3, window)).remaining).toBe(2);
   });
 
+  it('counts the buckets afresh when its earliest-bucket mark lies ahead of the clock', async () => {
+    const l = new RedisLimiter(a, prefix);
+    const now = Number((await a.eval("local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000)", [], [])) as number);
+    const bucket = Math.floor(now / 1000);
+    // As if Redis's clock had stepped back: the mark says the earliest live bucket is in the future.
+    await a.eval("return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2], 's', '3', 'f', ARGV[3])", [`${prefix}:${W}:ahead`], [bucket, `3:${now}`, bucket + 5]);
+    expect(await l.limit('ahead', 10, W, 0)).toMatchObject({ allowed: true, remaining: 7 });
+    expect((await l.limit('ahead', 10, W)).remaining).toBe(6);
+  });
+
   it('two connections (two instances) share one pool', async () => {
     const la = new RedisLimiter(a, prefix);
     const lb = new RedisLimiter(b, prefix);

@@ -156,11 +156,32 @@ local function bucketOf(field, value)
   if n then return tonumber(n), tonumber(last) end
   return tonumber(value), (field + 1) * bucketMs - 1
 end
-local meta = redis.call('HMGET', KEYS[1], 's', 'f')
 local used = 0
 local first = nil
 local firstLast = nil
-local pruned = meta[1] == false
+local pruned = false
+local function scanAll()
+  used = 0
+  first = nil
+  pruned = true
+  local all = redis.call('HGETALL', KEYS[1])
+  for i = 1, #all, 2 do
+    local b = tonumber(all[i])
+    if b then
+      local n, last = bucketOf(b, all[i + 1])
+      if last + windowMs <= now then
+        redis.call('HDEL', KEYS[1], all[i])
+      else
+        used = used + n
+        if first == nil or b < first then
+          first = b
+          firstLast = last
+        end
+      end
+    end
+  end
+end
+local meta = redis.call('HMGET', KEYS[1], 's', 'f')
 if meta[1] then
   used = tonumber(meta[1])
   local b = tonumber(meta[2]) or current + 1
@@ -180,23 +201,10 @@ if meta[1] then
     end
     b = b + 1
   end
+  -- Nothing live found but buckets left (Redis's clock stepped back): count them afresh.
+  if first == nil and redis.call('HLEN', KEYS[1]) > 2 then scanAll() end
 else
-  local all = redis.call('HGETALL', KEYS[1])
-  for i = 1, #all, 2 do
-    local b = tonumber(all[i])
-    if b then
-      local n, last = bucketOf(b, all[i + 1])
-      if last + windowMs <= now then
-        redis.call('HDEL', KEYS[1], all[i])
-      else
-        used = used + n
-        if first == nil or b < first then
-          first = b
-          firstLast = last
-        end
-      end
-    end
-  end
+  scanAll()
 end
 if first == nil then used = 0 end
 local admitted = cost > 0 and used + cost <= limit
@@ -205,7 +213,7 @@ if admitted then
   local held = redis.call('HGET', KEYS[1], field)
   local n = 0
   if held then n = tonumber(string.match(held, '^(%d+)')) end
-  redis.call('HSET', KEYS[1], field, string.format('%d:%d', n + cost, now), 's', string.format('%d', used + cost), 'f', string.format('%d', first or current))
+  redis.call('HSET', KEYS[1], field, string.format('%d:%d', n + cost, now), 's', string.format('%d', used + cost), 'f', string.format('%d', math.min(first or current, current)))
   redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
 elseif first == nil then
   redis.call('DEL', KEYS[1])
