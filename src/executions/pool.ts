@@ -11,8 +11,8 @@ const KILL_GRACE_MS = 250;
 /** Safety net for a task that never starts (a worker that cannot start): it fails instead of hanging. */
 const START_LIMIT_MS = 60_000;
 /**
- * V8's young generation per worker thread (three 16 MB semi-spaces' worth, as the main thread's
- * `--max-semi-space-size=16`, scripts/node-runtime.json): left to V8, it is sized by the
+ * V8's young generation per worker thread (three 16 MB semi-spaces' worth; the main thread's are
+ * 8 MB, `--max-semi-space-size=8`, scripts/node-runtime.json): left to V8, it is sized by the
  * machine's memory and grew to about 120 MB per thread. docs/performance.md, Memory.
  */
 export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 48 };
