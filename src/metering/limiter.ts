@@ -160,10 +160,9 @@ local used = 0
 local first = nil
 local firstLast = nil
 local pruned = false
-local function scanAll()
-  used = 0
-  first = nil
-  pruned = true
+-- The whole window, read and pruned: its live buckets in index order.
+local function liveBuckets()
+  local live = {}
   local all = redis.call('HGETALL', KEYS[1])
   for i = 1, #all, 2 do
     local b = tonumber(all[i])
@@ -172,14 +171,20 @@ local function scanAll()
       if last + windowMs <= now then
         redis.call('HDEL', KEYS[1], all[i])
       else
-        used = used + n
-        if first == nil or b < first then
-          first = b
-          firstLast = last
-        end
+        live[#live + 1] = { b = b, n = n, last = last }
       end
     end
   end
+  table.sort(live, function(x, y) return x.b < y.b end)
+  return live
+end
+local function scanAll()
+  local live = liveBuckets()
+  used = 0
+  for _, e in ipairs(live) do used = used + e.n end
+  first = live[1] and live[1].b
+  firstLast = live[1] and live[1].last
+  pruned = true
 end
 local meta = redis.call('HMGET', KEYS[1], 's', 'f')
 if meta[1] then
@@ -231,16 +236,7 @@ local resetAt = now
 if admitted then resetAt = now + windowMs end
 if first then resetAt = firstLast + windowMs end
 if not allowed then
-  local live = {}
-  local all = redis.call('HGETALL', KEYS[1])
-  for i = 1, #all, 2 do
-    local b = tonumber(all[i])
-    if b then
-      local n, last = bucketOf(b, all[i + 1])
-      if last + windowMs > now then live[#live + 1] = { b = b, n = n, last = last } end
-    end
-  end
-  table.sort(live, function(x, y) return x.b < y.b end)
+  local live = liveBuckets()
   local need = math.max(1, cost)
   local remainingUsed = used
   for _, e in ipairs(live) do
