@@ -80,7 +80,6 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // Embedded: this process is the only one, so anything `running` was interrupted. PostgreSQL:
   // other instances may be mid-execution; only rows older than any action's deadline are stale.
   await closeInterruptedExecutions(svc, database.kind === 'pglite' ? 0 : 120_000);
-  await svc.pool.warm();
   if (database.kind === 'pglite') await retryOrphanedAttempts(svc);
   svc.deliveryWorker.start(svc);
   await startMaintenance(svc);

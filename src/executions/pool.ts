@@ -48,8 +48,11 @@ export class ActionPool {
   private get piscina(): Piscina {
     this.pool ??= new Piscina({
       filename: fileURLToPath(new URL('../modules/worker.mjs', import.meta.url)),
-      // All workers stay started (tsx and the runner, not the packs: each loads a pack when it
-      // first runs one of its actions, see run.ts loadPack), so a call never waits for a thread.
+      // Started with the first CPU-bound call (the pool is created then), not at start-up: an
+      // instance that only reads and runs inline or io actions never holds them (two workers are
+      // ~75 MB of RSS). Once started, all stay (tsx and the runner, not the packs: each loads a
+      // pack when it first runs one of its actions, see run.ts loadPack), so later calls never
+      // wait for a thread. The first call's deadline does not include the start (see `run`).
       minThreads: this.maxThreads,
       maxThreads: this.maxThreads,
       idleTimeout: 30_000,
@@ -90,14 +93,6 @@ export class ActionPool {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /**
-   * Resolves once a worker has started, so the first request does not wait for start-up (a no-op
-   * task: an unknown action answers at once, loading no pack).
-   */
-  async warm(): Promise<void> {
-    await this.piscina.run({ module: '', action: '', input: null, timeoutMs: 1, allowPrivateNetwork: false } satisfies ActionTask);
   }
 
   async close(): Promise<void> {

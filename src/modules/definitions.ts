@@ -1,12 +1,14 @@
 /**
  * The built-in packs' definitions without their code: names, descriptions, schemas, examples and
  * flags, for the catalog (sync at start-up) and certification. They are read in a short-lived
- * worker thread (definitions-worker.mjs) that imports every pack, so this thread never loads the
- * packs' libraries (sharp, pdfkit, cheerio, ajv, ...): about 35 MB of live heap and 90 MB of
- * RSS that every major garbage collection would otherwise mark (docs/performance.md, Memory).
- * Actions that run on this thread (io and inline ones) load their pack on first use (run.ts).
+ * child process (definitions-child.mjs) that imports every pack, so this process never loads the
+ * packs' libraries (sharp, pdfkit, cheerio, ajv, ...): about 35 MB of live heap that every major
+ * garbage collection would otherwise mark. A process rather than a worker thread, because a
+ * thread's native memory stays with this process after it exits (glibc keeps its arena): RSS
+ * +89 MB for good with a thread, +2 MB with a process (docs/performance.md, Memory). Actions that
+ * run on the event loop (io and inline ones) load their pack on first use (run.ts).
  */
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import type { ActionDefinition, ModuleDefinition } from './types';
 
 export type BuiltinDefinition = Omit<ModuleDefinition, 'actions'> & { actions: Omit<ActionDefinition, 'run'>[] };
@@ -15,24 +17,30 @@ let loading: Promise<BuiltinDefinition[]> | undefined;
 
 /** Every built-in pack's definition, read once per process. */
 export function builtinDefinitions(): Promise<BuiltinDefinition[]> {
-  loading ??= readInWorker().catch((err: unknown) => {
+  loading ??= readInChild().catch((err: unknown) => {
     loading = undefined;
     throw err;
   });
   return loading;
 }
 
-function readInWorker(): Promise<BuiltinDefinition[]> {
+function readInChild(): Promise<BuiltinDefinition[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./definitions-worker.mjs', import.meta.url));
-    let answered = false;
-    worker.once('message', (definitions: BuiltinDefinition[]) => {
-      answered = true;
-      resolve(definitions);
+    // The child registers tsx itself, so it takes none of this process's Node flags; `advanced`
+    // serialization is the structured clone a worker's message used.
+    const child = fork(new URL('./definitions-child.mjs', import.meta.url), [], {
+      execArgv: [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (!answered) reject(new Error(`the module definitions worker exited with code ${code} before answering`));
+    let answered = false;
+    child.once('message', (definitions) => {
+      answered = true;
+      resolve(definitions as BuiltinDefinition[]);
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (!answered) reject(new Error(`the module definitions process exited (${signal ?? `code ${code}`}) before answering`));
     });
   });
 }

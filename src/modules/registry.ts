@@ -19,7 +19,7 @@ import http from './http';
 
 /**
  * Every built-in module pack, code included. Imported only where every pack is wanted at once:
- * the definitions worker (definitions.ts, for the catalog) and tests. The action workers and the
+ * the definitions process (definitions.ts, for the catalog) and tests. The action workers and the
  * event loop load packs one by one as they need them (packs.ts).
  */
 export const BUILTIN_MODULES: ModuleDefinition[] = [
