@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { types } from '@electric-sql/pglite';
@@ -83,4 +83,33 @@ describe('the embedded database on its own thread', () => {
     const dump = await others.dumpDataDir('none');
     expect(dump.size).toBeGreaterThan(1_000_000);
   });
+});
+
+describe('creating the embedded database', () => {
+  it('runs initdb in a child process, and a start on the directory it made opens the same database', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'amp-initdb-'));
+    try {
+      const first = await openEmbedded({ dataDir: dir, fresh: true, startParams: [], rawTypes: [] });
+      expect(existsSync(path.join(dir, 'PG_VERSION'))).toBe(true);
+      await first.forOthers.exec('create table kept (id int)');
+      await first.forOthers.close();
+      const again = await openEmbedded({ dataDir: dir, fresh: false, startParams: [], rawTypes: [] });
+      const tables = await again.forOthers.query<{ n: number }>("select count(*)::int as n from pg_tables where tablename = 'kept'");
+      expect(tables.rows[0]!.n).toBe(1);
+      await again.forOthers.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('reports a data directory it cannot create the database in', async () => {
+    const parent = mkdtempSync(path.join(tmpdir(), 'amp-initdb-'));
+    const notADirectory = path.join(parent, 'file');
+    writeFileSync(notADirectory, 'not a directory');
+    try {
+      await expect(openEmbedded({ dataDir: notADirectory, fresh: true, startParams: [], rawTypes: [] })).rejects.toThrow(/Creating the embedded database in .* failed/);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -10,6 +10,7 @@
  * `listen`, `dumpDataDir`, `close`. Drizzle's client (`forDrizzle`) receives the types drizzle
  * converts itself as raw text; every other client receives PGlite's usual values.
  */
+import { fork } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -38,7 +39,7 @@ export interface EmbeddedOptions {
   dataDir: string;
   /** A data-dir dump to start from (the data dir is empty): its path, read by the database thread (copying 40 MB to a thread took ~0.4 s). */
   loadDataDir?: string;
-  /** The data dir is empty: PGlite runs initdb (or loads the dump). */
+  /** The data dir is empty: initdb runs in a child process first (or the dump is loaded). */
   fresh: boolean;
   startParams: string[];
   /** Type OIDs drizzle reads as raw text. */
@@ -47,9 +48,36 @@ export interface EmbeddedOptions {
 
 /** Starts the database thread and resolves once PGlite is open in it. */
 export async function openEmbedded(options: EmbeddedOptions): Promise<{ forDrizzle: EmbeddedClient; forOthers: EmbeddedClient }> {
-  const thread = new DatabaseThread({ ...options, pgliteWasmModule: await compiledPglite() });
+  const compiled = compiledPglite();
+  if (options.fresh && !options.loadDataDir) {
+    await initdbInChild(options.dataDir, options.startParams);
+    options = { ...options, fresh: false };
+  }
+  const thread = new DatabaseThread({ ...options, pgliteWasmModule: await compiled });
   await thread.ready;
   return { forDrizzle: clientFor(thread, false), forOthers: clientFor(thread, true) };
+}
+
+/**
+ * Runs initdb for an empty data directory in a child process (pglite-initdb.mjs). In this process
+ * it left ~70 MB more resident for the process's whole life than a start on an existing directory
+ * (native memory of the temporary instance kept by glibc), and peaked at ~1.1 GB
+ * (docs/performance.md, Memory).
+ */
+function initdbInChild(dataDir: string, startParams: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL('./pglite-initdb.mjs', import.meta.url), [dataDir, JSON.stringify(startParams)], {
+      execArgv: [],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Error(`Creating the embedded database in ${dataDir} failed (${signal ?? `exit code ${code}`}): ${stderr.trim() || 'no output'}`));
+    });
+  });
 }
 
 let compiling: Promise<WebAssembly.Module> | undefined;

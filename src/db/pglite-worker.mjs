@@ -3,12 +3,10 @@
 // event loop that serves requests. Plain JavaScript: loaded by a Worker under tsx and Next alike.
 import { Blob } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import { runInNewContext } from 'node:vm';
-import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-const { dataDir, loadDataDir, startParams, rawTypes, fresh, pgliteWasmModule } = workerData;
+const { dataDir, loadDataDir, startParams, rawTypes, pgliteWasmModule } = workerData;
 
 const engine = await PGlite.create({
   dataDir,
@@ -18,7 +16,6 @@ const engine = await PGlite.create({
   loadDataDir: loadDataDir ? new Blob([readFileSync(loadDataDir)]) : undefined,
   startParams: [...PGlite.defaultStartParams, ...startParams],
 });
-if (fresh && !loadDataDir) releaseInitdbMemory();
 
 // The types drizzle reads as raw text (it converts them itself, and passes a `parsers` option on
 // every query that made PGlite copy its whole parser map per result): raw on the instance, and
@@ -115,16 +112,4 @@ function describeError(err) {
   const fields = {};
   for (const [key, value] of Object.entries(err)) if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
   return { ...fields, name: err.name, message: err.message };
-}
-
-/**
- * On an empty data directory PGlite runs initdb in a second, temporary instance and leaves it to
- * the garbage collector: about 390 MB of WASM memory that V8 frees only at its next full
- * collection. One full collection now, once per data directory's life (docs/performance.md, Memory).
- */
-function releaseInitdbMemory() {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc');
-  v8.setFlagsFromString('--no-expose-gc');
-  gc();
 }
