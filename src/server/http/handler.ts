@@ -17,6 +17,7 @@ import { clientIp, resolveRequestId } from './request';
 import { sendError, sendText } from './respond';
 import { handleRestCall } from './rest';
 import { RouteTable } from './routes';
+import { parseTarget, rawPathname, searchParamsOf } from './target';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
@@ -30,26 +31,6 @@ const API_EXACT = new Set(['/api/v1', '/api/a2a', '/api/openapi.json', '/openapi
 export function isApiPath(pathname: string): boolean {
   if (pathname === '/api/auth' || pathname.startsWith('/api/auth/')) return false;
   return pathname === '/api' || API_EXACT.has(pathname) || API_PREFIXES.some((p) => pathname.startsWith(p)) || isOAuthPath(pathname);
-}
-
-/**
- * The path as it arrived, before any normalisation: `/api/v1/%2e%2e/health` stays under
- * `/api/` (and matches no route) instead of becoming `/api/health`.
- */
-export function rawPathname(url: string | undefined): string {
-  const target = url ?? '/';
-  if (!target.startsWith('/')) return parseTarget(target).pathname; // absolute-form
-  const end = target.search(/[?#]/);
-  return end === -1 ? target : target.slice(0, end);
-}
-
-/** The request target as a URL; one that cannot be parsed names nothing (`/`, answered 404 by Next or the API). */
-function parseTarget(target: string): URL {
-  try {
-    return new URL(target, 'http://localhost');
-  } catch {
-    return new URL('http://localhost/');
-  }
 }
 
 /** API paths without parameters outside the route table: logged as they are. */
@@ -80,9 +61,9 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const requestId = resolveRequestId(req.headers['x-request-id']);
     res.setHeader('X-Request-Id', requestId);
     const started = performance.now();
-    const url = parseTarget(req.url ?? '/');
-    const pathname = rawPathname(req.url);
-    if (!isApiPath(pathname) && !isApiPath(url.pathname)) {
+    const target = req.url ?? '/';
+    const pathname = rawPathname(target);
+    if (!isApiPath(pathname) && !isApiPath(parseTarget(target).pathname)) {
       if (next) {
         // The client as this server sees it, for the dashboard's own calls to the API (overwrites any sent).
         req.headers[CLIENT_IP_HEADER] = clientIp(req, svc.config.trustProxy);
@@ -99,7 +80,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
       if (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip)) return;
       // The built-in identity provider (GoTrue subset): its own apikey check, CORS and error fields.
-      if (pathname.startsWith('/auth/v1/')) return await handleIdentity(req, res, ctx, base, url, pathname);
+      if (pathname.startsWith('/auth/v1/')) return await handleIdentity(req, res, ctx, base, parseTarget(target), pathname);
       if (req.method === 'OPTIONS') return preflight(res, await withPool(base, ctx));
 
       if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
@@ -130,7 +111,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         // before the context exists, without the request id).
         if (!decodes(trpcPath)) return sendError(res, new AppError('not_found', 'No such procedure.'), requestId, { ...base, ...(await reportedPool(ctx)) });
         // Each call of a batch is metered, but one HTTP request may not carry an unbounded number of them.
-        if (url.searchParams.get('batch') === '1' && trpcPath.split(',').length > MAX_TRPC_BATCH) {
+        if (searchParamsOf(target).get('batch') === '1' && trpcPath.split(',').length > MAX_TRPC_BATCH) {
           const err = new AppError('invalid_request', `A tRPC batch carries at most ${MAX_TRPC_BATCH} calls; set the client's maxItems.`);
           return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)) });
         }
@@ -159,7 +140,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       const match = routes.match(req.method ?? 'GET', pathname);
       if (match && 'route' in match) {
         access.template = match.route.template;
-        return await handleRestCall(req, res, url, match.route, match.params, ctx, base);
+        return await handleRestCall(req, res, searchParamsOf(target), match.route, match.params, ctx, base);
       }
       if (match) return methodNotAllowed(res, requestId, match.allowed, await withPool(base, ctx));
       return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, await withPool(base, ctx));

@@ -15,7 +15,7 @@ import type { Route } from './routes';
 export async function handleRestCall(
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  query: URLSearchParams,
   route: Route,
   params: Record<string, string>,
   ctx: Context,
@@ -28,7 +28,7 @@ export async function handleRestCall(
   if (body.kind === 'invalid') ctx.bodyError = invalidRequest(body.message, [{ path: '', message: body.message }]);
   let input: unknown;
   if (route.method === 'GET' || route.method === 'DELETE') {
-    input = { ...queryObject(url.searchParams), ...params };
+    input = { ...queryObject(query), ...params };
   } else {
     const value = body.kind === 'json' ? body.value : {};
     input = isPlainObject(value) ? { ...value, ...params } : value;

@@ -18,6 +18,10 @@ export type RouteMatch = { route: Route; params: Record<string, string> } | { al
 /** The REST route table, derived from the routers' `.meta({ openapi })`: one source of truth. */
 export class RouteTable {
   private routes: Route[] = [];
+  /** Routes without parameters by their path: such a route matches only that exact path. */
+  private readonly literal = new Map<string, Route[]>();
+  /** Routes with parameters by the number of `/` in their path (a parameter never spans one). */
+  private readonly bySlashes = new Map<number, Route[]>();
 
   constructor(router: AnyRouter) {
     forEachOpenApiProcedure(router._def.procedures as never, ({ path, meta }) => {
@@ -37,6 +41,12 @@ export class RouteTable {
     // then more literal text: `/invoices/{id}.pdf` vs `/invoices/{id}`.
     const literal = (r: Route) => r.template.replace(/\{(.+?)\}/g, '').length;
     this.routes.sort((a, b) => a.params.length - b.params.length || literal(b) - literal(a));
+    // The candidates for a path, in the order above: a path's literal routes, then the parameter
+    // routes with as many segments (matching scanned every route, ~2-3% of a request's CPU).
+    for (const route of this.routes) {
+      if (route.params.length === 0) append(this.literal, route.template, route);
+      else append(this.bySlashes, slashes(route.template), route);
+    }
   }
 
   /** The route for method + path, or the methods allowed on that path (405), or null (404). */
@@ -44,7 +54,14 @@ export class RouteTable {
     // HEAD is GET without a body (node:http drops the body of a HEAD response itself).
     const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
     const allowed = new Set<string>();
-    for (const route of this.routes) {
+    const literal = this.literal.get(pathname);
+    if (literal) {
+      for (const route of literal) {
+        if (route.method === method) return { route, params: {} };
+        allowed.add(route.method);
+      }
+    }
+    for (const route of this.bySlashes.get(slashes(pathname)) ?? []) {
       const m = route.pattern.exec(pathname);
       if (!m) continue;
       if (route.method !== method) {
@@ -65,4 +82,16 @@ export class RouteTable {
   all(): readonly Route[] {
     return this.routes;
   }
+}
+
+function slashes(path: string): number {
+  let n = 0;
+  for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) n++;
+  return n;
+}
+
+function append<K>(map: Map<K, Route[]>, key: K, route: Route): void {
+  const list = map.get(key);
+  if (list) list.push(route);
+  else map.set(key, [route]);
 }
