@@ -8,7 +8,20 @@
 import { existsSync } from 'node:fs';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
+/**
+ * Each test worker on a Redis database of its own (its pool id's), when the URL names none: the
+ * key cache's auth version is one key for the whole deployment, so a revocation in one file's
+ * test would otherwise make another file's instances read their keys afresh mid-test.
+ */
+export const TEST_REDIS_URL = perWorkerDatabase(process.env.TEST_REDIS_URL, process.env.VITEST_POOL_ID);
+
+function perWorkerDatabase(url: string | undefined, poolId: string | undefined): string | undefined {
+  if (!url || !poolId) return url;
+  const parsed = new URL(url);
+  if (parsed.pathname !== '' && parsed.pathname !== '/') return url;
+  parsed.pathname = `/${Number(poolId) % 16}`;
+  return parsed.toString();
+}
 /** The browser tests drive this Chromium (CI installs it from Debian; no browser downloads). */
 export const CHROMIUM = '/usr/bin/chromium';
 
