@@ -24,7 +24,7 @@ import type { Services } from '../../services';
 import { eq } from 'drizzle-orm';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
-import { mcpResource, OAUTH_SCOPES, oauthProvider } from './provider';
+import { loadProvider, mcpResource, OAUTH_SCOPES } from './endpoints';
 import { userTenant } from './resource';
 
 export const INTERACTION_PREFIX = '/oauth/interaction/';
@@ -44,7 +44,7 @@ export async function handleInteraction(svc: Services, req: IncomingMessage, res
     if (req.method !== wanted) throw new AppError('method_not_allowed', `Use ${wanted} on this path.`, { allowed_methods: [wanted] }, { Allow: wanted });
     if (wanted === 'POST') assertSameOrigin(svc, req);
 
-    const provider = await oauthProvider(svc);
+    const provider = await (await loadProvider()).oauthProvider(svc);
     const interaction = await provider.Interaction.find(uid);
     if (!interaction) throw new AppError('not_found', 'This sign-in request has expired or does not exist; start again from your MCP client.');
 
@@ -109,7 +109,7 @@ export async function handleInteraction(svc: Services, req: IncomingMessage, res
 
 /** The page's view of the request. */
 async function describe(svc: Services, interaction: InteractionRecord) {
-  const provider = await oauthProvider(svc);
+  const provider = await (await loadProvider()).oauthProvider(svc);
   const clientId = String(interaction.params.client_id);
   const client = await provider.Client.find(clientId).catch(() => undefined);
   const accountId = accountOf(interaction);

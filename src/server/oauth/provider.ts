@@ -13,31 +13,21 @@
  *   https URL whose Client ID Metadata Document is fetched through the SSRF guard;
  * - interactions (sign-in, consent) are the Next page `/consent/<uid>`, backed by
  *   src/server/oauth/interaction.ts.
+ *
+ * Loaded with the first request that needs it (`loadProvider`, endpoints.ts): oidc-provider and
+ * its dependencies are ~6 MB of heap and ~15 MB resident that an instance serving no OAuth
+ * client never needs.
  */
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { eq } from 'drizzle-orm';
 import Provider, { errors as oidcErrors } from 'oidc-provider';
-import { SCOPES } from '../../auth/scopes';
 import { authUsers } from '../../db/schema';
 import { identityKeys } from '../../identity/keys';
 import { guardedFetch } from '../../net/ssrf';
 import { oauthAdapter } from '../../oauth/adapter';
 import type { Services } from '../../services';
-
-/** Where the authorization server lives, relative to PUBLIC_BASE_URL. */
-export const OAUTH_MOUNT = '/oauth';
-/** The Next page that signs the user in and asks for consent (`/consent/<uid>`). */
-export const CONSENT_PAGE = '/consent';
-
-export const oauthIssuer = (svc: Services) => `${svc.config.publicBaseUrl}${OAUTH_MOUNT}`;
-/** The MCP endpoint as an OAuth protected resource (RFC 8707 indicator, token audience). */
-export const mcpResource = (svc: Services) => `${svc.config.publicBaseUrl}/api/mcp`;
-/** Its RFC 9728 metadata document. */
-export const mcpResourceMetadataUrl = (svc: Services) => `${svc.config.publicBaseUrl}/.well-known/oauth-protected-resource/api/mcp`;
-
-/** The scopes an MCP client may ask for: the spec's scopes (DESIGN.md §5). */
-export const OAUTH_SCOPES: readonly string[] = SCOPES;
+import { CONSENT_PAGE, mcpResource, OAUTH_MOUNT, OAUTH_SCOPES, oauthIssuer } from './endpoints';
 
 const ACCESS_TOKEN_TTL = 60 * 60;
 

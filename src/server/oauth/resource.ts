@@ -12,7 +12,7 @@ import { oauthStore, tenantIdentities, tenants } from '../../db/schema';
 import { identityKeys } from '../../identity/keys';
 import { AppError } from '../../lib/errors';
 import type { Services } from '../../services';
-import { mcpResource, mcpResourceMetadataUrl, OAUTH_SCOPES, oauthIssuer } from './provider';
+import { mcpResource, mcpResourceMetadataUrl, OAUTH_SCOPES, oauthIssuer } from './endpoints';
 
 /** RFC 9728 metadata of the MCP endpoint. */
 export function protectedResourceMetadata(svc: Services) {

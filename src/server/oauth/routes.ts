@@ -16,7 +16,7 @@ import { AppError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { sendError, sendJson } from '../http/respond';
 import { handleInteraction, INTERACTION_PREFIX } from './interaction';
-import { handleOAuthProvider, OAUTH_MOUNT } from './provider';
+import { loadProvider, OAUTH_MOUNT } from './endpoints';
 import { oauthEnabled, protectedResourceMetadata } from './resource';
 
 const RESOURCE_METADATA = new Set(['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource']);
@@ -50,7 +50,7 @@ export async function handleOAuthRoute(svc: Services, req: IncomingMessage, res:
     return true;
   }
   const providerPath = SERVER_METADATA.has(pathname) ? '/.well-known/openid-configuration' : pathname.slice(OAUTH_MOUNT.length) || '/';
-  await handleOAuthProvider(svc, req, res, providerPath);
+  await (await loadProvider()).handleOAuthProvider(svc, req, res, providerPath);
   return true;
 }
 
