@@ -60,7 +60,7 @@ export async function openEmbedded(options: EmbeddedOptions): Promise<{ forDrizz
 
 /**
  * Runs initdb for an empty data directory in a child process (pglite-initdb.mjs). In this process
- * it left ~70 MB more resident for the process's whole life than a start on an existing directory
+ * it left 40-80 MB more resident for the process's whole life than a start on an existing directory
  * (native memory of the temporary instance kept by glibc), and peaked at ~1.1 GB
  * (docs/performance.md, Memory).
  */
