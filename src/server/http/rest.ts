@@ -63,10 +63,13 @@ const procedures = appRouter._def.procedures as unknown as Record<string, { _def
 /** Query string to an object; a repeated name becomes an array. */
 function queryObject(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const key of new Set(params.keys())) {
-    const all = params.getAll(key);
-    // Defined, not assigned: `__proto__` stays an own (unknown, so refused) parameter instead of a prototype.
-    Object.defineProperty(out, key, { value: all.length > 1 ? all : all[0]!, enumerable: true, writable: true, configurable: true });
+  for (const [key, value] of params) {
+    const held = Object.hasOwn(out, key) ? out[key] : undefined;
+    if (Array.isArray(held)) held.push(value);
+    else if (key === '__proto__') {
+      // Defined, not assigned: `__proto__` stays an own (unknown, so refused) parameter instead of a prototype.
+      Object.defineProperty(out, key, { value: held === undefined ? value : [held, value], enumerable: true, writable: true, configurable: true });
+    } else out[key] = held === undefined ? value : [held, value];
   }
   return out;
 }
