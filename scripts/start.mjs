@@ -11,7 +11,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // How the server's Node runs (scripts/node-runtime.json; the bench starts its service the same
 // way): V8's young generation capped at 2 x 8 MB semi-spaces (V8 sized it by the machine's memory,
 // up to ~120 MB resident), and glibc's malloc returning large freed blocks at once instead of
-// keeping them (PGlite's first start, initdb, otherwise left ~80 MB behind). An operator's own
+// keeping them (PGlite's start left ~80 MB behind before its initdb moved to a child process). An operator's own
 // environment wins. docs/performance.md, Memory.
 const runtime = JSON.parse(readFileSync(path.join(root, 'scripts', 'node-runtime.json'), 'utf8'));
 const env = { ...runtime.env, ...process.env, NODE_ENV: process.env.NODE_ENV || 'production' };

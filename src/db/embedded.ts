@@ -49,10 +49,7 @@ export interface EmbeddedOptions {
 /** Starts the database thread and resolves once PGlite is open in it. */
 export async function openEmbedded(options: EmbeddedOptions): Promise<{ forDrizzle: EmbeddedClient; forOthers: EmbeddedClient }> {
   const compiled = compiledPglite();
-  if (options.fresh && !options.loadDataDir) {
-    await initdbInChild(options.dataDir, options.startParams);
-    options = { ...options, fresh: false };
-  }
+  if (options.fresh && !options.loadDataDir) await initdbInChild(options.dataDir, options.startParams);
   const thread = new DatabaseThread({ ...options, pgliteWasmModule: await compiled });
   await thread.ready;
   return { forDrizzle: clientFor(thread, false), forOthers: clientFor(thread, true) };

@@ -140,7 +140,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       const match = routes.match(req.method ?? 'GET', pathname);
       if (match && 'route' in match) {
         access.template = match.route.template;
-        return await handleRestCall(req, res, searchParamsOf(target), match.route, match.params, ctx, base);
+        return await handleRestCall(req, res, target, match.route, match.params, ctx, base);
       }
       if (match) return methodNotAllowed(res, requestId, match.allowed, await withPool(base, ctx));
       return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, await withPool(base, ctx));

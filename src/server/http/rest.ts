@@ -6,6 +6,7 @@ import { runProcedure, type ProcedureDef } from './procedure';
 import { readJsonBody } from './request';
 import { sendError, sendFile, sendJson, type FileOutput } from './respond';
 import type { Route } from './routes';
+import { searchParamsOf } from './target';
 
 /**
  * Runs one REST call: assembles the input from path, query and body, runs the procedure's tRPC
@@ -15,7 +16,7 @@ import type { Route } from './routes';
 export async function handleRestCall(
   req: IncomingMessage,
   res: ServerResponse,
-  query: URLSearchParams,
+  target: string,
   route: Route,
   params: Record<string, string>,
   ctx: Context,
@@ -28,7 +29,7 @@ export async function handleRestCall(
   if (body.kind === 'invalid') ctx.bodyError = invalidRequest(body.message, [{ path: '', message: body.message }]);
   let input: unknown;
   if (route.method === 'GET' || route.method === 'DELETE') {
-    input = { ...queryObject(query), ...params };
+    input = { ...queryObject(searchParamsOf(target)), ...params };
   } else {
     const value = body.kind === 'json' ? body.value : {};
     input = isPlainObject(value) ? { ...value, ...params } : value;
