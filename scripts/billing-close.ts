@@ -12,6 +12,7 @@
  */
 import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
+import { futureCloseRefusal } from '../src/billing/close-at';
 import { isoDateTime } from '../src/lib/dates';
 
 const USAGE = 'usage: npm run billing:close -- [--at <ISO 8601 date-time, e.g. 2026-12-01T00:00:00Z>]';
@@ -36,7 +37,10 @@ function parseAt(argv: string[]): Date {
   if (values.at === undefined) return new Date();
   const parsed = isoDateTime().safeParse(values.at);
   if (!parsed.success) usageError(`--at must be an ISO 8601 date-time with a time zone (e.g. 2026-12-01T00:00:00Z), got '${values.at}'`);
-  return new Date(parsed.data);
+  const at = new Date(parsed.data);
+  const refusal = futureCloseRefusal(at);
+  if (refusal) usageError(refusal.replace('`at`', '--at'));
+  return at;
 }
 
 /**

@@ -4,12 +4,14 @@ import { invoices, planChanges, tenants, usageCounters, type InvoiceLine, type I
 import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { newId } from '../lib/ids';
 import { isSaneDate } from '../lib/dates';
+import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { PLAN_NAMES, PLANS, type Plan } from '../tenants/plans';
 import { invoiceNumber, invoicePath } from './invoices';
 import { formatUnitUsd, formatUsd } from './money';
 import { prorateFees } from './proration';
 import { snapshotTerms, termsSnapshot } from './terms';
+import { futureCloseRefusal } from './close-at';
 
 /**
  * Closing billing cycles: one invoice per tenant and ended cycle that has something to bill.
@@ -133,6 +135,16 @@ export async function closeCycles(svc: Services, opts: CloseOptions): Promise<In
     after = page.at(-1)!;
   }
   return created;
+}
+
+/**
+ * The operators' close (`POST /api/v1/admin/billing/close`): closeCycles as of `at` (default now),
+ * refused (400) when `at` would invoice a cycle that has not begun (close-at.ts).
+ */
+export async function closeCyclesAsOf(svc: Services, at = new Date()): Promise<{ at: Date; created: InvoiceRow[] }> {
+  const refusal = futureCloseRefusal(at);
+  if (refusal) throw invalidRequest(refusal, [{ path: 'at', message: refusal }]);
+  return { at, created: await closeCycles(svc, { at }) };
 }
 
 /**

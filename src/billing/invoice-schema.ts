@@ -59,7 +59,7 @@ export const invoicePdf = z.object({
 });
 
 export const closeCyclesInput = z.strictObject({
-  at: isoDateTime().optional().describe('Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed.'),
+  at: isoDateTime().optional().describe('Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed. Must be before the end of the next cycle (a later instant would invoice cycles that have not begun: 400).'),
 });
 
 export const closeCyclesResult = z.object({

@@ -32,6 +32,13 @@ const snapshot = (plan: TermsSnapshot['plan']): TermsSnapshot => ({
   monthly_fee_micro_usd: null,
 });
 
+/** The real clock's current cycle, the next one's start, and the first instant a close may not be asked for (ISO). */
+function realCycles() {
+  const now = new Date();
+  const month = (n: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + n, 1)).toISOString();
+  return { cycle: month(0), next: month(1), horizon: month(2) };
+}
+
 /** Runs `npm run billing:close`'s script under this Node; resolves with its exit code and output. */
 function runCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -283,16 +290,27 @@ backends.describe('invoices (%s)', (backend) => {
   });
 
   it('admin POST /api/v1/admin/billing/close closes as of `at` and answers what it created; again: nothing', async () => {
-    const t = await tenant('pro', '2036-01-01T00:00:00Z');
-    const first = await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: '2036-02-01T00:00:00Z' } });
+    // On the real clock (the endpoint's `at` may not reach past the next cycle): the current
+    // cycle, closed early by an `at` at its end. Pro throughout (no prorated change).
+    const { cycle, next, horizon } = realCycles();
+    const t = await tenant('pro', cycle);
+    await s.svc.db.delete(planChanges).where(eq(planChanges.tenantId, t.tenantId));
+    const first = await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: next } });
     expect(first.status).toBe(200);
-    expect(first.body.at).toBe('2036-02-01T00:00:00.000Z');
+    expect(first.body.at).toBe(next);
     const mine = first.body.invoices.filter((i: { tenant_id: string }) => i.tenant_id === t.tenantId);
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ total_usd: '29.00', period_start: '2036-01-01T00:00:00.000Z' });
-    const again = await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: '2036-02-01T00:00:00Z' } });
+    expect(mine[0]).toMatchObject({ total_usd: '29.00', period_start: cycle });
+    const again = await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: next } });
     expect(again.body.invoices).toEqual([]);
     expectError(await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: 'next tuesday' } }), 400, 'invalid_request');
+    // An instant past the next cycle would invoice months that have not begun: refused, nothing written.
+    for (const at of [horizon, '9999-12-31T23:59:59.999Z']) {
+      const far = await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at } });
+      expectError(far, 400, 'invalid_request');
+      expect(far.body.message).toContain(`must be before ${horizon}`);
+    }
+    expect(await invoicesOf(t.tenantId)).toHaveLength(1);
     expectError(await s.call('/api/v1/admin/billing/close', { body: {} }), 401, 'unauthorized');
   });
 
@@ -308,27 +326,34 @@ backends.describe('invoices (%s)', (backend) => {
       expect(r.stderr).toContain('--at must be an ISO 8601 date-time');
       expect(r.stdout).toBe('');
     }
+    const future = await runCli(['--at', '9999-12-31T23:59:59Z'], { DATA_DIR: s.config.dataDir, DATABASE_URL: s.config.databaseUrl });
+    expect(future.code).toBe(2);
+    expect(future.stderr).toContain(`--at must be before ${realCycles().horizon}`);
+    expect(future.stdout).toBe('');
     const unknown = await runCli(['--when', 'now'], {});
     expect(unknown.code).toBe(2);
   });
 
   if (backend === 'embedded') {
     it('billing:close refuses to open the embedded database while the service runs (exit 1, pointing at the admin endpoint)', { timeout: 120_000 }, async () => {
-      const r = await runCli(['--at', '2031-12-01T00:00:00Z'], { DATA_DIR: s.config.dataDir, PORT: String(s.port) });
+      const r = await runCli(['--at', realCycles().next], { DATA_DIR: s.config.dataDir, PORT: String(s.port) });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('POST /api/v1/admin/billing/close');
     });
   } else {
     it('billing:close --at closes the cycles on the service database and prints the invoices as JSON lines', { timeout: 240_000 }, async () => {
-      const t = await tenant('pro', '2037-01-01T00:00:00Z');
-      await setUsage(t.tenantId, '2037-01-01', 50_250, 250);
+      // The real clock's current cycle, closed early (--at may not reach past the next cycle).
+      const { cycle, next } = realCycles();
+      const t = await tenant('pro', cycle);
+      await s.svc.db.delete(planChanges).where(eq(planChanges.tenantId, t.tenantId));
+      await setUsage(t.tenantId, cycle.slice(0, 10), 50_250, 250);
       const env = { DATA_DIR: s.config.dataDir, DATABASE_URL: s.config.databaseUrl, PORT: '0', ...ENV };
-      const r = await runCli(['--at', '2037-02-01T00:00:00Z'], env);
+      const r = await runCli(['--at', next], env);
       expect(r.code).toBe(0);
       const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
       const mine = lines.filter((l) => l.tenant_id === t.tenantId);
       expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ total_usd: '29.25', period_start: '2037-01-01T00:00:00.000Z', status: 'open' });
+      expect(mine[0]).toMatchObject({ total_usd: '29.25', period_start: cycle, status: 'open' });
       const rows = await invoicesOf(t.tenantId);
       expect(rows.map((row) => row.id)).toEqual([mine[0].id]);
       expect(await createdEvents(t.tenantId)).toHaveLength(1);

@@ -2469,7 +2469,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed.
+                     * @description Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed. Must be before the end of the next cycle (a later instant would invoice cycles that have not begun: 400).
                      */
                     at?: string;
                 };
@@ -2533,7 +2533,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body (`invalid_request`): `at` not an ISO 8601 date-time */
+            /** @description Invalid body (`invalid_request`): `at` not an ISO 8601 date-time, or not before the end of the next cycle (a later one would invoice cycles that have not begun) */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
