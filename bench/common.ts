@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
+import { buildServer } from '../scripts/build-server.mjs';
 import runtime from '../scripts/node-runtime.json';
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -13,13 +14,24 @@ export interface Target {
   stop(): Promise<void>;
 }
 
+let building: Promise<string> | undefined;
+
+/** bench/target.ts as the production build bundles it (scripts/build-server.mjs), built once per bench run. */
+function builtTarget(): Promise<string> {
+  building ??= buildServer().then((server) => path.join(path.dirname(server), 'bench-target.mjs'));
+  return building;
+}
+
 /**
  * Starts `bench/target.ts <args>` in its own process and waits for its `READY <port>`. The service
- * runs with the Node flags and environment `npm start` gives it (scripts/node-runtime.json).
+ * runs as `npm start` runs it: built, with the Node flags and environment it gives
+ * (scripts/node-runtime.json).
  */
 export async function startTarget(args: string[], env: Record<string, string | undefined>): Promise<Target> {
   const service = args[0] === 'service';
-  const child = spawn(process.execPath, [...(service ? runtime.nodeFlags : []), '--import', 'tsx', 'bench/target.ts', ...args], {
+  // The service runs as `npm start` runs it: the production build, with its Node flags.
+  const entry = service ? [...runtime.nodeFlags, await builtTarget()] : ['--import', 'tsx', 'bench/target.ts'];
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: root,
     env: { ...(service ? runtime.env : {}), ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

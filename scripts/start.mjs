@@ -1,10 +1,11 @@
-// `npm start`: build the dashboard once if no build exists, then run server.ts (which owns the
-// port and hands page requests to Next). npm runs this on the project's Node 24. Signals are
+// `npm start`: build the dashboard once if no build exists, build the server (server.ts, bundled),
+// then run it (it owns the port and hands page requests to Next). npm runs this on the project's Node 24. Signals are
 // forwarded to the child and this script exits with it (scripts/supervise.mjs).
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildServer } from './build-server.mjs';
 import { exitLike, supervise } from './supervise.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,7 +32,10 @@ async function main() {
       return built;
     }
   }
-  return supervise(process.execPath, [...runtime.nodeFlags, '--import', 'tsx', 'server.ts', ...process.argv.slice(2)], { cwd: root, env });
+  // The server as plain JavaScript (scripts/build-server.mjs): built on every start, so it is
+  // always this checkout's code.
+  const server = await buildServer();
+  return supervise(process.execPath, [...runtime.nodeFlags, server, ...process.argv.slice(2)], { cwd: root, env });
 }
 
 exitLike(await main());

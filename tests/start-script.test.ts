@@ -147,9 +147,9 @@ describe('npm start (scripts/start.mjs) with server.ts', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, AMP_NO_NEXT: '1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', NODE_ENV: 'test' };
     const w = watch(spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] }));
     await w.waitFor('Agent Module Platform listening');
-    // Linux: the start script's children, and the one running server.ts.
+    // Linux: the start script's children, and the one running server.ts (its build, .amp/build/<hash>/server.mjs).
     const children = readFileSync(`/proc/${w.proc.pid}/task/${w.proc.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
-    const server = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('server.ts')) ?? 0;
+    const server = children.find((pid) => /\.amp\/build\/[0-9a-f]+\/server\.mjs/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) ?? 0;
     expect(server).toBeGreaterThan(0);
     started.push(server);
 

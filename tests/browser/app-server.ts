@@ -1,5 +1,5 @@
 /**
- * Starts the real service as `npm start` runs it: server.ts with Next, in its own process, on a
+ * Starts the real service as `npm start` runs it: server.ts's build with Next, in its own process, on a
  * free port, with the embedded database in a fresh DATA_DIR. Its JSON log lines are kept, so a
  * test can read what the service logged (e.g. a recovery link when no mail server is set).
  */
@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildServer } from '../../scripts/build-server.mjs';
 import { ROOT } from './next-build';
 
 export interface AppServer {
@@ -35,7 +36,7 @@ export async function startAppServer(env: Record<string, string> = {}, timeoutMs
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-browser-'));
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !DROPPED.includes(k)));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [await buildServer()], {
     cwd: ROOT,
     env: { ...base, NODE_ENV: 'production', PORT: String(port), PUBLIC_BASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
