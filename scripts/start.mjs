@@ -1,6 +1,7 @@
-// `npm start`: build the dashboard once if no build exists, build the server (server.ts, bundled),
-// then run it (it owns the port and hands page requests to Next). npm runs this on the project's Node 24. Signals are
-// forwarded to the child and this script exits with it (scripts/supervise.mjs).
+// `npm start`: build the dashboard once if no build exists, build the server (server.ts, bundled:
+// scripts/build-server.mjs), then run it (it owns the port and hands page requests to Next). npm
+// runs this on the project's Node 24. Signals are forwarded to the child and this script exits
+// with it (scripts/supervise.mjs).
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
