@@ -11,7 +11,7 @@ const nodeGlobals = Object.fromEntries(
 );
 
 export default defineConfig(
-  globalIgnores(['node_modules/', '.next/', '.next-*/', 'test-results/', '.data/', '.test-data/', 'drizzle/', 'next-env.d.ts', 'coverage/']),
+  globalIgnores(['node_modules/', '.amp/', '.next/', '.next-*/', 'test-results/', '.data/', '.test-data/', 'drizzle/', 'next-env.d.ts', 'coverage/']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {
