@@ -16,8 +16,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const BUILD_DIR = path.join(root, '.amp', 'build');
-/** Where each build's files go: BUILD_DIR/<hash of the output>/ (the depth the sources' addresses are computed for). */
+const BUILD_DIR = path.join(root, '.amp', 'build');
+/**
+ * esbuild's outdir, at the depth of a build's BUILD_DIR/<hash>/ (nothing is written here: the
+ * files go to the hash directory): the sources' addresses are computed relative to it.
+ */
 const OUT_DIR = path.join(BUILD_DIR, 'current');
 
 /**
@@ -78,6 +81,6 @@ export async function buildServer() {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = Date.now();
-  await buildServer();
-  console.log(`built ${path.relative(root, BUILD_DIR)} in ${Date.now() - started} ms`);
+  const server = await buildServer();
+  console.log(`built ${path.relative(root, path.dirname(server))} in ${Date.now() - started} ms`);
 }

@@ -1,6 +1,6 @@
 /**
- * Starts the real service as `npm start` runs it: server.ts's build with Next, in its own process, on a
- * free port, with the embedded database in a fresh DATA_DIR. Its JSON log lines are kept, so a
+ * Starts the real service as `npm start` runs it: server.ts's build with Next, in its own process,
+ * on a free port, with the embedded database in a fresh DATA_DIR. Its JSON log lines are kept, so a
  * test can read what the service logged (e.g. a recovery link when no mail server is set).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
