@@ -139,7 +139,7 @@ export class RedisSlots implements SlotStore {
   }
 
   async inFlight(key: string): Promise<number> {
-    return Number(await this.redis.eval(IN_FLIGHT, [`${this.prefix}:${key}`], []));
+    return Number(await this.redis.eval(IN_FLIGHT, [`${this.prefix}:${key}`], [], true));
   }
 }
 

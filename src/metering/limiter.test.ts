@@ -311,6 +311,31 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     expect((await l.limit('ahead', 10, W)).remaining).toBe(6);
   });
 
+  it('identical shared calls of one event-loop turn run once; unshared calls and later turns run each time', async () => {
+    const key = `${prefix}:runs`;
+    const bump = "return redis.call('INCR', KEYS[1])";
+    const shared = await Promise.all([1, 2, 3, 4, 5].map(() => a.eval(bump, [key], [], true)));
+    expect(shared).toEqual([1, 1, 1, 1, 1]);
+    expect(await a.eval(bump, [key], [], true)).toBe(2); // a later turn: its own call
+    const unshared = await Promise.all([1, 2, 3].map(() => a.eval(bump, [key], [])));
+    expect(unshared.sort()).toEqual([3, 4, 5]);
+    // Different arguments are different calls.
+    expect(await Promise.all([a.eval(bump, [key], [1], true), a.eval(bump, [key], [2], true)])).toEqual([6, 7]);
+  });
+
+  it('concurrent reports share a read while concurrent counts each count', async () => {
+    const l = new RedisLimiter(a, prefix);
+    const counted = await Promise.all([1, 2, 3, 4, 5].map(() => l.limit('turn', 5, W)));
+    expect(counted.map((r) => r.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+    const reports = await Promise.all([1, 2, 3].map(() => l.limit('turn', 5, W, 0)));
+    expect(reports.map((r) => [r.allowed, r.remaining])).toEqual([
+      [false, 0],
+      [false, 0],
+      [false, 0],
+    ]);
+    expect((await l.limit('turn', 5, W)).allowed).toBe(false);
+  });
+
   it('two connections (two instances) share one pool', async () => {
     const la = new RedisLimiter(a, prefix);
     const lb = new RedisLimiter(b, prefix);

@@ -10,7 +10,11 @@ import type { Logger } from '../logger';
  */
 export interface RedisLike {
   readonly kind: 'redis' | 'upstash';
-  eval(script: string, keys: string[], args: (string | number)[]): Promise<unknown>;
+  /**
+   * `shared`: the script only reads (or makes changes a repeat would not add to), so identical
+   * calls issued in the same event-loop turn may share one execution and its answer.
+   */
+  eval(script: string, keys: string[], args: (string | number)[], shared?: boolean): Promise<unknown>;
   ping(): Promise<void>;
   close(): void;
 }
@@ -66,19 +70,23 @@ export function connectUpstash(url: string, token: string): RedisLike {
   };
 }
 
-type Run = (scriptOrSha: string, keys: string[], args: (string | number)[]) => Promise<unknown>;
+type Run = (scriptOrSha: string, keys: string[], args: (string | number)[], shared?: boolean) => Promise<unknown>;
 
 /**
  * EVALSHA through one pipeline per event-loop turn: the scripts many requests issue in the same
  * turn go out in one write (one syscall instead of one per request under load), and each turn's
  * pipeline is sent at once, whatever earlier pipelines still await (replies come back in order
- * on the connection).
+ * on the connection). Identical `shared` calls of one turn go out once: every caller issued its
+ * call before the pipeline is sent, so the one answer is as fresh for each of them as its own
+ * would be (the exempt endpoints' pool reports: one read per tenant per turn instead of one per request).
  */
 function turnPipeline(redis: Redis): Run {
   let calls: { sha: string; keys: string[]; args: (string | number)[]; resolve(value: unknown): void; reject(err: unknown): void }[] = [];
+  let sharedCalls = new Map<string, Promise<unknown>>();
   const send = () => {
     const batch = calls;
     calls = [];
+    sharedCalls = new Map();
     const pipeline = redis.pipeline();
     for (const c of batch) pipeline.evalsha(c.sha, c.keys.length, ...c.keys, ...c.args);
     pipeline.exec().then(
@@ -94,24 +102,31 @@ function turnPipeline(redis: Redis): Run {
       },
     );
   };
-  return (sha, keys, args) =>
+  const enqueue: Run = (sha, keys, args) =>
     new Promise((resolve, reject) => {
       if (calls.length === 0) setImmediate(send);
       calls.push({ sha, keys, args, resolve, reject });
     });
+  return (sha, keys, args, shared) => {
+    if (!shared) return enqueue(sha, keys, args);
+    const id = `${sha}\n${keys.join('\n')}\n${args.join('\n')}`;
+    let reply = sharedCalls.get(id);
+    if (!reply) sharedCalls.set(id, (reply = enqueue(sha, keys, args)));
+    return reply;
+  };
 }
 
 /** EVALSHA first (the script is not resent on every call); EVAL once when Redis lacks it. */
 function cachedScripts(evalsha: Run, evalScript: Run): RedisLike['eval'] {
   const shas = new Map<string, string>();
-  return async (script, keys, args) => {
+  return async (script, keys, args, shared) => {
     let sha = shas.get(script);
     if (!sha) {
       sha = createHash('sha1').update(script).digest('hex');
       shas.set(script, sha);
     }
     try {
-      return await evalsha(sha, keys, args);
+      return await evalsha(sha, keys, args, shared);
     } catch (err) {
       if (!/NOSCRIPT/i.test(String((err as Error).message))) throw err;
       return evalScript(script, keys, args);
