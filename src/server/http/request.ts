@@ -72,6 +72,9 @@ function declaredBody(req: IncomingMessage): Promise<Buffer[]> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => resolve(chunks));
     req.once('error', reject);
-    req.once('close', () => reject(new Error('The request ended before its body.')));
+    // Every request closes after its end; an Error (with its stack) only when it closed before it.
+    req.once('close', () => {
+      if (!req.readableEnded) reject(new Error('The request ended before its body.'));
+    });
   });
 }
