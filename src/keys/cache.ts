@@ -58,7 +58,7 @@ export class KeyCache {
     if (this.mode === 'off') return null;
     if (this.mode === 'local') return String(this.localVersion);
     try {
-      const version = String((await this.redis!.eval("return redis.call('GET', KEYS[1]) or '0'", [VERSION_KEY], [], true)) ?? '0');
+      const version = String((await this.redis!.eval("return redis.call('GET', KEYS[1]) or '0'", [VERSION_KEY], [], 'identical')) ?? '0');
       this.redisDown = false;
       return version;
     } catch (err) {

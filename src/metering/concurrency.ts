@@ -135,11 +135,11 @@ export class RedisSlots implements SlotStore {
   }
 
   async releaseAll(key: string, ids: string[]): Promise<void> {
-    if (ids.length > 0) await this.redis.eval(RELEASE, [`${this.prefix}:${key}`], ids);
+    if (ids.length > 0) await this.redis.eval(RELEASE, [`${this.prefix}:${key}`], ids, 'concat');
   }
 
   async inFlight(key: string): Promise<number> {
-    return Number(await this.redis.eval(IN_FLIGHT, [`${this.prefix}:${key}`], [], true));
+    return Number(await this.redis.eval(IN_FLIGHT, [`${this.prefix}:${key}`], [], 'identical'));
   }
 }
 

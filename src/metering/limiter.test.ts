@@ -314,13 +314,27 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
   it('identical shared calls of one event-loop turn run once; unshared calls and later turns run each time', async () => {
     const key = `${prefix}:runs`;
     const bump = "return redis.call('INCR', KEYS[1])";
-    const shared = await Promise.all([1, 2, 3, 4, 5].map(() => a.eval(bump, [key], [], true)));
+    const shared = await Promise.all([1, 2, 3, 4, 5].map(() => a.eval(bump, [key], [], 'identical')));
     expect(shared).toEqual([1, 1, 1, 1, 1]);
-    expect(await a.eval(bump, [key], [], true)).toBe(2); // a later turn: its own call
+    expect(await a.eval(bump, [key], [], 'identical')).toBe(2); // a later turn: its own call
     const unshared = await Promise.all([1, 2, 3].map(() => a.eval(bump, [key], [])));
     expect(unshared.sort()).toEqual([3, 4, 5]);
     // Different arguments are different calls.
-    expect(await Promise.all([a.eval(bump, [key], [1], true), a.eval(bump, [key], [2], true)])).toEqual([6, 7]);
+    expect(await Promise.all([a.eval(bump, [key], [1], 'identical'), a.eval(bump, [key], [2], 'identical')])).toEqual([6, 7]);
+  });
+
+  it('concat calls of one turn run once with all their arguments; other keys and later turns are their own calls', async () => {
+    const key = `${prefix}:set`;
+    const other = `${prefix}:other-set`;
+    const add = "redis.call('SADD', KEYS[1], unpack(ARGV)) return redis.call('INCR', KEYS[1] .. ':runs')";
+    const runs = await Promise.all([a.eval(add, [key], ['a', 'b'], 'concat'), a.eval(add, [key], ['c'], 'concat'), a.eval(add, [other], ['x'], 'concat')]);
+    expect(runs).toEqual([1, 1, 1]);
+    expect(await a.eval("return redis.call('SCARD', KEYS[1])", [key], [])).toBe(3);
+    expect(await a.eval(add, [key], ['d'], 'concat')).toBe(2);
+    // Past the argument cap, a turn's calls split into several.
+    const many = await Promise.all(Array.from({ length: 3 }, (_, i) => a.eval(add, [key], Array.from({ length: 600 }, (_, j) => `m${i}-${j}`), 'concat')));
+    expect(new Set(many).size).toBe(3);
+    expect(await a.eval("return redis.call('SCARD', KEYS[1])", [key], [])).toBe(4 + 1800);
   });
 
   it('concurrent reports share a read while concurrent counts each count', async () => {

@@ -10,14 +10,23 @@ import type { Logger } from '../logger';
  */
 export interface RedisLike {
   readonly kind: 'redis' | 'upstash';
-  /**
-   * `shared`: the script only reads (or makes changes a repeat would not add to), so identical
-   * calls issued in the same event-loop turn may share one execution and its answer.
-   */
-  eval(script: string, keys: string[], args: (string | number)[], shared?: boolean): Promise<unknown>;
+  /** `share`: how calls issued in the same event-loop turn may be merged (Sharing). */
+  eval(script: string, keys: string[], args: (string | number)[], share?: Sharing): Promise<unknown>;
   ping(): Promise<void>;
   close(): void;
 }
+
+/**
+ * Calls of one event-loop turn that may go out as one, all callers getting its answer:
+ * - `identical`: the script only reads (or makes changes a repeat would not add to), so identical
+ *   calls share one execution;
+ * - `concat`: the script applies to each of its arguments alike (a release of slot ids), so calls
+ *   with the same script and keys run once with all their arguments.
+ */
+export type Sharing = 'identical' | 'concat';
+
+/** Arguments one `concat` call carries at most (Lua's unpack takes a few thousand). */
+const MAX_CONCAT_ARGS = 1000;
 
 /**
  * Redis must never stall a request: no offline queue, one retry, short timeouts. Callers treat
@@ -70,19 +79,20 @@ export function connectUpstash(url: string, token: string): RedisLike {
   };
 }
 
-type Run = (scriptOrSha: string, keys: string[], args: (string | number)[], shared?: boolean) => Promise<unknown>;
+type Run = (scriptOrSha: string, keys: string[], args: (string | number)[], share?: Sharing) => Promise<unknown>;
 
 /**
  * EVALSHA through one pipeline per event-loop turn: the scripts many requests issue in the same
  * turn go out in one write (one syscall instead of one per request under load), and each turn's
  * pipeline is sent at once, whatever earlier pipelines still await (replies come back in order
- * on the connection). Identical `shared` calls of one turn go out once: every caller issued its
- * call before the pipeline is sent, so the one answer is as fresh for each of them as its own
- * would be (the exempt endpoints' pool reports: one read per tenant per turn instead of one per request).
+ * on the connection). Calls of one turn that may share (Sharing) go out once: every caller
+ * issued its call before the pipeline is sent, so the one answer is as fresh for each of them as
+ * its own would be (the exempt endpoints' pool reports: one read per tenant per turn instead of
+ * one per request; the slot releases of a tenant's finished executions: one call).
  */
 function turnPipeline(redis: Redis): Run {
   let calls: { sha: string; keys: string[]; args: (string | number)[]; resolve(value: unknown): void; reject(err: unknown): void }[] = [];
-  let sharedCalls = new Map<string, Promise<unknown>>();
+  let sharedCalls = new Map<string, { args: (string | number)[]; reply: Promise<unknown> }>();
   const send = () => {
     const batch = calls;
     calls = [];
@@ -107,26 +117,33 @@ function turnPipeline(redis: Redis): Run {
       if (calls.length === 0) setImmediate(send);
       calls.push({ sha, keys, args, resolve, reject });
     });
-  return (sha, keys, args, shared) => {
-    if (!shared) return enqueue(sha, keys, args);
-    const id = `${sha}\n${keys.join('\n')}\n${args.join('\n')}`;
-    let reply = sharedCalls.get(id);
-    if (!reply) sharedCalls.set(id, (reply = enqueue(sha, keys, args)));
-    return reply;
+  return (sha, keys, args, share) => {
+    if (!share) return enqueue(sha, keys, args);
+    const id = share === 'identical' ? `${sha}\n${keys.join('\n')}\n${args.join('\n')}` : `${sha}\n${keys.join('\n')}\n+`;
+    const held = sharedCalls.get(id);
+    if (held && share === 'identical') return held.reply;
+    if (held && held.args.length + args.length <= MAX_CONCAT_ARGS) {
+      held.args.push(...args); // the queued call's own array: it is read when the pipeline is sent
+      return held.reply;
+    }
+    const merged = [...args];
+    const call = { args: merged, reply: enqueue(sha, keys, merged) };
+    sharedCalls.set(id, call);
+    return call.reply;
   };
 }
 
 /** EVALSHA first (the script is not resent on every call); EVAL once when Redis lacks it. */
 function cachedScripts(evalsha: Run, evalScript: Run): RedisLike['eval'] {
   const shas = new Map<string, string>();
-  return async (script, keys, args, shared) => {
+  return async (script, keys, args, share) => {
     let sha = shas.get(script);
     if (!sha) {
       sha = createHash('sha1').update(script).digest('hex');
       shas.set(script, sha);
     }
     try {
-      return await evalsha(sha, keys, args, shared);
+      return await evalsha(sha, keys, args, share);
     } catch (err) {
       if (!/NOSCRIPT/i.test(String((err as Error).message))) throw err;
       return evalScript(script, keys, args);
