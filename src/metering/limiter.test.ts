@@ -186,6 +186,24 @@ describe('MemoryLimiter', () => {
     }
   });
 
+  it('decides the calls of a turn in arrival order: a report after a count sees it, identical reports in between share one reading', async () => {
+    const { limiter } = fakeLimiter(9 * W);
+    const answers = await Promise.all([
+      limiter.limit('t', 3, W, 0),
+      limiter.limit('t', 3, W, 0),
+      limiter.limit('t', 3, W),
+      limiter.limit('t', 3, W, 0),
+      limiter.limit('t', 3, W),
+      limiter.limit('t', 3, W),
+      limiter.limit('t', 3, W),
+      limiter.limit('t', 3, W, 0),
+      limiter.limit('u', 3, W, 0),
+    ]);
+    expect(answers.map((r) => r.remaining)).toEqual([3, 3, 2, 2, 1, 0, 0, 0, 3]);
+    expect(answers.map((r) => r.allowed)).toEqual([true, true, true, true, true, true, false, false, true]);
+    expect(answers[0]).toBe(answers[1]);
+  });
+
   it('cost 0 reports the pool and never consumes', async () => {
     const { limiter } = fakeLimiter(7 * W);
     for (let i = 0; i < 50; i++) {

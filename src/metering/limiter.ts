@@ -88,16 +88,54 @@ export function evaluateWindow(now: number, windowMs: number, limit: number, cos
   };
 }
 
-/** In-process store: the embedded default, and the fallback while Redis is unreachable. */
+interface QueuedCall {
+  key: string;
+  limit: number;
+  windowMs: number;
+  cost: number;
+  resolve(result: LimitResult): void;
+}
+
+/**
+ * In-process store: the embedded default, and the fallback while Redis is unreachable.
+ *
+ * `limit` decides once per event-loop turn, in arrival order, as the Redis store's pipeline does
+ * (src/metering/redis.ts): a turn's identical reports (cost 0) share one reading of the window,
+ * and the turn's requests go on together. Answering each request inside its own socket callback
+ * cost the embedded server ~40% more CPU per authenticated read (modules list, PGlite: 98-113
+ * vs 72-94 µs per request), in the kernel's socket writes and in the event loop alike.
+ */
 export class MemoryLimiter implements Limiter {
   readonly backend = 'memory' as const;
   private windows = new Map<string, { windowMs: number; buckets: Buckets }>();
   private lastSweep = 0;
+  private queued: QueuedCall[] = [];
 
   constructor(private readonly clock: () => number = Date.now) {}
 
-  async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
-    return this.limitSync(key, limit, windowMs, cost);
+  limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
+    return new Promise((resolve) => {
+      if (this.queued.length === 0) setImmediate(() => this.decideQueued());
+      this.queued.push({ key, limit, windowMs, cost, resolve });
+    });
+  }
+
+  private decideQueued(): void {
+    const calls = this.queued;
+    this.queued = [];
+    // The reports read since the last count of the turn, by pool.
+    let reports = new Map<string, LimitResult>();
+    for (const call of calls) {
+      if (call.cost > 0) {
+        reports = new Map();
+        call.resolve(this.limitSync(call.key, call.limit, call.windowMs, call.cost));
+        continue;
+      }
+      const pool = `${call.windowMs}:${call.limit}:${call.key}`;
+      let report = reports.get(pool);
+      if (!report) reports.set(pool, (report = this.limitSync(call.key, call.limit, call.windowMs, 0)));
+      call.resolve(report);
+    }
   }
 
   async limitIfCurrent(): Promise<'stale'> {
