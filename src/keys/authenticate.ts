@@ -68,7 +68,7 @@ export interface UncheckedKey {
  */
 export function cachedApiKey(svc: Services, secret: string | undefined): UncheckedKey | undefined {
   const trimmed = secret?.trim();
-  if (!trimmed || !looksLikeKeySecret(trimmed)) return undefined;
+  if (!svc.keyCache.peeks || !trimmed || !looksLikeKeySecret(trimmed)) return undefined;
   const hash = hashKeySecret(trimmed);
   const entry = svc.keyCache.peek(hash);
   if (!entry || entry.key.suspended || (entry.key.expiresAt !== null && entry.key.expiresAt <= Date.now())) return undefined;

@@ -79,12 +79,17 @@ export class KeyCache {
     return entry.key;
   }
 
+  /** Whether `peek` can answer at all (redis mode, Redis reachable): callers skip hashing otherwise. */
+  get peeks(): boolean {
+    return this.mode === 'redis' && !this.redisDown;
+  }
+
   /**
    * The entry for `hash` whatever its version (not older than MAX_AGE_MS), for a caller that
    * checks the version itself in the same round trip as its next Redis call (redis mode only).
    */
   peek(hash: string): { key: CachedKey; version: string } | undefined {
-    if (this.mode !== 'redis' || this.redisDown) return undefined;
+    if (!this.peeks) return undefined;
     const entry = this.entries.get(hash);
     if (!entry || Date.now() - entry.storedAt > MAX_AGE_MS) return undefined;
     return entry;
