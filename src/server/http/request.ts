@@ -49,15 +49,18 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
       chunks.push(chunk as Buffer);
     }
   }
-  const text = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
-  if (text.trim() === '') return { kind: 'empty' };
+  let text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (exceedsJsonDepth(value)) return { kind: 'invalid', message: TOO_DEEP_MESSAGE };
-    return { kind: 'json', value };
+    value = JSON.parse(text);
   } catch (err) {
+    // Only a body that is not JSON can be blank: the check stays off the path of every valid one.
+    if (text.trim() === '') return { kind: 'empty' };
     return { kind: 'invalid', message: `The request body is not valid JSON: ${(err as Error).message}` };
   }
+  if (exceedsJsonDepth(value)) return { kind: 'invalid', message: TOO_DEEP_MESSAGE };
+  return { kind: 'json', value };
 }
 
 /**
