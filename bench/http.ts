@@ -1,7 +1,7 @@
 /**
  * The issue's HTTP scenarios against one running service, each next to a bare node:http handler
  * answering the same bytes in the same run: req/s, p50/p99, the ratio to bare, the server
- * process's peak RSS under load, and executions/s where the scenario executes.
+ * process's peak RSS under load and CPU time per request, and executions/s where the scenario executes.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,11 @@ export interface LoadResult {
   non2xx: number;
   /** Peak resident set of the loaded process (MB), sampled every 200 ms; undefined when not sampled. */
   rssMb?: number;
+  /**
+   * CPU time of the loaded process (all its threads, user + kernel) per request of the measured
+   * run, in µs: steadier than req/s on a machine whose speed drifts between minutes.
+   */
+  cpuUsPerRequest?: number;
 }
 
 export interface ScenarioResult extends LoadResult {
@@ -81,6 +86,18 @@ async function withPeakRss<T>(pid: number | undefined, fn: () => Promise<T>): Pr
   }
 }
 
+/** CPU time (user + kernel, all threads) a process has used, in ms; undefined off Linux or once it is gone. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): utime and stime in clock ticks (100 per second on Linux).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the measured run's replies said: batch calls by outcome, and every error code seen. */
 export interface ReplyCounts {
   success: number;
@@ -127,8 +144,11 @@ export async function load(url: string, scenario: Scenario, headers: Record<stri
   const requests = counts
     ? [{ method: scenario.method, path: new URL(url).pathname + new URL(url).search, headers: base.headers, body: scenario.body, onResponse: (status: number, body: string) => countReply(status, body, batch, counts) }]
     : undefined;
+  const cpuBefore = processCpuMs(pid);
   const [r, rssMb] = await withPeakRss(pid, () => autocannon({ ...base, duration: DURATION_S, ...(requests ? { requests } : {}) }));
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, rssMb };
+  const cpuAfter = processCpuMs(pid);
+  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && r.requests.total > 0 ? Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total) : undefined;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, rssMb, cpuUsPerRequest };
 }
 
 /** Every scenario against `service`, each after a bare handler answering the bytes the service answered. */
@@ -160,7 +180,7 @@ export async function benchService(
     const bodyFile = path.join(workDir, 'body.json');
     writeFileSync(bodyFile, sample.text);
     const bareTarget = await startTarget(['bare', bodyFile], {});
-    const bare = await load(bareTarget.url, scenario, {}).finally(() => bareTarget.stop());
+    const bare = await load(bareTarget.url, scenario, {}, bareTarget.child.pid).finally(() => bareTarget.stop());
     if (withDurable) {
       // The ceiling the issue measured: node:http + one group-committed INSERT per request + one Redis round trip, same tables.
       const target = await startTarget(['durable', bodyFile], { DURABLE_DATABASE_URL: durable.databaseUrl, DURABLE_REDIS_URL: durable.redisUrl, DURABLE_TENANT_ID: durable.tenantId });
@@ -218,13 +238,14 @@ export function resultRows(results: ScenarioResult[]): string[][] {
     r.rps === 0 ? 'none done' : `${r.p99} ms`,
     r.executionsPerSecond === undefined ? '' : fmt(r.executionsPerSecond),
     r.rssMb === undefined ? '' : `${r.rssMb} MB`,
+    r.cpuUsPerRequest === undefined ? '' : `${r.cpuUsPerRequest} µs${r.bare.cpuUsPerRequest === undefined ? '' : ` (${r.bare.cpuUsPerRequest})`}`,
     String(r.non2xx + (r.failedCalls ?? 0)),
     Object.entries(r.errors ?? {})
       .map(([code, n]) => `${code} ${n}`)
       .join(', '),
   ]);
 }
-export const RESULT_HEADER = ['scenario', 'bare req/s', 'req/s', 'ratio', 'p50', 'p99', 'executions/s', 'RSS', 'non-2xx/failed', 'errors by code'];
+export const RESULT_HEADER = ['scenario', 'bare req/s', 'req/s', 'ratio', 'p50', 'p99', 'executions/s', 'RSS', 'CPU/req (bare)', 'non-2xx/failed', 'errors by code'];
 
 function errorSummary(errors: Record<string, number>): string {
   const parts = Object.entries(errors).map(([code, n]) => `${code} ${n}`);
