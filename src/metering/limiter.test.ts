@@ -337,8 +337,9 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     expect(await a.eval(bump, [key], [], 'identical')).toBe(2); // a later turn: its own call
     const unshared = await Promise.all([1, 2, 3].map(() => a.eval(bump, [key], [])));
     expect(unshared.sort()).toEqual([3, 4, 5]);
-    // Different arguments are different calls.
+    // Different arguments are different calls, and so are the same strings split otherwise between keys and arguments.
     expect(await Promise.all([a.eval(bump, [key], [1], 'identical'), a.eval(bump, [key], [2], 'identical')])).toEqual([6, 7]);
+    expect(await Promise.all([a.eval(bump, [key, 'x'], ['y'], 'identical'), a.eval(bump, [key], ['x', 'y'], 'identical')])).toEqual([8, 9]);
   });
 
   it('concat calls of one turn run once with all their arguments; other keys and later turns are their own calls', async () => {

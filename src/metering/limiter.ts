@@ -94,6 +94,7 @@ interface QueuedCall {
   windowMs: number;
   cost: number;
   resolve(result: LimitResult): void;
+  reject(err: unknown): void;
 }
 
 /**
@@ -114,9 +115,9 @@ export class MemoryLimiter implements Limiter {
   constructor(private readonly clock: () => number = Date.now) {}
 
   limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       if (this.queued.length === 0) setImmediate(() => this.decideQueued());
-      this.queued.push({ key, limit, windowMs, cost, resolve });
+      this.queued.push({ key, limit, windowMs, cost, resolve, reject });
     });
   }
 
@@ -126,15 +127,19 @@ export class MemoryLimiter implements Limiter {
     // The reports read since the last count of the turn, by pool.
     let reports = new Map<string, LimitResult>();
     for (const call of calls) {
-      if (call.cost > 0) {
-        reports = new Map();
-        call.resolve(this.limitSync(call.key, call.limit, call.windowMs, call.cost));
-        continue;
+      try {
+        if (call.cost > 0) {
+          reports = new Map();
+          call.resolve(this.limitSync(call.key, call.limit, call.windowMs, call.cost));
+          continue;
+        }
+        const pool = `${call.windowMs}:${call.limit}:${call.key}`;
+        let report = reports.get(pool);
+        if (!report) reports.set(pool, (report = this.limitSync(call.key, call.limit, call.windowMs, 0)));
+        call.resolve(report);
+      } catch (err) {
+        call.reject(err); // one call's failure is its own, never the turn's
       }
-      const pool = `${call.windowMs}:${call.limit}:${call.key}`;
-      let report = reports.get(pool);
-      if (!report) reports.set(pool, (report = this.limitSync(call.key, call.limit, call.windowMs, 0)));
-      call.resolve(report);
     }
   }
 

@@ -119,7 +119,9 @@ function turnPipeline(redis: Redis): Run {
     });
   return (sha, keys, args, share) => {
     if (!share) return enqueue(sha, keys, args);
-    const id = share === 'identical' ? `${sha}\n${keys.join('\n')}\n${args.join('\n')}` : `${sha}\n${keys.join('\n')}\n+`;
+    // The key count first: the same script with its keys and arguments split otherwise is another call.
+    const on = `${sha}\n${keys.length}\n${keys.join('\n')}`;
+    const id = share === 'identical' ? `${on}\n${args.join('\n')}` : on;
     const held = sharedCalls.get(id);
     if (held && share === 'identical') return held.reply;
     if (held && held.args.length + args.length <= MAX_CONCAT_ARGS) {
