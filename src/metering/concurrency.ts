@@ -125,13 +125,13 @@ export class RedisSlots implements SlotStore {
 
   async acquire(key: string, limit: number, ttlMs: number): Promise<string | null> {
     const id = identifierBase62(12);
-    const ok = await this.redis.eval(ACQUIRE, [`${this.prefix}:${key}`], [limit, ttlMs, id]);
+    const ok = await this.redis.eval(ACQUIRE, [`${this.prefix}:${key}`], [limit, ttlMs, id], 'sequence');
     return Number(ok) === 1 ? id : null;
   }
 
   async acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]> {
     const ids = Array.from({ length: count }, () => identifierBase62(12));
-    return (await this.redis.eval(ACQUIRE_UP_TO, [`${this.prefix}:${key}`], [limit, ttlMs, ...ids])) as string[];
+    return (await this.redis.eval(ACQUIRE_UP_TO, [`${this.prefix}:${key}`], [limit, ttlMs, ...ids], 'sequence')) as string[];
   }
 
   async releaseAll(key: string, ids: string[]): Promise<void> {

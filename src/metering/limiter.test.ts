@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { createLogger } from '../logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET_MS, evaluateWindow, MemoryLimiter, RedisLimiter, type Buckets } from './limiter';
@@ -354,6 +355,43 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     const many = await Promise.all(Array.from({ length: 3 }, (_, i) => a.eval(add, [key], Array.from({ length: 600 }, (_, j) => `m${i}-${j}`), 'concat')));
     expect(new Set(many).size).toBe(3);
     expect(await a.eval("return redis.call('SCARD', KEYS[1])", [key], [])).toBe(4 + 1800);
+  });
+
+  it('sequence calls of one turn run one after another in one script call, each answered with its own reply', async () => {
+    const key = `${prefix}:sequence`;
+    const push = "redis.call('RPUSH', KEYS[1], ARGV[1]) if ARGV[2] == 'nil' then return nil end return { ARGV[1], redis.call('LLEN', KEYS[1]) }";
+    const admin = new Redis(REDIS_URL!);
+    const monitor = await admin.monitor();
+    const sent: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (/^eval/i.test(args[0] ?? '') && args.includes(key)) sent.push(args);
+    });
+    try {
+      // Redis no longer holds the scripts (as after a restart): the first call of each sends it whole.
+      await admin.script('FLUSH');
+      const replies = await Promise.all(['a', 'b', 'c'].map((v) => a.eval(push, [key], [v, 'x'], 'sequence')));
+      expect(replies).toEqual([
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ]);
+      // A nil answer stays that caller's; another argument count is another call; a lone call runs the script itself.
+      const more = await Promise.all([a.eval(push, [key], ['d', 'nil'], 'sequence'), a.eval(push, [key], ['e', 'x'], 'sequence'), a.eval(push, [key], ['f'], 'sequence')]);
+      expect(more).toEqual([null, ['e', 5], ['f', 6]]);
+      expect(await a.eval(push, [key], ['g', 'x'], 'sequence')).toEqual(['g', 7]);
+      // Past the argument cap, a turn's calls split into several, still in order.
+      const many = await Promise.all(Array.from({ length: 600 }, (_, i) => a.eval(push, [key], [`m${i}`, 'x'], 'sequence')));
+      expect(many.map((r) => (r as [string, number])[1])).toEqual(Array.from({ length: 600 }, (_, i) => 8 + i));
+      await expect.poll(() => sent.filter((args) => args.includes('g')).length).toBe(1);
+      const carrying = (v: string) => sent.filter((args) => args.includes(v));
+      expect(carrying('b').length).toBeGreaterThan(0);
+      expect(carrying('b').every((args) => args.includes('a') && args.includes('c'))).toBe(true);
+      expect(carrying('e').every((args) => args.includes('d') && !args.includes('f'))).toBe(true);
+      expect(sent.filter((args) => args.includes('m0') || args.includes('m599')).length).toBeLessThanOrEqual(4);
+    } finally {
+      monitor.disconnect();
+      admin.disconnect();
+    }
   });
 
   it('concurrent reports share a read while concurrent counts each count', async () => {

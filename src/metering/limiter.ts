@@ -328,7 +328,8 @@ export class RedisLimiter implements Limiter {
 
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
     // A report (cost 0) only prunes what has left the window: identical reports may share a call.
-    const reply = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS], cost === 0 ? 'identical' : undefined)) as Decided;
+    // Counts of one turn run in sequence in one call, each with its own answer.
+    const reply = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS], cost === 0 ? 'identical' : 'sequence')) as Decided;
     return this.decide(reply, limit);
   }
 
@@ -346,7 +347,7 @@ export class RedisLimiter implements Limiter {
       keys.push(`${this.slotPrefix}:${slot.key}`);
       args.push(slot.limit, slot.ttlMs, slot.id);
     }
-    const reply = (await this.redis.eval(slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT, keys, args, cost === 0 && !slot ? 'identical' : undefined)) as Decided | ['stale', string];
+    const reply = (await this.redis.eval(slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT, keys, args, cost === 0 && !slot ? 'identical' : 'sequence')) as Decided | ['stale', string];
     if (reply[0] === 'stale') return 'stale';
     const result = this.decide(reply as Decided, limit);
     return slot ? { ...result, slot: Number(reply[4]) === 1 } : result;

@@ -17,16 +17,40 @@ export interface RedisLike {
 }
 
 /**
- * Calls of one event-loop turn that may go out as one, all callers getting its answer:
+ * Calls of one event-loop turn with the same script and keys that may go out as one:
  * - `identical`: the script only reads (or makes changes a repeat would not add to), so identical
- *   calls share one execution;
+ *   calls share one execution and its answer;
  * - `concat`: the script applies to each of its arguments alike (a release of slot ids), so calls
- *   with the same script and keys run once with all their arguments.
+ *   run once with all their arguments and share its answer;
+ * - `sequence`: each call needs its own execution and answer (a count, a slot claim), so calls
+ *   with as many arguments run one after another inside one execution of the script (`sequenced`),
+ *   in arrival order, each answered with its own reply: what a pipeline of the separate calls
+ *   would do, less Redis's cost of starting a script per call and the client's per command.
  */
-export type Sharing = 'identical' | 'concat';
+export type Sharing = 'identical' | 'concat' | 'sequence';
 
-/** Arguments one `concat` call carries at most (Lua's unpack takes a few thousand). */
-const MAX_CONCAT_ARGS = 1000;
+/** Arguments one merged (`concat`, `sequence`) call carries at most (Lua's unpack takes a few thousand). */
+const MAX_MERGED_ARGS = 1000;
+
+/**
+ * `script` run ARGV[2] times, each run seeing as its ARGV only its own ARGV[1] arguments (those
+ * after the first two, in order); the answer is the array of the runs' answers (nil as false, so
+ * the array keeps its length). A run's `return` ends that run only.
+ */
+export function sequenced(script: string): string {
+  return `local function run(KEYS, ARGV)
+${script}
+end
+local n = tonumber(ARGV[1])
+local out = {}
+for i = 0, tonumber(ARGV[2]) - 1 do
+  local reply = run(KEYS, { unpack(ARGV, 3 + i * n, 2 + (i + 1) * n) })
+  if reply == nil then reply = false end
+  out[i + 1] = reply
+end
+return out
+`;
+}
 
 /**
  * Redis must never stall a request: no offline queue, one retry, short timeouts. Callers treat
@@ -53,10 +77,7 @@ export async function connectRedis(url: string, logger: Logger): Promise<RedisLi
   await redis.connect().catch((err: unknown) => logger.warn({ err: String(err) }, 'Redis not reachable at start-up'));
   return {
     kind: 'redis',
-    eval: cachedScripts(
-      turnPipeline(redis),
-      (script, keys, args) => redis.eval(script, keys.length, ...keys, ...args),
-    ),
+    eval: turnPipeline(redis),
     ping: async () => {
       await redis.ping();
     },
@@ -79,73 +100,141 @@ export function connectUpstash(url: string, token: string): RedisLike {
   };
 }
 
-type Run = (scriptOrSha: string, keys: string[], args: (string | number)[], share?: Sharing) => Promise<unknown>;
+type Run = (script: string, keys: string[], args: (string | number)[], share?: Sharing) => Promise<unknown>;
+
+/** One script call of a turn's pipeline; `settle` receives its reply or error. */
+interface PipelineCall {
+  script: string;
+  keys: string[];
+  args: (string | number)[];
+  settle(err: Error | null, value?: unknown): void;
+}
+
+interface Caller {
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+/** A turn's `sequence` calls of one script, keys and argument count, sent as one call of `sequenced(script)`. */
+interface Sequence {
+  call: PipelineCall;
+  argCount: number;
+  callers: (Caller & { args: (string | number)[] })[];
+}
 
 /**
  * EVALSHA through one pipeline per event-loop turn: the scripts many requests issue in the same
  * turn go out in one write (one syscall instead of one per request under load), and each turn's
  * pipeline is sent at once, whatever earlier pipelines still await (replies come back in order
- * on the connection). Calls of one turn that may share (Sharing) go out once: every caller
- * issued its call before the pipeline is sent, so the one answer is as fresh for each of them as
- * its own would be (the exempt endpoints' pool reports: one read per tenant per turn instead of
- * one per request; the slot releases of a tenant's finished executions: one call).
+ * on the connection). Calls of one turn that may share (Sharing) go out as one: every caller
+ * issued its call before the pipeline is sent, so a shared answer is as fresh for each of them
+ * as its own would be (the exempt endpoints' pool reports: one read per tenant per turn instead
+ * of one per request; the slot releases of a tenant's finished executions: one call; its
+ * admissions: one script run in turn for each). A script Redis does not hold (NOSCRIPT: first
+ * use, or after a restart or SCRIPT FLUSH) is sent whole once.
  */
 function turnPipeline(redis: Redis): Run {
-  let calls: { sha: string; keys: string[]; args: (string | number)[]; resolve(value: unknown): void; reject(err: unknown): void }[] = [];
-  let sharedCalls = new Map<string, { args: (string | number)[]; reply: Promise<unknown> }>();
+  let calls: PipelineCall[] = [];
+  let shared = new Map<string, { args: (string | number)[]; reply: Promise<unknown> } | Sequence>();
+  let sequences: Sequence[] = [];
+  const evalWhole = (c: PipelineCall) => redis.eval(c.script, c.keys.length, ...c.keys, ...c.args).then((value) => c.settle(null, value), (err: Error) => c.settle(err));
   const send = () => {
     const batch = calls;
     calls = [];
-    sharedCalls = new Map();
+    for (const sequence of sequences) sealSequence(sequence);
+    sequences = [];
+    shared = new Map();
     const pipeline = redis.pipeline();
-    for (const c of batch) pipeline.evalsha(c.sha, c.keys.length, ...c.keys, ...c.args);
+    for (const c of batch) pipeline.evalsha(scriptSha(c.script), c.keys.length, ...c.keys, ...c.args);
     pipeline.exec().then(
       (results) => {
         for (const [i, c] of batch.entries()) {
           const [err, value] = results?.[i] ?? [new Error('Redis pipeline answered no result'), null];
-          if (err) c.reject(err);
-          else c.resolve(value);
+          if (err && /NOSCRIPT/i.test(err.message)) void evalWhole(c);
+          else c.settle(err, value);
         }
       },
-      (err: unknown) => {
-        for (const c of batch) c.reject(err);
+      (err: Error) => {
+        for (const c of batch) c.settle(err);
       },
     );
   };
-  const enqueue: Run = (sha, keys, args) =>
-    new Promise((resolve, reject) => {
-      if (calls.length === 0) setImmediate(send);
-      calls.push({ sha, keys, args, resolve, reject });
-    });
-  return (sha, keys, args, share) => {
-    if (!share) return enqueue(sha, keys, args);
+  const enqueue = (call: PipelineCall) => {
+    if (calls.length === 0) setImmediate(send);
+    calls.push(call);
+  };
+  const single = (script: string, keys: string[], args: (string | number)[]) =>
+    new Promise<unknown>((resolve, reject) => enqueue({ script, keys, args, settle: (err, value) => (err ? reject(err) : resolve(value)) }));
+  return (script, keys, args, share) => {
+    if (!share) return single(script, keys, args);
     // The key count first: the same script with its keys and arguments split otherwise is another call.
-    const on = `${sha}\n${keys.length}\n${keys.join('\n')}`;
-    const id = share === 'identical' ? `${on}\n${args.join('\n')}` : on;
-    const held = sharedCalls.get(id);
-    if (held && share === 'identical') return held.reply;
-    if (held && held.args.length + args.length <= MAX_CONCAT_ARGS) {
-      held.args.push(...args); // the queued call's own array: it is read when the pipeline is sent
-      return held.reply;
+    const on = `${scriptSha(script)}\n${keys.length}\n${keys.join('\n')}`;
+    const id = share === 'identical' ? `${on}\n${args.join('\n')}` : share === 'sequence' ? `${on}\n${args.length}` : on;
+    const held = shared.get(id);
+    if (share === 'sequence') {
+      if (held && 'callers' in held && (held.callers.length + 1) * args.length <= MAX_MERGED_ARGS) {
+        return new Promise((resolve, reject) => held.callers.push({ args, resolve, reject }));
+      }
+      return new Promise((resolve, reject) => {
+        const sequence: Sequence = { call: { script, keys, args, settle: () => {} }, argCount: args.length, callers: [{ args, resolve, reject }] };
+        shared.set(id, sequence);
+        sequences.push(sequence);
+        enqueue(sequence.call);
+      });
+    }
+    if (held && !('callers' in held)) {
+      if (share === 'identical') return held.reply;
+      if (held.args.length + args.length <= MAX_MERGED_ARGS) {
+        held.args.push(...args); // the queued call's own array: it is read when the pipeline is sent
+        return held.reply;
+      }
     }
     const merged = [...args];
-    const call = { args: merged, reply: enqueue(sha, keys, merged) };
-    sharedCalls.set(id, call);
-    return call.reply;
+    const entry = { args: merged, reply: single(script, keys, merged) };
+    shared.set(id, entry);
+    return entry.reply;
   };
+}
+
+/** A turn's sequence as the call the pipeline sends: the script itself for one caller, `sequenced` for several. */
+function sealSequence({ call, argCount, callers }: Sequence): void {
+  if (callers.length === 1) {
+    const [only] = callers;
+    call.settle = (err, value) => (err ? only!.reject(err) : only!.resolve(value));
+    return;
+  }
+  call.script = sequencedScript(call.script);
+  call.args = [argCount, callers.length, ...callers.flatMap((c) => c.args)];
+  call.settle = (err, value) => {
+    const replies = Array.isArray(value) && value.length === callers.length ? value : undefined;
+    const failure = err ?? (replies ? null : new Error('Redis answered a sequenced call without one reply per call'));
+    for (const [i, c] of callers.entries()) {
+      if (failure) c.reject(failure);
+      else c.resolve(replies![i]);
+    }
+  };
+}
+
+const shas = new Map<string, string>();
+const sequencedScripts = new Map<string, string>();
+
+function scriptSha(script: string): string {
+  let sha = shas.get(script);
+  if (!sha) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')));
+  return sha;
+}
+
+function sequencedScript(script: string): string {
+  let text = sequencedScripts.get(script);
+  if (!text) sequencedScripts.set(script, (text = sequenced(script)));
+  return text;
 }
 
 /** EVALSHA first (the script is not resent on every call); EVAL once when Redis lacks it. */
 function cachedScripts(evalsha: Run, evalScript: Run): RedisLike['eval'] {
-  const shas = new Map<string, string>();
-  return async (script, keys, args, share) => {
-    let sha = shas.get(script);
-    if (!sha) {
-      sha = createHash('sha1').update(script).digest('hex');
-      shas.set(script, sha);
-    }
+  return async (script, keys, args) => {
     try {
-      return await evalsha(sha, keys, args, share);
+      return await evalsha(scriptSha(script), keys, args);
     } catch (err) {
       if (!/NOSCRIPT/i.test(String((err as Error).message))) throw err;
       return evalScript(script, keys, args);
