@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { authUsers, type AuthUserRow } from '../db/schema';
@@ -78,7 +78,7 @@ export function newLinkToken(): { token: string; hash: string } {
   return { token, hash: hashToken(token) };
 }
 
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+export const hashToken = (token: string) => hash('sha256', token, 'hex');
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomBase62 } from '../lib/ids';
 
 export const KEY_PREFIX = 'amp_';
@@ -9,8 +9,9 @@ export function generateKeySecret(): string {
   return KEY_PREFIX + randomBase62(SECRET_LENGTH);
 }
 
+/** SHA-256 of the secret, hex. One-shot `hash` (no Hash object): it runs on every authenticated request. */
 export function hashKeySecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** The visible start of a secret, shown in key lists. */

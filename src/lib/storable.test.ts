@@ -10,6 +10,16 @@ describe('storable text', () => {
     expect(findUnstorable({ a: [1, { b: 'x\u0000' }] })).toBe('a.1.b');
     expect(findUnstorable({ ['k\ud800']: 1 })).toBe('k\ud800');
     expect(findUnstorable({ a: 'fine', n: 1, z: null })).toBeUndefined();
+    expect(findUnstorable('x\u0000')).toBe('');
+  });
+
+  it('tells text that spells an escape out from the character, and skips what JSON does not store', () => {
+    expect(findUnstorable({ a: '\\u0000 and \\ud800 as text' })).toBeUndefined();
+    expect(findUnstorable({ a: '\\u0000 as text', b: ['\ud800'] })).toBe('b.0');
+    expect(findUnstorable({ ['k\u0000']: undefined, f: () => 1 })).toBeUndefined();
+    const cyclic: Record<string, unknown> = { a: 'x\u0000' };
+    cyclic.self = cyclic;
+    expect(findUnstorable(cyclic)).toBe('a');
   });
 
   it('replaces them with U+FFFD for storage and leaves clean values untouched (same object)', () => {

@@ -14,6 +14,7 @@ export function isStorableText(s: string): boolean {
  * (depth-first, in key order), so no nesting depth can exhaust the stack.
  */
 export function findUnstorable(value: unknown, path = ''): string | undefined {
+  if (!mayHoldUnstorable(value)) return undefined;
   const stack: [unknown, string][] = [[value, path]];
   while (stack.length > 0) {
     const [node, at] = stack.pop()!;
@@ -34,12 +35,34 @@ export function findUnstorable(value: unknown, path = ''): string | undefined {
 }
 
 /**
+ * JSON.stringify writes U+0000 and unpaired surrogates as these escapes and no other character so.
+ * Text that spells one out (`\\u0000`) matches too: then the value is walked, to the same answer.
+ */
+const UNSTORABLE_ESCAPE = /\\u0000|\\ud[89a-f]/i;
+
+/**
+ * False when `value` surely holds no unstorable string or key: its JSON (native, and far cheaper
+ * than walking it in JavaScript, which built a path for every node of every request's input)
+ * has no escape of one. What JSON cannot show (a cycle, undefined) is walked.
+ */
+function mayHoldUnstorable(value: unknown): boolean {
+  if (typeof value === 'string') return !isStorableText(value);
+  let serialized: string | undefined;
+  try {
+    serialized = JSON.stringify(value);
+  } catch {
+    return true;
+  }
+  return serialized === undefined || UNSTORABLE_ESCAPE.test(serialized);
+}
+
+/**
  * `value` with U+0000 and unpaired surrogates replaced by U+FFFD (in strings and keys). Fast
  * path: JSON.stringify escapes exactly those characters (`\u0000`, `\udXXX`), so without such an
  * escape in `serialized` the value is returned as it is.
  */
 export function storableJson<T>(value: T, serialized = JSON.stringify(value)): T {
-  if (serialized === undefined || !/\\u0000|\\ud[89a-f]/i.test(serialized)) return value;
+  if (serialized === undefined || !UNSTORABLE_ESCAPE.test(serialized)) return value;
   return replaceUnstorable(value) as T;
 }
 

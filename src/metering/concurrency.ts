@@ -77,8 +77,13 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
  * script (src/metering/limiter.ts), which takes an execute request's slot in its own round trip.
  */
 export const acquireSlotLua = (key: string, limit: string, ttlMs: string, id: string) => `
-redis.call('ZREMRANGEBYSCORE', ${key}, '-inf', now)
-if redis.call('ZCARD', ${key}) < tonumber(${limit}) then
+local taken = redis.call('ZCARD', ${key})
+-- Expired slots (of an instance that stopped mid-execution) are pruned when they would refuse.
+if taken >= tonumber(${limit}) then
+  redis.call('ZREMRANGEBYSCORE', ${key}, '-inf', now)
+  taken = redis.call('ZCARD', ${key})
+end
+if taken < tonumber(${limit}) then
   redis.call('ZADD', ${key}, now + tonumber(${ttlMs}), ${id})
   redis.call('PEXPIRE', ${key}, tonumber(${ttlMs}) + 1000)
   slot = 1

@@ -357,6 +357,20 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     expect(await a.eval("return redis.call('SCARD', KEYS[1])", [key], [])).toBe(4 + 1800);
   });
 
+  it("keeps a window's key for the window after its latest request, setting its expiry once per bucket", async () => {
+    const l = new RedisLimiter(a, prefix);
+    const key = `${prefix}:${W}:ttl`;
+    const pttl = async () => Number(await a.eval("return redis.call('PTTL', KEYS[1])", [key], []));
+    await l.limit('ttl', 100, W);
+    const first = await pttl();
+    expect(first).toBeGreaterThan(W);
+    expect(first).toBeLessThanOrEqual(W + BUCKET_MS);
+    await new Promise((r) => setTimeout(r, 1100));
+    await l.limit('ttl', 100, W); // a new bucket: the expiry moves with it
+    expect(await pttl()).toBeGreaterThan(W);
+    expect((await l.limit('ttl', 100, W)).remaining).toBe(97);
+  });
+
   it('sequence calls of one turn run one after another in one script call, each answered with its own reply', async () => {
     const key = `${prefix}:sequence`;
     const push = "redis.call('RPUSH', KEYS[1], ARGV[1]) if ARGV[2] == 'nil' then return nil end return { ARGV[1], redis.call('LLEN', KEYS[1]) }";

@@ -229,13 +229,17 @@ local function scanAll()
   firstLast = live[1] and live[1].last
   pruned = true
 end
-local meta = redis.call('HMGET', KEYS[1], 's', 'f')
+local currentField = string.format('%d', current)
+-- The current bucket comes with the sums: the walk below and the count read it from here.
+local meta = redis.call('HMGET', KEYS[1], 's', 'f', currentField)
+local held = meta[3]
 if meta[1] then
   used = tonumber(meta[1])
   local b = tonumber(meta[2]) or current + 1
   while b <= current do
     local field = string.format('%d', b)
-    local value = redis.call('HGET', KEYS[1], field)
+    local value = held
+    if b ~= current then value = redis.call('HGET', KEYS[1], field) end
     if value then
       local n, last = bucketOf(b, value)
       if last + windowMs > now then
@@ -257,12 +261,12 @@ end
 if first == nil then used = 0 end
 local admitted = cost > 0 and used + cost <= limit
 if admitted then
-  local field = string.format('%d', current)
-  local held = redis.call('HGET', KEYS[1], field)
   local n = 0
   if held then n = tonumber(string.match(held, '^(%d+)')) end
-  redis.call('HSET', KEYS[1], field, string.format('%d:%d', n + cost, now), 's', string.format('%d', used + cost), 'f', string.format('%d', math.min(first or current, current)))
-  redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
+  redis.call('HSET', KEYS[1], currentField, string.format('%d:%d', n + cost, now), 's', string.format('%d', used + cost), 'f', string.format('%d', math.min(first or current, current)))
+  -- Set when a bucket opens: every request it will hold falls within a second of that moment, so
+  -- the key outlives the window of each of them.
+  if not held then redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs) end
 elseif first == nil then
   redis.call('DEL', KEYS[1])
 elseif pruned then
