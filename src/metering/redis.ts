@@ -168,7 +168,7 @@ function turnPipeline(redis: Redis): Run {
   return (script, keys, args, share) => {
     if (!share) return single(script, keys, args);
     // The key count first: the same script with its keys and arguments split otherwise is another call.
-    const on = `${scriptSha(script)}\n${keys.length}\n${keys.join('\n')}`;
+    const on = `${share}\n${scriptSha(script)}\n${keys.length}\n${keys.join('\n')}`;
     const id = share === 'identical' ? `${on}\n${args.join('\n')}` : share === 'sequence' ? `${on}\n${args.length}` : on;
     const held = shared.get(id);
     if (share === 'sequence') {
