@@ -96,15 +96,24 @@ return slot
 `;
 /** ARGV: limit, TTL, then the ids to take, in order, while slots are free. Returns the ids taken. */
 const ACQUIRE_UP_TO = `${NOW}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1])
-local taken = {}
-for i = 3, #ARGV do
-  if #taken >= free then break end
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
-  taken[#taken + 1] = ARGV[i]
+if free < #ARGV - 2 then
+  -- Fewer free than wanted: expired slots are pruned first (as in acquireSlotLua).
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  free = tonumber(ARGV[1]) - redis.call('ZCARD', KEYS[1])
 end
-if #taken > 0 then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000) end
+local taken = {}
+local scored = {}
+local expires = now + tonumber(ARGV[2])
+for i = 3, math.min(#ARGV, 2 + free) do
+  taken[#taken + 1] = ARGV[i]
+  scored[#scored + 1] = expires
+  scored[#scored + 1] = ARGV[i]
+end
+if #taken > 0 then
+  redis.call('ZADD', KEYS[1], unpack(scored))
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
+end
 return taken
 `;
 const RELEASE = `return redis.call('ZREM', KEYS[1], unpack(ARGV))`;

@@ -87,4 +87,14 @@ for (const [name, makeStore] of stores) describe.skipIf(name === 'redis' && !RED
     await new Promise((r) => setTimeout(r, 250));
     expect(await store.acquire(key, 1, 150)).toBeTruthy();
   });
+
+  it('a crashed holder\'s slots stop counting for a take of several once expired', async () => {
+    const store = makeStore();
+    const key = `tenant:${randomBytes(6).toString('hex')}`;
+    expect(await store.acquireUpTo(key, 3, 2, 150)).toHaveLength(2);
+    expect(await store.acquireUpTo(key, 3, 2, 150)).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await store.acquireUpTo(key, 3, 4, 60_000)).toHaveLength(3);
+    expect(await store.inFlight(key)).toBe(3);
+  });
 });
