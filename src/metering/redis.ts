@@ -37,7 +37,7 @@ const MAX_MERGED_ARGS = 1000;
  * after the first two, in order); the answer is the array of the runs' answers (nil as false, so
  * the array keeps its length). A run's `return` ends that run only.
  */
-export function sequenced(script: string): string {
+function sequenced(script: string): string {
   return `local function run(KEYS, ARGV)
 ${script}
 end
@@ -102,24 +102,20 @@ export function connectUpstash(url: string, token: string): RedisLike {
 
 type Run = (script: string, keys: string[], args: (string | number)[], share?: Sharing) => Promise<unknown>;
 
-/** One script call of a turn's pipeline; `settle` receives its reply or error. */
+/** One script call of a turn's pipeline; `settle` receives its reply or error; `seal`, when set, completes it just before it is sent. */
 interface PipelineCall {
   script: string;
   keys: string[];
   args: (string | number)[];
   settle(err: Error | null, value?: unknown): void;
+  seal?(): void;
 }
 
-interface Caller {
-  resolve(value: unknown): void;
-  reject(err: unknown): void;
-}
-
-/** A turn's `sequence` calls of one script, keys and argument count, sent as one call of `sequenced(script)`. */
+/** A turn's `sequence` calls of one script, keys and argument count: one pipeline call, sealed at send (sealSequence). */
 interface Sequence {
   call: PipelineCall;
   argCount: number;
-  callers: (Caller & { args: (string | number)[] })[];
+  callers: { args: (string | number)[]; resolve(value: unknown): void; reject(err: unknown): void }[];
 }
 
 /**
@@ -135,22 +131,25 @@ interface Sequence {
  */
 function turnPipeline(redis: Redis): Run {
   let calls: PipelineCall[] = [];
-  let shared = new Map<string, { args: (string | number)[]; reply: Promise<unknown> } | Sequence>();
-  let sequences: Sequence[] = [];
+  // `identical` and `concat` calls of the turn by identity, and `sequence` ones.
+  let merged = new Map<string, { args: (string | number)[]; reply: Promise<unknown> }>();
+  let sequences = new Map<string, Sequence>();
   const evalWhole = (c: PipelineCall) => redis.eval(c.script, c.keys.length, ...c.keys, ...c.args).then((value) => c.settle(null, value), (err: Error) => c.settle(err));
   const send = () => {
     const batch = calls;
     calls = [];
-    for (const sequence of sequences) sealSequence(sequence);
-    sequences = [];
-    shared = new Map();
+    merged = new Map();
+    sequences = new Map();
     const pipeline = redis.pipeline();
-    for (const c of batch) pipeline.evalsha(scriptSha(c.script), c.keys.length, ...c.keys, ...c.args);
+    for (const c of batch) {
+      c.seal?.();
+      pipeline.evalsha(scriptSha(c.script), c.keys.length, ...c.keys, ...c.args);
+    }
     pipeline.exec().then(
       (results) => {
         for (const [i, c] of batch.entries()) {
           const [err, value] = results?.[i] ?? [new Error('Redis pipeline answered no result'), null];
-          if (err && /NOSCRIPT/i.test(err.message)) void evalWhole(c);
+          if (err && isNoScript(err)) void evalWhole(c);
           else c.settle(err, value);
         }
       },
@@ -169,29 +168,30 @@ function turnPipeline(redis: Redis): Run {
     if (!share) return single(script, keys, args);
     // The key count first: the same script with its keys and arguments split otherwise is another call.
     const on = `${share}\n${scriptSha(script)}\n${keys.length}\n${keys.join('\n')}`;
-    const id = share === 'identical' ? `${on}\n${args.join('\n')}` : share === 'sequence' ? `${on}\n${args.length}` : on;
-    const held = shared.get(id);
     if (share === 'sequence') {
-      if (held && 'callers' in held && (held.callers.length + 1) * args.length <= MAX_MERGED_ARGS) {
+      const id = `${on}\n${args.length}`;
+      const held = sequences.get(id);
+      if (held && (held.callers.length + 1) * args.length <= MAX_MERGED_ARGS) {
         return new Promise((resolve, reject) => held.callers.push({ args, resolve, reject }));
       }
       return new Promise((resolve, reject) => {
-        const sequence: Sequence = { call: { script, keys, args, settle: () => {} }, argCount: args.length, callers: [{ args, resolve, reject }] };
-        shared.set(id, sequence);
-        sequences.push(sequence);
-        enqueue(sequence.call);
+        const call: PipelineCall = { script, keys, args, settle: () => {} };
+        const sequence: Sequence = { call, argCount: args.length, callers: [{ args, resolve, reject }] };
+        call.seal = () => sealSequence(sequence);
+        sequences.set(id, sequence);
+        enqueue(call);
       });
     }
-    if (held && !('callers' in held)) {
-      if (share === 'identical') return held.reply;
-      if (held.args.length + args.length <= MAX_MERGED_ARGS) {
-        held.args.push(...args); // the queued call's own array: it is read when the pipeline is sent
-        return held.reply;
-      }
+    const id = share === 'identical' ? `${on}\n${args.join('\n')}` : on;
+    const held = merged.get(id);
+    if (held && share === 'identical') return held.reply;
+    if (held && held.args.length + args.length <= MAX_MERGED_ARGS) {
+      held.args.push(...args); // the queued call's own array: it is read when the pipeline is sent
+      return held.reply;
     }
-    const merged = [...args];
-    const entry = { args: merged, reply: single(script, keys, merged) };
-    shared.set(id, entry);
+    const mergedArgs = [...args];
+    const entry = { args: mergedArgs, reply: single(script, keys, mergedArgs) };
+    merged.set(id, entry);
     return entry.reply;
   };
 }
@@ -215,6 +215,8 @@ function sealSequence({ call, argCount, callers }: Sequence): void {
   };
 }
 
+const isNoScript = (err: Error) => /NOSCRIPT/i.test(String(err?.message));
+
 const shas = new Map<string, string>();
 const sequencedScripts = new Map<string, string>();
 
@@ -236,7 +238,7 @@ function cachedScripts(evalsha: Run, evalScript: Run): RedisLike['eval'] {
     try {
       return await evalsha(scriptSha(script), keys, args);
     } catch (err) {
-      if (!/NOSCRIPT/i.test(String((err as Error).message))) throw err;
+      if (!isNoScript(err as Error)) throw err;
       return evalScript(script, keys, args);
     }
   };
