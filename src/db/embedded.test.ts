@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { types } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openEmbedded, type EmbeddedClient } from './embedded';
 
 describe('the embedded database on its own thread', () => {
@@ -110,6 +110,39 @@ describe('creating the embedded database', () => {
       await expect(openEmbedded({ dataDir: notADirectory, fresh: true, startParams: [], rawTypes: [] })).rejects.toThrow(/Creating the embedded database in .* failed/);
     } finally {
       rmSync(parent, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('checkpoints on the database thread (PGlite never starts one itself)', () => {
+  it('checkpoints once enough WAL was written since the last, and not before', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'amp-checkpoint-'));
+    const template = process.env.AMP_TEST_PGLITE_TEMPLATE;
+    const { forOthers: db } = await openEmbedded({
+      dataDir: dir,
+      fresh: true,
+      loadDataDir: template,
+      startParams: [],
+      rawTypes: [],
+      checkpoints: { checkEveryMs: 50, walBytes: 4 * 1024 * 1024 },
+    });
+    try {
+      const state = async () =>
+        (await db.query<{ redo: string; written: number }>('select redo_lsn::text as redo, (pg_current_wal_insert_lsn() - redo_lsn)::float8 as written from pg_control_checkpoint()')).rows[0]!;
+      await db.exec('create table w (v text); checkpoint');
+      const before = (await state()).redo;
+      // Under the threshold: no checkpoint.
+      await db.exec("insert into w select repeat('x', 500) from generate_series(1, 1000)");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await state()).redo).toBe(before);
+      // Past it (~8 MB of WAL): the next check checkpoints, and the WAL since starts again from there.
+      await db.exec("insert into w select repeat('x', 1000) from generate_series(1, 8000)");
+      await vi.waitFor(async () => expect((await state()).redo).not.toBe(before), { timeout: 10_000, interval: 50 });
+      expect((await state()).written).toBeLessThan(4 * 1024 * 1024);
+      expect((await db.query<{ n: number }>('select count(*)::int as n from w')).rows[0]!.n).toBe(9000);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -44,6 +44,8 @@ export interface EmbeddedOptions {
   startParams: string[];
   /** Type OIDs drizzle reads as raw text. */
   rawTypes: number[];
+  /** When the database thread checkpoints (pglite-worker.mjs `checkpoints`); the defaults there otherwise. */
+  checkpoints?: { checkEveryMs?: number; walBytes?: number; maxAgeMs?: number };
 }
 
 /** Starts the database thread and resolves once PGlite is open in it. */
