@@ -1,5 +1,5 @@
 import type { Executor } from '../db';
-import { newId } from '../lib/ids';
+import { newTimeOrderedId } from '../lib/ids';
 import type { Services } from '../services';
 import { insertEventAndFanOut } from '../webhooks/fanout';
 
@@ -38,7 +38,7 @@ export interface RecordedEvent {
  * After the commit, call `svc.deliveryWorker.wake()` when `deliveries > 0` (see afterEvents).
  */
 export async function recordEvent(svc: Services, tx: Executor, tenantId: string, type: EventType, data: Record<string, unknown>): Promise<RecordedEvent> {
-  const id = newId('evt');
+  const id = newTimeOrderedId('evt');
   const { createdAt, deliveries } = await insertEventAndFanOut(svc, tx, { id, tenantId, type, data });
   return { id, type, tenantId, data, createdAt, deliveries };
 }

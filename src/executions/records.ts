@@ -23,7 +23,7 @@ import { queryRows, type Executor } from '../db';
 import type { EmbeddedClient } from '../db/embedded';
 import { executions, type ExecutionRow } from '../db/schema';
 import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
-import { newId } from '../lib/ids';
+import { newTimeOrderedId } from '../lib/ids';
 import { storableJson, storableText } from '../lib/storable';
 import { cycleStart, nextCycleStart } from '../metering/cycle';
 import { quotaExceeded, quotaOf, reserveExecutions } from '../metering/usage';
@@ -123,7 +123,7 @@ export function finishExecution(svc: Services, row: ExecutionRow, outcome: Outco
 
 function newRunningRow(principal: Principal, call: StartRequest['call'], opts: StartRequest['opts']) {
   return {
-    id: newId('exe'),
+    id: newTimeOrderedId('exe'),
     tenantId: principal.tenantId,
     module: call.module,
     action: call.action,
@@ -407,7 +407,7 @@ function finishedRow(row: ExecutionRow, outcome: Outcome, latencyMs: number) {
     finishedAt: new Date(),
   };
   const data = executionEventData(finished, outcome.ok ? outcome.output : undefined);
-  const event = { id: newId('evt'), type: outcome.ok ? 'execution.completed' : 'execution.failed', data: storableJson(data) };
+  const event = { id: newTimeOrderedId('evt'), type: outcome.ok ? 'execution.completed' : 'execution.failed', data: storableJson(data) };
   return { finished, event };
 }
 

@@ -1,7 +1,7 @@
 import { inArray, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db';
 import { events, tenants, webhookDeliveries, webhookSubscriptions, type DeliveryKind } from '../db/schema';
-import { newId } from '../lib/ids';
+import { newTimeOrderedId } from '../lib/ids';
 import { storableJson } from '../lib/storable';
 import type { Services } from '../services';
 import { PLAN_FEATURES, PLAN_NAMES } from '../tenants/plans';
@@ -63,7 +63,7 @@ export interface NewDelivery {
 export async function createDeliveries(svc: Services, tx: Executor, deliveries: NewDelivery[], kind: DeliveryKind): Promise<void> {
   if (deliveries.length === 0) return;
   const firstDelayMs = svc.config.webhooks.retryScheduleMs[0] ?? 0;
-  const rows = deliveries.map((d) => ({ id: newId('dlv'), ...d, kind, nextAttemptAt: new Date(Date.now() + firstDelayMs) }));
+  const rows = deliveries.map((d) => ({ id: newTimeOrderedId('dlv'), ...d, kind, nextAttemptAt: new Date(Date.now() + firstDelayMs) }));
   for (let i = 0; i < rows.length; i += 1000) {
     await tx.insert(webhookDeliveries).values(rows.slice(i, i + 1000));
   }

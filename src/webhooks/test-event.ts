@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { webhookAttempts, webhookDeliveries } from '../db/schema';
 import { TEST_EVENT_TYPE } from '../events/schemas';
-import { newId } from '../lib/ids';
+import { newId, newTimeOrderedId } from '../lib/ids';
 import { decryptSecret } from '../lib/secrets';
 import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
@@ -16,7 +16,7 @@ import { findSubscription } from './subscriptions';
  */
 export async function sendTestEvent(svc: Services, principal: Principal, id: string) {
   const subscription = await findSubscription(svc, principal.tenantId, id);
-  const eventId = newId('evt');
+  const eventId = newTimeOrderedId('evt');
   const deliveryId = newId('dlv');
   const body = envelopeBody({
     id: eventId,
