@@ -44,7 +44,7 @@ export interface EmbeddedOptions {
   startParams: string[];
   /** Type OIDs drizzle reads as raw text. */
   rawTypes: number[];
-  /** When the database thread checkpoints (pglite-worker.mjs `checkpoints`); the defaults there otherwise. */
+  /** When the database thread checkpoints (pglite-worker.mjs `startCheckpoints`, whose defaults apply otherwise). */
   checkpoints?: { checkEveryMs?: number; walBytes?: number; maxAgeMs?: number };
 }
 
