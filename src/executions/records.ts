@@ -549,12 +549,14 @@ from v join counted c on c.tenant_id = v.tenant_id left join subscribed on subsc
 
 /**
  * RECORD_SQL for the tenants whose flush is this statement alone (countCtes `quiet`): no
- * subscription to create deliveries for, no threshold event. One row per recorded execution.
+ * subscription to create deliveries for, no threshold event. One row per tenant it moved, with
+ * its count after the flush: the writes in WITH run to completion whether or not the query reads
+ * them, and a row per execution only cost both threads (a flush of 500 calls answered 500 rows).
  */
 const RECORD_QUIET_SQL = `
 ${countCtes({ subscriptionsOfPlans: '$4' })}
 ${RECORD_WRITES}
-select v.event_id as id, c.executions from v join counted c on c.tenant_id = v.tenant_id`;
+select c.tenant_id, c.executions from counted c`;
 
 function recordedRow(request: RecordRequest) {
   const row: ExecutionRow = {
@@ -583,15 +585,16 @@ async function flushRecords(svc: Services, batch: Pending<RecordRequest, Finishe
 /** Writes what RECORD_QUIET_SQL can of the batch; returns the calls it left. */
 function recordQuietly(svc: Services, batch: Pending<RecordRequest, Finished>[]): Promise<Pending<RecordRequest, Finished>[]> {
   return writeQuietly(svc, batch, (p) => recordedRow(p.item), async (groups, now) => {
-    const rows = await statementRows<{ id: string; executions: number }>(svc, svc.db, 'amp_record_executions_quiet', RECORD_QUIET_SQL, [
+    const rows = await statementRows<{ tenant_id: string; executions: number }>(svc, svc.db, 'amp_record_executions_quiet', RECORD_QUIET_SQL, [
       countParam(groups),
       recordValues(groups),
       cycleStart(now),
       JSON.stringify(WEBHOOK_PLANS),
     ]);
-    const tenantOf = new Map(groups.flatMap((g) => g.entries.map(({ row }) => [row.event.id, g.principal.tenantId] as const)));
+    // PostgreSQL answers a uuid in its canonical (lower-case) text; the groups are keyed as the principal spells it.
+    const tenantOf = new Map(groups.map((g) => [g.principal.tenantId.toLowerCase(), g.principal.tenantId]));
     const used = new Map<string, number>();
-    for (const r of rows) used.set(tenantOf.get(r.id)!, Number(r.executions));
+    for (const r of rows) used.set(tenantOf.get(r.tenant_id) ?? r.tenant_id, Number(r.executions));
     return { used, settle: ({ pending, row }) => ({ finished: row.finished, outcome: pending.item.outcome }) };
   });
 }
