@@ -42,17 +42,17 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${identifierBase62(20)}`;
 }
 
-/** Characters of a time-ordered id that carry its creation time: 62^8 ms is about 6,900 years (62^7, 111 years from 1970, would wrap in 2081). */
+/** Characters of a time-ordered id that carry its creation time: 62^8 ms is ~6,900 years (62^7 would wrap in 2081). */
 const TIME_CHARS = 8;
 
 /**
  * A prefixed identifier of the same form as `newId` (20 base62 characters) whose first 8 carry
  * the creation time in milliseconds and the other 12 are random (71 bits), as ULID and KSUID do:
- * for the rows written by the thousand (executions, events, webhook deliveries), whose primary-key index then grows
- * at its right edge instead of at random leaves (PGlite, 200,000-300,000 rows: 20.1 vs
- * 26.6-30.9 µs per row for an execution and its event; random leaves grow worse as the index
- * outgrows the buffer cache). Still opaque and unguessable; ids of one millisecond do not sort
- * among themselves.
+ * for the rows written by the thousand (executions, events, webhook deliveries), whose
+ * primary-key indexes then grow at their right edge instead of at random leaves (PGlite,
+ * 200,000-300,000 rows: 20.1 vs 26.6-30.9 µs per row for an execution and its event; random
+ * leaves grow worse as an index outgrows the buffer cache). Still opaque and unguessable; ids of
+ * one millisecond do not sort among themselves.
  */
 export function newTimeOrderedId(prefix: IdPrefix): string {
   let time = '';
