@@ -106,7 +106,10 @@ backends.describe('wire conventions (%s)', (backend) => {
 
   it('logs one structured access line per API request at info, never a secret', async () => {
     const t = await s.register();
-    const spy = vi.spyOn(s.svc.logger, 'info');
+    // The harness runs silent; access lines exist from `info` on.
+    const level = s.svc.logger.level;
+    s.svc.logger.level = 'info';
+    const spy = vi.spyOn(s.svc.logger, 'info').mockImplementation(() => undefined);
     try {
       const ok = await s.call('/api/v1/keys?limit=5', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-1' } });
       const missing = await s.call('/api/v2/secret-in-path', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-2' } });
@@ -129,8 +132,16 @@ backends.describe('wire conventions (%s)', (backend) => {
       expect(text).not.toContain(t.apiKey);
       expect(text).not.toContain('amp_wrong');
       expect(text).not.toContain('secret-in-path');
+
+      // Below `info` no line is built at all.
+      s.svc.logger.level = 'warn';
+      spy.mockClear();
+      await s.call('/api/v1/keys?limit=5', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-5' } });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(spy.mock.calls.filter((c) => c[1] === 'request')).toEqual([]);
     } finally {
       spy.mockRestore();
+      s.svc.logger.level = level;
     }
   });
 

@@ -80,11 +80,12 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const base: Record<string, string> = restCall ? { ...CORS, 'Cache-Control': 'no-store', 'X-Request-Id': requestId } : { ...CORS, 'Cache-Control': 'no-store' };
     const ctx: Context = { svc, requestId, ip: forwardedClientIp(req.headers) ?? clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
     const access: AccessLog = { template: null };
-    res.once('finish', () => logAccess(svc, req, res, ctx, access, started));
+    // No listener (and no line built) when the level leaves access lines out (e.g. LOG_LEVEL=warn).
+    if (svc.logger.isLevelEnabled('info')) res.once('finish', () => logAccess(svc, req, res, ctx, access, started));
     if (FIXED_PATHS.has(pathname)) access.template = pathname;
     try {
       // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
-      if (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip)) return;
+      if (isOAuthPath(pathname) && (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip))) return;
       // The built-in identity provider (GoTrue subset): its own apikey check, CORS and error fields.
       if (pathname.startsWith('/auth/v1/')) return await handleIdentity(req, res, ctx, base, parseTarget(target), pathname);
       if (req.method === 'OPTIONS') return preflight(res, await withPool(base, ctx));
