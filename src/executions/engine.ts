@@ -21,16 +21,33 @@ export type Failure = { code: 'invalid_input' | 'module_error' | 'timeout'; mess
 export type Outcome = { ok: true; output: unknown } | ({ ok: false } & Failure);
 
 /**
- * Built-in actions whose work is bounded by their input schema to microseconds: those calls run
- * on the event loop under their deadline instead of in a worker. Measured (one task at a time,
- * loaded machine): a worker hand-off costs 140-550 µs per task, crypto.uuid inline 6-11 µs. Only
- * actions bounded whatever the input: text.slugify of a short text is as quick (4-11 µs) but of
- * its maximum 10,000 characters takes 5-14 ms, which would stall every other request.
+ * Built-in actions that are pure and, for an input of at most INLINE_MAX_INPUT_BYTES, take
+ * microseconds: those calls run on the event loop under their deadline instead of in a worker,
+ * and record with one commit instead of two (records.ts `recordExecution`). A worker hand-off
+ * costs 140-550 µs per task. Worst cases under the cap (2,000 calls each, loaded machine), µs per
+ * call: crypto.uuid (count 100) 119, hash 17, hmac 31, hmac_verify 83, uuid_from_name 52,
+ * uuid_inspect 14, random_bytes (4,096) 42, base64_encode 10, base64_decode 11, compare 14;
+ * text.slugify 25, change_case 52. Left in workers: whatever a small input can still make slow
+ * (crypto.random_token: 100 tokens of 1,024 characters took 17.5 ms; password hashing; regular
+ * expressions, diffs) and text.word_count and truncate (75-95 µs at half the cap).
  */
-const INLINE_ACTIONS = new Set(['crypto/uuid']);
+const INLINE_ACTIONS = new Set([
+  'crypto/uuid',
+  'crypto/hash',
+  'crypto/hmac',
+  'crypto/hmac_verify',
+  'crypto/uuid_from_name',
+  'crypto/uuid_inspect',
+  'crypto/random_bytes',
+  'crypto/base64_encode',
+  'crypto/base64_decode',
+  'crypto/compare',
+  'text/slugify',
+  'text/change_case',
+]);
 const INLINE_MAX_INPUT_BYTES = 512;
 
-/** A call that runs inline (INLINE_ACTIONS: pure and bounded to microseconds whatever its input). */
+/** A call that runs inline (INLINE_ACTIONS, with an input of at most INLINE_MAX_INPUT_BYTES). */
 export function runsInline(module: ModuleRow, action: ModuleActionRow, input: Record<string, unknown> | undefined): boolean {
   return module.runtime.type === 'builtin' && input !== undefined && INLINE_ACTIONS.has(`${module.name}/${action.name}`) && JSON.stringify(input).length <= INLINE_MAX_INPUT_BYTES;
 }
