@@ -70,7 +70,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     sandbox: new JavaScriptSandbox(),
     schemas: new SchemaCache(),
     moduleCache: new ModuleCache(),
-    deliveryWorker: new DeliveryWorker({ maxInFlight: database.kind === 'pglite' ? 32 : 64, pollMs: 500 }),
+    deliveryWorker: new DeliveryWorker({ maxInFlight: database.kind === 'pglite' ? 32 : 64, maxRecorders: database.kind === 'pglite' ? 1 : 2, pollMs: 500 }),
     startedAt: new Date(),
   };
   await syncBuiltinModules(database.db);

@@ -14,13 +14,12 @@
  * whose whole group does not fit in its pausing quota, so the quota is decided per call exactly
  * as unbatched. A finish flush that fails is retried per call (finishOne).
  */
-import { eq, sql, type SQL } from 'drizzle-orm';
-import pg from 'pg';
+import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { thresholdEvents, thresholdMarks } from '../billing/thresholds';
 import { installInTx } from '../catalog/install';
-import { queryRows, type Executor } from '../db';
-import type { EmbeddedClient } from '../db/embedded';
+import type { Executor } from '../db';
+import { statementRows } from '../db/statements';
 import { executions, type ExecutionRow } from '../db/schema';
 import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { newTimeOrderedId } from '../lib/ids';
@@ -244,7 +243,7 @@ function startedRow(row: ReturnType<typeof newRunningRow>, createdAt: Date): Exe
 /** A flush of starts: the one-statement write (START_QUIET_SQL) first, then the rest (a threshold, the quota refusing) in a transaction. */
 async function flushStarts(svc: Services, batch: Pending<StartRequest, ExecutionRow>[]): Promise<void> {
   const rest = await writeQuietly(svc, batch, (p) => newRunningRow(p.item.principal, p.item.call, p.item.opts), async (groups, now) => {
-    const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc, svc.db, 'amp_start_executions_quiet', START_QUIET_SQL, [
+    const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc.database, svc.db, 'amp_start_executions_quiet', START_QUIET_SQL, [
       countParam(groups),
       startValues(groups),
       cycleStart(now),
@@ -267,7 +266,7 @@ async function startInTransaction(svc: Services, batch: Pending<StartRequest, Ex
   let written: { started: Map<string, { createdAt: Date; used: number }>; billing: RecordedEvent[] };
   try {
     written = await svc.db.transaction(async (tx) => {
-      const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc, tx, 'amp_start_executions', START_SQL, [
+      const rows = await statementRows<{ id: string; created_at: string | Date; executions: number }>(svc.database, tx, 'amp_start_executions', START_SQL, [
         countParam(groups),
         startValues(groups),
         cycleStart(now),
@@ -456,7 +455,7 @@ async function finishQuietly(svc: Services, batch: Pending<FinishRequest, Finish
   const written = candidates.map((p) => finishedRow(p.item.row, p.item.outcome, p.item.latencyMs));
   let finished: Set<string>;
   try {
-    const rows = await statementRows<{ id: string }>(svc, svc.db, 'amp_finish_executions_quiet', FINISH_QUIET_SQL, [JSON.stringify(written.map(finishedValues)), JSON.stringify(WEBHOOK_PLANS)]);
+    const rows = await statementRows<{ id: string }>(svc.database, svc.db, 'amp_finish_executions_quiet', FINISH_QUIET_SQL, [JSON.stringify(written.map(finishedValues)), JSON.stringify(WEBHOOK_PLANS)]);
     finished = new Set(rows.map((r) => r.id));
   } catch (err) {
     svc.logger.debug({ err: String(err), calls: candidates.length }, 'one-statement finish flush failed; finishing in a transaction');
@@ -480,7 +479,7 @@ async function finishInTransaction(svc: Services, batch: Pending<FinishRequest, 
   try {
     deliveries = await svc.db.transaction(async (tx) => {
       const values = written.map(finishedValues);
-      const rows = await statementRows<{ id: string; finished: number; subscriptions: { id: string; events: string[] }[] | null }>(svc, tx, 'amp_finish_executions', FINISH_SQL, [
+      const rows = await statementRows<{ id: string; finished: number; subscriptions: { id: string; events: string[] }[] | null }>(svc.database, tx, 'amp_finish_executions', FINISH_SQL, [
         JSON.stringify(values),
         JSON.stringify(WEBHOOK_PLANS),
       ]);
@@ -585,7 +584,7 @@ async function flushRecords(svc: Services, batch: Pending<RecordRequest, Finishe
 /** Writes what RECORD_QUIET_SQL can of the batch; returns the calls it left. */
 function recordQuietly(svc: Services, batch: Pending<RecordRequest, Finished>[]): Promise<Pending<RecordRequest, Finished>[]> {
   return writeQuietly(svc, batch, (p) => recordedRow(p.item), async (groups, now) => {
-    const rows = await statementRows<{ tenant_id: string; executions: number }>(svc, svc.db, 'amp_record_executions_quiet', RECORD_QUIET_SQL, [
+    const rows = await statementRows<{ tenant_id: string; executions: number }>(svc.database, svc.db, 'amp_record_executions_quiet', RECORD_QUIET_SQL, [
       countParam(groups),
       recordValues(groups),
       cycleStart(now),
@@ -687,7 +686,7 @@ async function recordInTransaction(svc: Services, batch: Pending<RecordRequest, 
   try {
     written = await svc.db.transaction(async (tx) => {
       const rows = await statementRows<{ id: string; executions: number; subscriptions: { id: string; events: string[] }[] | null; recorded: number; evented: number }>(
-        svc,
+        svc.database,
         tx,
         'amp_record_executions',
         RECORD_SQL,
@@ -776,46 +775,4 @@ async function writeFinish(svc: Services, row: ExecutionRow, outcome: Outcome, l
 
 function settle<R>(pending: Pending<unknown, R>, run: () => Promise<R>): Promise<void> {
   return run().then(pending.resolve, pending.reject);
-}
-
-/**
- * Runs a statement with `$n` parameters: on PostgreSQL as a named (prepared once per
- * connection) statement; on the embedded database, outside a transaction, as a statement
- * prepared once (embeddedStatement); else through Drizzle.
- */
-async function statementRows<T>(svc: Services, db: Executor, name: string, text: string, values: (string | number | null)[]): Promise<T[]> {
-  if (svc.database.kind === 'postgres') {
-    // In a transaction, its connection; else any of the pool's.
-    const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
-    if (client instanceof pg.Client || client instanceof pg.Pool) return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
-  }
-  if (svc.database.pglite && db === svc.db) return embeddedStatement<T>(svc.database.pglite, name, text, values);
-  return queryRows<T>(db, withParams(text, values));
-}
-
-/** Per embedded database: the statements prepared in its session (by name), or being prepared. */
-const preparedStatements = new WeakMap<EmbeddedClient, Map<string, Promise<unknown>>>();
-
-/**
- * PREPARE once, then EXECUTE with the values as literals (PGlite has no named statements in its
- * protocol API, and EXECUTE takes no bind parameters). Parsing and planning a flush statement
- * took ~1.2 ms of the database thread each time, as much as writing 20 rows.
- */
-async function embeddedStatement<T>(embedded: EmbeddedClient, name: string, text: string, values: (string | number | null)[]): Promise<T[]> {
-  let prepared = preparedStatements.get(embedded);
-  if (!prepared) preparedStatements.set(embedded, (prepared = new Map()));
-  let ready = prepared.get(name);
-  if (!ready) {
-    ready = embedded.exec(`prepare ${name} as ${text}`);
-    prepared.set(name, ready);
-    ready.catch(() => prepared.delete(name));
-  }
-  await ready;
-  const literals = values.map((v) => (v === null ? 'null' : `'${String(v).replaceAll("'", "''")}'`));
-  return (await embedded.query<T>(`execute ${name}(${literals.join(', ')})`)).rows;
-}
-
-function withParams(text: string, values: (string | number | null)[]): SQL {
-  const parts = text.split(/\$(\d+)/);
-  return sql.join(parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`)));
 }

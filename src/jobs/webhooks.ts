@@ -4,8 +4,10 @@ import { DELIVERY_QUEUE, type DeliveryJob } from '../webhooks/queue';
 import { postToReceiver } from '../webhooks/send';
 
 export interface DeliveryWorkerOptions {
-  /** Attempts in flight at once on this instance. */
+  /** Attempts being prepared or sent at once on this instance. */
   maxInFlight: number;
+  /** Record transactions at once (1 on a single-connection database). */
+  maxRecorders: number;
   /** Idle poll for due attempts (other instances' retries; wake() covers this instance's). */
   pollMs: number;
 }
@@ -13,20 +15,32 @@ export interface DeliveryWorkerOptions {
 const FETCH_BATCH = 50;
 const WAKE_COALESCE_MS = 3;
 const RECORD_BATCH = 200;
+/**
+ * Made attempts waiting to be recorded, at most: fetching pauses above it. It keeps the time
+ * from a job's fetch to its completion far below the job's expiry (a job that expires runs again).
+ */
+const MAX_UNRECORDED = 1000;
 
 /**
  * The delivery worker loop (Svix-style: a loop over durable rows). It fetches due attempt jobs
  * from pg-boss while it has free slots, loads them in one query, and sends each on its own, so a
- * slow receiver holds one slot for up to WEBHOOK_TIMEOUT_MS, not a batch. Finished attempts are
- * recorded in groups, one transaction each, which also completes their jobs. pg-boss polls at
+ * slow receiver holds one slot for up to WEBHOOK_TIMEOUT_MS, not a batch. A slot frees when its
+ * request ends: made attempts are recorded in groups (one transaction each, which also completes
+ * their jobs) by up to `maxRecorders` recorders, so the groups grow when recording is the slower
+ * part instead of holding the slots (issue #16: with slots held until recorded, deliveries
+ * waited on one recorder's round trips and fell behind bursts of executions). pg-boss polls at
  * most every 0.5 s, so whoever commits new deliveries calls `wake()`, and a failed attempt wakes
  * the loop when its retry falls due.
  */
 export class DeliveryWorker {
-  /** Jobs fetched and not yet recorded or completed. */
+  /** Jobs fetched and not yet sent (or completed, when there was nothing to send). */
   private active = 0;
+  /** Made attempts not yet handed to a recorder. */
   private made: MadeAttempt[] = [];
-  private recording: Promise<void> | undefined;
+  /** Made attempts a recorder is writing. */
+  private recordingCount = 0;
+  private recorderCount = 0;
+  private recorders = new Set<Promise<void>>();
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private wakeTimer: NodeJS.Timeout | undefined;
@@ -65,13 +79,18 @@ export class DeliveryWorker {
     await this.running;
     const deadline = Date.now() + timeoutMs;
     while (this.active > 0 && Date.now() < deadline) await this.sleep(50);
-    await this.recording;
+    while (this.recorders.size > 0) await Promise.all(this.recorders);
+  }
+
+  /** Attempts fetched and not yet recorded or completed. */
+  private get unfinished(): number {
+    return this.active + this.made.length + this.recordingCount;
   }
 
   private async loop(svc: Services): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
-      const free = this.options.maxInFlight - this.active;
+      const free = Math.min(this.options.maxInFlight - this.active, MAX_UNRECORDED - this.unfinished);
       if (free <= 0) {
         await this.sleep(1000); // woken as soon as a slot frees
         continue;
@@ -114,19 +133,35 @@ export class DeliveryWorker {
     if (prepared.idle.length > 0) await this.release(svc, prepared.idle, 'complete');
   }
 
-  /** Queues a made attempt; one recorder at a time drains the queue in groups. */
+  /** Frees the attempt's slot and queues it for a recorder. */
   private record(svc: Services, made: MadeAttempt): void {
     this.made.push(made);
-    this.recording ??= this.drain(svc);
+    this.freeSlots(1);
+    if (this.recorderCount < this.options.maxRecorders) {
+      this.recorderCount++;
+      const recorder: Promise<void> = this.drain(svc).finally(() => this.recorders.delete(recorder));
+      this.recorders.add(recorder);
+    }
   }
 
+  /** Records queued attempts in groups until none is left; several run at once on PostgreSQL. */
   private async drain(svc: Services): Promise<void> {
-    // `recording` is cleared in the same synchronous step that finds the queue empty, so an
-    // attempt queued right after always starts a new drain.
     try {
-      while (this.made.length > 0) await this.recordGroup(svc, this.made.splice(0, RECORD_BATCH));
+      // Yields first, so the caller's synchronous loop (a fetched batch's unsendable attempts) queues them all.
+      await Promise.resolve();
+      while (this.made.length > 0) {
+        const group = this.made.splice(0, RECORD_BATCH);
+        this.recordingCount += group.length;
+        try {
+          await this.recordGroup(svc, group);
+        } finally {
+          this.recordingCount -= group.length;
+          this.wakeUp?.();
+        }
+      }
     } finally {
-      this.recording = undefined;
+      // In the same synchronous step that finds the queue empty: an attempt queued right after starts a new recorder.
+      this.recorderCount--;
     }
   }
 
@@ -134,20 +169,24 @@ export class DeliveryWorker {
     try {
       const retries = await recordAttempts(svc, group);
       for (const delay of new Set(retries)) this.wakeIn(delay);
-      this.freeSlots(group.length);
     } catch (err) {
       // Our own failure (the database went away): pg-boss runs these jobs again later; an
       // attempt recorded meanwhile is skipped then.
       svc.logger.warn({ err: String(err), attempts: group.length }, 'webhook attempts could not be recorded; they will run again');
-      await this.release(svc, group.map((m) => m.prepared.jobId), 'fail');
+      await this.settleJobs(svc, group.map((m) => m.prepared.jobId), 'fail');
     }
   }
 
+  /** Completes or fails jobs that hold a slot (nothing was sent for them). */
   private async release(svc: Services, jobIds: string[], how: 'complete' | 'fail'): Promise<void> {
+    await this.settleJobs(svc, jobIds, how);
+    this.freeSlots(jobIds.length);
+  }
+
+  private async settleJobs(svc: Services, jobIds: string[], how: 'complete' | 'fail'): Promise<void> {
     const op = how === 'complete' ? svc.boss.complete(DELIVERY_QUEUE, jobIds) : svc.boss.fail(DELIVERY_QUEUE, jobIds);
     // If this fails too, the jobs expire and run again.
     await op.catch((err: unknown) => svc.logger.warn({ err: String(err) }, `could not ${how} webhook jobs`));
-    this.freeSlots(jobIds.length);
   }
 
   private freeSlots(n: number): void {

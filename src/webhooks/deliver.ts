@@ -1,5 +1,6 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db';
+import { statementRows } from '../db/statements';
 import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
 import { jobsDb } from '../jobs/tx';
 import { decryptSecret, SecretDecryptionError } from '../lib/secrets';
@@ -117,6 +118,10 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
  * subscription row only to reset a failure count. Returns the delays of scheduled retries.
  */
 export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promise<number[]> {
+  if (made.every((m) => m.outcome.success)) {
+    await recordSuccesses(svc, made);
+    return [];
+  }
   const schedule = svc.config.webhooks.retryScheduleMs;
   const now = new Date();
   const plans = made.map(({ prepared, outcome }) => {
@@ -163,6 +168,78 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
     return kept.filter((p) => !p.finished).map((p) => p.retryDelayMs!);
   });
 }
+
+/**
+ * The common case, every attempt of the group a success, in one statement (RECORD_SUCCESSES_SQL)
+ * that is its own transaction: no retry to schedule, and no failure count to add in order. Then
+ * the jobs are completed. A crash between the two leaves jobs that run again and find their
+ * attempt recorded (idle), so nothing is sent twice. On PGlite the database waits for nobody
+ * meanwhile: the transaction's seven round trips to this thread held every other query (issue #16).
+ */
+async function recordSuccesses(svc: Services, made: MadeAttempt[]): Promise<void> {
+  const seen = new Set<string>();
+  const shards = new Map<string, number>();
+  const values = [];
+  for (const { prepared, outcome } of made) {
+    // A job that ran twice in one group: its attempt counts once.
+    const key = `${prepared.deliveryId}#${prepared.attempt}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    let shard = shards.get(prepared.subscriptionId);
+    if (shard === undefined) shards.set(prepared.subscriptionId, (shard = Math.floor(Math.random() * STATS_SHARDS)));
+    values.push({
+      id: prepared.deliveryId,
+      attempt: prepared.attempt,
+      subscription_id: prepared.subscriptionId,
+      shard,
+      status_code: outcome.statusCode,
+      latency_ms: outcome.latencyMs,
+      response_body: outcome.responseBody,
+    });
+  }
+  await statementRows(svc.database, svc.db, 'amp_record_webhook_successes', RECORD_SUCCESSES_SQL, [JSON.stringify(values), new Date().toISOString()]);
+  await svc.boss.complete(DELIVERY_QUEUE, made.map((m) => m.prepared.jobId));
+}
+
+/**
+ * Successful attempts ($1: [{ id, attempt, subscription_id, shard, status_code, latency_ms,
+ * response_body }], $2: now), as recordAttempts writes them: guarded on the previous attempt
+ * count, the attempt rows, the statistics (one shard per subscription, in subscription order so
+ * that concurrent recorders lock in the same order) and the failure counts reset. The commit does
+ * not wait for the disk (`set_config` is local to the statement's own transaction): delivery is at
+ * least once, and losing this record in a database crash means one resend.
+ */
+const RECORD_SUCCESSES_SQL = `
+with v as (
+  select * from jsonb_to_recordset($1::jsonb)
+    as r(id text, attempt int, subscription_id text, shard smallint, status_code int, latency_ms int, response_body text)
+),
+relaxed as (select set_config('synchronous_commit', 'off', true)),
+updated as (
+  update webhook_deliveries as d
+  set attempts = v.attempt, status = 'succeeded', completed_at = $2::timestamptz, next_attempt_at = null
+  from v
+  where d.id = v.id and d.status = 'pending' and d.attempts = v.attempt - 1
+  returning d.id, d.attempts as attempt
+),
+kept as (select v.* from v join updated using (id, attempt)),
+attempts as (
+  insert into webhook_attempts (delivery_id, attempt, status_code, success, latency_ms, error, response_body, created_at)
+  select id, attempt, status_code, true, latency_ms, null, response_body, $2::timestamptz from kept
+),
+stats as (
+  insert into webhook_stats as st (subscription_id, shard, deliveries_succeeded, deliveries_failed, attempts_timed, attempt_latency_total_ms)
+  select subscription_id, shard, count(*), 0, count(*), sum(latency_ms) from kept group by subscription_id, shard order by subscription_id
+  on conflict (subscription_id, shard) do update set
+    deliveries_succeeded = st.deliveries_succeeded + excluded.deliveries_succeeded,
+    attempts_timed = st.attempts_timed + excluded.attempts_timed,
+    attempt_latency_total_ms = st.attempt_latency_total_ms + excluded.attempt_latency_total_ms
+),
+reset as (
+  update webhook_subscriptions set consecutive_failures = 0
+  where id in (select subscription_id from kept) and consecutive_failures <> 0
+)
+select (select count(*) from kept)::int as recorded from relaxed`;
 
 interface Planned {
   prepared: PreparedAttempt;
