@@ -22,6 +22,7 @@ import { printTable, reachable, root, withFreshDatabase } from './common';
 import { benchGrowth } from './growth';
 import { benchService, CONNECTIONS, SCENARIOS, DURATION_S, RESULT_HEADER, resultRows, withService, writeResults, type ScenarioResult } from './http';
 import { benchWebhooks, printWebhookResult, type WebhookResult } from './webhooks';
+import { DELIVERIES_IN_FLIGHT } from '../src/jobs/webhooks';
 
 const QUICK = Boolean(process.env.BENCH_QUICK);
 const GROWTH = process.argv.includes('--growth') || Boolean(process.env.BENCH_GROWTH);
@@ -69,11 +70,11 @@ if (ONLY.has('http')) {
 // Delivery concurrency (workers x batchSize) as src/app.ts configures it: the bare baseline's in-flight count.
 const webhookResults: WebhookResult[] = [];
 if (ONLY.has('webhooks')) {
-  if (BACKENDS.has('embedded')) webhookResults.push(await benchWebhooks('embedded (PGlite)', { DATABASE_URL: undefined, REDIS_URL: undefined }, { onPostgres: false, inFlightCap: 32 }));
+  if (BACKENDS.has('embedded')) webhookResults.push(await benchWebhooks('embedded (PGlite)', { DATABASE_URL: undefined, REDIS_URL: undefined }, { onPostgres: false, inFlightCap: DELIVERIES_IN_FLIGHT }));
   if (pgUrl && BACKENDS.has('pg')) {
     webhookResults.push(
       await withFreshDatabase(pgUrl, (dbUrl) =>
-        benchWebhooks('PostgreSQL + Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }, { onPostgres: true, inFlightCap: 64 }),
+        benchWebhooks('PostgreSQL + Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }, { onPostgres: true, inFlightCap: DELIVERIES_IN_FLIGHT }),
       ),
     );
   }

@@ -80,7 +80,9 @@ function startReceiver() {
     if (req.method === 'POST' && req.url === '/reset') {
       const open = state.openConnections;
       state = fresh();
+      // Connections kept alive across the reset are open: the peak starts from them.
       state.openConnections = open;
+      state.peakConnections = open;
       res.writeHead(204).end();
       req.resume();
       return;

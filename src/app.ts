@@ -13,7 +13,7 @@ import { startCertification } from './jobs/certification';
 import { startBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
-import { DeliveryWorker } from './jobs/webhooks';
+import { DELIVERIES_IN_FLIGHT, DeliveryWorker } from './jobs/webhooks';
 import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from './jobs/workflows';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
@@ -70,7 +70,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     sandbox: new JavaScriptSandbox(),
     schemas: new SchemaCache(),
     moduleCache: new ModuleCache(),
-    deliveryWorker: new DeliveryWorker({ maxInFlight: database.kind === 'pglite' ? 32 : 64, maxRecorders: database.kind === 'pglite' ? 1 : 2, pollMs: 500 }),
+    deliveryWorker: new DeliveryWorker({ maxInFlight: DELIVERIES_IN_FLIGHT, maxRecorders: database.kind === 'pglite' ? 1 : 2, pollMs: 500 }),
     startedAt: new Date(),
   };
   await syncBuiltinModules(database.db);
