@@ -35,8 +35,8 @@ const MAX_UNRECORDED = 256;
  * The delivery worker loop (Svix-style: a loop over durable rows). It fetches due attempt jobs
  * from pg-boss while it has free slots, loads them in one query, and sends each on its own, so a
  * slow receiver holds one slot for up to WEBHOOK_TIMEOUT_MS, not a batch. A slot frees when its
- * request ends: made attempts are recorded in groups (one transaction each, which also completes
- * their jobs) by up to `maxRecorders` recorders, so the groups grow when recording is the slower
+ * request ends: made attempts are recorded in groups (recordAttempts, which also completes their
+ * jobs) by up to `maxRecorders` recorders, so the groups grow when recording is the slower
  * part instead of holding the slots (issue #16: with slots held until recorded, deliveries
  * waited on one recorder's round trips and fell behind bursts of executions). pg-boss polls at
  * most every 0.5 s, so whoever commits new deliveries calls `wake()`, and a failed attempt wakes
