@@ -4,7 +4,7 @@
  * completed. The rules are those of the transaction it replaced for that case: an attempt counts
  * once however often its job ran, the statistics add up, a success resets the failure count.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema';
 import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt } from '../../src/webhooks/deliver';
@@ -40,7 +40,7 @@ backends.describe('recording webhook attempts (%s)', (backend) => {
     const jobs: FetchedJob[] = [];
     for (let tries = 0; jobs.length < n && tries < 50; tries++) {
       const fetched = await s.svc.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: n });
-      jobs.push(...fetched.filter((j) => j.data.deliveryId.startsWith('dlv_')));
+      jobs.push(...fetched);
     }
     const prepared = await prepareAttempts(s.svc, jobs);
     expect(prepared.ready).toHaveLength(n);
@@ -82,7 +82,7 @@ backends.describe('recording webhook attempts (%s)', (backend) => {
       { prepared: ready[1]!, outcome: failed },
     ]);
     expect(retries).toEqual([40]);
-    const [pending] = await s.svc.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, ready[1]!.deliveryId)));
+    const [pending] = await s.svc.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ready[1]!.deliveryId));
     expect([pending!.status, pending!.attempts]).toEqual(['pending', 1]);
     const [sub] = await s.svc.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId));
     // Failure counts are per finished delivery: a scheduled retry is not one yet.
