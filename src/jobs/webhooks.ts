@@ -1,6 +1,7 @@
+import { SOCKETS_PER_ORIGIN } from '../net/ssrf';
 import type { Services } from '../services';
-import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt } from '../webhooks/deliver';
-import { DELIVERY_QUEUE, type DeliveryJob } from '../webhooks/queue';
+import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt, type PreparedAttempt } from '../webhooks/deliver';
+import { deferAttempts, DELIVERY_QUEUE, type DeliveryJob } from '../webhooks/queue';
 import { postToReceiver } from '../webhooks/send';
 
 export interface DeliveryWorkerOptions {
@@ -32,9 +33,45 @@ const RECORD_BATCH = 200;
 const MAX_UNRECORDED = 256;
 
 /**
+ * Attempts of one subscription sent at once per instance: as many as its receiver's origin has
+ * sockets, since more would only wait for a socket while holding slots of the instance's. The
+ * rest wait in the subscription's lane, outside the slots, so a receiver that hangs until the
+ * deadline holds 32 of the 128 and other subscriptions' attempts are still fetched and sent.
+ */
+export const SENDS_PER_SUBSCRIPTION = SOCKETS_PER_ORIGIN;
+/**
+ * A subscription with this many attempts sending or waiting in its lane is left out of fetches
+ * (pg-boss `ignoreGroups`) until they drop below it: enough waiting to cover a fetch and a load
+ * while its sends go on. At 2 x 32 the bench's replay to one fast receiver fell from 1,567-1,945
+ * to 720-728 deliveries/s (its lane ran dry between fetches); at 8 x 32, 1,970-2,077/s.
+ */
+const HELD_PER_SUBSCRIPTION = 8 * SENDS_PER_SUBSCRIPTION;
+/** Attempts waiting in lanes, at most (a few hanging subscriptions' worth): fetching pauses above it. */
+const MAX_WAITING = 1024;
+/**
+ * An attempt that waited this long in its lane goes back to the queue unmade, due DEFER_MS later
+ * (deferAttempts). A job expires WEBHOOK_TIMEOUT_MS + 10 s after its fetch and then runs again,
+ * so a job must not wait in a lane for more than that, less its request and its recording.
+ */
+const MAX_WAIT_MS = 5_000;
+const DEFER_MS = 1_000;
+const WAIT_CHECK_MS = 1_000;
+
+/** A subscription's attempts on this instance: being sent, and waiting for one of its sends (oldest first). */
+interface Lane {
+  sending: number;
+  waiting: { attempt: PreparedAttempt; since: number }[];
+}
+
+const held = (lane: Lane) => lane.sending + lane.waiting.length;
+
+/**
  * The delivery worker loop (Svix-style: a loop over durable rows). It fetches due attempt jobs
  * from pg-boss while it has free slots, loads them in one query, and sends each on its own, so a
- * slow receiver holds one slot for up to WEBHOOK_TIMEOUT_MS, not a batch. A slot frees when its
+ * slow receiver holds one slot for up to WEBHOOK_TIMEOUT_MS, not a batch. Each subscription
+ * sends at most SENDS_PER_SUBSCRIPTION at once; its other attempts wait in its lane without a
+ * slot, and a subscription with HELD_PER_SUBSCRIPTION attempts held is skipped by fetches, so one
+ * tenant's hanging receiver cannot take the slots other tenants' deliveries need. A slot frees when its
  * request ends: made attempts are recorded in groups (recordAttempts, which also completes their
  * jobs) by up to `maxRecorders` recorders, so the groups grow when recording is the slower
  * part instead of holding the slots (issue #16: with slots held until recorded, deliveries
@@ -57,6 +94,13 @@ export class DeliveryWorker {
   private running: Promise<void> | undefined;
   private stopped = false;
   private svc?: Services;
+  private lanes = new Map<string, Lane>();
+  /** Attempts waiting in lanes. */
+  private waitingCount = 0;
+  private waitTimer: NodeJS.Timeout | undefined;
+  private deferrals = new Set<Promise<void>>();
+  /** The loop sleeps because nothing more was due (not for lack of room): freed room does not wake it. */
+  private idle = false;
 
   constructor(private readonly options: DeliveryWorkerOptions) {}
 
@@ -82,14 +126,19 @@ export class DeliveryWorker {
     setTimeout(() => this.wake(), delayMs + 5).unref();
   }
 
-  /** Stops fetching, lets attempts in flight finish (bounded) and records them. */
+  /** Stops fetching, lets attempts being sent finish (bounded) and records them; attempts waiting in lanes go back to the queue. */
   async stop(timeoutMs = 5000): Promise<void> {
     this.stopped = true;
     this.wake();
     await this.running;
+    const svc = this.svc;
+    if (svc) this.deferWaiting(svc, () => true, 0);
     const deadline = Date.now() + timeoutMs;
     while (this.active > 0 && Date.now() < deadline) await this.sleep(50);
-    while (this.recorders.size > 0) await Promise.all(this.recorders);
+    // Those whose loading ended meanwhile.
+    if (svc) this.deferWaiting(svc, () => true, 0);
+    clearTimeout(this.waitTimer);
+    while (this.recorders.size > 0 || this.deferrals.size > 0) await Promise.all([...this.recorders, ...this.deferrals]);
   }
 
   /** Attempts fetched and not yet recorded or completed. */
@@ -100,7 +149,7 @@ export class DeliveryWorker {
   private async loop(svc: Services): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
-      const free = Math.min(this.options.maxInFlight - this.active, MAX_UNRECORDED - this.unfinished);
+      const free = Math.min(this.options.maxInFlight - this.active, MAX_UNRECORDED - this.unfinished, MAX_WAITING - this.waitingCount);
       if (free <= 0) {
         await this.sleep(1000); // woken as soon as a slot frees
         continue;
@@ -109,7 +158,7 @@ export class DeliveryWorker {
       const want = Math.min(free, FETCH_BATCH);
       let jobs: FetchedJob[];
       try {
-        jobs = await svc.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: want });
+        jobs = await svc.boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: want, ignoreGroups: this.fullLanes() });
         failures = 0;
       } catch (err) {
         if (failures++ === 0) svc.logger.warn({ err: String(err) }, 'webhook worker could not fetch jobs; retrying');
@@ -120,9 +169,22 @@ export class DeliveryWorker {
         this.active += jobs.length;
         void this.dispatch(svc, jobs);
       }
-      // A full batch means more may be due: fetch again at once.
-      if (jobs.length < want && !this.woken) await this.sleep(this.options.pollMs);
+      // A full batch means more may be due: fetch again at once. Else nothing more is due but in
+      // the lanes left out: new deliveries (wake), a lane dropping below its limit or the poll
+      // end the wait, not freed slots.
+      if (jobs.length < want && !this.woken) {
+        this.idle = true;
+        await this.sleep(this.options.pollMs);
+        this.idle = false;
+      }
     }
+  }
+
+  /** The subscriptions whose lanes hold HELD_PER_SUBSCRIPTION attempts (null: none). */
+  private fullLanes(): string[] | null {
+    let full: string[] | null = null;
+    for (const [subscriptionId, lane] of this.lanes) if (held(lane) >= HELD_PER_SUBSCRIPTION) (full ??= []).push(subscriptionId);
+    return full;
   }
 
   private async dispatch(svc: Services, jobs: FetchedJob[]): Promise<void> {
@@ -134,13 +196,81 @@ export class DeliveryWorker {
       await this.release(svc, jobs.map((j) => j.id), 'fail');
       return;
     }
-    for (const attempt of prepared.ready) {
-      void postToReceiver(svc, attempt.url, attempt.body, attempt.headers)
-        .catch((err: unknown) => ({ success: false, statusCode: null, latencyMs: 0, error: `The request failed: ${String(err)}`, responseBody: null }))
-        .then((outcome) => this.record(svc, { prepared: attempt, outcome }));
-    }
+    for (const attempt of prepared.ready) this.enqueue(svc, attempt);
     for (const made of prepared.unsendable) this.record(svc, made);
     if (prepared.idle.length > 0) await this.release(svc, prepared.idle, 'complete');
+  }
+
+  /** Sends the attempt if its subscription has a send free; else it waits in the subscription's lane, giving up its slot. */
+  private enqueue(svc: Services, attempt: PreparedAttempt): void {
+    let lane = this.lanes.get(attempt.subscriptionId);
+    if (!lane) this.lanes.set(attempt.subscriptionId, (lane = { sending: 0, waiting: [] }));
+    if (lane.sending < SENDS_PER_SUBSCRIPTION && !this.stopped) {
+      this.send(svc, lane, attempt);
+      return;
+    }
+    lane.waiting.push({ attempt, since: Date.now() });
+    this.waitingCount++;
+    this.freeSlots(1);
+    this.watchWaiting(svc);
+  }
+
+  private send(svc: Services, lane: Lane, attempt: PreparedAttempt): void {
+    lane.sending++;
+    void postToReceiver(svc, attempt.url, attempt.body, attempt.headers)
+      .catch((err: unknown) => ({ success: false, statusCode: null, latencyMs: 0, error: `The request failed: ${String(err)}`, responseBody: null }))
+      .then((outcome) => {
+        const wasFull = held(lane) >= HELD_PER_SUBSCRIPTION;
+        lane.sending--;
+        this.record(svc, { prepared: attempt, outcome });
+        this.pumpLane(svc, attempt.subscriptionId, lane);
+        if (wasFull && held(lane) < HELD_PER_SUBSCRIPTION) this.wakeUp?.();
+      });
+  }
+
+  /** Sends the lane's waiting attempts while it has sends free (each takes a slot again); drops the lane once empty. */
+  private pumpLane(svc: Services, subscriptionId: string, lane: Lane): void {
+    while (lane.sending < SENDS_PER_SUBSCRIPTION && lane.waiting.length > 0 && !this.stopped) {
+      const { attempt } = lane.waiting.shift()!;
+      this.waitingCount--;
+      this.active++;
+      this.send(svc, lane, attempt);
+    }
+    if (held(lane) === 0 && this.lanes.get(subscriptionId) === lane) this.lanes.delete(subscriptionId);
+  }
+
+  /** While attempts wait in lanes, checks every WAIT_CHECK_MS for those that waited MAX_WAIT_MS and hands them back. */
+  private watchWaiting(svc: Services): void {
+    if (this.waitTimer || this.waitingCount === 0 || this.stopped) return;
+    this.waitTimer = setTimeout(() => {
+      this.waitTimer = undefined;
+      const cutoff = Date.now() - MAX_WAIT_MS;
+      this.deferWaiting(svc, (since) => since <= cutoff, DEFER_MS);
+      this.watchWaiting(svc);
+    }, WAIT_CHECK_MS);
+    this.waitTimer.unref();
+  }
+
+  /** Puts the waiting attempts `due` selects (by when they began to wait) back in the queue unmade (deferAttempts). */
+  private deferWaiting(svc: Services, due: (since: number) => boolean, delayMs: number): void {
+    const back: PreparedAttempt[] = [];
+    for (const [subscriptionId, lane] of this.lanes) {
+      while (lane.waiting.length > 0 && due(lane.waiting[0]!.since)) back.push(lane.waiting.shift()!.attempt);
+      if (held(lane) === 0) this.lanes.delete(subscriptionId);
+    }
+    if (back.length === 0) return;
+    this.waitingCount -= back.length;
+    const deferral: Promise<void> = deferAttempts(svc, back, delayMs)
+      .catch(async (err: unknown) => {
+        // pg-boss runs them again after its retry delay instead.
+        svc.logger.warn({ err: String(err), attempts: back.length }, 'webhook attempts could not be put back in the queue; they will run again');
+        await this.settleJobs(svc, back.map((a) => a.jobId), 'fail');
+      })
+      .finally(() => {
+        this.deferrals.delete(deferral);
+        this.wakeUp?.();
+      });
+    this.deferrals.add(deferral);
   }
 
   /** Frees the attempt's slot and queues it for a recorder. */
@@ -166,7 +296,7 @@ export class DeliveryWorker {
           await this.recordGroup(svc, group);
         } finally {
           this.recordingCount -= group.length;
-          this.wakeUp?.();
+          if (!this.idle) this.wakeUp?.();
         }
       }
     } finally {
@@ -201,7 +331,7 @@ export class DeliveryWorker {
 
   private freeSlots(n: number): void {
     this.active -= n;
-    this.wakeUp?.();
+    if (!this.idle) this.wakeUp?.();
   }
 
   private sleep(ms: number): Promise<void> {

@@ -360,6 +360,9 @@ interface HopResult {
   remoteAddress: string | null;
 }
 
+/** Requests open at once to one origin (per checked address set) with `keepAlive`; more wait for a socket. */
+export const SOCKETS_PER_ORIGIN = 32;
+
 /** Keep-alive agents by origin and checked addresses; the least recently used are closed. */
 const agents = new Map<string, http.Agent>();
 const MAX_AGENTS = 256;
@@ -375,7 +378,7 @@ function pinnedAgent(checked: CheckedUrl): http.Agent {
     // rarely meets a socket the server is closing; `timeout` destroys only idle (free) sockets.
     // As many may idle as may be busy: with fewer, every burst of webhook deliveries closed the
     // rest and reconnected them (4,511 connections for 10,000 deliveries at 8; 2 at 32).
-    const options = { keepAlive: true, maxSockets: 32, maxFreeSockets: 32, timeout: 4_000, scheduling: 'lifo' as const };
+    const options = { keepAlive: true, maxSockets: SOCKETS_PER_ORIGIN, maxFreeSockets: SOCKETS_PER_ORIGIN, timeout: 4_000, scheduling: 'lifo' as const };
     agent = checked.url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
     if (agents.size >= MAX_AGENTS) {
       const [oldestKey, oldest] = agents.entries().next().value!;

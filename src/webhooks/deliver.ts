@@ -160,7 +160,7 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
         })),
       );
       const retries = kept.filter((p) => !p.finished);
-      await scheduleAttempts(svc, tx, retries.map((p) => ({ deliveryId: p.prepared.deliveryId, attempt: p.prepared.attempt + 1, delayMs: p.retryDelayMs! })));
+      await scheduleAttempts(svc, tx, retries.map((p) => ({ deliveryId: p.prepared.deliveryId, attempt: p.prepared.attempt + 1, delayMs: p.retryDelayMs!, subscriptionId: p.prepared.subscriptionId })));
       await addToStats(tx, kept);
       await countConsecutiveFailures(tx, kept.filter((p) => p.finished));
     }

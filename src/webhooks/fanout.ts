@@ -70,6 +70,6 @@ export async function createDeliveries(svc: Services, tx: Executor, deliveries: 
   await scheduleAttempts(
     svc,
     tx,
-    rows.map((r) => ({ deliveryId: r.id, attempt: 1, delayMs: firstDelayMs })),
+    rows.map((r) => ({ deliveryId: r.id, attempt: 1, delayMs: firstDelayMs, subscriptionId: r.subscriptionId })),
   );
 }

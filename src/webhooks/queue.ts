@@ -11,6 +11,12 @@ export interface DeliveryJob {
   attempt: number;
 }
 
+/** An attempt to schedule: its job's data, when, and its subscription (the job's pg-boss group, which the worker's fetches can skip). */
+export interface ScheduledAttempt extends DeliveryJob {
+  delayMs: number;
+  subscriptionId?: string;
+}
+
 /**
  * Queue options: a job whose worker died mid-attempt expires (receiver deadline + 10 s) and runs
  * again (at-least-once; pg-boss checks for expired jobs every superviseIntervalSeconds).
@@ -34,7 +40,7 @@ export async function retryOrphanedAttempts(svc: Services): Promise<number> {
  * Schedules attempts inside `tx`, so a delivery row and its next attempt commit together.
  * (pg-boss answers null for an unknown queue: that is a bug, so it throws.)
  */
-export async function scheduleAttempts(svc: Services, tx: Executor, jobs: (DeliveryJob & { delayMs: number })[]): Promise<void> {
+export async function scheduleAttempts(svc: Services, tx: Executor, jobs: ScheduledAttempt[]): Promise<void> {
   if (jobs.length === 0) return;
   const now = Date.now();
   const db = jobsDb(tx);
@@ -44,9 +50,24 @@ export async function scheduleAttempts(svc: Services, tx: Executor, jobs: (Deliv
       jobs.slice(i, i + 1000).map((j) => ({
         data: { deliveryId: j.deliveryId, attempt: j.attempt },
         ...(j.delayMs > 0 ? { startAfter: new Date(now + j.delayMs) } : {}),
+        ...(j.subscriptionId ? { group: { id: j.subscriptionId } } : {}),
       })),
       { db, returnId: true },
     );
     if (ids?.length !== Math.min(1000, jobs.length - i)) throw new Error(`pg-boss did not create jobs on queue ${DELIVERY_QUEUE}`);
   }
+}
+
+/**
+ * Puts fetched attempts back in the queue unmade: each job is completed and the same attempt
+ * (same number, nothing counted) gets a new job due in `delayMs`, in one transaction. For attempts
+ * the worker could not send in time (src/jobs/webhooks.ts): the new job queues behind those
+ * created meanwhile, and the old one never runs again.
+ */
+export async function deferAttempts(svc: Services, attempts: { jobId: string; deliveryId: string; attempt: number; subscriptionId: string }[], delayMs: number): Promise<void> {
+  if (attempts.length === 0) return;
+  await svc.db.transaction(async (tx) => {
+    await scheduleAttempts(svc, tx, attempts.map((a) => ({ deliveryId: a.deliveryId, attempt: a.attempt, subscriptionId: a.subscriptionId, delayMs })));
+    await svc.boss.complete(DELIVERY_QUEUE, attempts.map((a) => a.jobId), null, { db: jobsDb(tx) });
+  });
 }

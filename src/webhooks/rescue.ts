@@ -15,14 +15,14 @@ export async function rescueStalledDeliveries(svc: Services, batchSize = 1000): 
   const d = webhookDeliveries;
   const rescued = await svc.db.transaction(async (tx) => {
     const stalled = await tx
-      .select({ id: d.id, attempts: d.attempts })
+      .select({ id: d.id, attempts: d.attempts, subscriptionId: d.subscriptionId })
       .from(d)
       .where(and(eq(d.status, 'pending'), lt(d.nextAttemptAt, sql`now() - make_interval(mins => ${STALLED_AFTER_MINUTES})`)))
       .limit(batchSize)
       .for('update', { skipLocked: true });
     if (stalled.length === 0) return 0;
     await tx.update(d).set({ nextAttemptAt: sql`now()` }).where(inArray(d.id, stalled.map((s) => s.id)));
-    await scheduleAttempts(svc, tx, stalled.map((s) => ({ deliveryId: s.id, attempt: s.attempts + 1, delayMs: 0 })));
+    await scheduleAttempts(svc, tx, stalled.map((s) => ({ deliveryId: s.id, attempt: s.attempts + 1, delayMs: 0, subscriptionId: s.subscriptionId })));
     return stalled.length;
   });
   if (rescued > 0) svc.deliveryWorker.wake();
