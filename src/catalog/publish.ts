@@ -162,6 +162,9 @@ async function insertActions(tx: Executor, moduleName: string, actions: Publishe
  * identifiers would collide across tenants); an input_schema whose type is not `object`;
  * examples whose input or output does not match.
  */
+/** Why a schema whose validation recursed without end (a `$ref` back to itself that reads no deeper into the value) is refused. */
+export const SELF_REFERENCE = 'The schema refers to itself without end: a $ref cycle that does not descend into the value';
+
 export function checkActions(actions: PublishedActionInput[]): Issue[] {
   // A fresh instance per check: nothing a publisher sends stays registered.
   // The engine's linear-time pattern engine: a pattern RE2 cannot run is refused at publish time.
@@ -198,7 +201,15 @@ export function checkActions(actions: PublishedActionInput[]): Issue[] {
         ['output', compiled.output_schema],
       ] as const) {
         if (!validate || (part === 'output' && example.output === undefined)) continue;
-        if (validate(example[part])) continue;
+        let valid: boolean;
+        try {
+          valid = validate(example[part]) as boolean;
+        } catch (err) {
+          if (!(err instanceof RangeError)) throw err;
+          issues.push({ path: `${at}.${part}_schema`, message: SELF_REFERENCE });
+          continue;
+        }
+        if (valid) continue;
         for (const issue of schemaIssues(validate).slice(0, 5)) {
           issues.push({ path: [`${ex}.${part}`, issue.path].filter(Boolean).join('.'), message: `Does not match the ${part}_schema: ${issue.message}` });
         }

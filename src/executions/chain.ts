@@ -1,10 +1,10 @@
-import jsonata from 'jsonata';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { actionName, moduleName } from '../catalog/schema';
 import { takeSlots } from '../metering/slots';
 import type { Services } from '../services';
 import { settleCall, type CallResult } from './batch';
+import { evaluateExpression, parseExpression } from './expressions';
 
 export const MAX_CHAIN_STEPS = 10;
 
@@ -50,7 +50,7 @@ async function runSteps(svc: Services, principal: Principal, input: z.infer<type
   for (const [index, step] of input.steps.entries()) {
     let carried: Record<string, unknown>;
     try {
-      carried = asObject(step.map ? await evaluateMap(step.map, previous) : previous);
+      carried = asObject(step.map ? await evaluateMap(svc, principal.tenantId, step.map, previous) : previous);
     } catch (err) {
       steps.push({ module: step.module, action: step.action, status: 'failed', error: { code: 'invalid_input', message: (err as Error).message }, latency_ms: 0, execution_id: null });
       return { status: 'failed' as const, output: null, failed_step: index, steps };
@@ -69,17 +69,15 @@ async function runSteps(svc: Services, principal: Principal, input: z.infer<type
   return { status: 'success' as const, output: previous, failed_step: null, steps };
 }
 
-async function evaluateMap(expression: string, value: unknown): Promise<unknown> {
-  let compiled: ReturnType<typeof jsonata>;
+async function evaluateMap(svc: Services, tenantId: string, expression: string, value: unknown): Promise<unknown> {
   try {
-    // jsonata's own guards bound a runaway expression on this thread.
-    compiled = jsonata(expression, { timeout: 1000, stack: 200, sequence: 100_000 } as jsonata.JsonataOptions);
+    parseExpression(expression);
   } catch (err) {
-    throw new Error(`Invalid map expression: ${(err as { message?: string }).message ?? 'syntax error'}`, { cause: err });
+    throw new Error(`Invalid map expression: ${(err as Error).message}`, { cause: err });
   }
   try {
-    return await compiled.evaluate(value);
+    return await evaluateExpression(svc, tenantId, expression, value);
   } catch (err) {
-    throw new Error(`The map expression failed: ${(err as { message?: string }).message ?? 'error'}`, { cause: err });
+    throw new Error(`The map expression failed: ${(err as Error).message}`, { cause: err });
   }
 }

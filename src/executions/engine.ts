@@ -86,7 +86,16 @@ export async function runValidated(
   lease: Lease | undefined,
 ): Promise<Outcome> {
   const validate = svc.schemas.validator(`${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`, action.inputSchema);
-  if (!validate(input)) {
+  let valid: boolean;
+  try {
+    valid = validate(input) as boolean;
+  } catch (err) {
+    // A $ref cycle that reads no deeper into the value, reached only by some inputs (publishing
+    // refuses those its examples reach): the module's fault, not the caller's.
+    if (!(err instanceof RangeError)) throw err;
+    return { ok: false, code: 'module_error', message: "The action's input_schema refers to itself without end; the input could not be validated." };
+  }
+  if (!valid) {
     const issues = schemaIssues(validate);
     const first = issues[0];
     return { ok: false, code: 'invalid_input', message: `Input does not match the action's input_schema: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}`, issues };

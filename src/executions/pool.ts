@@ -13,9 +13,12 @@ const START_LIMIT_MS = 60_000;
 /**
  * V8's young generation per worker thread (three 16 MB semi-spaces' worth; the main thread's are
  * 8 MB, `--max-semi-space-size=8`, scripts/node-runtime.json): left to V8, it is sized by the
- * machine's memory and grew to about 120 MB per thread. docs/performance.md, Memory.
+ * machine's memory and grew to about 120 MB per thread. docs/performance.md, Memory. The old
+ * generation is capped too: a task that would grow past it (a caller's JSONata expression padding
+ * a string to 500 million characters) ends its worker ("crashed its worker") instead of taking
+ * gigabytes from the process.
  */
-export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 48 };
+export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 256 };
 
 /**
  * The worker pool that runs CPU-bound built-in actions off the event loop, one task per worker.

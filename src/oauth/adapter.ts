@@ -27,6 +27,9 @@ export interface OAuthAdapter {
   revokeByGrantId(grantId: string): Promise<void>;
 }
 
+/** PostgreSQL text cannot hold NUL: an id or code with one (from a client's request) is no row's. */
+const storable = (key: string) => !key.includes('\u0000');
+
 const live = () => or(isNull(oauthStore.expiresAt), gt(oauthStore.expiresAt, sql`now()`));
 
 /** The adapter constructor oidc-provider instantiates once per model (`new Adapter('AccessToken')`). */
@@ -49,7 +52,8 @@ export function oauthAdapter(db: Db): new (model: string) => OAuthAdapter {
         .onConflictDoUpdate({ target: [oauthStore.model, oauthStore.id], set: { ...row, consumedAt: null } });
     }
 
-    private async findWhere(where: ReturnType<typeof eq>): Promise<AdapterPayload | undefined> {
+    private async findWhere(key: string, where: ReturnType<typeof eq>): Promise<AdapterPayload | undefined> {
+      if (!storable(key)) return undefined;
       const [row] = await db
         .select({ payload: oauthStore.payload, consumedAt: oauthStore.consumedAt })
         .from(oauthStore)
@@ -61,18 +65,19 @@ export function oauthAdapter(db: Db): new (model: string) => OAuthAdapter {
     }
 
     find(id: string) {
-      return this.findWhere(eq(oauthStore.id, id));
+      return this.findWhere(id, eq(oauthStore.id, id));
     }
 
     findByUserCode(userCode: string) {
-      return this.findWhere(eq(oauthStore.userCode, userCode));
+      return this.findWhere(userCode, eq(oauthStore.userCode, userCode));
     }
 
     findByUid(uid: string) {
-      return this.findWhere(eq(oauthStore.uid, uid));
+      return this.findWhere(uid, eq(oauthStore.uid, uid));
     }
 
     async consume(id: string): Promise<void> {
+      if (!storable(id)) return;
       await db
         .update(oauthStore)
         .set({ consumedAt: new Date() })
@@ -80,6 +85,7 @@ export function oauthAdapter(db: Db): new (model: string) => OAuthAdapter {
     }
 
     async destroy(id: string): Promise<void> {
+      if (!storable(id)) return;
       await db.delete(oauthStore).where(and(eq(oauthStore.model, this.model), eq(oauthStore.id, id)));
     }
 

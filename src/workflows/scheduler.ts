@@ -56,7 +56,7 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
   if (fresh && job.attempt === 1 && def.if !== undefined) {
     let go: boolean;
     try {
-      go = await evaluateCondition(def.if, context);
+      go = await evaluateCondition(svc, run.tenantId, def.if, context);
     } catch (err) {
       return failStep(svc, job, 'pending', { code: 'invalid_input', message: `Step '${def.id}' if: ${(err as Error).message}` }, undefined, false);
     }
@@ -64,7 +64,7 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
   }
   let input: Record<string, unknown>;
   try {
-    input = await resolveInput(def, context);
+    input = await resolveInput(svc, run.tenantId, def, context);
   } catch (err) {
     return failStep(svc, job, from, { code: 'invalid_input', message: `Step '${def.id}': ${(err as Error).message}` }, undefined, false);
   }
@@ -90,11 +90,11 @@ function runContext(run: WorkflowRunRow, rows: WorkflowRunStepRow[]): RunContext
   return { input: run.input as Record<string, unknown>, steps };
 }
 
-async function resolveInput(def: WorkflowStepDefinition, context: RunContext): Promise<Record<string, unknown>> {
+async function resolveInput(svc: Services, tenantId: string, def: WorkflowStepDefinition, context: RunContext): Promise<Record<string, unknown>> {
   const resolved = resolveTemplate(def.input, context) as Record<string, unknown>;
   let input = resolved;
   if (def.map !== undefined) {
-    const mapped = await evaluateExpression(def.map, context);
+    const mapped = await evaluateExpression(svc, tenantId, def.map, context);
     if (mapped !== undefined && (typeof mapped !== 'object' || mapped === null || Array.isArray(mapped))) {
       throw new Error('map must produce an object (merged over the input).');
     }

@@ -1,4 +1,5 @@
-import jsonata from 'jsonata';
+import { evaluateExpression as evaluateInWorker, parseExpression } from '../executions/expressions';
+import type { Services } from '../services';
 
 /**
  * Step inputs are templates: a string holding `{{input.a.b}}` or `{{steps.<id>.output.x}}`
@@ -80,25 +81,26 @@ export function resolveTemplate(value: unknown, context: RunContext): unknown {
   return value;
 }
 
-/** Compiles a JSONata expression with jsonata's own guards against runaway evaluation, or throws a readable Error. */
-export function compileExpression(expression: string): jsonata.Expression {
+/** Checks a JSONata expression's syntax (nothing runs), or throws a readable Error. */
+export function compileExpression(expression: string): void {
   try {
-    return jsonata(expression, { timeout: 1000, stack: 200, sequence: 100_000 } as jsonata.JsonataOptions);
+    parseExpression(expression);
   } catch (err) {
-    throw new Error(`Invalid JSONata expression: ${(err as { message?: string }).message ?? 'syntax error'}`, { cause: err });
+    throw new Error(`Invalid JSONata expression: ${(err as Error).message}`, { cause: err });
   }
 }
 
-export async function evaluateExpression(expression: string, context: RunContext): Promise<unknown> {
-  const compiled = compileExpression(expression);
+/** A `map` or `if` over the run's context, evaluated off the event loop (executions/expressions.ts). */
+export async function evaluateExpression(svc: Services, tenantId: string, expression: string, context: RunContext): Promise<unknown> {
+  compileExpression(expression);
   try {
-    return await compiled.evaluate(context);
+    return await evaluateInWorker(svc, tenantId, expression, context);
   } catch (err) {
-    throw new Error(`The JSONata expression failed: ${(err as { message?: string }).message ?? 'error'}`, { cause: err });
+    throw new Error(`The JSONata expression failed: ${(err as Error).message}`, { cause: err });
   }
 }
 
 /** An `if` condition, with JSONata's own truthiness ($boolean). */
-export async function evaluateCondition(expression: string, context: RunContext): Promise<boolean> {
-  return (await evaluateExpression(`$boolean((${expression}))`, context)) === true;
+export async function evaluateCondition(svc: Services, tenantId: string, expression: string, context: RunContext): Promise<boolean> {
+  return (await evaluateExpression(svc, tenantId, `$boolean((${expression}))`, context)) === true;
 }

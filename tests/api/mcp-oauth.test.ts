@@ -5,6 +5,7 @@
  * The authorize step is driven through the JSON endpoints the consent page calls (the browser
  * test drives the page itself).
  */
+import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -203,6 +204,23 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       expect(as.body.response_types_supported).toEqual(['code']);
       expect(as.body.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
     }
+    // A forged Host changes none of its URLs.
+    const forgedBody = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const req = http.get(`${base}/oauth/.well-known/openid-configuration`, { headers: { host: 'attacker.example', 'x-forwarded-host': 'attacker.example' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
+      });
+      req.on('error', reject);
+    });
+    expect(forgedBody.token_endpoint).toBe(`${base}/oauth/token`);
+    expect(JSON.stringify(forgedBody)).not.toContain('attacker.example');
+    // A NUL in a client_id (PostgreSQL text cannot hold one) is an unknown client, not a 500.
+    const nulAuthorize = await fetch(`${base}/oauth/authorize?client_id=%00&response_type=code`, { redirect: 'manual' });
+    expect(nulAuthorize.status).toBe(400);
+    const nulToken = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: '\u0000' }) });
+    expect(nulToken.status).toBe(401);
+    expect(await nulToken.json()).toMatchObject({ error: 'invalid_client' });
     // One key signs everything: the identity provider's.
     const jwks = await s.call('/oauth/jwks');
     expect(jwks.body.keys).toEqual([expect.objectContaining({ kid: identityKeys(s.svc).kid, kty: 'EC', crv: 'P-256' })]);

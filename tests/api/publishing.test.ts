@@ -131,6 +131,8 @@ backends.describe('publishing modules (%s)', (backend) => {
       ['non-object input', { actions: [{ ...addAction, input_schema: { type: 'string' }, examples: [{ input: {}, output: { sum: 1 } }] }] }, 'actions.0.input_schema.type'],
       ['$id', { actions: [{ ...addAction, input_schema: { ...addAction.input_schema, $id: 'https://example.com/s' } }] }, 'actions.0.input_schema'],
       ['remote $ref', { actions: [{ ...addAction, output_schema: { $ref: 'https://example.com/schema.json' } }] }, 'actions.0.output_schema'],
+      ['input_schema refers to itself', { actions: [{ ...addAction, input_schema: { type: 'object', allOf: [{ $ref: '#' }] } }] }, 'actions.0.input_schema'],
+      ['output_schema refers to itself', { actions: [{ ...addAction, output_schema: { $ref: '#' } }] }, 'actions.0.output_schema'],
       ['no examples', { actions: [{ ...addAction, examples: [] }] }, 'actions.0.examples'],
       ['example input', { actions: [{ ...addAction, examples: [{ input: { a: 1 }, output: { sum: 1 } }] }] }, 'actions.0.examples.0.input.b'],
       ['example output', { actions: [{ ...addAction, examples: [{ input: { a: 1, b: 2 }, output: { sum: 'three' } }] }] }, 'actions.0.examples.0.output.sum'],

@@ -150,7 +150,8 @@ async function buildProvider(svc: Services): Promise<Provider> {
       ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization error</title></head><body><main><h1>Authorization error</h1><p>${text}</p></main></body></html>`;
     },
   });
-  provider.proxy = svc.config.trustProxy;
+  // Its URLs come from PUBLIC_BASE_URL, as forwarded headers the handler sets (handleOAuthProvider).
+  provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, err: unknown) => svc.logger.error({ err }, 'oauth server error'));
   return provider;
 }
@@ -169,6 +170,14 @@ export async function handleOAuthProvider(svc: Services, req: IncomingMessage, r
   const query = original.includes('?') ? original.slice(original.indexOf('?')) : '';
   (req as IncomingMessage & { originalUrl?: string }).originalUrl = `${OAUTH_MOUNT}${providerPath}${query}`;
   req.url = `${providerPath}${query}`;
+  // Every URL it derives (endpoints in its metadata, redirects) is PUBLIC_BASE_URL's, never the
+  // Host a client sent: a forged Host would otherwise name another server's token endpoint in a
+  // discovery document a cache may keep.
+  const publicUrl = new URL(svc.config.publicBaseUrl);
+  req.headers.host = publicUrl.host;
+  req.headers['x-forwarded-host'] = publicUrl.host;
+  req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
+  if (!svc.config.trustProxy) delete req.headers['x-forwarded-for'];
   await new Promise<void>((resolve) => {
     res.once('close', resolve);
     res.once('finish', resolve);
