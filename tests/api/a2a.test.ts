@@ -168,6 +168,11 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     // The raw 0.3 wire, without A2A-Version: kebab-style methods and `kind` discriminators.
     const raw = await rpc(t.apiKey, { jsonrpc: '2.0', id: 'g', method: 'tasks/get', params: { id: task.id } });
     expect(raw.body.result).toMatchObject({ kind: 'task', id: task.id, status: { state: 'completed' } });
+    // A task id that is not a string is invalid params, not an internal error.
+    for (const params of [{ id: 5 }, { id: ['x'] }, 'x']) {
+      const bad = await rpc(t.apiKey, { jsonrpc: '2.0', id: 'b', method: 'tasks/get', params });
+      expect(bad.body.error, JSON.stringify(params)).toMatchObject({ code: -32602 });
+    }
   });
 
   it('0.3 SDK: A2AClient.fromCardUrl resolves the card url, sends a message, reads the task', async () => {

@@ -255,6 +255,10 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     expect(refused.required_scope).toBe('*');
     expectUnauthorized(await s.call('/api/v1/auth/link', { bearer: token, body: { api_key: 'amp_' + 'x'.repeat(40) } }));
     expectUnauthorized(await s.call('/api/v1/auth/link', { body: { api_key: tenant.apiKey } }));
+    // Authentication comes before validation: no token (or a bad one) with a bad body is 401, not 400.
+    expectUnauthorized(await s.call('/api/v1/auth/link', { body: {} }));
+    expectUnauthorized(await s.call('/api/v1/auth/link', { bearer: 'abc', body: {} }));
+    expectError(await s.call('/api/v1/auth/link', { bearer: token, body: {} }), 400, 'invalid_request');
     expectUnauthorized(await s.call('/api/v1/me', { bearer: token }));
 
     // The `*` key links; idempotently.

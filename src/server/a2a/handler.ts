@@ -135,11 +135,15 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     const error = { code: INVALID_REQUEST, message: 'Invalid Request: the body must be one JSON-RPC 2.0 request object (no batches).', data: { request_id: requestId } };
     return sendJson(res, 200, jsonRpcError(null, error), await withRemaining(remainingBefore));
   }
-  const rpc = body.value as { method?: unknown; id?: unknown };
+  const rpc = body.value as { method?: unknown; id?: unknown; params?: unknown };
   const method = rpc.method;
   const id: JsonRpcId = typeof rpc.id === 'string' || typeof rpc.id === 'number' ? rpc.id : null;
   const scope = scopeFor(method);
   if (!holdsScope(principal.scopes, scope)) return sendError(res, insufficientScope(scope), requestId, await withRemaining(remainingBefore));
+  const paramsProblem = idParamProblem(rpc.params);
+  if (paramsProblem) {
+    return sendJson(res, 200, jsonRpcError(id, { code: INVALID_PARAMS, message: `Invalid params: ${paramsProblem}`, data: { request_id: requestId } }), await withRemaining(remainingBefore));
+  }
 
   const t = transportsFor(svc);
   const legacy = !isV1JsonRpcMethod(method);
@@ -170,6 +174,14 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     response = withoutInternals(response, requestId, legacy, svc);
   }
   sendJson(res, 200, response, await withRemaining(executionsRemaining(svc.db, principal, svc.usage).catch(() => remainingBefore)));
+}
+
+/** A task id (`params.id`, as tasks/get, tasks/cancel and GetTask take it) that is not a string: the SDK would fail on it internally. */
+function idParamProblem(params: unknown): string | undefined {
+  if (params === undefined) return undefined;
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params must be an object.';
+  const taskId = (params as { id?: unknown }).id;
+  return taskId === undefined || typeof taskId === 'string' ? undefined : 'params.id must be a string (a task id).';
 }
 
 function isAsyncIterable(v: unknown): v is AsyncIterable<unknown> {

@@ -77,12 +77,13 @@ export const authRouter = router({
         },
       },
     })
-    .input(z.strictObject({ api_key: z.string().min(1).max(200).describe('A key of the tenant holding `*` (e.g. its primary key)') }))
-    .output(z.object({ tenant_id: z.string().describe('The tenant the user now acts for') }))
-    .mutation(async ({ ctx, input }) => {
+    // Authenticate before the body is validated (DESIGN.md §5: 401 before 400).
+    .use(async ({ ctx, next }) => {
       const token = bearerToken(ctx);
       if (!token) throw new AppError('unauthorized', 'Linking needs the signed-in user\'s `Authorization: Bearer <token>`.');
-      const claims = await verifyIdentity(ctx.svc, token);
-      return linkWithApiKey(ctx.svc, claims, input.api_key);
-    }),
+      return next({ ctx: { ...ctx, claims: await verifyIdentity(ctx.svc, token) } });
+    })
+    .input(z.strictObject({ api_key: z.string().min(1).max(200).describe('A key of the tenant holding `*` (e.g. its primary key)') }))
+    .output(z.object({ tenant_id: z.string().describe('The tenant the user now acts for') }))
+    .mutation(async ({ ctx, input }) => linkWithApiKey(ctx.svc, ctx.claims, input.api_key)),
 });
