@@ -295,6 +295,13 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     expect(parse.status).toBe(400);
     expect(parse.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
 
+    // JSON that parses but is no JSON-RPC 2.0 message: -32600 Invalid Request.
+    for (const bad of [{ jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 5 }, [], null, 5]) {
+      const res = await rpc(t.apiKey, bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body, JSON.stringify(bad)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    }
+
     const unknown = await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'prompts/list' });
     expect(unknown.body).toMatchObject({ jsonrpc: '2.0', id: 2, error: { code: -32601 } });
 

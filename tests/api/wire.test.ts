@@ -84,6 +84,9 @@ backends.describe('wire conventions (%s)', (backend) => {
       'GET /api/v1/he\u0000alth HTTP/1.1\r\nHost: x\r\n\r\n',
       'GET /api/v1/he\u00ffalth HTTP/1.1\r\nHost: x\r\n\r\n',
       'POST /api/v1/auth/register HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      // No Host (HTTP/1.1 requires one), and CONNECT (this is no proxy).
+      'GET /api/v1/keys HTTP/1.1\r\nConnection: close\r\n\r\n',
+      'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n',
     ];
     for (const raw of requests) {
       const answer = await rawExchange(s.port, raw);

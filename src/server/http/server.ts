@@ -28,8 +28,15 @@ export interface StartOptions {
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = loadConfig(options.env ?? process.env);
   const svc = await createServices(config, { pgliteTemplate: options.pgliteTemplate });
-  const server = createServer(createRequestHandler(svc, options.next));
+  const handler = createRequestHandler(svc, options.next);
+  // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; ours has the error format.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    if (req.headers.host === undefined && req.httpVersion === '1.1') return void refuseUnparsable(svc, httpError('MISSING_HOST'), req.socket);
+    return handler(req, res);
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => void refuseUnparsable(svc, err, socket));
+  // Without a listener Node closes a CONNECT's socket unanswered.
+  server.on('connect', (_req, socket: Duplex) => void refuseUnparsable(svc, httpError('CONNECT'), socket));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
@@ -55,22 +62,26 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   };
 }
 
+const REFUSALS: Record<string, string> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request was not received in time.',
+  HPE_HEADER_OVERFLOW: 'The request line and headers exceed the size limit.',
+  MISSING_HOST: 'An HTTP/1.1 request must carry a Host header.',
+  CONNECT: 'CONNECT is not served: this is an HTTP API, not a proxy.',
+};
+
+const httpError = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code });
+
 /**
  * Requests Node's parser refuses before any handler sees them (unknown method, a request line or
  * headers over the size limit, NUL or invalid bytes, Content-Length with Transfer-Encoding, a
- * request not received in time): answered 400 in the error format of DESIGN.md §6 with an
+ * request not received in time), and those refused here before the handler (no Host, CONNECT): answered 400 in the error format of DESIGN.md §6 with an
  * X-Request-Id, then the connection closes. The public pool of the socket's address is reported
  * unless TRUST_PROXY is set (then the client is unknown: no headers could be parsed).
  */
 async function refuseUnparsable(svc: Services, err: NodeJS.ErrnoException, socket: Duplex): Promise<void> {
   if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
   const requestId = resolveRequestId(undefined);
-  const message =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? 'The request was not received in time.'
-      : err.code === 'HPE_HEADER_OVERFLOW'
-        ? 'The request line and headers exceed the size limit.'
-        : 'The request is not valid HTTP/1.1.';
+  const message = REFUSALS[err.code ?? ''] ?? 'The request is not valid HTTP/1.1.';
   const payload = JSON.stringify(errorBody(invalidRequest(message), requestId));
   const headers: Record<string, string> = {
     'Content-Type': 'application/json; charset=utf-8',

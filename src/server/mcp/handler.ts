@@ -97,6 +97,12 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendJson(res, 400, jsonRpcError(ErrorCode.ParseError, reason, { request_id: requestId }), headers);
   }
 
+  const malformed = invalidMessage(body.value);
+  if (malformed) {
+    await executionHeader(remainingBefore);
+    return sendJson(res, 400, jsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: ${malformed}`, { request_id: requestId }), headers);
+  }
+
   // An OAuth token lacking a method's scope is refused at the HTTP level (MCP authorization's
   // step-up: 403 with the scope to ask for); API keys keep the JSON-RPC refusal.
   const needed = viaOAuth ? missingMethodScope(body.value, principal.scopes) : undefined;
@@ -125,6 +131,27 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   } finally {
     await server.close().catch(() => {});
   }
+}
+
+/**
+ * Why a parsed body is not a JSON-RPC 2.0 message (or a non-empty batch of them) as MCP takes
+ * them: the SDK's transport would answer -32700 Parse error for JSON that parsed fine.
+ */
+function invalidMessage(body: unknown): string | undefined {
+  if (Array.isArray(body)) {
+    if (body.length === 0) return 'an empty batch.';
+    for (const message of body) {
+      const problem = invalidMessage(message);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null) return 'the body must be a JSON-RPC 2.0 message object.';
+  const m = body as { jsonrpc?: unknown; method?: unknown; id?: unknown };
+  if (m.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0".';
+  if ('id' in m && typeof m.id !== 'string' && typeof m.id !== 'number') return '"id" must be a string or a number.';
+  if ('method' in m) return typeof m.method === 'string' ? undefined : '"method" must be a string.';
+  return 'result' in m || 'error' in m ? undefined : 'a message needs a "method" (or is a response with "result" or "error").';
 }
 
 /** The scope a single JSON-RPC request needs and `held` lacks (batches keep per-message JSON-RPC refusals). */
