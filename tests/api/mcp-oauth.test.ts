@@ -181,6 +181,8 @@ backends.describe('MCP OAuth (%s)', (backend) => {
   it('publishes RFC 9728 and RFC 8414 metadata naming each other', async () => {
     const prm = await s.call('/.well-known/oauth-protected-resource/api/mcp');
     expect(prm.status).toBe(200);
+    // A discovery document reports the client IP's public pool, as every API response does.
+    expect(prm.headers.get('x-ratelimit-limit')).toBe('600');
     expect(prm.body).toMatchObject({
       resource: `${base}/api/mcp`,
       authorization_servers: [`${base}/oauth`],
@@ -191,6 +193,7 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     for (const p of ['/.well-known/oauth-authorization-server/oauth', '/.well-known/openid-configuration/oauth', '/oauth/.well-known/openid-configuration']) {
       const as = await s.call(p);
       expect(as.status, p).toBe(200);
+      expect(as.headers.get('x-ratelimit-remaining'), p).toMatch(/^\d+$/);
       expect(as.body).toMatchObject({
         issuer: `${base}/oauth`,
         authorization_endpoint: `${base}/oauth/authorize`,
