@@ -168,6 +168,9 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     // The raw 0.3 wire, without A2A-Version: kebab-style methods and `kind` discriminators.
     const raw = await rpc(t.apiKey, { jsonrpc: '2.0', id: 'g', method: 'tasks/get', params: { id: task.id } });
     expect(raw.body.result).toMatchObject({ kind: 'task', id: task.id, status: { state: 'completed' } });
+    // An unknown 0.3 method is -32601, as in 1.0.
+    const nope = await rpc(t.apiKey, { jsonrpc: '2.0', id: 'n', method: 'nope' });
+    expect(nope.body.error).toMatchObject({ code: -32601 });
     // A task id that is not a string is invalid params, not an internal error.
     for (const params of [{ id: 5 }, { id: ['x'] }, 'x']) {
       const bad = await rpc(t.apiKey, { jsonrpc: '2.0', id: 'b', method: 'tasks/get', params });

@@ -38,6 +38,7 @@ const header = (req: IncomingMessage, name: string) => headerOf(req.headers, nam
 /** JSON-RPC 2.0 codes used outside the SDK's own mapping. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 /** Implementation-defined server error (JSON-RPC reserves -32000..-32099; A2A uses -32001..-32009). */
@@ -140,6 +141,10 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
   const id: JsonRpcId = typeof rpc.id === 'string' || typeof rpc.id === 'number' ? rpc.id : null;
   const scope = scopeFor(method);
   if (!holdsScope(principal.scopes, scope)) return sendError(res, insufficientScope(scope), requestId, await withRemaining(remainingBefore));
+  if (!knownMethod(method)) {
+    const error = typeof method === 'string' ? { code: METHOD_NOT_FOUND, message: `Method not found: ${method.slice(0, 100)}` } : { code: INVALID_REQUEST, message: 'Invalid Request: "method" must be a string.' };
+    return sendJson(res, 200, jsonRpcError(id, { ...error, data: { request_id: requestId } }), await withRemaining(remainingBefore));
+  }
   const paramsProblem = idParamProblem(rpc.params);
   if (paramsProblem) {
     return sendJson(res, 200, jsonRpcError(id, { code: INVALID_PARAMS, message: `Invalid params: ${paramsProblem}`, data: { request_id: requestId } }), await withRemaining(remainingBefore));
@@ -174,6 +179,18 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     response = withoutInternals(response, requestId, legacy, svc);
   }
   sendJson(res, 200, response, await withRemaining(executionsRemaining(svc.db, principal, svc.usage).catch(() => remainingBefore)));
+}
+
+/** An A2A 1.0 method, or a 0.3 one the SDK maps to one (the 0.3 handler answered others -32602). */
+function knownMethod(method: unknown): boolean {
+  if (typeof method !== 'string') return false;
+  if (isV1JsonRpcMethod(method)) return true;
+  try {
+    legacyJsonRpcToV1Method(method);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A task id (`params.id`, as tasks/get, tasks/cancel and GetTask take it) that is not a string: the SDK would fail on it internally. */
