@@ -142,7 +142,8 @@ async function completeRun(svc: Services, run: CertificationRunRow, certified: M
       trust_score: trust.score,
       checks_passed: checksPassed,
       checks_total: results.checks.length,
-      report_url: reportUrl(svc, run.moduleName),
+      // Spec §6: "path to the report endpoint" (as workflow and invoice events give theirs).
+      report_url: reportPath(run.moduleName),
     };
     const direction = tierRank(tier) > tierRank(previousTier) ? 'upgrade' : 'downgrade';
     for (const tenantId of await moduleAudience(tx, run.moduleName)) {
@@ -162,8 +163,12 @@ async function completeRun(svc: Services, run: CertificationRunRow, certified: M
 // Reading runs
 // ---------------------------------------------------------------------------------------------
 
+export function reportPath(moduleName: string): string {
+  return `/api/v1/certification/${moduleName}/report`;
+}
+
 export function reportUrl(svc: Services, moduleName: string): string {
-  return `${svc.config.publicBaseUrl}/api/v1/certification/${moduleName}/report`;
+  return `${svc.config.publicBaseUrl}${reportPath(moduleName)}`;
 }
 
 export function presentRun(svc: Services, run: CertificationRunRow) {

@@ -45,7 +45,7 @@ export const EVENT_DATA_SCHEMAS = {
       trust_score: z.number().int(),
       checks_passed: z.number().int(),
       checks_total: z.number().int(),
-      report_url: z.string().describe('Absolute URL (on PUBLIC_BASE_URL) of the report endpoint, `/api/v1/certification/{module}/report`'),
+      report_url: z.string().describe('Path of the report endpoint, `/api/v1/certification/{module}/report` (spec §6: a path)'),
     })
     .describe('A certification run finished (manual, after a publish or update, or weekly). Sent to the module\'s publisher and every tenant that installed it.'),
   'certification.tier_changed': z

@@ -3,7 +3,8 @@ import { tenantPrincipal, type Principal } from '../auth/principal';
 import type { Db } from '../db';
 import { apiKeys, tenants } from '../db/schema';
 import { AppError } from '../lib/errors';
-import { consumeRequest } from '../metering/requests';
+import { consumeRequest, rateLimitHeaders } from '../metering/requests';
+import { executionsRemaining } from '../metering/usage';
 import { PLAN_FEATURES } from '../tenants/plans';
 import type { Services } from '../services';
 import type { CachedKey } from './cache';
@@ -19,12 +20,13 @@ export const invalidKey = () => new AppError('unauthorized', 'The API key is mis
  * key), and the client needs `required_plan` to say what would make it work again, not a hint
  * to re-enter a credential.
  */
-export const suspendedKey = () => {
+export const suspendedKey = (headers: Record<string, string> = {}) => {
   const { minPlan } = PLAN_FEATURES.multiple_keys;
   return new AppError(
     'plan_required',
     `This API key is suspended: the tenant's plan allows one API key (the primary), and more than one needs the ${minPlan} plan or above. The key works again when the plan allows it.`,
     { required_plan: minPlan },
+    headers,
   );
 };
 
@@ -44,8 +46,9 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
   if (key.suspended) {
     // Counted against the tenant's request pool like any call with a valid key (a suspended key
     // is no free way to call), then refused.
-    await consumeRequest(svc, principal, false);
-    throw suspendedKey();
+    // The refusal reports the pool and executions it counted against, as every answer to a valid credential does.
+    const [pool, executions] = await Promise.all([consumeRequest(svc, principal, false), executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined)]);
+    throw suspendedKey({ ...rateLimitHeaders(pool), ...(executions === undefined ? {} : { 'X-Execution-Remaining': executions }) });
   }
   touchLastUsed(svc, key);
   return principal;

@@ -95,6 +95,12 @@ const HOUR_MS = 3_600_000;
 /** Registrations are limited per client IP (REGISTER_LIMIT_PER_HOUR). */
 export async function consumeRegistration(svc: Services, ip: string): Promise<LimitResult> {
   const result = await svc.limiter.limit(`register:${ip}`, svc.config.registerLimitPerHour, HOUR_MS);
-  if (!result.allowed) throw rateLimitExceeded(result, 'Too many registrations from this address; retry after the indicated number of seconds.');
+  if (!result.allowed) {
+    const err = rateLimitExceeded(result, 'Too many registrations from this address; retry after the indicated number of seconds.');
+    // The body and Retry-After are the registration limit's; X-RateLimit-* (and the IETF fields,
+    // whose policy is the 60 s window) stay those of the client IP's public pool (DESIGN.md §6).
+    for (const name of Object.keys(err.headers)) if (name !== 'Retry-After') delete err.headers[name];
+    throw err;
+  }
   return result;
 }

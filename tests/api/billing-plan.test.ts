@@ -103,7 +103,11 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     const refused = expectError(await slugify(second.body.api_key), 403, 'plan_required');
     expect(refused.required_plan).toBe('pro');
     expect(refused.message).toMatch(/suspended/);
-    expectError(await me(third.body.api_key), 403, 'plan_required');
+    const refusedMe = await me(third.body.api_key);
+    expectError(refusedMe, 403, 'plan_required');
+    // Counted against the tenant's pool, and reported as every answer to a valid credential is.
+    expect(refusedMe.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(refusedMe.headers.get('x-execution-remaining')).toMatch(/^\d+$/);
     // The primary key goes on working.
     expect((await me(t.apiKey)).body).toMatchObject({ plan: 'free', credential: { key_id: primaryId } });
     const before = (await deliveriesOf(hook.body.id)).length;

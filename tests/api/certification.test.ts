@@ -215,7 +215,7 @@ backends.describe('certification (%s)', (backend) => {
         trust_score: report.trust_score,
         checks_passed: second.checks_passed,
         checks_total: second.checks_total,
-        report_url: `${s.svc.config.publicBaseUrl}/api/v1/certification/${name}/report`,
+        report_url: `/api/v1/certification/${name}/report`,
       };
       for (const t of [publisher, installer]) {
         const completed = await completedFor(t.tenantId);

@@ -181,8 +181,11 @@ backends.describe('MCP OAuth (%s)', (backend) => {
   it('publishes RFC 9728 and RFC 8414 metadata naming each other', async () => {
     const prm = await s.call('/.well-known/oauth-protected-resource/api/mcp');
     expect(prm.status).toBe(200);
-    // A discovery document reports the client IP's public pool, as every API response does.
+    // A discovery document reports the caller's pool, as every API response does: the client IP's without a credential, the tenant's with one.
     expect(prm.headers.get('x-ratelimit-limit')).toBe('600');
+    const keyed = await s.call('/.well-known/oauth-protected-resource/api/mcp', { key: (await s.register()).apiKey });
+    expect(keyed.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(keyed.headers.get('x-execution-remaining')).toBe('1000');
     expect(prm.body).toMatchObject({
       resource: `${base}/api/mcp`,
       authorization_servers: [`${base}/oauth`],

@@ -39,7 +39,8 @@ describe('restart after a crash (embedded)', () => {
     } finally {
       await second.close();
     }
-  });
+    // Two cold embedded starts from an empty data directory (initdb, migrations): 7 s here, 30+ s on a loaded machine.
+  }, 90_000);
 
   it('answers HEAD like GET without a body', async () => {
     const s = await startTestServer();

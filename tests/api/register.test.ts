@@ -71,5 +71,8 @@ describe('registration limit per client IP', () => {
     expect(body.retry_after).toBe(retryAfter);
     expect(body.limit).toBe(2);
     expect(new Date(body.reset_at).toISOString()).toBe(body.reset_at);
+    // The headers report the client IP's public pool (a 60 s window), not the hourly registration limit.
+    expect(res.headers.get('x-ratelimit-limit')).toBe('600');
+    expect(res.headers.get('ratelimit-policy')).toBe('"default";q=600;w=60');
   });
 });

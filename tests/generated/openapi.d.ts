@@ -1632,7 +1632,7 @@ export interface components {
             checks_total: number;
             module: string;
             previous_tier: string;
-            /** @description Absolute URL (on PUBLIC_BASE_URL) of the report endpoint, `/api/v1/certification/{module}/report` */
+            /** @description Path of the report endpoint, `/api/v1/certification/{module}/report` (spec §6: a path) */
             report_url: string;
             tier: string;
             trust_score: number;

@@ -9,7 +9,6 @@ import { handleMcp } from '../mcp/handler';
 import { handleIdentity } from '../identity/handler';
 import { handleOAuthRoute, isOAuthPath } from '../oauth/routes';
 import { buildOpenApiDocument } from '../openapi';
-import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
 import { reportedPool } from '../pool';
 import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
@@ -44,9 +43,9 @@ const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateL
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
 /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
-async function publicPoolHeaders(ctx: Context): Promise<Record<string, string>> {
+async function reportedPoolOrNone(ctx: Context): Promise<Record<string, string>> {
   try {
-    return rateLimitHeaders(await consumePublicRequest(ctx.svc, ctx.ip, true));
+    return await reportedPool(ctx);
   } catch {
     return {}; // the limiter is unreachable: the answer goes out without its pool
   }
@@ -95,8 +94,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     try {
       // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
       if (isOAuthPath(pathname)) {
-        // The client IP's public pool, reported without consuming (DESIGN.md §6: every API response, discovery documents included).
-        for (const [name, value] of Object.entries(await publicPoolHeaders(ctx))) res.setHeader(name, value);
+        // The caller's pool, reported without consuming (DESIGN.md §6: every API response, discovery documents included).
+        for (const [name, value] of Object.entries(await reportedPoolOrNone(ctx))) res.setHeader(name, value);
         if (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip)) return;
       }
       // The built-in identity provider (GoTrue subset): its own apikey check, CORS and error fields.
