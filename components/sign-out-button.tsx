@@ -14,7 +14,9 @@ export function SignOutButton({ callbackUrl = '/', children = 'Sign out', ...pro
       loading={busy}
       onClick={() => {
         setBusy(true);
-        void signOut({ callbackUrl });
+        // Stays on the origin the user is on: next-auth's own redirect goes to the configured base
+        // URL (http://localhost:3000 by default), which may be another host than the one in use.
+        void signOut({ redirect: false }).then(() => window.location.assign(callbackUrl));
       }}
       {...props}
     >

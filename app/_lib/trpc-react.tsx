@@ -4,17 +4,32 @@
  * `mutationOptions` for every procedure (the same procedures the REST API serves), fetched through
  * the session-authenticated client in ./trpc.ts. Only the router's TYPE comes from src/.
  */
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
-import { getSession } from 'next-auth/react';
+import { getSession, signOut } from 'next-auth/react';
 import { useState, type ReactNode } from 'react';
 import type { AppRouter } from '../../src/server/router';
-import { statusOf, trpc } from './trpc';
+import { isTrpcError, statusOf, trpc } from './trpc';
+
+/**
+ * A 401 whose reason is an ended session (the user signed out on another device, or the session
+ * was revoked): no retry helps, so the dashboard session ends here too and the user is sent to
+ * sign in again, back to this page afterwards.
+ */
+function signInAgainIfSessionEnded(err: unknown): void {
+  if (statusOf(err) !== 401 || !isTrpcError(err)) return;
+  const reason = (err.data as { app?: { reason?: unknown } } | undefined)?.app?.reason;
+  if (reason !== 'session_ended' || typeof window === 'undefined') return;
+  const back = `${window.location.pathname}${window.location.search}`;
+  void signOut({ redirect: false }).then(() => window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(back)}`));
+}
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 function makeQueryClient(): QueryClient {
   return new QueryClient({
+    queryCache: new QueryCache({ onError: signInAgainIfSessionEnded }),
+    mutationCache: new MutationCache({ onError: signInAgainIfSessionEnded }),
     defaultOptions: {
       queries: {
         staleTime: 5_000,

@@ -16,6 +16,12 @@ export default function ScalarReference() {
         withDefaultFonts: false,
         hideDarkModeToggle: true,
         metaData: { title: 'API reference · Agent Module Platform' },
+        // Nothing of Scalar's hosted services: its agent chat ("Ask AI", which fetched its registry
+        // through proxy.scalar.com), developer tools and telemetry stay off; the page
+        // makes no request off this origin.
+        agent: { disabled: true },
+        showDeveloperTools: 'never',
+        telemetry: false,
       }}
     />
   );

@@ -11,7 +11,8 @@ import { findUserById } from './users';
 
 export type TenantRow = typeof tenants.$inferSelect;
 
-export const sessionEnded = () => new AppError('unauthorized', 'The session of this bearer token has ended (signed out or revoked).');
+/** `reason` tells a client (the dashboard) to sign in again, rather than retry. */
+export const sessionEnded = () => new AppError('unauthorized', 'The session of this bearer token has ended (signed out or revoked).', { reason: 'session_ended' });
 
 export const notLinked = () =>
   new AppError(

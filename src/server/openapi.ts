@@ -551,5 +551,23 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   doc.components.parameters = { ...doc.components.parameters, ...WEBHOOK_HEADERS } as never;
   doc.components.headers = HEADERS as never;
   doc.webhooks = webhooks.webhooks as never;
+  dropSafeIntegerBounds(doc);
   return doc;
+}
+
+/**
+ * zod gives every `.int()` the bounds of a safe integer (`minimum: -9007199254740991`): no
+ * information for a client, and API references show that number as the example value of every
+ * count. Removed wherever they appear; real bounds (`.min(0)`, `.max(100)`) stay.
+ */
+function dropSafeIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) dropSafeIntegerBounds(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
+  if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
+  for (const value of Object.values(schema)) dropSafeIntegerBounds(value);
 }

@@ -6,7 +6,7 @@ import type { ColumnDef } from '@tanstack/react-table';
 import type { inferRouterOutputs } from '@trpc/server';
 import { KeyRound, Plus } from 'lucide-react';
 import Link from 'next/link';
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useState, type BaseSyntheticEvent, type ReactNode } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
@@ -267,7 +267,7 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
       form.reset();
     }
   };
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = form.handleSubmit(async (values) => {
     try {
       const key = await create.mutateAsync(values);
       setSecret(key.api_key);
@@ -276,6 +276,11 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
       // Shown below, verbatim, from create.error.
     }
   });
+  // A new attempt: the last answer's error no longer applies (field errors show under their fields).
+  const onSubmit = (event?: BaseSyntheticEvent) => {
+    create.reset();
+    return submit(event);
+  };
   const toggle = (scope: Scope, on: boolean) => {
     const next = on ? [...chosen, scope] : chosen.filter((s) => s !== scope);
     form.setValue('scopes', next, { shouldValidate: form.formState.isSubmitted });
@@ -359,7 +364,7 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
       form.reset();
     }
   };
-  const onSubmit = form.handleSubmit(async ({ grace }) => {
+  const submit = form.handleSubmit(async ({ grace }) => {
     try {
       const rotated = await rotate.mutateAsync({ key_id: keyRow.key_id, grace_seconds: grace });
       setResult({ secret: rotated.api_key, oldUntil: rotated.previous_key_expires_at });
@@ -368,6 +373,10 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
       // Shown below, verbatim, from rotate.error.
     }
   });
+  const onSubmit = (event?: BaseSyntheticEvent) => {
+    rotate.reset();
+    return submit(event);
+  };
 
   return (
     <Dialog open={open} onOpenChange={close}>

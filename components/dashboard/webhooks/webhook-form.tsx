@@ -4,7 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import Link from 'next/link';
-import { useId, useState } from 'react';
+import { useId, useState, type BaseSyntheticEvent } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
@@ -104,7 +104,7 @@ export function WebhookFormDialog({
     setEventsError(undefined);
   };
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = form.handleSubmit(async (values) => {
     const events = values.all ? ['*'] : values.events;
     if (events.length === 0) return setEventsError('Choose at least one event kind, or all events.');
     const secret = values.secret === '' ? undefined : values.secret;
@@ -123,6 +123,12 @@ export function WebhookFormDialog({
       // Shown in the form, verbatim, from the mutation's error.
     }
   });
+  // A new attempt: the last answer's error no longer applies (field errors show under their fields).
+  const onSubmit = (event?: BaseSyntheticEvent) => {
+    create.reset();
+    update.reset();
+    return submit(event);
+  };
 
   return (
     <Dialog open={open} onOpenChange={close}>
