@@ -16,10 +16,14 @@ import { isTrpcError, statusOf, trpc } from './trpc';
  * was revoked): no retry helps, so the dashboard session ends here too and the user is sent to
  * sign in again, back to this page afterwards.
  */
+let signingInAgain = false;
+
 function signInAgainIfSessionEnded(err: unknown): void {
   if (statusOf(err) !== 401 || !isTrpcError(err)) return;
   const reason = (err.data as { app?: { reason?: unknown } } | undefined)?.app?.reason;
-  if (reason !== 'session_ended' || typeof window === 'undefined') return;
+  // Once per page: every query of the page fails alike, and a second navigation would abort the first.
+  if (reason !== 'session_ended' || typeof window === 'undefined' || signingInAgain) return;
+  signingInAgain = true;
   const back = `${window.location.pathname}${window.location.search}`;
   void signOut({ redirect: false }).then(() => window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(back)}`));
 }

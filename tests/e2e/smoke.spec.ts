@@ -95,7 +95,7 @@ test('signing out on one device sends the other to sign in again, back to its pa
 
   // The other device's next call is refused as an ended session: it is sent to sign in, not left on an error.
   await other.reload();
-  await other.waitForURL((url) => url.pathname === '/sign-in' && url.searchParams.get('callbackUrl') === '/dashboard/keys');
+  await expect(other).toHaveURL(/\/sign-in\?callbackUrl=%2Fdashboard%2Fkeys$/);
   await signIn(other, owner.email, owner.password, '/dashboard/keys');
   await expect(other.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
   await other.context().close();
