@@ -10,7 +10,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { moduleActions, modules, tenants, type ModuleRuntime } from '../db/schema';
-import { schemaIssues } from '../executions/schemas';
+import { schemaIssues, validatesBounded } from '../executions/schemas';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
 import { PACK_LOADERS } from '../modules/packs';
 import { assertPublicUrl, SsrfError } from '../net/ssrf';
@@ -163,7 +163,7 @@ async function insertActions(tx: Executor, moduleName: string, actions: Publishe
  * examples whose input or output does not match.
  */
 /** Why a schema whose validation recursed without end (a `$ref` back to itself that reads no deeper into the value) is refused. */
-export const SELF_REFERENCE = 'The schema refers to itself without end: a $ref cycle that does not descend into the value';
+const SELF_REFERENCE = 'The schema refers to itself without end: a $ref cycle that does not descend into the value';
 
 export function checkActions(actions: PublishedActionInput[]): Issue[] {
   // A fresh instance per check: nothing a publisher sends stays registered.
@@ -201,11 +201,8 @@ export function checkActions(actions: PublishedActionInput[]): Issue[] {
         ['output', compiled.output_schema],
       ] as const) {
         if (!validate || (part === 'output' && example.output === undefined)) continue;
-        let valid: boolean;
-        try {
-          valid = validate(example[part]) as boolean;
-        } catch (err) {
-          if (!(err instanceof RangeError)) throw err;
+        const valid = validatesBounded(validate, example[part]);
+        if (valid === undefined) {
           issues.push({ path: `${at}.${part}_schema`, message: SELF_REFERENCE });
           continue;
         }

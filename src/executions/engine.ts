@@ -12,7 +12,7 @@ import type { Services } from '../services';
 import type { FairQueue, Lease } from './fair-queue';
 import type { RunOutcome } from './pool';
 import { runPublishedAction } from './runtimes';
-import { schemaIssues } from './schemas';
+import { schemaIssues, validatesBounded } from './schemas';
 
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
@@ -86,13 +86,9 @@ export async function runValidated(
   lease: Lease | undefined,
 ): Promise<Outcome> {
   const validate = svc.schemas.validator(`${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`, action.inputSchema);
-  let valid: boolean;
-  try {
-    valid = validate(input) as boolean;
-  } catch (err) {
-    // A $ref cycle that reads no deeper into the value, reached only by some inputs (publishing
-    // refuses those its examples reach): the module's fault, not the caller's.
-    if (!(err instanceof RangeError)) throw err;
+  const valid = validatesBounded(validate, input);
+  if (valid === undefined) {
+    // Reached only by some inputs (publishing refuses the cycles its examples reach): the module's fault, not the caller's.
     return { ok: false, code: 'module_error', message: "The action's input_schema refers to itself without end; the input could not be validated." };
   }
   if (!valid) {

@@ -36,6 +36,19 @@ export class SchemaCache {
 }
 
 /** ajv errors as `{ path, message }`, the shape of every validation issue in this API. */
+/**
+ * Whether `value` passes `validate`; undefined when validation recursed without end (a `$ref`
+ * cycle that reads no deeper into the value, e.g. `{"$ref": "#"}`: ajv overflows the stack).
+ */
+export function validatesBounded(validate: ValidateFunction, value: unknown): boolean | undefined {
+  try {
+    return validate(value) as boolean;
+  } catch (err) {
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
 export function schemaIssues(fn: ValidateFunction): { path: string; message: string }[] {
   return (fn.errors ?? []).slice(0, 20).map((e) => {
     const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');

@@ -3,7 +3,7 @@ import { tenantPrincipal, type Principal } from '../auth/principal';
 import type { Db } from '../db';
 import { apiKeys, tenants } from '../db/schema';
 import { AppError } from '../lib/errors';
-import { consumeRequest, rateLimitHeaders } from '../metering/requests';
+import { consumeRequest, tenantPoolHeaders } from '../metering/requests';
 import { executionsRemaining } from '../metering/usage';
 import { PLAN_FEATURES } from '../tenants/plans';
 import type { Services } from '../services';
@@ -48,7 +48,7 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
     // is no free way to call), then refused.
     // The refusal reports the pool and executions it counted against, as every answer to a valid credential does.
     const [pool, executions] = await Promise.all([consumeRequest(svc, principal, false), executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined)]);
-    throw suspendedKey({ ...rateLimitHeaders(pool), ...(executions === undefined ? {} : { 'X-Execution-Remaining': executions }) });
+    throw suspendedKey(tenantPoolHeaders(pool, executions));
   }
   touchLastUsed(svc, key);
   return principal;

@@ -58,13 +58,14 @@ export async function consumeRequestIfCurrent(svc: Services, principal: Principa
   return result;
 }
 
-export function rateLimitExceeded(result: LimitResult, message = 'Request rate above the plan limit; retry after the indicated number of seconds.') {
+/** `reportsPool`: false for a limit that is not the request pool (registrations), whose headers the answer keeps. */
+export function rateLimitExceeded(result: LimitResult, message = 'Request rate above the plan limit; retry after the indicated number of seconds.', reportsPool = true) {
   return new AppError(
     'rate_limit_exceeded',
     message,
     { retry_after: result.retryAfterSeconds, limit: result.limit, reset_at: new Date(result.resetAt).toISOString() },
     // The refusal carries its pool's headers, so every transport that writes the error reports them.
-    { ...rateLimitHeaders({ ...result, remaining: 0 }), 'Retry-After': String(result.retryAfterSeconds) },
+    { ...(reportsPool ? rateLimitHeaders({ ...result, remaining: 0 }) : {}), 'Retry-After': String(result.retryAfterSeconds) },
   );
 }
 
@@ -76,6 +77,11 @@ export async function consumePublicRequest(svc: Services, ip: string, exempt: bo
   const result = await svc.limiter.limit(`ip:${ip}`, PUBLIC_REQUESTS_PER_MINUTE, REQUEST_WINDOW_MS, exempt ? 0 : 1);
   if (!exempt && !result.allowed) throw rateLimitExceeded(result);
   return result;
+}
+
+/** A tenant's answer headers: its pool, and its executions left when known. */
+export function tenantPoolHeaders(pool: LimitResult, executionsRemaining: string | undefined): Record<string, string> {
+  return { ...rateLimitHeaders(pool), ...(executionsRemaining === undefined ? {} : { 'X-Execution-Remaining': executionsRemaining }) };
 }
 
 /** The X-RateLimit-* headers (and the IETF draft fields) describing a pool. */
@@ -95,12 +101,8 @@ const HOUR_MS = 3_600_000;
 /** Registrations are limited per client IP (REGISTER_LIMIT_PER_HOUR). */
 export async function consumeRegistration(svc: Services, ip: string): Promise<LimitResult> {
   const result = await svc.limiter.limit(`register:${ip}`, svc.config.registerLimitPerHour, HOUR_MS);
-  if (!result.allowed) {
-    const err = rateLimitExceeded(result, 'Too many registrations from this address; retry after the indicated number of seconds.');
-    // The body and Retry-After are the registration limit's; X-RateLimit-* (and the IETF fields,
-    // whose policy is the 60 s window) stay those of the client IP's public pool (DESIGN.md §6).
-    for (const name of Object.keys(err.headers)) if (name !== 'Retry-After') delete err.headers[name];
-    throw err;
-  }
+  // The body and Retry-After are the registration limit's; X-RateLimit-* (and the IETF fields,
+  // whose policy is the 60 s window) stay those of the client IP's public pool (DESIGN.md §6).
+  if (!result.allowed) throw rateLimitExceeded(result, 'Too many registrations from this address; retry after the indicated number of seconds.', false);
   return result;
 }

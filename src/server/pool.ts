@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { authenticate } from '../auth/authenticate';
 import type { Principal } from '../auth/principal';
 import type { LimitResult } from '../metering/limiter';
-import { consumePublicRequest, consumeRequest, rateLimitHeaders } from '../metering/requests';
+import { consumePublicRequest, consumeRequest, rateLimitHeaders, tenantPoolHeaders } from '../metering/requests';
 import { executionsRemaining } from '../metering/usage';
 import { AppError } from './errors';
 import { sendError } from './http/respond';
@@ -51,7 +51,7 @@ export async function reportedPool(ctx: Context): Promise<Record<string, string>
     executionsRemaining(ctx.svc.db, principal, ctx.svc.usage).catch(() => undefined),
   ]);
   ctx.res.tenantId = principal.tenantId;
-  return { ...rateLimitHeaders(pool), ...(executions === undefined ? {} : { 'X-Execution-Remaining': executions }) };
+  return tenantPoolHeaders(pool, executions);
 }
 
 /** Runs a pool count; a 429 becomes a value (with the pool's headers) instead of an exception. */

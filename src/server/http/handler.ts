@@ -43,14 +43,6 @@ const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateL
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
 /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
-async function reportedPoolOrNone(ctx: Context): Promise<Record<string, string>> {
-  try {
-    return await reportedPool(ctx);
-  } catch {
-    return {}; // the limiter is unreachable: the answer goes out without its pool
-  }
-}
-
 async function withPool(base: Record<string, string>, ctx: Context): Promise<Record<string, string>> {
   return { ...base, ...(await reportedPool(ctx)) };
 }
@@ -95,7 +87,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
       if (isOAuthPath(pathname)) {
         // The caller's pool, reported without consuming (DESIGN.md §6: every API response, discovery documents included).
-        for (const [name, value] of Object.entries(await reportedPoolOrNone(ctx))) res.setHeader(name, value);
+        for (const [name, value] of Object.entries(await reportedPool(ctx))) res.setHeader(name, value);
         if (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip)) return;
       }
       // The built-in identity provider (GoTrue subset): its own apikey check, CORS and error fields.
