@@ -339,6 +339,8 @@ const TAGS = [
 ];
 
 const API_SECURITY = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
+/** Procedures outside the tenant's credential check that take a signed-in user's bearer token alone. */
+const BEARER_ONLY = new Set(['auth.link']);
 
 /**
  * The discovery documents the handler serves itself (not procedures): public, exempt from the
@@ -540,8 +542,11 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
       rebuilt[code] ??= errorResponse(code, description);
     }
     op.responses = Object.fromEntries(Object.entries(rebuilt).sort(([a], [b]) => a.localeCompare(b)));
+    // trpc-to-openapi lists every scheme on every protected operation; each operation lists the
+    // credentials it actually takes (the operator token opens the admin paths only).
     if (route.template.startsWith('/api/v1/admin/')) op.security = [{ adminToken: [] }];
-    else if (route.meta.openapi?.protect === false) op.security = [];
+    else if (route.meta.openapi?.protect !== false) op.security = API_SECURITY;
+    else op.security = BEARER_ONLY.has(route.procedure) ? [{ BearerAuth: [] }] : [];
   }
 
   Object.assign(doc.paths ?? {}, protocolPaths(), discoveryPaths());

@@ -191,7 +191,8 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       authorization_servers: [`${base}/oauth`],
       bearer_methods_supported: ['header'],
     });
-    expect(prm.body.scopes_supported).toEqual(expect.arrayContaining(['modules:read', 'modules:execute', '*']));
+    // Only the scopes the endpoint checks, so a client asks for least privilege (not `*`).
+    expect(prm.body.scopes_supported).toEqual(['modules:read', 'modules:execute']);
 
     for (const p of ['/.well-known/oauth-authorization-server/oauth', '/.well-known/openid-configuration/oauth', '/oauth/.well-known/openid-configuration']) {
       const as = await s.call(p);
@@ -238,7 +239,8 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     const init = { jsonrpc: '2.0', id: 1, method: 'ping' };
     const none = await s.call('/api/mcp', { body: init });
     expectError(none, 401, 'unauthorized');
-    expect(none.headers.get('www-authenticate')).toBe(`Bearer ${rm}`);
+    // MCP authorization: the challenge names the scopes to ask for.
+    expect(none.headers.get('www-authenticate')).toBe(`Bearer ${rm}, scope="modules:read modules:execute"`);
     const bad = await s.call('/api/mcp', { body: init, bearer: 'not-a-token' });
     expectError(bad, 401, 'unauthorized');
     expect(bad.headers.get('www-authenticate')).toContain(rm);

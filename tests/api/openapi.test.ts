@@ -97,6 +97,11 @@ backends.describe('OpenAPI document (%s)', (backend) => {
         expect(op.security, where).toEqual([{ adminToken: [] }]);
         continue;
       }
+      if (r.procedure === 'auth.link') {
+        // Outside the tenant check, but not public: the signed-in user's bearer token only.
+        expect(op.security, where).toEqual([{ [bearerName!]: [] }]);
+        continue;
+      }
       if (r.meta.openapi?.protect === false) {
         expect(op.security, where).toEqual([]);
         continue;
@@ -107,8 +112,8 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       }
       // Alternatives, not both at once: each requirement object names one scheme.
       const alternatives = (op.security as Json[]).map((req) => Object.keys(req));
-      expect(alternatives, where).toContainEqual([apiKeyName]);
-      expect(alternatives, where).toContainEqual([bearerName]);
+      // Exactly the tenant's credentials: the operator token opens no tenant operation.
+      expect(alternatives, where).toEqual([[apiKeyName], [bearerName]]);
     }
     for (const [method, path] of [
       ['post', '/api/v1/auth/register'],

@@ -20,5 +20,12 @@ export const mcpResourceMetadataUrl = (svc: Services) => `${svc.config.publicBas
 /** The scopes an MCP client may ask for: the spec's scopes (DESIGN.md §5). */
 export const OAUTH_SCOPES: readonly string[] = SCOPES;
 
+/**
+ * The scopes that mean something at /api/mcp (src/server/mcp/server.ts `scopeFor`): what its
+ * metadata advertises and its challenges name, so a client asks for least privilege; also what a
+ * user is offered when a client names no scope.
+ */
+export const MCP_SCOPES: readonly string[] = ['modules:read', 'modules:execute'];
+
 /** The authorization server's module, loaded on first use. */
 export const loadProvider = () => import('./provider');

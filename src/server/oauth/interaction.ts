@@ -24,7 +24,7 @@ import type { Services } from '../../services';
 import { eq } from 'drizzle-orm';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
-import { loadProvider, mcpResource, OAUTH_SCOPES } from './endpoints';
+import { loadProvider, MCP_SCOPES, mcpResource, OAUTH_SCOPES } from './endpoints';
 import { userTenant } from './resource';
 
 export const INTERACTION_PREFIX = '/oauth/interaction/';
@@ -146,11 +146,11 @@ function accountOf(interaction: InteractionRecord): string | undefined {
   return login?.accountId ?? interaction.session?.accountId;
 }
 
-/** The spec scopes the client asked for (all of them when it named none). */
+/** The spec scopes the client asked for (the MCP endpoint's when it named none). */
 function requestedScopes(interaction: InteractionRecord): string[] {
   const asked = String(interaction.params.scope ?? '').split(' ').filter(Boolean);
   const known = asked.filter((s) => OAUTH_SCOPES.includes(s));
-  return known.length ? [...new Set(known)] : [...OAUTH_SCOPES];
+  return known.length ? [...new Set(known)] : [...MCP_SCOPES];
 }
 
 const ttlOf = (interaction: InteractionRecord) => Math.max(1, interaction.exp - Math.floor(Date.now() / 1000));

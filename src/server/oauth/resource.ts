@@ -12,14 +12,14 @@ import { oauthStore, tenantIdentities, tenants } from '../../db/schema';
 import { identityKeys } from '../../identity/keys';
 import { AppError } from '../../lib/errors';
 import type { Services } from '../../services';
-import { mcpResource, mcpResourceMetadataUrl, OAUTH_SCOPES, oauthIssuer } from './endpoints';
+import { MCP_SCOPES, mcpResource, mcpResourceMetadataUrl, oauthIssuer } from './endpoints';
 
 /** RFC 9728 metadata of the MCP endpoint. */
 export function protectedResourceMetadata(svc: Services) {
   return {
     resource: mcpResource(svc),
     authorization_servers: [oauthIssuer(svc)],
-    scopes_supported: [...OAUTH_SCOPES],
+    scopes_supported: [...MCP_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: 'Agent Module Platform MCP server',
     resource_documentation: `${svc.config.publicBaseUrl}/api/llms.txt`,
@@ -41,13 +41,16 @@ const quote = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
 
 /**
  * The `WWW-Authenticate` value of a refusal at /api/mcp: always names the resource metadata;
- * `invalid_token` when a token was sent and refused, `insufficient_scope` with the scope needed.
+ * `invalid_token` when a token was sent and refused, `insufficient_scope` with the scope needed;
+ * otherwise `scope` names the endpoint's scopes (MCP authorization: clients ask for those rather
+ * than everything in `scopes_supported`).
  */
 export function mcpChallenge(svc: Services, opts: { error?: 'invalid_token' | 'insufficient_scope'; scope?: string; description?: string } = {}): string {
   // Without the built-in authorization server (AUTH_URL elsewhere) there is no metadata to name.
   const parts = oauthEnabled(svc) ? [`resource_metadata=${quote(mcpResourceMetadataUrl(svc))}`] : [];
   if (opts.error) parts.push(`error=${quote(opts.error)}`);
-  if (opts.scope) parts.push(`scope=${quote(opts.scope)}`);
+  const scope = opts.scope ?? (parts.length ? MCP_SCOPES.join(' ') : undefined);
+  if (scope) parts.push(`scope=${quote(scope)}`);
   if (opts.description) parts.push(`error_description=${quote(opts.description)}`);
   return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }
