@@ -7,11 +7,12 @@ import { newId } from '../lib/ids';
 import type { Services } from '../services';
 import { effectiveTerms, isSelfServe, planAllows, type Plan } from '../tenants/plans';
 import { presentTenant, presentTerms, rowOverrides } from '../tenants/present';
-import { termsSnapshot } from './terms';
+import { sameTerms, termsSnapshot } from './terms';
 
 /**
  * The new plan and per-tenant terms. For each override: absent (undefined) keeps the tenant's
- * current value, `null` clears it back to the plan's value, a number sets it.
+ * current value (a tenant's own move to another plan clears it instead), `null` clears it back to
+ * the plan's value, a number sets it.
  */
 export interface PlanChangeRequest {
   plan: Plan;
@@ -38,13 +39,6 @@ export interface PlanChangeResult {
   restored: Affected;
 }
 
-const sameTerms = (a: TermsSnapshot, b: TermsSnapshot) =>
-  a.plan === b.plan &&
-  a.requests_per_minute === b.requests_per_minute &&
-  a.executions_per_month === b.executions_per_month &&
-  a.overage_unit_micro_usd === b.overage_unit_micro_usd &&
-  a.monthly_fee_micro_usd === b.monthly_fee_micro_usd;
-
 /**
  * The one service behind `PUT /api/v1/billing/plan` (actor `tenant`) and the admin plan endpoint
  * (actor `admin`). In one transaction: locks the tenant row, updates plan and overrides, records
@@ -67,12 +61,17 @@ export async function changePlan(svc: Services, tenantId: string, request: PlanC
     if (!current) throw notFound('tenant');
     if (actor === 'tenant' && (!isSelfServe(request.plan) || !isSelfServe(current.plan))) throw enterpriseByOperator();
     const from = termsSnapshot(current);
+    // A tenant moving itself to another plan gets that plan's standard terms: per-tenant terms
+    // were agreed with an operator for the plan they were set on (a contract fee must not follow
+    // a tenant down to free). An operator's change keeps what it leaves out.
+    const keep = actor === 'admin' || request.plan === current.plan;
+    const next = <T>(asked: T | undefined, held: T | null): T | null => (asked === undefined ? (keep ? held : null) : asked);
     const to: TermsSnapshot = {
       plan: request.plan,
-      requests_per_minute: request.requestsPerMinute === undefined ? from.requests_per_minute : request.requestsPerMinute,
-      executions_per_month: request.executionsPerMonth === undefined ? from.executions_per_month : request.executionsPerMonth,
-      overage_unit_micro_usd: request.overageUnitMicroUsd === undefined ? from.overage_unit_micro_usd : request.overageUnitMicroUsd,
-      monthly_fee_micro_usd: request.monthlyFeeMicroUsd === undefined ? from.monthly_fee_micro_usd : request.monthlyFeeMicroUsd,
+      requests_per_minute: next(request.requestsPerMinute, from.requests_per_minute),
+      executions_per_month: next(request.executionsPerMonth, from.executions_per_month),
+      overage_unit_micro_usd: next(request.overageUnitMicroUsd, from.overage_unit_micro_usd),
+      monthly_fee_micro_usd: next(request.monthlyFeeMicroUsd, from.monthly_fee_micro_usd),
     };
     const changed = !sameTerms(from, to);
     let tenant = current;

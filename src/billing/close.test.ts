@@ -69,8 +69,8 @@ describe('draftInvoice', () => {
     expect(upgraded.lines.at(-1)).toEqual({ description: 'Overage: 1,000 executions × 0.0005 USD', quantity: 1_000, unit_amount_micro_usd: 500, amount_micro_usd: 500_000 });
     const downgraded = draftInvoice({ currentTerms: free, changes: [change('2026-11-21T00:00:00Z', pro, free)], overage: 1_000, cycleStart, cycleEnd });
     expect(downgraded.lines.at(-1)).toMatchObject({ quantity: 1_000, unit_amount_micro_usd: 1_000, amount_micro_usd: 1_000_000 });
-    // pro 20 of 30 days (19.33) + free 10 days (0) + overage 1.00
-    expect(downgraded.totalMicroUsd).toBe(20_330_000);
+    // pro 21 of 30 days, the downgrade's day included (20.30) + free 9 days (0) + overage 1.00
+    expect(downgraded.totalMicroUsd).toBe(21_300_000);
   });
 
   it('the subtotal is the sum of the lines as shown (each rounded to the cent)', () => {

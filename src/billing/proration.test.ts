@@ -63,7 +63,16 @@ describe('prorateFees', () => {
     ]);
   });
 
-  it('several changes on one day: the last of that day takes the day; changes outside the cycle are ignored', () => {
+  it('a downgrade\'s day is billed at the old plan, the days after at the new one', () => {
+    const segments = prorateFees({ startTerms: pro, changes: [{ changedAt: at('2026-11-11T00:00:01Z'), toTerms: free }] }, start, end);
+    // 29 × 11/30 = 10.633333
+    expect(segments.map((s) => [s.terms.plan, s.from.toISOString(), s.days, s.fee_micro_usd])).toEqual([
+      ['pro', start.toISOString(), 11, 10_633_333],
+      ['free', '2026-11-12T00:00:00.000Z', 19, 0],
+    ]);
+  });
+
+  it('several changes on one day: the dearest terms held that day take it, the last ones the days after; changes outside the cycle are ignored', () => {
     const segments = prorateFees(
       {
         startTerms: pro,
@@ -77,10 +86,18 @@ describe('prorateFees', () => {
       start,
       end,
     );
+    // Up to business at 10:00 and back to free at 11:00: the day costs business, not nothing.
     expect(segments.map((s) => [s.terms.plan, s.days, s.fee_micro_usd])).toEqual([
       ['pro', 15, 14_500_000],
-      ['free', 15, 0],
+      ['business', 1, 9_966_667],
+      ['free', 14, 0],
     ]);
+    // Every day an upgrade-then-downgrade: each of those days is billed at business.
+    const daily = Array.from({ length: 30 }, (_, d) => [
+      { changedAt: new Date(start.getTime() + d * 86_400_000 + 60_000), toTerms: business },
+      { changedAt: new Date(start.getTime() + (d + 1) * 86_400_000 - 60_000), toTerms: free },
+    ]).flat();
+    expect(totalFees(prorateFees({ startTerms: free, changes: daily }, start, end))).toBe(299_000_000);
   });
 
   it('custom terms: the snapshot fee override is prorated (31-day month)', () => {

@@ -1,5 +1,5 @@
 import type { TermsSnapshot } from '../db/schema/billing';
-import { snapshotTerms } from './terms';
+import { sameTerms, snapshotTerms } from './terms';
 
 const DAY_MS = 86_400_000;
 
@@ -36,11 +36,14 @@ function utcDay(date: Date): number {
 
 /**
  * Splits a cycle [cycleStart, cycleEnd) into the stretches spent on each set of terms and prices
- * each at its monthly fee × days on it / days in the cycle. Days are whole UTC days; the day of a
- * change counts for the NEW terms (several changes on one day: the last one that day takes the
- * day). Stretches of zero days are left out, so the segments cover the cycle exactly once and
- * their days add up to the days of the cycle. With no change in the cycle there is one segment
- * of the whole cycle at the full fee. Pure: the same input always gives the same output.
+ * each at its monthly fee × days on it / days in the cycle. Days are whole UTC days; a day on
+ * which the terms change counts for the terms with the highest monthly fee in force at any
+ * moment of it (the new ones on a tie): an upgrade's day is billed at the new plan, a downgrade's
+ * at the old one, and a day spent on business between two changes costs business however briefly
+ * (no plan can be had for a day without its fee). The day after, the terms in force at the end of
+ * the day take over. Stretches of zero days are left out, so the segments cover the cycle exactly
+ * once and their days add up to the days of the cycle. With no change in the cycle there is one
+ * segment of the whole cycle at the full fee. Pure: the same input always gives the same output.
  */
 export function prorateFees(input: ProrationInput, cycleStart: Date, cycleEnd: Date): FeeSegment[] {
   const start = utcDay(cycleStart);
@@ -53,13 +56,28 @@ export function prorateFees(input: ProrationInput, cycleStart: Date, cycleEnd: D
     .slice()
     .sort((a, b) => a.changedAt.getTime() - b.changedAt.getTime());
 
-  // Boundaries: each change starts its terms at the UTC midnight of its day.
   const stretches: { terms: TermsSnapshot; from: number }[] = [{ terms: input.startTerms, from: start }];
-  for (const change of changes) {
-    const from = Math.max(start, utcDay(change.changedAt));
+  // Terms from `from` on; a stretch on the same terms as the one before it continues that one.
+  const startAt = (terms: TermsSnapshot, from: number) => {
     const last = stretches[stretches.length - 1]!;
-    if (last.from === from) last.terms = change.toTerms;
-    else stretches.push({ terms: change.toTerms, from });
+    if (last.from === from) {
+      stretches.pop();
+      const before = stretches[stretches.length - 1];
+      if (before && sameTerms(before.terms, terms)) return;
+    } else if (sameTerms(last.terms, terms)) return;
+    stretches.push({ terms, from });
+  };
+  let current = input.startTerms;
+  for (let i = 0; i < changes.length; ) {
+    // The changes of one UTC day: the day costs the dearest terms held during it.
+    const day = Math.max(start, utcDay(changes[i]!.changedAt));
+    let dayTerms = current;
+    for (; i < changes.length && Math.max(start, utcDay(changes[i]!.changedAt)) === day; i++) {
+      current = changes[i]!.toTerms;
+      if (monthlyFee(current) >= monthlyFee(dayTerms)) dayTerms = current;
+    }
+    startAt(dayTerms, day);
+    if (day + DAY_MS < end) startAt(current, day + DAY_MS);
   }
 
   return stretches.map((s, i) => {
@@ -71,6 +89,8 @@ export function prorateFees(input: ProrationInput, cycleStart: Date, cycleEnd: D
     return { terms: s.terms, from: new Date(s.from), to: new Date(to), days, fee_micro_usd: fee };
   });
 }
+
+const monthlyFee = (terms: TermsSnapshot) => snapshotTerms(terms).monthlyFeeMicroUsd;
 
 /** The sum of the segments' fees. */
 export function totalFees(segments: readonly FeeSegment[]): number {

@@ -22,3 +22,14 @@ export function snapshotTerms(snapshot: TermsSnapshot): EffectiveTerms {
     monthlyFeeMicroUsd: snapshot.monthly_fee_micro_usd,
   });
 }
+
+/** Whether two snapshots are the same plan with the same overrides. */
+export function sameTerms(a: TermsSnapshot, b: TermsSnapshot): boolean {
+  return (
+    a.plan === b.plan &&
+    a.requests_per_minute === b.requests_per_minute &&
+    a.executions_per_month === b.executions_per_month &&
+    a.overage_unit_micro_usd === b.overage_unit_micro_usd &&
+    a.monthly_fee_micro_usd === b.monthly_fee_micro_usd
+  );
+}

@@ -278,6 +278,24 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     expect((await me(t.apiKey)).headers.get('x-execution-remaining')).toBe('unlimited');
   });
 
+  it("a tenant's own move to another plan ends the operator's per-tenant terms; the same plan keeps them", async () => {
+    const t = await s.register();
+    const set = await adminPlan(t.tenantId, { plan: 'business', monthly_fee_usd: '500', overage_unit_usd: '0.25', requests_per_minute: 2_000 });
+    expect(set.body.overrides).toMatchObject({ monthly_fee_usd: '500.00', overage_unit_usd: '0.25', requests_per_minute: 2_000 });
+    // Asking for the plan it is on changes nothing: the contract stays.
+    expect((await ownPlan(t.apiKey, 'business')).body).toMatchObject({ changed: false, terms: { monthly_fee_usd: '500.00' } });
+    // Down to free by itself: free's own terms, no contract fee following it there.
+    const down = await ownPlan(t.apiKey, 'free');
+    expect(down.status, down.text).toBe(200);
+    expect(down.body).toMatchObject({
+      plan: 'free',
+      terms: { requests_per_minute: 60, executions_per_month: 1_000, overage: 'pause', overage_unit_usd: '0.00', monthly_fee_usd: '0.00' },
+    });
+    const [, change] = await changesOf(t.tenantId);
+    expect(change!.toTerms).toEqual({ plan: 'free', requests_per_minute: null, executions_per_month: null, overage_unit_micro_usd: null, monthly_fee_micro_usd: null });
+    expect((await me(t.apiKey)).headers.get('x-ratelimit-limit')).toBe('60');
+  });
+
   it('admin terms are validated: non-negative USD with at most 6 decimals, whole quotas', async () => {
     const t = await s.register();
     for (const body of [
