@@ -21,6 +21,8 @@ export interface ExecuteOptions {
   slotClaim?: SlotClaim;
   /** The caller (batch, chain) holds one of the tenant's slots for this call (metering/slots.ts `takeSlots`). */
   slotHeld?: boolean;
+  /** A deadline shorter than the action's own (a workflow step's `timeout_ms`): the run is stopped at it and fails with `timeout`. */
+  deadlineMs?: number;
 }
 
 /**
@@ -44,8 +46,9 @@ export interface ExecuteOptions {
 export async function executeAction(svc: Services, principal: Principal, call: ExecuteInput, opts: ExecuteOptions) {
   const found = await findVisibleModule(svc.db, principal.tenantId, call.module, svc.moduleCache);
   if (!found) throw notFound('module');
-  const action = found.actions.find((a) => a.name === call.action);
-  if (!action) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
+  const declared = found.actions.find((a) => a.name === call.action);
+  if (!declared) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
+  const action = opts.deadlineMs !== undefined && opts.deadlineMs < declared.timeoutMs ? { ...declared, timeoutMs: opts.deadlineMs } : declared;
   const queue = workerQueue(svc, found.module, action, call.input);
   // Pure and microseconds: run first, then quota, row and event in one commit (records.ts recordExecution).
   const oneCommit = found.installed && runsInline(found.module, action, call.input);

@@ -146,11 +146,16 @@ async function runPrincipal(svc: Services, run: WorkflowRunRow): Promise<Princip
   return { ...tenantPrincipal(tenant, run.scopes, run.keyId ? 'api_key' : 'bearer'), ...(run.keyId ? { keyId: run.keyId } : {}) };
 }
 
-/** One execution through executeAction, bounded by the step's timeout_ms when it has one. */
+/**
+ * One execution through executeAction. The step's timeout_ms is the execution's own deadline:
+ * the run is stopped there and the execution fails with `timeout` (recorded, listed in the
+ * step's execution_ids), so a retry never overlaps an attempt still running.
+ */
 async function attemptStep(svc: Services, run: WorkflowRunRow, def: WorkflowStepDefinition, input: Record<string, unknown>): Promise<Attempt> {
   const principal = await runPrincipal(svc, run);
   if (!principal) return { ok: false, error: { code: 'not_found', message: 'The tenant no longer exists.' } };
-  const execution = executeAction(svc, principal, { module: def.module, action: def.action, input }, { requestId: run.requestId, source: 'workflow' }).then(
+  const options = { requestId: run.requestId, source: 'workflow' as const, ...(def.timeout_ms === undefined ? {} : { deadlineMs: def.timeout_ms }) };
+  return executeAction(svc, principal, { module: def.module, action: def.action, input }, options).then(
     (done): Attempt => ({ ok: true, output: done.output ?? null, executionId: done.execution_id }),
     (err: unknown): Attempt => {
       if (!(err instanceof AppError)) throw err;
@@ -158,17 +163,6 @@ async function attemptStep(svc: Services, run: WorkflowRunRow, def: WorkflowStep
       return { ok: false, error: { code: err.code, message: err.message }, executionId: record?.execution_id };
     },
   );
-  if (def.timeout_ms === undefined) return execution;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<Attempt>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: { code: 'timeout', message: `The step did not finish within ${def.timeout_ms} ms.` } }), def.timeout_ms);
-  });
-  try {
-    // A step past its deadline fails now; its execution still finishes its own record.
-    return await Promise.race([execution, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const appendExecution = (executionId: string | undefined) =>

@@ -264,6 +264,30 @@ backends.describe('workflows (%s)', (backend) => {
     );
   });
 
+  it("a step's timeout_ms stops its execution there: each attempt is a recorded timeout, and no retry overlaps one still running", async () => {
+    const wf = await create(t.apiKey, {
+      name: 'step-deadline',
+      steps: [{ id: 'slow', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/deadline` }, timeout_ms: 300, retry: { max_attempts: 2, backoff_ms: 100, backoff: 'fixed' } }],
+    });
+    expect(wf.status, wf.text).toBe(201);
+    const run = await start(t.apiKey, wf.body.id);
+    const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    expect(done.error).toMatchObject({ step: 'slow', code: 'timeout' });
+    const slow = done.steps.find((x: any) => x.id === 'slow');
+    expect(slow).toMatchObject({ status: 'failed', attempts: 2, error: { code: 'timeout' } });
+    // Both attempts' executions are the step's, each stopped at the step's deadline.
+    expect(slow.execution_ids).toHaveLength(2);
+    const records = (await executionsOf(slow.execution_ids)).sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime());
+    expect(records.map((r) => [r.status, r.errorCode])).toEqual([
+      ['failed', 'timeout'],
+      ['failed', 'timeout'],
+    ]);
+    expect(records[1]!.createdAt.getTime()).toBeGreaterThanOrEqual(records[0]!.finishedAt!.getTime());
+    expect(records.every((r) => r.latencyMs! < 5_000)).toBe(true);
+    // The fetches were abandoned at the deadline, not left waiting on the receiver.
+    await until('the held requests to be dropped', async () => gate.waiting('deadline') === 0, 10_000);
+  });
+
   it('cancel: running steps finish, nothing new starts, the run is cancelled; a finished run is 409', async () => {
     const wf = await create(t.apiKey, {
       name: 'cancel',
