@@ -6,7 +6,7 @@ import { isStorableText } from './storable';
 
 /** Query parameters of every list: `limit` (default 20, max 100) and an opaque `cursor`. */
 export const listParams = {
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: z.coerce.number({ error: 'expected a number, given once' }).int().min(1).max(100).default(20),
   // Long enough for a memory key's cursor (256 characters of any script).
   cursor: z.string().max(2048).optional(),
 };

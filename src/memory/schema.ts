@@ -76,7 +76,7 @@ export const memoryList = pageSchema(memoryEntryView);
 export const deletedMemoryEntry = z.object({ agent_id: z.string(), key: z.string(), deleted: z.literal(true) });
 
 export const listMemoryAgentsInput = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(100).describe('At most this many agents (default and max 100)'),
+  limit: z.coerce.number({ error: 'expected a number, given once' }).int().min(1).max(100).default(100).describe('At most this many agents (default and max 100)'),
 });
 
 export const memoryAgentList = z.object({

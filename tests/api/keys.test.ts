@@ -56,6 +56,12 @@ backends.describe('API keys (%s)', (backend) => {
     expect(new Set(ids).size).toBe(4);
     expectError(await s.call('/api/v1/keys?cursor=garbage', { key: t.apiKey }), 400, 'invalid_request');
     expectError(await s.call('/api/v1/keys?limit=101', { key: t.apiKey }), 400, 'invalid_request');
+    // Not a number, or given twice: said so, not "received NaN".
+    for (const query of ['limit=ten', 'limit=1&limit=2']) {
+      const refused = await s.call(`/api/v1/keys?${query}`, { key: t.apiKey });
+      expectError(refused, 400, 'invalid_request');
+      expect(refused.body.message, query).toBe('Invalid request: limit: expected a number, given once');
+    }
   });
 
   it('refuses to grant scopes the creator does not hold', async () => {
