@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { CertificationCheck, ModuleActionRow, ModuleRow } from '../db/schema';
-import { runValidated, workerQueue, type Outcome } from '../executions/engine';
+import { actionLatencyMs, runValidated, workerQueue, type Outcome } from '../executions/engine';
 import type { FairQueue, Lease } from '../executions/fair-queue';
 import { runHttpModule } from '../executions/runtimes/http';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
@@ -221,7 +221,7 @@ class Runner {
     try {
       const outcome = await runValidated(this.svc, this.module, action, input, lease);
       if (!outcome.ok && (outcome.code === 'timeout' || CRASH_MESSAGE.test(outcome.message))) this.limitProblems.push(`${action.name}: ${outcome.code}: ${outcome.message}`);
-      return { outcome, ms: Math.round(performance.now() - started) };
+      return { outcome, ms: actionLatencyMs(started, outcome) };
     } finally {
       lease?.release();
     }

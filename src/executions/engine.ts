@@ -18,7 +18,10 @@ export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 export type Failure = { code: 'invalid_input' | 'module_error' | 'timeout'; message: string; issues?: { path: string; message: string }[] };
 
-export type Outcome = { ok: true; output: unknown } | ({ ok: false } & Failure);
+export type Outcome = ({ ok: true; output: unknown } | ({ ok: false } & Failure)) & {
+  /** Set by the worker pool: time before the action began (thread start, pack load), left out of the execution's latency. */
+  setupMs?: number;
+};
 
 /**
  * Built-in actions that are pure and, for an input of at most INLINE_MAX_INPUT_BYTES, take
@@ -76,6 +79,15 @@ export async function admit(svc: Services, queue: FairQueue, tenantId: string): 
     { reason: 'capacity', wait_ms: svc.config.executionQueueWaitMs },
     { 'Retry-After': '1' },
   );
+}
+
+/**
+ * Milliseconds since `started` (a performance.now()) spent on the call itself: a worker's first
+ * call of a pack loads it (up to seconds), and that set-up (outcome.setupMs) is ours, not the
+ * module's latency.
+ */
+export function actionLatencyMs(started: number, outcome: Outcome): number {
+  return Math.max(0, Math.round(performance.now() - started - (outcome.setupMs ?? 0)));
 }
 
 export async function runValidated(

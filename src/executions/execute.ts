@@ -3,7 +3,7 @@ import { findVisibleModule } from '../catalog/queries';
 import { acquireExecutionSlot, type SlotClaim } from '../metering/slots';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
-import { admit, runsInline, runValidated, workerQueue, type Outcome } from './engine';
+import { actionLatencyMs, admit, runsInline, runValidated, workerQueue, type Outcome } from './engine';
 import type { Lease } from './fair-queue';
 import { presentExecution } from './present';
 import { finishExecution, recordExecution, startExecution, type Finished } from './records';
@@ -101,5 +101,5 @@ async function timedRun(svc: Services, run: () => Promise<Outcome>, executionId?
     svc.logger.error({ err: String(err), execution_id: executionId }, 'execution failed unexpectedly');
     outcome = { ok: false, code: 'module_error', message: 'The action failed unexpectedly.' };
   }
-  return { outcome, latencyMs: Math.round(performance.now() - started) };
+  return { outcome, latencyMs: actionLatencyMs(started, outcome) };
 }

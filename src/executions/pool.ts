@@ -4,7 +4,10 @@ import { Piscina } from 'piscina';
 import type { ActionOutcome, ActionTask } from '../modules/run';
 import { FairQueue, type Lease } from './fair-queue';
 
-export type RunOutcome = ActionOutcome | { ok: false; code: 'timeout'; message: string };
+export type RunOutcome = (ActionOutcome | { ok: false; code: 'timeout'; message: string }) & {
+  /** Time the worker spent before the action began (its thread starting, the pack loading): not the action's latency. */
+  setupMs?: number;
+};
 
 /** Extra time past the action's deadline before its worker is terminated (the action's own AbortSignal fires at the deadline). */
 const KILL_GRACE_MS = 250;
@@ -88,7 +91,9 @@ export class ActionPool {
     };
     timer = setTimeout(check, task.timeoutMs + KILL_GRACE_MS);
     try {
-      return (await this.piscina.run({ ...task, place: slot, seq }, { signal: controller.signal })) as ActionOutcome;
+      const outcome = (await this.piscina.run({ ...task, place: slot, seq }, { signal: controller.signal })) as ActionOutcome;
+      const setupMs = Atomics.load(this.startedSeq, slot) === seq ? this.startedAt[slot]! - dispatched : 0;
+      return setupMs > 0 ? { ...outcome, setupMs } : outcome;
     } catch {
       if (controller.signal.reason === 'deadline') return { ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` };
       if (controller.signal.reason === 'start') return { ok: false, code: 'module_error', message: 'No worker could start the action.' };

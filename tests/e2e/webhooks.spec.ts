@@ -105,11 +105,10 @@ test('subscribe a receiver, see deliveries with attempts, test, auto-disable and
     await expect(attempts).toContainText('thanks');
     await expect(delivery.getByTestId('delivery-payload')).toContainText(String(run.body?.execution_id));
     await expect(page.getByTestId('stat-succeeded')).not.toHaveText('0');
+    // The charts count it (24 h, hourly buckets) without a reload, as the stat cards do.
+    const succeeded = (await page.getByTestId('stat-succeeded').textContent())!.trim();
+    await expect(page.getByTestId('webhook-rate-chart')).toHaveAttribute('data-succeeded', succeeded);
     await check(page, 'webhook-detail-delivery');
-
-    // The charts count it (24 h, hourly buckets).
-    await page.reload();
-    await expect(page.getByTestId('webhook-rate-chart')).not.toHaveAttribute('data-succeeded', '0');
     await page.getByRole('button', { name: 'Show data' }).first().click();
     await expect(page.getByRole('table', { name: 'Deliveries per UTC hour' })).toBeVisible();
     await page.getByRole('button', { name: 'Hide data' }).click();

@@ -6,7 +6,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { ChevronRight, Pencil, RefreshCw, Send } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { toast } from 'sonner';
 import { statusOf } from '../../../app/_lib/trpc';
 import { useTRPC } from '../../../app/_lib/trpc-react';
@@ -53,6 +53,13 @@ export function WebhookDetailView({ id }: { id: string }) {
     refetchInterval: (q) => ((q.state.data?.stats.pending_deliveries ?? 0) > 0 ? 2_000 : 10_000),
   });
   const series = useQuery({ ...trpc.webhooks.stats.queryOptions({ id, range }), refetchInterval: 15_000 });
+  // The charts count what the stat cards count: when a delivery finishes (the detail refreshes
+  // every few seconds), the series is fetched again instead of waiting for its own 15 s.
+  const queryClient = useQueryClient();
+  const finished = detail.data ? detail.data.stats.succeeded_deliveries + detail.data.stats.failed_deliveries : undefined;
+  useEffect(() => {
+    if (finished !== undefined) void queryClient.invalidateQueries({ queryKey: trpc.webhooks.stats.queryKey({ id }) });
+  }, [finished, id, queryClient, trpc]);
 
   if (detail.isPending) {
     return (
