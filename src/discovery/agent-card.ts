@@ -83,12 +83,26 @@ function renderAgentCard(base: string, catalog: PublicModule[]): unknown {
     }),
   };
   const url = `${base}${A2A_PATH}`;
+  const v1 = AgentCard.toJSON(card) as Record<string, unknown> & { securitySchemes: Record<string, Record<string, unknown>> };
   return {
-    ...(AgentCard.toJSON(card) as Record<string, unknown>),
+    ...v1,
     // A2A 0.3 fields, beside the 1.0 ones (a "hybrid" card: 1.x clients read supportedInterfaces).
     url,
     preferredTransport: 'JSONRPC',
     protocolVersion: A2A_LEGACY_PROTOCOL_VERSION,
     additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+    // Each scheme in both forms: 1.0's wrapper (`apiKeySecurityScheme`) and 0.3's OpenAPI-style
+    // fields beside it; each reader ignores the other's. 0.3's requirements are `security`.
+    securitySchemes: {
+      apiKey: { ...v1.securitySchemes.apiKey, ...LEGACY_SECURITY_SCHEMES.apiKey },
+      bearer: { ...v1.securitySchemes.bearer, ...LEGACY_SECURITY_SCHEMES.bearer },
+    },
+    security: [{ apiKey: [] }, { bearer: [] }],
   };
 }
+
+/** The card's security schemes as A2A 0.3 (OpenAPI 3) describes them. */
+export const LEGACY_SECURITY_SCHEMES = {
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key from POST /api/v1/auth/register' },
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OAuth 2.1 access token (JWT) from the identity provider' },
+};

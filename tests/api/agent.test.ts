@@ -1,6 +1,7 @@
 import { AgentCard } from '@a2a-js/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { LEGACY_SECURITY_SCHEMES } from '../../src/discovery/agent-card';
 
 backends.describe('batch, chain, arm and discovery documents (%s)', (backend) => {
   let s: TestServer;
@@ -146,7 +147,14 @@ backends.describe('batch, chain, arm and discovery documents (%s)', (backend) =>
     expect(card.securitySchemes.apiKey!.scheme).toMatchObject({ $case: 'apiKeySecurityScheme', value: { name: 'x-api-key', location: 'header' } });
     expect(card.defaultInputModes).toContain('application/json');
     // The A2A 1.0 card, plus the 0.3 top-level fields that 0.3 clients read (tests/api/a2a.test.ts).
-    const { url, preferredTransport, protocolVersion, additionalInterfaces, ...v1 } = a.body;
+    const { url, preferredTransport, protocolVersion, additionalInterfaces, security, ...v1 } = a.body;
+    // Each security scheme also in 0.3's form (OpenAPI-style fields beside 1.0's wrapper), with 0.3's `security`.
+    expect(v1.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key', apiKeySecurityScheme: { name: 'x-api-key', location: 'header' } });
+    expect(v1.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', httpAuthSecurityScheme: { scheme: 'Bearer' } });
+    expect(security).toEqual([{ apiKey: [] }, { bearer: [] }]);
+    for (const [name, legacy] of Object.entries(LEGACY_SECURITY_SCHEMES)) {
+      for (const field of Object.keys(legacy)) delete v1.securitySchemes[name][field];
+    }
     expect(AgentCard.toJSON(card)).toEqual(v1);
     expect({ url, preferredTransport, protocolVersion }).toEqual({ url: card.supportedInterfaces[0]!.url, preferredTransport: 'JSONRPC', protocolVersion: '0.3.0' });
     expect(additionalInterfaces).toEqual([{ url, transport: 'JSONRPC' }]);
