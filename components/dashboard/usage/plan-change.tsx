@@ -72,7 +72,7 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
       <CardHeader>
         <CardTitle className="text-base">Change plan</CardTitle>
         <CardDescription>
-          You are on <span className="font-semibold capitalize">{current}</span>. A change takes effect at once; the monthly fee is prorated by days on each plan.{' '}
+          You are on <span className="font-semibold capitalize">{current}</span>. A change takes effect at once; the monthly fee is prorated by whole UTC days on each plan (a day with a change counts at the dearer plan).{' '}
           <a className="underline" href="#plans">
             Compare the plans
           </a>
@@ -104,7 +104,7 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
                 <>
                   Your limits drop at once. Keys and webhook subscriptions beyond the {target} plan&apos;s allowance are kept but stop working until you upgrade again
                   {target === 'free' ? ': on Free only your primary key works (the others answer 403 plan_required) and no webhook is delivered' : ''}. Executions past the new
-                  quota are paused or billed as its terms say.{targetFee}
+                  quota are paused or billed as its terms say. Today (UTC) is still billed at <span className="capitalize">{current}</span>; the {target} fee applies from tomorrow.{targetFee}
                 </>
               }
               confirmLabel={`Downgrade to ${target}`}
@@ -115,7 +115,7 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
               <DialogTrigger asChild>
                 <Button>Upgrade to {target}</Button>
               </DialogTrigger>
-              <DialogContent title={`Upgrade to ${target}?`} description={`The new limits, webhooks and extra keys apply at once; this cycle's fee is prorated by days on each plan.${targetFee}`}>
+              <DialogContent title={`Upgrade to ${target}?`} description={`The new limits, webhooks and extra keys apply at once; this cycle's fee is prorated by days on each plan, today at ${target}.${targetFee}`}>
                 {change.isError ? <Alert variant="error">{errorMessage(change.error)}</Alert> : null}
                 <div className="flex justify-end gap-2">
                   <DialogClose asChild>
