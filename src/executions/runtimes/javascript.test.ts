@@ -48,6 +48,13 @@ describe('javascript runtime sandbox (QuickJS)', () => {
   it('contains memory bombs and deep recursion as module errors', async () => {
     expect(await run('function handle() { return "a".repeat(1 << 29).length }')).toMatchObject({ ok: false, code: 'module_error', message: expect.stringContaining('memory') });
     expect(await run('function handle() { return new Array(1e9).fill(0).length }', {}, 5000)).toMatchObject({ ok: false, code: 'module_error', message: expect.stringContaining('memory') });
+    // Many allocations each under QuickJS's own limit: the WebAssembly memory's ceiling stops them.
+    const buffers = 'function handle() { var a = []; for (var i = 0; i < 20; i++) a.push(new ArrayBuffer(16 * 1024 * 1024)); return a.length }';
+    expect(await run(buffers, {}, 5000)).toMatchObject({ ok: false, code: 'module_error', message: expect.stringContaining('memory') });
+    const arrays = 'function handle() { var a = []; for (var i = 0; i < 200; i++) a.push(new Float64Array(100000)); return a.length }';
+    expect(await run(arrays, {}, 5000)).toMatchObject({ ok: false, code: 'module_error', message: expect.stringContaining('memory') });
+    // And the sandbox still runs the next task normally.
+    expect(await run('function handle() { return 1 + 1 }')).toEqual({ ok: true, output: 2 });
     expect(await run('function f(n) { return f(n + 1) + 1 } function handle() { return f(0) }')).toMatchObject({ ok: false, code: 'module_error', message: expect.stringContaining('stack') });
     expect(await run('function handle() { return JSON.stringify(new Array(1e6).fill("x".repeat(100))) }', {}, 5000)).toMatchObject({ ok: false, code: 'module_error' });
     // The sandbox still works afterwards.
@@ -81,7 +88,8 @@ describe('javascript runtime sandbox (QuickJS)', () => {
       expect(await sandbox.run('function handle(a, i) { return i.n + 1 }', 'go', { n: 1 }, 1000)).toEqual({ ok: true, output: 2 });
       // Each iteration spends long in native code, so QuickJS polls its interrupt handler rarely.
       const started = Date.now();
-      const slow = await sandbox.run('function handle() { const a = []; for (;;) a.push("x".repeat(1 << 20) + a.length) }', 'go', {}, 300);
+      // (Each string is freed by the next: memory stays bounded, so the run ends by the clock, not out of memory.)
+      const slow = await sandbox.run('function handle() { let n = 0; for (;;) n += ("x".repeat(1 << 23) + n).length }', 'go', {}, 300);
       expect(slow).toMatchObject({ ok: false, code: 'timeout' });
       expect(Date.now() - started).toBeLessThan(5000);
       expect(await sandbox.run('function handle() { return "alive" }', 'go', {}, 1000)).toEqual({ ok: true, output: 'alive' });

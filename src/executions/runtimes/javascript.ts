@@ -17,9 +17,19 @@
  * recursion is a guest `InternalError`, never a host crash) and an interrupt deadline (a runaway
  * loop or regex is stopped inside the interpreter and reported as `timeout`).
  */
-import { newQuickJSWASMModule, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from 'quickjs-emscripten';
 
 export const SANDBOX_MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
+/**
+ * The ceiling of the WebAssembly memory QuickJS runs in. QuickJS's own limit
+ * (SANDBOX_MEMORY_LIMIT_BYTES) counts an allocation's size only where malloc_usable_size exists,
+ * which this WASM build lacks: it refuses a single allocation over the limit but not many under
+ * it (20 ArrayBuffers of 16 MiB passed, and the worker's memory never shrinks back). A memory that
+ * cannot grow past this makes every allocation beyond it fail inside QuickJS ("out of memory").
+ * 16 MiB of it is the module's own start (its initial memory).
+ */
+export const SANDBOX_WASM_MEMORY_BYTES = 16 * 1024 * 1024 + 2 * SANDBOX_MEMORY_LIMIT_BYTES;
+const WASM_PAGE_BYTES = 65_536;
 export const SANDBOX_MAX_STACK_BYTES = 256 * 1024;
 export const MAX_SOURCE_BYTES = 100 * 1024;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -67,7 +77,9 @@ let loading: Promise<QuickJSWASMModule> | undefined;
 
 /** The WASM module, loaded once per thread (a fresh one after a WASM-level failure). */
 function quickjs(): Promise<QuickJSWASMModule> {
-  loading ??= newQuickJSWASMModule().catch((err: unknown) => {
+  if (loading) return loading;
+  const memory = new WebAssembly.Memory({ initial: (16 * 1024 * 1024) / WASM_PAGE_BYTES, maximum: SANDBOX_WASM_MEMORY_BYTES / WASM_PAGE_BYTES });
+  loading = newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory })).catch((err: unknown) => {
     loading = undefined;
     throw err;
   });
