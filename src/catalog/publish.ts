@@ -3,6 +3,7 @@
  * A published module is visible to its tenant only until made public; names are global and
  * unique (built-in packs included). Contract details: docs/publishing.md.
  */
+import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { linearRegExp } from '../executions/schemas';
@@ -10,7 +11,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { moduleActions, modules, tenants, type ModuleRuntime } from '../db/schema';
-import { schemaIssues, validatesBounded } from '../executions/schemas';
+import { SCHEMA_CHECK_MS } from '../executions/engine';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
 import { PACK_LOADERS } from '../modules/packs';
 import { assertPublicUrl, SsrfError } from '../net/ssrf';
@@ -32,7 +33,7 @@ const BUILTIN_NAMES = new Set(Object.keys(PACK_LOADERS));
 
 /** POST /api/v1/modules: 201 with the module view (+ `signing_secret` for the http runtime). */
 export async function publishModule(svc: Services, principal: Principal, input: PublishModuleInput) {
-  failOn(checkActions(input.actions));
+  failOn(await checkActions(svc, input.actions));
   if (BUILTIN_NAMES.has(input.name)) throw conflict('The name is taken.');
   await assertNameFree(svc.db, principal.tenantId, input.name);
   const runtime = await prepareRuntime(svc, input.runtime, undefined);
@@ -81,7 +82,7 @@ export async function updateModule(svc: Services, principal: Principal, input: U
     .from(modules)
     .where(and(eq(modules.name, name), eq(modules.ownerTenantId, principal.tenantId)));
   if (!own) throw notMine(name);
-  if (changes.actions) failOn(checkActions(changes.actions));
+  if (changes.actions) failOn(await checkActions(svc, changes.actions));
   const runtime = changes.runtime ? await prepareRuntime(svc, changes.runtime, own.runtime) : undefined;
 
   const found = await svc.db.transaction(async (tx) => {
@@ -165,13 +166,16 @@ async function insertActions(tx: Executor, moduleName: string, actions: Publishe
 /** Why a schema whose validation recursed without end (a `$ref` back to itself that reads no deeper into the value) is refused. */
 const SELF_REFERENCE = 'The schema refers to itself without end: a $ref cycle that does not descend into the value';
 
-export function checkActions(actions: PublishedActionInput[]): Issue[] {
+export async function checkActions(svc: Services, actions: PublishedActionInput[]): Promise<Issue[]> {
   // A fresh instance per check: nothing a publisher sends stays registered.
   // The engine's linear-time pattern engine: a pattern RE2 cannot run is refused at publish time.
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, logger: false, code: { regExp: linearRegExp as never } });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   const issues: Issue[] = [];
   const seen = new Set<string>();
+  // Examples are checked against the schemas off the request thread, under a deadline (engine.ts
+  // checkSchema): a publisher's schema and example can take ajv exponential or quadratic time.
+  const exampleChecks: { at: string; ex: string; part: 'input' | 'output'; schema: Record<string, unknown>; value: unknown }[] = [];
   actions.forEach((action, i) => {
     const at = `actions.${i}`;
     if (seen.has(action.name)) issues.push({ path: `${at}.name`, message: `Duplicate action name '${action.name}'` });
@@ -196,22 +200,24 @@ export function checkActions(actions: PublishedActionInput[]): Issue[] {
     action.examples.forEach((example, j) => {
       const ex = `${at}.examples.${j}`;
       if (!('output' in example) || example.output === undefined) issues.push({ path: `${ex}.output`, message: 'Each example needs an output' });
-      for (const [part, validate] of [
-        ['input', compiled.input_schema],
-        ['output', compiled.output_schema],
-      ] as const) {
-        if (!validate || (part === 'output' && example.output === undefined)) continue;
-        const valid = validatesBounded(validate, example[part]);
-        if (valid === undefined) {
-          issues.push({ path: `${at}.${part}_schema`, message: SELF_REFERENCE });
-          continue;
-        }
-        if (valid) continue;
-        for (const issue of schemaIssues(validate).slice(0, 5)) {
-          issues.push({ path: [`${ex}.${part}`, issue.path].filter(Boolean).join('.'), message: `Does not match the ${part}_schema: ${issue.message}` });
-        }
+      for (const part of ['input', 'output'] as const) {
+        if (!compiled[`${part}_schema`] || (part === 'output' && example.output === undefined)) continue;
+        exampleChecks.push({ at, ex, part, schema: action[`${part}_schema`], value: example[part] });
       }
     });
+  });
+  const nonce = randomUUID();
+  const results = await Promise.all(exampleChecks.map((c, k) => svc.sandbox.validate(`publish:${nonce}:${k}`, c.schema, c.value, SCHEMA_CHECK_MS)));
+  results.forEach((checked, k) => {
+    const { at, ex, part } = exampleChecks[k]!;
+    if (checked.valid === true) return;
+    if (checked.valid === undefined) {
+      issues.push({ path: `${at}.${part}_schema`, message: checked.reason === 'unbounded' ? SELF_REFERENCE : `Checking the example against the schema ${checked.reason === 'slow' ? `took over ${SCHEMA_CHECK_MS} ms` : 'failed'}: simplify the schema or the example` });
+      return;
+    }
+    for (const issue of checked.issues.slice(0, 5)) {
+      issues.push({ path: [`${ex}.${part}`, issue.path].filter(Boolean).join('.'), message: `Does not match the ${part}_schema: ${issue.message}` });
+    }
   });
   return issues.slice(0, 50);
 }

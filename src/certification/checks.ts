@@ -6,7 +6,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { CertificationCheck, ModuleActionRow, ModuleRow } from '../db/schema';
-import { actionLatencyMs, runValidated, workerQueue, type Outcome } from '../executions/engine';
+import { actionLatencyMs, checkSchema, inputSchemaKey, runValidated, workerQueue, type Outcome } from '../executions/engine';
+import type { SchemaCheck } from '../executions/schemas';
 import type { FairQueue, Lease } from '../executions/fair-queue';
 import { runHttpModule } from '../executions/runtimes/http';
 import { encryptSecret, generateSigningSecret } from '../lib/secrets';
@@ -125,10 +126,15 @@ class Runner {
 
   async examplesCheck({ action, nondeterministic, network, examples }: ActionPlan): Promise<CertificationCheck> {
     const name = `examples:${action.name}`;
-    const validateOutput = this.outputValidator(action);
     if (examples.length === 0) return { name, passed: false, detail: 'The action has no example.' };
     if (network) {
-      const bad = examples.findIndex((e) => !validateOutput(e.output));
+      let bad = -1;
+      for (const [i, e] of examples.entries()) {
+        if ((await this.checkOutput(action, e.output)).valid !== true) {
+          bad = i;
+          break;
+        }
+      }
       return bad >= 0
         ? { name, passed: false, detail: `Example ${bad + 1}: the declared output does not match output_schema.` }
         : { name, passed: true, detail: `${examples.length} example(s) not run (they call third-party hosts); their declared outputs match output_schema.` };
@@ -141,8 +147,10 @@ class Runner {
         return { name, passed: false, detail: cut(`Example ${i + 1} failed: ${outcome.code}: ${outcome.message}`) };
       }
       const output = JSON.parse(JSON.stringify(outcome.output ?? null)) as unknown;
-      if (!validateOutput(output)) {
-        return { name, passed: false, detail: cut(`Example ${i + 1}: the output does not match output_schema: ${JSON.stringify(validateOutput.errors?.[0] ?? {})}`) };
+      const checked = await this.checkOutput(action, output);
+      if (checked.valid !== true) {
+        const why = checked.valid === false ? JSON.stringify(checked.issues[0] ?? {}) : `the output_schema could not decide (${checked.reason})`;
+        return { name, passed: false, detail: cut(`Example ${i + 1}: the output does not match output_schema: ${why}`) };
       }
       if (!nondeterministic && !isDeepStrictEqual(output, example.output)) {
         return { name, passed: false, detail: cut(`Example ${i + 1}: the output differs from the expected one: got ${JSON.stringify(output)}, expected ${JSON.stringify(example.output)}`) };
@@ -158,12 +166,13 @@ class Runner {
    */
   async malformedCheck({ action, network, examples }: ActionPlan): Promise<CertificationCheck> {
     const name = `malformed_inputs:${action.name}`;
-    const validateInput = this.svc.schemas.validator(inputSchemaKey(this.module, action), action.inputSchema);
     const valid = (examples[0]?.input ?? {}) as Record<string, unknown>;
     const cases = malformedInputs(action.inputSchema, valid);
     let ran = 0;
     for (const { label, input } of cases) {
-      const refused = !validateInput(input);
+      const checked = await this.checkInput(action, input);
+      if (checked.valid === undefined) return { name, passed: false, detail: cut(`${label}: the input_schema could not decide (${checked.reason})`) };
+      const refused = !checked.valid;
       if (!refused && network) continue;
       const { outcome } = await this.run(action, input, !refused);
       ran++;
@@ -240,14 +249,14 @@ class Runner {
     if (Date.now() > this.deadline) throw new CertificationDeadlineError('The certification run passed its deadline.');
   }
 
-  private outputValidator(action: ModuleActionRow) {
-    return this.svc.schemas.validator(`certification-output:${inputSchemaKey(this.module, action)}`, action.outputSchema);
+  /** A value against the action's output_schema (a published module's off the request thread: engine.ts checkSchema). */
+  private async checkOutput(action: ModuleActionRow, value: unknown): Promise<SchemaCheck> {
+    return checkSchema(this.svc, this.module, `certification-output:${inputSchemaKey(this.module, action)}`, action.outputSchema, value);
   }
-}
 
-/** The engine's cache key of an action's compiled input schema (runValidated uses the same). */
-function inputSchemaKey(module: ModuleRow, action: ModuleActionRow): string {
-  return `${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`;
+  private async checkInput(action: ModuleActionRow, value: unknown): Promise<SchemaCheck> {
+    return checkSchema(this.svc, this.module, inputSchemaKey(this.module, action), action.inputSchema, value);
+  }
 }
 
 function cut(text: string): string {

@@ -12,7 +12,7 @@ import type { Services } from '../services';
 import type { FairQueue, Lease } from './fair-queue';
 import type { RunOutcome } from './pool';
 import { runPublishedAction } from './runtimes';
-import { schemaIssues, validatesBounded } from './schemas';
+import { checkValue, type SchemaCheck } from './schemas';
 
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
@@ -81,6 +81,31 @@ export async function admit(svc: Services, queue: FairQueue, tenantId: string): 
   );
 }
 
+/** How long checking one value against a published module's schema may take. */
+export const SCHEMA_CHECK_MS = 1000;
+
+const UNDECIDED: Record<Extract<SchemaCheck, { valid: undefined }>['reason'], string> = {
+  unbounded: 'refers to itself without end',
+  slow: `took over ${SCHEMA_CHECK_MS} ms to check this value`,
+  crashed: 'crashed the worker checking this value',
+};
+
+/** The cache key of an action's compiled input schema: a new version or update compiles afresh. */
+export function inputSchemaKey(module: ModuleRow, action: ModuleActionRow): string {
+  return `${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`;
+}
+
+/**
+ * Checks `value` against one of a module's schemas. The built-in modules' schemas are ours and
+ * are checked here, on the request thread; a published module's are its publisher's, and a small
+ * input can make ajv take exponential (a recursive `anyOf`) or quadratic (`uniqueItems` over
+ * objects) time against them: those are checked in a sandbox worker, stopped at SCHEMA_CHECK_MS.
+ */
+export function checkSchema(svc: Services, module: Pick<ModuleRow, 'runtime'>, key: string, schema: Record<string, unknown>, value: unknown): SchemaCheck | Promise<SchemaCheck> {
+  if (module.runtime.type === 'builtin') return checkValue(svc.schemas, key, schema, value);
+  return svc.sandbox.validate(key, schema, value, SCHEMA_CHECK_MS);
+}
+
 /**
  * Milliseconds since `started` (a performance.now()) spent on the call itself: a worker's first
  * call of a pack loads it (up to seconds), and that set-up (outcome.setupMs) is ours, not the
@@ -97,14 +122,15 @@ export async function runValidated(
   input: Record<string, unknown>,
   lease: Lease | undefined,
 ): Promise<Outcome> {
-  const validate = svc.schemas.validator(`${module.name}@${module.version}@${module.updatedAt.getTime()}/${action.name}`, action.inputSchema);
-  const valid = validatesBounded(validate, input);
-  if (valid === undefined) {
-    // Reached only by some inputs (publishing refuses the cycles its examples reach): the module's fault, not the caller's.
-    return { ok: false, code: 'module_error', message: "The action's input_schema refers to itself without end; the input could not be validated." };
+  const pending = checkSchema(svc, module, inputSchemaKey(module, action), action.inputSchema, input);
+  // The built-ins' check is synchronous: no extra turn on the hot path.
+  const checked = pending instanceof Promise ? await pending : pending;
+  if (checked.valid === undefined) {
+    // The module's schema could not decide (reached only by some inputs): the module's fault, not the caller's.
+    return { ok: false, code: 'module_error', message: `The action's input_schema ${UNDECIDED[checked.reason]}; the input could not be validated.` };
   }
-  if (!valid) {
-    const issues = schemaIssues(validate);
+  if (!checked.valid) {
+    const issues = checked.issues;
     const first = issues[0];
     return { ok: false, code: 'invalid_input', message: `Input does not match the action's input_schema: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}`, issues };
   }

@@ -58,3 +58,21 @@ export function schemaIssues(fn: ValidateFunction): { path: string; message: str
     return { path: where, message: extra ? `unknown property '${extra}'` : (e.message ?? 'invalid') };
   });
 }
+
+/**
+ * A value checked against a schema: valid, invalid with its issues, or not decided: `unbounded`
+ * (validation recursed without end), `slow` (past its deadline, off the request thread) or
+ * `crashed` (the worker checking it died).
+ */
+export type SchemaCheck =
+  | { valid: true }
+  | { valid: false; issues: { path: string; message: string }[] }
+  | { valid: undefined; reason: 'unbounded' | 'slow' | 'crashed' };
+
+/** Checks `value` against `schema`, compiled once per `key` in `cache`, on the calling thread. */
+export function checkValue(cache: SchemaCache, key: string, schema: Record<string, unknown>, value: unknown): SchemaCheck {
+  const validate = cache.validator(key, schema);
+  const valid = validatesBounded(validate, value);
+  if (valid === undefined) return { valid: undefined, reason: 'unbounded' };
+  return valid ? { valid: true } : { valid: false, issues: schemaIssues(validate) };
+}

@@ -4,7 +4,17 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FairQueue } from '../fair-queue';
 import { WORKER_RESOURCE_LIMITS } from '../pool';
+import type { SchemaCheck } from '../schemas';
 import type { SandboxOutcome, SandboxTask } from './javascript';
+
+/** Checking a value against a published schema (`validate`), in a sandbox worker. */
+interface ValidateTask {
+  kind: 'validate';
+  key: string;
+  schema: Record<string, unknown>;
+  value: unknown;
+  timeoutMs: number;
+}
 
 /** Extra time the pool gives a task past its interrupt deadline before killing its worker. */
 const KILL_GRACE_MS = 1000;
@@ -55,7 +65,18 @@ export class JavaScriptSandbox {
     return this.exec({ kind: 'check', source, timeoutMs });
   }
 
-  private async exec(task: SandboxTask): Promise<SandboxOutcome> {
+  /**
+   * Checks `value` against a published `schema` (compiled once per `key` in each worker), off the
+   * request thread and within `timeoutMs`: a publisher's schema can make ajv take exponential
+   * (recursive `anyOf`) or quadratic (`uniqueItems` over objects) time on a small input.
+   */
+  async validate(key: string, schema: Record<string, unknown>, value: unknown, timeoutMs: number): Promise<SchemaCheck> {
+    const outcome = await this.exec({ kind: 'validate', key, schema, value, timeoutMs });
+    if (outcome.ok) return outcome.output as SchemaCheck;
+    return { valid: undefined, reason: outcome.code === 'timeout' ? 'slow' : 'crashed' };
+  }
+
+  private async exec(task: SandboxTask | ValidateTask): Promise<SandboxOutcome> {
     const controller = new AbortController();
     const { port1, port2 } = new MessageChannel();
     let kill: NodeJS.Timeout | undefined;
