@@ -58,6 +58,15 @@ describe('classifyAddress', () => {
     ['2002:7f00:1::', 'loopback'],
     ['2002:c0a8:101::1', 'private'],
     ['::127.0.0.1', 'reserved'],
+    // IPv4-translated (SIIT): the IPv4 inside decides.
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['::ffff:0:a00:1', 'private'],
+    ['::ffff:0:8.8.8.8', 'public'],
+    // Outside global unicast (2000::/3): reserved or unassigned.
+    ['::1:2:3:4', 'reserved'],
+    ['1::1', 'reserved'],
+    ['4000::1', 'reserved'],
+    ['e000::1', 'reserved'],
     ['2001:db8::1', 'documentation'],
     ['2001::1', 'reserved'],
     ['not-an-ip', 'invalid'],

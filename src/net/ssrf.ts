@@ -156,9 +156,13 @@ export function classifyAddress(address: string): AddressClass {
   if (!bytes) return 'invalid';
   const zero10 = bytes.slice(0, 10).every((b) => b === 0);
   if (zero10 && bytes[10] === 0xff && bytes[11] === 0xff) return classifyV4(bytes.slice(12)); // ::ffff:0:0/96
+  // ::ffff:0:0:0/96, IPv4-translated (SIIT, RFC 6145): a translator forwards it to the IPv4 inside.
+  if (bytes.slice(0, 8).every((b) => b === 0) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0) return classifyV4(bytes.slice(12));
   if (matches(bytes, NAT64)) return classifyV4(bytes.slice(12)); // NAT64
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return classifyV4(bytes.slice(2, 6)); // 6to4
   for (const r of IPV6_RANGES) if (matches(bytes, r)) return r.cls;
+  // Global unicast is 2000::/3 (RFC 4291); the rest of the space is reserved or unassigned.
+  if ((bytes[0]! & 0xe0) !== 0x20) return 'reserved';
   return 'public';
 }
 
