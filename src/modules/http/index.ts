@@ -82,7 +82,11 @@ async function send(input: RequestInput, ctx: ActionContext, extra: { body?: str
 
 const TEXTUAL = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|problem\+json|graphql|yaml|x-yaml|csv|rss\+xml|atom\+xml)|[^;]*\+(json|xml)\b)/i;
 
-function decodeBody(res: GuardedResponse, mode: 'auto' | 'text' | 'base64') {
+/** What a fetch's output may take as JSON: the engine's 1 MiB output cap, with room to spare. */
+const OUTPUT_BUDGET_BYTES = 1024 * 1024 - 1024;
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+function decodeBody(res: Pick<GuardedResponse, 'headers' | 'body'>, mode: 'auto' | 'text' | 'base64') {
   const type = res.headers['content-type'] ?? '';
   const charset = /charset="?([\w-]+)/i.exec(type)?.[1]?.toLowerCase();
   if (mode === 'base64') return { body: res.body.toString('base64'), body_encoding: 'base64' as const };
@@ -188,7 +192,7 @@ const http: ModuleDefinition = {
           content_type: { anyOf: [{ type: 'string' }, { type: 'null' }] },
           body: { type: 'string' },
           body_encoding: { type: 'string', enum: ['text', 'base64'] },
-          truncated: { type: 'boolean', description: 'The body was cut at max_bytes.' },
+          truncated: { type: 'boolean', description: 'The body was cut: at max_bytes, or shorter so that the whole output fits in 1 MiB as JSON (base64 and escapes take more room than the bytes).' },
           bytes: { type: 'integer', description: 'Body bytes returned (after decompression).' },
         },
       },
@@ -208,7 +212,7 @@ const http: ModuleDefinition = {
       ],
       async run(input: RequestInput & { response_encoding?: 'auto' | 'text' | 'base64' }, ctx: ActionContext) {
         const res = await send(input, ctx);
-        return {
+        const output = (body: Buffer, truncated: boolean) => ({
           status: res.status,
           status_text: res.statusText,
           ok: res.status >= 200 && res.status < 300,
@@ -216,11 +220,20 @@ const http: ModuleDefinition = {
           redirects: res.redirects,
           headers: res.headers,
           content_type: res.headers['content-type'] ?? null,
-          ...decodeBody(res, input.response_encoding ?? 'auto'),
-          truncated: res.truncated,
-          bytes: res.body.length,
+          ...decodeBody({ ...res, body }, input.response_encoding ?? 'auto'),
+          truncated,
+          bytes: body.length,
           elapsed_ms: res.elapsedMs,
-        };
+        });
+        // The body as text or base64, with the headers, must fit an action's output (1 MiB as
+        // JSON): base64 and JSON escapes make it larger than its bytes, so it is cut further.
+        let body = res.body;
+        let out = output(body, res.truncated);
+        for (let size = jsonBytes(out); size > OUTPUT_BUDGET_BYTES; size = jsonBytes(out)) {
+          body = body.subarray(0, Math.floor((body.length * OUTPUT_BUDGET_BYTES) / size) - 64);
+          out = output(body, true);
+        }
+        return out;
       },
     },
     {
