@@ -96,8 +96,11 @@ const DRIZZLE_RAW_TYPES = [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, t
 
 async function openPostgres(url: string, max: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
-  // An idle client losing its connection must not crash the process.
+  // A client losing its connection must not crash the process: idle ones report to the pool,
+  // checked-out ones (between a transaction's statements) to themselves. Their query fails, and
+  // the pool drops a client that is no longer queryable when it is released.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
   const lockClient = await pool.connect();
   try {
@@ -161,3 +164,4 @@ export function isUniqueViolation(err: unknown): boolean {
   }
   return false;
 }
+

@@ -3,6 +3,7 @@
  * tRPC error code. Domain code never imports this file.
  */
 import { TRPCError } from '@trpc/server';
+import { isDatabaseUnreachable } from '../db/unreachable';
 import { AppError, invalidRequest, type ErrorCode, type Issue } from '../lib/errors';
 
 export * from '../lib/errors';
@@ -66,6 +67,9 @@ const FROM_TRPC: Partial<Record<TRPCError['code'], ErrorCode>> = {
 export function toAppError(err: unknown): AppError {
   const cause = err instanceof TRPCError ? err.cause : err;
   if (cause instanceof AppError) return cause;
+  if (isDatabaseUnreachable(cause)) {
+    return new AppError('unavailable', 'The database is unreachable right now; retry shortly.', {}, { 'Retry-After': '5' });
+  }
   if (!(err instanceof TRPCError)) return new AppError('internal_error');
   const code = FROM_TRPC[err.code];
   if (!code) return new AppError('internal_error');

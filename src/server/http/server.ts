@@ -53,13 +53,33 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     config,
     close: () =>
       (closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        await drain(server);
         await svc.close();
       })()),
   };
+}
+
+/** How long a shutdown waits for requests in flight to be answered before it closes their connections. */
+const SHUTDOWN_DRAIN_MS = 25_000;
+
+/**
+ * Stops taking connections and lets the requests in flight finish (an execution that ran is
+ * answered, not recorded and billed behind a reset socket): idle keep-alive connections close at
+ * once and the others as soon as their response is out; any still busy after SHUTDOWN_DRAIN_MS
+ * (past the default action deadline of 10 s; an action still running is later recorded as
+ * `interrupted` by the execution recovery) are closed then.
+ */
+function drain(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 const REFUSALS: Record<string, string> = {

@@ -1,0 +1,18 @@
+/** PostgreSQL error classes and socket codes that mean "the database cannot be reached now". */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|is not queryable|Client was closed|Connection ended/i;
+
+/**
+ * Whether an error (or one of its causes: drizzle wraps the driver's) says the database could not
+ * be reached or dropped the connection, as opposed to a fault of the statement: clients are then
+ * told to retry (503), not that the service failed.
+ */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
+    if (UNREACHABLE_MESSAGES.test(e.message)) return true;
+    if (e instanceof AggregateError && e.errors.some((inner) => isDatabaseUnreachable(inner))) return true;
+  }
+  return false;
+}
