@@ -4,9 +4,16 @@ import { isSaneDate } from './dates';
 import { invalidRequest } from './errors';
 import { isStorableText } from './storable';
 
+/**
+ * A number from a query string. Not a number, or the parameter given twice (an array), says so;
+ * zod's own words were "expected number, received NaN". Range and integer checks keep theirs.
+ */
+export const queryNumber = () =>
+  z.coerce.number({ error: (issue) => (issue.code === 'invalid_type' && issue.expected === 'number' ? 'expected a number, given once' : undefined) });
+
 /** Query parameters of every list: `limit` (default 20, max 100) and an opaque `cursor`. */
 export const listParams = {
-  limit: z.coerce.number({ error: 'expected a number, given once' }).int().min(1).max(100).default(20),
+  limit: queryNumber().int().min(1).max(100).default(20),
   // Long enough for a memory key's cursor (256 characters of any script).
   cursor: z.string().max(2048).optional(),
 };

@@ -1,9 +1,10 @@
+import { queryNumber } from '../lib/pagination';
 import { z } from 'zod';
 import { moduleNameInPath } from '../catalog/schema';
 
 export const trustInput = z.strictObject({
   name: moduleNameInPath,
-  history_limit: z.coerce.number({ error: 'expected a number, given once' }).int().min(1).max(100).default(20).describe('How many score changes to return, newest first (default 20, max 100)'),
+  history_limit: queryNumber().int().min(1).max(100).default(20).describe('How many score changes to return, newest first (default 20, max 100)'),
 });
 
 const component = (extra: z.ZodRawShape, description: string) =>

@@ -62,6 +62,8 @@ backends.describe('API keys (%s)', (backend) => {
       expectError(refused, 400, 'invalid_request');
       expect(refused.body.message, query).toBe('Invalid request: limit: expected a number, given once');
     }
+    // Out of range keeps the range's own words.
+    expect((await s.call('/api/v1/keys?limit=0', { key: t.apiKey })).body.message).toMatch(/limit: Too small/);
   });
 
   it('refuses to grant scopes the creator does not hold', async () => {
