@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { principalTerms, type Principal } from '../auth/principal';
+import { agentId } from '../memory/schema';
 import { holdsScope } from '../auth/scopes';
 import { listModules } from '../catalog/modules';
 import { searchCatalog } from '../catalog/search';
@@ -10,7 +11,7 @@ import type { Services } from '../services';
 import { PLANS, publicLimits } from '../tenants/plans';
 
 export const armInput = z.strictObject({
-  agent_id: z.string().min(1).max(128).optional(),
+  agent_id: agentId.optional(),
   format: z.enum(['openai', 'anthropic', 'mcp']).default('openai'),
   query: z.string().trim().min(1).max(200).optional(),
 });

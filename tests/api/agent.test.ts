@@ -85,6 +85,12 @@ backends.describe('batch, chain, arm and discovery documents (%s)', (backend) =>
     expect(badMap.body).toMatchObject({ status: 'failed', failed_step: 0 });
   });
 
+  it('arm: an agent_id memory would refuse is refused here too', async () => {
+    const t = await s.register();
+    const refused = expectError(await s.call('/api/v1/agent/arm', { key: t.apiKey, body: { agent_id: 'bad id/../x' } }), 400, 'invalid_request');
+    expect(refused.issues[0].path).toBe('agent_id');
+  });
+
   it.each(['openai', 'anthropic', 'mcp'] as const)('arm: the toolkit in %s format with names valid for LLM APIs', async (format) => {
     const t = await s.register();
     const res = await s.call('/api/v1/agent/arm', { key: t.apiKey, body: { format, agent_id: 'agent-1' } });
