@@ -11,7 +11,21 @@ import type { RegisterInput } from './schema';
  * POST /api/v1/auth/register: a new tenant on the free plan with its primary key (scope `*`),
  * in one transaction. The owner email is unique regardless of case (409 otherwise).
  */
+/**
+ * Agent names a tenant may not take: a published module's `publisher` is its tenant's agent name,
+ * and `platform` is the built-in modules' publisher (a tenant named so could pass its modules off
+ * as the platform's).
+ */
+const RESERVED_AGENT_NAMES = new Set(['platform']);
+
+function assertAgentNameAllowed(name: string): void {
+  if (RESERVED_AGENT_NAMES.has(name.trim().toLowerCase())) {
+    throw invalidRequest(`The agent name '${name}' is reserved: it names the built-in modules' publisher.`, [{ path: 'agent_name', message: 'Reserved name' }]);
+  }
+}
+
 export async function registerTenant(svc: Services, input: RegisterInput) {
+  assertAgentNameAllowed(input.agent_name);
   try {
     return await svc.db.transaction(async (tx) => {
       const [tenant] = await tx
@@ -43,6 +57,9 @@ export interface RegisteringIdentity {
 export async function registerTenantForIdentity(svc: Services, identity: RegisteringIdentity, input: { agent_name?: string; owner_email?: string }) {
   if (!identity.email) throw invalidRequest('The bearer token carries no email; a tenant needs an owner email.', [{ path: '', message: 'No email in the token' }]);
   const email = identity.email;
+  if (input.agent_name !== undefined) assertAgentNameAllowed(input.agent_name);
+  const localPart = email.split('@')[0]!.slice(0, 90);
+  const agentName = input.agent_name ?? (RESERVED_AGENT_NAMES.has(localPart.toLowerCase()) ? `${localPart}-agent` : localPart);
   if (input.owner_email !== undefined && input.owner_email.toLowerCase() !== email) {
     throw invalidRequest('owner_email must be the bearer token\'s email (or be left out).', [{ path: 'owner_email', message: 'Differs from the token\'s email' }]);
   }
@@ -56,7 +73,7 @@ export async function registerTenantForIdentity(svc: Services, identity: Registe
       if (linked) throw conflict('This user is already linked to a tenant.');
       const [tenant] = await tx
         .insert(tenants)
-        .values({ agentName: input.agent_name ?? email.split('@')[0]!.slice(0, 100), ownerEmail: email, plan: 'free' })
+        .values({ agentName, ownerEmail: email, plan: 'free' })
         .returning();
       await tx.insert(tenantIdentities).values({ issuer: identity.issuer, subject: identity.subject, tenantId: tenant!.id, email });
       const key = await insertKey(tx, tenant!.id, { name: 'primary', scopes: ['*'], isPrimary: true });

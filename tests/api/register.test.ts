@@ -34,6 +34,8 @@ backends.describe('registration (%s)', (backend) => {
     ['wrong types', { agent_name: 5, owner_email: ['x'] }],
     ['unknown field', { agent_name: 'a', owner_email: 'e2@example.com', plan: 'enterprise' }],
     ['array body', [1, 2]],
+    // The built-in modules' publisher: a tenant so named could pass its modules off as the platform's.
+    ['reserved agent name', { agent_name: ' Platform ', owner_email: 'e3@example.com' }],
   ])('rejects %s with 400 invalid_request and issues', async (_name, body) => {
     const err = expectError(await s.call('/api/v1/auth/register', { body }), 400, 'invalid_request');
     expect(Array.isArray(err.issues)).toBe(true);
