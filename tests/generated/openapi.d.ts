@@ -4072,6 +4072,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
                     agent_id?: string;
                     /**
                      * @default openai
