@@ -1,13 +1,15 @@
 /**
  * The issue's HTTP scenarios against one running service, each next to a bare node:http handler
- * answering the same bytes in the same run: req/s, p50/p99, the ratio to bare, the server
+ * answering the same response (body and headers) in the same run, and one answering the body
+ * alone: req/s, p50/p99, the ratio to each, the server
  * process's peak RSS under load and CPU time per request, and executions/s where the scenario executes.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { ADMIN_TOKEN, fmt, json, registerEnterprise, root, startTarget, type Target } from './common';
+import { ADMIN_TOKEN, fmt, registerEnterprise, root, startTarget, type Target } from './common';
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? (process.env.BENCH_QUICK ? 3 : 8));
 const WARMUP_S = process.env.BENCH_QUICK ? 1 : 2;
@@ -30,8 +32,12 @@ export interface LoadResult {
 export interface ScenarioResult extends LoadResult {
   backend: string;
   scenario: string;
+  /** A bare node:http handler answering the same response: the service's body and headers. */
   bare: LoadResult;
   ratio: number;
+  /** A bare handler answering the body alone (the issue's own baseline, and this bench's before session 21). */
+  bareBodyOnly?: LoadResult;
+  ratioBodyOnly?: number;
   /** Executions/s (successful executions only) for the execute and batch scenarios. */
   executionsPerSecond?: number;
   /** Calls a batch answered as failed (quota, concurrency) during the measured run. */
@@ -151,7 +157,32 @@ export async function load(url: string, scenario: Scenario, headers: Record<stri
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, rssMb, cpuUsPerRequest };
 }
 
-/** Every scenario against `service`, each after a bare handler answering the bytes the service answered. */
+/** Headers the baselines do not copy: those node:http writes itself for them. */
+const OWN_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** One reply as the service writes it: status, body, and its headers with their names as sent. */
+function sample(url: string, scenario: Scenario, headers: Record<string, string>): Promise<{ status: number; body: Buffer; headers: Record<string, string> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: scenario.method, headers: scenario.body ? { ...headers, 'content-type': 'application/json' } : headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const sent: Record<string, string> = {};
+        for (let i = 0; i < res.rawHeaders.length; i += 2) if (!OWN_HEADERS.has(res.rawHeaders[i]!.toLowerCase())) sent[res.rawHeaders[i]!] = res.rawHeaders[i + 1]!;
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: sent });
+      });
+    });
+    req.on('error', reject);
+    req.end(scenario.body);
+  });
+}
+
+/**
+ * Every scenario against `service`, each after two bare handlers: one answering the service's
+ * response as it was sent (body and headers: the ratio's baseline), one the body alone. Every run,
+ * baselines included, tallies its replies (`countReply`), so the load generator does the same
+ * work per reply for each: on a machine it shares with the servers, that work is CPU theirs lose.
+ */
 /** What the durable baseline needs: the service's database and Redis, and a tenant in it. */
 export interface DurableTarget {
   databaseUrl: string;
@@ -175,37 +206,44 @@ export async function benchService(
     const withMetered = scenario.key === 'modules' && durable !== undefined && (!only || only.has('metered'));
     if (only && !only.has(scenario.key) && !withDurable && !withMetered) continue;
     const url = `${service.url}${scenario.path}`;
-    const sample = await json(url, { method: scenario.method, headers, ...(scenario.body ? { body: scenario.body } : {}) });
-    if (sample.status !== 200) throw new Error(`${scenario.name} answered ${sample.status}: ${sample.text.slice(0, 300)}`);
+    const reply = await sample(url, scenario, headers);
+    if (reply.status !== 200) throw new Error(`${scenario.name} answered ${reply.status}: ${reply.body.toString('utf8').slice(0, 300)}`);
     const bodyFile = path.join(workDir, 'body.json');
-    writeFileSync(bodyFile, sample.text);
-    const bareTarget = await startTarget(['bare', bodyFile], {});
-    const bare = await load(bareTarget.url, scenario, {}, bareTarget.child.pid).finally(() => bareTarget.stop());
+    const headersFile = path.join(workDir, 'headers.json');
+    writeFileSync(bodyFile, reply.body);
+    writeFileSync(headersFile, JSON.stringify(reply.headers));
+    const tally = () => ({ success: 0, failed: 0, errors: {} });
+    const bareTarget = await startTarget(['bare', bodyFile, headersFile], {});
+    const bare = await load(bareTarget.url, scenario, {}, bareTarget.child.pid, tally()).finally(() => bareTarget.stop());
+    const bodyOnlyTarget = await startTarget(['bare', bodyFile], {});
+    const bareBodyOnly = await load(bodyOnlyTarget.url, scenario, {}, bodyOnlyTarget.child.pid, tally()).finally(() => bodyOnlyTarget.stop());
+    const against = { bare, bareBodyOnly };
+    const ratios = (r: LoadResult) => ({ ratio: r.rps / bare.rps, ratioBodyOnly: r.rps / bareBodyOnly.rps });
     if (withDurable) {
       // The ceiling the issue measured: node:http + one group-committed INSERT per request + one Redis round trip, same tables.
-      const target = await startTarget(['durable', bodyFile], { DURABLE_DATABASE_URL: durable.databaseUrl, DURABLE_REDIS_URL: durable.redisUrl, DURABLE_TENANT_ID: durable.tenantId });
-      const d = await load(target.url, scenario, {}, target.child.pid).finally(() => target.stop());
-      results.push({ backend, scenario: 'durable baseline: node:http + pg group commit + 1 Redis', ...d, bare, ratio: d.rps / bare.rps, executionsPerSecond: d.rps });
+      const target = await startTarget(['durable', bodyFile, headersFile], { DURABLE_DATABASE_URL: durable.databaseUrl, DURABLE_REDIS_URL: durable.redisUrl, DURABLE_TENANT_ID: durable.tenantId });
+      const d = await load(target.url, scenario, {}, target.child.pid, tally()).finally(() => target.stop());
+      results.push({ backend, scenario: 'durable baseline: node:http + pg group commit + 1 Redis', ...d, ...against, ...ratios(d), executionsPerSecond: d.rps });
       log(`${backend}: durable baseline: ${Math.round(d.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${d.p99} ms`);
       if (only && !only.has(scenario.key)) continue;
     }
     if (withMetered) {
       // The ceiling of an authenticated read under the header contract: node:http + the limiter's one Redis round trip.
-      const target = await startTarget(['metered', bodyFile], { METERED_REDIS_URL: durable.redisUrl });
-      const m = await load(target.url, scenario, {}, target.child.pid).finally(() => target.stop());
-      results.push({ backend, scenario: 'metered read baseline: node:http + the limiter script in Redis', ...m, bare, ratio: m.rps / bare.rps });
+      const target = await startTarget(['metered', bodyFile, headersFile], { METERED_REDIS_URL: durable.redisUrl });
+      const m = await load(target.url, scenario, {}, target.child.pid, tally()).finally(() => target.stop());
+      results.push({ backend, scenario: 'metered read baseline: node:http + the limiter script in Redis', ...m, ...against, ...ratios(m) });
       log(`${backend}: metered read baseline: ${Math.round(m.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${m.p99} ms`);
       if (only && !only.has(scenario.key)) continue;
     }
     const counts: ReplyCounts = { success: 0, failed: 0, errors: {} };
     const svc = await load(url, scenario, headers, service.child.pid, counts);
-    const result: ScenarioResult = { backend, scenario: scenario.name, ...svc, bare, ratio: svc.rps / bare.rps, errors: counts.errors };
+    const result: ScenarioResult = { backend, scenario: scenario.name, ...svc, ...against, ...ratios(svc), errors: counts.errors };
     if (scenario.executions === 1) result.executionsPerSecond = svc.rps;
     if (scenario.executions === 10) {
       result.executionsPerSecond = counts.success / DURATION_S;
       result.failedCalls = counts.failed;
     }
-    log(`${backend}: ${scenario.name}: ${Math.round(svc.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${svc.p99} ms, RSS ${svc.rssMb ?? '?'} MB${errorSummary(counts.errors)}`);
+    log(`${backend}: ${scenario.name}: ${Math.round(svc.rps)} req/s (bare ${Math.round(bare.rps)}, body only ${Math.round(bareBodyOnly.rps)}), p99 ${svc.p99} ms, RSS ${svc.rssMb ?? '?'} MB${errorSummary(counts.errors)}`);
     results.push(result);
   }
   return results;
@@ -233,6 +271,7 @@ export function resultRows(results: ScenarioResult[]): string[][] {
     fmt(r.bare.rps),
     fmt(r.rps),
     `${(r.ratio * 100).toFixed(1)}%`,
+    r.ratioBodyOnly === undefined ? '' : `${(r.ratioBodyOnly * 100).toFixed(1)}% (${fmt(r.bareBodyOnly!.rps)})`,
     // No reply within the run: no latency to show (the requests were still waiting).
     r.rps === 0 ? '—' : `${r.p50} ms`,
     r.rps === 0 ? 'none done' : `${r.p99} ms`,
@@ -245,7 +284,7 @@ export function resultRows(results: ScenarioResult[]): string[][] {
       .join(', '),
   ]);
 }
-export const RESULT_HEADER = ['scenario', 'bare req/s', 'req/s', 'ratio', 'p50', 'p99', 'executions/s', 'RSS', 'CPU/req (bare)', 'non-2xx/failed', 'errors by code'];
+export const RESULT_HEADER = ['scenario', 'bare req/s', 'req/s', 'ratio', 'ratio to body-only bare (its req/s)', 'p50', 'p99', 'executions/s', 'RSS', 'CPU/req (bare)', 'non-2xx/failed', 'errors by code'];
 
 function errorSummary(errors: Record<string, number>): string {
   const parts = Object.entries(errors).map(([code, n]) => `${code} ${n}`);

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the issue #16 table for the embedded default (PGlite) and PostgreSQL + Redis:
- * per scenario the service's req/s next to a bare node:http handler answering the same bytes in
- * the same run, the ratio, p50/p99, the server process's peak RSS and CPU per request under load and executions/s
+ * per scenario the service's req/s next to a bare node:http handler answering the same response
+ * (body and headers) in the same run, the ratio (and the ratio to a handler answering the body
+ * alone), p50/p99, the server process's peak RSS and CPU per request under load and executions/s
  * (bench/http.ts); JSON of every figure under bench/results/. Then webhook throughput
  * (bench/webhooks.ts). `npm run bench -- --growth` (or BENCH_GROWTH=1) runs the growth run
  * instead (bench/growth.ts: PostgreSQL with 1, 1,000 and 100,000 tenants and generated executions).

@@ -1,14 +1,17 @@
 /**
  * A benchmark target in its own process, so the load generator does not share its event loop:
- *   tsx bench/target.ts bare <body-file>   a bare node:http handler answering the given bytes
+ *   tsx bench/target.ts bare <body-file> [<headers-file>]
+ *                                          a bare node:http handler answering the given bytes, with
+ *                                          the headers in the JSON file (the service's, so that both
+ *                                          answer the same response) when given
  *   tsx bench/target.ts receiver           a bare node:http webhook receiver that records receipts
  *   tsx bench/target.ts service            the real service (env decides embedded / PostgreSQL+Redis)
- *   tsx bench/target.ts durable <body-file> the durable ceiling (issue #16): per request one Redis round
+ *   tsx bench/target.ts durable <body-file> [<headers-file>] the durable ceiling (issue #16): per request one Redis round
  *                                          trip and one `executions` row, rows of concurrent requests
  *                                          group-committed in one INSERT every ~2 ms, each reply (the
  *                                          given bytes) after its row's commit. DURABLE_DATABASE_URL,
  *                                          DURABLE_REDIS_URL, DURABLE_TENANT_ID (an existing tenant)
- *   tsx bench/target.ts metered <body-file> the ceiling of an authenticated read: per request the
+ *   tsx bench/target.ts metered <body-file> [<headers-file>] the ceiling of an authenticated read: per request the
  *                                          service's own limiter script reads the tenant's pool (one
  *                                          Redis round trip, the X-RateLimit-* headers' source), then
  *                                          the given bytes. METERED_REDIS_URL
@@ -18,7 +21,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-const [mode, bodyFile] = process.argv.slice(2);
+const [mode, bodyFile, headersFile] = process.argv.slice(2);
+/** Headers every answer of a baseline carries besides its own: the service's (bench/http.ts), so that the bytes match. */
+const extraHeaders: Record<string, string> = headersFile ? (JSON.parse(readFileSync(headersFile, 'utf8')) as Record<string, string>) : {};
 
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes. */
 const nowMs = () => performance.timeOrigin + performance.now();
@@ -26,7 +31,7 @@ const nowMs = () => performance.timeOrigin + performance.now();
 if (mode === 'bare') {
   const body = readFileSync(bodyFile!);
   const server = createServer((_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+    res.writeHead(200, { ...extraHeaders, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
     res.end(body);
   });
   server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
@@ -39,6 +44,8 @@ if (mode === 'bare') {
 } else {
   const { startServer } = await import('../src/server/http/server');
   const running = await startServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' } });
+  // Stopped as server.ts is (graceful close, then exit), so that e.g. `--cpu-prof` writes its profile.
+  process.once('SIGTERM', () => void running.close().finally(() => process.exit(0)));
   console.log(`READY ${running.port}`);
 }
 
@@ -167,7 +174,7 @@ async function startDurable(body: Buffer) {
           queued.push({ id: `bench_${randomUUID()}`, done: (err) => (err ? reject(err) : resolve()) });
           timer ??= setTimeout(() => void flush(), 2);
         });
-        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+        res.writeHead(200, { ...extraHeaders, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
         res.end(body);
       } catch (err) {
         res.writeHead(500).end(String(err));
@@ -182,12 +189,14 @@ async function startMetered(body: Buffer) {
   const { connectRedis } = await import('../src/metering/redis');
   const { RedisLimiter } = await import('../src/metering/limiter');
   const { rateLimitHeaders } = await import('../src/metering/requests');
+  // The pool's headers are this baseline's own (from its script), not the sample's.
+  for (const name of Object.keys(extraHeaders)) if (/^(x-)?ratelimit/i.test(name)) delete extraHeaders[name];
   const silent = { warn: () => {}, info: () => {} } as unknown as Parameters<typeof connectRedis>[1];
   const limiter = new RedisLimiter(await connectRedis(process.env.METERED_REDIS_URL ?? 'redis://127.0.0.1:6379', silent), 'amp:bench:rl');
   const server = createServer(async (_req, res) => {
     try {
       const pool = await limiter.limit('tenant:bench', 100_000_000, 60_000, 0);
-      res.writeHead(200, { ...rateLimitHeaders(pool), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+      res.writeHead(200, { ...extraHeaders, ...rateLimitHeaders(pool), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
       res.end(body);
     } catch (err) {
       res.writeHead(500).end(String(err));
