@@ -11,6 +11,8 @@ export interface SlotStore {
   acquireUpTo(key: string, limit: number, count: number, ttlMs: number): Promise<string[]>;
   /** Gives the slots `ids` of `key` back, in one round trip. */
   releaseAll(key: string, ids: string[]): Promise<void>;
+  /** Moves the expiry of the slots `ids` of `key` that are still held to `ttlMs` from now (a holder still running). */
+  renew(key: string, ids: string[], ttlMs: number): Promise<void>;
   inFlight(key: string): Promise<number>;
 }
 
@@ -32,6 +34,13 @@ export class MemorySlots implements SlotStore {
     if (!entry) return;
     for (const id of ids) entry.slots.delete(id);
     if (entry.slots.size === 0) this.held.delete(key);
+  }
+
+  async renew(key: string, ids: string[], ttlMs: number): Promise<void> {
+    const entry = this.held.get(key);
+    if (!entry) return;
+    const expires = Date.now() + ttlMs;
+    for (const id of ids) if (entry.slots.has(id)) entry.slots.set(id, expires);
   }
 
   async inFlight(key: string): Promise<number> {
@@ -117,6 +126,20 @@ end
 return taken
 `;
 const RELEASE = `return redis.call('ZREM', KEYS[1], unpack(ARGV))`;
+/** ARGV: TTL, then the ids. Only slots still in the set are moved (XX): a released one stays released. */
+const RENEW = `${NOW}
+local expires = now + tonumber(ARGV[1])
+local scored = {}
+for i = 2, #ARGV do
+  scored[#scored + 1] = expires
+  scored[#scored + 1] = ARGV[i]
+end
+redis.call('ZADD', KEYS[1], 'XX', unpack(scored))
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) + 1000)
+end
+return 1
+`;
 const IN_FLIGHT = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])
@@ -152,6 +175,10 @@ export class RedisSlots implements SlotStore {
     if (ids.length > 0) await this.redis.eval(RELEASE, [`${this.prefix}:${key}`], ids, 'concat');
   }
 
+  async renew(key: string, ids: string[], ttlMs: number): Promise<void> {
+    if (ids.length > 0) await this.redis.eval(RENEW, [`${this.prefix}:${key}`], [ttlMs, ...ids]);
+  }
+
   async inFlight(key: string): Promise<number> {
     return Number(await this.redis.eval(IN_FLIGHT, [`${this.prefix}:${key}`], [], 'identical'));
   }
@@ -184,5 +211,10 @@ export function withFallback<T extends object>(primary: T, fallback: T, logger: 
   });
 }
 
-/** How long a slot outlives a crashed holder. Longer than any execution's hard timeout. */
-export const SLOT_TTL_MS = 120_000;
+/**
+ * How long a slot outlives a crashed holder: a live holder renews its slots every SLOT_RENEW_MS
+ * (src/metering/slots.ts), so an execution may run longer than this, and an instance killed
+ * mid-execution shuts its tenants out of those slots for at most this long.
+ */
+export const SLOT_TTL_MS = 30_000;
+export const SLOT_RENEW_MS = 10_000;

@@ -4,7 +4,7 @@ import { createLogger } from '../logger';
 import type { Services } from '../services';
 import { MemorySlots, RedisSlots, type SlotStore } from './concurrency';
 import { connectRedis, type RedisLike } from './redis';
-import { acquireExecutionSlot, takeSlots } from './slots';
+import { acquireExecutionSlot, heldSlots, takeSlots } from './slots';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 
@@ -86,6 +86,46 @@ for (const [name, makeStore] of stores) describe.skipIf(name === 'redis' && !RED
     expect(await store.acquire(key, 1, 150)).toBeNull();
     await new Promise((r) => setTimeout(r, 250));
     expect(await store.acquire(key, 1, 150)).toBeTruthy();
+  });
+
+  it('a renewed slot outlives its TTL; a released one is not brought back by a renewal', async () => {
+    const store = makeStore();
+    const key = `tenant:${randomBytes(6).toString('hex')}`;
+    const kept = await store.acquire(key, 2, 200);
+    const released = await store.acquire(key, 2, 200);
+    await store.releaseAll(key, [released!]);
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 120));
+      await store.renew(key, [kept!, released!], 200);
+    }
+    // 360 ms after the claim, past its 200 ms TTL: still held, and only it.
+    expect(await store.inFlight(key)).toBe(1);
+    expect(await store.acquire(key, 1, 200)).toBeNull();
+    // No renewal (its holder crashed): it expires.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await store.inFlight(key)).toBe(0);
+  });
+
+  it("renews what the instance holds (acquired or taken), and stops with the release", async () => {
+    const svc = svcWith(makeStore());
+    const t = tenant();
+    const key = `tenant:${t.tenantId}`;
+    const release = await acquireExecutionSlot(svc, t);
+    const taken = await takeSlots(svc, t, 2);
+    const renewed: string[][] = [];
+    const renew = svc.slots.renew.bind(svc.slots);
+    svc.slots.renew = async (k, ids, ttl) => {
+      renewed.push(ids);
+      return renew(k, ids, ttl);
+    };
+    await heldSlots(svc).renew();
+    expect(renewed).toHaveLength(1);
+    expect(renewed[0]).toHaveLength(3);
+    taken.giveBack();
+    await release();
+    await heldSlots(svc).renew();
+    expect(renewed).toHaveLength(1);
+    await expect.poll(() => svc.slots.inFlight(key)).toBe(0);
   });
 
   it('a crashed holder\'s slots stop counting for a take of several once expired', async () => {

@@ -3,7 +3,7 @@ import { identifierBase62 } from '../lib/ids';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
-import { SLOT_TTL_MS } from './concurrency';
+import { SLOT_RENEW_MS, SLOT_TTL_MS } from './concurrency';
 import type { SlotRequest } from './limiter';
 
 export type ReleaseSlot = () => Promise<void>;
@@ -54,10 +54,13 @@ export async function acquireExecutionSlot(svc: Services, principal: Pick<Princi
       { 'Retry-After': '1' },
     );
   }
+  const held = heldSlots(svc);
+  held.add(key, [slot]);
   let released = false;
   return async () => {
     if (released) return;
     released = true;
+    held.remove(key, [slot]);
     await giveBack(svc, key, [slot]);
   };
 }
@@ -72,12 +75,15 @@ export async function acquireExecutionSlot(svc: Services, principal: Pick<Princi
 export async function takeSlots(svc: Services, principal: Pick<Principal, 'tenantId' | 'plan'>, count: number): Promise<{ held: number; giveBack(): void }> {
   const key = slotKey(principal.tenantId);
   const ids = await svc.slots.acquireUpTo(key, PLANS[principal.plan].concurrency, count, SLOT_TTL_MS);
+  const held = heldSlots(svc);
+  held.add(key, ids);
   let given = false;
   return {
     held: ids.length,
     giveBack() {
       if (given || ids.length === 0) return;
       given = true;
+      held.remove(key, ids);
       void giveBack(svc, key, ids);
     },
   };
@@ -90,7 +96,66 @@ export function releaseUnusedSlot(svc: Services, claim: SlotClaim): void {
   void giveBack(svc, claim.request.key, [claim.request.id]);
 }
 
-/** Gives slots `ids` of `key` back; a failure is logged, and the slots then expire on their own (SLOT_TTL_MS). */
+/** Gives slots `ids` of `key` back; a failure is logged, and the slots then expire on their own (SLOT_TTL_MS after the last renewal). */
 function giveBack(svc: Services, key: string, ids: string[]): Promise<void> {
   return svc.slots.releaseAll(key, ids).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not release execution slots'));
+}
+
+/**
+ * The slots this instance holds, renewed every SLOT_RENEW_MS while held: a slot expires
+ * SLOT_TTL_MS after its holder stopped renewing it (a crash), never under a running execution,
+ * however long it runs (a chain's steps, a batch's calls one after another on a lent slot).
+ */
+export class HeldSlots {
+  private readonly byKey = new Map<string, Set<string>>();
+  private timer: NodeJS.Timeout | undefined;
+  private renewing = false;
+
+  constructor(private readonly svc: Pick<Services, 'slots' | 'logger'>) {}
+
+  add(key: string, ids: string[]): void {
+    if (ids.length === 0) return;
+    let set = this.byKey.get(key);
+    if (!set) this.byKey.set(key, (set = new Set()));
+    for (const id of ids) set.add(id);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.renew(), SLOT_RENEW_MS);
+      this.timer.unref();
+    }
+  }
+
+  remove(key: string, ids: string[]): void {
+    const set = this.byKey.get(key);
+    if (!set) return;
+    for (const id of ids) set.delete(id);
+    if (set.size === 0) this.byKey.delete(key);
+    if (this.byKey.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** Every held slot's expiry moved to SLOT_TTL_MS from now: one call per tenant. */
+  async renew(): Promise<void> {
+    if (this.renewing) return;
+    this.renewing = true;
+    try {
+      await Promise.all(
+        [...this.byKey].map(([key, ids]) =>
+          this.svc.slots.renew(key, [...ids], SLOT_TTL_MS).catch((err: unknown) => this.svc.logger.warn({ err: String(err) }, 'could not renew execution slots')),
+        ),
+      );
+    } finally {
+      this.renewing = false;
+    }
+  }
+}
+
+const registries = new WeakMap<object, HeldSlots>();
+
+/** The instance's HeldSlots (one per Services, kept beside its slot store). */
+export function heldSlots(svc: Pick<Services, 'slots' | 'logger'>): HeldSlots {
+  let held = registries.get(svc.slots);
+  if (!held) registries.set(svc.slots, (held = new HeldSlots(svc)));
+  return held;
 }
