@@ -133,11 +133,12 @@ export function authOptions(): NextAuthOptions {
       },
     },
     events: {
-      // Signing out revokes the provider's session too (its refresh token stops working).
+      // Signing out revokes this browser's provider session too (its refresh token stops working),
+      // and only it: the user's other browsers stay signed in (`scope=local`; the default is global).
       async signOut({ token }) {
         const dashboard = token ? dashboardOf(token) : undefined;
         if (dashboard?.kind !== 'password' || !dashboard.accessToken) return;
-        await authFetch('logout', { method: 'POST', bearer: dashboard.accessToken }).catch(() => undefined);
+        await authFetch('logout', { method: 'POST', bearer: dashboard.accessToken, query: { scope: 'local' } }).catch(() => undefined);
       },
     },
   };

@@ -82,7 +82,7 @@ export function ConsentFlow({ uid }: { uid: string }) {
   const name = details.client.client_name ?? details.client.client_id;
   return (
     <>
-      <h1 className="text-2xl font-semibold tracking-tight">Authorize {name}</h1>
+      <h1 className="text-2xl font-semibold tracking-tight [overflow-wrap:anywhere]">Authorize {name}</h1>
       <ClientSummary details={details} />
       {details.step === 'login' ? <LoginForm api={api} onDone={setDetails} /> : <ConsentForm api={api} details={details} />}
     </>

@@ -148,6 +148,13 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByText('Your password has been changed.').waitFor();
 
+    // A second browser signed in as the same user.
+    const other = await newPage();
+    await other.page.goto('/account');
+    await other.page.waitForURL(/\/sign-in/);
+    await signInWithPassword(other.page, email, 'second-password-2');
+    await other.page.waitForURL('**/account');
+
     // Sign out from the header: the dashboard is closed again.
     await page.getByRole('navigation', { name: 'Account' }).getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${server.url}/`);
@@ -156,6 +163,10 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     await page.waitForURL(/\/sign-in\?callbackUrl=%2Faccount/);
     const after = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
     expect(after.status()).toBe(401);
+    // Only this browser's session ended (the sign-out page says so): the other one still works.
+    const elsewhere = await other.context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+    expect(elsewhere.status()).toBe(200);
+    await other.context.close();
 
     // The new password works; back to the page asked for.
     await signInWithPassword(page, email, 'second-password-2');

@@ -54,6 +54,8 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
   await check(page, 'keys-created-secret');
   await created.getByRole('button', { name: 'Done' }).click();
+  // Focus goes back to what opened the dialog (WCAG 2.4.3), though no Radix trigger opened it.
+  await expect(page.getByRole('button', { name: 'Create key' })).toBeFocused();
 
   // The key works from a script with exactly its scopes.
   expect((await api(page, secret, 'GET', '/api/v1/modules')).status).toBe(200);
@@ -117,6 +119,33 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   await expect(other.page.getByText(firstPrimary.prefix)).toHaveCount(0);
   expect((await api(other.page, other.apiKey, 'POST', `/api/v1/keys/${firstPrimary.key_id}/rotate`, { grace_seconds: 0 })).status).toBe(404);
   expect((await api(other.page, other.apiKey, 'DELETE', `/api/v1/keys/${firstPrimary.key_id}`)).status).toBe(404);
+});
+
+test('a key with the longest name the API takes stays inside its table and dialogs', async ({ browser }) => {
+  const owner = await newOwner(browser, { agentName: 'Long Name Keys Agent' });
+  const { page } = owner;
+  expect((await api(page, owner.apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
+  const name = 'x'.repeat(100);
+  expect((await api(page, owner.apiKey, 'POST', '/api/v1/keys', { name })).status).toBe(201);
+  await page.goto('/dashboard/keys');
+  const row = page.getByRole('row', { name: new RegExp(name) });
+  await expect(row.getByRole('button', { name: `Revoke ${name}` })).toBeInViewport();
+  await expectFitsNarrowScreen(page);
+
+  await row.getByRole('button', { name: `Revoke ${name}` }).click();
+  const confirm = page.getByRole('alertdialog');
+  await expect(confirm.getByRole('button', { name: 'Revoke key' })).toBeInViewport({ ratio: 1 });
+  await page.keyboard.press('Escape');
+  await row.getByRole('button', { name: `Rotate ${name}` }).click();
+  const rotate = page.getByRole('dialog');
+  await expect(rotate.getByRole('button', { name: 'Rotate key' })).toBeInViewport({ ratio: 1 });
+  const box = (await rotate.boundingBox())!;
+  const title = (await rotate.getByRole('heading').boundingBox())!;
+  expect(title.x + title.width).toBeLessThanOrEqual(box.x + box.width);
+  await check(page, 'keys-rotate-long-name');
+  await page.keyboard.press('Escape');
+  // The row's Rotate button, which opened the dialog, has the focus back.
+  await expect(row.getByRole('button', { name: `Rotate ${name}` })).toBeFocused();
 });
 
 test('"Load more" reaches every key past the first page', async ({ browser }) => {

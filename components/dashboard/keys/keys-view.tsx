@@ -125,8 +125,8 @@ const columns: ColumnDef<KeySummary, unknown>[] = [
     accessorKey: 'name',
     header: 'Name',
     cell: ({ row }) => (
-      <div className="grid grid-cols-1 gap-1">
-        <span className="font-medium">{row.original.name}</span>
+      <div className="grid max-w-xs min-w-32 grid-cols-1 gap-1">
+        <span className="font-medium [overflow-wrap:anywhere]">{row.original.name}</span>
         {row.original.primary ? <span className="text-xs text-slate-600 dark:text-slate-400">Primary key</span> : null}
       </div>
     ),

@@ -156,7 +156,8 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
         queryClient.setQueriesData<MemoryPage>({ queryKey: listKey }, (old) => (old ? { ...old, data: old.data.filter((e) => !(e.agent_id === vars.agent_id && e.key === vars.key)) } : old));
       },
       onSuccess: (res) => toast.success(`Deleted “${res.key}”`),
-      onSettled: () => void queryClient.invalidateQueries({ queryKey: listKey }),
+      // The agents' entry counts (the picker's chips) change with a delete too.
+      onSettled: () => void Promise.all([queryClient.invalidateQueries({ queryKey: listKey }), queryClient.invalidateQueries({ queryKey: trpc.memory.agents.queryKey() })]),
     }),
   );
   const first = pages[0]!;

@@ -62,7 +62,7 @@ export function ModulesView() {
           <Label htmlFor={ids.search}>Search actions</Label>
           <div className="relative">
             <Search aria-hidden="true" className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-500" />
-            <Input id={ids.search} type="search" className="pl-9" placeholder='e.g. slugify, "json schema", -xml' value={typed} onChange={(e) => setTyped(e.target.value)} />
+            <Input id={ids.search} type="search" className="pl-9" placeholder='e.g. slugify, "json schema", -xml' maxLength={200} value={typed} onChange={(e) => setTyped(e.target.value)} />
           </div>
         </div>
         <div className="grid gap-2">
