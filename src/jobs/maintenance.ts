@@ -1,5 +1,6 @@
 import { purgeOldRecords } from '../events/retention';
 import { closeInterruptedExecutions } from '../executions/recover';
+import { purgeIdempotencyKeys } from '../idempotency/keys';
 import { purgeExpiredMemory } from '../memory/purge';
 import { purgeExpiredOAuth } from '../oauth/adapter';
 import type { Services } from '../services';
@@ -37,5 +38,7 @@ export async function startMaintenance(svc: Services): Promise<void> {
     // The OAuth server's expired sessions, interactions, codes and tokens (never read once expired).
     const oauth = await purgeExpiredOAuth(svc.db);
     if (oauth) svc.logger.info({ oauth }, 'retention: deleted expired OAuth records');
+    const keys = await purgeIdempotencyKeys(svc);
+    if (keys) svc.logger.info({ keys }, 'retention: deleted idempotency keys older than a day');
   });
 }

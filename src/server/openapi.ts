@@ -65,7 +65,28 @@ const HEADERS: Record<string, Json> = {
   },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
   Allow: { description: 'The methods the path accepts, e.g. `POST, OPTIONS`.', required: true, schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: 'Present (`true`) when the answer is the one kept for this `Idempotency-Key`: the request was not run again.',
+    schema: { type: 'string', const: 'true' },
+  },
 };
+
+/** The `Idempotency-Key` request header of the tenant's state-changing operations (src/idempotency/keys.ts). */
+const IDEMPOTENCY_PARAMETER = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      "Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant; reusing one with another operation or input is a 400, and while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer.",
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  },
+};
+
+/** Operations that honour `Idempotency-Key`: the tenant's state-changing ones (apiProcedure mutations). */
+function takesIdempotencyKey(route: Route): boolean {
+  return route.method !== 'GET' && route.meta.openapi?.protect !== false && !route.template.startsWith('/api/v1/admin/');
+}
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -133,6 +154,8 @@ function errorStatuses(route: Route): Record<string, string> {
   out[500] = INTERNAL;
   const declared = route.meta.openapi?.errorResponses;
   if (declared && !Array.isArray(declared)) Object.assign(out, declared);
+  // An operation's own 409 keeps its words; the Idempotency-Key parameter describes this one too.
+  if (takesIdempotencyKey(route)) out[409] ??= 'A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer';
   return out;
 }
 
@@ -541,6 +564,10 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     for (const [code, description] of Object.entries(errorStatuses(route))) {
       rebuilt[code] ??= errorResponse(code, description);
     }
+    if (takesIdempotencyKey(route)) {
+      rebuilt[status] = { ...rebuilt[status], headers: { ...(rebuilt[status]!.headers as Json), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } };
+      op.parameters = [...((op.parameters as unknown[] | undefined) ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+    }
     op.responses = Object.fromEntries(Object.entries(rebuilt).sort(([a], [b]) => a.localeCompare(b)));
     // trpc-to-openapi lists every scheme on every protected operation; each operation lists the
     // credentials it actually takes (the operator token opens the admin paths only).
@@ -553,7 +580,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   const webhooks = webhooksSection();
   doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA, ...JSON_RPC_SCHEMAS, ...webhooks.schemas } as never;
-  doc.components.parameters = { ...doc.components.parameters, ...WEBHOOK_HEADERS } as never;
+  doc.components.parameters = { ...doc.components.parameters, ...WEBHOOK_HEADERS, ...IDEMPOTENCY_PARAMETER } as never;
   doc.components.headers = HEADERS as never;
   doc.webhooks = webhooks.webhooks as never;
   dropSafeIntegerBounds(doc);

@@ -15,6 +15,8 @@ import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { findUnstorable } from '../lib/storable';
+import { parseIdempotencyKey } from '../idempotency/keys';
+import { idempotent } from './idempotency';
 import { header, optionalPrincipal } from './pool';
 import { AppError, TRPC_CODES, errorBody, insufficientScope, invalidRequest, notFound, toAppError } from './errors';
 
@@ -192,14 +194,17 @@ async function authenticateAndMeter(ctx: Context, exempt: boolean, claimsSlot: b
  */
 export function apiProcedure(scope?: Scope, feature?: PlanFeature, opts: { claimsSlot?: boolean } = {}) {
   const claimsSlot = opts.claimsSlot === true;
-  return t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
+  return t.procedure.use(async ({ ctx, meta, next, getRawInput, path, type }) => {
     const { principal, claim } = await authenticateAndMeter(ctx, meta?.rateLimitExempt === true, claimsSlot);
     try {
       if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
       if (feature) assertPlanAllows(principal.plan, feature);
       assertBodyUsable(ctx);
       await assertAcceptableInput(getRawInput, meta);
-      const result = await next({ ctx: claim ? { principal, slotClaim: claim } : { principal } });
+      const run = () => next({ ctx: claim ? { principal, slotClaim: claim } : { principal } });
+      // A mutation sent with an Idempotency-Key runs once; its retries get its answer (src/idempotency/keys.ts).
+      const key = type === 'mutation' ? parseIdempotencyKey(ctx.headers['idempotency-key']) : undefined;
+      const result = key === undefined ? await run() : await idempotent(ctx, principal.tenantId, key, path, await getRawInput(), run);
       // Executions change it: report the value after the operation (from the usage cache).
       ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);
       return result;

@@ -11,3 +11,4 @@ export * from './identity';
 export * from './certification';
 export * from './trust';
 export * from './workflows';
+export * from './idempotency';

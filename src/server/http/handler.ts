@@ -39,7 +39,7 @@ const FIXED_PATHS = new Set(['/api/openapi.json', '/openapi.json', '/api/llms.tx
 /** Calls one /api/trpc batch may carry (the dashboard's httpBatchLink sets maxItems to it). */
 export const MAX_TRPC_BATCH = 20;
 
-const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy';
+const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed';
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
 /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
@@ -189,7 +189,7 @@ function preflight(res: ServerResponse, base: Record<string, string>) {
   res.writeHead(204, {
     ...base,
     'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type, X-Api-Key, Authorization, X-Request-Id, A2A-Version, A2A-Extensions',
+    'Access-Control-Allow-Headers': 'Content-Type, X-Api-Key, Authorization, X-Request-Id, Idempotency-Key, A2A-Version, A2A-Extensions',
     'Access-Control-Max-Age': '86400',
   });
   res.end();
