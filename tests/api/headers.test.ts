@@ -139,6 +139,18 @@ backends.describe('headers on every API response (%s)', (backend) => {
     }
   });
 
+  it('without the dashboard mounted, any other path is a JSON 404 with the headers; so is an unknown /oauth/ path', async () => {
+    for (const path of ['/', '/nope', '/favicon.ico', '/API/V1/health', '/oauth/nope', '/oauth/authorize-not']) {
+      for (const who of ['tenant', 'public'] as const) {
+        const res = await raw(s.url + path, 'GET', creds(who));
+        expect(res.status, path).toBe(404);
+        expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
+        expect(JSON.parse(res.text).error, path).toBe('not_found');
+        expectHeaders(res, who, `GET ${path} (${who})`);
+      }
+    }
+  });
+
   it('unknown routes with a valid key report the tenant pool without consuming it', async () => {
     const before = await raw(`${s.url}/api/v2/anything`, 'GET', creds('tenant'));
     const after = await raw(`${s.url}/api/v1/nothing-here`, 'PATCH', creds('tenant'));

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import validator from 'validator';
 import { describeModule, testContext } from '../testing';
 import { ActionInputError } from '../types';
 import def from './index';
@@ -22,6 +24,24 @@ describe('text edge cases', () => {
   it('extract_emails ignores invalid candidates and respects max_results', () => {
     expect(run('extract_emails', { text: 'x@y a@b.c d@e.fr f@g.de', max_results: 1 }).emails).toEqual(['d@e.fr']);
     expect(run('extract_emails', { text: 'A@x.io a@x.io', unique: false, lowercase: true }).emails).toEqual(['a@x.io', 'a@x.io']);
+  });
+
+  it('extract_emails finds what one regex over the text found, on any text', () => {
+    const regex = /[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+    const pieces = ['a', 'Z', '9', '.', '-', "'", '+', '%', '_', '@', ' ', ',', 'é', '𝒜', '日', 'x.io', 'b.co', '\n'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 60 }), (parts) => {
+        const text = parts.join('');
+        const expected = [...text.matchAll(regex)].map((m) => m[0].replace(/^[.'-]+|[.'-]+$/g, '')).filter((e) => validator.isEmail(e));
+        expect(run('extract_emails', { text, unique: false, max_results: 10_000 }).emails).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('extract_emails reads a long run of letters once (it re-read it from every start before)', () => {
+    const text = `${'x'.repeat(400_000)} then ann@example.com and ${'y'.repeat(300_000)}@ nothing, ${'@'.repeat(200_000)} bo@example.org`;
+    expect(run('extract_emails', { text }).emails).toEqual(['ann@example.com', 'bo@example.org']);
   });
 
   it('extract_urls trims punctuation and ignores non-URLs', () => {

@@ -42,6 +42,10 @@ export const MAX_TRPC_BATCH = 20;
 const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed';
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
+function requestContext(svc: Services, req: IncomingMessage, requestId: string): Context {
+  return { svc, requestId, ip: forwardedClientIp(req.headers) ?? clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
+}
+
 /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
 async function withPool(base: Record<string, string>, ctx: Context): Promise<Record<string, string>> {
   return { ...base, ...(await reportedPool(ctx)) };
@@ -75,10 +79,11 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         req.headers[CLIENT_IP_HEADER] = clientIp(req, svc.config.trustProxy);
         return next(req, res);
       }
-      return sendError(res, new AppError('not_found', 'No such endpoint.'), requestId);
+      // The API alone (no dashboard): still a response of this service, with the caller's pool.
+      return sendError(res, new AppError('not_found', 'No such endpoint.'), requestId, await withPool({ ...CORS, 'Cache-Control': 'no-store' }, requestContext(svc, req, requestId)));
     }
     const base: Record<string, string> = restCall ? { ...CORS, 'Cache-Control': 'no-store', 'X-Request-Id': requestId } : { ...CORS, 'Cache-Control': 'no-store' };
-    const ctx: Context = { svc, requestId, ip: forwardedClientIp(req.headers) ?? clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
+    const ctx = requestContext(svc, req, requestId);
     const access: AccessLog = { template: null };
     // No listener (and no line built) when the level leaves access lines out (e.g. LOG_LEVEL=warn).
     if (svc.logger.isLevelEnabled('info')) res.once('finish', () => logAccess(svc, req, res, ctx, access, started));

@@ -27,6 +27,8 @@ import { identityKeys } from '../../identity/keys';
 import { guardedFetch } from '../../net/ssrf';
 import { oauthAdapter } from '../../oauth/adapter';
 import type { Services } from '../../services';
+import { AppError } from '../errors';
+import { sendError } from '../http/respond';
 import { CONSENT_PAGE, mcpResource, OAUTH_MOUNT, OAUTH_SCOPES, oauthIssuer } from './endpoints';
 
 const ACCESS_TOKEN_TTL = 60 * 60;
@@ -75,17 +77,7 @@ async function buildProvider(svc: Services): Promise<Provider> {
       id_token_signed_response_alg: 'ES256',
     },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
-    routes: {
-      authorization: '/authorize',
-      token: '/token',
-      registration: '/register',
-      revocation: '/revoke',
-      jwks: '/jwks',
-      userinfo: '/userinfo',
-      end_session: '/logout',
-      introspection: '/introspect',
-      pushed_authorization_request: '/par',
-    },
+    routes: PROVIDER_ROUTES,
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
@@ -160,11 +152,35 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** Where oidc-provider answers, relative to OAUTH_MOUNT. */
+const PROVIDER_ROUTES = {
+  authorization: '/authorize',
+  token: '/token',
+  registration: '/register',
+  revocation: '/revoke',
+  jwks: '/jwks',
+  userinfo: '/userinfo',
+  end_session: '/logout',
+  introspection: '/introspect',
+  pushed_authorization_request: '/par',
+};
+
+/** A path oidc-provider has a route for (its own sub-paths included, e.g. `/authorize/<uid>`). */
+function providerAnswers(providerPath: string): boolean {
+  if (providerPath === '/.well-known/openid-configuration') return true;
+  return Object.values(PROVIDER_ROUTES).some((route) => providerPath === route || providerPath.startsWith(`${route}/`));
+}
+
 /**
  * Serves one request under `/oauth/*` (and the RFC 8414 / OpenID discovery aliases) with
  * oidc-provider: the path is rewritten relative to its mount, as Koa's mount would.
  */
-export async function handleOAuthProvider(svc: Services, req: IncomingMessage, res: ServerResponse, providerPath: string): Promise<void> {
+export async function handleOAuthProvider(svc: Services, req: IncomingMessage, res: ServerResponse, providerPath: string, requestId: string): Promise<void> {
+  // Elsewhere it would answer a plain-text 404: ours is in the error format (DESIGN.md §6).
+  if (!providerAnswers(providerPath)) {
+    sendError(res, new AppError('not_found', `No OAuth endpoint at ${OAUTH_MOUNT}${providerPath}.`), requestId, { 'Access-Control-Allow-Origin': '*' });
+    return;
+  }
   const provider = await oauthProvider(svc);
   const original = req.url ?? '/';
   const query = original.includes('?') ? original.slice(original.indexOf('?')) : '';

@@ -50,7 +50,7 @@ export async function handleOAuthRoute(svc: Services, req: IncomingMessage, res:
     return true;
   }
   const providerPath = SERVER_METADATA.has(pathname) ? '/.well-known/openid-configuration' : pathname.slice(OAUTH_MOUNT.length) || '/';
-  await (await loadProvider()).handleOAuthProvider(svc, req, res, providerPath);
+  await (await loadProvider()).handleOAuthProvider(svc, req, res, providerPath, requestId);
   return true;
 }
 
