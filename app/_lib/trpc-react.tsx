@@ -52,6 +52,9 @@ function makeQueryClient(): QueryClient {
         },
         retryDelay: (attempt) => Math.min(500 * 2 ** attempt, 4_000),
       },
+      // An action sent while the browser is offline fails at once with the network's error
+      // (react-query's default pauses it until the browser is back: a run stayed "Running").
+      mutations: { networkMode: 'always' },
     },
   });
 }
