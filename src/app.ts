@@ -22,6 +22,7 @@ import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
 import { connectRedis, connectUpstash } from './metering/redis';
 import { RequestCounter } from './metering/request-counts';
 import { UsageCache } from './metering/usage';
+import { sealOAuthPayloads } from './oauth/adapter';
 import type { Services } from './services';
 import { DELIVERY_QUEUE, deliveryQueueOptions, retryOrphanedAttempts } from './webhooks/queue';
 
@@ -36,6 +37,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const logger = options.logger ?? createLogger(config.logLevel);
   logSecretOrigins(config, logger);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteTemplate: options.pgliteTemplate });
+  // OAuth payloads written in plain before they were encrypted at rest (none on a new database).
+  const sealed = await sealOAuthPayloads(database.db, config.encryptionKey);
+  if (sealed > 0) logger.info({ sealed }, 'oauth_store: encrypted payloads written before encryption at rest');
   const boss = await startBoss(database, logger, [
     { name: DELIVERY_QUEUE, options: deliveryQueueOptions(config.webhooks.timeoutMs) },
     { name: MINUTELY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },

@@ -20,10 +20,10 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { oauthStore } from '../../src/db/schema';
 import { identityKeys } from '../../src/identity/keys';
-import { oauthAdapter, purgeExpiredOAuth } from '../../src/oauth/adapter';
+import { oauthAdapter, purgeExpiredOAuth, sealOAuthPayloads, storedKey } from '../../src/oauth/adapter';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { MemoryProvider } from '../oauth-client';
 
@@ -345,7 +345,7 @@ backends.describe('MCP OAuth (%s)', (backend) => {
   });
 
   it('oauth_store: expired rows are never returned and the hourly purge deletes them; consume and revokeByGrantId', async () => {
-    const Adapter = oauthAdapter(s.svc.db);
+    const Adapter = oauthAdapter(s.svc.db, s.svc.config.encryptionKey);
     const codes = new Adapter('AuthorizationCode');
     const id = `test-${randomBytes(6).toString('hex')}`;
     await codes.upsert(id, { jti: id, grantId: `g-${id}`, uid: `u-${id}` }, 60);
@@ -357,10 +357,35 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     expect(await codes.find(id)).toBeUndefined();
 
     await codes.upsert(id, { jti: id }, 60);
-    await s.svc.db.update(oauthStore).set({ expiresAt: new Date(Date.now() - 120_000) }).where(eq(oauthStore.id, id));
+    await s.svc.db.update(oauthStore).set({ expiresAt: new Date(Date.now() - 120_000) }).where(eq(oauthStore.id, storedKey(id)));
     expect(await codes.find(id)).toBeUndefined();
     expect(await purgeExpiredOAuth(s.svc.db)).toBeGreaterThanOrEqual(1);
-    expect(await s.svc.db.select().from(oauthStore).where(eq(oauthStore.id, id))).toEqual([]);
+    expect(await s.svc.db.select().from(oauthStore).where(eq(oauthStore.id, storedKey(id)))).toEqual([]);
+  });
+
+  it('oauth_store keeps no secret as it is: ids and lookup keys hashed, payloads encrypted; rows written before are migrated', async () => {
+    const Adapter = oauthAdapter(s.svc.db, s.svc.config.encryptionKey);
+    const tokens = new Adapter('RefreshToken');
+    const token = `rt-${randomBytes(16).toString('base64url')}`;
+    await tokens.upsert(token, { jti: token, grantId: `g-${token}`, uid: `u-${token}`, accountId: 'someone' }, 60);
+    const rows = await s.svc.db.select().from(oauthStore).where(eq(oauthStore.model, 'RefreshToken'));
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(token);
+    expect(rows.find((r) => r.id === storedKey(token))!.payload).toMatch(/^v1:/);
+    expect(await tokens.find(token)).toMatchObject({ jti: token, accountId: 'someone' });
+
+    // A row as it was written before (plain id and payload): migration 0014 hashes its keys, and
+    // the start-up pass encrypts its payload; the adapter then finds it by its value as before.
+    const legacy = `legacy-${randomBytes(8).toString('hex')}`;
+    await s.svc.db.insert(oauthStore).values({ model: 'LegacyClient', id: legacy, payload: { client_id: legacy, client_secret: `secret-${legacy}` }, uid: `u-${legacy}` });
+    const migration = readFileSync(path.join(import.meta.dirname, '../../drizzle/0014_oauth_store_hashed_keys.sql'), 'utf8').trim().replace(/;$/, '');
+    await s.svc.db.execute(sql.raw(`${migration} WHERE "model" = 'LegacyClient'`));
+    expect(await sealOAuthPayloads(s.svc.db, s.svc.config.encryptionKey)).toBe(1);
+    const [row] = await s.svc.db.select().from(oauthStore).where(and(eq(oauthStore.model, 'LegacyClient')));
+    expect(JSON.stringify(row)).not.toContain(legacy);
+    const clients = new Adapter('LegacyClient');
+    expect(await clients.find(legacy)).toEqual({ client_id: legacy, client_secret: `secret-${legacy}` });
+    expect(await clients.findByUid(`u-${legacy}`)).toMatchObject({ client_id: legacy });
   });
 
   describe_protocol_refusals();

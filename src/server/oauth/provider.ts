@@ -56,7 +56,7 @@ async function buildProvider(svc: Services): Promise<Provider> {
   const allowPrivate = svc.config.webhooks.allowPrivate;
 
   const provider = new Provider(oauthIssuer(svc), {
-    adapter: oauthAdapter(svc.db),
+    adapter: oauthAdapter(svc.db, svc.config.encryptionKey),
     jwks: { keys: [privateJwk] },
     cookies: { keys: [cookieKey], long: { signed: true, httpOnly: true, sameSite: 'lax' }, short: { signed: true, httpOnly: true, sameSite: 'lax' } },
     // The identity provider's users: `sub` is the auth user id.

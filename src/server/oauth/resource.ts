@@ -10,6 +10,7 @@ import { tenantPrincipal } from '../../auth/principal';
 import { SCOPES } from '../../auth/scopes';
 import { oauthStore, tenantIdentities, tenants } from '../../db/schema';
 import { identityKeys } from '../../identity/keys';
+import { storedKey } from '../../oauth/adapter';
 import { AppError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { MCP_SCOPES, mcpResource, mcpResourceMetadataUrl, oauthIssuer } from './endpoints';
@@ -102,7 +103,7 @@ export async function authenticateMcpAccessToken(svc: Services, token: string): 
   const [grant] = await svc.db
     .select({ expiresAt: oauthStore.expiresAt })
     .from(oauthStore)
-    .where(and(eq(oauthStore.model, 'Grant'), eq(oauthStore.id, grantId)))
+    .where(and(eq(oauthStore.model, 'Grant'), eq(oauthStore.id, storedKey(grantId))))
     .limit(1);
   if (!grant || (grant.expiresAt && grant.expiresAt.getTime() <= Date.now())) throw invalid('The access token has been revoked.');
 
