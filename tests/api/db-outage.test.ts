@@ -55,7 +55,9 @@ describe.skipIf(missing.postgres !== undefined)('PostgreSQL connections dropped 
   });
 
   it('survives the cut, answers 503 while the database is away, and serves again when it is back', async () => {
-    const { apiKey } = await s.register();
+    const { apiKey, tenantId } = await s.register();
+    // Enough execution slots for the whole burst, however slowly the machine runs it (free has 5).
+    await s.setPlan(tenantId, 'enterprise');
     const execute = () => s.call('/api/v1/modules/text/execute', { key: apiKey, body: { action: 'word_count', input: { text: 'a b c' } } });
     // Executions in flight (transactions holding checked-out clients) when every connection is reset.
     const burst = Array.from({ length: 40 }, (_, i) => new Promise((r) => setTimeout(r, i * 10)).then(execute));
