@@ -48,7 +48,7 @@ export default function DocsPage() {
             <li key={g.path} className="rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
               <p className="font-semibold">{g.title}</p>
               <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{g.what}</p>
-              <code className="mt-2 block font-mono text-xs text-indigo-700 dark:text-indigo-300">{g.path}</code>
+              <code className="mt-2 block font-mono text-xs text-slate-700 dark:text-slate-300">{g.path}</code>
             </li>
           ))}
         </ul>
