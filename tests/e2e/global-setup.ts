@@ -54,6 +54,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   });
   process.env.E2E_BASE_URL = server.url;
   process.env.E2E_MAIL_DIR = mailDir;
+  process.env.E2E_DATA_DIR = server.dataDir;
 
   return async () => {
     await server.stop();

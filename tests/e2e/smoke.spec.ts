@@ -3,7 +3,7 @@
  * The pages around it are checked too: sign-in as a visitor sees it, and the account page. At
  * 375 px every section is reached through the Menu button's sheet.
  */
-import { check, expect, expectFitsNarrowScreen, newOwner, signIn, test } from './support';
+import { check, endEverySession, expect, expectFitsNarrowScreen, newOwner, signIn, test } from './support';
 
 test('a new owner reaches the overview', async ({ browser }) => {
   const visitor = await (await browser.newContext({ baseURL: process.env.E2E_BASE_URL })).newPage();
@@ -81,19 +81,24 @@ test('at 375 px every section is reached and opened through the menu', async ({ 
   }
 });
 
-test('signing out on one device sends the other to sign in again, back to its page; sign-out stays on this origin', async ({ browser }) => {
+test('signing out ends this device\'s session only; a session ended elsewhere sends the device to sign in again, back to its page; sign-out stays on this origin', async ({ browser }) => {
   const owner = await newOwner(browser);
   const other = await (await browser.newContext({ baseURL: process.env.E2E_BASE_URL })).newPage();
   await signIn(other, owner.email, owner.password, '/dashboard/keys');
   await expect(other.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
 
-  // Signing out ends every session of the user (the identity provider's too).
+  // Signing out ends this browser's session (the identity provider's too), as the sign-out page says.
   const origin = new URL(owner.page.url()).origin;
   await owner.page.getByRole('button', { name: 'Sign out' }).click();
   await owner.page.waitForURL((url) => url.pathname === '/');
   expect(new URL(owner.page.url()).origin).toBe(origin);
+  await other.reload();
+  await expect(other.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
 
-  // The other device's next call is refused as an ended session: it is sent to sign in, not left on an error.
+  // Every session of the user ended at the identity provider (`logout?scope=global`, as a script
+  // or another client may do): the other device's next call is refused as an ended session, and
+  // it is sent to sign in, not left on an error.
+  await endEverySession(owner.email, owner.password);
   await other.reload();
   await expect(other).toHaveURL(/\/sign-in\?callbackUrl=%2Fdashboard%2Fkeys$/);
   await signIn(other, owner.email, owner.password, '/dashboard/keys');

@@ -74,6 +74,23 @@ export async function signIn(page: Page, email: string, password: string, callba
   await page.waitForURL((url) => url.pathname === callbackPath);
 }
 
+/**
+ * Ends every session of the user at the identity provider, as a script would: a password grant,
+ * then `logout?scope=global` with its token (the anon key from the server's DATA_DIR).
+ */
+export async function endEverySession(email: string, password: string): Promise<void> {
+  const { AUTH_ANON_KEY: anonKey } = JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR ?? '', 'secrets.json'), 'utf8')) as { AUTH_ANON_KEY: string };
+  const token = await fetch(`${baseUrl()}/auth/v1/token?grant_type=password`, {
+    method: 'POST',
+    headers: { apikey: anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  expect(token.status).toBe(200);
+  const { access_token: accessToken } = (await token.json()) as { access_token: string };
+  const logout = await fetch(`${baseUrl()}/auth/v1/logout?scope=global`, { method: 'POST', headers: { apikey: anonKey, authorization: `Bearer ${accessToken}` } });
+  expect(logout.status).toBe(204);
+}
+
 export interface Owner {
   email: string;
   password: string;
