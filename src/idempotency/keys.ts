@@ -12,7 +12,7 @@
  * Kept answers are encrypted under ENCRYPTION_KEY: they may carry secrets (a new API key, an
  * action's output).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { idempotencyKeys } from '../db/schema';
 import { AppError, invalidRequest, type ErrorCode } from '../lib/errors';
@@ -50,9 +50,7 @@ export function parseIdempotencyKey(value: string | string[] | undefined): strin
 
 /** The request a key stands for: the operation and its input as sent. */
 export function requestFingerprint(operation: string, input: unknown): string {
-  return createHash('sha256')
-    .update(`${operation}\n${JSON.stringify(input ?? null)}`)
-    .digest('hex');
+  return hash('sha256', `${operation}\n${JSON.stringify(input ?? null)}`, 'hex');
 }
 
 export type Claim = { kind: 'run' } | { kind: 'replay'; status: number | undefined; answer: StoredAnswer };

@@ -11,10 +11,10 @@
  * as a JSON string. A payload written before (an object) is still read, and re-encrypted at
  * start-up (`sealOAuthPayloads`); migration 0014 hashed the keys written before.
  */
-import { createHash } from 'node:crypto';
 import { and, eq, isNull, lt, or, gt, sql } from 'drizzle-orm';
 import type { Db } from '../db';
 import { oauthStore } from '../db/schema';
+import { hashToken } from '../identity/users';
 import { decryptSecret, encryptSecret } from '../lib/secrets';
 
 /** The payload oidc-provider hands to `upsert` (see its adapter interface). */
@@ -41,10 +41,11 @@ const storable = (key: string) => !key.includes('\u0000');
 
 const live = () => or(isNull(oauthStore.expiresAt), gt(oauthStore.expiresAt, sql`now()`));
 
-/** How an id or lookup key is stored: its SHA-256, hex (as migration 0014 computes it in SQL). */
-export function storedKey(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
+/**
+ * How an id or lookup key is stored: its SHA-256, hex, as the identity provider stores its tokens
+ * (and as migration 0014 computes it in SQL).
+ */
+export const storedKey = hashToken;
 
 const storedKeyOrNull = (value: unknown) => (typeof value === 'string' ? storedKey(value) : null);
 
