@@ -20,7 +20,24 @@ export const batchInput = z.strictObject({
       }),
     )
     .min(1, 'A batch needs at least one call')
-    .max(MAX_BATCH_CALLS, `A batch runs at most ${MAX_BATCH_CALLS} calls`),
+    .max(MAX_BATCH_CALLS, `A batch runs at most ${MAX_BATCH_CALLS} calls`)
+    .superRefine((calls, ctx) => {
+      // Results are answered under these ids (a call without one under its index), so two calls
+      // answered under one id would make the answer ambiguous: refused before anything runs.
+      const first = new Map<string, number>();
+      calls.forEach((call, i) => {
+        if (call.id === undefined) return;
+        const earlier = first.get(call.id);
+        const index = /^(0|[1-9][0-9]*)$/.test(call.id) ? Number(call.id) : -1;
+        let message: string | undefined;
+        if (earlier !== undefined) message = `Duplicate call id '${call.id}': call ${earlier} has it too.`;
+        else if (index !== i && calls[index] && calls[index].id === undefined) {
+          message = `Duplicate call id '${call.id}': call ${index} has no id and is answered under its index, ${index}.`;
+        }
+        if (message) ctx.addIssue({ code: 'custom', path: [i, 'id'], message });
+        else first.set(call.id, i);
+      });
+    }),
 });
 
 export interface CallResult {

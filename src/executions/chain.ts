@@ -16,7 +16,20 @@ export const chainInput = z.strictObject({
         module: moduleName,
         action: actionName,
         input: z.record(z.string(), z.unknown()).default({}),
-        map: z.string().min(1).max(2000).optional().describe('JSONata expression over the previous output, applied before merging'),
+        map: z
+          .string()
+          .min(1)
+          .max(2000)
+          .superRefine((expression, ctx) => {
+            // Checked here, so a chain whose later step has an invalid `map` runs no step at all.
+            try {
+              parseExpression(expression);
+            } catch (err) {
+              ctx.addIssue({ code: 'custom', message: `Invalid map expression: ${(err as Error).message}` });
+            }
+          })
+          .optional()
+          .describe('JSONata expression over the previous output, applied before merging; its syntax is checked before any step runs (400)'),
       }),
     )
     .min(1)
@@ -69,12 +82,8 @@ async function runSteps(svc: Services, principal: Principal, input: z.infer<type
   return { status: 'success' as const, output: previous, failed_step: null, steps };
 }
 
+/** A `map` over the previous output; its syntax was checked with the body (chainInput). */
 async function evaluateMap(svc: Services, tenantId: string, expression: string, value: unknown): Promise<unknown> {
-  try {
-    parseExpression(expression);
-  } catch (err) {
-    throw new Error(`Invalid map expression: ${(err as Error).message}`, { cause: err });
-  }
   try {
     return await evaluateExpression(svc, tenantId, expression, value);
   } catch (err) {

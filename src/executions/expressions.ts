@@ -5,14 +5,17 @@ import type { Services } from '../services';
 export const EXPRESSION_TIMEOUT_MS = 1000;
 
 /**
- * Parses a JSONata expression (syntax only, nothing runs), or throws an Error with jsonata's
- * message. Parsing is linear in the expression's length, which callers bound.
+ * Parses a JSONata expression (syntax only, nothing runs) and returns its syntax tree, or throws
+ * an Error with jsonata's message and where in the expression it stopped (`at character n`).
+ * Parsing is linear in the expression's length, which callers bound.
  */
-export function parseExpression(expression: string): void {
+export function parseExpression(expression: string): unknown {
   try {
-    jsonata(expression);
+    return jsonata(expression).ast();
   } catch (err) {
-    throw new Error((err as { message?: string }).message ?? 'syntax error', { cause: err });
+    const { message, position } = err as { message?: string; position?: unknown };
+    const at = typeof position === 'number' ? ` (at character ${position})` : '';
+    throw new Error(`${message ?? 'syntax error'}${at}`, { cause: err });
   }
 }
 

@@ -54,7 +54,10 @@ export function ancestorsOf(steps: Pick<WorkflowStepDefinition, 'id' | 'depends_
  * Validates a definition on save: unique step ids, dependencies that exist, no cycle, modules
  * and actions the tenant can run, template references and JSONata expressions that parse and
  * read only the run input or steps that are ancestors (so their output exists when the step
- * runs). Every refusal is a 400 naming the step.
+ * runs). An expression must name every step it reads (from its syntax tree: `steps.<id>`,
+ * `$lookup(steps, "<id>")`); one that reads `steps` otherwise is refused. Every refusal is a 400
+ * naming the step. (At run time a step's context holds only its ancestors' outputs, whatever an
+ * expression does: scheduler.ts runContext.)
  */
 export async function validateSteps(svc: Services, tenantId: string, steps: WorkflowStepInput[]): Promise<WorkflowStepDefinition[]> {
   const index = new Map<string, number>();
@@ -97,7 +100,15 @@ export async function validateSteps(svc: Services, tenantId: string, steps: Work
       } catch (err) {
         refuse(i, field, `Step '${s.id}': ${(err as Error).message}`);
       }
-      for (const target of stepsInExpression(expression)) checkStep(i, field, s, target);
+      const reads = stepsInExpression(expression);
+      for (const target of reads.ids) checkStep(i, field, s, target);
+      if (reads.unnamed) {
+        refuse(
+          i,
+          field,
+          `Step '${s.id}' ${field}: reads steps without naming a step (e.g. steps.*, $keys(steps), $lookup(steps, $name)), which cannot be checked against its dependencies; name each step it reads: steps.<id> or $lookup(steps, "<id>").`,
+        );
+      }
     }
   }
   return steps.map((s) => ({ ...s, ...(s.depends_on ? { depends_on: [...new Set(s.depends_on)] } : {}) }));

@@ -7,6 +7,7 @@ import { MAX_OUTPUT_BYTES } from '../executions/engine';
 import { executeAction } from '../executions/execute';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
+import { ancestorsOf } from './definition';
 import { enqueueSteps, type StepJob } from './queue';
 import { evaluateCondition, evaluateExpression, resolveTemplate, type RunContext } from './templates';
 
@@ -52,7 +53,7 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
     return failStep(svc, job, 'running', { code: 'interrupted', message: 'The service stopped while the step was running, too many times.' }, undefined, false);
   }
 
-  const context = runContext(run, rows);
+  const context = runContext(run, rows, def.id);
   if (fresh && job.attempt === 1 && def.if !== undefined) {
     let go: boolean;
     try {
@@ -84,9 +85,16 @@ export function backoffMs(policy: NonNullable<WorkflowStepDefinition['retry']>, 
   return Math.min(ms, 3_600_000);
 }
 
-function runContext(run: WorkflowRunRow, rows: WorkflowRunStepRow[]): RunContext {
+/**
+ * What a step's templates and expressions read: the run's input and its ancestors' outputs only.
+ * Validation on save refuses a reference to any other step, but an expression can reach the
+ * context without naming a step (`**`, `$$`, `$eval`, `%`); a sibling's output, present or not
+ * depending on timing, is never in it.
+ */
+function runContext(run: WorkflowRunRow, rows: WorkflowRunStepRow[], stepId: string): RunContext {
+  const ancestors = ancestorsOf(run.steps).get(stepId) ?? new Set<string>();
   const steps: RunContext['steps'] = {};
-  for (const r of rows) if (r.status === 'succeeded') steps[r.stepId] = { output: r.output };
+  for (const r of rows) if (r.status === 'succeeded' && ancestors.has(r.stepId)) steps[r.stepId] = { output: r.output };
   return { input: run.input as Record<string, unknown>, steps };
 }
 

@@ -34,7 +34,55 @@ describe('workflow templates', () => {
     expect(parseReference('steps.a.output.x.y')).toEqual({ root: 'step', step: 'a', path: ['x', 'y'] });
     for (const bad of ['env.SECRET', 'steps.a', 'steps.a.input.x', 'input..x', '']) expect(typeof parseReference(bad), bad).toBe('string');
     expect(referencesIn({ a: ['{{input.x}} {{steps.b.output}}'], b: 3 })).toEqual(['input.x', 'steps.b.output']);
-    expect(stepsInExpression('steps.a.output.x + steps.b_2.output.y')).toEqual(['a', 'b_2']);
+  });
+
+  it('finds the steps a JSONata expression names, from its syntax tree', () => {
+    const named = (expression: string) => stepsInExpression(expression);
+    expect(named('steps.a.output.x + steps.b_2.output.y')).toEqual({ ids: ['a', 'b_2'], unnamed: false });
+    for (const [expression, ids] of [
+      ['$lookup(steps, "a").output.x', ['a']],
+      ['steps ~> $lookup("a")', ['a']],
+      ['steps . a . output', ['a']],
+      ['steps.`a`.output', ['a']],
+      ['steps."a".output', ['a']],
+      ['$$.steps.a.output', ['a']],
+      ['$.steps.a.output', ['a']],
+      ['steps.a.output.items[id = steps.b.output.id]', ['a']],
+      ['{"x": steps.a.output.items[0], "y": [steps.b.output]}', ['a', 'b']],
+      ['$map(input.list, function($v) { $v * steps.c.output.n })', ['c']],
+      ['(steps.a.output.ok ? steps.b.output : $lookup(steps, "c")) ~> $string()', ['a', 'b', 'c']],
+      ['input.items.(steps.a.output)', []],
+      ['input.items.(steps.a.output.x + $$.steps.b.output.y)', ['b']],
+      ['input@$i.steps.c.output', ['c']],
+      ['input.steps.a', []],
+      ['input.items[steps > 1]', []],
+      ['"steps.a" = input.name', []],
+      ['$steps.a', []],
+    ] as const) {
+      expect(named(expression), expression).toEqual({ ids, unnamed: false });
+    }
+    for (const expression of [
+      'steps',
+      '$keys(steps)',
+      'steps.*.output',
+      'steps.**.x',
+      'steps[0].a',
+      'steps{"k": 1}',
+      'steps.(a).output',
+      'steps.$v.output',
+      '$lookup(steps, input.which)',
+      '$lookup($$.steps, "a" & "b")',
+      'steps ~> $lookup(input.which)',
+      '($s := steps; $s.a)',
+      '$each(steps, function($v, $k) { $k })',
+      '$$.steps',
+      '(steps).a',
+      'steps@$s.a',
+      'steps.a@$x.b',
+      'steps^(a).x',
+    ]) {
+      expect(named(expression).unnamed, expression).toBe(true);
+    }
   });
 });
 

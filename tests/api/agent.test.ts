@@ -44,6 +44,26 @@ backends.describe('batch, chain, arm and discovery documents (%s)', (backend) =>
     expect(await remaining(t.apiKey)).toBe(1000);
   });
 
+  it('batch: two calls answered under one id are 400 naming the later id, and nothing runs', async () => {
+    const t = await s.register();
+    const call = (id?: string) => ({ ...(id === undefined ? {} : { id }), module: 'text', action: 'slugify', input: { text: 'x' } });
+    const twice = expectError(await s.call('/api/v1/batch', { key: t.apiKey, body: { calls: [call('a'), call('b'), call(), call('a')] } }), 400, 'invalid_request');
+    expect(twice.issues).toEqual([{ path: 'calls.3.id', message: "Duplicate call id 'a': call 0 has it too." }]);
+    expect(twice.message).toBe("Invalid request: calls.3.id: Duplicate call id 'a': call 0 has it too.");
+    // A call without an id is answered under its index: an id equal to that index is ambiguous too.
+    const index = expectError(await s.call('/api/v1/batch', { key: t.apiKey, body: { calls: [call('2'), call('b'), call()] } }), 400, 'invalid_request');
+    expect(index.issues).toEqual([{ path: 'calls.0.id', message: "Duplicate call id '2': call 2 has no id and is answered under its index, 2." }]);
+    // The same rule on tRPC, the other transport that reaches runBatch.
+    const trpc = await s.call('/api/trpc/agent.batch', { key: t.apiKey, body: { calls: [call('x'), call('x')] } });
+    expect(trpc.status).toBe(400);
+    expect(trpc.body.error.data.app).toMatchObject({ error: 'invalid_request', issues: [{ path: 'calls.1.id' }] });
+    expect(await remaining(t.apiKey)).toBe(1000);
+    // Distinct ids, an id equal to its own index, and calls without ids are fine.
+    const ok = await s.call('/api/v1/batch', { key: t.apiKey, body: { calls: [call('0'), call(), call('x'), call()] } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.data.map((r: any) => r.id)).toEqual(['0', '1', 'x', '3']);
+  });
+
   it('chain: pipes each output into the next step, with map, one execution per step', async () => {
     const t = await s.register();
     const res = await s.call('/api/v1/chain', {
@@ -81,8 +101,33 @@ backends.describe('batch, chain, arm and discovery documents (%s)', (backend) =>
     expect(res.body.steps).toHaveLength(2);
     expect(res.body.steps[1].status).toBe('failed');
     expect(await remaining(t.apiKey)).toBe(998);
-    const badMap = await s.call('/api/v1/chain', { key: t.apiKey, body: { steps: [{ module: 'text', action: 'slugify', map: '{{{' }] } });
-    expect(badMap.body).toMatchObject({ status: 'failed', failed_step: 0 });
+  });
+
+  it('chain: a map that does not parse is 400 naming its step, before any step runs or is counted', async () => {
+    const t = await s.register();
+    const body = {
+      input: { text: 'Hello' },
+      steps: [
+        { module: 'text', action: 'slugify' },
+        { module: 'text', action: 'change_case', input: { to: 'upper' }, map: '{ "text": slug ' },
+      ],
+    };
+    const refused = expectError(await s.call('/api/v1/chain', { key: t.apiKey, body }), 400, 'invalid_request');
+    expect(refused.issues).toEqual([{ path: 'steps.1.map', message: 'Invalid map expression: Expected "}" before end of expression (at character 15)' }]);
+    expect(refused.message).toBe('Invalid request: steps.1.map: Invalid map expression: Expected "}" before end of expression (at character 15)');
+    const first = expectError(await s.call('/api/v1/chain', { key: t.apiKey, body: { steps: [{ module: 'text', action: 'slugify', map: '{{{' }] } }), 400, 'invalid_request');
+    expect(first.issues[0].path).toBe('steps.0.map');
+    // The same rule on tRPC, the other transport that reaches runChain.
+    const trpc = await s.call('/api/trpc/agent.chain', { key: t.apiKey, body });
+    expect(trpc.status).toBe(400);
+    expect(trpc.body.error.data.app).toMatchObject({ error: 'invalid_request', issues: [{ path: 'steps.1.map' }] });
+    expect(await remaining(t.apiKey)).toBe(1000);
+    const executions = await s.call('/api/v1/executions', { key: t.apiKey });
+    expect(executions.body.data).toEqual([]);
+    // A map that parses but fails when evaluated still fails its step, as before.
+    const failing = await s.call('/api/v1/chain', { key: t.apiKey, body: { input: { text: 'x' }, steps: [{ module: 'text', action: 'slugify', map: '{ "text": $number("x") }' }] } });
+    expect(failing.status, failing.text).toBe(200);
+    expect(failing.body).toMatchObject({ status: 'failed', failed_step: 0, steps: [{ status: 'failed', error: { code: 'invalid_input' }, execution_id: null }] });
   });
 
   it('arm: an agent_id memory would refuse is refused here too', async () => {

@@ -220,6 +220,16 @@ backends.describe('workflows (%s)', (backend) => {
       ['reference to a sibling', [step('r'), step('a', { depends_on: ['r'] }), step('b', { depends_on: ['r'], input: { text: '{{steps.a.output.slug}}' } })], /Step 'b' references step 'a'/],
       ['a bad reference', [step('a', { input: { text: '{{env.SECRET}}' } })], /Step 'a': '\{\{env.SECRET\}\}' is not a reference/],
       ['a non-ancestor in JSONata', [step('a'), step('b', { if: 'steps.a.output.slug = "x"' })], /Step 'b' references step 'a'/],
+      ['a non-ancestor by $lookup in if', [step('a'), step('b', { if: '$lookup(steps, "a").output.slug = "x"' })], /Step 'b' references step 'a', which is not one of its dependencies/],
+      ['a non-ancestor by $lookup in map', [step('a'), step('b', { map: '{"text": $lookup(steps, "a").output.slug}' })], /Step 'b' references step 'a', which is not one of its dependencies/],
+      ['a non-ancestor by ~> $lookup', [step('a'), step('b', { map: '{"text": (steps ~> $lookup("a")).output.slug}' })], /Step 'b' references step 'a'/],
+      ['a non-ancestor in backticks', [step('a'), step('b', { map: '{"text": steps.`a`.output.slug}' })], /Step 'b' references step 'a'/],
+      ['a non-ancestor through $$', [step('a'), step('b', { map: '{"text": $$.steps.a.output.slug}' })], /Step 'b' references step 'a'/],
+      ['a non-ancestor spaced out', [step('a'), step('b', { if: 'steps . a . output.slug = "x"' })], /Step 'b' references step 'a'/],
+      ['an unknown step by $lookup', [step('a', { if: '$lookup(steps, "zz")' })], /Step 'a' references unknown step 'zz'/],
+      ['a dynamic $lookup', [step('a'), step('b', { depends_on: ['a'], map: '{"text": $lookup(steps, input.which).output.slug}' })], /Step 'b' map: reads steps without naming a step/],
+      ['steps.*', [step('a'), step('b', { depends_on: ['a'], if: '$count(steps.*) > 0' })], /Step 'b' if: reads steps without naming a step/],
+      ['$keys(steps)', [step('a'), step('b', { depends_on: ['a'], if: '"a" in $keys(steps)' })], /Step 'b' if: reads steps without naming a step/],
       ['invalid JSONata', [step('a', { map: '{{{' })], /Step 'a': Invalid JSONata expression/],
     ];
     for (const [what, steps, message] of cases) {
@@ -228,9 +238,47 @@ backends.describe('workflows (%s)', (backend) => {
       expect(body.message, what).toMatch(message);
       expect(body.issues[0].path, what).toMatch(/^steps\.\d+/);
     }
+    // The place: the step's `if` or `map`.
+    const dynamic = expectError(await create(t.apiKey, { name: 'dynamic', steps: [step('a'), step('b', { depends_on: ['a'], map: '{"text": $lookup(steps, input.k)}' })] }), 400, 'invalid_request');
+    expect(dynamic.issues).toEqual([{ path: 'steps.1.map', message: expect.stringMatching(/^Step 'b' map: reads steps without naming a step/) }]);
+    const lookup = expectError(await create(t.apiKey, { name: 'lookup', steps: [step('a'), step('b', { if: '$lookup(steps, "a")' })] }), 400, 'invalid_request');
+    expect(lookup.issues[0].path).toBe('steps.1.if');
+    // Named references to ancestors are fine, and so are fields that are only called `steps`.
+    const fine = await create(t.apiKey, {
+      name: 'named references',
+      steps: [
+        step('a'),
+        step('b', { depends_on: ['a'], if: '$lookup(steps, "a").output.slug = "x" or input.steps.zz or "steps.zz" = input.s', map: '{"text": input.items[steps > 1].name}' }),
+      ],
+    });
+    expect(fine.status, fine.text).toBe(201);
     expectError(await create(t.apiKey, { name: 'too many', steps: Array.from({ length: 51 }, (_, i) => step(`s${i}`)) }), 400, 'invalid_request');
     expectError(await create(t.apiKey, { name: 'bad id', steps: [step('1abc')] }), 400, 'invalid_request');
     expectError(await create(t.apiKey, { name: 'no steps', steps: [] }), 400, 'invalid_request');
+  });
+
+  it("an expression sees only its step's ancestors, however it reaches the context", async () => {
+    // `$eval` reads the context without naming a step, which no check on save can see. `other`
+    // has finished before `a` is let go, so `late` would find its output if the context held it.
+    const wf = await create(t.apiKey, {
+      name: 'scoped context',
+      steps: [
+        { id: 'a', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/scoped` } },
+        { id: 'other', module: 'text', action: 'slugify', input: { text: 'other' } },
+        { id: 'late', module: 'json', action: 'merge', input: { objects: [] }, map: '{"objects": [{"seen": $join($keys($eval("steps")), ",")}]}', depends_on: ['a'] },
+      ],
+    });
+    expect(wf.status, wf.text).toBe(201);
+    const run = await start(t.apiKey, wf.body.id);
+    expect(run.status, run.text).toBe(202);
+    await until('other to succeed while a is held', async () => {
+      const res = await s.call(`/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}`, { key: t.apiKey });
+      return res.body.steps.find((x: any) => x.id === 'other').status === 'succeeded' && gate.waiting('scoped') > 0;
+    });
+    gate.release('scoped');
+    const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect(done.steps.find((x: any) => x.id === 'late').output).toEqual({ result: { seen: 'a' } });
   });
 
   it('a failing step retries with backoff, then fails the run with workflow.failed (failing step, error, completed steps)', async () => {

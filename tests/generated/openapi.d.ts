@@ -385,7 +385,7 @@ export interface paths {
         put?: never;
         /**
          * Run up to 10 actions in parallel
-         * @description Body `{calls: [{id?, module, action, input}]}` (1–10; otherwise 400 and nothing runs). Results in call order, each `success` or `failed` with its error. Counts one request and one execution per call; a call refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait) fails alone, with that code, and is not counted.
+         * @description Body `{calls: [{id?, module, action, input}]}` (1–10; otherwise 400 and nothing runs). Each result carries its call's `id`, or the call's index (`"0"`, `"1"`, ...) when it has none; ids must be unique among them: a repeated id, or an id equal to the index of a call without one, is 400 naming it (`issues[0].path` e.g. `calls.3.id`) and nothing runs. Results in call order, each `success` or `failed` with its error. Counts one request and one execution per call; a call refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait) fails alone, with that code, and is not counted.
          */
         post: operations["agent-batch"];
         delete?: never;
@@ -619,7 +619,7 @@ export interface paths {
         put?: never;
         /**
          * Pipe output through several actions
-         * @description Body `{input, steps: [{module, action, input?, map?}]}` (1–10 steps). Each step's input is its own `input` with the previous output (the chain's `input` for the first step) merged over it, reshaped first by `map` (a JSONata expression) when given; a non-object output is passed as `{value}`. Stops at the first failure (`failed_step`), a step refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted) included. Counts one request and one execution per executed step.
+         * @description Body `{input, steps: [{module, action, input?, map?}]}` (1–10 steps). Each step's input is its own `input` with the previous output (the chain's `input` for the first step) merged over it, reshaped first by `map` (a JSONata expression) when given; a non-object output is passed as `{value}`. Every `map` is parsed before any step runs: one that does not parse is 400 `invalid_request` naming it (`issues[0].path` e.g. `steps.1.map`, the message says where in the expression), and nothing runs or is counted; a `map` that fails when evaluated fails its step (`invalid_input`, no execution). Stops at the first failure (`failed_step`), a step refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted) included. Counts one request and one execution per executed step.
          */
         post: operations["agent-chain"];
         delete?: never;
@@ -1183,7 +1183,7 @@ export interface paths {
         put?: never;
         /**
          * Create a workflow
-         * @description Steps `{id, module, action, input, depends_on?, retry?, timeout_ms?, if?, map?}` form a DAG (at most 50 steps). Inputs are templates over `{{input.*}}` and `{{steps.<id>.output.*}}` (a whole-value reference keeps its JSON type); `if` and `map` are JSONata over `{input, steps}`. Version 1.
+         * @description Steps `{id, module, action, input, depends_on?, retry?, timeout_ms?, if?, map?}` form a DAG (at most 50 steps). Inputs are templates over `{{input.*}}` and `{{steps.<id>.output.*}}` (a whole-value reference keeps its JSON type); `if` and `map` are JSONata over `{input, steps}`, where `steps` holds only the step's ancestors. Version 1.
          */
         post: operations["workflows-create"];
         delete?: never;
@@ -4578,7 +4578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No calls, more than 10, or an invalid call */
+            /** @description No calls, more than 10, an invalid call, or a duplicate call id */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6439,7 +6439,7 @@ export interface operations {
                         input?: {
                             [key: string]: unknown;
                         };
-                        /** @description JSONata expression over the previous output, applied before merging */
+                        /** @description JSONata expression over the previous output, applied before merging; its syntax is checked before any step runs (400) */
                         map?: string;
                         module: string;
                     }[];
@@ -6482,7 +6482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body */
+            /** @description Invalid body, or a `map` that is not valid JSONata */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12663,7 +12663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor, an invalid JSONata expression */
+            /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13064,7 +13064,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor, an invalid JSONata expression */
+            /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -21,7 +21,7 @@ import { apiProcedure, router } from '../trpc';
 const tags = ['workflows'];
 const scopeError = (scope: string) => ({ 403: `The credential lacks the scope \`${scope}\` (\`insufficient_scope\`)` });
 const invalidDefinition =
-  'Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor, an invalid JSONata expression';
+  'Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression';
 
 export const workflowsRouter = router({
   create: apiProcedure('modules:write')
@@ -32,7 +32,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'Create a workflow',
         description:
-          'Steps `{id, module, action, input, depends_on?, retry?, timeout_ms?, if?, map?}` form a DAG (at most 50 steps). Inputs are templates over `{{input.*}}` and `{{steps.<id>.output.*}}` (a whole-value reference keeps its JSON type); `if` and `map` are JSONata over `{input, steps}`. Version 1.',
+          'Steps `{id, module, action, input, depends_on?, retry?, timeout_ms?, if?, map?}` form a DAG (at most 50 steps). Inputs are templates over `{{input.*}}` and `{{steps.<id>.output.*}}` (a whole-value reference keeps its JSON type); `if` and `map` are JSONata over `{input, steps}`, where `steps` holds only the step\'s ancestors. Version 1.',
         errorResponses: { 400: invalidDefinition, ...scopeError('modules:write'), 409: 'Too many workflows' },
       },
       successStatus: 201,
