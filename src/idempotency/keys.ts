@@ -3,8 +3,13 @@
  * retry with the same key (after a timeout, a dropped connection) gets the first request's answer
  * instead of running it again: an execution is recorded, counted and billed once. As Stripe does:
  * - keys belong to the tenant and live 24 hours; a key is 1-255 visible ASCII characters;
- * - a key sent again with another operation or input is refused (400 `invalid_request`);
+ * - a key sent again with another operation or input (key order aside), or by another credential
+ *   of the tenant, is refused (400 `invalid_request`): an answer is replayed only to the
+ *   credential that was allowed to run the request (a key without `*` never gets the secret of
+ *   a `*` key another credential created);
  * - while the first request still runs, the same key is refused (409 `conflict`, Retry-After: 1);
+ *   its instance renews the claim every CLAIM_RENEW_MS, and a claim not renewed within
+ *   ABANDONED_AFTER_MS (the instance stopped) is taken afresh by the next request;
  * - what is kept: a success, and a failure after which something was done (a recorded, counted
  *   execution: `invalid_input`, `module_error`, `timeout`). A request refused before anything was
  *   done (bad input, not found, quota, concurrency) keeps nothing, so it can be retried with the
@@ -13,7 +18,7 @@
  * action's output).
  */
 import { hash } from 'node:crypto';
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { idempotencyKeys } from '../db/schema';
 import { AppError, invalidRequest, type ErrorCode } from '../lib/errors';
 import { decryptSecret, encryptSecret } from '../lib/secrets';
@@ -23,10 +28,12 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** How long a key is kept: a retry within it gets the first answer. */
 export const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * A `pending` key older than this belongs to a request whose instance stopped before it
- * finished (no request runs that long): the next request with the key runs afresh.
+ * A `pending` key whose claim was not renewed for this long belongs to a request whose instance
+ * stopped before it finished: the next request with the key runs afresh.
  */
-export const ABANDONED_AFTER_MS = 10 * 60 * 1000;
+export const ABANDONED_AFTER_MS = 30_000;
+/** How often an instance renews the claims of the requests it is running. */
+export const CLAIM_RENEW_MS = 10_000;
 
 const KEPT = sql.raw(`interval '${KEY_TTL_MS / 1000} seconds'`);
 const ABANDONED = sql.raw(`interval '${ABANDONED_AFTER_MS / 1000} seconds'`);
@@ -48,9 +55,24 @@ export function parseIdempotencyKey(value: string | string[] | undefined): strin
   return key;
 }
 
-/** The request a key stands for: the operation and its input as sent. */
-export function requestFingerprint(operation: string, input: unknown): string {
-  return hash('sha256', `${operation}\n${JSON.stringify(input ?? null)}`, 'hex');
+/**
+ * The request a key stands for: the credential that sent it (an API key's id; a bearer or
+ * dashboard session acts with every scope), the operation, and its input with each object's
+ * keys in order (the same body with its members reordered is the same request).
+ */
+export function requestFingerprint(credential: string, operation: string, input: unknown): string {
+  return hash('sha256', `${credential}\n${operation}\n${JSON.stringify(input ?? null, sortedMembers)}`, 'hex');
+}
+
+/** JSON.stringify's replacer for a canonical text: a plain object's members by name. */
+function sortedMembers(_key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const members = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(members)
+      .sort()
+      .map((name) => [name, members[name]]),
+  );
 }
 
 export type Claim = { kind: 'run' } | { kind: 'replay'; status: number | undefined; answer: StoredAnswer };
@@ -76,11 +98,16 @@ export async function claimIdempotencyKey(svc: Services, tenantId: string, key: 
   // Gone between the two statements (the purge, or its first request released it): take it again.
   if (!row) return claimIdempotencyKey(svc, tenantId, key, fingerprint);
   if (row.fingerprint !== fingerprint) {
-    const message = `This ${IDEMPOTENCY_HEADER} was used with another request (operation or input) in the last 24 hours; send a new key for a new request.`;
+    const message = `This ${IDEMPOTENCY_HEADER} was used with another request (operation or input), or by another credential, in the last 24 hours; send a new key for a new request.`;
     throw invalidRequest(message, [{ path: IDEMPOTENCY_HEADER, message }]);
   }
   if (row.state === 'pending' || row.answer === null) {
-    throw new AppError('conflict', `A request with this ${IDEMPOTENCY_HEADER} is still running; retry when it has finished to get its answer.`, {}, { 'Retry-After': '1' });
+    throw new AppError(
+      'conflict',
+      `A request with this ${IDEMPOTENCY_HEADER} is still running; retry when it has finished to get its answer. (Were its instance stopped, the key is free ${ABANDONED_AFTER_MS / 1000} seconds after.)`,
+      {},
+      { 'Retry-After': '1' },
+    );
   }
   return { kind: 'replay', status: row.status ?? undefined, answer: JSON.parse(decryptSecret(svc.config.encryptionKey, row.answer)) as StoredAnswer };
 }
@@ -97,6 +124,14 @@ export async function keepAnswer(svc: Services, tenantId: string, key: string, s
     .update(k)
     .set({ state: 'done', status: status ?? null, answer: encryptSecret(svc.config.encryptionKey, JSON.stringify(answer)) })
     .where(and(eq(k.tenantId, tenantId), eq(k.key, key), eq(k.state, 'pending')));
+}
+
+/** Renews the claims of keys whose requests this instance is still running (see ABANDONED_AFTER_MS). */
+export async function renewIdempotencyClaims(svc: Services, claims: { tenantId: string; key: string }[]): Promise<void> {
+  if (claims.length === 0) return;
+  const k = idempotencyKeys;
+  const held = or(...claims.map((c) => and(eq(k.tenantId, c.tenantId), eq(k.key, c.key))));
+  await svc.db.update(k).set({ createdAt: sql`now()` }).where(and(eq(k.state, 'pending'), held));
 }
 
 /** Gives the key back (its request did nothing): a retry with it runs afresh. */

@@ -78,9 +78,15 @@ const IDEMPOTENCY_PARAMETER = {
     in: 'header',
     required: false,
     description:
-      "Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant; reusing one with another operation or input is a 400, and while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer.",
+      "Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer.",
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
   },
+};
+
+/** The 409 of a request whose `Idempotency-Key` is still running carries it; an operation's own 409 need not. */
+const IDEMPOTENCY_RETRY_AFTER = {
+  description: 'Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer.',
+  schema: { type: 'integer', minimum: 0 },
 };
 
 /** Operations that honour `Idempotency-Key`: the tenant's state-changing ones (apiProcedure mutations). */
@@ -565,7 +571,11 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
       rebuilt[code] ??= errorResponse(code, description);
     }
     if (takesIdempotencyKey(route)) {
-      rebuilt[status] = { ...rebuilt[status], headers: { ...(rebuilt[status]!.headers as Json), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } };
+      // Replayed: the success, and the failures kept with it (src/idempotency/keys.ts KEPT_FAILURES).
+      for (const code of [status, '422', '502', '504']) {
+        if (rebuilt[code]) rebuilt[code] = { ...rebuilt[code], headers: { ...(rebuilt[code]!.headers as Json), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } };
+      }
+      if (rebuilt['409']) rebuilt['409'] = { ...rebuilt['409'], headers: { ...(rebuilt['409']!.headers as Json), 'Retry-After': IDEMPOTENCY_RETRY_AFTER } };
       op.parameters = [...((op.parameters as unknown[] | undefined) ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
     }
     op.responses = Object.fromEntries(Object.entries(rebuilt).sort(([a], [b]) => a.localeCompare(b)));

@@ -204,7 +204,7 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature, opts: { claim
       const run = () => next({ ctx: claim ? { principal, slotClaim: claim } : { principal } });
       // A mutation sent with an Idempotency-Key runs once; its retries get its answer (src/idempotency/keys.ts).
       const key = type === 'mutation' ? parseIdempotencyKey(ctx.headers['idempotency-key']) : undefined;
-      const result = key === undefined ? await run() : await idempotent(ctx, principal.tenantId, key, path, await getRawInput(), run);
+      const result = key === undefined ? await run() : await idempotent(ctx, principal, key, path, await getRawInput(), run);
       // Executions change it: report the value after the operation (from the usage cache).
       ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);
       return result;

@@ -7,6 +7,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { executions, idempotencyKeys } from '../../src/db/schema';
+import { ABANDONED_AFTER_MS, renewIdempotencyClaims } from '../../src/idempotency/keys';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 const slugify = (text: string) => ({ action: 'slugify', input: { text } });
@@ -70,6 +71,8 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
     const body = expectError(failed, 422, 'invalid_input');
     const replay = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: bad, headers: { 'Idempotency-Key': 'bad-input' } });
     expect(expectError(replay, 422, 'invalid_input').execution).toEqual(body.execution);
+    // The first answer, but for the request id its body names (the retry's, as its X-Request-Id: expectError).
+    expect({ ...replay.body, request_id: body.request_id }).toEqual(failed.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(await executionCount(t.tenantId)).toBe(1);
 
@@ -118,5 +121,49 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
     expect((await s.call('/api/v1/keys', { key: t.apiKey })).body.data).toHaveLength(2);
     const [row] = await s.svc.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.tenantId, t.tenantId), eq(idempotencyKeys.key, 'key-1')));
     expect(row!.answer).not.toContain(created.body.api_key);
+  });
+
+  it('an answer is replayed only to the credential that sent the request: a narrower key never gets a wider key\'s secret', async () => {
+    const t = await s.register();
+    await s.setPlan(t.tenantId, 'pro');
+    const manager = await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'manager', scopes: ['keys:manage', 'modules:read'] } });
+    expect(manager.status).toBe(201);
+    const narrow = manager.body.api_key as string;
+    const wide = { name: 'root-2', scopes: ['*'] };
+    expectError(await s.call('/api/v1/keys', { key: narrow, body: wide }), 403, 'insufficient_scope');
+    const headers = { 'Idempotency-Key': 'create-root' };
+    expect((await s.call('/api/v1/keys', { key: t.apiKey, body: wide, headers })).status).toBe(201);
+    const replayed = await s.call('/api/v1/keys', { key: narrow, body: wide, headers });
+    expect(expectError(replayed, 400, 'invalid_request').issues).toEqual([{ path: 'Idempotency-Key', message: expect.stringMatching(/another credential/) }]);
+    expect(replayed.text).not.toContain('amp_');
+    // The key that sent it gets its answer again.
+    const own = await s.call('/api/v1/keys', { key: t.apiKey, body: wide, headers });
+    expect(own.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('the same body with its members reordered is the same request', async () => {
+    const t = await s.register();
+    const headers = { 'Idempotency-Key': 'reordered', 'content-type': 'application/json' };
+    const first = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Same', separator: '_' } }, headers });
+    expect(first.status).toBe(200);
+    const again = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { input: { separator: '_', text: 'Same' }, action: 'slugify' }, headers });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('a claim its instance stopped renewing is taken afresh; a live one is renewed', async () => {
+    const t = await s.register();
+    const k = idempotencyKeys;
+    const stale = new Date(Date.now() - ABANDONED_AFTER_MS - 5_000);
+    // As a request whose instance was killed mid-request left it.
+    await s.svc.db.insert(k).values({ tenantId: t.tenantId, key: 'crashed', fingerprint: 'of-the-killed-request', state: 'pending', createdAt: stale });
+    const retry = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: slugify('after the crash'), headers: { 'Idempotency-Key': 'crashed' } });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+
+    await s.svc.db.insert(k).values({ tenantId: t.tenantId, key: 'running', fingerprint: 'f', state: 'pending', createdAt: stale });
+    await renewIdempotencyClaims(s.svc, [{ tenantId: t.tenantId, key: 'running' }]);
+    const [row] = await s.svc.db.select().from(k).where(and(eq(k.tenantId, t.tenantId), eq(k.key, 'running')));
+    expect(Date.now() - row!.createdAt.getTime()).toBeLessThan(ABANDONED_AFTER_MS);
   });
 });

@@ -13,13 +13,14 @@ export const idempotencyKeys = pgTable(
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),
     key: text('key').notNull(),
-    /** SHA-256 of the operation and its raw input: a reuse with another request is refused. */
+    /** SHA-256 of the credential, the operation and its input: a reuse with another request, or by another credential, is refused. */
     fingerprint: text('fingerprint').notNull(),
     state: text('state', { enum: ['pending', 'done'] }).notNull(),
     /** The success status the first request set (absent: the operation's own), or the error's. */
     status: integer('status'),
     /** `encryptSecret` of the stored answer's JSON (src/idempotency/keys.ts `StoredAnswer`). */
     answer: text('answer'),
+    /** When the key was claimed; while `pending`, renewed by the instance running its request (a stale claim is abandoned). */
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
   },
   // The purge (rows older than a day).
