@@ -40,6 +40,8 @@ const slugify = (owner: Owner, text: string) => api(owner.page, owner.apiKey, 'P
 
 test('a free tenant is told webhooks need a higher plan', async ({ browser }) => {
   const owner = await newOwner(browser, { agentName: 'Free Hooks Agent' });
+  const consoleErrors: string[] = [];
+  owner.page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(m.text())));
   await owner.page.goto('/dashboard/webhooks');
   await expect(owner.page.getByRole('heading', { level: 1, name: 'Webhooks' })).toBeVisible();
   const limit = owner.page.getByTestId('webhooks-plan-limit');
@@ -49,6 +51,7 @@ test('a free tenant is told webhooks need a higher plan', async ({ browser }) =>
   await expect(limit).toContainText(String(refused.body?.message));
   await expect(limit.getByRole('link', { name: 'See your usage and change plan' })).toHaveAttribute('href', '/dashboard/usage');
   await check(owner.page, 'webhooks-free');
+  expect(consoleErrors).toEqual([]);
 });
 
 test('subscribe a receiver, see deliveries with attempts, test, auto-disable and enable, replay; another tenant sees nothing', async ({ browser }) => {

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { useSyncExternalStore } from 'react';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
 import { Copyable } from '../../ui/copyable';
-import { errorCode, errorMessage } from '../query-error';
+import { WEBHOOKS_REQUIREMENT } from '../webhooks/event-kinds';
 
 const subscribeNothing = () => () => {};
 /** The address the dashboard is served from (the API's base URL), known only in the browser. */
@@ -34,17 +34,17 @@ export function GettingStarted({
   hasKey,
   hasExecution,
   hasWebhook,
-  webhooksError,
+  webhooksInPlan,
 }: {
   loading: boolean;
   hasKey: boolean;
   hasExecution: boolean;
   hasWebhook: boolean;
-  webhooksError: unknown;
+  /** False when the tenant's plan has no webhooks. */
+  webhooksInPlan: boolean;
 }) {
   const origin = useOrigin();
   if (loading) return null;
-  const webhooksUnavailable = webhooksError ? errorCode(webhooksError) === 'plan_required' : false;
   const steps: Step[] = [
     {
       id: 'key',
@@ -95,9 +95,9 @@ export function GettingStarted({
         <>
           <p>
             Get each finished execution, quota warning and invoice pushed to your server, signed.{' '}
-            {webhooksUnavailable ? (
+            {!webhooksInPlan ? (
               <>
-                {errorMessage(webhooksError)}{' '}
+                {WEBHOOKS_REQUIREMENT}{' '}
                 <Link className="font-medium underline" href="/dashboard/usage#plan">
                   Change plan
                 </Link>

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useTRPC } from '../../../app/_lib/trpc-react';
+import { planAllows } from '../../../src/tenants/plans';
 import { Alert } from '../../ui/alert';
 import { Badge } from '../../ui/badge';
 import { Button } from '../../ui/button';
@@ -14,7 +15,7 @@ import { Skeleton, SkeletonRows } from '../../ui/skeleton';
 import { ExecutionsPerDayChart } from '../charts/executions-chart';
 import { ExecutionsTable } from '../executions/executions-table';
 import { formatCount, formatDate } from '../format';
-import { QueryError } from '../query-error';
+import { errorCode, QueryError } from '../query-error';
 import { GettingStarted } from './getting-started';
 
 /** Share of the quota at which the overview warns (the "80% warning"). */
@@ -32,7 +33,9 @@ export function OverviewView() {
   const usage = useQuery(trpc.billing.usage.queryOptions({}));
   const latest = useQuery(trpc.executions.list.queryOptions({ limit: 8 }));
   const keys = useQuery(trpc.keys.list.queryOptions({ limit: 1 }));
-  const webhooks = useQuery(trpc.webhooks.list.queryOptions({ limit: 1 }));
+  // Asked only of a plan that has webhooks: another plan's answer is a known 403 (and a console error).
+  const webhooksInPlan = me.data ? planAllows(me.data.plan, 'webhooks') : undefined;
+  const webhooks = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: 1 }), enabled: webhooksInPlan === true });
 
   if (me.isError) {
     return (
@@ -48,11 +51,11 @@ export function OverviewView() {
       <PageHeader title="Overview" description="Your tenant, its plan and its activity this billing cycle." />
 
       <GettingStarted
-        loading={latest.isPending || keys.isPending || webhooks.isPending || me.isPending}
+        loading={latest.isPending || keys.isPending || me.isPending || (webhooksInPlan === true && webhooks.isPending)}
         hasKey={(keys.data?.data.length ?? 0) > 0}
         hasExecution={(latest.data?.data.length ?? 0) > 0}
         hasWebhook={(webhooks.data?.data.length ?? 0) > 0}
-        webhooksError={webhooks.error}
+        webhooksInPlan={webhooksInPlan !== false && !(webhooks.isError && errorCode(webhooks.error) === 'plan_required')}
       />
 
       <div className="grid gap-6 lg:grid-cols-3">

@@ -1,5 +1,6 @@
 import type { EventType } from '../../../src/events/record';
-import type { PLAN_FEATURES } from '../../../src/tenants/plans';
+import { planRequired } from '../../../src/lib/errors';
+import { PLAN_FEATURES } from '../../../src/tenants/plans';
 
 /**
  * The 12 event kinds of spec §6 and when each is sent, for the event picker. Typed by the API's
@@ -23,5 +24,8 @@ export const EVENT_MEANINGS: Record<EventType, string> = {
 
 export const EVENT_KINDS = Object.keys(EVENT_MEANINGS) as EventType[];
 
-/** The lowest plan with webhooks; typed by the API's PLAN_FEATURES. */
-export const WEBHOOKS_PLAN: (typeof PLAN_FEATURES)['webhooks']['minPlan'] = 'pro';
+/** The lowest plan with webhooks. */
+export const WEBHOOKS_PLAN = PLAN_FEATURES.webhooks.minPlan;
+
+/** What the API answers a plan without webhooks (403 `plan_required`), shown without asking it. */
+export const WEBHOOKS_REQUIREMENT = planRequired(WEBHOOKS_PLAN, PLAN_FEATURES.webhooks.label).message;
