@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkOnce, encodeJson, isChecked, markChecked } from './checked-output';
+import { checkOnce, encodeJson, isChecked, markChecked, markTrusted } from './checked-output';
 
 const item = z.object({ name: z.string(), tags: z.array(z.string()), score: z.number() });
 
@@ -38,5 +38,11 @@ describe('outputs checked once', () => {
     expect(encodeJson('text').toString()).toBe('"text"');
     expect(encodeJson(null).toString()).toBe('null');
     expect(encodeJson({ text: 'é😀\u2028' }).toString('utf8')).toBe(JSON.stringify({ text: 'é😀\u2028' }));
+  });
+
+  it('skips the output parser for a trusted value and encodes it as JSON.stringify does', () => {
+    const value = markTrusted({ id: 'exe_1', output: { nested: [1, 'é'], checked: checkOnce(item, { name: 'e', tags: [], score: 3 }) } });
+    expect(isChecked(value)).toBe(true);
+    expect(encodeJson(value).toString()).toBe(JSON.stringify(value));
   });
 });

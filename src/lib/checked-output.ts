@@ -30,7 +30,26 @@ export function markChecked<T extends object>(value: T): T {
   return value;
 }
 
+/**
+ * Values the service composed of primitives it constructs and parts their schema takes as they
+ * are (`z.unknown()`, e.g. a module action's output): nothing for the output parser to check,
+ * and nothing remembered to encode, so they are encoded as any other value.
+ */
+const trusted = new WeakSet<object>();
+
+/** Marks such a value: the REST adapter skips its output parser (it is encoded as usual). */
+export function markTrusted<T extends object>(value: T): T {
+  trusted.add(value);
+  return value;
+}
+
+/** Whether the output parser may be skipped for `value` (checked, or trusted). */
 export function isChecked(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (checked.has(value) || trusted.has(value));
+}
+
+/** A value whose parts encodeJson may take from their remembered bytes. */
+function remembersParts(value: unknown): value is object {
   return typeof value === 'object' && value !== null && checked.has(value);
 }
 
@@ -40,9 +59,9 @@ export function isChecked(value: unknown): boolean {
  * the copy that joining a long (or non-Latin-1) text to the header costs.
  */
 export function encodeJson(value: unknown): Buffer {
-  if (!isChecked(value)) return Buffer.from(JSON.stringify(value) ?? 'null');
+  if (!remembersParts(value)) return Buffer.from(JSON.stringify(value) ?? 'null');
   const pieces: (string | Buffer)[] = [];
-  encodeChecked(value as object, pieces);
+  encodeChecked(value, pieces);
   // A remembered value alone is answered with its own bytes (written, never changed).
   return pieces.length === 1 && typeof pieces[0] !== 'string' ? pieces[0]! : concatPieces(pieces);
 }
@@ -78,8 +97,8 @@ function encodeComposed(value: object, pieces: (string | Buffer)[]): void {
 
 /** Adds `item`'s JSON; false when it has none (JSON.stringify answers undefined). */
 function encodePart(item: unknown, pieces: (string | Buffer)[]): boolean {
-  if (isChecked(item)) {
-    encodeChecked(item as object, pieces);
+  if (remembersParts(item)) {
+    encodeChecked(item, pieces);
     return true;
   }
   if (Array.isArray(item) || (typeof item === 'object' && item !== null && Object.getPrototypeOf(item) === Object.prototype)) {
