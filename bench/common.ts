@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { buildServer } from '../scripts/build-server.mjs';
-import runtime from '../scripts/node-runtime.json';
+import { nodeFlags, runtimeEnv } from '../scripts/node-runtime.mjs';
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -25,15 +25,16 @@ function builtTarget(): Promise<string> {
 /**
  * Starts `bench/target.ts <args>` in its own process and waits for its `READY <port>`. The service
  * runs as `npm start` runs it: built, with the Node flags and environment it gives
- * (scripts/node-runtime.json).
+ * (scripts/node-runtime.mjs).
  */
 export async function startTarget(args: string[], env: Record<string, string | undefined>): Promise<Target> {
   const service = args[0] === 'service';
   // The service runs as `npm start` runs it: the production build, with its Node flags.
-  const entry = service ? [...runtime.nodeFlags, await builtTarget()] : ['--import', 'tsx', 'bench/target.ts'];
+  const childEnv = { ...(service ? runtimeEnv : {}), ...process.env, ...env };
+  const entry = service ? [...nodeFlags(childEnv), await builtTarget()] : ['--import', 'tsx', 'bench/target.ts'];
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: root,
-    env: { ...(service ? runtime.env : {}), ...process.env, ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -2,21 +2,21 @@
 // scripts/build-server.mjs), then run it (it owns the port and hands page requests to Next). npm
 // runs this on the project's Node 24. Signals are forwarded to the child and this script exits
 // with it (scripts/supervise.mjs).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildServer } from './build-server.mjs';
+import { nodeFlags, runtimeEnv } from './node-runtime.mjs';
 import { exitLike, supervise } from './supervise.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// How the server's Node runs (scripts/node-runtime.json; the bench starts its service the same
-// way): V8's young generation capped at 2 x 8 MB semi-spaces (V8 sized it by the machine's memory,
-// up to ~120 MB resident), and glibc's malloc returning large freed blocks at once instead of
-// keeping them (PGlite's start left ~80 MB behind before its initdb moved to a child process). An operator's own
-// environment wins. docs/performance.md, Memory.
-const runtime = JSON.parse(readFileSync(path.join(root, 'scripts', 'node-runtime.json'), 'utf8'));
-const env = { ...runtime.env, ...process.env, NODE_ENV: process.env.NODE_ENV || 'production' };
+// How the server's Node runs (scripts/node-runtime.mjs; the bench starts its service the same
+// way): V8's young generation capped by backend (V8 sized it by the machine's memory, up to
+// ~120 MB resident), and glibc's malloc returning large freed blocks at once instead of keeping
+// them (PGlite's start left ~80 MB behind before its initdb moved to a child process). An
+// operator's own environment wins. docs/performance.md, Memory.
+const env = { ...runtimeEnv, ...process.env, NODE_ENV: process.env.NODE_ENV || 'production' };
 
 async function main() {
   // AMP_NO_NEXT=1 runs server.ts without Next (API only), so no dashboard build is needed.
@@ -36,7 +36,7 @@ async function main() {
   // The server as plain JavaScript (scripts/build-server.mjs): built on every start, so it is
   // always this checkout's code.
   const server = await buildServer();
-  return supervise(process.execPath, [...runtime.nodeFlags, server, ...process.argv.slice(2)], { cwd: root, env });
+  return supervise(process.execPath, [...nodeFlags(env), server, ...process.argv.slice(2)], { cwd: root, env });
 }
 
 exitLike(await main());

@@ -4,11 +4,12 @@
  * test can read what the service logged (e.g. a recovery link when no mail server is set).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildServer } from '../../scripts/build-server.mjs';
+import { nodeFlags, runtimeEnv } from '../../scripts/node-runtime.mjs';
 import { ROOT } from './next-build';
 
 export interface AppServer {
@@ -36,12 +37,11 @@ export async function startAppServer(env: Record<string, string> = {}, timeoutMs
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-browser-'));
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !DROPPED.includes(k)));
-  // The Node flags and environment `npm start` gives the server (read as scripts/start.mjs reads them:
-  // Playwright's loader takes no JSON import without an import attribute).
-  const runtime = JSON.parse(readFileSync(path.join(ROOT, 'scripts', 'node-runtime.json'), 'utf8')) as { nodeFlags: string[]; env: Record<string, string> };
-  const child: ChildProcess = spawn(process.execPath, [...runtime.nodeFlags, await buildServer()], {
+  // The Node flags and environment `npm start` gives the server.
+  const childEnv: NodeJS.ProcessEnv = { ...runtimeEnv, ...base, NODE_ENV: 'production', PORT: String(port), PUBLIC_BASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env };
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags(childEnv), await buildServer()], {
     cwd: ROOT,
-    env: { ...runtime.env, ...base, NODE_ENV: 'production', PORT: String(port), PUBLIC_BASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let seen = '';
