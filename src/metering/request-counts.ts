@@ -10,9 +10,17 @@ const ROWS_PER_STATEMENT = 500;
 /** Past this many pending (tenant, day) pairs a flush starts at once instead of waiting for the timer. */
 const EAGER_FLUSH_AT = 10_000;
 
+const DAY_MS = 86_400_000;
+/** The day utcDay answered last (every request asks it: the text is made once a day). */
+let lastDay = { from: 0, text: '' };
+
 /** The UTC day of an instant, `YYYY-MM-DD`. */
 export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
+  const t = at.getTime();
+  if (t >= lastDay.from && t < lastDay.from + DAY_MS) return lastDay.text;
+  const text = at.toISOString().slice(0, 10);
+  lastDay = { from: t - (((t % DAY_MS) + DAY_MS) % DAY_MS), text };
+  return text;
 }
 
 /**
