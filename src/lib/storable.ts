@@ -35,6 +35,14 @@ export function findUnstorable(value: unknown, path = ''): string | undefined {
 }
 
 /**
+ * What a client is told when its input holds such text (`at`: the dotted path of the field, when
+ * known): one wording on every surface (REST and tRPC, the identity provider, the OAuth sign-in).
+ */
+export function unstorableMessage(at?: string): string {
+  return `The request contains a NUL (U+0000) character or an unpaired surrogate${at ? ` at ${at}` : ''}; such text cannot be stored.`;
+}
+
+/**
  * JSON.stringify writes U+0000 and unpaired surrogates as these escapes and no other character so.
  * Text that spells one out (`\\u0000`) matches too: then the value is walked, to the same answer.
  */

@@ -39,6 +39,8 @@ declare module 'oidc-provider' {
   export class errors {
     static InvalidTarget: new (description?: string) => Error;
     static InvalidRequest: new (description?: string) => Error;
+    static InvalidClientMetadata: new (description: string) => Error;
+    static InvalidClientAuth: new (detail?: string) => Error;
     static AccessDenied: new (description?: string) => Error;
   }
 
@@ -48,6 +50,10 @@ declare module 'oidc-provider' {
     issuer: string;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: string, listener: (...args: never[]) => void): this;
+    /** Koa middleware, run before the provider's routes (`next` runs them). */
+    use(middleware: (ctx: never, next: () => Promise<void>) => Promise<void>): this;
+    /** The context of the request being served (AsyncLocalStorage), when there is one. */
+    static readonly ctx: { headers: Record<string, string | string[] | undefined> } | undefined;
     Interaction: { find(uid: string): Promise<InteractionRecord | undefined> };
     Client: { find(id: string): Promise<ClientRecord | undefined> };
     Grant: (new (init: { accountId: string; clientId: string }) => GrantRecord) & { find(id: string): Promise<GrantRecord | undefined> };

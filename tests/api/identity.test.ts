@@ -312,6 +312,45 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     }
   });
 
+  it('text that cannot be stored (U+0000, an unpaired surrogate) is 400 validation_failed on every endpoint, never a 500', async () => {
+    const { session } = await signUpAndIn(s);
+    const error = vi.spyOn(s.svc.logger, 'error');
+    try {
+      const cases: [string, { method?: string; body?: unknown; token?: string }, string][] = [
+        ['/token?grant_type=password', { body: { email: 'z\u0000@example.com', password: PASSWORD } }, 'email'],
+        ['/token?grant_type=password', { body: { email: newEmail(), password: 'pass\u0000word' } }, 'password'],
+        ['/token?grant_type=refresh_token', { body: { refresh_token: 'a\u0000' } }, 'refresh_token'],
+        ['/signup', { body: { email: newEmail(), password: PASSWORD, data: { x: '\ud800' } } }, 'data'],
+        ['/signup', { body: { email: newEmail(), password: PASSWORD, data: { 'x\u0000': 1 } } }, 'data'],
+        ['/signup', { body: { email: 'a\u0000@example.com', password: PASSWORD } }, 'email'],
+        ['/signup?redirect_to=http://a%00', { body: { email: newEmail(), password: PASSWORD } }, 'redirect_to'],
+        ['/recover', { body: { email: 'z\u0000@example.com' } }, 'email'],
+        ['/verify', { body: { type: 'recovery', token_hash: 'a\u0000' } }, 'token_hash'],
+        ['/user', { method: 'PUT', token: session.access_token, body: { data: { x: 'a\u0000' } } }, 'data'],
+        ['/user', { method: 'PUT', token: session.access_token, body: { password: `${PASSWORD}\u0000` } }, 'password'],
+        ['/logout?scope=gl%00', { method: 'POST', token: session.access_token }, 'scope'],
+      ];
+      for (const [path, o, field] of cases) {
+        const res = await gotrue(s, path, o);
+        const body = expectError(res, 400, 'invalid_request');
+        expect(body, path).toMatchObject({ error_code: 'validation_failed', code: 'validation_failed', issues: [{ path: field }] });
+        expect(body.message, path).toMatch(/NUL \(U\+0000\).*cannot be stored/);
+      }
+      // supabase-js reports it as any other validation error.
+      const { error: signUpError } = await supabase(s).auth.signUp({ email: newEmail(), password: PASSWORD, options: { data: { x: '\ud800' } } });
+      expect(signUpError?.code).toBe('validation_failed');
+      // The mailed link (GET /verify) still answers with a redirect carrying the error.
+      const link = await fetch(`${s.url}/auth/v1/verify?type=recovery&token=a%00`, { redirect: 'manual' });
+      expect(link.status).toBe(303);
+      expect(new URLSearchParams(new URL(link.headers.get('location')!).hash.slice(1)).get('error_code')).toBe('otp_expired');
+      expect(error).not.toHaveBeenCalled();
+      // The session is untouched (the refused password change changed nothing).
+      expect((await gotrue(s, '/user', { token: session.access_token })).status).toBe(200);
+    } finally {
+      error.mockRestore();
+    }
+  });
+
   it('redirect_to is honoured only on this origin', async () => {
     const { email } = await signUpAndIn(s);
     const info = vi.spyOn(s.svc.logger, 'info');

@@ -24,6 +24,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { oauthStore } from '../../src/db/schema';
 import { identityKeys } from '../../src/identity/keys';
 import { oauthAdapter, purgeExpiredOAuth, sealOAuthPayloads, storedKey } from '../../src/oauth/adapter';
+import { PROVIDER_ENDPOINTS } from '../../src/server/oauth/provider';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { MemoryProvider } from '../oauth-client';
 
@@ -101,6 +102,11 @@ backends.describe('MCP OAuth (%s)', (backend) => {
         response_types: ['code'],
         token_endpoint_auth_method: 'none',
       };
+      // A metadata document naming a plain-http redirect URI on another host (refused).
+      if (req.url === '/evil-client.json') {
+        const evil = { ...doc, client_id: cimdUrl.replace('/client.json', '/evil-client.json'), redirect_uris: ['http://evil.example/cb'] };
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(evil));
+      }
       if (req.url !== '/client.json') return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }).end(JSON.stringify(doc));
     });
@@ -124,7 +130,19 @@ backends.describe('MCP OAuth (%s)', (backend) => {
    * sign in, grant `scopes`, follow the redirect back to the provider; returns the final
    * redirect to the client (with `code` or `error`).
    */
-  async function authorize(url: URL, scopes: string[] | 'all' = 'all'): Promise<URL> {
+  /** A user with a tenant; `authorize` signs in as `user` unless told another (sign-ins are limited to 10 a minute per email). */
+  type Signer = { email: string; password: string; userId: string; tenantId: string };
+  let wrongPasswordTried = false;
+  async function userWithTenant(): Promise<Signer> {
+    const u = { email: `oauth2-${randomBytes(4).toString('hex')}@example.com`, password: 'another correct horse battery' };
+    const signedUp = await signUp(u);
+    const registered = await s.call('/api/v1/auth/register', { bearer: signedUp.accessToken, body: { agent_name: 'oauth-tenant-2' } });
+    expect(registered.status).toBe(201);
+    return { ...u, userId: signedUp.userId, tenantId: registered.body.tenant_id };
+  }
+
+  async function authorize(url: URL, scopes: string[] | 'all' = 'all', who?: Signer): Promise<URL> {
+    const signer = who ?? { ...user, userId, tenantId };
     const jar = new Jar();
     let res = await fetch(url, { redirect: 'manual' });
     jar.take(res);
@@ -137,12 +155,15 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     let details = await s.call(api);
     expect(details.status).toBe(200);
     if (details.body.step === 'login') {
-      const wrong = await s.call(`${api}/login`, { body: { email: user.email, password: 'wrong password' } });
-      expect(wrong.status).toBe(400);
-      details = await s.call(`${api}/login`, { body: user });
+      if (!wrongPasswordTried) {
+        wrongPasswordTried = true;
+        const wrong = await s.call(`${api}/login`, { body: { email: signer.email, password: 'wrong password' } });
+        expect(wrong.status).toBe(400);
+      }
+      details = await s.call(`${api}/login`, { body: { email: signer.email, password: signer.password } });
       expect(details.status).toBe(200);
     }
-    expect(details.body).toMatchObject({ step: 'consent', account: { id: userId, email: user.email }, tenant: { id: tenantId }, client: { redirect_uri: redirectUrl } });
+    expect(details.body).toMatchObject({ step: 'consent', account: { id: signer.userId, email: signer.email }, tenant: { id: signer.tenantId }, client: { redirect_uri: redirectUrl } });
     const grant = scopes === 'all' ? details.body.scopes : scopes;
     const consent = await s.call(`${api}/consent`, { body: { scopes: grant } });
     expect(consent.status).toBe(200);
@@ -391,20 +412,216 @@ backends.describe('MCP OAuth (%s)', (backend) => {
   describe_protocol_refusals();
 
   function describe_protocol_refusals() {
-    /** A registered public client and a PKCE pair. */
-    async function registered() {
-      const reg = await fetch(`${base}/oauth/register`, {
+    /** POST /oauth/register with `metadata` over the defaults of a public client. */
+    function register(metadata: Record<string, unknown> = {}) {
+      return fetch(`${base}/oauth/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'raw', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+        body: JSON.stringify({ client_name: 'raw', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], ...metadata }),
       });
+    }
+    /** A registered client (public unless `metadata` says otherwise) and a PKCE pair. */
+    async function registered(metadata: Record<string, unknown> = {}) {
+      const reg = await register(metadata);
       expect(reg.status).toBe(201);
       const client = (await reg.json()) as { client_id: string; client_secret?: string };
-      expect(client.client_secret).toBeUndefined();
+      if (metadata.token_endpoint_auth_method === undefined) expect(client.client_secret).toBeUndefined();
       const verifier = randomBytes(32).toString('base64url');
-      return { clientId: client.client_id, verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+      return { clientId: client.client_id, clientSecret: client.client_secret, verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
     }
     const authUrl = (params: Record<string, string>) => new URL(`${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', redirect_uri: redirectUrl, scope: 'modules:read', state: 's1', ...params })}`);
+    const form = (o: Record<string, string>) => new URLSearchParams(o);
+    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    /** The user the tests below sign in as (not `user`, whose sign-ins the tests above spend). */
+    let other: Signer | undefined;
+    /** A code for `client` through the consent steps, exchanged with `auth` (public: client_id in the form). */
+    async function tokensFor(client: Awaited<ReturnType<typeof registered>>, auth: { form?: Record<string, string>; headers?: Record<string, string> } = { form: { client_id: client.clientId } }) {
+      other ??= await userWithTenant();
+      const back = await authorize(authUrl({ client_id: client.clientId, code_challenge: client.challenge, code_challenge_method: 'S256', resource: `${base}/api/mcp` }), ['modules:read'], other);
+      const code = back.searchParams.get('code')!;
+      return { code, exchange: (a = auth) => fetch(`${base}/oauth/token`, { method: 'POST', headers: a.headers, body: form({ grant_type: 'authorization_code', code, redirect_uri: redirectUrl, code_verifier: client.verifier, ...a.form }) }) };
+    }
+    /** The uid of a fresh authorization request (the consent page's). */
+    async function interactionUid(): Promise<string> {
+      const { clientId, challenge } = await registered();
+      const start = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+      return new URL(start.headers.get('location')!, base).pathname.split('/').pop()!;
+    }
+
+    it('redirect URIs: https or loopback http only (RFC 7591 invalid_redirect_uri), at registration, for a stored client and for a metadata document', async () => {
+      for (const uri of ['http://evil.example/cb', 'http://localhost.evil.example/cb', 'http://127.0.0.1.nip.io/cb', 'myapp://cb', 'com.example.app:/cb', 'javascript:alert(1)', 'not a url']) {
+        for (const extra of [{}, { application_type: 'native' }]) {
+          const res = await register({ redirect_uris: [redirectUrl, uri], ...extra });
+          expect(res.status, uri).toBe(400);
+          expect(await res.json(), uri).toMatchObject({ error: 'invalid_redirect_uri' });
+        }
+      }
+      for (const uri of ['http://127.0.0.1:8976/callback', 'http://127.0.0.1/cb', 'http://localhost:33418/cb', 'http://[::1]:9/cb', 'https://app.example/oauth/callback']) {
+        expect((await register({ redirect_uris: [uri] })).status, uri).toBe(201);
+      }
+
+      // A client stored before the rule (or behind its back) no longer loads: no code goes to its URI.
+      const clients = new (oauthAdapter(s.svc.db, s.svc.config.encryptionKey))('Client');
+      const stored = `legacy-${randomBytes(6).toString('hex')}`;
+      const evil = 'http://evil.example/cb';
+      await clients.upsert(stored, { client_id: stored, client_id_issued_at: Math.floor(Date.now() / 1000), redirect_uris: [evil], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }, undefined);
+      const verifier = randomBytes(32).toString('base64url');
+      const challenge = createHash('sha256').update(verifier).digest('base64url');
+      for (const clientId of [stored, cimdUrl.replace('/client.json', '/evil-client.json')]) {
+        const res = await fetch(authUrl({ client_id: clientId, redirect_uri: evil, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+        expect(res.status, clientId).toBe(400);
+        expect(res.headers.get('location'), clientId).toBeNull();
+        expect(await res.text(), clientId).toContain('redirect_uris must be https URLs, or http URLs on a loopback host');
+      }
+    });
+
+    it('revocation: a client revokes only the tokens issued to it (another client\'s request is 200 and revokes nothing)', async () => {
+      const victim = await registered();
+      const stranger = await registered();
+      const { exchange } = await tokensFor(victim);
+      const issued = await exchange();
+      expect(issued.status).toBe(200);
+      const tokens = (await issued.json()) as OAuthTokens;
+      const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+      // (An access token is a JWT, which oidc-provider never revokes by itself: revoking its refresh token ends the grant.)
+      const res = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: tokens.refresh_token!, client_id: stranger.clientId }) });
+      expect(res.status).toBe(200);
+      const jwt = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: tokens.access_token, client_id: victim.clientId }) });
+      expect(jwt.status).toBe(400);
+      expect(await jwt.json()).toMatchObject({ error: 'unsupported_token_type' });
+      expect((await s.call('/api/mcp', { body: ping, bearer: tokens.access_token })).status).toBe(200);
+      const refreshed = await fetch(`${base}/oauth/token`, { method: 'POST', body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: victim.clientId }) });
+      expect(refreshed.status).toBe(200);
+      const rotated = (await refreshed.json()) as OAuthTokens;
+      // Its own client still can.
+      expect((await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: rotated.refresh_token!, client_id: victim.clientId }) })).status).toBe(200);
+      expectError(await s.call('/api/mcp', { body: ping, bearer: rotated.access_token }), 401, 'unauthorized');
+    });
+
+    it('confidential clients: registration issues a secret, and the token endpoint takes only the registered method', async () => {
+      const basicClient = await registered({ token_endpoint_auth_method: 'client_secret_basic' });
+      const postClient = await registered({ token_endpoint_auth_method: 'client_secret_post' });
+      expect(basicClient.clientSecret).toEqual(expect.any(String));
+      expect(postClient.clientSecret).toEqual(expect.any(String));
+
+      type Auth = (c: typeof basicClient) => { form?: Record<string, string>; headers?: Record<string, string> };
+      const asBasic: Auth = (c) => ({ headers: { authorization: basic(c.clientId, c.clientSecret!) } });
+      const asPost: Auth = (c) => ({ form: { client_id: c.clientId, client_secret: c.clientSecret! } });
+      const asPublic: Auth = (c) => ({ form: { client_id: c.clientId } });
+      for (const [client, right, wrongs] of [
+        [basicClient, asBasic, [asPost, asPublic]],
+        [postClient, asPost, [asBasic, asPublic]],
+      ] as const) {
+        const { exchange } = await tokensFor(client, right(client));
+        for (const wrong of wrongs) {
+          const refused = await exchange(wrong(client));
+          expect(refused.status).toBe(401);
+          expect(await refused.json()).toMatchObject({ error: 'invalid_client' });
+        }
+        const ok = await exchange();
+        expect(ok.status).toBe(200);
+        const tokens = (await ok.json()) as OAuthTokens;
+        // The refresh grant and revocation too.
+        const wrongRefresh = await fetch(`${base}/oauth/token`, { method: 'POST', headers: wrongs[0](client).headers, body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...wrongs[0](client).form }) });
+        expect(wrongRefresh.status).toBe(401);
+        const wrongRevoke = await fetch(`${base}/oauth/revoke`, { method: 'POST', headers: wrongs[0](client).headers, body: form({ token: tokens.refresh_token!, ...wrongs[0](client).form }) });
+        expect(wrongRevoke.status).toBe(401);
+        const refreshed = await fetch(`${base}/oauth/token`, { method: 'POST', headers: right(client).headers, body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...right(client).form }) });
+        expect(refreshed.status).toBe(200);
+      }
+      // A public client presenting a secret it does not have is refused too.
+      const pub = await registered();
+      const { exchange } = await tokensFor(pub);
+      const withSecret = await exchange({ form: { client_id: pub.clientId, client_secret: 'guess' } });
+      expect(withSecret.status).toBe(401);
+    });
+
+    it('known OAuth paths with another method are 405 with Allow, unknown ones 404, both JSON in the OAuth format', async () => {
+      const cases: [string, string, number, string | null][] = [
+        ['GET', '/oauth/token', 405, 'POST, OPTIONS'],
+        ['PUT', '/oauth/token', 405, 'POST, OPTIONS'],
+        ['GET', '/oauth/register', 405, 'POST'],
+        ['DELETE', '/oauth/register', 405, 'POST'],
+        ['GET', '/oauth/revoke', 405, 'POST, OPTIONS'],
+        ['POST', '/oauth/jwks', 405, 'GET, HEAD, OPTIONS'],
+        ['POST', '/oauth/authorize', 405, 'GET, HEAD'],
+        ['PATCH', '/oauth/par', 405, 'POST, OPTIONS'],
+        ['GET', '/oauth/logout/confirm', 405, 'POST'],
+        ['POST', '/oauth/.well-known/openid-configuration', 405, 'GET, HEAD, OPTIONS'],
+        ['GET', '/oauth/token/', 405, 'POST, OPTIONS'],
+        ['GET', '/oauth/jwks/x', 404, null],
+        ['POST', '/oauth/token/introspection', 404, null],
+        ['POST', '/oauth/introspect', 404, null],
+        ['GET', '/oauth/userinfo', 404, null],
+        ['GET', '/oauth/nope', 404, null],
+        ['GET', '/oauth', 404, null],
+      ];
+      for (const [method, p, status, allow] of cases) {
+        const res = await s.call(p, { method });
+        expect(res.status, `${method} ${p}`).toBe(status);
+        expect(res.headers.get('content-type'), `${method} ${p}`).toMatch(/^application\/json/);
+        expect(res.headers.get('allow'), `${method} ${p}`).toBe(allow);
+        expect(res.body, `${method} ${p}`).toMatchObject({ error: status === 405 ? 'method_not_allowed' : 'not_found', error_description: expect.any(String) });
+        expectError(res, status, res.body.error);
+        expect(res.headers.get('x-ratelimit-limit'), `${method} ${p}`).toMatch(/^\d+$/);
+      }
+      // Every method the table gives each endpoint reaches oidc-provider (never its plain-text 404).
+      for (const { path: p, methods } of PROVIDER_ENDPOINTS) {
+        for (const method of methods) {
+          const res = await fetch(`${base}/oauth${p.replace('*', 'x')}`, { method, redirect: 'manual', headers: { origin: 'https://client.example', 'access-control-request-method': 'POST' } });
+          expect(res.headers.get('content-type') ?? '', `${method} ${p}`).not.toMatch(/^text\/plain/);
+          expect(res.status, `${method} ${p}`).not.toBe(404);
+          await res.arrayBuffer();
+        }
+      }
+    });
+
+    it('bodies past the limits are 413: 56 KiB on oidc-provider\'s endpoints (OAuth format), 16 KiB on the sign-in steps (error format)', async () => {
+      const metadata = (size: number) => JSON.stringify({ client_name: 'x'.repeat(size), redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' });
+      expect((await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: metadata(40_000) })).status).toBe(201);
+      for (const size of [100_000, 2_000_000]) {
+        const res = await s.call('/oauth/register', { rawBody: metadata(size), headers: { 'content-type': 'application/json' } });
+        expect(res.status, String(size)).toBe(413);
+        expect(res.body).toMatchObject({ error: 'payload_too_large', error_description: expect.stringContaining('57344 bytes') });
+      }
+      // Sent in chunks, without Content-Length, the same.
+      const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.write(`grant_type=authorization_code&code=${'x'.repeat(70_000)}`);
+        req.end();
+      });
+      expect(chunked.status).toBe(413);
+      expect(JSON.parse(chunked.body)).toMatchObject({ error: 'payload_too_large' });
+      // A body that merely is not the form is still the library's 400.
+      const bad = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+      expect(bad.status).toBe(400);
+
+      const uid = await interactionUid();
+      for (const size of [20_000, 2_000_000]) {
+        const res = await s.call(`/oauth/interaction/${uid}/login`, { rawBody: JSON.stringify({ email: user.email, password: 'x'.repeat(size) }) });
+        expect(expectError(res, 413, 'payload_too_large').message).toContain('16384 bytes');
+      }
+      expectError(await s.call(`/oauth/interaction/${uid}/login`, { rawBody: '{not json' }), 400, 'invalid_request');
+    });
+
+    it('the sign-in step refuses text that cannot be stored with 400, never a 500', async () => {
+      const uid = await interactionUid();
+      other ??= await userWithTenant();
+      for (const body of [{ email: 'z\u0000@example.com', password: 'whatever' }, { email: 'z\ud800@example.com', password: 'whatever' }, { email: other.email, password: 'pass\u0000' }]) {
+        const res = await s.call(`/oauth/interaction/${uid}/login`, { body });
+        const err = expectError(res, 400, 'invalid_request');
+        expect(err.message).toMatch(/NUL \(U\+0000\).*cannot be stored/);
+        expect(err.issues).toEqual([{ path: expect.stringMatching(/^(email|password)$/), message: err.message }]);
+      }
+      expect((await s.call(`/oauth/interaction/${uid}/consent`, { body: { scopes: ['modules:read\u0000'] } })).status).toBe(400);
+      // The request is still usable.
+      expect((await s.call(`/oauth/interaction/${uid}/login`, { body: { email: other.email, password: other.password } })).body).toMatchObject({ step: 'consent' });
+    });
 
     it('refuses PKCE plain, a missing code challenge and another resource', async () => {
       const { clientId, verifier } = await registered();

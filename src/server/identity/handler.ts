@@ -12,6 +12,7 @@ import { sessionEnded } from '../../identity/link';
 import { issueSession, isSessionRevoked, refreshSession, revokeSessions, type GoTrueSession, type LogoutScope } from '../../identity/sessions';
 import { signInWithPassword } from '../../identity/sign-in';
 import { findUserById, presentUser } from '../../identity/users';
+import { findUnstorable, isStorableText, unstorableMessage } from '../../lib/storable';
 import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
 import { VERSION } from '../../version';
 import { AppError, errorBody, type ErrorCode } from '../errors';
@@ -197,6 +198,22 @@ async function caller(ctx: Context): Promise<{ userId: string; sessionId?: strin
   return { userId: claims.subject, sessionId: claims.sessionId };
 }
 
+/** 400 `validation_failed` when a body field or query parameter holds text that cannot be stored. */
+function assertStorable(body: Record<string, unknown>, url: URL): void {
+  let at = findUnstorable(body);
+  if (at === undefined) {
+    for (const [name, value] of url.searchParams) {
+      if (!isStorableText(name) || !isStorableText(value)) {
+        at = name;
+        break;
+      }
+    }
+  }
+  if (at === undefined) return;
+  const message = unstorableMessage(at);
+  throw new AppError('invalid_request', message, { error_code: 'validation_failed', issues: [{ path: at.split('.')[0]!, message }] });
+}
+
 function apikeyMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given);
@@ -259,6 +276,10 @@ export async function handleIdentity(req: IncomingMessage, res: ServerResponse, 
         body = parsed.value as Record<string, unknown>;
       }
     }
+    // PostgreSQL cannot store U+0000 or unpaired surrogates: such input is refused here, as on
+    // the REST API, before any operation takes it to the database (it was a 500). The mailed
+    // GET /verify link keeps its own answer, a redirect carrying the error.
+    if (!route.open?.includes(method)) assertStorable(body, url);
     const answer = await handler({ ctx, req, url, body });
     if (answer.status === 204 || answer.body === undefined) {
       res.writeHead(answer.status, { ...headers, ...API_VERSION, ...answer.headers });

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { authUsers } from '../../db/schema';
 import { signInWithPassword } from '../../identity/sign-in';
 import { AppError, invalidRequest } from '../../lib/errors';
+import { findUnstorable, unstorableMessage } from '../../lib/storable';
 import type { Services } from '../../services';
 import { eq } from 'drizzle-orm';
 import { readJsonBody } from '../http/request';
@@ -33,6 +34,9 @@ const loginBody = z.object({ email: z.string().min(1).max(320), password: z.stri
 const consentBody = z.object({ scopes: z.array(z.string().max(64)).max(32) }).strict();
 
 const headersOf = { 'Cache-Control': 'no-store' };
+
+/** The largest body the sign-in and consent endpoints read (an email and a password, or a list of scopes). */
+export const INTERACTION_BODY_LIMIT = 16 * 1024;
 
 /** Answers one request under /oauth/interaction/. */
 export async function handleInteraction(svc: Services, req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string, ip: string): Promise<void> {
@@ -50,9 +54,16 @@ export async function handleInteraction(svc: Services, req: IncomingMessage, res
 
     if (action === undefined) return sendJson(res, 200, await describe(svc, interaction), headersOf);
 
-    const body = await readJsonBody(req, 16 * 1024);
+    const body = await readJsonBody(req, INTERACTION_BODY_LIMIT);
+    if (body.kind === 'too_large') throw new AppError('payload_too_large', `The body is larger than ${INTERACTION_BODY_LIMIT} bytes (16 KiB), the limit of the sign-in and consent endpoints.`);
     const value = body.kind === 'json' ? body.value : body.kind === 'empty' ? {} : undefined;
     if (value === undefined) throw invalidRequest('The body must be JSON.');
+    // PostgreSQL cannot store U+0000 or unpaired surrogates (an email with one was a 500).
+    const unstorable = findUnstorable(value);
+    if (unstorable !== undefined) {
+      const message = unstorableMessage(unstorable);
+      throw invalidRequest(message, [{ path: unstorable.split('.')[0]!, message }]);
+    }
 
     if (action === 'login') {
       const parsed = loginBody.safeParse(value);

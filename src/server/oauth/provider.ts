@@ -9,8 +9,11 @@
  * - every access token is a JWT bound to the MCP resource `${PUBLIC_BASE_URL}/api/mcp`
  *   (RFC 8707; another resource indicator is `invalid_target`), carrying only the scopes the
  *   user granted; refresh tokens rotate; revoking one revokes its grant;
- * - clients: registered by RFC 7591 (public, `token_endpoint_auth_method: none`) or named by an
- *   https URL whose Client ID Metadata Document is fetched through the SSRF guard;
+ * - clients: registered by RFC 7591 or named by an https URL whose Client ID Metadata Document is
+ *   fetched through the SSRF guard; redirect URIs are https or http on a loopback host (MCP
+ *   authorization, OAuth 2.1 §2.3.1); a registered client authenticates at the token and
+ *   revocation endpoints with exactly its registered `token_endpoint_auth_method` (`none` for
+ *   public clients, the default) and revokes only its own tokens;
  * - interactions (sign-in, consent) are the Next page `/consent/<uid>`, backed by
  *   src/server/oauth/interaction.ts.
  *
@@ -27,8 +30,8 @@ import { identityKeys } from '../../identity/keys';
 import { guardedFetch } from '../../net/ssrf';
 import { oauthAdapter } from '../../oauth/adapter';
 import type { Services } from '../../services';
-import { AppError } from '../errors';
-import { sendError } from '../http/respond';
+import { AppError, errorBody } from '../errors';
+import { sendJson } from '../http/respond';
 import { CONSENT_PAGE, mcpResource, OAUTH_MOUNT, OAUTH_SCOPES, oauthIssuer } from './endpoints';
 
 const ACCESS_TOKEN_TTL = 60 * 60;
@@ -77,11 +80,24 @@ async function buildProvider(svc: Services): Promise<Provider> {
       id_token_signed_response_alg: 'ES256',
     },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    extraClientMetadata: {
+      // Not an extra property: listed so that this validator sees it, before oidc-provider's own
+      // checks, for every client (registered, stored, or named by a metadata document).
+      properties: ['redirect_uris'],
+      validator(_ctx: unknown, key: string, value: unknown) {
+        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
+        const refused = value.find((uri) => typeof uri === 'string' && !redirectUriAllowed(uri));
+        if (refused !== undefined) throw new oidcErrors.InvalidClientMetadata(REDIRECT_URI_RULE);
+      },
+    },
     routes: PROVIDER_ROUTES,
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
-      revocation: { enabled: true, allowedPolicy: async () => true },
+      // RFC 7009 §2.1: only the client a token was issued to may revoke it. Another client's
+      // request is answered 200 like an unknown token's (oidc-provider's answer when this is
+      // false), so it learns nothing about the token, and nothing is revoked.
+      revocation: { enabled: true, allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
       clientIdMetadataDocument: {
         enabled: true,
@@ -145,14 +161,83 @@ async function buildProvider(svc: Services): Promise<Provider> {
   // Its URLs come from PUBLIC_BASE_URL, as forwarded headers the handler sets (handleOAuthProvider).
   provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, err: unknown) => svc.logger.error({ err }, 'oauth server error'));
+  provider.use(bodyTooLarge);
+  enforceSecretMethod(provider);
   return provider;
+}
+
+/**
+ * oidc-provider takes a client secret from the Authorization header (`client_secret_basic`) and
+ * from the form (`client_secret_post`) alike, whichever of the two a client registered. Here a
+ * client must use the one it registered (RFC 7591 §2: the client's "requested authentication
+ * method for the token endpoint"), at the token and revocation endpoints alike.
+ */
+function enforceSecretMethod(provider: Provider): void {
+  const proto = (provider.Client as unknown as { prototype: SecretClient }).prototype;
+  const compare = proto.compareClientSecret;
+  proto.compareClientSecret = function (this: SecretClient, secret: string) {
+    const inHeader = Provider.ctx?.headers.authorization !== undefined;
+    if (inHeader !== (this.clientAuthMethod === 'client_secret_basic')) {
+      throw new oidcErrors.InvalidClientAuth(`the client is registered with ${this.clientAuthMethod}`);
+    }
+    return compare.call(this, secret);
+  };
+}
+
+interface SecretClient {
+  clientAuthMethod: string;
+  compareClientSecret(secret: string): Promise<boolean>;
+}
+
+/** Redirect URIs a client may register: https, or http on a loopback host (any port). */
+const REDIRECT_URI_RULE = 'redirect_uris must be https URLs, or http URLs on a loopback host (127.0.0.1, [::1] or localhost)';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+function redirectUriAllowed(uri: string): boolean {
+  const url = URL.parse(uri);
+  if (!url) return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+}
+
+/** oidc-provider's own limit on a request body (lib/shared/selective_body.js): it reads no more. */
+const PROVIDER_BODY_LIMIT = 56 * 1024;
+
+interface KoaContext {
+  status: number;
+  body: unknown;
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+/**
+ * A body past PROVIDER_BODY_LIMIT is, to oidc-provider, one that "failed to parse" (400): it
+ * stops reading there, so such a request is the one whose body was not read to its end. That
+ * answer becomes 413, naming the limit.
+ */
+async function bodyTooLarge(ctx: KoaContext, next: () => Promise<void>): Promise<void> {
+  await next();
+  if (ctx.status !== 400 || ctx.req.readableEnded) return;
+  if ((ctx.body as { error_description?: unknown } | undefined)?.error_description !== 'failed to parse the request body') return;
+  const err = new AppError('payload_too_large', `The request body is larger than ${PROVIDER_BODY_LIMIT} bytes (56 KiB), the limit of the OAuth endpoints.`);
+  ctx.status = err.status;
+  ctx.body = oauthErrorBody(err, String(ctx.res.getHeader('x-request-id') ?? ''));
+}
+
+/**
+ * The service's own errors under /oauth (no such endpoint, wrong method, body too large) in the
+ * OAuth format that OAuth clients parse (`error`, `error_description`), with the fields of the
+ * service's error format beside them (`message`, `request_id`).
+ */
+function oauthErrorBody(err: AppError, requestId: string): Record<string, unknown> {
+  const { error, ...rest } = errorBody(err, requestId);
+  return { error, error_description: err.message, ...rest };
 }
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Where oidc-provider answers, relative to OAUTH_MOUNT. */
+/** Where oidc-provider answers, relative to OAUTH_MOUNT (its `routes` setting). */
 const PROVIDER_ROUTES = {
   authorization: '/authorize',
   token: '/token',
@@ -165,10 +250,40 @@ const PROVIDER_ROUTES = {
   pushed_authorization_request: '/par',
 };
 
-/** A path oidc-provider has a route for (its own sub-paths included, e.g. `/authorize/<uid>`). */
-function providerAnswers(providerPath: string): boolean {
-  if (providerPath === '/.well-known/openid-configuration') return true;
-  return Object.values(PROVIDER_ROUTES).some((route) => providerPath === route || providerPath.startsWith(`${route}/`));
+/**
+ * The endpoints oidc-provider serves with the features enabled above, and their methods (`*`:
+ * one path segment; HEAD wherever GET). The userinfo and introspection features are off, so
+ * their paths are none of these. tests/api/mcp-oauth.test.ts checks every entry against the
+ * provider, so an upgrade that moves one shows.
+ */
+export const PROVIDER_ENDPOINTS: readonly { path: string; methods: readonly string[] }[] = [
+  { path: '/.well-known/openid-configuration', methods: ['GET', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.authorization, methods: ['GET'] },
+  // Back from the sign-in and consent page.
+  { path: `${PROVIDER_ROUTES.authorization}/*`, methods: ['GET'] },
+  { path: PROVIDER_ROUTES.token, methods: ['POST', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.registration, methods: ['POST'] },
+  // RFC 7592's read, which needs a registration access token (none is issued here: always 401).
+  { path: `${PROVIDER_ROUTES.registration}/*`, methods: ['GET'] },
+  { path: PROVIDER_ROUTES.revocation, methods: ['POST', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.jwks, methods: ['GET', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.pushed_authorization_request, methods: ['POST', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.end_session, methods: ['GET'] },
+  { path: `${PROVIDER_ROUTES.end_session}/confirm`, methods: ['POST'] },
+  { path: `${PROVIDER_ROUTES.end_session}/success`, methods: ['GET'] },
+];
+
+/** The methods `providerPath` answers (HEAD included with GET), or undefined when it is no endpoint. */
+function providerMethods(providerPath: string): string[] | undefined {
+  // oidc-provider's router takes a path with one trailing slash as the path without it.
+  const path = providerPath.length > 1 && providerPath.endsWith('/') ? providerPath.slice(0, -1) : providerPath;
+  const segments = path.split('/');
+  const endpoint = PROVIDER_ENDPOINTS.find((e) => {
+    const pattern = e.path.split('/');
+    return pattern.length === segments.length && pattern.every((p, i) => (p === '*' ? segments[i] !== '' : p === segments[i]));
+  });
+  if (!endpoint) return undefined;
+  return endpoint.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
 }
 
 /**
@@ -176,9 +291,14 @@ function providerAnswers(providerPath: string): boolean {
  * oidc-provider: the path is rewritten relative to its mount, as Koa's mount would.
  */
 export async function handleOAuthProvider(svc: Services, req: IncomingMessage, res: ServerResponse, providerPath: string, requestId: string): Promise<void> {
-  // Elsewhere it would answer a plain-text 404: ours is in the error format (DESIGN.md §6).
-  if (!providerAnswers(providerPath)) {
-    sendError(res, new AppError('not_found', `No OAuth endpoint at ${OAUTH_MOUNT}${providerPath}.`), requestId, { 'Access-Control-Allow-Origin': '*' });
+  // Elsewhere, or with another method, oidc-provider would answer a plain-text 404: ours are
+  // JSON, in the OAuth format (404, or 405 with Allow as on every other path, DESIGN.md §4).
+  const methods = providerMethods(providerPath);
+  if (!methods || !methods.includes(req.method ?? 'GET')) {
+    const err = methods
+      ? new AppError('method_not_allowed', `Use ${methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(' or ')} on ${OAUTH_MOUNT}${providerPath}.`, { allowed_methods: methods }, { Allow: methods.join(', ') })
+      : new AppError('not_found', `No OAuth endpoint at ${OAUTH_MOUNT}${providerPath}.`);
+    sendJson(res, err.status, oauthErrorBody(err, requestId), { 'Access-Control-Allow-Origin': '*', ...err.headers });
     return;
   }
   const provider = await oauthProvider(svc);
