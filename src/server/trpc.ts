@@ -14,7 +14,7 @@ import { executionsRemaining } from '../metering/usage';
 import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../lib/json-depth';
-import { findUnstorable } from '../lib/storable';
+import { findUnstorable, unstorableMessage } from '../lib/storable';
 import { parseIdempotencyKey } from '../idempotency/keys';
 import { idempotent } from './idempotency';
 import { header, optionalPrincipal } from './pool';
@@ -89,7 +89,7 @@ async function assertAcceptableInput(getRawInput: () => Promise<unknown>, meta: 
   if (at === undefined) return;
   const field = at.split('.')[0]!;
   if (meta?.openapi?.path.includes(`{${field}}`) && !at.includes('.')) throw notFound(field === 'module' ? 'module' : 'resource');
-  const message = `The request contains a NUL (U+0000) character or an unpaired surrogate${at ? ` at ${at}` : ''}; such text cannot be stored.`;
+  const message = unstorableMessage(at);
   throw invalidRequest(message, [{ path: field, message }]);
 }
 
