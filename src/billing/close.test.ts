@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TermsSnapshot } from '../db/schema/billing';
+import { AppError } from '../lib/errors';
 import { draftInvoice, roundToCent } from './close';
+import { MAX_MONTHLY_FEE_MICRO_USD, MAX_OVERAGE_UNIT_MICRO_USD, MAX_USD_MICRO } from './money';
 
 const terms = (plan: TermsSnapshot['plan'], over: Partial<TermsSnapshot> = {}): TermsSnapshot => ({
   plan,
@@ -85,6 +87,44 @@ describe('draftInvoice', () => {
     expect(d.subtotalMicroUsd).toBe(d.lines.reduce((s, l) => s + l.amount_micro_usd, 0));
     // free 5 days 0 + pro 15 days 14.50 + business 10 days 99.666667 -> 99.67 + 7 × 0.001 = 0.007 -> 0.01
     expect(d.totalMicroUsd).toBe(14_500_000 + 99_670_000 + 10_000);
+  });
+
+  it('at the price caps (10,000,000 USD a month, 1,000 USD an execution) millions of overage executions and a prorated change are exact', () => {
+    const top = terms('enterprise', { monthly_fee_micro_usd: MAX_MONTHLY_FEE_MICRO_USD, overage_unit_micro_usd: MAX_OVERAGE_UNIT_MICRO_USD, executions_per_month: 0 });
+    const d = draftInvoice({ currentTerms: top, changes: [change('2026-11-11T00:00:00Z', pro, top)], overage: 8_000_000, cycleStart, cycleEnd });
+    expect(d.lines.map((l) => l.amount_micro_usd)).toEqual([
+      9_670_000, // pro 10 of 30 days
+      6_666_666_670_000, // 10,000,000 × 20/30 = 6,666,666.67
+      8_000_000_000_000_000, // 8,000,000 × 1,000
+    ]);
+    expect(d.totalMicroUsd).toBe(8_006_666_676_340_000);
+    expect(Number.isSafeInteger(d.totalMicroUsd)).toBe(true);
+  });
+
+  it('charges past the largest exact amount are refused (409 conflict), never rounded', () => {
+    const attempt = (over: Partial<TermsSnapshot>, overage: number) => () =>
+      draftInvoice({ currentTerms: terms('pro', { executions_per_month: 0, ...over }), changes: [], overage, cycleStart, cycleEnd });
+    for (const [over, overage] of [
+      // What an outside check once stored (before the caps): 3 × 9,007,199,254.740991 USD.
+      [{ overage_unit_micro_usd: MAX_USD_MICRO, monthly_fee_micro_usd: MAX_USD_MICRO }, 3],
+      // The largest fee (exact alone: 9,007,199,254.74) plus 0.01 USD of overage at pro's price.
+      [{ monthly_fee_micro_usd: MAX_USD_MICRO }, 10],
+      // Lines each exact whose sum is not.
+      [{ overage_unit_micro_usd: MAX_OVERAGE_UNIT_MICRO_USD, monthly_fee_micro_usd: MAX_MONTHLY_FEE_MICRO_USD }, 9_000_000],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        attempt(over, overage)();
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, JSON.stringify(over)).toBeInstanceOf(AppError);
+      expect((thrown as AppError).code).toBe('conflict');
+      expect((thrown as AppError).status).toBe(409);
+      expect((thrown as AppError).message).toContain('9007199254.74 USD');
+    }
+    // The largest exact overage line is fine.
+    expect(attempt({ overage_unit_micro_usd: 1_000, monthly_fee_micro_usd: 0 }, 9_007_199_254_735)().totalMicroUsd).toBe(9_007_199_254_740_000);
   });
 
   it('roundToCent rounds half-up', () => {

@@ -4,11 +4,11 @@ import { invoices, planChanges, tenants, usageCounters, type InvoiceLine, type I
 import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { newId } from '../lib/ids';
 import { isSaneDate } from '../lib/dates';
-import { invalidRequest } from '../lib/errors';
+import { AppError, invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { PLAN_NAMES, PLANS, type Plan } from '../tenants/plans';
 import { invoiceNumber, invoicePath } from './invoices';
-import { formatUnitUsd, formatUsd } from './money';
+import { formatUnitUsd, formatUsd, isExactAmount, MAX_USD_MICRO } from './money';
 import { prorateFees } from './proration';
 import { snapshotTerms, termsSnapshot } from './terms';
 import { futureCloseRefusal } from './close-at';
@@ -44,10 +44,24 @@ const PAGE = 500;
 const CENT = 10_000;
 /** Half-up to a whole cent, in micro-dollars. */
 export const roundToCent = (micro: number) => Math.floor((micro + CENT / 2) / CENT) * CENT;
+/** The same, exactly, for products that may pass a safe integer. */
+const roundToCentExact = (micro: bigint) => ((micro + 5_000n) / 10_000n) * 10_000n;
 
 export interface CloseOptions {
   /** Close every cycle that ended at or before this instant. */
   at: Date;
+  /** Told of each (tenant, cycle) that could not be invoiced (it is logged either way). */
+  onFailure?: (failure: CloseFailure) => void;
+}
+
+/** A (tenant, cycle) the close could not invoice: nothing of it was written, and the next run tries it again. */
+export interface CloseFailure {
+  tenant_id: string;
+  /** `YYYY-MM`. */
+  cycle: string;
+  /** The platform error code (`conflict` for charges past the exact range), `internal_error` otherwise. */
+  error: string;
+  message: string;
 }
 
 /** First instant of the month of `d` (UTC). */
@@ -118,6 +132,11 @@ async function findCandidates(db: Executor, lastCycle: Date, after: Candidate | 
 /**
  * Closes every ended cycle due by `at` (see the top of this file) and returns the invoices it
  * created (none when everything was already invoiced or had nothing to bill).
+ *
+ * Each (tenant, cycle) is closed on its own: one that fails (its charges past the exact range, a
+ * database error in its transaction) is logged with its tenant id and cycle, reported to
+ * `onFailure`, and skipped, and the others are closed all the same. Its transaction wrote nothing,
+ * so it is still due and the next run (the hourly job, or a close by hand) tries it again.
  */
 export async function closeCycles(svc: Services, opts: CloseOptions): Promise<InvoiceRow[]> {
   if (!isSaneDate(opts.at)) throw new RangeError('closeCycles: `at` must be a valid date');
@@ -128,8 +147,18 @@ export async function closeCycles(svc: Services, opts: CloseOptions): Promise<In
   for (;;) {
     const page = await findCandidates(svc.db, lastCycle, after);
     for (const candidate of page) {
-      const row = await closeTenantCycle(svc, candidate.tenant_id, new Date(`${candidate.cycle_start}T00:00:00.000Z`));
-      if (row) created.push(row);
+      try {
+        const row = await closeTenantCycle(svc, candidate.tenant_id, new Date(`${candidate.cycle_start}T00:00:00.000Z`));
+        if (row) created.push(row);
+      } catch (err) {
+        const failure: CloseFailure = {
+          tenant_id: candidate.tenant_id,
+          cycle: candidate.cycle_start.slice(0, 7),
+          ...(err instanceof AppError && err.code !== 'internal_error' ? { error: err.code, message: err.message } : { error: 'internal_error', message: 'The invoice could not be made (see the service log).' }),
+        };
+        svc.logger.error({ err, tenantId: failure.tenant_id, cycle: failure.cycle }, 'billing: closing a cycle failed; it stays due and the next run tries it again');
+        opts.onFailure?.(failure);
+      }
     }
     if (page.length < PAGE) break;
     after = page.at(-1)!;
@@ -139,12 +168,15 @@ export async function closeCycles(svc: Services, opts: CloseOptions): Promise<In
 
 /**
  * The operators' close (`POST /api/v1/admin/billing/close`): closeCycles as of `at` (default now),
- * refused (400) when `at` would invoice a cycle that has not begun (close-at.ts).
+ * refused (400) when `at` would invoice a cycle that has not begun (close-at.ts). `failed` lists
+ * the cycles that could not be invoiced this time (the others were).
  */
-export async function closeCyclesAsOf(svc: Services, at = new Date()): Promise<{ at: Date; created: InvoiceRow[] }> {
+export async function closeCyclesAsOf(svc: Services, at = new Date()): Promise<{ at: Date; created: InvoiceRow[]; failed: CloseFailure[] }> {
   const refusal = futureCloseRefusal(at);
   if (refusal) throw invalidRequest(refusal, [{ path: 'at', message: refusal }]);
-  return { at, created: await closeCycles(svc, { at }) };
+  const failed: CloseFailure[] = [];
+  const created = await closeCycles(svc, { at, onFailure: (f) => failed.push(f) });
+  return { at, created, failed };
 }
 
 /**
@@ -273,14 +305,33 @@ export function draftInvoice(input: DraftInput): Draft {
     const sequence = [startTerms, ...inCycle.map((c) => c.toTerms)].map(snapshotTerms);
     const priced = [...sequence].reverse().find((t) => !t.pausesAtQuota) ?? sequence.at(-1)!;
     const unit = priced.overageUnitMicroUsd;
+    // Exact (bigint): a product past a safe integer is refused below, never rounded.
+    const amount = roundToCentExact(BigInt(input.overage) * BigInt(unit));
+    assertBillable(amount);
     lines.push({
       description: `Overage: ${input.overage.toLocaleString('en-US')} executions × ${formatUnitUsd(unit)} USD`,
       quantity: input.overage,
       unit_amount_micro_usd: unit,
-      amount_micro_usd: roundToCent(input.overage * unit),
+      amount_micro_usd: Number(amount),
     });
   }
 
-  const subtotal = lines.reduce((sum, l) => sum + l.amount_micro_usd, 0);
-  return { lines, subtotalMicroUsd: subtotal, totalMicroUsd: subtotal };
+  for (const line of lines) assertBillable(line.amount_micro_usd);
+  const subtotal = lines.reduce((sum, l) => sum + BigInt(l.amount_micro_usd), 0n);
+  assertBillable(subtotal);
+  return { lines, subtotalMicroUsd: Number(subtotal), totalMicroUsd: Number(subtotal) };
+}
+
+/**
+ * A cycle's charges must be held exactly (money.ts MAX_USD_MICRO, 9,007,199,254.74 USD); terms
+ * set before the price caps existed, or an absurd count, could pass it. Refused as 409 `conflict`
+ * for that tenant and cycle only: its usage answers it, and the close skips it (logged) and tries
+ * it again on the next run, once an operator has corrected the terms.
+ */
+function assertBillable(micro: number | bigint): void {
+  if (isExactAmount(micro)) return;
+  throw new AppError(
+    'conflict',
+    `The cycle's charges come to more than ${formatUsd(MAX_USD_MICRO)} USD, the largest amount the platform bills exactly: the tenant's terms (monthly fee, overage price) need an operator's correction.`,
+  );
 }

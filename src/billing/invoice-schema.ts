@@ -65,4 +65,14 @@ export const closeCyclesInput = z.strictObject({
 export const closeCyclesResult = z.object({
   at: z.string().describe('The instant the cycles were closed as of'),
   invoices: z.array(invoiceView).describe('The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill)'),
+  failed: z
+    .array(
+      z.object({
+        tenant_id: z.string(),
+        cycle: z.string().describe('`YYYY-MM`'),
+        error: z.string().describe('The error code: `conflict` when the charges pass the largest amount billed exactly (9007199254.74 USD), `internal_error` otherwise'),
+        message: z.string(),
+      }),
+    )
+    .describe('Cycles that could not be invoiced this time: nothing of them was written, each was logged, and the next run tries them again (usually empty)'),
 });

@@ -35,8 +35,31 @@ export function formatUnitUsd(micro: number | bigint): string {
   return `${negative ? '-' : ''}${abs / MICRO}.${fraction}`;
 }
 
-/** The largest amount accepted (fits a JavaScript safe integer of micro-dollars). */
+/**
+ * The largest amount the platform holds or bills exactly: a JavaScript safe integer of
+ * micro-dollars, 9,007,199,254.740991 USD. Every stored price and every invoice amount (each line,
+ * the subtotal, the total) must fit; a cycle whose charges would not is refused for that tenant
+ * (src/billing/close.ts, `assertBillable`) instead of being rounded or wrapped.
+ */
 export const MAX_USD_MICRO = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Caps on the prices an operator may set as per-tenant terms (PUT /api/v1/admin/tenants/{id}/plan),
+ * chosen so that an invoice stays exact (below MAX_USD_MICRO) for any count a real tenant runs:
+ * - overage unit price at most 1,000 USD per execution (the built-in plans charge 0.001): 1,000 USD
+ *   is 10^9 micro-dollars, so even at that price about 9 million executions past the quota in one
+ *   cycle (9 billion USD) are billed exactly; at 0.001 USD, 9 trillion.
+ * - monthly fee at most 10,000,000 USD (10^13 micro-dollars): proration multiplies it by at most
+ *   2 × 31 days, and a cycle's fee lines (one per set of terms) add up to a few times it at most,
+ *   all far below MAX_USD_MICRO, leaving the rest of the range to overage.
+ */
+export const MAX_OVERAGE_UNIT_MICRO_USD = 1_000 * MICRO_PER_USD;
+export const MAX_MONTHLY_FEE_MICRO_USD = 10_000_000 * MICRO_PER_USD;
+
+/** Whether an amount of micro-dollars is held exactly (an integer from 0 up to MAX_USD_MICRO). */
+export function isExactAmount(micro: number | bigint): boolean {
+  return typeof micro === 'bigint' ? micro >= 0n && micro <= BigInt(MAX_USD_MICRO) : Number.isSafeInteger(micro) && micro >= 0;
+}
 
 const DECIMAL = /^(\d+)(?:\.(\d{1,6}))?$/;
 

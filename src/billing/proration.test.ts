@@ -121,4 +121,10 @@ describe('prorateFees', () => {
     const half = prorateFees({ startTerms: terms('enterprise'), changes: [{ changedAt: at('2026-11-16T00:00:00Z'), toTerms: terms('enterprise', 1) }] }, start, end);
     expect(half.map((s) => s.fee_micro_usd)).toEqual([0, 1]);
   });
+
+  it('is exact for fees near the largest exact amount (the product passes a safe integer)', () => {
+    // 9,007,199,254.740991 USD × 15 / 30 = 4,503,599,627.3704955 -> …370496 micro-dollars (half-up)
+    const big = prorateFees({ startTerms: terms('enterprise'), changes: [{ changedAt: at('2026-11-16T00:00:00Z'), toTerms: terms('enterprise', Number.MAX_SAFE_INTEGER) }] }, start, end);
+    expect(big.map((s) => s.fee_micro_usd)).toEqual([0, 4_503_599_627_370_496]);
+  });
 });

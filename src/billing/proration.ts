@@ -84,8 +84,9 @@ export function prorateFees(input: ProrationInput, cycleStart: Date, cycleEnd: D
     const to = i + 1 < stretches.length ? stretches[i + 1]!.from : end;
     const days = Math.round((to - s.from) / DAY_MS);
     const monthly = snapshotTerms(s.terms).monthlyFeeMicroUsd;
-    // Integer arithmetic, half-up: fees are at most a few billion micro-dollars, days at most 31.
-    const fee = days === cycleDays ? monthly : Math.floor((monthly * days * 2 + cycleDays) / (2 * cycleDays));
+    // Integer arithmetic, half-up, exact (bigint: a fee near the largest exact amount times 62 is
+    // past a safe integer; the result is never more than the monthly fee).
+    const fee = days === cycleDays ? monthly : Number((BigInt(monthly) * BigInt(days) * 2n + BigInt(cycleDays)) / BigInt(2 * cycleDays));
     return { terms: s.terms, from: new Date(s.from), to: new Date(to), days, fee_micro_usd: fee };
   });
 }

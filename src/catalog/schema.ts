@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listParams, queryNumber } from '../lib/pagination';
+import { listParams, queryInteger } from '../lib/pagination';
 import { MODULE_CATEGORIES } from '../modules/types';
 
 export const MODULE_NAME = /^[a-z][a-z0-9-]{1,29}$/;
@@ -71,7 +71,7 @@ export const installationView = z.object({
 export const searchInput = z.strictObject({
   q: z.string().trim().min(1).max(200),
   category: z.string().max(40).optional(),
-  limit: queryNumber().int().min(1).max(100).default(20),
+  limit: queryInteger(1, 100, 20),
 });
 
 export const searchOutput = z.object({

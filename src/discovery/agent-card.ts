@@ -47,6 +47,34 @@ export function a2aProtocolCard(base: string, description = 'Agent Module Platfo
   };
 }
 
+/** Words whose period ends an abbreviation, not a sentence ("e.g. 2x", "(e.g. quartiles)", "etc. and"). */
+const ABBREVIATION = /(?:^|[^A-Za-z])(?:e\.g|i\.e|etc|vs|cf|approx|incl|excl|esp|viz|fig|ca|resp|Mr|Mrs|Ms|Dr|St|Jr|Sr)$/i;
+
+/**
+ * The first sentence of a description, without its final period: it ends at a period followed
+ * by white space (or the end) that is outside parentheses, brackets, braces and double quotes and
+ * does not end an abbreviation such as "e.g.", "i.e." or "etc.". So "Detects the language
+ * (e.g. English) of a text. Returns…" gives "Detects the language (e.g. English) of a text", never
+ * a cut at "(e.g".
+ */
+export function firstSentence(text: string): string {
+  const closing: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+  const open: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (quoted) continue;
+    else if (c in closing) open.push(closing[c]!);
+    else if (c === open.at(-1)) open.pop();
+    else if (c === '.' && open.length === 0 && (i + 1 === text.length || /\s/.test(text[i + 1]!))) {
+      const sentence = text.slice(0, i);
+      if (!ABBREVIATION.test(sentence)) return sentence.trim();
+    }
+  }
+  return text.trim();
+}
+
 /**
  * The A2A AgentCard served at /.well-known/agent.json and agent-card.json: the official SDK's
  * AgentCard type (A2A 1.0, `supportedInterfaces`) in its JSON form, plus the A2A 0.3 top-level
@@ -75,7 +103,7 @@ function renderAgentCard(base: string, catalog: PublicModule[]): unknown {
         name: `${category[0]!.toUpperCase()}${category.slice(1)} modules`,
         description: entries.map((m) => `${m.module.title}: ${m.module.description}`).join(' '),
         tags: [...new Set(entries.flatMap((m) => m.module.tags))].slice(0, 30),
-        examples: entries.flatMap((m) => m.actions.slice(0, 2).map((a) => `${m.module.name}.${a.name}: ${a.description.split('. ')[0]}`)).slice(0, 6),
+        examples: entries.flatMap((m) => m.actions.slice(0, 2).map((a) => `${m.module.name}.${a.name}: ${firstSentence(a.description)}`)).slice(0, 6),
         inputModes: ['application/json'],
         outputModes: ['application/json'],
         securityRequirements: [apiKey, bearer],

@@ -4,16 +4,32 @@ import { isSaneDate } from './dates';
 import { invalidRequest } from './errors';
 import { isStorableText } from './storable';
 
+const DECIMAL_DIGITS = /^\d+$/;
+
 /**
- * A number from a query string. Not a number, or the parameter given twice (an array), says so;
- * zod's own words were "expected number, received NaN". Range and integer checks keep theirs.
+ * A whole number from a query string, from `min` to `max`, `fallback` when absent: plain decimal
+ * digits only (`20`, `007`), so `0x10`, `1e1`, `2.0`, ` 5`, `+5` or an empty value are 400
+ * `invalid_request` with the parameter's path (Number() would have read the first two as 16 and
+ * 10). A JSON number (tRPC, MCP) is taken as it is, and must be an integer. Not digits, or given
+ * twice (an array): "expected a whole number in decimal digits, given once"; the range checks keep
+ * zod's words. The OpenAPI document shows the integer schema (a preprocessed input is described by
+ * its target schema).
  */
-export const queryNumber = () =>
-  z.coerce.number({ error: (issue) => (issue.code === 'invalid_type' && issue.expected === 'number' ? 'expected a number, given once' : undefined) });
+export const queryInteger = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
+    z
+      .number({ error: (issue) => (issue.code === 'invalid_type' && issue.expected === 'number' ? 'expected a whole number in decimal digits, given once' : undefined) })
+      .int()
+      .min(min)
+      .max(max)
+      // Inside the pipe, so that the document shows it (zod-openapi drops a default around a pipe).
+      .default(fallback),
+  );
 
 /** Query parameters of every list: `limit` (default 20, max 100) and an opaque `cursor`. */
 export const listParams = {
-  limit: queryNumber().int().min(1).max(100).default(20),
+  limit: queryInteger(1, 100, 20),
   // Long enough for a memory key's cursor (256 characters of any script).
   cursor: z.string().max(2048).optional(),
 };

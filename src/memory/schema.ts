@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listParams, pageSchema, queryNumber } from '../lib/pagination';
+import { listParams, pageSchema, queryInteger } from '../lib/pagination';
 
 /** 64 KiB (DESIGN.md §4: 64 KB means 65,536 bytes), measured as UTF-8 JSON. */
 export const MAX_VALUE_BYTES = 65_536;
@@ -76,7 +76,7 @@ export const memoryList = pageSchema(memoryEntryView);
 export const deletedMemoryEntry = z.object({ agent_id: z.string(), key: z.string(), deleted: z.literal(true) });
 
 export const listMemoryAgentsInput = z.strictObject({
-  limit: queryNumber().int().min(1).max(100).default(100).describe('At most this many agents (default and max 100)'),
+  limit: queryInteger(1, 100, 100).describe('At most this many agents (default and max 100)'),
 });
 
 export const memoryAgentList = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tryParseUsd } from '../billing/money';
+import { formatUnitUsd, MAX_MONTHLY_FEE_MICRO_USD, MAX_OVERAGE_UNIT_MICRO_USD, tryParseUsd } from '../billing/money';
 import { listParams, pageSchema } from '../lib/pagination';
 import { PLAN_NAMES } from './plans';
 
@@ -62,18 +62,29 @@ export const adminTenantView = tenantView.extend({
 });
 export const tenantList = pageSchema(adminTenantView);
 
-/** A non-negative USD amount: a decimal string or a number, at most 6 decimals. */
-const usdInput = z
-  .union([z.string(), z.number()])
-  .refine((v) => tryParseUsd(v) !== null, { message: 'must be a non-negative USD amount with at most 6 decimals, e.g. "0.001" or 29' });
+/**
+ * A non-negative USD amount: a decimal string or a number, at most 6 decimals, and at most `max`
+ * micro-dollars (the caps in src/billing/money.ts keep every invoice exact).
+ */
+const usdInput = (max: number) =>
+  z
+    .union([z.string(), z.number()])
+    .refine((v) => tryParseUsd(v) !== null, { message: 'must be a non-negative USD amount with at most 6 decimals, e.g. "0.001" or 29', abort: true })
+    .refine((v) => (tryParseUsd(v) ?? 0) <= max, { message: `must be at most ${formatUnitUsd(max)} USD` });
 
 export const changePlanInput = z.strictObject({
   tenant_id: z.uuid(),
   plan: planSchema,
   requests_per_minute: z.number().int().min(1).max(100_000_000).nullable().optional().describe("Request limit per minute; null restores the plan's"),
   executions_per_month: z.number().int().min(0).max(2_000_000_000).nullable().optional().describe("Monthly execution quota; null restores the plan's"),
-  overage_unit_usd: usdInput.nullable().optional().describe("Price per execution past the quota, USD (decimal string or number, at most 6 decimals); null restores the plan's"),
-  monthly_fee_usd: usdInput.nullable().optional().describe("Monthly fee, USD (decimal string or number, at most 6 decimals); null restores the plan's"),
+  overage_unit_usd: usdInput(MAX_OVERAGE_UNIT_MICRO_USD)
+    .nullable()
+    .optional()
+    .describe("Price per execution past the quota, USD (decimal string or number, at most 6 decimals, at most 1000); null restores the plan's"),
+  monthly_fee_usd: usdInput(MAX_MONTHLY_FEE_MICRO_USD)
+    .nullable()
+    .optional()
+    .describe("Monthly fee, USD (decimal string or number, at most 6 decimals, at most 10000000); null restores the plan's"),
 });
 
 export type RegisterInput = z.infer<typeof registerInput>;

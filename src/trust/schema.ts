@@ -1,10 +1,10 @@
-import { queryNumber } from '../lib/pagination';
+import { queryInteger } from '../lib/pagination';
 import { z } from 'zod';
 import { moduleNameInPath } from '../catalog/schema';
 
 export const trustInput = z.strictObject({
   name: moduleNameInPath,
-  history_limit: queryNumber().int().min(1).max(100).default(20).describe('How many score changes to return, newest first (default 20, max 100)'),
+  history_limit: queryInteger(1, 100, 20).describe('How many score changes to return, newest first (default 20, max 100)'),
 });
 
 const component = (extra: z.ZodRawShape, description: string) =>

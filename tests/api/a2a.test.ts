@@ -239,7 +239,77 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect(raw.headers.get('x-execution-remaining')).toBe('0');
     const legacy = await rpc(t.apiKey, { ...call, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'data', data: { tool: 'text__slugify', input: { text: 'x' } } }] } } });
     expect(legacy.body).toMatchObject({ id: 'q', error: { code: -32000, data: { error: 'quota_exceeded' } } });
+    // 0.3's data is a plain object: retry_after is a number of seconds, as in the REST body (and the
+    // Retry-After header); 1.0's ErrorInfo metadata holds strings only.
+    expect(legacy.body.error.data.retry_after).toBe(Number(legacy.headers.get('retry-after')));
+    expect(Number.isInteger(legacy.body.error.data.retry_after) && legacy.body.error.data.retry_after > 0).toBe(true);
+    expect(raw.body.error.data[0].metadata.retry_after).toMatch(/^\d+$/);
     expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(0);
+  });
+
+  it('JSON-RPC requests only: a notification (no id) or an unusable id is -32600 with id null, and nothing runs', async () => {
+    const t = await s.register();
+    const v1 = { 'A2A-Version': '1.0' };
+    const send1 = { jsonrpc: '2.0', method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] } } };
+    const send03 = { jsonrpc: '2.0', method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'data', data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] } } };
+    for (const [body, headers] of [
+      [send1, v1],
+      [send03, {}],
+      [{ jsonrpc: '2.0', method: 'tasks/get', params: { id: 'exe_x' } }, {}],
+    ] as const) {
+      const res = await rpc(t.apiKey, body, headers);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('notifications') } });
+    }
+    for (const id of [{ a: 1 }, [1], true]) {
+      const res = await rpc(t.apiKey, { ...send03, id });
+      expect(res.body, JSON.stringify(id)).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('"id" must be a string, a number or null') } });
+    }
+    expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(0);
+    // id null is a request (discouraged, but valid): answered, with id null.
+    const nullId = await rpc(t.apiKey, { ...send03, id: null });
+    expect(nullId.body).toMatchObject({ id: null, result: { kind: 'task', status: { state: 'completed' } } });
+  });
+
+  it('params as the A2A spec defines them: the user sends role user; historyLength is an integer >= 0 (-32602 otherwise, nothing runs)', async () => {
+    const t = await s.register();
+    const v1 = { 'A2A-Version': '1.0' };
+    const parts1 = [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }];
+    const parts03 = [{ kind: 'data', data: { module: 'text', action: 'slugify', input: { text: 'x' } } }];
+    const bad: [unknown, Record<string, string>, RegExp][] = [
+      [{ method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_AGENT', parts: parts1 } } }, v1, /role must be "ROLE_USER"/],
+      [{ method: 'SendMessage', params: { message: { messageId: 'm', parts: parts1 } } }, v1, /role/],
+      [{ method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'agent', parts: parts03 } } }, {}, /role must be "user"/],
+      [{ method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: 'abc' } } }, {}, /historyLength/],
+      [{ method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: -1 } } }, {}, /historyLength/],
+      [{ method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: parts1 }, configuration: { historyLength: 1.5 } } }, v1, /historyLength/],
+      [{ method: 'tasks/get', params: { id: 'exe_x', historyLength: 'abc' } }, {}, /params\.historyLength must be an integer/],
+      [{ method: 'tasks/get', params: { id: 'exe_x', historyLength: -1 } }, {}, /historyLength/],
+      [{ method: 'GetTask', params: { id: 'exe_x', historyLength: '-1' } }, v1, /historyLength/],
+    ];
+    for (const [call, headers, message] of bad) {
+      const res = await rpc(t.apiKey, { jsonrpc: '2.0', id: 'p', ...(call as object) }, headers);
+      expect(res.body, JSON.stringify(call)).toMatchObject({ id: 'p', error: { code: -32602, message: expect.stringMatching(message) } });
+    }
+    expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(0);
+    // Valid values go through: 0 (no messages) and, on the 1.0 wire (ProtoJSON), a decimal string.
+    const ok03 = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: 0 } } });
+    expect(ok03.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    const ok1 = await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: ok03.body.result.id, historyLength: '2' } }, v1);
+    expect(ok1.body.result).toMatchObject({ id: ok03.body.result.id, status: { state: 'TASK_STATE_COMPLETED' } });
+  });
+
+  it('a message naming a finished task is refused with the state by name, not its enum number', async () => {
+    const t = await s.register();
+    const done = asTask(await send(await clientFor(t.apiKey), [dataPart({ module: 'text', action: 'slugify', input: { text: 'Done' } })]));
+    const v1 = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm2', taskId: done.id, role: 'ROLE_USER', parts: [{ text: 'more' }] } } }, { 'A2A-Version': '1.0' });
+    expect(v1.body.error).toMatchObject({ code: -32004, message: expect.stringContaining(`Task ${done.id} is in a terminal state (completed)`) });
+    const v03 = await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: { kind: 'message', messageId: 'm3', taskId: done.id, role: 'user', parts: [{ kind: 'text', text: 'more' }] } } });
+    expect(v03.body.error.code).toBe(-32004);
+    expect(v03.body.error.message).toContain('(completed)');
+    expect(v03.body.error.message).not.toMatch(/\(\d+\)/);
+    const missing = await rpc(t.apiKey, { jsonrpc: '2.0', id: 3, method: 'message/send', params: { message: { kind: 'message', messageId: 'm4', taskId: 'exe_missing', role: 'user', parts: [{ kind: 'text', text: 'more' }] } } });
+    expect(missing.body.error.code).toBe(-32001);
   });
 
   it("another tenant's task is not found", async () => {
@@ -272,6 +342,10 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     const parse = await s.call('/api/a2a', { key: t.apiKey, method: 'POST', rawBody: '{"jsonrpc":' });
     expect(parse.status).toBe(400);
     expect(parse.body.error.code).toBe(-32700);
+    // Valid JSON nested too deeply is no parse error: -32600 with the reason (400, as on REST).
+    const deep = await s.call('/api/a2a', { key: t.apiKey, method: 'POST', rawBody: `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":${'['.repeat(70)}${']'.repeat(70)}}` });
+    expect(deep.status).toBe(400);
+    expect(deep.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('deeper than 64 levels') } });
     const big = await s.call('/api/a2a', { key: t.apiKey, method: 'POST', rawBody: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) });
     expect(big.status).toBe(413);
     const get = await s.call('/api/a2a', { key: t.apiKey });

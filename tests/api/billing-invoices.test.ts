@@ -13,8 +13,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { closeCycles } from '../../src/billing/close';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { closeCycles, type CloseFailure } from '../../src/billing/close';
 import { events, invoices, planChanges, tenants, usageCounters, webhookDeliveries, type TermsSnapshot } from '../../src/db/schema';
 import { BILLING_CLOSE_QUEUE } from '../../src/jobs/billing';
 import { newId } from '../../src/lib/ids';
@@ -185,6 +185,41 @@ backends.describe('invoices (%s)', (backend) => {
     expect(await createdEvents(t.tenantId)).toHaveLength(0);
     const list = await s.call('/api/v1/billing/invoices', { key: t.apiKey });
     expect(list.body).toEqual({ data: [], has_more: false, next_cursor: null });
+  });
+
+  it('a tenant whose charges pass the exact range fails alone: logged with its id, the tenants after it invoiced, and it is invoiced by a later run once fixed', async () => {
+    const bad = await tenant('pro', '2036-01-01T00:00:00Z');
+    // Terms stored before the price caps existed: 3 executions past a quota of 0 at the largest
+    // exact price come to more than the largest exact amount.
+    await s.svc.db
+      .update(tenants)
+      .set({ executionsPerMonth: 0, overageUnitMicroUsd: Number.MAX_SAFE_INTEGER, monthlyFeeMicroUsd: Number.MAX_SAFE_INTEGER })
+      .where(eq(tenants.id, bad.tenantId));
+    await setUsage(bad.tenantId, '2036-01-01', 3, 3);
+    // Tenants are closed in tenant_id order: at least one sorts after the failing one.
+    const good = [await tenant('pro', '2036-01-01T00:00:00Z')];
+    while (!good.some((g) => g.tenantId > bad.tenantId)) good.push(await tenant('pro', '2036-01-01T00:00:00Z'));
+
+    const logged = vi.spyOn(s.svc.logger, 'error');
+    const failures: CloseFailure[] = [];
+    try {
+      const created = await closeCycles(s.svc, { at: new Date('2036-02-01T00:00:00Z'), onFailure: (f) => failures.push(f) });
+      for (const g of good) expect(created.filter((r) => r.tenantId === g.tenantId).map((r) => r.totalMicroUsd)).toEqual([29_000_000]);
+      expect(failures).toEqual([{ tenant_id: bad.tenantId, cycle: '2036-01', error: 'conflict', message: expect.stringMatching(/more than 9007199254\.74 USD/) }]);
+      expect(logged).toHaveBeenCalledWith(expect.objectContaining({ tenantId: bad.tenantId, cycle: '2036-01' }), expect.stringContaining('closing a cycle failed'));
+    } finally {
+      logged.mockRestore();
+    }
+    expect(await invoicesOf(bad.tenantId)).toHaveLength(0);
+    expect(await createdEvents(bad.tenantId)).toHaveLength(0);
+
+    // Nothing was lost: once an operator corrects the terms, the next run invoices the cycle.
+    await s.svc.db.update(tenants).set({ overageUnitMicroUsd: 1_000_000_000, monthlyFeeMicroUsd: null }).where(eq(tenants.id, bad.tenantId));
+    const retried: CloseFailure[] = [];
+    const later = await closeCycles(s.svc, { at: new Date('2036-02-01T01:07:00Z'), onFailure: (f) => retried.push(f) });
+    expect(retried.filter((f) => f.tenant_id === bad.tenantId)).toEqual([]);
+    expect(later.filter((r) => r.tenantId === bad.tenantId).map((r) => [r.number, r.totalMicroUsd])).toEqual([[1, 3_029_000_000]]);
+    expect(later.filter((r) => good.some((g) => g.tenantId === r.tenantId))).toEqual([]);
   });
 
   it('numbers are sequential per tenant across cycles, older missed cycles are caught up, the list is newest first and paginated', async () => {

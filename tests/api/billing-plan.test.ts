@@ -296,6 +296,23 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     expect((await me(t.apiKey)).headers.get('x-ratelimit-limit')).toBe('60');
   });
 
+  it('admin prices are capped (1,000 USD an execution, 10,000,000 USD a month) so every invoice stays exact', async () => {
+    const t = await s.register();
+    for (const [body, path] of [
+      [{ overage_unit_usd: '1000.000001' }, 'overage_unit_usd'],
+      [{ overage_unit_usd: 1000.5 }, 'overage_unit_usd'],
+      [{ monthly_fee_usd: '10000000.01' }, 'monthly_fee_usd'],
+      [{ monthly_fee_usd: '9007199254.740991' }, 'monthly_fee_usd'],
+    ] as const) {
+      const res = expectError(await adminPlan(t.tenantId, { plan: 'pro', ...body }), 400, 'invalid_request');
+      expect(res.issues, JSON.stringify(body)).toEqual([{ path, message: expect.stringMatching(/must be at most (1000|10000000)\.00 USD/) }]);
+    }
+    expect(await changesOf(t.tenantId)).toHaveLength(0);
+    const ok = await adminPlan(t.tenantId, { plan: 'pro', overage_unit_usd: 1000, monthly_fee_usd: '10000000.000000' });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.terms).toMatchObject({ overage_unit_usd: '1000.00', monthly_fee_usd: '10000000.00' });
+  });
+
   it('admin terms are validated: non-negative USD with at most 6 decimals, whole quotas', async () => {
     const t = await s.register();
     for (const body of [

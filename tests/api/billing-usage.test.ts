@@ -277,6 +277,40 @@ backends.describe('billing usage (%s)', (backend) => {
     });
   });
 
+  it('the largest prices (the caps) price any count exactly; charges past the exact range are 409 conflict, never a 500', async () => {
+    const t = await s.register();
+    const admin = (body: Record<string, unknown>) => s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body });
+    // What an outside check once set: refused now, with the field in `issues`.
+    const refused = expectError(
+      await admin({ plan: 'pro', executions_per_month: 0, overage_unit_usd: '9007199254.740991', monthly_fee_usd: '9007199254.740991' }),
+      400,
+      'invalid_request',
+    );
+    expect(refused.issues.map((i: { path: string }) => i.path).sort()).toEqual(['monthly_fee_usd', 'overage_unit_usd']);
+    // At the caps: 3 executions past a quota of 0 at 1,000 USD, and a 10,000,000 USD fee.
+    const capped = await admin({ plan: 'pro', executions_per_month: 0, overage_unit_usd: '1000', monthly_fee_usd: '10000000' });
+    expect(capped.status, capped.text).toBe(200);
+    await s.svc.db.delete(planChanges).where(eq(planChanges.tenantId, t.tenantId));
+    for (let i = 0; i < 3; i++) expect((await execute(t.apiKey)).status).toBe(200);
+    expect((await usage(t.apiKey)).body).toMatchObject({
+      terms: { overage_unit_usd: '1000.00', monthly_fee_usd: '10000000.00' },
+      executions: { used: 3, overage: 3 },
+      overage_cost_usd: '3000.00',
+      projected_total_usd: '10003000.00',
+    });
+    // Terms stored before the caps existed (written directly): the same 3 executions come to more
+    // than the largest exact amount. The usage answers 409 `conflict` saying so, not a 500.
+    await s.svc.db
+      .update(tenants)
+      .set({ overageUnitMicroUsd: Number.MAX_SAFE_INTEGER, monthlyFeeMicroUsd: Number.MAX_SAFE_INTEGER })
+      .where(eq(tenants.id, t.tenantId));
+    const over = expectError(await usage(t.apiKey), 409, 'conflict');
+    expect(over.message).toMatch(/more than 9007199254\.74 USD/);
+    // Another tenant is unaffected.
+    const other = await s.register();
+    expect((await usage(other.apiKey)).status).toBe(200);
+  });
+
   it('a past cycle (?cycle=YYYY-MM): its executions in its half-open window, every day, its plan change prorated', async () => {
     const t = await longStandingTenant('pro');
     const { previous, current } = cycles();

@@ -56,14 +56,39 @@ backends.describe('API keys (%s)', (backend) => {
     expect(new Set(ids).size).toBe(4);
     expectError(await s.call('/api/v1/keys?cursor=garbage', { key: t.apiKey }), 400, 'invalid_request');
     expectError(await s.call('/api/v1/keys?limit=101', { key: t.apiKey }), 400, 'invalid_request');
-    // Not a number, or given twice: said so, not "received NaN".
-    for (const query of ['limit=ten', 'limit=1&limit=2']) {
+    // Not plain decimal digits (hex, exponent, sign, decimals, spaces, empty), or given twice: said
+    // so, with the path, not "received NaN", and never read as 16 or 10.
+    for (const query of ['limit=ten', 'limit=1&limit=2', 'limit=0x10', 'limit=1e1', 'limit=2.0', 'limit=+5', 'limit=%205', 'limit=', 'limit=-1', 'limit=0b11', 'limit=Infinity']) {
       const refused = await s.call(`/api/v1/keys?${query}`, { key: t.apiKey });
-      expectError(refused, 400, 'invalid_request');
-      expect(refused.body.message, query).toBe('Invalid request: limit: expected a number, given once');
+      expect(expectError(refused, 400, 'invalid_request').issues, query).toEqual([{ path: 'limit', message: 'expected a whole number in decimal digits, given once' }]);
+      expect(refused.body.message, query).toBe('Invalid request: limit: expected a whole number in decimal digits, given once');
     }
+    expect((await s.call('/api/v1/keys?limit=002', { key: t.apiKey })).body.data).toHaveLength(2);
     // Out of range keeps the range's own words.
     expect((await s.call('/api/v1/keys?limit=0', { key: t.apiKey })).body.message).toMatch(/limit: Too small/);
+  });
+
+  it('every integer query parameter takes plain decimal digits only (limit, history_limit)', async () => {
+    const t = await proTenant();
+    for (const path of [
+      '/api/v1/modules?limit=',
+      '/api/v1/directory?limit=',
+      '/api/v1/catalog/search?q=slug&limit=',
+      '/api/v1/executions?limit=',
+      '/api/v1/billing/invoices?limit=',
+      '/api/v1/memory/agents?limit=',
+      '/api/v1/memory?agent_id=a&limit=',
+      '/api/v1/webhooks?limit=',
+      '/api/v1/workflows?limit=',
+      '/api/v1/trust/text?history_limit=',
+    ]) {
+      const name = path.includes('history_limit') ? 'history_limit' : 'limit';
+      for (const value of ['0x10', '1e1', '5.0']) {
+        const res = await s.call(path + value, { key: t.apiKey });
+        expect(expectError(res, 400, 'invalid_request').issues, path + value).toEqual([{ path: name, message: 'expected a whole number in decimal digits, given once' }]);
+      }
+      expect((await s.call(`${path}5`, { key: t.apiKey })).status, `${path}5`).toBe(200);
+    }
   });
 
   it('refuses to grant scopes the creator does not hold', async () => {

@@ -143,7 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Close ended billing cycles now (operators)
-         * @description What the hourly job does, on demand: every tenant gets an invoice for each cycle that ended at or before `at` (default now) and has something to bill and no invoice yet, with its `billing.invoice_created` event. Idempotent: a cycle is invoiced once however often, and on however many instances, this runs. The same as `npm run billing:close -- --at <ISO time>`, for a running service (an embedded database can only be opened by the running process).
+         * @description What the hourly job does, on demand: every tenant gets an invoice for each cycle that ended at or before `at` (default now) and has something to bill and no invoice yet, with its `billing.invoice_created` event. Idempotent: a cycle is invoiced once however often, and on however many instances, this runs. Each tenant is closed on its own: a cycle that cannot be invoiced (e.g. charges past the largest exact amount, 409 `conflict` on its usage) is listed under `failed`, logged, and tried again by the next run, and the others are invoiced all the same. The same as `npm run billing:close -- --at <ISO time>`, for a running service (an embedded database can only be opened by the running process).
          */
         post: operations["invoices-close"];
         delete?: never;
@@ -242,7 +242,7 @@ export interface paths {
         get?: never;
         /**
          * Change a tenant's plan and per-tenant terms (operators)
-         * @description Sets the plan and, for custom contracts, per-tenant terms: `requests_per_minute`, `executions_per_month`, `overage_unit_usd` and `monthly_fee_usd` (USD as a decimal string or number, non-negative, at most 6 decimals). Each one absent keeps the current value; `null` clears it back to the plan's. Takes effect at once (metering, headers, billing events, invoices). The same service as `PUT /api/v1/billing/plan`: the change is recorded for proration, and keys and webhook subscriptions beyond the new plan's allowance are suspended (or restored), as the answer lists.
+         * @description Sets the plan and, for custom contracts, per-tenant terms: `requests_per_minute`, `executions_per_month`, `overage_unit_usd` and `monthly_fee_usd` (USD as a decimal string or number, non-negative, at most 6 decimals; at most 1000 per execution and 10000000 a month, so every invoice stays exact). Each one absent keeps the current value; `null` clears it back to the plan's. Takes effect at once (metering, headers, billing events, invoices). The same service as `PUT /api/v1/billing/plan`: the change is recorded for proration, and keys and webhook subscriptions beyond the new plan's allowance are suspended (or restored), as the answer lists.
          */
         put: operations["admin-changePlan"];
         post?: never;
@@ -2496,6 +2496,15 @@ export interface operations {
                     "application/json": {
                         /** @description The instant the cycles were closed as of */
                         at: string;
+                        /** @description Cycles that could not be invoiced this time: nothing of them was written, each was logged, and the next run tries them again (usually empty) */
+                        failed: {
+                            /** @description `YYYY-MM` */
+                            cycle: string;
+                            /** @description The error code: `conflict` when the charges pass the largest amount billed exactly (9007199254.74 USD), `internal_error` otherwise */
+                            error: string;
+                            message: string;
+                            tenant_id: string;
+                        }[];
                         /** @description The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill) */
                         invoices: {
                             created_at: string;
@@ -3358,9 +3367,9 @@ export interface operations {
                 "application/json": {
                     /** @description Monthly execution quota; null restores the plan's */
                     executions_per_month?: number | null;
-                    /** @description Monthly fee, USD (decimal string or number, at most 6 decimals); null restores the plan's */
+                    /** @description Monthly fee, USD (decimal string or number, at most 6 decimals, at most 10000000); null restores the plan's */
                     monthly_fee_usd?: string | number | null;
-                    /** @description Price per execution past the quota, USD (decimal string or number, at most 6 decimals); null restores the plan's */
+                    /** @description Price per execution past the quota, USD (decimal string or number, at most 6 decimals, at most 1000); null restores the plan's */
                     overage_unit_usd?: string | number | null;
                     /** @enum {string} */
                     plan: "free" | "pro" | "business" | "enterprise";

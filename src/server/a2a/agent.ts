@@ -16,7 +16,7 @@
  *   tenant's task is "task not found"; durable and shared by every instance. Nothing is kept in
  *   memory across requests, and the record is the only state (`save` has nothing to add).
  */
-import { Role, TaskState, type AgentCard, type CancelTaskRequest, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type CancelTaskRequest, type Message, type Part, type SendMessageRequest, type Task } from '@a2a-js/sdk';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   AgentEvent,
@@ -210,10 +210,19 @@ class ModuleActionExecutor implements AgentExecutor {
   }
 }
 
+const TERMINAL_STATES = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+/** A task state's name as A2A 0.3 writes it (`completed`, `input-required`), for messages. */
+export function stateName(state: TaskState): string {
+  const name = TaskState[state] as string | undefined;
+  return name ? name.replace(/^TASK_STATE_/, '').toLowerCase().replaceAll('_', '-') : 'unknown';
+}
+
 /**
- * The SDK's request handler, except for cancelation: an execution runs to completion, and one
- * still running may belong to another request or instance (the SDK would record a `canceled`
- * status for a task it has no executor for, which the execution record would contradict).
+ * The SDK's request handler, except for cancelation and continuing a task. Cancelation: an
+ * execution runs to completion, and one still running may belong to another request or instance
+ * (the SDK would record a `canceled` status for a task it has no executor for, which the
+ * execution record would contradict). Continuing: see sendMessage.
  */
 class PlatformRequestHandler extends DefaultRequestHandler {
   constructor(
@@ -222,6 +231,26 @@ class PlatformRequestHandler extends DefaultRequestHandler {
     executor: AgentExecutor,
   ) {
     super(card, tasks, executor);
+  }
+
+  /**
+   * A message naming an existing task continues it; every task here is finished (or another
+   * request's), so such a message is refused as the SDK would refuse it, but naming the state
+   * (`completed`) rather than its internal enum number.
+   */
+  override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    const taskId = params.message?.taskId;
+    if (taskId) {
+      const task = await this.tasks.load(taskId, context);
+      if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+      const state = task.status?.state;
+      if (state !== undefined && TERMINAL_STATES.has(state)) {
+        throw new UnsupportedOperationError(
+          `Task ${task.id} is in a terminal state (${stateName(state)}) and cannot be modified: every message is its own task, so send the next one without taskId.`,
+        );
+      }
+    }
+    return super.sendMessage(params, context);
   }
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {

@@ -7,12 +7,14 @@
  *
  * Order, as on /api/mcp: method (405) -> authenticate (401; counts the client IP's public pool)
  * -> one request from the tenant's pool (429 before dispatch; A2A has no batches, so a body is
- * one call) -> read the body (413, 400) -> scope of the method (403: `modules:execute` to send,
- * `modules:read` for the rest) -> the A2A version check -> dispatch. HTTP-level 401/403/405/429
- * use the REST error format; everything the protocol answers is JSON-RPC (HTTP 200).
+ * one call) -> read the body (413, 400) -> one request object with a usable id (-32600: no
+ * notifications) -> scope of the method (403: `modules:execute` to send, `modules:read` for the
+ * rest) -> known method (-32601) -> params (-32602) -> the A2A version check -> dispatch.
+ * HTTP-level 401/403/405/429 use the REST error format; everything the protocol answers is
+ * JSON-RPC (HTTP 200).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
+import { A2A_VERSION_HEADER, Role, type AgentCard } from '@a2a-js/sdk';
 import { isV1JsonRpcMethod, legacyJsonRpcToV1Method } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ERROR_INFO_TYPE, toJsonRpcError } from '@a2a-js/sdk/errors';
@@ -94,7 +96,9 @@ function refusalError(err: AppError, requestId: string, legacy: boolean): JsonRp
   const message = internal ? 'An internal error occurred.' : err.message;
   const retryAfter = err.headers['Retry-After'];
   const info: Record<string, string> = { error: err.code, request_id: requestId, ...(retryAfter ? { retry_after: retryAfter } : {}) };
-  if (legacy) return { code, message, data: { ...info, message } };
+  // 0.3's data is a plain object: `retry_after` in seconds as a number, as in the REST body.
+  // (1.0's ErrorInfo.metadata is a map of strings, so it stays a string there.)
+  if (legacy) return { code, message, data: { ...info, ...(retryAfter ? { retry_after: Number(retryAfter) } : {}), message } };
   return { code, message, data: [{ '@type': ERROR_INFO_TYPE, reason: err.code.toUpperCase(), domain: DOMAIN, metadata: info }] };
 }
 
@@ -127,7 +131,10 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
         ? [413, { code: INVALID_REQUEST, message: 'Payload Too Large: the request body must not exceed 1 MiB.' }]
         : body.kind === 'empty'
           ? [400, { code: INVALID_REQUEST, message: 'Invalid Request: the body must be a JSON-RPC 2.0 request.' }]
-          : [400, { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' }];
+          : body.tooDeep
+            ? // Valid JSON, so not a parse error: the same 400 and reason as the REST API.
+              [400, { code: INVALID_REQUEST, message: `Invalid Request: ${body.message}` }]
+            : [400, { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' }];
     return sendJson(res, status, jsonRpcError(null, { ...error, data: { request_id: requestId } }), await withRemaining(remainingBefore));
   }
 
@@ -137,21 +144,27 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendJson(res, 200, jsonRpcError(null, error), await withRemaining(remainingBefore));
   }
   const rpc = body.value as { method?: unknown; id?: unknown; params?: unknown };
+  const idProblem = requestIdProblem(rpc);
+  if (idProblem) {
+    // The id cannot be used (absent, or not a string, number or null): answered with id null, and
+    // nothing is dispatched, whatever the method.
+    return sendJson(res, 200, jsonRpcError(null, { code: INVALID_REQUEST, message: `Invalid Request: ${idProblem}`, data: { request_id: requestId } }), await withRemaining(remainingBefore));
+  }
   const method = rpc.method;
-  const id: JsonRpcId = typeof rpc.id === 'string' || typeof rpc.id === 'number' ? rpc.id : null;
+  const id = rpc.id as JsonRpcId;
   const scope = scopeFor(method);
   if (!holdsScope(principal.scopes, scope)) return sendError(res, insufficientScope(scope), requestId, await withRemaining(remainingBefore));
   if (!knownMethod(method)) {
     const error = typeof method === 'string' ? { code: METHOD_NOT_FOUND, message: `Method not found: ${method.slice(0, 100)}` } : { code: INVALID_REQUEST, message: 'Invalid Request: "method" must be a string.' };
     return sendJson(res, 200, jsonRpcError(id, { ...error, data: { request_id: requestId } }), await withRemaining(remainingBefore));
   }
-  const paramsProblem = idParamProblem(rpc.params);
+  const legacy = !isV1JsonRpcMethod(method);
+  const paramsProblem = idParamProblem(rpc.params) ?? methodParamsProblem(legacy ? legacyJsonRpcToV1Method(method) : method, rpc.params, legacy);
   if (paramsProblem) {
     return sendJson(res, 200, jsonRpcError(id, { code: INVALID_PARAMS, message: `Invalid params: ${paramsProblem}`, data: { request_id: requestId } }), await withRemaining(remainingBefore));
   }
 
   const t = transportsFor(svc);
-  const legacy = !isV1JsonRpcMethod(method);
   const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : toJsonRpcError;
   const user = new PlatformUser(principal, requestId);
   const context = new ServerCallContext({ user, requestedVersion: header(req, A2A_VERSION_HEADER) || undefined });
@@ -182,7 +195,7 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
 }
 
 /** An A2A 1.0 method, or a 0.3 one the SDK maps to one (the 0.3 handler answered others -32602). */
-function knownMethod(method: unknown): boolean {
+function knownMethod(method: unknown): method is string {
   if (typeof method !== 'string') return false;
   if (isV1JsonRpcMethod(method)) return true;
   try {
@@ -191,6 +204,61 @@ function knownMethod(method: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Why a request object's `id` cannot be used, if it cannot. JSON-RPC 2.0 §4.1: a request without
+ * `id` is a notification, which the server must not answer. Every A2A method is a request (each
+ * has a result the client needs), so a notification here is a client mistake, and executing it
+ * would run, and bill, an action whose result nobody can receive: it is refused as an invalid
+ * request (id null, HTTP 200) and nothing runs. An id that is not a string, a number or null
+ * (§4) is refused the same way, and never echoed.
+ */
+function requestIdProblem(rpc: { id?: unknown }): string | undefined {
+  if (!('id' in rpc)) return '"id" is required: A2A methods are requests, and notifications (no "id") are not accepted (nothing was run).';
+  const { id } = rpc;
+  if (id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) return undefined;
+  return '"id" must be a string, a number or null.';
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The largest `historyLength` (an int32 in A2A's protobuf definition). */
+const MAX_INT32 = 2_147_483_647;
+
+/**
+ * `historyLength` as A2A defines it: an optional int32, at least 0 (unset = no limit, 0 = no
+ * messages). A JSON integer; on the 1.0 wire (ProtoJSON) also a decimal string, as ProtoJSON
+ * writes integers. null is unset.
+ */
+function historyLengthProblem(value: unknown, path: string, legacy: boolean): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const n = typeof value === 'number' ? value : !legacy && typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+  return Number.isInteger(n) && n >= 0 && n <= MAX_INT32 ? undefined : `${path} must be an integer from 0 to ${MAX_INT32}.`;
+}
+
+/**
+ * Checks the A2A specification makes of the params that the SDK lets through (answered -32602):
+ * - a message sent by the client is the user's: `role` must be `user` (0.3) / `ROLE_USER` (1.0);
+ *   an `agent` message is not the client's to send, and would run an action all the same.
+ * - `historyLength` (SendMessage's `configuration`, GetTask's and ListTasks' params).
+ */
+function methodParamsProblem(v1Method: string, params: unknown, legacy: boolean): string | undefined {
+  if (!isObject(params)) return undefined;
+  const history = (obj: Record<string, unknown>, path: string) =>
+    historyLengthProblem(obj.historyLength, `${path}historyLength`, legacy) ?? (legacy ? undefined : historyLengthProblem(obj.history_length, `${path}history_length`, legacy));
+  if (SEND_METHODS.has(v1Method)) {
+    const message = params.message;
+    if (isObject(message)) {
+      const role = message.role;
+      const user = legacy ? role === 'user' : role === 'ROLE_USER' || role === Role.ROLE_USER;
+      if (!user) return `params.message.role must be ${legacy ? '"user"' : '"ROLE_USER"'}: the client sends the user's messages (got ${JSON.stringify(role ?? null)?.slice(0, 40)}).`;
+    }
+    const configuration = params.configuration;
+    if (configuration !== undefined && configuration !== null && !isObject(configuration)) return 'params.configuration must be an object.';
+    return isObject(configuration) ? history(configuration, 'params.configuration.') : undefined;
+  }
+  return history(params, 'params.');
 }
 
 /** A task id (`params.id`, as tasks/get, tasks/cancel and GetTask take it) that is not a string: the SDK would fail on it internally. */

@@ -25,7 +25,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export type BodyResult =
   | { kind: 'empty' }
   | { kind: 'json'; value: unknown }
-  | { kind: 'invalid'; message: string }
+  /** `tooDeep`: valid JSON, but nested deeper than MAX_JSON_DEPTH (not a parse error). */
+  | { kind: 'invalid'; message: string; tooDeep?: true }
   | { kind: 'too_large' };
 
 /**
@@ -59,7 +60,7 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
     if (text.trim() === '') return { kind: 'empty' };
     return { kind: 'invalid', message: `The request body is not valid JSON: ${(err as Error).message}` };
   }
-  if (exceedsJsonDepth(value)) return { kind: 'invalid', message: TOO_DEEP_MESSAGE };
+  if (exceedsJsonDepth(value)) return { kind: 'invalid', message: TOO_DEEP_MESSAGE, tooDeep: true };
   return { kind: 'json', value };
 }
 

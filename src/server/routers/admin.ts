@@ -39,7 +39,7 @@ export const adminRouter = router({
         summary: "Change a tenant's plan and per-tenant terms (operators)",
         description:
           'Sets the plan and, for custom contracts, per-tenant terms: `requests_per_minute`, `executions_per_month`, `overage_unit_usd` and ' +
-          '`monthly_fee_usd` (USD as a decimal string or number, non-negative, at most 6 decimals). Each one absent keeps the current value; ' +
+          '`monthly_fee_usd` (USD as a decimal string or number, non-negative, at most 6 decimals; at most 1000 per execution and 10000000 a month, so every invoice stays exact). Each one absent keeps the current value; ' +
           "`null` clears it back to the plan's. Takes effect at once (metering, headers, billing events, invoices). The same service as " +
           '`PUT /api/v1/billing/plan`: the change is recorded for proration, and keys and webhook subscriptions beyond the new plan\'s ' +
           'allowance are suspended (or restored), as the answer lists.',

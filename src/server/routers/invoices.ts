@@ -115,14 +115,14 @@ export const invoicesRouter = router({
         tags: ['admin'],
         summary: 'Close ended billing cycles now (operators)',
         description:
-          'What the hourly job does, on demand: every tenant gets an invoice for each cycle that ended at or before `at` (default now) and has something to bill and no invoice yet, with its `billing.invoice_created` event. Idempotent: a cycle is invoiced once however often, and on however many instances, this runs. The same as `npm run billing:close -- --at <ISO time>`, for a running service (an embedded database can only be opened by the running process).',
+          'What the hourly job does, on demand: every tenant gets an invoice for each cycle that ended at or before `at` (default now) and has something to bill and no invoice yet, with its `billing.invoice_created` event. Idempotent: a cycle is invoiced once however often, and on however many instances, this runs. Each tenant is closed on its own: a cycle that cannot be invoiced (e.g. charges past the largest exact amount, 409 `conflict` on its usage) is listed under `failed`, logged, and tried again by the next run, and the others are invoiced all the same. The same as `npm run billing:close -- --at <ISO time>`, for a running service (an embedded database can only be opened by the running process).',
         errorResponses: { 400: 'Invalid body (`invalid_request`): `at` not an ISO 8601 date-time, or not before the end of the next cycle (a later one would invoice cycles that have not begun)', ...admin },
       },
     })
     .input(closeCyclesInput)
     .output(closeCyclesResult)
     .mutation(async ({ ctx, input }) => {
-      const { at, created } = await closeCyclesAsOf(ctx.svc, input.at ? new Date(input.at) : undefined);
-      return { at: at.toISOString(), invoices: created.map(presentInvoice) };
+      const { at, created, failed } = await closeCyclesAsOf(ctx.svc, input.at ? new Date(input.at) : undefined);
+      return { at: at.toISOString(), invoices: created.map(presentInvoice), failed };
     }),
 });
