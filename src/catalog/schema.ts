@@ -164,12 +164,34 @@ export const moduleRuntimeInput = z.discriminatedUnion('type', [
     .describe('Source run in a QuickJS sandbox: no network, no host access.'),
 ]);
 
+/**
+ * A title or tag is one line: discovery documents (llms.txt, the agent card, MCP tool titles)
+ * show it inline, where a line break or another control character would start a new heading or
+ * list item of the publisher's making.
+ */
+const oneLine = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine(isOneLine, 'Must be one line: no line breaks or other control characters');
+
+/** No C0 or C1 control character (line feed, tab, NUL, ...) and no Unicode line or paragraph separator. */
+function isOneLine(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) return false;
+  }
+  return true;
+}
+
 const publishFields = {
   version: semver,
-  title: z.string().trim().min(1).max(100),
+  title: oneLine(100),
   description: z.string().trim().min(1).max(2000),
   category: z.enum(MODULE_CATEGORIES),
-  tags: z.array(z.string().trim().min(1).max(40)).max(20),
+  tags: z.array(oneLine(40)).max(20),
   visibility: z.enum(['private', 'public']).describe('`private` (default): visible to the publishing tenant only; `public`: to every tenant.'),
   runtime: moduleRuntimeInput,
   actions: z.array(publishedActionInput).min(1).max(50),

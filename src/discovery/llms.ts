@@ -30,6 +30,19 @@ const trustFormula = () =>
     .map(([name, weight]) => `${weight} × ${COMPONENT_LABELS[name as keyof typeof TRUST_WEIGHTS]}`)
     .join(' + ');
 
+/**
+ * Publisher-written text (a public module's title and description) as inline Markdown: runs of
+ * whitespace, line breaks included, become one space, so it cannot start a heading, list item or
+ * section of its own; brackets, angle brackets, backticks and backslashes are escaped, so it
+ * cannot close the link it sits in, add a link or autolink, or swallow the action list's code spans.
+ */
+export function inlineMarkdown(text: string): string {
+  return text
+    .replace(/[\s\p{Cc}\u2028\u2029]+/gu, ' ')
+    .trim()
+    .replace(/[\\`[\]<>]/g, (c) => `\\${c}`);
+}
+
 function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
   const actionCount = catalog.reduce((n, m) => n + m.actions.length, 0);
   const byCategory = new Map<string, typeof catalog>();
@@ -38,7 +51,7 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
   const section = (category: string, entries: typeof catalog) => [
     `## ${category[0]!.toUpperCase()}${category.slice(1)}`,
     '',
-    ...entries.map(({ module: m, actions }) => `- [${m.title}](${base}/api/v1/modules/${m.name}): ${m.description} Actions: ${actions.map((a) => `\`${a.name}\``).join(', ')}.`),
+    ...entries.map(({ module: m, actions }) => `- [${inlineMarkdown(m.title)}](${base}/api/v1/modules/${m.name}): ${inlineMarkdown(m.description)} Actions: ${actions.map((a) => `\`${a.name}\``).join(', ')}.`),
     '',
   ];
   const core = [...byCategory].filter(([c]) => CORE_CATEGORIES.has(c));
@@ -62,7 +75,7 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
     ...core.flatMap(([c, entries]) => section(c, entries)),
     '## Optional',
     '',
-    ...rest.flatMap(([c, entries]) => entries.map(({ module: m }) => `- [${m.title}](${base}/api/v1/modules/${m.name}) (${c}): ${m.description}`)),
+    ...rest.flatMap(([c, entries]) => entries.map(({ module: m }) => `- [${inlineMarkdown(m.title)}](${base}/api/v1/modules/${m.name}) (${c}): ${inlineMarkdown(m.description)}`)),
     `- [OpenAPI 3.1 description](${base}/api/openapi.json): every endpoint, schema and error.`,
     `- [Agent card](${base}/.well-known/agent.json): A2A discovery document.`,
     `- [A2A endpoint](${base}/api/a2a): A2A JSON-RPC 2.0 with the same key; a message with a data part \`{"module", "action", "input"}\` runs one action and answers a Task.`,

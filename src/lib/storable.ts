@@ -1,3 +1,5 @@
+import { invalidRequest, type AppError } from './errors';
+
 /**
  * PostgreSQL text and jsonb cannot hold U+0000 or unpaired UTF-16 surrogates. A client cannot
  * send them (the procedure chain refuses them in every input, src/server/trpc.ts); a module output may contain
@@ -40,6 +42,16 @@ export function findUnstorable(value: unknown, path = ''): string | undefined {
  */
 export function unstorableMessage(at?: string): string {
   return `The request contains a NUL (U+0000) character or an unpaired surrogate${at ? ` at ${at}` : ''}; such text cannot be stored.`;
+}
+
+/**
+ * The 400 `invalid_request` for input holding such text at `at` (a path from findUnstorable): the
+ * top-level field in the issue, the place in the message. The procedure chain (src/server/trpc.ts)
+ * and the JSON-RPC surfaces that take input outside it (MCP tools/call) answer with this one error.
+ */
+export function unstorableInput(at: string): AppError {
+  const message = unstorableMessage(at);
+  return invalidRequest(message, [{ path: at.split('.')[0]!, message }]);
 }
 
 /**

@@ -14,7 +14,7 @@ import { executionsRemaining } from '../metering/usage';
 import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../lib/json-depth';
-import { findUnstorable, unstorableMessage } from '../lib/storable';
+import { findUnstorable, unstorableInput } from '../lib/storable';
 import { parseIdempotencyKey } from '../idempotency/keys';
 import { idempotent } from './idempotency';
 import { header, optionalPrincipal } from './pool';
@@ -89,8 +89,7 @@ async function assertAcceptableInput(getRawInput: () => Promise<unknown>, meta: 
   if (at === undefined) return;
   const field = at.split('.')[0]!;
   if (meta?.openapi?.path.includes(`{${field}}`) && !at.includes('.')) throw notFound(field === 'module' ? 'module' : 'resource');
-  const message = unstorableMessage(at);
-  throw invalidRequest(message, [{ path: field, message }]);
+  throw unstorableInput(at);
 }
 
 /** A body that is present but unusable (not JSON, over 1 MiB) is refused where the input is checked. */

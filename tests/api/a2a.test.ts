@@ -153,6 +153,16 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect((await s.call('/api/v1/executions', { key: t.apiKey })).body.data).toHaveLength(0);
   });
 
+  it('input holding text PostgreSQL cannot hold is refused as on REST (-32602 invalid_request), not run', async () => {
+    const t = await s.register();
+    for (const input of [{ text: 'a\u0000b' }, { text: 'x\ud800' }]) {
+      const raw = await rpc(t.apiKey, { jsonrpc: '2.0', id: 8, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input } }] } } }, { 'A2A-Version': '1.0' });
+      expect(raw.status).toBe(200);
+      expect(raw.body).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: expect.stringContaining('at input.text; such text cannot be stored') } });
+    }
+    expect((await s.call('/api/v1/executions', { key: t.apiKey })).body.data).toHaveLength(0);
+  });
+
   it('0.3: the 1.x SDK 0.3 JSON-RPC transport, at the card url, sends message/send and reads tasks/get', async () => {
     const t = await s.register();
     const card = (await s.call('/.well-known/agent.json')).body;

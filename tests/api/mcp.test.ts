@@ -416,6 +416,76 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     expect(same.status).toBe(200);
   });
 
+  it('JSON the SDK would call a parse error is -32600 with the reason; a batch repeating a request id runs nothing', async () => {
+    const t = await s.register();
+    const remaining = async () => Number((await s.call('/api/v1/me', { key: t.apiKey })).headers.get('x-execution-remaining'));
+    const cases: [unknown, RegExp][] = [
+      [{ jsonrpc: '2.0', id: 1.5, method: 'ping' }, /"id" must be a string or an integer/],
+      [{ jsonrpc: '2.0', id: 1, method: 'ping', params: [] }, /"params" must be an object/],
+      [{ jsonrpc: '2.0', method: 'notifications/initialized', params: 'x' }, /"params" must be an object/],
+      [{ jsonrpc: '2.0', id: 1, method: 'ping', extra: true }, /unknown member "extra"/],
+      [{ jsonrpc: '2.0', id: 1, error: 'x' }, /not a valid JSON-RPC 2.0/],
+    ];
+    for (const [bad, reason] of cases) {
+      const res = await rpc(t.apiKey, bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body, JSON.stringify(bad)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(reason) } });
+    }
+    // The transport pairs answers with requests by id: two calls under one id would both run (and
+    // be billed) but only one would be answered. Refused whole; 1 and "1" are different ids.
+    const call = (id: unknown, text: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'text__slugify', arguments: { text } } });
+    const twice = await rpc(t.apiKey, [call(7, 'a'), call(7, 'b')]);
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('appears more than once') } });
+    expect(await remaining()).toBe(1000);
+    const distinct = await rpc(t.apiKey, [call(1, 'a'), call('1', 'b')]);
+    expect(distinct.status).toBe(200);
+    expect(distinct.body).toHaveLength(2);
+    expect(await remaining()).toBe(998);
+  });
+
+  it('error messages carry no "MCP error <code>:" prefix (clients add their own)', async () => {
+    const t = await s.register();
+    const wire = [
+      await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'nope__x', arguments: {} } }),
+      await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'amp://modules/nope' } }),
+      await rpc(t.apiKey, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor: 'zzz' } }),
+    ].map((r) => r.body.error);
+    expect(wire).toEqual([
+      { code: -32602, message: 'Unknown tool: nope__x' },
+      { code: -32002, message: 'Resource not found', data: { uri: 'amp://modules/nope' } },
+      { code: -32602, message: 'Invalid cursor' },
+    ]);
+    const { client } = await connect(t.apiKey);
+    const err = (await client.callTool({ name: 'nope__x', arguments: {} }).catch((e: unknown) => e)) as McpError;
+    expect(err.message).toBe('MCP error -32602: Unknown tool: nope__x');
+    await client.close();
+  });
+
+  it('text PostgreSQL cannot hold (U+0000, lone surrogates) is refused as on REST: no execution, no -32603', async () => {
+    const t = await s.register();
+    const call = (name: string, args: unknown) => rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+    const toolError = (res: Awaited<ReturnType<typeof call>>) => {
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.result?.isError, res.text).toBe(true);
+      return JSON.parse(res.body.result.content[0].text);
+    };
+    const rest = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'a\u0000b' } } });
+    expectError(rest, 400, 'invalid_request');
+    expect(toolError(await call('text__slugify', { text: 'a\u0000b' }))).toMatchObject({ error: 'invalid_request', issues: [{ path: 'text' }] });
+    expect(toolError(await call('text__slugify', { ['k\ud800']: 'x' }))).toMatchObject({ error: 'invalid_request' });
+    expect((await s.call('/api/v1/executions', { key: t.apiKey })).body.data).toHaveLength(0);
+
+    // The workflow tools store their arguments (were -32603 internal errors from the database).
+    const wf = await s.call('/api/v1/workflows', { key: t.apiKey, body: { name: 'nul', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.t}}' } }] } });
+    expect(wf.status).toBe(201);
+    expect(toolError(await call('workflows__start', { workflow_id: wf.body.id, input: { t: 'a\u0000b' } }))).toMatchObject({ error: 'invalid_request', issues: [{ path: 'input' }] });
+    expect(toolError(await call('workflows__start', { workflow_id: wf.body.id, idempotency_key: 'k\u0000' }))).toMatchObject({ error: 'invalid_request' });
+    expect(toolError(await call('workflows__start', { workflow_id: `${wf.body.id}\u0000` }))).toMatchObject({ error: 'not_found' });
+    expect(toolError(await call('workflows__get_run', { workflow_id: wf.body.id, run_id: 'run_\ud800' }))).toMatchObject({ error: 'not_found' });
+    expect((await s.call(`/api/v1/workflows/${wf.body.id}/runs`, { key: t.apiKey })).body.data).toHaveLength(0);
+  });
+
   it('GET and DELETE are 405 with Allow: POST (stateless: no SSE stream, no session)', async () => {
     const t = await s.register();
     for (const method of ['GET', 'DELETE']) {

@@ -31,6 +31,7 @@ import {
 import type { Principal } from '../../auth/principal';
 import { publicCatalog } from '../../discovery/catalog';
 import { executeAction, type ExecuteInput } from '../../executions/execute';
+import { findUnstorable, unstorableInput } from '../../lib/storable';
 import { getExecution } from '../../executions/read';
 import type { ExecutionView } from '../../executions/present';
 import type { Services } from '../../services';
@@ -186,6 +187,9 @@ class ModuleActionExecutor implements AgentExecutor {
         return;
       }
       if (parsed.kind === 'invalid') throw new AppError('invalid_request', parsed.message);
+      // As REST refuses such input before the procedure runs (400 invalid_request): not an execution.
+      const unstorable = findUnstorable(parsed.call.input);
+      if (unstorable !== undefined) throw unstorableInput(`input.${unstorable}`);
       let task: Task;
       try {
         const done = await executeAction(this.svc, user.principal, parsed.call, { requestId: user.requestId, source: 'a2a' });

@@ -11,6 +11,7 @@ import { getModule, listModules } from '../../catalog/modules';
 import type { presentModule } from '../../catalog/present';
 import { actionName, moduleName } from '../../catalog/schema';
 import { executeAction } from '../../executions/execute';
+import { findUnstorable, unstorableInput } from '../../lib/storable';
 import type { Services } from '../../services';
 import { AppError } from '../errors';
 
@@ -159,6 +160,9 @@ export async function callTool(
   const target = parseToolName(name);
   // Outside the connection's ?modules= it is not one of this connection's tools.
   if (!target || !inScope(scope, target.module)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  // As REST refuses such input before the procedure runs (400 invalid_request): not an execution.
+  const unstorable = findUnstorable(args ?? {});
+  if (unstorable !== undefined) return toolError(unstorableInput(unstorable));
   try {
     const done = await executeAction(svc, principal, { ...target, input: args ?? {} }, { requestId, source: 'mcp' });
     const output = done.output ?? null;

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { consumeRequest } from '../../metering/requests';
 import { executionsRemaining } from '../../metering/usage';
 import { AppError } from '../errors';
@@ -140,19 +140,36 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
 function invalidMessage(body: unknown): string | undefined {
   if (Array.isArray(body)) {
     if (body.length === 0) return 'an empty batch.';
+    const ids = new Set<string | number>();
     for (const message of body) {
       const problem = invalidMessage(message);
       if (problem) return problem;
+      // The transport pairs answers with requests by id: a repeated id would run twice (and, for
+      // tools/call, bill twice) but be answered once.
+      const m = message as { method?: unknown; id?: string | number };
+      if (m.method === undefined || m.id === undefined) continue;
+      if (ids.has(m.id)) return `the request id ${JSON.stringify(m.id)} appears more than once in the batch; each request needs its own id.`;
+      ids.add(m.id);
     }
     return undefined;
   }
   if (typeof body !== 'object' || body === null) return 'the body must be a JSON-RPC 2.0 message object.';
-  const m = body as { jsonrpc?: unknown; method?: unknown; id?: unknown };
+  const m = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown };
   if (m.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0".';
-  if ('id' in m && typeof m.id !== 'string' && typeof m.id !== 'number') return '"id" must be a string or a number.';
-  if ('method' in m) return typeof m.method === 'string' ? undefined : '"method" must be a string.';
-  return 'result' in m || 'error' in m ? undefined : 'a message needs a "method" (or is a response with "result" or "error").';
+  if ('id' in m && typeof m.id !== 'string' && !Number.isSafeInteger(m.id)) return '"id" must be a string or an integer.';
+  if ('method' in m && typeof m.method !== 'string') return '"method" must be a string.';
+  if (!('method' in m) && !('result' in m) && !('error' in m)) return 'a message needs a "method" (or is a response with "result" or "error").';
+  if ('params' in m && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params))) return '"params" must be an object.';
+  // Whatever else the SDK's transport would refuse as a "parse error" (members JSON-RPC does not
+  // define, a malformed "error" object, ...): it parsed, so it is an Invalid Request.
+  if (!JSONRPCMessageSchema.safeParse(body).success) {
+    const extra = Object.keys(m).filter((k) => !MESSAGE_MEMBERS.has(k));
+    return extra.length > 0 ? `unknown member ${JSON.stringify(extra[0])}; a JSON-RPC 2.0 message has only ${[...MESSAGE_MEMBERS].join(', ')}.` : 'not a valid JSON-RPC 2.0 request, notification or response.';
+  }
+  return undefined;
 }
+
+const MESSAGE_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
 
 /** The scope a single JSON-RPC request needs and `held` lacks (batches keep per-message JSON-RPC refusals). */
 function missingMethodScope(body: unknown, held: string[]): string | undefined {

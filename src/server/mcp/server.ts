@@ -144,6 +144,11 @@ function guarded<A extends unknown[], R>(svc: Services, requestId: string, fn: (
  */
 export async function connectWithScopes(server: Server, transport: Transport, principal: Principal, requestId: string): Promise<void> {
   await server.connect(transport);
+  // McpError's constructor writes "MCP error <code>: " into its message, and the SDK sends that
+  // message as is; clients add the same prefix again ("MCP error -32602: MCP error -32602: Unknown
+  // tool"). The wire carries the message alone, like every other error this server answers.
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(withoutCodePrefix(message), options);
   const dispatch = transport.onmessage!;
   transport.onmessage = (message: JSONRPCMessage, extra) => {
     if (isJSONRPCRequest(message)) {
@@ -162,4 +167,11 @@ export async function connectWithScopes(server: Server, transport: Transport, pr
     }
     dispatch(message, extra);
   };
+}
+
+/** An error response whose message does not repeat its code (see connectWithScopes). */
+export function withoutCodePrefix(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message)) return message;
+  const prefix = `MCP error ${message.error.code}: `;
+  return message.error.message.startsWith(prefix) ? { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } } : message;
 }

@@ -11,7 +11,8 @@ import { hasWorkflows } from '../../workflows/definitions';
 import { getRun, startRun } from '../../workflows/runs';
 import { runIdInput, startRunInput } from '../../workflows/schema';
 import type { Services } from '../../services';
-import { AppError, insufficientScope } from '../errors';
+import { AppError, insufficientScope, notFound } from '../errors';
+import { findUnstorable, unstorableInput } from '../../lib/storable';
 import type { ConnectionScope } from './catalog';
 
 const START = 'workflows__start';
@@ -62,16 +63,29 @@ const getRunArgs = z.strictObject({ workflow_id: z.string(), run_id: z.string() 
 const result = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> });
 const failure = (err: AppError): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify({ error: err.code, message: err.message, ...err.details }) }] });
 
+/**
+ * What the procedure chain refuses on REST before the service runs (src/server/trpc.ts): text
+ * PostgreSQL cannot hold names nothing in an id (404) and is a 400 anywhere else.
+ */
+function assertStorable(args: Record<string, unknown> | undefined): void {
+  const at = findUnstorable(args ?? {});
+  if (at === 'workflow_id') throw notFound('workflow');
+  if (at === 'run_id') throw notFound('run');
+  if (at !== undefined) throw unstorableInput(at);
+}
+
 /** tools/call of a workflow tool; domain errors are `isError` results the model can read. */
 export async function callWorkflowTool(svc: Services, principal: Principal, name: string, args: Record<string, unknown> | undefined, requestId: string): Promise<CallToolResult> {
   try {
     if (name === START) {
+      assertStorable(args);
       const parsed = startArgs.safeParse(args ?? {});
       if (!parsed.success) throw new AppError('invalid_request', `Invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
       const input = startRunInput.parse({ id: parsed.data.workflow_id, input: parsed.data.input, idempotency_key: parsed.data.idempotency_key });
       return result(await startRun(svc, principal, input, requestId));
     }
     if (!holdsScope(principal.scopes, 'modules:read')) throw insufficientScope('modules:read');
+    assertStorable(args);
     const parsed = getRunArgs.safeParse(args ?? {});
     if (!parsed.success) throw new AppError('invalid_request', 'Invalid arguments: workflow_id and run_id are required strings.');
     const ids = runIdInput.safeParse({ id: parsed.data.workflow_id, run_id: parsed.data.run_id });
