@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { principalTerms, type Principal } from '../auth/principal';
 import { agentId } from '../memory/schema';
 import { holdsScope } from '../auth/scopes';
-import { listModules } from '../catalog/modules';
+import { listAllModules } from '../catalog/modules';
 import { searchCatalog } from '../catalog/search';
 import { cycleStart, nextCycleStart } from '../metering/cycle';
 import { consumeRequest } from '../metering/requests';
@@ -47,7 +47,9 @@ function formatTool(t: ToolSource, format: 'openai' | 'anthropic' | 'mcp') {
  * installed modules' actions, else every visible action.
  */
 export async function armAgent(svc: Services, principal: Principal, input: z.infer<typeof armInput>) {
-  const modules = (await listModules(svc, principal, { limit: 100 })).data;
+  // The whole visible catalog: its first page alone would drop installed modules and query hits
+  // whose names sort past the 100th.
+  const modules = await listAllModules(svc, principal);
   const byName = new Map(modules.map((m) => [m.name, m]));
   let source: 'query' | 'installed' | 'all';
   let tools: ToolSource[];
@@ -69,7 +71,9 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
   const quota = principalTerms(principal).executionsPerMonth;
   const [used, pool] = await Promise.all([executionsUsed(svc.db, principal.tenantId), consumeRequest(svc, principal, true)]);
   const base = svc.config.publicBaseUrl;
-  const installedNames = modules.filter((m) => m.installed).map((m) => m.name);
+  // The MCP connection for these tools: narrowed to their modules (the query's hits, or the
+  // installed modules), or every visible module when the tools are the whole catalog.
+  const toolModules = source === 'all' ? [] : [...new Set(tools.map((t) => t.module))];
   return {
     tenant: { tenant_id: principal.tenantId, plan: principal.plan },
     plan: principal.plan,
@@ -84,14 +88,14 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
     format: input.format,
     tool_source: source,
     tools: tools.map((t) => formatTool(t, input.format)),
-    // For MCP clients: the server URL, narrowed to the installed modules when there are any
+    // For MCP clients: the server URL whose tools/list holds exactly these tools' modules
     // (`/api/mcp` alone lists every visible action).
     ...(input.format === 'mcp'
       ? {
           mcp: {
-            url: installedNames.length > 0 ? `${base}/api/mcp?modules=${installedNames.join(',')}` : `${base}/api/mcp`,
+            url: toolModules.length > 0 ? `${base}/api/mcp?modules=${toolModules.join(',')}` : `${base}/api/mcp`,
             transport: 'streamable-http',
-            modules: installedNames,
+            modules: toolModules,
             all_modules_url: `${base}/api/mcp`,
           },
         }

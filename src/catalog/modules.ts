@@ -40,6 +40,21 @@ export async function listModules(svc: Services, principal: Principal, input: Li
   return data.every(isChecked) ? markChecked(result) : result;
 }
 
+/**
+ * Every module visible to the tenant (public ones and its own), all pages of listModules: for
+ * callers that need the whole catalog (arm's toolkit), never only its first 100 names.
+ */
+export async function listAllModules(svc: Services, principal: Principal): Promise<ReturnType<typeof presentModule>[]> {
+  const out: ReturnType<typeof presentModule>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listModules(svc, principal, { limit: 100, cursor });
+    out.push(...page.data);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return out;
+}
+
 /** Index of the first entry whose name sorts after `name` (entries by name). */
 function firstAfter(entries: { module: { name: string } }[], name: string): number {
   let lo = 0;

@@ -138,12 +138,28 @@ export async function updateWebhook(svc: Services, principal: Principal, input: 
   return presentWebhook(row);
 }
 
-/** DELETE /api/v1/webhooks/{id}: pending deliveries go with it. */
+/**
+ * DELETE /api/v1/webhooks/{id}: pending deliveries go with it. Locks in the delivery recorder's
+ * order (src/webhooks/deliver.ts: deliveries, then the subscription's statistics and row): its
+ * deliveries first, then the subscription, whose delete cascades to them. Deleting the
+ * subscription row first (the cascade's own order) deadlocked with a recorder writing this
+ * subscription's attempts on PostgreSQL: a 500 here, or a whole group of other tenants' attempts
+ * unrecorded and sent again.
+ */
 export async function deleteWebhook(svc: Services, principal: Principal, id: string) {
-  const [row] = await svc.db
-    .delete(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
-    .returning({ id: webhookSubscriptions.id });
+  const row = await svc.db.transaction(async (tx) => {
+    const d = webhookDeliveries;
+    const owned = tx
+      .select({ id: webhookSubscriptions.id })
+      .from(webhookSubscriptions)
+      .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.tenantId, principal.tenantId)));
+    await tx.select({ id: d.id }).from(d).where(inArray(d.subscriptionId, owned)).orderBy(d.id).for('update');
+    const [deleted] = await tx
+      .delete(webhookSubscriptions)
+      .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
+      .returning({ id: webhookSubscriptions.id });
+    return deleted;
+  });
   if (!row) throw notFound('webhook');
   return { id: row.id, deleted: true as const };
 }

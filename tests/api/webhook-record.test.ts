@@ -4,11 +4,12 @@
  * completed. The rules are those of the transaction it replaced for that case: an attempt counts
  * once however often its job ran, the statistics add up, a success resets the failure count.
  */
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema';
+import { webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../../src/db/schema';
 import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt } from '../../src/webhooks/deliver';
 import { DELIVERY_QUEUE, type DeliveryJob } from '../../src/webhooks/queue';
+import { queryRows } from '../../src/db';
 import { backends, startTestServer, type TestServer } from '../harness';
 import { startReceiver, type Receiver } from '../receiver';
 
@@ -87,5 +88,28 @@ backends.describe('recording webhook attempts (%s)', (backend) => {
     const [sub] = await s.svc.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId));
     // Failure counts are per finished delivery: a scheduled retry is not one yet.
     expect(sub!.consecutiveFailures).toBe(0);
+  });
+
+  // PostgreSQL only: PGlite has one connection, so nothing runs beside a transaction there.
+  it.skipIf(backend !== 'postgres')('deleting a subscription while a recorder writes its attempts: no deadlock, both finish', async () => {
+    const { subscriptionId, apiKey } = await pendingAttempts(1);
+    const [{ id: deliveryId }] = (await s.svc.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, subscriptionId))) as [{ id: string }];
+    let deleted: Promise<{ status: number; text: string }> | undefined;
+    // What a recorder does, in its order: the delivery row first, then (statistics) the subscription's key.
+    await s.svc.db.transaction(async (tx) => {
+      await tx.update(webhookDeliveries).set({ attempts: 1, status: 'succeeded' }).where(eq(webhookDeliveries.id, deliveryId));
+      deleted = s.call(`/api/v1/webhooks/${subscriptionId}`, { key: apiKey, method: 'DELETE' });
+      // Until the DELETE waits for a lock (on the delivery this transaction holds).
+      for (let i = 0; i < 100; i++) {
+        const [row] = await queryRows<{ n: number }>(s.svc.db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+        if (Number(row?.n) > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // Before the fix the DELETE held the subscription row here, and this insert's foreign-key check deadlocked with it.
+      await tx.insert(webhookStats).values({ subscriptionId, shard: 0, deliveriesSucceeded: 1 }).onConflictDoNothing();
+    });
+    const res = await deleted!;
+    expect(res.status, res.text).toBe(200);
+    expect(await s.svc.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, subscriptionId))).toEqual([]);
   });
 });
