@@ -10,7 +10,7 @@ import { SchemaCache } from './executions/schemas';
 import { BILLING_CLOSE_QUEUE, BILLING_QUEUE_OPTIONS, startBilling } from './jobs/billing';
 import { CERTIFICATION_QUEUE, CERTIFICATION_QUEUE_OPTIONS, CERTIFICATION_WEEKLY_OPTIONS, CERTIFICATION_WEEKLY_QUEUE } from './certification/queue';
 import { startCertification } from './jobs/certification';
-import { startBoss, trackBossHealth } from './jobs/boss';
+import { startBoss, stopBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
 import { DELIVERIES_IN_FLIGHT, DeliveryWorker } from './jobs/webhooks';
@@ -98,7 +98,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await stopWorkflowWorkers(svc);
       await svc.pool.close();
       await svc.sandbox.close();
-      await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
+      await stopBoss(boss, logger);
       redis?.close();
       await svc.requestCounts.close();
       await svc.moduleCache.close();

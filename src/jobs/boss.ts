@@ -43,3 +43,17 @@ export function trackBossHealth(boss: Boss): () => boolean {
   boss.on('stopped', () => (running = false));
   return () => running && Date.now() - lastError > 60_000;
 }
+
+/**
+ * Stops pg-boss, letting its jobs in flight finish for up to 5 s. When a query of its shutdown
+ * fails (e.g. on a connection a database outage reset), pg-boss gives up before it stops its
+ * heartbeat and closes its pool, which would then stay open: one more attempt runs that shutdown
+ * again on fresh connections; a second failure is logged.
+ */
+export async function stopBoss(boss: Boss, logger: Logger): Promise<void> {
+  try {
+    await boss.stop({ graceful: true, timeout: 5000 });
+  } catch {
+    await boss.stop({ graceful: false }).catch((err: unknown) => logger.warn({ err }, 'pg-boss did not stop cleanly; its connections close with the process'));
+  }
+}

@@ -31,7 +31,15 @@ async function startProxy(target: URL) {
     set refuse(v: boolean) {
       refuse = v;
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    /**
+     * Stops listening and closes what is still open: after the service's pool has ended, its
+     * sockets' closes may still be on their way through the proxy (server.close would wait for them).
+     */
+    close: () =>
+      new Promise<void>((r) => {
+        sockets.forEach((s) => s.destroy());
+        server.close(() => r());
+      }),
   };
 }
 
@@ -48,11 +56,12 @@ describe.skipIf(missing.postgres !== undefined)('PostgreSQL connections dropped 
     url.port = String(proxy.port);
     s = await startTestServer({ backend: 'postgres', databaseUrl: url.toString() });
   }, 120_000);
+  // The server's close lets requests drain (up to 25 s) and pg-boss's jobs finish (up to 5 s).
   afterAll(async () => {
     await s?.close();
     await proxy?.close();
     await dropDatabase?.();
-  });
+  }, 120_000);
 
   it('survives the cut, answers 503 while the database is away, and serves again when it is back', async () => {
     const { apiKey, tenantId } = await s.register();
