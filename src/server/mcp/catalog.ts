@@ -1,13 +1,13 @@
 /**
  * What /api/mcp shows of the catalog: module actions as MCP tools, module documentation as MCP
- * resources. Reads go through the catalog's own functions (listModules, getModule); tool calls
+ * resources. Reads go through the catalog's own functions (listAllModules, getModule); tool calls
  * go through executeAction — there is no second implementation of visibility, installation,
  * validation, quota or recording here.
  */
 import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../auth/principal';
-import { getModule, listModules } from '../../catalog/modules';
+import { getModule, listAllModules } from '../../catalog/modules';
 import type { presentModule } from '../../catalog/present';
 import { actionName, moduleName } from '../../catalog/schema';
 import { executeAction } from '../../executions/execute';
@@ -77,18 +77,6 @@ export function parseToolName(name: string): { module: string; action: string } 
   return { module, action };
 }
 
-/** Every module visible to the tenant (public ones and its own). */
-async function allModules(svc: Services, principal: Principal): Promise<ModuleView[]> {
-  const out: ModuleView[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await listModules(svc, principal, { limit: 100, cursor });
-    out.push(...page.data);
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return out;
-}
-
 /** The module's current trust score and tier, as tool descriptions show them (docs/trust.md). */
 const trustNote = (m: Pick<ModuleView, 'trust_score' | 'certification_tier'>) => `trust score ${m.trust_score}/100, certification ${m.certification_tier}`;
 
@@ -127,7 +115,7 @@ export async function listTools(
 ): Promise<{ tools: Tool[]; nextCursor?: string; unknownModules: string[] }> {
   const scope = opts.scope ?? {};
   const after = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor);
-  const visible = await allModules(svc, principal);
+  const visible = await listAllModules(svc, principal);
   const known = new Set(visible.map((m) => m.name));
   const unknownModules = scope.modules ? [...scope.modules].filter((n) => !known.has(n)).map((n) => n.slice(0, 64)) : [];
   const all = visible
@@ -196,7 +184,7 @@ export const RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}{module}`;
 
 /** resources/list: one Markdown document per visible module (within the connection's ?modules=). */
 export async function listResources(svc: Services, principal: Principal, scope: ConnectionScope = {}): Promise<Resource[]> {
-  const modules = (await allModules(svc, principal)).filter((m) => inScope(scope, m.name));
+  const modules = (await listAllModules(svc, principal)).filter((m) => inScope(scope, m.name));
   return modules.map((m) => ({
     uri: `${RESOURCE_SCHEME}${m.name}`,
     name: m.name,
