@@ -39,11 +39,19 @@ export async function startTarget(args: string[], env: Record<string, string | u
   });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    const readUntilReady = (d: Buffer) => {
       out += d.toString();
       const m = /READY (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
+      if (!m) return;
+      // From here on the output (the service's access log, a line per request) is read and
+      // dropped: kept and searched, it grew without bound and cost the bench process (which
+      // shares the machine with the servers) a copy of all of it per chunk.
+      child.stdout!.off('data', readUntilReady);
+      child.stdout!.resume();
+      out = '';
+      resolve(Number(m[1]));
+    };
+    child.stdout!.on('data', readUntilReady);
     child.once('exit', (code) => reject(new Error(`target exited with ${code}`)));
   });
   return {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ADMIN_TOKEN, fmt, registerEnterprise, root, startTarget, type Target } from './common';
+import { LOAD_GENERATOR, runWrk } from './wrk';
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? (process.env.BENCH_QUICK ? 3 : 8));
 const WARMUP_S = process.env.BENCH_QUICK ? 1 : 2;
@@ -132,6 +133,34 @@ function countReply(status: number, body: string | undefined, batch: boolean, co
 }
 
 export async function load(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: ReplyCounts): Promise<LoadResult> {
+  return LOAD_GENERATOR === 'wrk' ? loadWithWrk(url, scenario, headers, pid, counts) : loadWithAutocannon(url, scenario, headers, pid, counts);
+}
+
+async function loadWithWrk(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: ReplyCounts): Promise<LoadResult> {
+  const req = {
+    url,
+    method: scenario.method,
+    headers: scenario.body ? { ...headers, 'content-type': 'application/json' } : headers,
+    body: scenario.body,
+    connections: CONNECTIONS,
+    batch: scenario.executions === 10,
+  };
+  // wrk's connections close with requests in flight too: let the warm-up's drain (as below).
+  const warm = await runWrk({ ...req, durationS: WARMUP_S });
+  await new Promise((resolve) => setTimeout(resolve, Math.max(500, 2 * warm.p99)));
+  const cpuBefore = processCpuMs(pid);
+  const [r, rssMb] = await withPeakRss(pid, () => runWrk({ ...req, durationS: DURATION_S }));
+  const cpuAfter = processCpuMs(pid);
+  if (counts) {
+    counts.success += r.counts.success;
+    counts.failed += r.counts.failed;
+    for (const [code, n] of Object.entries(r.counts.errors)) counts.errors[code] = (counts.errors[code] ?? 0) + n;
+  }
+  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && r.requests > 0 ? Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests) : undefined;
+  return { rps: r.rps, p50: r.p50, p99: r.p99, non2xx: r.non2xx, rssMb, cpuUsPerRequest };
+}
+
+async function loadWithAutocannon(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: ReplyCounts): Promise<LoadResult> {
   const base = {
     url,
     connections: CONNECTIONS,

@@ -9,6 +9,8 @@
  *
  *   BENCH_QUICK=1                         3 s per measurement, no webhook section (~3-4 min)
  *   BENCH_DURATION, BENCH_CONNECTIONS     seconds per measurement (8), connections (50)
+ *   BENCH_LOAD=wrk|autocannon             the load generator (default: wrk when installed, else
+ *                                         autocannon; bench/wrk.ts says why)
  *   BENCH_ONLY=http|webhooks              one section (default both); or scenario keys of the HTTP
  *                                         section (modules, execute, batch, search, me, durable, metered),
  *                                         comma-separated, for only those
@@ -23,6 +25,7 @@ import { printTable, reachable, root, withFreshDatabase } from './common';
 import { benchGrowth } from './growth';
 import { benchService, CONNECTIONS, SCENARIOS, DURATION_S, RESULT_HEADER, resultRows, withService, writeResults, type ScenarioResult } from './http';
 import { benchWebhooks, printWebhookResult, type WebhookResult } from './webhooks';
+import { LOAD_GENERATOR } from './wrk';
 import { DELIVERIES_IN_FLIGHT } from '../src/jobs/webhooks';
 
 const QUICK = Boolean(process.env.BENCH_QUICK);
@@ -53,7 +56,7 @@ if (GROWTH) {
 }
 
 console.log(
-  `bench: ${ONLY.has('http') ? `${CONNECTIONS} connections, ${DURATION_S} s per HTTP measurement (after a warm-up); ` : ''}service, receivers and bare handlers each in their own process\n`,
+  `bench: ${ONLY.has('http') ? `${CONNECTIONS} connections, ${DURATION_S} s per HTTP measurement (after a warm-up), load from ${LOAD_GENERATOR}; ` : ''}service, receivers and bare handlers each in their own process\n`,
 );
 const results: ScenarioResult[] = [];
 if (ONLY.has('http')) {
@@ -86,6 +89,6 @@ if (results.length > 0) {
   console.log('');
 }
 for (const r of webhookResults) printWebhookResult(r);
-const file = writeResults('bench', { at: new Date().toISOString(), quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS, http: results, webhooks: webhookResults });
+const file = writeResults('bench', { at: new Date().toISOString(), quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS, loadGenerator: LOAD_GENERATOR, http: results, webhooks: webhookResults });
 console.log(`\nJSON: ${path.relative(root, file)}`);
 process.exit(0);
