@@ -114,7 +114,7 @@ export function authOptions(): NextAuthOptions {
           if (!apiKey) throw new Error('Enter an API key.');
           const { body } = await apiFetch<{ tenant_id: string; credential: { scopes: string[] } }>('/api/v1/me', { apiKey });
           if (!body.credential.scopes.includes('*')) {
-            throw new Error('This key cannot open the dashboard: sign in with a key holding the `*` scope (the key returned at registration).');
+            throw new Error('This key cannot open the dashboard: sign in with a key holding the "*" scope (the key returned at registration).');
           }
           return { id: body.tenant_id, token: { kind: 'api_key', admin: false, apiKey, tenantId: body.tenant_id } };
         },

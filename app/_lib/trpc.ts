@@ -24,6 +24,19 @@ export function statusOf(err: unknown): number | undefined {
   return isTrpcError(err) ? err.data?.httpStatus : undefined;
 }
 
+/**
+ * What a failed call says about the sign-in, once the 401 retry (a session refresh) has run:
+ * `no_tenant` for a user whose sign-in is linked to no tenant yet (the API's message names
+ * register / link); `signed_out` for any other 401: the session's credential no longer works (its
+ * API key was revoked or rotated past its grace period, or the provider's session ended), so no
+ * retry can succeed and only signing in again helps. Undefined for every other error.
+ */
+export function signInProblem(err: unknown): 'no_tenant' | 'signed_out' | undefined {
+  if (statusOf(err) !== 401) return undefined;
+  const message = err instanceof Error ? err.message : '';
+  return /register|link/i.test(message) ? 'no_tenant' : 'signed_out';
+}
+
 export async function withSessionRetry<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();

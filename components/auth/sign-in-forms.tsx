@@ -107,7 +107,7 @@ function ApiKeyForm({ callbackUrl }: { callbackUrl: string }) {
     <Card>
       <CardHeader>
         <CardTitle as="h1">Sign in with an API key</CardTitle>
-        <CardDescription>For tenants registered through the API: use the key returned at registration (it holds the `*` scope).</CardDescription>
+        <CardDescription>For tenants registered through the API: use the key returned at registration (it holds the <code className="font-mono">*</code> scope).</CardDescription>
       </CardHeader>
       <CardContent>
         <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Sign in with an API key">

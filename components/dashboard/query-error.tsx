@@ -1,7 +1,8 @@
 'use client';
 
+import { signOut } from 'next-auth/react';
 import Link from 'next/link';
-import { isTrpcError, statusOf } from '../../app/_lib/trpc';
+import { isTrpcError, signInProblem } from '../../app/_lib/trpc';
 import { Alert } from '../ui/alert';
 import { Button } from '../ui/button';
 
@@ -20,10 +21,28 @@ export function errorMessage(err: unknown): string {
 
 /**
  * A failed query, said plainly: the API's message verbatim, a retry, and for a signed-in user
- * whose sign-in is linked to no tenant yet, the way to create one.
+ * whose sign-in is linked to no tenant yet, the way to create one. A session whose credential no
+ * longer works (e.g. an API-key session whose key was revoked or rotated without grace) gets
+ * "Sign in again" instead of a retry that could never succeed.
  */
 export function QueryError({ error, retry }: { error: unknown; retry?: () => void }) {
-  if (statusOf(error) === 401 && /register|link/i.test(errorMessage(error))) {
+  const problem = signInProblem(error);
+  if (problem === 'signed_out') {
+    const signInAgain = () => {
+      const back = `${window.location.pathname}${window.location.search}`;
+      void signOut({ callbackUrl: `/sign-in?callbackUrl=${encodeURIComponent(back)}` });
+    };
+    return (
+      <Alert variant="error" title="Sign in again">
+        <p>{errorMessage(error)}</p>
+        <p className="mt-1">This sign-in no longer works: its API key was revoked or rotated, or the session ended.</p>
+        <Button className="mt-2" size="sm" variant="secondary" onClick={signInAgain}>
+          Sign in again
+        </Button>
+      </Alert>
+    );
+  }
+  if (problem === 'no_tenant') {
     return (
       <Alert title="No tenant yet">
         Your sign-in is not linked to a tenant. Create one (or link an existing one with its API key) on the{' '}

@@ -54,6 +54,23 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   const usage = await api(page, apiKey, 'GET', '/api/v1/billing/usage');
   expect(usage.body?.plan).toBe('pro');
   await expect(page.getByTestId('usage-projected')).toHaveText(`$${String(usage.body?.projected_total_usd)}`);
+  // The plan changed in this cycle: the fee is prorated over both plans, so the page does not present Pro's list fee as the total's fee.
+  await expect(page.getByTestId('usage-summary')).toContainText(`Monthly fees prorated by days on each plan + $${String(usage.body?.overage_cost_usd)} overage`);
+  // The cycle lives in the URL: picking a month writes ?cycle=, and such a URL opens that cycle
+  // (the month before this tenant registered has none: the API's message is shown).
+  const cycle = String(usage.body?.cycle);
+  const [year, month] = cycle.split('-').map(Number) as [number, number];
+  const before = month === 1 ? `${year - 1}-12` : `${year}-${String(month - 1).padStart(2, '0')}`;
+  await page.getByLabel('Billing cycle').fill(before);
+  await page.waitForURL((url) => url.searchParams.get('cycle') === before);
+  await expect(page.getByText(`there is no usage for ${before}`)).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('Billing cycle')).toHaveValue(before);
+  await expect(page.getByText(`there is no usage for ${before}`)).toBeVisible();
+  await page.goto(`/dashboard/usage?cycle=${cycle}`);
+  await expect(page.getByRole('heading', { name: new RegExp(`^Cycle ${cycle}`) })).toBeVisible();
+  await page.goto('/dashboard/usage');
+  await expect(page.getByTestId('usage-projected')).toHaveText(`$${String(usage.body?.projected_total_usd)}`);
   await expect(comparison.getByRole('columnheader', { name: /pro/i })).toContainText('Current plan');
   await expect(page.getByLabel('New plan').locator('option[value="free"]')).toHaveText(`Free · $${plans[0]!.monthly_fee_usd} / month`);
   // The confirmation toast has gone (sonner's rich success colours fail axe's contrast check; the result stays on the page).

@@ -169,3 +169,39 @@ test('"Load more" reaches every key past the first page', async ({ browser }) =>
   await expect(page.getByTestId('keys-count')).toHaveCount(0);
   await check(page, 'keys-paged');
 });
+
+test('a session opened with an API key ends, back to sign-in, when that key is rotated without grace', async ({ browser }) => {
+  const owner = await newOwner(browser, { agentName: 'Key Session Agent' });
+  const context = await browser.newContext({ baseURL: process.env.E2E_BASE_URL, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByText('Sign in with an API key').click();
+  // The description shows the scope as code, not as Markdown backticks.
+  await expect(page.getByText('it holds the * scope')).toBeVisible();
+  await page.getByLabel('API key', { exact: true }).fill(owner.apiKey);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === '/dashboard');
+
+  await page.goto('/dashboard/keys');
+  await page.getByRole('button', { name: 'Rotate primary' }).click();
+  await page.getByLabel('Grace period (seconds)').fill('0');
+  await page.getByRole('button', { name: 'Rotate key' }).click();
+  const secret = page.getByTestId('new-key-secret');
+  await expect(secret).toBeVisible();
+  const newKey = /amp_\S+/.exec(await secret.innerText())?.[0] ?? '';
+  expect(newKey).toMatch(/^amp_/);
+  await page.getByRole('button', { name: 'Done' }).click();
+  // The session acted as the old secret, now refused: the page says so and offers to sign in
+  // again, not a "Try again" that could never succeed.
+  const alert = page.getByRole('alert').filter({ hasText: 'Sign in again' });
+  await expect(alert).toContainText('The API key is missing, invalid or revoked.');
+  await expect(alert.getByRole('button', { name: 'Try again' })).toHaveCount(0);
+  await alert.getByRole('button', { name: 'Sign in again' }).click();
+  await page.waitForURL((url) => url.pathname === '/sign-in' && url.searchParams.get('callbackUrl') === '/dashboard/keys');
+  await page.getByText('Sign in with an API key').click();
+  await page.getByLabel('API key', { exact: true }).fill(newKey);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === '/dashboard/keys');
+  await expect(page.getByRole('row', { name: /primary/ })).toBeVisible();
+  await context.close();
+});

@@ -2,7 +2,8 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useId, useState } from 'react';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useId } from 'react';
 import { useTRPC } from '../../../app/_lib/trpc-react';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
 import { EmptyState } from '../../ui/empty-state';
@@ -14,6 +15,7 @@ import { Skeleton, SkeletonRows } from '../../ui/skeleton';
 import { ExecutionsPerDayChart } from '../charts/executions-chart';
 import { formatCount, formatDate, formatDateTime } from '../format';
 import { QueryError } from '../query-error';
+import { cycleParam, invoiceMakeup } from './cycle';
 import { ModuleChart } from './module-chart';
 import { PlanChange } from './plan-change';
 import { PlanComparison } from './plan-comparison';
@@ -29,7 +31,11 @@ const currentCycle = () => new Date().toISOString().slice(0, 7);
 export function UsageView() {
   const trpc = useTRPC();
   const id = useId();
-  const [cycle, setCycle] = useState<string>();
+  const router = useRouter();
+  const pathname = usePathname();
+  // The cycle lives in the URL (`?cycle=2026-10`), like the executions filters.
+  const cycle = cycleParam(useSearchParams().get('cycle'));
+  const setCycle = (next: string | undefined) => router.replace(next ? `${pathname}?cycle=${next}` : pathname, { scroll: false });
   const usage = useQuery(trpc.billing.usage.queryOptions(cycle ? { cycle } : {}, { placeholderData: (previous) => previous }));
   // Issued with the usage query (same render, one batched request); the plan list rarely changes.
   const plans = useQuery(trpc.plans.list.queryOptions({}, { staleTime: 3_600_000 }));
@@ -49,7 +55,7 @@ export function UsageView() {
               className="w-44"
               max={currentCycle()}
               value={cycle ?? u?.cycle ?? currentCycle()}
-              onChange={(e) => setCycle(e.target.value || undefined)}
+              onChange={(e) => setCycle(cycleParam(e.target.value))}
             />
           </div>
         }
@@ -73,7 +79,7 @@ export function UsageView() {
             <Stat
               label={u.is_current ? 'Projected invoice' : 'Invoice total'}
               value={`$${u.projected_total_usd}`}
-              detail={`Monthly fee $${u.terms.monthly_fee_usd}${u.plan_changes.length > 0 ? ', prorated' : ''} + overage`}
+              detail={invoiceMakeup(u)}
               testId="usage-projected"
             />
           </div>
