@@ -29,12 +29,18 @@ const MAX_SCHEMA_BYTES = 64 * 1024;
 /** How long the publish-time check lets a javascript source's top level run. */
 const SOURCE_CHECK_TIMEOUT_MS = 1000;
 
-const BUILTIN_NAMES = new Set(Object.keys(PACK_LOADERS));
+/**
+ * Names no tenant may publish: the built-in packs, and `workflows`, whose tool names
+ * (`workflows__start`, `workflows__get_run`) are the platform's own MCP workflow tools
+ * (src/server/mcp/workflows.ts): a module of that name would list a second tool of the same name
+ * that no call could reach.
+ */
+const RESERVED_NAMES = new Set([...Object.keys(PACK_LOADERS), 'workflows']);
 
 /** POST /api/v1/modules: 201 with the module view (+ `signing_secret` for the http runtime). */
 export async function publishModule(svc: Services, principal: Principal, input: PublishModuleInput) {
   failOn(await checkActions(svc, input.actions));
-  if (BUILTIN_NAMES.has(input.name)) throw conflict('The name is taken.');
+  if (RESERVED_NAMES.has(input.name)) throw conflict('The name is taken.');
   await assertNameFree(svc.db, principal.tenantId, input.name);
   const runtime = await prepareRuntime(svc, input.runtime, undefined);
   const [tenant] = await svc.db.select({ agentName: tenants.agentName }).from(tenants).where(eq(tenants.id, principal.tenantId));

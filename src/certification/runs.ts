@@ -78,6 +78,13 @@ export async function performRun(svc: Services, runId: string): Promise<void> {
   // before the run shows `running`: an update from then on is caught by completeRun.
   const [module] = await svc.db.select().from(modules).where(eq(modules.name, run.moduleName)).limit(1);
   if (!module) return failRun(svc, runId, 'The module no longer exists.');
+  // The module moved to another version after this run was requested (an update within the
+  // publish delay): the update requested a run of that version, which certifies what is there.
+  // Running this one would certify the new definition under the old version's name (and tell
+  // the module's audience twice).
+  if (module.version !== run.version) {
+    return failRun(svc, runId, `Superseded: the module is now at version ${module.version}, which is certified by a run of its own.`);
+  }
   const actions = await svc.db.select().from(moduleActions).where(eq(moduleActions.moduleName, module.name)).orderBy(asc(moduleActions.position));
   const startedAt = new Date();
   await svc.db.update(certificationRuns).set({ status: 'running', startedAt }).where(eq(certificationRuns.id, runId));

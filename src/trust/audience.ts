@@ -6,9 +6,16 @@ import { WEBHOOK_PLANS } from '../webhooks/fanout';
 /**
  * Who hears about a module's certification and trust (tenant ids, sorted): its publisher (none
  * for the built-in `platform` modules) and every tenant that installed it, on plans with webhooks.
+ * Installers hear only while the module is public: a module switched back to private keeps other
+ * tenants' installations (docs/publishing.md), but for them it no longer exists, so no event
+ * may name it, its tier or its score.
  */
 export async function moduleAudience(tx: Executor, moduleName: string): Promise<string[]> {
-  const installers = tx.select({ id: installations.tenantId }).from(installations).where(eq(installations.moduleName, moduleName));
+  const installers = tx
+    .select({ id: installations.tenantId })
+    .from(installations)
+    .innerJoin(modules, eq(modules.name, installations.moduleName))
+    .where(and(eq(installations.moduleName, moduleName), eq(modules.visibility, 'public')));
   const owner = tx
     .select({ id: modules.ownerTenantId })
     .from(modules)

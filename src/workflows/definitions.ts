@@ -1,7 +1,7 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
-import { workflows, type WorkflowRow } from '../db/schema';
+import { tenants, workflows, type WorkflowRow } from '../db/schema';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
@@ -24,12 +24,16 @@ export function presentWorkflow(row: WorkflowRow) {
   };
 }
 
-/** The tenant's workflow, or 404 (another tenant's id is indistinguishable from none). */
-export async function findWorkflow(db: Executor, tenantId: string, id: string): Promise<WorkflowRow> {
-  const [row] = await db
+/**
+ * The tenant's workflow, or 404 (another tenant's id is indistinguishable from none). With
+ * `lock: 'share'` (inside a transaction), a concurrent update or delete waits for it to commit.
+ */
+export async function findWorkflow(db: Executor, tenantId: string, id: string, lock?: 'share'): Promise<WorkflowRow> {
+  const query = db
     .select()
     .from(workflows)
     .where(and(eq(workflows.id, id), eq(workflows.tenantId, tenantId)));
+  const [row] = await (lock ? query.for(lock) : query);
   if (!row) throw notFound('workflow');
   return row;
 }
@@ -38,6 +42,8 @@ export async function findWorkflow(db: Executor, tenantId: string, id: string): 
 export async function createWorkflow(svc: Services, principal: Principal, input: CreateWorkflowInput) {
   const steps = await validateSteps(svc, principal.tenantId, input.steps);
   const row = await svc.db.transaction(async (tx) => {
+    // The tenant row's lock serialises a tenant's creates: two at once cannot both count 199.
+    await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, principal.tenantId)).for('update');
     const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(workflows).where(eq(workflows.tenantId, principal.tenantId));
     if (n >= MAX_WORKFLOWS) throw conflict(`A tenant can have at most ${MAX_WORKFLOWS} workflows.`);
     const [inserted] = await tx

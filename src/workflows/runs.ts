@@ -76,13 +76,16 @@ const started = (run: WorkflowRunRow) => ({ run_id: run.id, workflow_id: run.wor
  * `idempotency_key` for the same workflow answers the run it started, whatever its state.
  */
 export async function startRun(svc: Services, principal: Principal, input: { id: string; input: Record<string, unknown>; idempotency_key?: string }, requestId: string) {
-  const workflow = await findWorkflow(svc.db, principal.tenantId, input.id);
+  const found = await findWorkflow(svc.db, principal.tenantId, input.id);
   const key = input.idempotency_key;
   if (key) {
-    const existing = await findByKey(svc.db, principal.tenantId, workflow.id, key);
+    const existing = await findByKey(svc.db, principal.tenantId, found.id, key);
     if (existing) return started(existing);
   }
   const run = await svc.db.transaction(async (tx) => {
+    // Read again under a share lock: a delete running at the same time either waits for this run
+    // (and takes it with it) or has already gone (404), instead of a foreign-key failure (500).
+    const workflow = await findWorkflow(tx, principal.tenantId, input.id, 'share');
     const [inserted] = await tx
       .insert(workflowRuns)
       .values({
@@ -110,7 +113,7 @@ export async function startRun(svc: Services, principal: Principal, input: { id:
     return inserted;
   });
   // Lost a race for the same key: the other request's run.
-  return started(run ?? (await findByKey(svc.db, principal.tenantId, workflow.id, key!))!);
+  return started(run ?? (await findByKey(svc.db, principal.tenantId, found.id, key!))!);
 }
 
 /** GET /api/v1/workflows/{id}/runs/{run_id}: the run with every step's state. */

@@ -29,6 +29,13 @@ describe('workflow templates', () => {
     });
   });
 
+  it('reads only own data: inherited names such as constructor or __proto__ name nothing', () => {
+    const ctx = { input: { a: { b: 1 } }, steps: { a: { output: { x: 1 } } } };
+    expect(resolveTemplate({ c: '{{input.constructor}}', p: '{{input.__proto__}}', t: '{{input.a.toString}}', s: '{{steps.constructor.output}}', o: '{{steps.a.output.hasOwnProperty}}' }, ctx)).toEqual({});
+    expect(resolveTemplate('[{{input.constructor}}][{{steps.toString.output}}]', ctx)).toBe('[][]');
+    expect(resolveTemplate({ b: '{{input.a.b}}' }, ctx)).toEqual({ b: 1 });
+  });
+
   it('parses only input.* and steps.<id>.output.* references', () => {
     expect(parseReference('input')).toEqual({ root: 'input', path: [] });
     expect(parseReference('steps.a.output.x.y')).toEqual({ root: 'step', step: 'a', path: ['x', 'y'] });

@@ -200,11 +200,17 @@ function walkExpression(n: Node | undefined, root: boolean, reads: StepReads): v
   }
 }
 
+/**
+ * The value a reference names. Only the value's own data is read: `{{input.constructor}}` or
+ * `{{input.__proto__}}` name nothing (not Object's prototype or constructor, which are no JSON
+ * and once reached a step's input as a function).
+ */
 function lookup(context: RunContext, ref: Reference): unknown {
-  let value: unknown = ref.root === 'input' ? context.input : context.steps[ref.step]?.output;
+  let value: unknown = ref.root === 'input' ? context.input : Object.hasOwn(context.steps, ref.step) ? context.steps[ref.step]!.output : undefined;
   for (const key of ref.path) {
     if (value === null || typeof value !== 'object') return undefined;
-    value = Array.isArray(value) ? (/^\d+$/.test(key) ? value[Number(key)] : undefined) : (value as Record<string, unknown>)[key];
+    if (Array.isArray(value)) value = /^\d+$/.test(key) ? value[Number(key)] : undefined;
+    else value = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
   }
   return value;
 }

@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CERTIFICATION_WEEKLY_CRON, CERTIFICATION_WEEKLY_QUEUE } from '../../src/certification/queue';
+import { CERTIFICATION_WEEKLY_CRON, CERTIFICATION_WEEKLY_QUEUE, requestRun } from '../../src/certification/queue';
 import { certificationRuns, events, executions, usageCounters } from '../../src/db/schema';
 import { BUILTIN_MODULES } from '../../src/modules/registry';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
@@ -104,6 +104,13 @@ backends.describe('certification (%s)', (backend) => {
     const latest = rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
     if (!latest) throw new Error(`no run for ${module}`);
     return latest.id;
+  }
+
+  /** The run queued for one version of `module`. */
+  async function publishRunOf(module: string, version: string): Promise<string> {
+    const [row] = await s.svc.db.select().from(certificationRuns).where(and(eq(certificationRuns.moduleName, module), eq(certificationRuns.version, version)));
+    if (!row) throw new Error(`no run for ${module} ${version}`);
+    return row.id;
   }
 
   const expectReportMatchesChecks = (report: any) => {
@@ -251,6 +258,26 @@ backends.describe('certification (%s)', (backend) => {
     }, 600_000);
   });
 
+  it('a module made private again is named in no event to the tenants that installed it while public', async () => {
+    const publisher = await s.register();
+    const installer = await s.register();
+    for (const t of [publisher, installer]) await s.setPlan(t.tenantId, 'pro');
+    const name = uniqueName('retired');
+    expect((await publish(publisher.apiKey, jsModule(name, [add()]))).status).toBe(201);
+    await finished(name, await publishRun(name), publisher.apiKey);
+    expect((await s.call(`/api/v1/modules/${name}/install`, { key: installer.apiKey, method: 'POST' })).status).toBe(201);
+    const hidden = await s.call(`/api/v1/modules/${name}`, { key: publisher.apiKey, method: 'PUT', body: { visibility: 'private', actions: [add(4)] } });
+    expect(hidden.status, hidden.text).toBe(200);
+    expectError(await s.call(`/api/v1/modules/${name}`, { key: installer.apiKey }), 404, 'not_found');
+    // The update's run downgrades it (a wrong example): the publisher hears, the installer does not.
+    const run = await finished(name, await publishRun(name), publisher.apiKey);
+    expect(run.status).toBe('completed');
+    const about = async (tenantId: string) =>
+      (await s.svc.db.select().from(events).where(eq(events.tenantId, tenantId))).filter((e) => (e.data as { module?: string }).module === name && e.createdAt.getTime() >= new Date(run.started_at).getTime());
+    expect((await about(publisher.tenantId)).map((e) => e.type)).toContain('certification.completed');
+    expect(await about(installer.tenantId)).toEqual([]);
+  }, 300_000);
+
   it('only the publisher (modules:write) or an operator starts a run: others 403, unseen modules 404', async () => {
     const publisher = await s.register();
     const stranger = await s.register();
@@ -327,6 +354,33 @@ backends.describe('certification (%s)', (backend) => {
     expect(latest.checks.find((c) => c.name === 'examples:slow')).toMatchObject({ passed: false, detail: expect.stringContaining('differs from the expected') });
     const report = (await s.call(`/api/v1/certification/${name}/report`, { key: t.apiKey })).body;
     expect(report).toMatchObject({ run_id: latest.id, tier: latest.tier });
+  }, 300_000);
+
+  it('a run requested for a version the module has since left is superseded, not run on the new definition', async () => {
+    const t = await s.register();
+    await s.setPlan(t.tenantId, 'pro');
+    const name = uniqueName('moved');
+    expect((await publish(t.apiKey, jsModule(name, [add()]))).status).toBe(201);
+    const first = await finished(name, await publishRun(name), t.apiKey);
+    expect(first).toMatchObject({ status: 'completed', version: '1.0.0', tier: 'gold' });
+    // A run of 1.0.0 still waiting to start when an update moves the module to 1.0.1 (a publish
+    // delay): the update asked for a 1.0.1 run; the 1.0.0 one must not certify 1.0.1's actions.
+    const updated = await s.call(`/api/v1/modules/${name}`, { key: t.apiKey, method: 'PUT', body: { version: '1.0.1', actions: [add(4)] } });
+    expect(updated.status, updated.text).toBe(200);
+    const stale = await s.svc.db.transaction((tx) => requestRun(s.svc, tx, { moduleName: name, version: '1.0.0', trigger: 'manual', tenantId: t.tenantId }));
+    expect(stale.created).toBe(true);
+    const superseded = await finished(name, stale.run.id, t.apiKey);
+    expect(superseded).toMatchObject({ status: 'failed', version: '1.0.0', tier: null, checks_total: 0 });
+    expect(superseded.error).toContain('Superseded: the module is now at version 1.0.1');
+    const current = await finished(name, await publishRunOf(name, '1.0.1'), t.apiKey);
+    expect(current).toMatchObject({ status: 'completed', version: '1.0.1' });
+    const report = (await s.call(`/api/v1/certification/${name}/report`, { key: t.apiKey })).body;
+    expect(report).toMatchObject({ run_id: current.id, version: '1.0.1' });
+    const completedEvents = await s.svc.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, t.tenantId), eq(events.type, 'certification.completed')));
+    expect(completedEvents).toHaveLength(2);
   }, 300_000);
 
   it('the weekly schedule for every public module exists (pg-boss cron)', async () => {

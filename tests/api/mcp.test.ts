@@ -482,6 +482,9 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     expect(toolError(await call('workflows__start', { workflow_id: wf.body.id, input: { t: 'a\u0000b' } }))).toMatchObject({ error: 'invalid_request', issues: [{ path: 'input' }] });
     expect(toolError(await call('workflows__start', { workflow_id: wf.body.id, idempotency_key: 'k\u0000' }))).toMatchObject({ error: 'invalid_request' });
     expect(toolError(await call('workflows__start', { workflow_id: `${wf.body.id}\u0000` }))).toMatchObject({ error: 'not_found' });
+    // An id no workflow can have (empty, longer than any id) was a -32603 internal error.
+    expect(toolError(await call('workflows__start', { workflow_id: '' }))).toMatchObject({ error: 'not_found' });
+    expect(toolError(await call('workflows__start', { workflow_id: 'x'.repeat(100) }))).toMatchObject({ error: 'not_found' });
     expect(toolError(await call('workflows__get_run', { workflow_id: wf.body.id, run_id: 'run_\ud800' }))).toMatchObject({ error: 'not_found' });
     expect((await s.call(`/api/v1/workflows/${wf.body.id}/runs`, { key: t.apiKey })).body.data).toHaveLength(0);
   });

@@ -165,6 +165,8 @@ backends.describe('publishing modules (%s)', (backend) => {
     const b = await s.register();
     const builtin = expectError(await publish(a.apiKey, jsModule('text')), 409, 'conflict');
     expect(builtin.message).toBe('The name is taken.');
+    // `workflows` would list `workflows__start` beside the platform's own MCP tool of that name.
+    expect(expectError(await publish(a.apiKey, jsModule('workflows')), 409, 'conflict').message).toBe('The name is taken.');
     const name = uniqueName('taken');
     expect((await publish(a.apiKey, jsModule(name))).status).toBe(201);
     const other = expectError(await publish(b.apiKey, jsModule(name)), 409, 'conflict');

@@ -5,9 +5,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { and, eq } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { events, executions } from '../../src/db/schema';
+import { events, executions, workflowRuns, workflows } from '../../src/db/schema';
 import { EVENT_DATA_SCHEMAS } from '../../src/events/schemas';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver } from '../receiver';
@@ -499,6 +499,39 @@ backends.describe('workflows (%s)', (backend) => {
     const missing = await call('workflows__get_run', { workflow_id: wf.body.id, run_id: 'run_nope' });
     expect(missing.body.result.isError).toBe(true);
     expect(JSON.parse(missing.body.result.content[0].text)).toMatchObject({ error: 'not_found' });
+  });
+
+  it('at most 200 workflows per tenant, also when creates race (409 past it)', async () => {
+    const owner = await s.register();
+    await s.setPlan(owner.tenantId, 'business');
+    const step = { id: 'a', module: 'text', action: 'slugify', input: { text: 'x' } };
+    await s.svc.db.insert(workflows).values(Array.from({ length: 197 }, (_, i) => ({ id: `wf_limit${owner.tenantId.slice(0, 8)}${i}`, tenantId: owner.tenantId, name: `w${i}`, steps: [step] })));
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create(owner.apiKey, { name: `race ${i}`, steps: [step] })));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 409, 409, 409]);
+    for (const refused of answers.filter((a) => a.status === 409)) expectError(refused, 409, 'conflict');
+    const [{ n } = { n: 0 }] = await s.svc.db.select({ n: count() }).from(workflows).where(eq(workflows.tenantId, owner.tenantId));
+    expect(n).toBe(200);
+  });
+
+  it('runs started while the workflow is deleted are 202 (and go with it) or 404, never a 500', async () => {
+    const wf = await create(t.apiKey, { name: 'doomed', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: 'x' } }] });
+    expect(wf.status, wf.text).toBe(201);
+    const answers = await Promise.all([
+      ...Array.from({ length: 8 }, () => start(t.apiKey, wf.body.id)),
+      s.call(`/api/v1/workflows/${wf.body.id}`, { key: t.apiKey, method: 'DELETE' }),
+      ...Array.from({ length: 8 }, () => start(t.apiKey, wf.body.id)),
+    ]);
+    for (const a of answers) expect([200, 202, 404], a.text).toContain(a.status);
+    expect((await s.svc.db.select().from(workflowRuns).where(eq(workflowRuns.workflowId, wf.body.id))).length).toBe(0);
+  });
+
+  it('a template reads only the data of the input and outputs: {{input.constructor}} names nothing', async () => {
+    const wf = await create(t.apiKey, { name: 'proto', steps: [{ id: 'a', module: 'json', action: 'merge', input: { objects: [{ c: '{{input.constructor}}', p: '{{input.__proto__}}', s: 'x{{input.toString}}y', k: '{{input.k}}' }] } }] });
+    expect(wf.status, wf.text).toBe(201);
+    const run = await start(t.apiKey, wf.body.id, { input: { k: 1 } });
+    const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect(done.steps[0].input).toEqual({ objects: [{ s: 'xy', k: 1 }] });
   });
 
   it("another tenant's workflow and runs are 404; scopes are enforced", async () => {

@@ -81,8 +81,10 @@ export async function callWorkflowTool(svc: Services, principal: Principal, name
       assertStorable(args);
       const parsed = startArgs.safeParse(args ?? {});
       if (!parsed.success) throw new AppError('invalid_request', `Invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-      const input = startRunInput.parse({ id: parsed.data.workflow_id, input: parsed.data.input, idempotency_key: parsed.data.idempotency_key });
-      return result(await startRun(svc, principal, input, requestId));
+      // The arguments passed above; only the id can still fail (empty, or longer than any id): no such workflow.
+      const input = startRunInput.safeParse({ id: parsed.data.workflow_id, input: parsed.data.input, idempotency_key: parsed.data.idempotency_key });
+      if (!input.success) throw notFound('workflow');
+      return result(await startRun(svc, principal, input.data, requestId));
     }
     if (!holdsScope(principal.scopes, 'modules:read')) throw insufficientScope('modules:read');
     assertStorable(args);
