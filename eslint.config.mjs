@@ -1,5 +1,6 @@
 // Flat config: fast, syntax-only rules (no type information; `npm run typecheck` runs tsc).
 import js from '@eslint/js';
+import eslintConfigPrettier from 'eslint-config-prettier/flat';
 import drizzle from 'eslint-plugin-drizzle';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
@@ -40,4 +41,6 @@ export default defineConfig(
     files: ['tests/**/*.ts', '**/*.test.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // Last, so it switches off every stylistic rule above that Prettier owns.
+  eslintConfigPrettier,
 );
