@@ -1,4 +1,4 @@
-import type { EventType } from '../events/record';
+import type { EventType } from '../contract/events';
 import { quotaOf, type Reservation, type TenantPlan } from '../metering/usage';
 
 /** Share of the monthly quota at which `billing.limit_approaching` fires. */

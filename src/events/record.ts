@@ -1,25 +1,8 @@
+import type { EventType } from '../contract/events';
 import type { Executor } from '../db';
 import { newTimeOrderedId } from '../lib/ids';
 import type { Services } from '../services';
 import { insertEventAndFanOut } from '../webhooks/fanout';
-
-/** The 12 event kinds of spec §6. */
-export const EVENT_TYPES = [
-  'execution.completed',
-  'execution.failed',
-  'module.installed',
-  'module.uninstalled',
-  'certification.completed',
-  'certification.tier_changed',
-  'billing.limit_approaching',
-  'billing.limit_exceeded',
-  'billing.invoice_created',
-  'trust.score_changed',
-  'workflow.completed',
-  'workflow.failed',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface RecordedEvent {
   id: string;

@@ -1,7 +1,6 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
-import { EVENT_TYPES } from '../events/record';
-import { EVENT_DATA_SCHEMAS, TEST_EVENT_DATA_SCHEMA, TEST_EVENT_TYPE } from '../events/schemas';
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES, TEST_EVENT_DATA_SCHEMA, TEST_EVENT_TYPE } from '../contract/events';
 import { API_TITLE, VERSION } from '../version';
 import { ERRORS } from './errors';
 import { RouteTable, type Route } from './http/routes';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../events/record';
+import { EVENT_TYPES } from '../contract/events';
 import { isoDateTime } from '../lib/dates';
 import { listParams, pageSchema } from '../lib/pagination';
 

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { webhookAttempts, webhookDeliveries } from '../db/schema';
-import { TEST_EVENT_TYPE } from '../events/schemas';
+import { TEST_EVENT_TYPE } from '../contract/events';
 import { newId, newTimeOrderedId } from '../lib/ids';
 import { decryptSecret } from '../lib/secrets';
 import type { Services } from '../services';

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/events/record';
+import { EVENT_TYPES } from '../../src/contract/events';
 import { RouteTable } from '../../src/server/http/routes';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 import { appRouter } from '../../src/server/router';

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '../../src/db/schema';
-import { EVENT_TYPES } from '../../src/events/record';
+import { EVENT_TYPES } from '../../src/contract/events';
 import { purgeOldRecords } from '../../src/events/retention';
 import { rescueStalledDeliveries } from '../../src/webhooks/rescue';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { events, executions, workflowRuns, workflows } from '../../src/db/schema';
-import { EVENT_DATA_SCHEMAS } from '../../src/events/schemas';
+import { EVENT_DATA_SCHEMAS } from '../../src/contract/events';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver } from '../receiver';
 

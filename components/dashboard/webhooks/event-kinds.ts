@@ -1,4 +1,4 @@
-import type { EventType } from '../../../src/events/record';
+import type { EventType } from '../../../src/contract/events';
 import { planRequired } from '../../../src/lib/errors';
 import { PLAN_FEATURES } from '../../../src/tenants/plans';
 

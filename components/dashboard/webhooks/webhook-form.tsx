@@ -9,7 +9,7 @@ import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
 import { useTRPC } from '../../../app/_lib/trpc-react';
-import type { EventType } from '../../../src/events/record';
+import type { EventType } from '../../../src/contract/events';
 import type { AppRouter } from '../../../src/server/router';
 import { Alert } from '../../ui/alert';
 import { Badge } from '../../ui/badge';

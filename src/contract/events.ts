@@ -1,5 +1,22 @@
 import { z } from 'zod';
-import type { EventType } from './record';
+
+/** The event kinds a webhook subscription can ask for (docs/webhooks.md). */
+export const EVENT_TYPES = [
+  'execution.completed',
+  'execution.failed',
+  'module.installed',
+  'module.uninstalled',
+  'certification.completed',
+  'certification.tier_changed',
+  'billing.limit_approaching',
+  'billing.limit_exceeded',
+  'billing.invoice_created',
+  'trust.score_changed',
+  'workflow.completed',
+  'workflow.failed',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * The `data` of each event kind: the contract receivers code against (published in the OpenAPI
@@ -45,7 +62,7 @@ export const EVENT_DATA_SCHEMAS = {
       trust_score: z.number().int(),
       checks_passed: z.number().int(),
       checks_total: z.number().int(),
-      report_url: z.string().describe('Path of the report endpoint, `/api/v1/certification/{module}/report` (spec §6: a path)'),
+      report_url: z.string().describe('Path of the report endpoint, `/api/v1/certification/{module}/report`'),
     })
     .describe('A certification run finished (manual, after a publish or update, or weekly). Sent to the module\'s publisher and every tenant that installed it.'),
   'certification.tier_changed': z
