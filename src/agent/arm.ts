@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { principalTerms, type Principal } from '../auth/principal';
 import { agentId } from '../memory/schema';
-import { holdsScope } from '../auth/scopes';
+import { holdsScope } from '../contract/scopes';
 import { listAllModules } from '../catalog/modules';
 import { searchCatalog } from '../catalog/search';
 import { cycleStart, nextCycleStart } from '../metering/cycle';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SEARCH_MAX_LENGTH } from '../contract/limits';
 import { listParams, queryInteger } from '../lib/pagination';
 import { MODULE_CATEGORIES } from '../modules/types';
 
@@ -69,7 +70,7 @@ export const installationView = z.object({
 });
 
 export const searchInput = z.strictObject({
-  q: z.string().trim().min(1).max(200),
+  q: z.string().trim().min(1).max(SEARCH_MAX_LENGTH),
   category: z.string().max(40).optional(),
   limit: queryInteger(1, 100, 20),
 });
@@ -121,7 +122,7 @@ export type DirectoryInput = z.infer<typeof directoryInput>;
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 
-/** 100 KB = 102,400 bytes (DESIGN.md §4: KB are 1,024 bytes). */
+/** 100 KB = 102,400 bytes (KB are 1,024 bytes: docs/decisions.md, Wire conventions). */
 export const MAX_JS_SOURCE_BYTES = 100 * 1024;
 
 const semver = z.string().max(64).regex(SEMVER, 'Must be a semantic version, e.g. 1.0.0');

@@ -1,6 +1,7 @@
 import { and, desc, eq, getTableColumns, gte, ilike, like, lt, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
+import { SEARCH_MAX_LENGTH } from '../contract/limits';
 import { executions } from '../db/schema';
 import { isoDateTime } from '../lib/dates';
 import { decodeCursor, encodeCursor, listParams, toPage, beforeCursor } from '../lib/pagination';
@@ -17,10 +18,11 @@ export const listExecutionsInput = z.strictObject({
   q: z
     .string()
     .min(1)
-    .max(200)
+    .max(SEARCH_MAX_LENGTH)
     .optional()
     .describe(
-      'Search, at most 200 characters: an exact execution id answers that execution alone; otherwise an execution matches when its request id equals `q`, ' +
+      `Search, at most ${SEARCH_MAX_LENGTH} characters: ` +
+        'an exact execution id answers that execution alone; otherwise an execution matches when its request id equals `q`, ' +
         'its action name starts with `q` (or `module.action` prefix, e.g. `text.slug`), its error code equals `q`, or its error message contains `q` ' +
         '(case-insensitive; `%` and `_` are literal)',
     ),

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { BearerClaims } from '../auth/bearer';
-import { holdsScope } from '../auth/scopes';
+import { holdsScope } from '../contract/scopes';
 import { tenantIdentities, tenants } from '../db/schema';
 import { authenticateApiKey } from '../keys/authenticate';
 import { AppError, conflict, insufficientScope } from '../lib/errors';

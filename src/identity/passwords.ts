@@ -1,4 +1,5 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { PASSWORD_LENGTH } from '../contract/limits';
 import { AppError } from '../lib/errors';
 
 /**
@@ -11,8 +12,8 @@ const R = 8;
 const P = 1;
 const KEY_BYTES = 32;
 
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_LENGTH = 72 * 4;
+export const MIN_PASSWORD_LENGTH = PASSWORD_LENGTH.min;
+export const MAX_PASSWORD_LENGTH = PASSWORD_LENGTH.max;
 
 function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal';
-import { DEFAULT_KEY_SCOPES, missingScope } from '../auth/scopes';
+import { DEFAULT_KEY_SCOPES, missingScope } from '../contract/scopes';
 import type { Executor } from '../db';
 import { apiKeys } from '../db/schema';
 import { newId } from '../lib/ids';

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
-import { holdsScope } from '../auth/scopes';
+import { holdsScope } from '../contract/scopes';
 import { apiKeys } from '../db/schema';
 import { conflict, notFound } from '../lib/errors';
 import type { Services } from '../services';

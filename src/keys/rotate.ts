@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
-import { missingScope } from '../auth/scopes';
+import { missingScope } from '../contract/scopes';
 import { apiKeys } from '../db/schema';
 import { insufficientScope, notFound } from '../lib/errors';
 import type { Services } from '../services';

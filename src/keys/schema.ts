@@ -1,20 +1,21 @@
 import { z } from 'zod';
-import { scopeSchema } from '../auth/scopes';
+import { KEY_GRACE_MAX_SECONDS, KEY_NAME_MAX_LENGTH } from '../contract/limits';
+import { SCOPES, scopeSchema } from '../contract/scopes';
 import { listParams, pageSchema } from '../lib/pagination';
 
 const keyId = z.string().min(1).max(64).describe('Key identifier (`key_...`)');
-const keyName = z.string().trim().min(1).max(100);
+const keyName = z.string().trim().min(1).max(KEY_NAME_MAX_LENGTH);
 
 export const createKeyInput = z.strictObject({
   name: keyName,
-  scopes: z.array(scopeSchema).min(1).max(9).optional(),
+  scopes: z.array(scopeSchema).min(1).max(SCOPES.length).optional(),
 });
 
 export const keyIdInput = z.strictObject({ key_id: keyId });
 
 export const rotateKeyInput = z.strictObject({
   key_id: keyId,
-  grace_seconds: z.number().int().min(0).max(86_400).default(0),
+  grace_seconds: z.number().int().min(0).max(KEY_GRACE_MAX_SECONDS).default(0),
 });
 
 export const listKeysInput = z.strictObject({ ...listParams });

@@ -1,8 +1,10 @@
 /**
  * Typed errors and the ONE table of codes with their HTTP status and default message. Domain
  * code throws AppError; src/server/errors.ts maps it to each transport (REST body, tRPC code,
- * JSON-RPC). This file imports nothing, so every layer may use it.
+ * JSON-RPC). It imports only the pure contract, so every layer may use it.
  */
+import { planRequiredMessage } from '../contract/plans';
+
 export const ERRORS = {
   invalid_request: { status: 400, message: 'The request is not valid.' },
   unauthorized: { status: 401, message: 'A valid API key or bearer token is required.' },
@@ -25,7 +27,7 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
-/** Extra fields named by DESIGN.md §6 that some codes carry (snake_case, sent as they are). */
+/** Extra fields some codes carry (docs/decisions.md, Errors; snake_case, sent as they are). */
 export type ErrorDetails = Record<string, unknown>;
 
 export class AppError extends Error {
@@ -54,7 +56,7 @@ export const invalidRequest = (message: string, issues: Issue[] = []) =>
 export const insufficientScope = (scope: string) =>
   new AppError('insufficient_scope', `This operation needs the scope '${scope}'.`, { required_scope: scope });
 export const planRequired = (plan: string, what: string) =>
-  new AppError('plan_required', `${what} needs the ${plan} plan or above.`, { required_plan: plan });
+  new AppError('plan_required', planRequiredMessage(plan, what), { required_plan: plan });
 
 export interface Issue {
   path: string;

@@ -1,12 +1,7 @@
-import { PLAN_NAMES, type Plan } from '../tenants/plans';
+import { PLAN_NAMES, PLANS, type Plan } from '../tenants/plans';
 
 /** Memory entries a tenant may keep (all agents together) per plan; null = unlimited. */
-export const MEMORY_ENTRY_LIMITS: Record<Plan, number | null> = {
-  free: 1_000,
-  pro: 50_000,
-  business: 500_000,
-  enterprise: null,
-};
+export const MEMORY_ENTRY_LIMITS = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, PLANS[plan].memoryEntries])) as Record<Plan, number | null>;
 
 export function memoryEntryLimit(plan: Plan): number | null {
   return MEMORY_ENTRY_LIMITS[plan];

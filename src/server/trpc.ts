@@ -5,7 +5,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticate } from '../auth/authenticate';
 import { assertOperator } from '../identity/operator';
 import type { Principal } from '../auth/principal';
-import { holdsScope, type Scope } from '../auth/scopes';
+import { holdsScope, type Scope } from '../contract/scopes';
 import { cachedApiKey, settleCachedKey } from '../keys/authenticate';
 import type { LimitResult } from '../metering/limiter';
 import { consumePublicRequest, consumeRequest, consumeRequestIfCurrent, rateLimitHeaders } from '../metering/requests';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EMAIL_MAX_LENGTH, REQUESTS_PER_MINUTE_MAX, TENANT_NAME_MAX_LENGTH } from '../contract/limits';
 import { formatUnitUsd, MAX_MONTHLY_FEE_MICRO_USD, MAX_OVERAGE_UNIT_MICRO_USD, tryParseUsd } from '../billing/money';
 import { listParams, pageSchema } from '../lib/pagination';
 import { PLAN_NAMES } from './plans';
@@ -6,8 +7,8 @@ import { PLAN_NAMES } from './plans';
 export const planSchema = z.enum(PLAN_NAMES);
 
 export const registerInput = z.strictObject({
-  agent_name: z.string().trim().min(1).max(100),
-  owner_email: z.email().max(254),
+  agent_name: z.string().trim().min(1).max(TENANT_NAME_MAX_LENGTH),
+  owner_email: z.email().max(EMAIL_MAX_LENGTH),
 });
 
 export const limitsSchema = z.object({
@@ -75,7 +76,7 @@ const usdInput = (max: number) =>
 export const changePlanInput = z.strictObject({
   tenant_id: z.uuid(),
   plan: planSchema,
-  requests_per_minute: z.number().int().min(1).max(100_000_000).nullable().optional().describe("Request limit per minute; null restores the plan's"),
+  requests_per_minute: z.number().int().min(1).max(REQUESTS_PER_MINUTE_MAX).nullable().optional().describe("Request limit per minute; null restores the plan's"),
   executions_per_month: z.number().int().min(0).max(2_000_000_000).nullable().optional().describe("Monthly execution quota; null restores the plan's"),
   overage_unit_usd: usdInput(MAX_OVERAGE_UNIT_MICRO_USD)
     .nullable()

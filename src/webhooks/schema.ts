@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../contract/events';
+import { WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '../contract/limits';
 import { isoDateTime } from '../lib/dates';
 import { listParams, pageSchema } from '../lib/pagination';
 
@@ -18,13 +19,13 @@ const eventKinds = z
   })
   .describe(`Event kinds to receive, or ["*"] for all: ${EVENT_TYPES.join(', ')}`);
 
-const receiverUrl = z.string().trim().min(1).max(2048).describe('HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1)');
+const receiverUrl = z.string().trim().min(1).max(WEBHOOK_URL_MAX_LENGTH).describe('HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1)');
 
 const signingSecret = z
   .string()
-  .min(8, 'The secret must be at least 8 characters.')
-  .max(256)
-  .regex(/^[\x21-\x7e]+$/, 'The secret must be printable ASCII without spaces.')
+  .min(WEBHOOK_SECRET_LENGTH.min, `The secret must be at least ${WEBHOOK_SECRET_LENGTH.min} characters.`)
+  .max(WEBHOOK_SECRET_LENGTH.max)
+  .regex(WEBHOOK_SECRET_PATTERN, 'The secret must be printable ASCII without spaces.')
   .describe('HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent');
 
 export const createWebhookInput = z.strictObject({

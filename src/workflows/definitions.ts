@@ -6,11 +6,9 @@ import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
+import { PLANS } from '../tenants/plans';
 import { validateSteps } from './definition';
 import type { CreateWorkflowInput, UpdateWorkflowInput } from './schema';
-
-/** Definitions per tenant (a guard against runaway automation, not a plan feature). */
-export const MAX_WORKFLOWS = 200;
 
 export function presentWorkflow(row: WorkflowRow) {
   return {
@@ -45,7 +43,8 @@ export async function createWorkflow(svc: Services, principal: Principal, input:
     // The tenant row's lock serialises a tenant's creates: two at once cannot both count 199.
     await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, principal.tenantId)).for('update');
     const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(workflows).where(eq(workflows.tenantId, principal.tenantId));
-    if (n >= MAX_WORKFLOWS) throw conflict(`A tenant can have at most ${MAX_WORKFLOWS} workflows.`);
+    const limit = PLANS[principal.plan].workflows;
+    if (n >= limit) throw conflict(`A tenant can have at most ${limit} workflows.`);
     const [inserted] = await tx
       .insert(workflows)
       .values({ id: newId('wf'), tenantId: principal.tenantId, name: input.name, description: input.description ?? null, steps })

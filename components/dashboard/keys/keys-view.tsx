@@ -11,7 +11,7 @@ import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
 import { useTRPC, useTRPCClient } from '../../../app/_lib/trpc-react';
-import type { Scope } from '../../../src/auth/scopes';
+import type { Scope } from '../../../src/contract/scopes';
 import type { AppRouter } from '../../../src/server/router';
 import { Alert } from '../../ui/alert';
 import { Badge } from '../../ui/badge';

@@ -1,4 +1,4 @@
-import type { Scope } from '../../../src/auth/scopes';
+import type { Scope } from '../../../src/contract/scopes';
 import type { PLAN_FEATURES } from '../../../src/tenants/plans';
 
 /**

@@ -19,7 +19,7 @@ import { isV1JsonRpcMethod, legacyJsonRpcToV1Method } from '@a2a-js/sdk/compat/v
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ERROR_INFO_TYPE, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
-import { holdsScope, type Scope } from '../../auth/scopes';
+import { holdsScope, type Scope } from '../../contract/scopes';
 import { a2aProtocolCard } from '../../discovery/agent-card';
 import { consumeRequest } from '../../metering/requests';
 import { executionsRemaining } from '../../metering/usage';

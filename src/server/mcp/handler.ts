@@ -24,7 +24,7 @@ import { parseConnectionScope } from './catalog';
 import { connectWithScopes, createMcpServer, scopeFor } from './server';
 import { authenticateMcpAccessToken, isOAuthAccessToken, mcpChallenge } from '../oauth/resource';
 import { consumePublicRequest } from '../../metering/requests';
-import { holdsScope } from '../../auth/scopes';
+import { holdsScope } from '../../contract/scopes';
 import type { Principal } from '../../auth/principal';
 import { insufficientScope } from '../../lib/errors';
 

@@ -19,7 +19,7 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../auth/principal';
-import { holdsScope, type Scope } from '../../auth/scopes';
+import { holdsScope, type Scope } from '../../contract/scopes';
 import type { Services } from '../../services';
 import { VERSION } from '../../version';
 import { AppError } from '../errors';

@@ -6,7 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal';
-import { holdsScope } from '../../auth/scopes';
+import { holdsScope } from '../../contract/scopes';
 import { hasWorkflows } from '../../workflows/definitions';
 import { getRun, startRun } from '../../workflows/runs';
 import { runIdInput, startRunInput } from '../../workflows/schema';

@@ -3,7 +3,7 @@
  * oidc-provider: the request handler, the resource metadata and token checks import these at
  * start-up, and the provider module loads with the first request that needs it.
  */
-import { SCOPES } from '../../auth/scopes';
+import { SCOPES } from '../../contract/scopes';
 import type { Services } from '../../services';
 
 /** Where the authorization server lives, relative to PUBLIC_BASE_URL. */

@@ -7,7 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import { decodeJwt, errors as joseErrors, importJWK, jwtVerify } from 'jose';
 import type { Principal } from '../../auth/principal';
 import { tenantPrincipal } from '../../auth/principal';
-import { SCOPES } from '../../auth/scopes';
+import { SCOPES } from '../../contract/scopes';
 import { oauthStore, tenantIdentities, tenants } from '../../db/schema';
 import { identityKeys } from '../../identity/keys';
 import { storedKey } from '../../oauth/adapter';

@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
+import { LINK_API_KEY_MAX_LENGTH } from '../../contract/limits';
 import { linkWithApiKey, verifyIdentity } from '../../identity/link';
 import { consumeRegistration } from '../../metering/requests';
 import { registerTenant, registerTenantForIdentity } from '../../tenants/register';
@@ -83,7 +84,7 @@ export const authRouter = router({
       if (!token) throw new AppError('unauthorized', 'Linking needs the signed-in user\'s `Authorization: Bearer <token>`.');
       return next({ ctx: { ...ctx, claims: await verifyIdentity(ctx.svc, token) } });
     })
-    .input(z.strictObject({ api_key: z.string().min(1).max(200).describe('A key of the tenant holding `*` (e.g. its primary key)') }))
+    .input(z.strictObject({ api_key: z.string().min(1).max(LINK_API_KEY_MAX_LENGTH).describe('A key of the tenant holding `*` (e.g. its primary key)') }))
     .output(z.object({ tenant_id: z.string().describe('The tenant the user now acts for') }))
     .mutation(async ({ ctx, input }) => linkWithApiKey(ctx.svc, ctx.claims, input.api_key)),
 });

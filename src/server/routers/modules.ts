@@ -16,6 +16,7 @@ import {
 } from '../../catalog/schema';
 import { executeAction } from '../../executions/execute';
 import { markTrusted } from '../../lib/checked-output';
+import { describeModuleLimits } from '../../tenants/plans';
 import { apiProcedure, router } from '../trpc';
 
 const tags = ['modules'];
@@ -75,7 +76,7 @@ export const modulesRouter = router({
         path: '/api/v1/modules/{module}/install',
         tags,
         summary: 'Install a module',
-        description: "201 when installed now (event `module.installed`), 200 when it already was. Past the plan's module limit (free 10, pro 50, business 200): 403 `plan_required`.",
+        description: `201 when installed now (event \`module.installed\`), 200 when it already was. Past the plan's module limit (${describeModuleLimits()}): 403 \`plan_required\`.`,
         errorResponses: {
           403: "The credential lacks the scope `modules:install` (`insufficient_scope`), or the plan's module limit is reached (`plan_required`)",
           404: 'No such module',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Spec §5 scopes; `*` holds every other one. */
+/** API key scopes (docs/auth.md); `*` holds every other one. */
 export const SCOPES = [
   'modules:read',
   'modules:execute',
@@ -16,7 +16,7 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 export const scopeSchema = z.enum(SCOPES);
 
-/** Scopes of a key created without a `scopes` field (DESIGN.md "Keys"). */
+/** Scopes of a key created without a `scopes` field. */
 export const DEFAULT_KEY_SCOPES: Scope[] = ['modules:read', 'modules:execute'];
 
 export function holdsScope(held: readonly string[], wanted: Scope): boolean {

@@ -1,0 +1,31 @@
+/**
+ * Field limits of the API's inputs that the dashboard's forms check too, so a form refuses what
+ * the API would: the API's zod schemas and the forms both read them from here.
+ */
+
+/** Account passwords (the identity provider's sign-up, recovery and change). */
+export const PASSWORD_LENGTH = { min: 8, max: 72 * 4 } as const;
+
+/** An email address (RFC 5321's longest path). */
+export const EMAIL_MAX_LENGTH = 254;
+
+/** A tenant's `agent_name` at registration. */
+export const TENANT_NAME_MAX_LENGTH = 100;
+
+/** The API key presented to link a tenant to a user (POST /api/v1/auth/link). */
+export const LINK_API_KEY_MAX_LENGTH = 200;
+
+/** API keys: their name and how long a rotated key keeps working. */
+export const KEY_NAME_MAX_LENGTH = 100;
+export const KEY_GRACE_MAX_SECONDS = 86_400;
+
+/** Webhook subscriptions: the receiver URL and the signing secret (printable ASCII without spaces). */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+export const WEBHOOK_SECRET_LENGTH = { min: 8, max: 256 } as const;
+export const WEBHOOK_SECRET_PATTERN = /^[\x21-\x7e]+$/;
+
+/** Search text of the catalog and the executions list (`q`). */
+export const SEARCH_MAX_LENGTH = 200;
+
+/** An operator's per-tenant request limit (PUT /api/v1/admin/tenants/{id}/plan). */
+export const REQUESTS_PER_MINUTE_MAX = 100_000_000;
