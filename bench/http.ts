@@ -1,5 +1,5 @@
 /**
- * The issue's HTTP scenarios against one running service, each next to a bare node:http handler
+ * The HTTP scenarios (docs/performance.md, Running the bench) against one running service, each next to a bare node:http handler
  * answering the same response (body and headers) in the same run, and one answering the body
  * alone: req/s, p50/p99, the ratio to each, the server
  * process's peak RSS under load and CPU time per request, and executions/s where the scenario executes.
@@ -36,7 +36,7 @@ export interface ScenarioResult extends LoadResult {
   /** A bare node:http handler answering the same response: the service's body and headers. */
   bare: LoadResult;
   ratio: number;
-  /** A bare handler answering the body alone (the issue's own baseline, and this bench's before session 21). */
+  /** A bare handler answering the body alone (no service headers): a second, stricter baseline. */
   bareBodyOnly?: LoadResult;
   ratioBodyOnly?: number;
   /** Executions/s (successful executions only) for the execute and batch scenarios. */
@@ -171,8 +171,7 @@ async function loadWithAutocannon(url: string, scenario: Scenario, headers: Reco
   // Warm up (JIT, caches, pools), then measure. autocannon stops with requests still in flight,
   // which the server finishes after the warm-up's connections are gone: let them drain first, or
   // the measured run's first requests overlap them. (50 connections x a batch of 10 is exactly the
-  // enterprise tenant's 500 execution slots: the overlap was answered concurrency_limit_exceeded,
-  // the 763 failed batch calls of the 20:52 run.)
+  // enterprise tenant's 500 execution slots: an overlap is answered concurrency_limit_exceeded.)
   const warm = await autocannon({ ...base, duration: WARMUP_S });
   await new Promise((resolve) => setTimeout(resolve, Math.max(500, 2 * warm.latency.p99)));
   const batch = scenario.executions === 10;
@@ -249,7 +248,7 @@ export async function benchService(
     const against = { bare, bareBodyOnly };
     const ratios = (r: LoadResult) => ({ ratio: r.rps / bare.rps, ratioBodyOnly: r.rps / bareBodyOnly.rps });
     if (withDurable) {
-      // The ceiling the issue measured: node:http + one group-committed INSERT per request + one Redis round trip, same tables.
+      // The durable ceiling: node:http + one group-committed INSERT per request + one Redis round trip, same tables.
       const target = await startTarget(['durable', bodyFile, headersFile], { DURABLE_DATABASE_URL: durable.databaseUrl, DURABLE_REDIS_URL: durable.redisUrl, DURABLE_TENANT_ID: durable.tenantId });
       const d = await load(target.url, scenario, {}, target.child.pid, tally()).finally(() => target.stop());
       results.push({ backend, scenario: 'durable baseline: node:http + pg group commit + 1 Redis', ...d, ...against, ...ratios(d), executionsPerSecond: d.rps });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the issue #16 table for the embedded default (PGlite) and PostgreSQL + Redis:
+ * `npm run bench` (docs/performance.md): the table for the embedded default (PGlite) and PostgreSQL + Redis:
  * per scenario the service's req/s next to a bare node:http handler answering the same response
  * (body and headers) in the same run, the ratio (and the ratio to a handler answering the body
  * alone), p50/p99, the server process's peak RSS and CPU per request under load and executions/s

@@ -6,7 +6,7 @@
  *                                          answer the same response) when given
  *   tsx bench/target.ts receiver           a bare node:http webhook receiver that records receipts
  *   tsx bench/target.ts service            the real service (env decides embedded / PostgreSQL+Redis)
- *   tsx bench/target.ts durable <body-file> [<headers-file>] the durable ceiling (issue #16): per request one Redis round
+ *   tsx bench/target.ts durable <body-file> [<headers-file>] the durable ceiling: per request one Redis round
  *                                          trip and one `executions` row, rows of concurrent requests
  *                                          group-committed in one INSERT every ~2 ms, each reply (the
  *                                          given bytes) after its row's commit. DURABLE_DATABASE_URL,
@@ -135,7 +135,7 @@ function startReceiver() {
 }
 
 /**
- * The minimal durable server the issue measured the service against: node:http, one Redis round
+ * The minimal durable server the service is measured against: node:http, one Redis round
  * trip (INCR) and one row per request, the rows of concurrent requests written by one INSERT (a
  * named statement) every ~2 ms, and each reply sent only after its row's commit.
  */

@@ -1,8 +1,7 @@
 /**
- * Webhook throughput (issue: deliveries/s from 10,000 executions to a local receiver, and the p99
- * delay from event to first attempt; targets >= 1,000 deliveries/s and p99 <= 250 ms on
- * PostgreSQL). The service, the receiver and the bare baseline's receiver each run in their own
- * process; this process only issues requests and reads the receiver's records.
+ * Webhook throughput: deliveries/s from 10,000 executions to a local receiver, and the p99
+ * delay from event to first attempt (targets: docs/performance.md, Targets). The service, the
+ * receiver and the bare baseline's receiver each run in their own process; this process only issues requests and reads the receiver's records.
  *
  *   BENCH_WEBHOOK_EXECUTIONS   executions to issue (default 10,000), as batch calls of 10
  *   BENCH_WEBHOOK_CONNECTIONS  concurrent connections issuing the batches (default 8)

@@ -1,13 +1,11 @@
 // The server's production build: server.ts and the bench's targets bundled by esbuild into
 // .amp/build/ (packages stay in node_modules), so `npm start` runs plain JavaScript without tsx's
-// loader. tsx kept ~10 MB of the server's live heap (its transform cache and the source maps of
-// every package, which it turns on); the build's live heap after start is 39 MB against 50
-// (docs/performance.md, session 13). `npm start` and `npm run bench` build first (~0.3 s), so
-// what runs is always the checkout's code; `npm run dev` and the tests keep running the sources.
+// loader, whose transform cache and source maps take part of the live heap (docs/performance.md,
+// Memory). `npm start` and `npm run bench` build first (well under a second), so what runs is
+// always the checkout's code; `npm run dev` and the tests run the sources.
 //
 // Code splitting keeps the lazy imports lazy: without it, esbuild hoists the packages of every
-// lazily imported module (the module packs, oidc-provider, pdfkit) into the entry, and the
-// bundle's live heap after start was 64 MB.
+// lazily imported module (the module packs, oidc-provider, pdfkit) into the entry.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';

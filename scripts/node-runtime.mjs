@@ -1,6 +1,6 @@
 // How the server's Node runs (scripts/node-runtime.json), for everything that starts it:
 // `npm start` (scripts/start.mjs), the bench's service target and the browser tests' server.
-// docs/performance.md, Memory and "Young generation by backend".
+// docs/performance.md, Memory.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,10 +9,10 @@ const runtime = JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(imp
 
 /**
  * The Node flags for a server started with `env`. V8's young generation is capped (left to V8 it
- * is sized by the machine's memory, up to ~120 MB resident): 2 x 8 MB semi-spaces on the embedded
- * database, whose WASM heap already takes much of the 400 MB budget; 2 x 32 MB on PostgreSQL,
- * where the process is far below it and each scavenge (whose cost is the requests in flight,
- * whatever the size) then comes four times less often.
+ * is sized by the machine's memory): 8 MB semi-spaces on the embedded database, whose WASM heap
+ * already takes much of the 400 MB budget; 32 MB on PostgreSQL, where the process is far below
+ * it and each scavenge (whose cost is the requests in flight, whatever the size) then comes four
+ * times less often.
  */
 export function nodeFlags(env) {
   const semiSpace = env.DATABASE_URL ? runtime.semiSpaceMb.postgres : runtime.semiSpaceMb.embedded;

@@ -12,10 +12,9 @@ import { exitLike, supervise } from './supervise.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // How the server's Node runs (scripts/node-runtime.mjs; the bench starts its service the same
-// way): V8's young generation capped by backend (V8 sized it by the machine's memory, up to
-// ~120 MB resident), and glibc's malloc returning large freed blocks at once instead of keeping
-// them (PGlite's start left ~80 MB behind before its initdb moved to a child process). An
-// operator's own environment wins. docs/performance.md, Memory.
+// way): V8's young generation capped by backend (left to V8 it follows the machine's memory),
+// and glibc's malloc returning large freed blocks at once instead of keeping them. An operator's
+// own environment wins. docs/performance.md, Memory.
 const env = { ...runtimeEnv, ...process.env, NODE_ENV: process.env.NODE_ENV || 'production' };
 
 async function main() {

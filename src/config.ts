@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Logger } from './logger';
 
 /**
- * Every environment variable of DESIGN.md §3, parsed once. Nothing else reads process.env.
+ * Every environment variable (README, Configuration), parsed once. Nothing else reads process.env.
  * A bad value fails fast with a message naming the variable.
  */
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');

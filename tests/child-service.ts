@@ -23,7 +23,7 @@ async function freePort(): Promise<number> {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Variables of DESIGN.md §3 that must come from this test only, never from the outer env. */
+/** Environment variables (README, Configuration) that must come from this test only, never from the outer env. */
 const CONFIG_VARS = [
   'PORT',
   'DATA_DIR',

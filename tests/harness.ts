@@ -171,7 +171,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   return server;
 }
 
-/** Asserts the DESIGN.md error format and returns the body. */
+/** Asserts the error format (docs/decisions.md, Errors) and returns the body. */
 export function expectError(res: ApiResponse, status: number, code: string) {
   if (res.status !== status || res.body?.error !== code) {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${res.text}`);

@@ -1,5 +1,5 @@
 /**
- * Two instances on one PostgreSQL database and one Redis (DESIGN.md §2 "Distributed deployment"):
+ * Two instances on one PostgreSQL database and one Redis (README, Run it: several instances):
  * revocation, rotation and plan changes made on one are seen by the other on its very next
  * request, and both draw on one rate-limit pool per tenant.
  */

@@ -1,5 +1,6 @@
 /**
- * What the tests that need PostgreSQL, Redis or Chromium find on this machine (DESIGN.md §7).
+ * What the tests that need PostgreSQL, Redis or Chromium find on this machine (docs/decisions.md,
+ * Start-up and tests).
  * Those tests run when their service is there and are reported as *skipped* otherwise
  * (`describe.skipIf(missing.redis !== undefined)`, `backends.describe`), never as passing no-op
  * tests; tests/global-setup.ts prints one line saying why. No vitest import: the global setup

@@ -1,7 +1,7 @@
 /**
  * A real webhook receiver for the tests: node:http on loopback, recording every request with
  * its raw body bytes. `respond` decides each answer (status, delay); `verify` checks the
- * signature the way the spec tells receivers to: HMAC-SHA256 of the raw body, compared with
+ * signature the way docs/webhooks.md tells receivers to: HMAC-SHA256 of the raw body, compared with
  * crypto.timingSafeEqual.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

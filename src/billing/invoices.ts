@@ -15,7 +15,7 @@ export function invoiceNumber(tenantId: string, sequence: number): string {
 
 export const invoicePath = (id: string) => `/api/v1/billing/invoices/${id}`;
 
-/** The wire form of an invoice row (money as decimal strings, DESIGN.md §6 "Billing"). */
+/** The wire form of an invoice row (money as USD decimal strings such as `"29.25"`: docs/billing.md). */
 export function presentInvoice(row: InvoiceRow): InvoiceView {
   return {
     id: row.id,

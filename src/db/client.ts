@@ -47,12 +47,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 
 /**
  * PostgreSQL settings for the embedded database, after PGlite's own start parameters. Its buffer
- * cache lives in the WASM memory, and PostgreSQL's default (128 MB) made that memory grow from
- * 128 to 188 MB and stay resident; 32 MB fits in the initial memory, and the operating system's
+ * cache lives in the WASM memory, and PostgreSQL's default (128 MB) would grow that memory past its
+ * initial 128 MB and keep it resident; 32 MB fits in the initial memory, and the operating system's
  * page cache still holds the data files (docs/performance.md, Memory). New WAL segments are not
  * zero-filled (`wal_init_zero`): PGlite writes its files from the thread that runs every query, and
- * filling each 16 MB segment (one per ~16,000 executions) held that thread for tens of
- * milliseconds, the slowest flushes of a loaded batch run; PostgreSQL only needs the file's size.
+ * filling each 16 MB segment would hold that thread for tens of milliseconds; PostgreSQL only
+ * needs the file's size.
  */
 const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB', '-c', 'wal_init_zero=off'];
 

@@ -1,8 +1,8 @@
 /**
  * The embedded database (PGlite) on its own thread (pglite-worker.mjs). PGlite runs PostgreSQL
- * synchronously on the thread that owns it, and in the service's main thread every query held
- * the event loop: under load half to two thirds of that thread's CPU was PGlite's, and requests,
- * timers and worker replies waited behind it (issue #16). Here the main thread sends each call
+ * synchronously on the thread that owns it; on the service's main thread every query would hold
+ * the event loop, and requests, timers and worker replies would wait behind it
+ * (docs/performance.md, The embedded database on its own thread). Here the main thread sends each call
  * and awaits its answer; the database thread runs them in order, as PGlite itself would.
  *
  * `EmbeddedClient` offers what the service's users of PGlite call (drizzle-orm/pglite, pg-boss's
@@ -37,7 +37,7 @@ export interface EmbeddedClient {
 
 export interface EmbeddedOptions {
   dataDir: string;
-  /** A data-dir dump to start from (the data dir is empty): its path, read by the database thread (copying 40 MB to a thread took ~0.4 s). */
+  /** A data-dir dump to start from (the data dir is empty): its path, read by the database thread itself rather than copied to it. */
   loadDataDir?: string;
   /** The data dir is empty: initdb runs in a child process first (or the dump is loaded). */
   fresh: boolean;
@@ -59,9 +59,8 @@ export async function openEmbedded(options: EmbeddedOptions): Promise<{ forDrizz
 
 /**
  * Runs initdb for an empty data directory in a child process (pglite-initdb.mjs). In this process
- * it left 40-80 MB more resident for the process's whole life than a start on an existing directory
- * (native memory of the temporary instance kept by glibc), and peaked at ~1.1 GB
- * (docs/performance.md, Memory).
+ * the temporary instance's native memory would stay resident (glibc keeps it) for the process's
+ * whole life (docs/performance.md, The embedded database on its own thread).
  */
 function initdbInChild(dataDir: string, startParams: string[]): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -111,8 +111,8 @@ parentPort.postMessage({ ready: true });
 /**
  * Checkpoints, which PostgreSQL's checkpointer would start: PGlite runs PostgreSQL as one
  * single-user backend, which never checkpoints on its own (only when it shuts down). Without them
- * the WAL grew by ~1 KB per execution for as long as the service ran (1.2 GB after 2 million
- * rows, max_wal_size notwithstanding), and recovery after a crash would replay all of it. As
+ * the WAL would grow for as long as the service runs, max_wal_size notwithstanding, and recovery
+ * after a crash would replay all of it. As
  * PostgreSQL does by default: a checkpoint once `walBytes` of WAL were written since the last
  * (256 MB; PostgreSQL's max_wal_size is 1 GB), or after `maxAgeMs` (5 min, checkpoint_timeout)
  * when any was. Each holds this thread while it writes the dirty buffers (tens of ms for the

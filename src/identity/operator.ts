@@ -1,5 +1,5 @@
 /**
- * Operators: who may call the admin endpoints (DESIGN.md §6 "Admin"). Two credentials:
+ * Operators: who may call the admin endpoints (docs/decisions.md, Admin). Two credentials:
  * - `x-admin-token` equal to ADMIN_TOKEN (scripts, the CLI);
  * - a bearer token (the dashboard's password session arrives as one) whose identity's email is in
  *   ADMIN_EMAILS and is proven: an external provider's `email_verified`, or the built-in

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 
 /**
- * Response values checked once instead of on every response (issue #16).
+ * Response values checked once instead of on every response (docs/performance.md, Outputs
+ * checked once).
  *
  * A value its response schema already parsed (a module as the catalog presents it, once per
  * catalog snapshot; a memoised search result) is frozen, marked as checked and, when first
@@ -9,7 +10,7 @@ import type { z } from 'zod';
  * primitives it constructs (a page: `data`, `has_more`, `next_cursor`, `total`) may be marked as
  * checked too. The REST adapter then skips the procedure's output parser for a checked result
  * (src/server/http/procedure.ts) and writes the remembered texts instead of encoding them again
- * (`encodeJson`). Every other value is parsed and encoded per response, as before.
+ * (`encodeJson`). Every other value is parsed and encoded per response.
  */
 const checked = new WeakSet<object>();
 const encoded = new WeakMap<object, Buffer>();

@@ -7,7 +7,7 @@ const decodeTime = (id: string) => [...id.slice(4, 12)].reduce((ms, c) => ms * 6
 describe('identifiers', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('are a prefix and 20 base62 characters, random or time-ordered alike (DESIGN.md §4)', () => {
+  it('are a prefix and 20 base62 characters, random or time-ordered alike (docs/decisions.md, Wire conventions)', () => {
     expect(newId('key')).toMatch(/^key_[0-9A-Za-z]{20}$/);
     expect(newTimeOrderedId('exe')).toMatch(/^exe_[0-9A-Za-z]{20}$/);
   });

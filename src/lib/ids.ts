@@ -37,7 +37,7 @@ export function identifierBase62(length: number): string {
 
 export type IdPrefix = 'key' | 'exe' | 'evt' | 'wh' | 'dlv' | 'inv' | 'wf' | 'run' | 'req' | 'pch' | 'crt';
 
-/** Prefixed random identifier, e.g. `key_5hJ2...` (DESIGN.md §4). */
+/** Prefixed random identifier, e.g. `key_5hJ2...` (docs/decisions.md, Wire conventions). */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${identifierBase62(20)}`;
 }
@@ -49,9 +49,8 @@ const TIME_CHARS = 8;
  * A prefixed identifier of the same form as `newId` (20 base62 characters) whose first 8 carry
  * the creation time in milliseconds and the other 12 are random (71 bits), as ULID and KSUID do:
  * for the rows written by the thousand (executions, events, webhook deliveries), whose
- * primary-key indexes then grow at their right edge instead of at random leaves (PGlite,
- * 200,000-300,000 rows: 20.1 vs 26.6-30.9 µs per row for an execution and its event; random
- * leaves grow worse as an index outgrows the buffer cache). Still opaque and unguessable; ids of
+ * primary-key indexes then grow at their right edge instead of at random leaves
+ * (docs/performance.md, Group commit). Still opaque and unguessable; ids of
  * one millisecond do not sort among themselves.
  */
 export function newTimeOrderedId(prefix: IdPrefix): string {

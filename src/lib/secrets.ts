@@ -64,10 +64,10 @@ export function generateWebhookSecret(): string {
 const BASE64 = /^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/;
 
 /**
- * The HMAC key of the `webhook-signature` header (DESIGN.md §6 "Webhooks"): for `whsec_` + base64
- * (generated secrets, and caller-chosen ones in that form) the decoded bytes, as the Standard
- * Webhooks libraries derive it; secrets generated before the switch to standard base64 were
- * `whsec_` + base64url and decode the same way (from base64url). Any other secret is used as its
+ * The HMAC key of the `webhook-signature` header (docs/webhooks.md, Two signatures): for
+ * `whsec_` + base64 (generated secrets, and caller-chosen ones in that form) the decoded bytes, as
+ * the Standard Webhooks libraries derive it; `whsec_` + base64url decodes the same way (from
+ * base64url). Any other secret is used as its
  * raw bytes (`new Webhook(secret, { format: 'raw' })`). `X-Webhook-Signature` always uses the
  * secret string itself.
  */

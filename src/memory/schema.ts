@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listParams, pageSchema, queryInteger } from '../lib/pagination';
 
-/** 64 KiB (DESIGN.md §4: 64 KB means 65,536 bytes), measured as UTF-8 JSON. */
+/** 64 KB, 65,536 bytes (docs/decisions.md, Wire conventions), measured as UTF-8 JSON. */
 export const MAX_VALUE_BYTES = 65_536;
 export const MAX_TTL_SECONDS = 31_536_000;
 

@@ -103,8 +103,7 @@ interface QueuedCall {
  * `limit` decides once per event-loop turn, in arrival order, as the Redis store's pipeline does
  * (src/metering/redis.ts): a turn's identical reports (cost 0) share one reading of the window,
  * and the turn's requests go on together. Answering each request inside its own socket callback
- * cost the embedded server about twice the CPU per authenticated read (modules list, PGlite:
- * 114-129 vs 54-69 µs per request), in the kernel's socket writes and in user space alike.
+ * costs about twice the CPU per authenticated read (docs/performance.md, One Redis round trip).
  */
 export class MemoryLimiter implements Limiter {
   readonly backend = 'memory' as const;

@@ -1,5 +1,5 @@
 /**
- * The operator's per-tenant `requests_per_minute` override (DESIGN.md §6 "Admin"): shown in
+ * The operator's per-tenant `requests_per_minute` override (docs/decisions.md, Admin): shown in
  * `GET /api/v1/admin/tenants`, kept across plan changes unless cleared with `null`, and every plan
  * change says in its answer whether an override still applies.
  */

@@ -1,7 +1,7 @@
 /**
  * billing.limit_approaching (80% of the quota) and billing.limit_exceeded (100%): recorded in the
  * transaction of the reservation that crosses the mark, so exactly once per cycle however many
- * executions race across it (issue #11's events slice).
+ * executions race across it (docs/billing.md, Events).
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';

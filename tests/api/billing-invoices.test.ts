@@ -1,5 +1,5 @@
 /**
- * Invoices (issue #11): closing cycles (idempotent, also concurrently on two instances), the
+ * Invoices (docs/billing.md, Invoices): closing cycles (idempotent, also concurrently on two instances), the
  * lines (fee, overage, proration), `billing.invoice_created`, sequential numbers, the JSON and PDF
  * routes with their scope and tenant checks, the admin pay/void transitions and the
  * `billing:close` script.

@@ -1,5 +1,5 @@
 /**
- * Plan changes and per-tenant terms (issue #11): `PUT /api/v1/billing/plan` and the admin plan
+ * Plan changes and per-tenant terms (docs/billing.md): `PUT /api/v1/billing/plan` and the admin plan
  * endpoint share one service (src/billing/change-plan.ts). Upgrades and downgrades apply at once;
  * keys and webhook subscriptions beyond the new plan's allowance are suspended (and restored by
  * an upgrade); each change is recorded in plan_changes; the admin's per-tenant terms drive the

@@ -57,7 +57,7 @@ backends.describe('plan catalog (%s)', (backend) => {
       expect(Object.keys(offer.features).sort()).toEqual(Object.keys(PLAN_FEATURES).sort());
       for (const [feature, { minPlan }] of Object.entries(PLAN_FEATURES)) expect(offer.features[feature], `${offer.plan} ${feature}`).toBe(rank >= PLAN_NAMES.indexOf(minPlan));
     }
-    // Spec §8, as a customer reads it (the money format of the tenant's own terms).
+    // The plan table (docs/decisions.md, Plans and limits), in the money format of the tenant's own terms.
     const byName = Object.fromEntries(offers.map((o) => [o.plan, o]));
     expect(byName.free).toMatchObject({ monthly_fee_usd: '0.00', overage: 'pause', features: { webhooks: false, multiple_keys: false } });
     expect(byName.pro).toMatchObject({ monthly_fee_usd: '29.00', overage_unit_usd: '0.001', executions_per_month: 50_000, features: { webhooks: true, multiple_keys: true } });

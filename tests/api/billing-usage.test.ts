@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/billing/usage (issue #11 "Usage"): executions counted from their records (REST,
+ * GET /api/v1/billing/usage (docs/billing.md, Usage): executions counted from their records (REST,
  * batch, chain and MCP each once), failures, per-day and per-module breakdowns, requests per
  * day, overage and its exact cost, proration of a plan change, past cycles, the quota reset at
  * a cycle boundary, and the usual refusals.
@@ -157,7 +157,7 @@ backends.describe('billing usage (%s)', (backend) => {
     for (let i = 0; i < 3; i++) expect((await s.call('/api/v1/me', { key: t.apiKey })).status).toBe(200);
     expect((await execute(t.apiKey)).status).toBe(200);
     expectError(await s.call('/api/v1/executions/exe_nope', { key: t.apiKey }), 404, 'not_found');
-    // Not counted: exempt endpoints (spec §8 rule 4) and calls without a valid credential.
+    // Not counted: exempt endpoints (docs/decisions.md, Plans and limits) and calls without a valid credential.
     expect((await s.call('/api/v1/modules', { key: t.apiKey })).status).toBe(200);
     expectError(await s.call('/api/v1/me', { key: 'amp_wrong' }), 401, 'unauthorized');
 

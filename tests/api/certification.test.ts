@@ -1,7 +1,7 @@
 /**
- * Certification runs (issue #14): every built-in module certifies gold or silver; a published
+ * Certification runs (docs/trust.md): every built-in module certifies gold or silver; a published
  * module with a wrong example and a crashing action gets a lower tier with failing checks; the
- * events reach the publisher and installers only, with exactly the spec's fields; a bad update
+ * events reach the publisher and installers only, with exactly the documented fields; a bad update
  * downgrades (tier_changed); who may start a run; concurrent requests share one run; the weekly
  * schedule; the http runtime's signature check against a real local endpoint.
  */
@@ -194,7 +194,7 @@ backends.describe('certification (%s)', (backend) => {
         .where(and(eq(events.tenantId, tenantId), inArray(events.type, ['certification.completed', 'certification.tier_changed'])))
         .orderBy(events.createdAt);
 
-    it('certification.completed reaches the publisher and installers (not others) with exactly the spec fields; a bad update downgrades (tier_changed)', async () => {
+    it('certification.completed reaches the publisher and installers (not others) with exactly the documented fields; a bad update downgrades (tier_changed)', async () => {
       const publisher = await s.register();
       const installer = await s.register();
       const freeInstaller = await s.register();
@@ -233,7 +233,7 @@ backends.describe('certification (%s)', (backend) => {
       // The installer on free (no webhooks) and a tenant without the module hear nothing.
       expect(await certificationEvents(freeInstaller.tenantId)).toEqual([]);
       expect(await certificationEvents(other.tenantId)).toEqual([]);
-      // The publisher's receiver got both runs' completions (and the first run's upgrade), signed, exactly the spec's fields.
+      // The publisher's receiver got both runs' completions (and the first run's upgrade), signed, exactly the documented fields.
       const delivered = await publisherHooks.waitFor(2, { filter: (r) => r.body?.event === 'certification.completed', timeoutMs: 60_000 });
       expect(Object.keys(delivered.at(-1)!.body.data).sort()).toEqual(SPEC_FIELDS);
       const upgrade = await publisherHooks.waitFor(1, { filter: (r) => r.body?.event === 'certification.tier_changed', timeoutMs: 60_000 });

@@ -88,7 +88,7 @@ describe('concurrency limit on execute', () => {
   }, 60_000);
 });
 
-/** Fair execution (DESIGN.md §6): one tenant's burst never fails another tenant's call. */
+/** Fair execution (docs/decisions.md, Modules and execution): one tenant's burst never fails another tenant's call. */
 backends.describe('fair execution (%s)', (backend) => {
   let s: TestServer;
   let upstream: Server;

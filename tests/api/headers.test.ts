@@ -1,5 +1,5 @@
 /**
- * Spec §8 / DESIGN.md §6 "Headers": X-RateLimit-Limit, -Remaining, -Reset, X-Execution-Remaining
+ * docs/decisions.md, Headers and pools: X-RateLimit-Limit, -Remaining, -Reset, X-Execution-Remaining
  * and X-Request-Id on every API response. A request with a valid credential reports its tenant's
  * pool and executions left on every status; one without (or with an invalid one) reports the
  * client IP's public pool (600) and no X-Execution-Remaining. Walks every route of the route

@@ -1,5 +1,5 @@
 /**
- * Hostile input gets a clear 4xx, never a 500 and never internals (issue 10, item 3): crafted
+ * Hostile input gets a clear 4xx, never a 500 and never internals (docs/decisions.md, Hostile input): crafted
  * cursors and dates, deep nesting, names that cannot exist, and the tRPC error mapping.
  */
 import { TRPCError } from '@trpc/server';
@@ -123,7 +123,7 @@ backends.describe('hostile input (%s)', (backend) => {
     expect(next.body.data).toHaveLength(1);
   });
 
-  it('the same cursors over tRPC: 400 with the REST body, no SQL (the issue`s keys.list example)', async () => {
+  it('the same cursors over tRPC: 400 with the REST body, no SQL (keys.list)', async () => {
     for (const proc of ['keys.list', 'executions.list', 'webhooks.list', 'catalog.directory']) {
       for (const cursor of CRAFTED_CURSORS.slice(0, 6)) {
         const res = await s.call(`/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ cursor }))}`, { key });

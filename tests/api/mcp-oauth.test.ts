@@ -1,5 +1,5 @@
 /**
- * OAuth 2.1 for MCP clients (issue #12 §3): /api/mcp as a protected resource, the built-in
+ * OAuth 2.1 for MCP clients (docs/auth.md): /api/mcp as a protected resource, the built-in
  * authorization server (oidc-provider) and the real MCP SDK client with its OAuth client
  * provider, through Dynamic Client Registration and through a Client ID Metadata Document.
  * The authorize step is driven through the JSON endpoints the consent page calls (the browser
@@ -90,7 +90,7 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     tenantId = registered.body.tenant_id;
     apiKey = registered.body.api_key;
 
-    // The CIMD client's metadata document, on https (the SDK and the spec require it).
+    // The CIMD client's metadata document, on https (the SDK and the MCP authorization spec require it).
     const { key, cert } = selfSignedLocalhost();
     tls.setDefaultCACertificates([...tls.getCACertificates('default'), cert]);
     https = createHttpsServer({ key, cert }, (req, res) => {
@@ -460,7 +460,7 @@ backends.describe('MCP OAuth (%s)', (backend) => {
         expect((await register({ redirect_uris: [uri] })).status, uri).toBe(201);
       }
 
-      // A client stored before the rule (or behind its back) no longer loads: no code goes to its URI.
+      // A stored client that breaks the rule does not load: no code goes to its URI.
       const clients = new (oauthAdapter(s.svc.db, s.svc.config.encryptionKey))('Client');
       const stored = `legacy-${randomBytes(6).toString('hex')}`;
       const evil = 'http://evil.example/cb';

@@ -30,7 +30,7 @@ const allOperations = (doc: Json) =>
       .filter(([m]) => METHODS.includes(m))
       .map(([m, op]) => ({ where: `${m.toUpperCase()} ${p}`, op: op as Json })),
   );
-/** The pool headers every API response declares (DESIGN.md §6 "Headers"). */
+/** The pool headers every API response declares (docs/decisions.md, Headers and pools). */
 const POOL_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Execution-Remaining'];
 const operationOf = (doc: Json, template: string, method: string): Json | undefined => doc.paths?.[template]?.[method.toLowerCase()];
 
@@ -329,7 +329,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       }
     });
 
-    it('execution.completed data carries the spec fields', () => {
+    it('execution.completed data carries the documented fields', () => {
       const data = dataOf('execution.completed');
       const fields = ['execution_id', 'module', 'action', 'status', 'latency_ms', 'request_id', 'tenant_id'];
       expect(Object.keys(data.properties)).toEqual(expect.arrayContaining(fields));
@@ -338,7 +338,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       expect(data.properties.status.const ?? data.properties.status.enum?.[0]).toBe('success');
     });
 
-    it('certification.completed data carries the spec fields', () => {
+    it('certification.completed data carries the documented fields', () => {
       const data = dataOf('certification.completed');
       const fields = ['module', 'tier', 'previous_tier', 'trust_score', 'checks_passed', 'checks_total', 'report_url'];
       expect(Object.keys(data.properties)).toEqual(expect.arrayContaining(fields));

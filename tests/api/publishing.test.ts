@@ -263,7 +263,7 @@ backends.describe('publishing modules (%s)', (backend) => {
     expect(denied.required_scope).toBe('modules:write');
     const deniedPut = expectError(await s.call(`/api/v1/modules/${name}`, { key: reader.body.api_key, method: 'PUT', body: { title: 'x' } }), 403, 'insufficient_scope');
     expect(deniedPut.required_scope).toBe('modules:write');
-    // Scope comes before validation (DESIGN.md §5).
+    // Scope comes before validation (docs/auth.md, Scopes and the order of checks).
     expectError(await publish(reader.body.api_key, { nonsense: true }), 403, 'insufficient_scope');
     const writer = await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'writer', scopes: ['modules:write'] } });
     expect((await publish(writer.body.api_key, jsModule(uniqueName('scoped')))).status).toBe(201);

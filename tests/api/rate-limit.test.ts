@@ -8,7 +8,7 @@ backends.describe('request rate limit (%s)', (backend) => {
   });
   afterAll(async () => s?.close());
 
-  it('the 61st request of a free tenant within 60 s is 429 with the spec body and headers', async () => {
+  it('the 61st request of a free tenant within 60 s is 429 with the documented body and headers', async () => {
     const t = await s.register();
     for (let i = 0; i < 60; i++) {
       const ok = await s.call('/api/v1/keys', { key: t.apiKey });

@@ -63,7 +63,7 @@ describe('registration limit per client IP', () => {
   });
   afterAll(async () => s?.close());
 
-  it('answers 429 with the spec body past REGISTER_LIMIT_PER_HOUR', async () => {
+  it('answers 429 with the rate-limit body past REGISTER_LIMIT_PER_HOUR', async () => {
     await s.register();
     await s.register();
     const res = await s.call('/api/v1/auth/register', { body: { agent_name: 'x', owner_email: 'third@example.com' } });

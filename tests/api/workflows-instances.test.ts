@@ -1,5 +1,5 @@
 /**
- * Two instances on one PostgreSQL database (issue #15): runs started on either are executed by
+ * Two instances on one PostgreSQL database (docs/workflows.md): runs started on either are executed by
  * both instances' step workers, and no step attempt runs twice (one execution record per step).
  */
 import { eq } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Workflows (issue #15): definitions and their validation, runs as durable pg-boss steps through
+ * Workflows (docs/workflows.md): definitions and their validation, runs as durable pg-boss steps through
  * the one execute service, templates and JSONata, retries, `if`, cancellation, idempotency,
  * quota, tenant isolation. Both backends.
  */

@@ -1,5 +1,5 @@
 /**
- * OAuth for MCP clients in a real browser (issue #12 "Done when"): the MCP SDK client connects
+ * OAuth for MCP clients in a real browser (docs/auth.md, OAuth 2.1 for MCP clients): the MCP SDK client connects
  * to /api/mcp with no key, gets the 401, discovers the metadata, registers (DCR, then a Client ID
  * Metadata Document on https), and sends the user to the authorization URL; Chromium (Debian's,
  * driven by Playwright) signs in and consents on the real Next pages (/consent/<uid>); the code

@@ -1,5 +1,5 @@
 /**
- * Usage and invoices (issue #13): the usage page shows the cycle's executions as the API counts
+ * Usage and invoices (docs/dashboard.md): the usage page shows the cycle's executions as the API counts
  * them, every plan's price (the plan list the API gives) with the current one marked, and changes
  * the plan with a confirmation; a closed cycle's invoice is listed, renders as a
  * printable page (navigation hidden in print) and downloads as a PDF over the session.

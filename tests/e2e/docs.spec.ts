@@ -1,4 +1,4 @@
-/** /docs (issue #13): the interactive API reference rendered from the generated OpenAPI document, and the guides. Public. */
+/** /docs (docs/dashboard.md): the interactive API reference rendered from the generated OpenAPI document, and the guides. Public. */
 import { check, expect, test } from './support';
 
 test('the API reference renders the OpenAPI document, with the guides', async ({ page }) => {

@@ -1,5 +1,5 @@
 /**
- * The executions page (issue #13): the tenant's executions, filtered by module, status and time
+ * The executions page (docs/dashboard.md): the tenant's executions, filtered by module, status and time
  * with the numbers the REST list gives for the same filters, "Load more", the detail page with
  * output or error, and another tenant's execution id answered as not found.
  */

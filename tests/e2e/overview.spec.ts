@@ -1,5 +1,5 @@
 /**
- * The overview (issue #13): a new owner sees its plan, limits and the first steps; an action run
+ * The overview (docs/dashboard.md): a new owner sees its plan, limits and the first steps; an action run
  * with the API key (as a script runs it) appears in the latest executions and in the chart's
  * data, the quota meter counts it and the getting-started step for it is gone.
  */

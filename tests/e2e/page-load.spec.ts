@@ -1,7 +1,6 @@
 /**
- * Page-load timings of the dashboard (issue #13: "npm run bench or a Playwright trace reports
- * page load times"): every dashboard page that exists, each in a fresh browser context (cold
- * cache, signed in), with the navigation timing, the time until the page's data is shown (no
+ * Page-load timings of the dashboard (docs/dashboard.md, Page-load timings): every dashboard page
+ * that exists, each in a fresh browser context (cold cache, signed in), with the navigation timing, the time until the page's data is shown (no
  * loading skeleton left) and the JavaScript transferred. Printed as a table and attached to the
  * report. No assertion on the numbers: this machine is shared, they are for reading.
  */

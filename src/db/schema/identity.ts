@@ -65,7 +65,7 @@ export const authRefreshTokens = pgTable(
 
 /**
  * Which tenant an identity (issuer + subject) acts for. Made when the user creates the tenant, or
- * with proof of ownership (DESIGN.md §5); an email alone never makes one.
+ * with proof of ownership (docs/auth.md, Linking users to tenants); an email alone never makes one.
  */
 export const tenantIdentities = pgTable(
   'tenant_identities',
