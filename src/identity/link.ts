@@ -37,7 +37,7 @@ export async function verifyIdentity(svc: Services, token: string): Promise<Bear
  * email alone: an identity whose email is proven (an external token's top-level `email_verified`,
  * the external Supabase project's own `email_confirmed_at`, or the built-in provider's mailed
  * confirmation when SMTP_URL is set) and equals a tenant's owner_email is linked to it here, on
- * first use (DESIGN.md §5). Anything else is undefined. `token` is the raw bearer token (to ask
+ * first use (docs/auth.md, Linking users to tenants). Anything else is undefined. `token` is the raw bearer token (to ask
  * an external provider); without it no external proof is sought beyond the token's claims.
  */
 export async function tenantOfIdentity(svc: Services, claims: BearerClaims, token?: string): Promise<TenantRow | undefined> {
