@@ -1,6 +1,6 @@
 /**
- * The HTTP scenarios (docs/performance.md, Running the bench) against one running service, each next to a bare node:http handler
- * answering the same response (body and headers) in the same run, and one answering the body
+ * The HTTP scenarios (docs/performance.md, Running the bench) against one running service, each
+ * next to a bare node:http handler answering the same response (body and headers) in the same run, and one answering the body
  * alone: req/s, p50/p99, the ratio to each, the server
  * process's peak RSS under load and CPU time per request, and executions/s where the scenario executes.
  */

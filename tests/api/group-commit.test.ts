@@ -1,6 +1,6 @@
 /**
- * The quota rule under group commit (docs/performance.md, Group commit): execution starts are written together per flush
- * (src/executions/records.ts), and still never more start than the quota allows, on any number
+ * The quota rule under group commit (docs/performance.md, Group commit): execution starts are
+ * written together per flush (src/executions/records.ts), and still never more start than the quota allows, on any number
  * of instances, and usage always equals the recorded executions. On PostgreSQL two instances
  * share one database, so their flushes race on the same counter rows.
  */

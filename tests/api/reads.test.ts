@@ -1,6 +1,6 @@
 /**
- * Reads from memory (docs/performance.md, The catalog in memory): the catalog snapshot and the tenants' views follow every change
- * (publish, update, install, uninstall) on one instance at once and on another instance sharing
+ * Reads from memory (docs/performance.md, The catalog in memory): the catalog snapshot and the
+ * tenants' views follow every change (publish, update, install, uninstall) on one instance at once and on another instance sharing
  * PostgreSQL through LISTEN/NOTIFY; a cached API key costs one Redis round trip per request.
  */
 import { sql } from 'drizzle-orm';
