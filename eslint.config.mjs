@@ -37,6 +37,30 @@ export default defineConfig(
     },
   },
   {
+    // Browser code (components/, client/) imports only client/, components/ and src/contract/: the
+    // server's code must not reach the bundle. The router's type is the one exception (erased).
+    files: ['components/**/*.{ts,tsx}', 'client/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(@/|(\\.\\./)+)src/server/router$', allowTypeImports: true, message: 'Import the router as a type only (`import type { AppRouter }`), or use RouterInputs/RouterOutputs from @/client/trpc/types.' },
+            { regex: '^(@/|(\\.\\./)+)src/(?!contract/)', message: 'Browser code imports only src/contract/ from src/ (pure modules): move what it needs there.' },
+            { regex: '^(@/|(\\.\\./)+)app(/|$)', message: 'Browser code does not import app/: tRPC glue is in @/client, server actions reach components as props from their page.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The contract is what both sides import: zod and its own modules, nothing else.
+    files: ['src/contract/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: '^(?!zod$|\\./)', message: 'src/contract/ imports only zod and its own modules.' }] }],
+    },
+  },
+  {
     // Tests poke at JSON bodies of many shapes; typing each one would add noise, not safety.
     files: ['tests/**/*.ts', '**/*.test.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

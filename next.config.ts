@@ -3,7 +3,7 @@ import type { NextConfig } from 'next';
 const nextConfig: NextConfig = {
   // NEXT_DIST_DIR: a build directory of its own (concurrent test runs of different sources); `.next` by default.
   distDir: process.env.NEXT_DIST_DIR || '.next',
-  // server.ts owns the port and the data layer; Next must not bundle these (DESIGN.md §2).
+  // server.ts owns the port and the data layer; Next must not bundle these.
   serverExternalPackages: ['@electric-sql/pglite', 'pg-boss', 'pg', 'ioredis', 'pino', 'drizzle-orm'],
   // `npm run typecheck` runs tsc over the whole project.
   typescript: { ignoreBuildErrors: true },

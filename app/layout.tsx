@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
-import { SiteHeader } from '../components/site-header';
+import { SiteHeader } from '@/components/site-header';
 import { currentSession } from './_lib/session';
 import './globals.css';
 

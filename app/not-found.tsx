@@ -1,7 +1,7 @@
 // Any path no page answers (Next's own 404 page had no landmark, navigation or way back).
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { Button } from '../components/ui/button';
+import { Button } from '@/components/ui/button';
 
 export const metadata: Metadata = { title: 'Page not found' };
 

@@ -1,7 +1,7 @@
-// The front page. Pages never import src/ (DESIGN.md §2, "Serving"): they call the API over
-// HTTP, so Next never bundles a second copy of the data layer.
+// The front page. Pages import no server code from src/ (only the pure src/contract/): they call
+// the API over HTTP, so Next never bundles a second copy of the data layer.
 import Link from 'next/link';
-import { Button } from '../components/ui/button';
+import { Button } from '@/components/ui/button';
 import { currentSession } from './_lib/session';
 
 const links = [

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { DashboardSessionView } from '../app/_lib/auth-options';
+import type { DashboardSessionView } from '@/client/session';
 import { SignOutButton } from './sign-out-button';
 import { Button } from './ui/button';
 

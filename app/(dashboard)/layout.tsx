@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react';
 import { Toaster } from 'sonner';
-import { DashboardNav } from '../../components/dashboard/nav';
-import { SessionKeeper } from '../../components/session-keeper';
-import { QueryProviders } from '../_lib/trpc-react';
-import { currentSession } from '../_lib/session';
+import { DashboardNav } from '@/components/dashboard/nav';
+import { SessionKeeper } from '@/components/session-keeper';
+import { QueryProviders } from '@/client/trpc/react';
+import { currentSession } from '@/app/_lib/session';
 
 /**
  * The signed-in part of the dashboard: section navigation, data through tRPC + TanStack Query

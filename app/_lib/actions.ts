@@ -5,15 +5,12 @@
  * Next refuses server actions posted from another origin (its own CSRF check).
  */
 import { z } from 'zod';
+import type { ActionResult } from '@/client/actions';
+import { newPasswordField } from '@/components/forms/fields';
+import { EMAIL_MAX_LENGTH, LINK_API_KEY_MAX_LENGTH, TENANT_NAME_MAX_LENGTH } from '@/src/contract/limits';
 import { dashboardEnv } from './env';
 import { AuthApiError, apiFetch, authFetch, passwordGrant, type GoTrueSession } from './gotrue';
 import { freshSession } from './session';
-
-export interface ActionResult<T = undefined> {
-  ok: boolean;
-  message: string;
-  data?: T;
-}
 
 const fail = (message: string) => ({ ok: false, message }) as const;
 
@@ -27,8 +24,8 @@ async function attempt<T>(run: () => Promise<ActionResult<T>>): Promise<ActionRe
   }
 }
 
-const email = z.email('Enter a valid email address.').max(254);
-const password = z.string().min(8, 'Use at least 8 characters.').max(288, 'Use at most 288 characters.');
+const email = z.email('Enter a valid email address.').max(EMAIL_MAX_LENGTH);
+const password = newPasswordField;
 
 /** Sign-up: with mail the address is confirmed first (`confirm: true`); without, the account is ready to sign in. */
 export async function signUp(input: { email: string; password: string }): Promise<ActionResult<{ confirm: boolean }>> {
@@ -92,7 +89,7 @@ export async function changePassword(input: { currentPassword: string; newPasswo
 
 /** Creates a tenant owned by the signed-in user (POST /api/v1/auth/register with its bearer token). */
 export async function createTenant(input: { agentName: string }): Promise<ActionResult<{ tenantId: string; apiKey?: string }>> {
-  const parsed = z.object({ agentName: z.string().trim().min(1, 'Name your tenant.').max(100) }).safeParse(input);
+  const parsed = z.object({ agentName: z.string().trim().min(1, 'Name your tenant.').max(TENANT_NAME_MAX_LENGTH) }).safeParse(input);
   if (!parsed.success) return fail(parsed.error.issues[0]!.message);
   return attempt(async () => {
     const session = await freshSession();
@@ -108,7 +105,7 @@ export async function createTenant(input: { agentName: string }): Promise<Action
 
 /** Links the tenant whose `*` key the user presents (POST /api/v1/auth/link). */
 export async function linkTenant(input: { apiKey: string }): Promise<ActionResult<{ tenantId: string }>> {
-  const parsed = z.object({ apiKey: z.string().trim().min(1, 'Enter the API key.').max(200) }).safeParse(input);
+  const parsed = z.object({ apiKey: z.string().trim().min(1, 'Enter the API key.').max(LINK_API_KEY_MAX_LENGTH) }).safeParse(input);
   if (!parsed.success) return fail(parsed.error.issues[0]!.message);
   return attempt(async () => {
     const session = await freshSession();

@@ -1,6 +1,6 @@
 /**
  * next-auth (v4, JWT sessions, no adapter): two credential methods, both checked over HTTP
- * (Next code never imports the data layer, DESIGN.md §2):
+ * (Next code never imports the data layer):
  * - `password`: the identity provider's password grant; the session keeps its access and
  *   refresh tokens (next-auth encrypts the session JWT) and refreshes the access token shortly
  *   before it expires;
@@ -10,6 +10,7 @@
 import type { NextAuthOptions, User } from 'next-auth';
 import type { JWT } from 'next-auth/jwt';
 import CredentialsProvider from 'next-auth/providers/credentials';
+import type { DashboardSessionView } from '@/client/session';
 import { dashboardEnv } from './env';
 import { AuthApiError, apiFetch, authFetch, passwordGrant, refreshGrant, type GoTrueSession } from './gotrue';
 
@@ -20,7 +21,7 @@ const REFRESH_MARGIN_SECONDS = 120;
 
 /** What the session JWT carries (encrypted in the cookie; never sent to the browser's scripts). */
 export interface DashboardToken {
-  kind: 'password' | 'api_key';
+  kind: DashboardSessionView['kind'];
   email?: string;
   admin: boolean;
   /** password sessions */
@@ -32,16 +33,7 @@ export interface DashboardToken {
   apiKey?: string;
   tenantId?: string;
   /** Set when the session can no longer be refreshed: the user must sign in again. */
-  error?: 'refresh_failed';
-}
-
-/** What the browser sees of the session (`useSession`): no token, no key. */
-export interface DashboardSessionView {
-  kind: DashboardToken['kind'];
-  email: string | null;
-  tenantId: string | null;
-  admin: boolean;
-  error: DashboardToken['error'] | null;
+  error?: NonNullable<DashboardSessionView['error']>;
 }
 
 type AuthorizedUser = User & { token: DashboardToken };

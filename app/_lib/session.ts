@@ -7,7 +7,8 @@
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { decode, encode } from 'next-auth/jwt';
-import { refreshIfNeeded, SESSION_MAX_AGE_SECONDS, sessionView, type DashboardSessionView, type DashboardToken } from './auth-options';
+import type { DashboardSessionView } from '@/client/session';
+import { refreshIfNeeded, SESSION_MAX_AGE_SECONDS, sessionView, type DashboardToken } from './auth-options';
 
 const secure = () => (process.env.NEXTAUTH_URL ?? '').startsWith('https://');
 /** next-auth's session cookie name (the `__Secure-` prefix over https). */

@@ -4,21 +4,23 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useCallback, useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { changePassword, createTenant, linkTenant } from '../../app/_lib/actions';
-import type { DashboardSessionView } from '../../app/_lib/auth-options';
-import { statusOf, trpc, withSessionRetry } from '../../app/_lib/trpc';
-import { Alert } from '../ui/alert';
-import { Button } from '../ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../ui/card';
-import { Copyable } from '../ui/copyable';
-import { FormField } from '../ui/form-field';
+import type { AccountActions } from '@/client/actions';
+import type { DashboardSessionView } from '@/client/session';
+import { statusOf, trpc, withSessionRetry } from '@/client/trpc/client';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { Copyable } from '@/components/ui/copyable';
+import { atMostCharacters, NEW_PASSWORD_HINT, newPasswordField } from '@/components/forms/fields';
+import { FormField } from '@/components/ui/form-field';
+import { TENANT_NAME_MAX_LENGTH } from '@/src/contract/limits';
 
 type Me = Awaited<ReturnType<typeof trpc.tenants.me.query>>;
 type TenantState = { state: 'loading' } | { state: 'ready'; me: Me } | { state: 'none'; message: string } | { state: 'error'; message: string };
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : 'The request failed.');
 
-export function AccountView({ session }: { session: DashboardSessionView }) {
+export function AccountView({ session, actions }: { session: DashboardSessionView; actions: AccountActions }) {
   const [tenant, setTenant] = useState<TenantState>({ state: 'loading' });
   const load = useCallback(async () => {
     try {
@@ -53,14 +55,14 @@ export function AccountView({ session }: { session: DashboardSessionView }) {
         </CardContent>
       </Card>
 
-      <TenantCard tenant={tenant} session={session} onChanged={load} />
+      <TenantCard tenant={tenant} session={session} actions={actions} onChanged={load} />
 
-      {session.kind === 'password' ? <ChangePasswordCard /> : null}
+      {session.kind === 'password' ? <ChangePasswordCard changePassword={actions.changePassword} /> : null}
     </div>
   );
 }
 
-function TenantCard({ tenant, session, onChanged }: { tenant: TenantState; session: DashboardSessionView; onChanged: () => Promise<void> }) {
+function TenantCard({ tenant, session, actions, onChanged }: { tenant: TenantState; session: DashboardSessionView; actions: AccountActions; onChanged: () => Promise<void> }) {
   return (
     <Card aria-busy={tenant.state === 'loading'}>
       <CardHeader>
@@ -91,17 +93,17 @@ function TenantCard({ tenant, session, onChanged }: { tenant: TenantState; sessi
         ) : tenant.state === 'error' ? (
           <Alert variant="error">{tenant.message}</Alert>
         ) : (
-          <NoTenant message={tenant.message} email={session.email} onChanged={onChanged} />
+          <NoTenant message={tenant.message} email={session.email} actions={actions} onChanged={onChanged} />
         )}
       </CardContent>
     </Card>
   );
 }
 
-const createSchema = z.object({ agentName: z.string().trim().min(1, 'Name your tenant.').max(100, 'Use at most 100 characters.') });
+const createSchema = z.object({ agentName: z.string().trim().min(1, 'Name your tenant.').max(TENANT_NAME_MAX_LENGTH, atMostCharacters(TENANT_NAME_MAX_LENGTH)) });
 const linkSchema = z.object({ apiKey: z.string().trim().min(1, 'Enter the API key.') });
 
-function NoTenant({ message, email, onChanged }: { message: string; email: string | null; onChanged: () => Promise<void> }) {
+function NoTenant({ message, email, actions, onChanged }: { message: string; email: string | null; actions: AccountActions; onChanged: () => Promise<void> }) {
   const [created, setCreated] = useState<{ apiKey?: string }>();
   const [createError, setCreateError] = useState<string>();
   const [linkError, setLinkError] = useState<string>();
@@ -110,14 +112,14 @@ function NoTenant({ message, email, onChanged }: { message: string; email: strin
 
   const onCreate = createForm.handleSubmit(async (values) => {
     setCreateError(undefined);
-    const result = await createTenant(values);
+    const result = await actions.createTenant(values);
     if (!result.ok) return setCreateError(result.message);
     setCreated({ apiKey: result.data?.apiKey });
     if (!result.data?.apiKey) await onChanged();
   });
   const onLink = linkForm.handleSubmit(async (values) => {
     setLinkError(undefined);
-    const result = await linkTenant(values);
+    const result = await actions.linkTenant(values);
     if (!result.ok) return setLinkError(result.message);
     await onChanged();
   });
@@ -182,12 +184,12 @@ function NoTenant({ message, email, onChanged }: { message: string; email: strin
 const passwordSchema = z
   .object({
     currentPassword: z.string().min(1, 'Enter your current password.'),
-    newPassword: z.string().min(8, 'Use at least 8 characters.').max(288, 'Use at most 288 characters.'),
+    newPassword: newPasswordField,
     confirm: z.string(),
   })
   .refine((v) => v.newPassword === v.confirm, { path: ['confirm'], message: 'The passwords do not match.' });
 
-function ChangePasswordCard() {
+function ChangePasswordCard({ changePassword }: { changePassword: AccountActions['changePassword'] }) {
   const [result, setResult] = useState<{ ok: boolean; message: string }>();
   const form = useForm<z.infer<typeof passwordSchema>>({ resolver: zodResolver(passwordSchema), defaultValues: { currentPassword: '', newPassword: '', confirm: '' } });
   const { errors, isSubmitting } = form.formState;
@@ -206,7 +208,7 @@ function ChangePasswordCard() {
         <form onSubmit={onSubmit} noValidate className="grid gap-4 sm:max-w-md" aria-label="Change password">
           {result ? <Alert variant={result.ok ? 'success' : 'error'}>{result.message}</Alert> : null}
           <FormField label="Current password" type="password" autoComplete="current-password" required error={errors.currentPassword?.message} {...form.register('currentPassword')} />
-          <FormField label="New password" type="password" autoComplete="new-password" required description="At least 8 characters." error={errors.newPassword?.message} {...form.register('newPassword')} />
+          <FormField label="New password" type="password" autoComplete="new-password" required description={NEW_PASSWORD_HINT} error={errors.newPassword?.message} {...form.register('newPassword')} />
           <FormField label="Confirm new password" type="password" autoComplete="new-password" required error={errors.confirm?.message} {...form.register('confirm')} />
           <div>
             <Button type="submit" loading={isSubmitting}>

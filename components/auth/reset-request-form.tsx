@@ -5,15 +5,15 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { requestPasswordReset } from '../../app/_lib/actions';
-import { Alert } from '../ui/alert';
-import { Button } from '../ui/button';
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../ui/card';
-import { FormField } from '../ui/form-field';
+import type { RequestPasswordResetAction } from '@/client/actions';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
+import { FormField } from '@/components/ui/form-field';
 
 const schema = z.object({ email: z.email('Enter a valid email address.') });
 
-export function ResetRequestForm() {
+export function ResetRequestForm({ requestPasswordReset }: { requestPasswordReset: RequestPasswordResetAction }) {
   const [result, setResult] = useState<{ ok: boolean; message: string }>();
   const form = useForm<z.infer<typeof schema>>({ resolver: zodResolver(schema), defaultValues: { email: '' } });
   const { errors, isSubmitting } = form.formState;

@@ -5,15 +5,16 @@ import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { updatePasswordWithRecovery } from '../../app/_lib/actions';
-import { Alert } from '../ui/alert';
-import { Button } from '../ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../ui/card';
-import { FormField } from '../ui/form-field';
+import type { UpdatePasswordWithRecoveryAction } from '@/client/actions';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { FormField } from '@/components/ui/form-field';
+import { NEW_PASSWORD_HINT, newPasswordField } from '@/components/forms/fields';
 
 const schema = z
   .object({
-    password: z.string().min(8, 'Use at least 8 characters.').max(288, 'Use at most 288 characters.'),
+    password: newPasswordField,
     confirm: z.string(),
   })
   .refine((v) => v.password === v.confirm, { path: ['confirm'], message: 'The passwords do not match.' });
@@ -35,7 +36,7 @@ function readFragment(): RecoveryLink {
   return { state: 'ready', accessToken };
 }
 
-export function ResetUpdateForm() {
+export function ResetUpdateForm({ updatePasswordWithRecovery }: { updatePasswordWithRecovery: UpdatePasswordWithRecoveryAction }) {
   const [link, setLink] = useState<RecoveryLink>({ state: 'reading' });
   const [result, setResult] = useState<{ ok: boolean; message: string }>();
   const form = useForm<z.infer<typeof schema>>({ resolver: zodResolver(schema), defaultValues: { password: '', confirm: '' } });
@@ -71,7 +72,7 @@ export function ResetUpdateForm() {
         ) : (
           <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Set a new password">
             {result ? <Alert variant="error">{result.message}</Alert> : null}
-            <FormField label="New password" type="password" autoComplete="new-password" required description="At least 8 characters." error={errors.password?.message} {...form.register('password')} />
+            <FormField label="New password" type="password" autoComplete="new-password" required description={NEW_PASSWORD_HINT} error={errors.password?.message} {...form.register('password')} />
             <FormField label="Confirm new password" type="password" autoComplete="new-password" required error={errors.confirm?.message} {...form.register('confirm')} />
             <Button type="submit" loading={isSubmitting} disabled={link.state !== 'ready'}>
               Set new password

@@ -1,9 +1,9 @@
 'use client';
 
 import Link from 'next/link';
-import { SignOutButton } from '../sign-out-button';
-import { Button } from '../ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../ui/card';
+import { SignOutButton } from '@/components/sign-out-button';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 
 export function SignOutConfirm({ signedIn }: { signedIn: boolean }) {
   return (

@@ -6,21 +6,22 @@ import { signIn } from 'next-auth/react';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { signUp } from '../../app/_lib/actions';
-import { Alert } from '../ui/alert';
-import { Button } from '../ui/button';
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../ui/card';
-import { FormField } from '../ui/form-field';
+import type { SignUpAction } from '@/client/actions';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
+import { FormField } from '@/components/ui/form-field';
+import { NEW_PASSWORD_HINT, newPasswordField } from '@/components/forms/fields';
 
 const schema = z
   .object({
     email: z.email('Enter a valid email address.'),
-    password: z.string().min(8, 'Use at least 8 characters.').max(288, 'Use at most 288 characters.'),
+    password: newPasswordField,
     confirm: z.string(),
   })
   .refine((v) => v.password === v.confirm, { path: ['confirm'], message: 'The passwords do not match.' });
 
-export function SignUpForm() {
+export function SignUpForm({ signUp }: { signUp: SignUpAction }) {
   const [error, setError] = useState<string>();
   const [sent, setSent] = useState<string>();
   const form = useForm<z.infer<typeof schema>>({ resolver: zodResolver(schema), defaultValues: { email: '', password: '', confirm: '' } });
@@ -54,7 +55,7 @@ export function SignUpForm() {
               type="password"
               autoComplete="new-password"
               required
-              description="At least 8 characters."
+              description={NEW_PASSWORD_HINT}
               error={errors.password?.message}
               {...form.register('password')}
             />

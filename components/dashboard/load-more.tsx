@@ -1,6 +1,6 @@
 'use client';
 
-import { Button } from '../ui/button';
+import { Button } from '@/components/ui/button';
 import { QueryError } from './query-error';
 
 /** The part of a cursor-paged query (useCursorPages) that "Load more" needs. */

@@ -4,9 +4,9 @@ import { Activity, BookOpen, Boxes, Brain, CreditCard, FileText, Gauge, KeyRound
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
-import { Button } from '../ui/button';
-import { cn } from '../ui/cn';
-import { Sheet, SheetContent, SheetTrigger } from '../ui/sheet';
+import { Button } from '@/components/ui/button';
+import { cn } from '@/components/ui/cn';
+import { Sheet, SheetContent, SheetTrigger } from '@/components/ui/sheet';
 
 /** The dashboard's sections, in the order a tenant owner needs them. */
 export const NAV_ITEMS = [

@@ -2,9 +2,9 @@
 
 import { signOut } from 'next-auth/react';
 import Link from 'next/link';
-import { isTrpcError, signInProblem } from '../../app/_lib/trpc';
-import { Alert } from '../ui/alert';
-import { Button } from '../ui/button';
+import { isTrpcError, signInProblem } from '@/client/trpc/client';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
 
 /** The API's error code (the error format's `error` field, e.g. `plan_required`), when the error came from the API. */
 export function errorCode(err: unknown): string | undefined {

@@ -1,7 +1,7 @@
 'use client';
 
 import dynamic from 'next/dynamic';
-import { SkeletonRows } from '../ui/skeleton';
+import { SkeletonRows } from '@/components/ui/skeleton';
 
 /**
  * The interactive reference, loaded in the browser only: Scalar renders with Vue in the client

@@ -1,10 +1,10 @@
 'use client';
 
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert } from '../ui/alert';
-import { Button } from '../ui/button';
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../ui/card';
-import { FormField } from '../ui/form-field';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
+import { FormField } from '@/components/ui/form-field';
 
 /** What GET /oauth/interaction/<uid> answers (src/server/oauth/interaction.ts). */
 interface Details {
@@ -18,7 +18,7 @@ interface Details {
   account_page: string;
 }
 
-/** The spec's scopes, as a person would read them (DESIGN.md §5). */
+/** The API key scopes, as a person would read them. */
 const SCOPE_TEXT: Record<string, string> = {
   'modules:read': 'List and read modules, tools and executions',
   'modules:execute': 'Run modules (MCP tools/call)',

@@ -17,8 +17,8 @@ const LOCK = path.join(ROOT, '.test-data', `next-build${DIST_DIR === '.next' ? '
 /** A lock older than this was left by a run that died: it is taken over. */
 const STALE_LOCK_MS = 15 * 60_000;
 
-/** What the build is made from: pages, components, styles and the build's configuration. */
-const SOURCES = ['app', 'components', 'next.config.ts', 'postcss.config.mjs', 'tsconfig.json', 'package-lock.json'];
+/** What the build is made from: pages, components, the browser's glue, the contract, styles and the build's configuration. */
+const SOURCES = ['app', 'components', 'client', 'src/contract', 'next.config.ts', 'postcss.config.mjs', 'tsconfig.json', 'package-lock.json'];
 
 function newestMtime(p: string): number {
   const abs = path.join(ROOT, p);

@@ -1,6 +1,6 @@
 import { TRPCClientError } from '@trpc/client';
 import { describe, expect, it } from 'vitest';
-import { signInProblem } from '../../app/_lib/trpc';
+import { signInProblem } from '../../client/trpc/client';
 import { cycleParam, invoiceMakeup } from '../../components/dashboard/usage/cycle';
 
 describe('usage page: the cycle in the URL', () => {

@@ -1,8 +1,9 @@
 import type { Metadata } from 'next';
-import { ResetRequestForm } from '../../../components/auth/reset-request-form';
+import { requestPasswordReset } from '@/app/_lib/actions';
+import { ResetRequestForm } from '@/components/auth/reset-request-form';
 
 export const metadata: Metadata = { title: 'Reset your password' };
 
 export default function ResetPasswordPage() {
-  return <ResetRequestForm />;
+  return <ResetRequestForm requestPasswordReset={requestPasswordReset} />;
 }

@@ -1,11 +1,11 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { SignInForms } from '../../../components/auth/sign-in-forms';
-import { Alert } from '../../../components/ui/alert';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../../components/ui/card';
-import { Copyable } from '../../../components/ui/copyable';
-import { dashboardEnv, safeCallbackPath } from '../../_lib/env';
-import { currentSession } from '../../_lib/session';
+import { SignInForms } from '@/components/auth/sign-in-forms';
+import { Alert } from '@/components/ui/alert';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { Copyable } from '@/components/ui/copyable';
+import { dashboardEnv, safeCallbackPath } from '@/app/_lib/env';
+import { currentSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

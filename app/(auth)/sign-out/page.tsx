@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { SignOutConfirm } from '../../../components/auth/sign-out-confirm';
-import { currentSession } from '../../_lib/session';
+import { SignOutConfirm } from '@/components/auth/sign-out-confirm';
+import { currentSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Sign out' };
 

@@ -1,11 +1,12 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { SignUpForm } from '../../../components/auth/sign-up-form';
-import { currentSession } from '../../_lib/session';
+import { SignUpForm } from '@/components/auth/sign-up-form';
+import { signUp } from '@/app/_lib/actions';
+import { currentSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Create an account' };
 
 export default async function SignUpPage() {
   if (await currentSession()) redirect('/account');
-  return <SignUpForm />;
+  return <SignUpForm signUp={signUp} />;
 }

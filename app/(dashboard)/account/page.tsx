@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
-import { AccountView } from '../../../components/account/account-view';
-import { requireSession } from '../../_lib/session';
+import { AccountView } from '@/components/account/account-view';
+import { changePassword, createTenant, linkTenant } from '@/app/_lib/actions';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Account' };
 
@@ -12,7 +13,7 @@ export default async function AccountPage() {
         <h1 className="text-2xl font-bold tracking-tight">Account</h1>
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">Your sign-in, your tenant and your password.</p>
       </div>
-      <AccountView session={session} />
+      <AccountView session={session} actions={{ changePassword, createTenant, linkTenant }} />
     </div>
   );
 }

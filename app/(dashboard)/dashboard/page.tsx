@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { OverviewView } from '../../../components/dashboard/overview/overview-view';
-import { requireSession } from '../../_lib/session';
+import { OverviewView } from '@/components/dashboard/overview/overview-view';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Overview' };
 

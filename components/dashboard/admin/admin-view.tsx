@@ -7,19 +7,21 @@ import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import { Alert } from '../../ui/alert';
-import { Badge } from '../../ui/badge';
-import { Button } from '../../ui/button';
-import { DataTable } from '../../ui/data-table';
-import { Dialog, DialogContent, DialogTrigger } from '../../ui/dialog';
-import { EmptyState } from '../../ui/empty-state';
-import { FormField } from '../../ui/form-field';
-import { Label } from '../../ui/label';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import type { RouterInputs, RouterOutputs } from '../modules/types';
-import { errorMessage, QueryError } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import { Alert } from '@/components/ui/alert';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { DataTable } from '@/components/ui/data-table';
+import { Dialog, DialogContent, DialogTrigger } from '@/components/ui/dialog';
+import { EmptyState } from '@/components/ui/empty-state';
+import { FormField } from '@/components/ui/form-field';
+import { Label } from '@/components/ui/label';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import type { RouterInputs, RouterOutputs } from '@/client/trpc/types';
+import { errorMessage, QueryError } from '@/components/dashboard/query-error';
+import { REQUESTS_PER_MINUTE_MAX } from '@/src/contract/limits';
+import { PLAN_NAMES } from '@/src/contract/plans';
 
 type Tenant = RouterOutputs['admin']['listTenants']['data'][number];
 type DisabledWebhook = RouterOutputs['admin']['disabledWebhooks']['data'][number];
@@ -125,13 +127,13 @@ function TenantStatus({ tenant }: { tenant: Tenant }) {
   return <span className="flex flex-wrap gap-1">{badges.length ? badges : <Badge tone="success">OK</Badge>}</span>;
 }
 
-/** A client copy of the change's limits (changePlanInput in src/tenants/schema.ts imports server code). */
+/** changePlanInput's limits (src/tenants/schema.ts), for the fields this form sends. */
 const planForm = z.object({
-  plan: z.enum(['free', 'pro', 'business', 'enterprise']),
+  plan: z.enum(PLAN_NAMES),
   requests_per_minute: z
     .string()
     .trim()
-    .refine((v) => v === '' || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100_000_000), 'A whole number from 1 to 100,000,000, or empty for the plan’s limit'),
+    .refine((v) => v === '' || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= REQUESTS_PER_MINUTE_MAX), `A whole number from 1 to ${REQUESTS_PER_MINUTE_MAX.toLocaleString('en-US')}, or empty for the plan’s limit`),
 });
 type PlanForm = z.infer<typeof planForm>;
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useId, useState, type ReactNode } from 'react';
-import { Button } from '../../ui/button';
+import { Button } from '@/components/ui/button';
 
 /**
  * A chart with an accessible name and description, and its numbers as a table: the table is

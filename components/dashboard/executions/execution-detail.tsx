@@ -2,16 +2,16 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import { statusOf } from '../../../app/_lib/trpc';
-import { Alert } from '../../ui/alert';
-import { Card, CardContent, CardHeader, CardTitle } from '../../ui/card';
-import { Copyable } from '../../ui/copyable';
-import { EmptyState } from '../../ui/empty-state';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import { formatBytes, formatDateTime, formatMs } from '../format';
-import { QueryError } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import { statusOf } from '@/client/trpc/client';
+import { Alert } from '@/components/ui/alert';
+import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
+import { Copyable } from '@/components/ui/copyable';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { formatBytes, formatDateTime, formatMs } from '@/components/dashboard/format';
+import { QueryError } from '@/components/dashboard/query-error';
 import { ExecutionStatusBadge } from './status-badge';
 
 /** One execution: what ran, for whom, how long, its output or error (GET /api/v1/executions/{id}). */

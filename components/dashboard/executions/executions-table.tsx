@@ -3,13 +3,12 @@
 import type { ColumnDef } from '@tanstack/react-table';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import type { AppRouter } from '../../../src/server/router';
-import type { inferRouterOutputs } from '@trpc/server';
-import { DataTable } from '../../ui/data-table';
-import { formatDateTime, formatMs, formatRelative } from '../format';
+import { DataTable } from '@/components/ui/data-table';
+import { formatDateTime, formatMs, formatRelative } from '@/components/dashboard/format';
 import { ExecutionStatusBadge } from './status-badge';
+import type { RouterOutputs } from '@/client/trpc/types';
 
-export type ExecutionRow = inferRouterOutputs<AppRouter>['executions']['list']['data'][number];
+export type ExecutionRow = RouterOutputs['executions']['list']['data'][number];
 
 const columns: ColumnDef<ExecutionRow, unknown>[] = [
   {

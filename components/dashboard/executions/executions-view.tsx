@@ -3,18 +3,19 @@
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { useTRPC, useTRPCClient } from '../../../app/_lib/trpc-react';
-import { Button } from '../../ui/button';
-import { EmptyState } from '../../ui/empty-state';
-import { formatDateTime } from '../format';
-import { Input } from '../../ui/input';
-import { Label } from '../../ui/label';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import { LoadMore } from '../load-more';
-import { QueryError } from '../query-error';
-import { useCursorPages } from '../use-cursor-pages';
+import { useTRPC, useTRPCClient } from '@/client/trpc/react';
+import { Button } from '@/components/ui/button';
+import { EmptyState } from '@/components/ui/empty-state';
+import { formatDateTime } from '@/components/dashboard/format';
+import { Input } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { LoadMore } from '@/components/dashboard/load-more';
+import { QueryError } from '@/components/dashboard/query-error';
+import { useCursorPages } from '@/components/dashboard/use-cursor-pages';
 import { ExecutionsTable } from './executions-table';
+import { SEARCH_MAX_LENGTH } from '@/src/contract/limits';
 
 const STATUSES = [
   { value: '', label: 'Any status' },
@@ -157,7 +158,7 @@ export function ExecutionsView() {
             id={`${id}-q`}
             type="search"
             value={searchDraft}
-            maxLength={200}
+            maxLength={SEARCH_MAX_LENGTH}
             onChange={(e) => setSearchDraft(e.target.value)}
             placeholder="Execution or request id, action, error code or message"
             aria-describedby={`${id}-q-help`}

@@ -1,4 +1,4 @@
-import { Badge } from '../../ui/badge';
+import { Badge } from '@/components/ui/badge';
 
 /** An execution's status as text and colour (the text carries the meaning). */
 export function ExecutionStatusBadge({ status }: { status: 'running' | 'success' | 'failed' }) {

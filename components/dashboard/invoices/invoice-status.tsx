@@ -1,4 +1,4 @@
-import { Badge } from '../../ui/badge';
+import { Badge } from '@/components/ui/badge';
 
 /** An invoice's status: open (due), paid or void. */
 export function InvoiceStatusBadge({ status }: { status: 'open' | 'paid' | 'void' }) {

@@ -1,21 +1,20 @@
 'use client';
 
 import type { ColumnDef } from '@tanstack/react-table';
-import type { inferRouterOutputs } from '@trpc/server';
 import Link from 'next/link';
-import { useTRPC, useTRPCClient } from '../../../app/_lib/trpc-react';
-import type { AppRouter } from '../../../src/server/router';
-import { DataTable } from '../../ui/data-table';
-import { EmptyState } from '../../ui/empty-state';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import { formatDate } from '../format';
-import { LoadMore } from '../load-more';
-import { QueryError } from '../query-error';
-import { useCursorPages } from '../use-cursor-pages';
+import { useTRPC, useTRPCClient } from '@/client/trpc/react';
+import { DataTable } from '@/components/ui/data-table';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { formatDate } from '@/components/dashboard/format';
+import { LoadMore } from '@/components/dashboard/load-more';
+import { QueryError } from '@/components/dashboard/query-error';
+import { useCursorPages } from '@/components/dashboard/use-cursor-pages';
 import { InvoiceStatusBadge } from './invoice-status';
+import type { RouterOutputs } from '@/client/trpc/types';
 
-type Invoice = inferRouterOutputs<AppRouter>['invoices']['list']['data'][number];
+type Invoice = RouterOutputs['invoices']['list']['data'][number];
 
 /** The last day of a cycle whose end is exclusive (the first instant of the next month). */
 export const lastDayOf = (periodEnd: string) => new Date(new Date(periodEnd).getTime() - 1).toISOString();

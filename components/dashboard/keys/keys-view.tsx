@@ -3,38 +3,38 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import type { inferRouterOutputs } from '@trpc/server';
 import { KeyRound, Plus } from 'lucide-react';
 import Link from 'next/link';
 import { useId, useState, type BaseSyntheticEvent, type ReactNode } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
-import { useTRPC, useTRPCClient } from '../../../app/_lib/trpc-react';
-import type { Scope } from '../../../src/contract/scopes';
-import type { AppRouter } from '../../../src/server/router';
-import { Alert } from '../../ui/alert';
-import { Badge } from '../../ui/badge';
-import { Button } from '../../ui/button';
-import { Checkbox } from '../../ui/checkbox';
-import { ConfirmDialog } from '../../ui/confirm-dialog';
-import { Copyable } from '../../ui/copyable';
-import { DataTable } from '../../ui/data-table';
-import { Dialog, DialogContent } from '../../ui/dialog';
-import { EmptyState } from '../../ui/empty-state';
-import { FormField } from '../../ui/form-field';
-import { Label } from '../../ui/label';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import { formatDateTime, formatRelative } from '../format';
-import { LoadMore } from '../load-more';
-import { errorMessage, QueryError } from '../query-error';
-import { cursorPagesKey, useCursorPages } from '../use-cursor-pages';
-import { DEFAULT_SCOPES, MULTIPLE_KEYS_PLAN, SCOPE_MEANINGS, SCOPES } from './scopes';
+import { useTRPC, useTRPCClient } from '@/client/trpc/react';
+import { DEFAULT_KEY_SCOPES, type Scope } from '@/src/contract/scopes';
+import { Alert } from '@/components/ui/alert';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Checkbox } from '@/components/ui/checkbox';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { Copyable } from '@/components/ui/copyable';
+import { DataTable } from '@/components/ui/data-table';
+import { Dialog, DialogContent } from '@/components/ui/dialog';
+import { EmptyState } from '@/components/ui/empty-state';
+import { FormField } from '@/components/ui/form-field';
+import { Label } from '@/components/ui/label';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { formatDateTime, formatRelative } from '@/components/dashboard/format';
+import { LoadMore } from '@/components/dashboard/load-more';
+import { errorMessage, QueryError } from '@/components/dashboard/query-error';
+import { cursorPagesKey, useCursorPages } from '@/components/dashboard/use-cursor-pages';
+import { MULTIPLE_KEYS_PLAN, SCOPE_MEANINGS, SCOPES } from './scopes';
+import type { RouterOutputs } from '@/client/trpc/types';
+import { atMostCharacters } from '@/components/forms/fields';
+import { KEY_GRACE_MAX_SECONDS, KEY_NAME_MAX_LENGTH } from '@/src/contract/limits';
 
-type Outputs = inferRouterOutputs<AppRouter>;
-type KeySummary = Outputs['keys']['list']['data'][number];
-type KeyList = Outputs['keys']['list'];
+type KeySummary = RouterOutputs['keys']['list']['data'][number];
+type KeyList = RouterOutputs['keys']['list'];
 
 /** Keys per page, newest first; "Load more" reaches every key (the API's cursor). */
 const PAGE_SIZE = 50;
@@ -242,9 +242,8 @@ function OneTimeSecret({ value, label, children }: { value: string; label: strin
   );
 }
 
-// The API's createKeyInput (src/keys/schema.ts) imports server-side modules, so the same limits are restated here.
 const createSchema = z.object({
-  name: z.string().trim().min(1, 'Name the key.').max(100, 'Use at most 100 characters.'),
+  name: z.string().trim().min(1, 'Name the key.').max(KEY_NAME_MAX_LENGTH, atMostCharacters(KEY_NAME_MAX_LENGTH)),
   scopes: z.array(z.enum(SCOPES as [Scope, ...Scope[]])).min(1, 'Choose at least one scope.'),
 });
 type CreateValues = z.infer<typeof createSchema>;
@@ -254,7 +253,7 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
   const queryClient = useQueryClient();
   const create = useMutation(trpc.keys.create.mutationOptions());
   const [secret, setSecret] = useState<string>();
-  const form = useForm<CreateValues>({ resolver: zodResolver(createSchema), defaultValues: { name: '', scopes: DEFAULT_SCOPES } });
+  const form = useForm<CreateValues>({ resolver: zodResolver(createSchema), defaultValues: { name: '', scopes: DEFAULT_KEY_SCOPES } });
   const chosen = form.watch('scopes');
   const scopesError = form.formState.errors.scopes?.message;
   const legendId = useId();
@@ -346,7 +345,7 @@ const rotateSchema = z.object({
     .trim()
     .regex(/^\d+$/, 'Enter whole seconds, 0 or more.')
     .transform(Number)
-    .pipe(z.number().max(86_400, 'At most 86,400 seconds (one day).')),
+    .pipe(z.number().max(KEY_GRACE_MAX_SECONDS, `At most ${KEY_GRACE_MAX_SECONDS.toLocaleString('en-US')} seconds (one day).`)),
 });
 
 function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; open: boolean; onOpenChange: (open: boolean) => void }) {
@@ -400,10 +399,10 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
               type="number"
               inputMode="numeric"
               min={0}
-              max={86_400}
+              max={KEY_GRACE_MAX_SECONDS}
               step={1}
               required
-              description="How long the old secret keeps working, so clients can switch without downtime: 0 ends it at once, at most 86,400 (one day)."
+              description={`How long the old secret keeps working, so clients can switch without downtime: 0 ends it at once, at most ${KEY_GRACE_MAX_SECONDS.toLocaleString('en-US')} (one day).`}
               error={form.formState.errors.grace?.message}
               {...form.register('grace')}
             />

@@ -1,9 +1,9 @@
-import type { Scope } from '../../../src/contract/scopes';
-import type { PLAN_FEATURES } from '../../../src/tenants/plans';
+import { PLAN_FEATURES } from '@/src/contract/plans';
+import type { Scope } from '@/src/contract/scopes';
 
 /**
- * What each scope permits (spec §5), for the scope picker. Typed by the API's own `Scope`, so a
- * scope added to or removed from src/auth/scopes.ts fails the type check until this list follows.
+ * What each scope permits, for the scope picker. Typed by the API's own `Scope`, so a
+ * scope added to or removed from src/contract/scopes.ts fails the type check until this list follows.
  */
 export const SCOPE_MEANINGS: Record<Scope, string> = {
   'modules:read': 'Browse, search and read module details',
@@ -19,8 +19,5 @@ export const SCOPE_MEANINGS: Record<Scope, string> = {
 
 export const SCOPES = Object.keys(SCOPE_MEANINGS) as Scope[];
 
-/** The scopes a key created without a choice gets (DESIGN.md "Keys"), preselected in the picker. */
-export const DEFAULT_SCOPES: Scope[] = ['modules:read', 'modules:execute'];
-
-/** The lowest plan with more than one key; typed by the API's PLAN_FEATURES, so the text cannot drift. */
-export const MULTIPLE_KEYS_PLAN: (typeof PLAN_FEATURES)['multiple_keys']['minPlan'] = 'pro';
+/** The lowest plan with more than one key. */
+export const MULTIPLE_KEYS_PLAN = PLAN_FEATURES.multiple_keys.minPlan;

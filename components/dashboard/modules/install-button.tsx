@@ -2,10 +2,11 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import { Button } from '../../ui/button';
-import { errorMessage } from '../query-error';
-import type { ModuleItem, RouterOutputs } from './types';
+import { useTRPC } from '@/client/trpc/react';
+import { Button } from '@/components/ui/button';
+import { errorMessage } from '@/components/dashboard/query-error';
+import type { RouterOutputs } from '@/client/trpc/types';
+import type { ModuleItem } from './types';
 
 type ModuleList = RouterOutputs['modules']['list'];
 

@@ -3,7 +3,7 @@
 import * as Collapsible from '@radix-ui/react-collapsible';
 import { ChevronRight } from 'lucide-react';
 import { useState } from 'react';
-import { cn } from '../../ui/cn';
+import { cn } from '@/components/ui/cn';
 
 /** Pretty-printed JSON in a scrolling monospace block. */
 export function JsonBlock({ value, label, className, testId }: { value: unknown; label: string; className?: string; testId?: string }) {

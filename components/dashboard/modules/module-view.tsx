@@ -3,17 +3,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { Play } from 'lucide-react';
 import Link from 'next/link';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import { Badge } from '../../ui/badge';
-import { buttonVariants } from '../../ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import { QueryError } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import { Badge } from '@/components/ui/badge';
+import { buttonVariants } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { QueryError } from '@/components/dashboard/query-error';
 import { InstallButton } from './install-button';
 import { CollapsibleJson, JsonBlock } from './json-block';
 import { TrustBadges } from './trust-badges';
-import type { ActionItem, RouterOutputs } from './types';
+import type { RouterOutputs } from '@/client/trpc/types';
+import type { ActionItem } from './types';
 
 /**
  * The components' extra fields, as GET /api/v1/trust/{name} returns them (src/trust/schema.ts builds

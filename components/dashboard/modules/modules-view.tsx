@@ -4,18 +4,19 @@ import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
 import Link from 'next/link';
 import { useEffect, useId, useState } from 'react';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import { Badge } from '../../ui/badge';
-import { Card } from '../../ui/card';
-import { EmptyState } from '../../ui/empty-state';
-import { Input } from '../../ui/input';
-import { Label } from '../../ui/label';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import { QueryError } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import { Badge } from '@/components/ui/badge';
+import { Card } from '@/components/ui/card';
+import { EmptyState } from '@/components/ui/empty-state';
+import { Input } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { QueryError } from '@/components/dashboard/query-error';
 import { InstallButton } from './install-button';
 import { TrustBadges } from './trust-badges';
-import type { RouterOutputs } from './types';
+import type { RouterOutputs } from '@/client/trpc/types';
+import { SEARCH_MAX_LENGTH } from '@/src/contract/limits';
 
 const selectClass =
   'h-10 w-full rounded-md border border-slate-400 bg-white px-3 text-sm text-slate-900 shadow-sm focus-visible:border-indigo-600 focus-visible:ring-2 focus-visible:ring-indigo-500/60 focus-visible:outline-none dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100';
@@ -62,7 +63,7 @@ export function ModulesView() {
           <Label htmlFor={ids.search}>Search actions</Label>
           <div className="relative">
             <Search aria-hidden="true" className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-500" />
-            <Input id={ids.search} type="search" className="pl-9" placeholder='e.g. slugify, "json schema", -xml' maxLength={200} value={typed} onChange={(e) => setTyped(e.target.value)} />
+            <Input id={ids.search} type="search" className="pl-9" placeholder='e.g. slugify, "json schema", -xml' maxLength={SEARCH_MAX_LENGTH} value={typed} onChange={(e) => setTyped(e.target.value)} />
           </div>
         </div>
         <div className="grid gap-2">

@@ -1,4 +1,4 @@
-import { Badge } from '../../ui/badge';
+import { Badge } from '@/components/ui/badge';
 
 const TIER_TONE: Record<string, 'success' | 'info' | 'warning' | 'neutral'> = { gold: 'warning', silver: 'info', bronze: 'neutral', none: 'neutral' };
 

@@ -1,7 +1,4 @@
-import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../../src/server/router';
+import type { RouterOutputs } from '@/client/trpc/types';
 
-export type RouterOutputs = inferRouterOutputs<AppRouter>;
-export type RouterInputs = inferRouterInputs<AppRouter>;
 export type ModuleItem = RouterOutputs['modules']['get'];
 export type ActionItem = ModuleItem['actions'][number];

@@ -3,9 +3,9 @@
 import { CheckCircle2 } from 'lucide-react';
 import Link from 'next/link';
 import { useSyncExternalStore } from 'react';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
-import { Copyable } from '../../ui/copyable';
-import { WEBHOOKS_REQUIREMENT } from '../webhooks/event-kinds';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { Copyable } from '@/components/ui/copyable';
+import { WEBHOOKS_REQUIREMENT } from '@/components/dashboard/webhooks/event-kinds';
 
 const subscribeNothing = () => () => {};
 /** The address the dashboard is served from (the API's base URL), known only in the browser. */

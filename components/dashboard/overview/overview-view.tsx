@@ -2,20 +2,20 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import { planAllows } from '../../../src/tenants/plans';
-import { Alert } from '../../ui/alert';
-import { Badge } from '../../ui/badge';
-import { Button } from '../../ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
-import { EmptyState } from '../../ui/empty-state';
-import { PageHeader } from '../../ui/page-header';
-import { Progress } from '../../ui/progress';
-import { Skeleton, SkeletonRows } from '../../ui/skeleton';
-import { ExecutionsPerDayChart } from '../charts/executions-chart';
-import { ExecutionsTable } from '../executions/executions-table';
-import { formatCount, formatDate } from '../format';
-import { errorCode, QueryError } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import { planAllows } from '@/src/contract/plans';
+import { Alert } from '@/components/ui/alert';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { Progress } from '@/components/ui/progress';
+import { Skeleton, SkeletonRows } from '@/components/ui/skeleton';
+import { ExecutionsPerDayChart } from '@/components/dashboard/charts/executions-chart';
+import { ExecutionsTable } from '@/components/dashboard/executions/executions-table';
+import { formatCount, formatDate } from '@/components/dashboard/format';
+import { errorCode, QueryError } from '@/components/dashboard/query-error';
 import { GettingStarted } from './getting-started';
 
 /** Share of the quota at which the overview warns (the "80% warning"). */

@@ -1,8 +1,8 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { ChartFrame, ChartTable } from '../charts/chart-frame';
-import { CHART_COLORS, axisTick, chartSurfaceProps, gridProps, legendProps, tooltipProps } from '../charts/chart-theme';
+import { ChartFrame, ChartTable } from '@/components/dashboard/charts/chart-frame';
+import { CHART_COLORS, axisTick, chartSurfaceProps, gridProps, legendProps, tooltipProps } from '@/components/dashboard/charts/chart-theme';
 
 /** Executions per module in the cycle (`billing.usage.by_module`), succeeded and failed stacked. */
 export function ModuleChart({ byModule }: { byModule: { module: string; executions: number; failures: number }[] }) {

@@ -1,23 +1,22 @@
 'use client';
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
 import { useId, useState } from 'react';
 import { toast } from 'sonner';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import type { AppRouter } from '../../../src/server/router';
-import { Alert } from '../../ui/alert';
-import { Button } from '../../ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
-import { ConfirmDialog } from '../../ui/confirm-dialog';
-import { Dialog, DialogClose, DialogContent, DialogTrigger } from '../../ui/dialog';
-import { Label } from '../../ui/label';
-import { formatCount } from '../format';
-import { errorMessage } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { Dialog, DialogClose, DialogContent, DialogTrigger } from '@/components/ui/dialog';
+import { Label } from '@/components/ui/label';
+import { formatCount } from '@/components/dashboard/format';
+import { errorMessage } from '@/components/dashboard/query-error';
 import { monthlyFee, type PlanOffer } from './plan-comparison';
+import type { RouterOutputs } from '@/client/trpc/types';
 
 type Plan = 'free' | 'pro' | 'business' | 'enterprise';
-type PlanChange = inferRouterOutputs<AppRouter>['plans']['change'];
+type PlanChange = RouterOutputs['plans']['change'];
 /** The plans a tenant may pick itself (`enterprise` is set by an operator: the API refuses it). */
 const SELF_SERVE: Plan[] = ['free', 'pro', 'business'];
 const RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2, enterprise: 3 };

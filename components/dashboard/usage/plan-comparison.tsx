@@ -1,13 +1,12 @@
 'use client';
 
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../../src/server/router';
-import { Badge } from '../../ui/badge';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../ui/card';
-import { cn } from '../../ui/cn';
-import { formatCount } from '../format';
+import { Badge } from '@/components/ui/badge';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { cn } from '@/components/ui/cn';
+import { formatCount } from '@/components/dashboard/format';
+import type { RouterOutputs } from '@/client/trpc/types';
 
-export type PlanOffer = inferRouterOutputs<AppRouter>['plans']['list']['data'][number];
+export type PlanOffer = RouterOutputs['plans']['list']['data'][number];
 type Plan = PlanOffer['plan'];
 
 /** Names of the features some plans lack (the API's `features` keys); an unknown one shows its key. */

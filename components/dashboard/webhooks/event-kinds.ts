@@ -1,9 +1,8 @@
-import type { EventType } from '../../../src/contract/events';
-import { planRequired } from '../../../src/lib/errors';
-import { PLAN_FEATURES } from '../../../src/tenants/plans';
+import type { EventType } from '@/src/contract/events';
+import { PLAN_FEATURES, planRequiredMessage } from '@/src/contract/plans';
 
 /**
- * The 12 event kinds of spec §6 and when each is sent, for the event picker. Typed by the API's
+ * The event kinds and when each is sent, for the event picker. Typed by the API's
  * own `EventType`, so a kind added to or removed from EVENT_TYPES fails the type check until this
  * list follows.
  */
@@ -28,4 +27,4 @@ export const EVENT_KINDS = Object.keys(EVENT_MEANINGS) as EventType[];
 export const WEBHOOKS_PLAN = PLAN_FEATURES.webhooks.minPlan;
 
 /** What the API answers a plan without webhooks (403 `plan_required`), shown without asking it. */
-export const WEBHOOKS_REQUIREMENT = planRequired(WEBHOOKS_PLAN, PLAN_FEATURES.webhooks.label).message;
+export const WEBHOOKS_REQUIREMENT = planRequiredMessage(WEBHOOKS_PLAN, PLAN_FEATURES.webhooks.label);

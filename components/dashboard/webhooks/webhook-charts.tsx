@@ -1,14 +1,13 @@
 'use client';
 
-import type { inferRouterOutputs } from '@trpc/server';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { AppRouter } from '../../../src/server/router';
-import { ChartFrame, ChartTable } from '../charts/chart-frame';
-import { CHART_COLORS, axisTick, chartSurfaceProps, gridProps, legendProps, tooltipProps } from '../charts/chart-theme';
-import { formatMs } from '../format';
+import { ChartFrame, ChartTable } from '@/components/dashboard/charts/chart-frame';
+import { CHART_COLORS, axisTick, chartSurfaceProps, gridProps, legendProps, tooltipProps } from '@/components/dashboard/charts/chart-theme';
+import { formatMs } from '@/components/dashboard/format';
 import { formatRate } from './webhook-form';
+import type { RouterOutputs } from '@/client/trpc/types';
 
-export type WebhookSeries = inferRouterOutputs<AppRouter>['webhooks']['stats'];
+export type WebhookSeries = RouterOutputs['webhooks']['stats'];
 
 /** A bucket's label: "14:00" for hours, "11-24" for days (UTC, as the API buckets them). */
 function bucketLabel(start: string, bucket: WebhookSeries['bucket']): string {

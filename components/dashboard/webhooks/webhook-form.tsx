@@ -2,28 +2,29 @@
 
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
 import Link from 'next/link';
 import { useId, useState, type BaseSyntheticEvent } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import type { EventType } from '../../../src/contract/events';
-import type { AppRouter } from '../../../src/server/router';
-import { Alert } from '../../ui/alert';
-import { Badge } from '../../ui/badge';
-import { Button } from '../../ui/button';
-import { Checkbox } from '../../ui/checkbox';
-import { Copyable } from '../../ui/copyable';
-import { Dialog, DialogContent } from '../../ui/dialog';
-import { FormField } from '../../ui/form-field';
-import { Label } from '../../ui/label';
-import { errorMessage } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import type { EventType } from '@/src/contract/events';
+import { Alert } from '@/components/ui/alert';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Checkbox } from '@/components/ui/checkbox';
+import { Copyable } from '@/components/ui/copyable';
+import { Dialog, DialogContent } from '@/components/ui/dialog';
+import { FormField } from '@/components/ui/form-field';
+import { Label } from '@/components/ui/label';
+import { errorMessage } from '@/components/dashboard/query-error';
 import { EVENT_KINDS, EVENT_MEANINGS } from './event-kinds';
 import { VerifySnippet } from './verify-snippet';
+import type { RouterOutputs } from '@/client/trpc/types';
+import { atMostCharacters } from '@/components/forms/fields';
+import { WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '@/src/contract/limits';
 
-export type WebhookView = inferRouterOutputs<AppRouter>['webhooks']['list']['data'][number];
+export type WebhookView = RouterOutputs['webhooks']['list']['data'][number];
 
 /** Active, disabled (auto-disabled after failures) or suspended (the plan has no webhooks): said in words, not colour alone. */
 export function WebhookStatusBadge({ webhook }: { webhook: Pick<WebhookView, 'status' | 'suspended'> }) {
@@ -42,14 +43,14 @@ export function newSigningSecret(): string {
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
 
-// The API's createWebhookInput (src/webhooks/schema.ts) imports server-side modules, so its limits are restated here.
+const { min: SECRET_MIN, max: SECRET_MAX } = WEBHOOK_SECRET_LENGTH;
 const secretField = z
   .string()
   .trim()
-  .refine((s) => s === '' || (s.length >= 8 && s.length <= 256), 'The secret must be 8 to 256 characters.')
-  .refine((s) => s === '' || /^[\x21-\x7e]+$/.test(s), 'The secret must be printable ASCII without spaces.');
+  .refine((s) => s === '' || (s.length >= SECRET_MIN && s.length <= SECRET_MAX), `The secret must be ${SECRET_MIN} to ${SECRET_MAX} characters.`)
+  .refine((s) => s === '' || WEBHOOK_SECRET_PATTERN.test(s), 'The secret must be printable ASCII without spaces.');
 const formSchema = z.object({
-  url: z.string().trim().min(1, 'Enter the receiver URL.').max(2048, 'Use at most 2048 characters.'),
+  url: z.string().trim().min(1, 'Enter the receiver URL.').max(WEBHOOK_URL_MAX_LENGTH, atMostCharacters(WEBHOOK_URL_MAX_LENGTH)),
   all: z.boolean(),
   events: z.array(z.string()),
   secret: secretField,

@@ -3,18 +3,18 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { toast } from 'sonner';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import { statusOf } from '../../../app/_lib/trpc';
-import { Alert } from '../../ui/alert';
-import { Button } from '../../ui/button';
-import { Card, CardContent } from '../../ui/card';
-import { ConfirmDialog } from '../../ui/confirm-dialog';
-import { EmptyState } from '../../ui/empty-state';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import { formatDateTime } from '../format';
-import { CollapsibleJson } from '../modules/json-block';
-import { QueryError } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import { statusOf } from '@/client/trpc/client';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Card, CardContent } from '@/components/ui/card';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { formatDateTime } from '@/components/dashboard/format';
+import { CollapsibleJson } from '@/components/dashboard/modules/json-block';
+import { QueryError } from '@/components/dashboard/query-error';
 import { isActive, RunStatusBadge, StepStatusBadge, type RunView } from './status';
 
 /** How often an unfinished run's page asks again. */

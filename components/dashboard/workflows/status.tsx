@@ -1,8 +1,7 @@
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../../src/server/router';
-import { Badge } from '../../ui/badge';
+import { Badge } from '@/components/ui/badge';
+import type { RouterOutputs } from '@/client/trpc/types';
 
-type Outputs = inferRouterOutputs<AppRouter>['workflows'];
+type Outputs = RouterOutputs['workflows'];
 export type WorkflowView = Outputs['get'];
 export type RunSummary = Outputs['listRuns']['data'][number];
 export type RunView = Outputs['getRun'];

@@ -3,13 +3,13 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import Link from 'next/link';
-import { useTRPC } from '../../../app/_lib/trpc-react';
-import { DataTable } from '../../ui/data-table';
-import { EmptyState } from '../../ui/empty-state';
-import { PageHeader } from '../../ui/page-header';
-import { SkeletonRows } from '../../ui/skeleton';
-import { formatDateTime } from '../format';
-import { QueryError } from '../query-error';
+import { useTRPC } from '@/client/trpc/react';
+import { DataTable } from '@/components/ui/data-table';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { formatDateTime } from '@/components/dashboard/format';
+import { QueryError } from '@/components/dashboard/query-error';
 import type { WorkflowView } from './status';
 
 const columns: ColumnDef<WorkflowView, unknown>[] = [

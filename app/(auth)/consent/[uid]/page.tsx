@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
-import { ConsentFlow } from '../../../../components/oauth/consent-flow';
+import { ConsentFlow } from '@/components/oauth/consent-flow';
 
 export const metadata: Metadata = { title: 'Authorize an MCP client', robots: { index: false } };
 
 /**
- * The OAuth authorization server's interaction page (issue #12 §3): an MCP client sent the user
+ * The OAuth authorization server's interaction page: an MCP client sent the user
  * here to sign in and decide which scopes it gets. Everything happens through the JSON endpoints
  * under /oauth/interaction/<uid>; the page itself holds no secret.
  */

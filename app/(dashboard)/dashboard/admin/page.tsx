@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
-import { AdminView } from '../../../../components/dashboard/admin/admin-view';
-import { Alert } from '../../../../components/ui/alert';
-import { PageHeader } from '../../../../components/ui/page-header';
-import { requireSession } from '../../../_lib/session';
+import { AdminView } from '@/components/dashboard/admin/admin-view';
+import { Alert } from '@/components/ui/alert';
+import { PageHeader } from '@/components/ui/page-header';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Admin' };
 

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { ExecutionsView } from '../../../../components/dashboard/executions/executions-view';
-import { SkeletonRows } from '../../../../components/ui/skeleton';
-import { requireSession } from '../../../_lib/session';
+import { ExecutionsView } from '@/components/dashboard/executions/executions-view';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Executions' };
 

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { InvoicesView } from '../../../../components/dashboard/invoices/invoices-view';
-import { requireSession } from '../../../_lib/session';
+import { InvoicesView } from '@/components/dashboard/invoices/invoices-view';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Invoices' };
 

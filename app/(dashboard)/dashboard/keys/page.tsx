@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { KeysView } from '../../../../components/dashboard/keys/keys-view';
-import { requireSession } from '../../../_lib/session';
+import { KeysView } from '@/components/dashboard/keys/keys-view';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'API keys' };
 

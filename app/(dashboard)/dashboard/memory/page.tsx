@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
-import { MemoryView } from '../../../../components/dashboard/memory/memory-view';
-import { SkeletonRows } from '../../../../components/ui/skeleton';
-import { requireSession } from '../../../_lib/session';
+import { MemoryView } from '@/components/dashboard/memory/memory-view';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Memory' };
 

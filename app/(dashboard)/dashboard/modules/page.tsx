@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { ModulesView } from '../../../../components/dashboard/modules/modules-view';
-import { requireSession } from '../../../_lib/session';
+import { ModulesView } from '@/components/dashboard/modules/modules-view';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Modules' };
 

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { WebhooksView } from '../../../../components/dashboard/webhooks/webhooks-view';
-import { requireSession } from '../../../_lib/session';
+import { WebhooksView } from '@/components/dashboard/webhooks/webhooks-view';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { WorkflowsView } from '../../../../components/dashboard/workflows/workflows-view';
-import { requireSession } from '../../../_lib/session';
+import { WorkflowsView } from '@/components/dashboard/workflows/workflows-view';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Workflows' };
 

@@ -1,5 +1,5 @@
 import NextAuth from 'next-auth';
-import { authOptions } from '../../../_lib/auth-options';
+import { authOptions } from '@/app/_lib/auth-options';
 
 // The options read the configuration server.ts hands to Next, so they are built per request.
 type Handler = (req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) => Promise<Response>;

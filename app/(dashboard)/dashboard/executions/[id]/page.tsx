@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { ExecutionDetail } from '../../../../../components/dashboard/executions/execution-detail';
-import { requireSession } from '../../../../_lib/session';
+import { ExecutionDetail } from '@/components/dashboard/executions/execution-detail';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Execution' };
 

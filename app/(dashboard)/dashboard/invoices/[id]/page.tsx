@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { InvoiceDetail } from '../../../../../components/dashboard/invoices/invoice-detail';
-import { requireSession } from '../../../../_lib/session';
+import { InvoiceDetail } from '@/components/dashboard/invoices/invoice-detail';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Invoice' };
 

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { ModuleView } from '../../../../../components/dashboard/modules/module-view';
-import { requireSession } from '../../../../_lib/session';
+import { ModuleView } from '@/components/dashboard/modules/module-view';
+import { requireSession } from '@/app/_lib/session';
 
 /** Route segments arrive percent-encoded; a malformed one is kept as it is (the API answers 404). */
 function decoded(segment: string): string {

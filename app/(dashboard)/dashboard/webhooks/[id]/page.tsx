@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { WebhookDetailView } from '../../../../../components/dashboard/webhooks/webhook-detail-view';
-import { requireSession } from '../../../../_lib/session';
+import { WebhookDetailView } from '@/components/dashboard/webhooks/webhook-detail-view';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Webhook' };
 

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { WorkflowDetail } from '../../../../../components/dashboard/workflows/workflow-detail';
-import { requireSession } from '../../../../_lib/session';
+import { WorkflowDetail } from '@/components/dashboard/workflows/workflow-detail';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Workflow' };
 

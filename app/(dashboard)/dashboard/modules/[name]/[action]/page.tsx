@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { PlaygroundView } from '../../../../../../components/dashboard/modules/playground';
-import { requireSession } from '../../../../../_lib/session';
+import { PlaygroundView } from '@/components/dashboard/modules/playground';
+import { requireSession } from '@/app/_lib/session';
 
 /** Route segments arrive percent-encoded; a malformed one is kept as it is (the API answers 404). */
 function decoded(segment: string): string {

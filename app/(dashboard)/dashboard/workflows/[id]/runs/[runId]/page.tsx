@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { RunDetail } from '../../../../../../../components/dashboard/workflows/run-detail';
-import { requireSession } from '../../../../../../_lib/session';
+import { RunDetail } from '@/components/dashboard/workflows/run-detail';
+import { requireSession } from '@/app/_lib/session';
 
 export const metadata: Metadata = { title: 'Workflow run' };
 

@@ -2,14 +2,14 @@
 /**
  * tRPC over TanStack Query for the dashboard: `useTRPC()` gives typed `queryOptions` /
  * `mutationOptions` for every procedure (the same procedures the REST API serves), fetched through
- * the session-authenticated client in ./trpc.ts. Only the router's TYPE comes from src/.
+ * the session-authenticated client in ./client.ts. Only the router's TYPE comes from src/.
  */
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { getSession, signOut } from 'next-auth/react';
 import { useState, type ReactNode } from 'react';
-import type { AppRouter } from '../../src/server/router';
-import { isTrpcError, statusOf, trpc } from './trpc';
+import type { AppRouter } from '@/src/server/router';
+import { isTrpcError, statusOf, trpc } from './client';
 
 /**
  * A 401 whose reason is an ended session (the user signed out on another device, or the session

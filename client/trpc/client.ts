@@ -6,7 +6,7 @@
  */
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { getSession } from 'next-auth/react';
-import type { AppRouter } from '../../src/server/router';
+import type { AppRouter } from '@/src/server/router';
 
 /** Calls per batch: server.ts refuses larger batches (MAX_TRPC_BATCH). */
 const MAX_BATCH = 20;
