@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal';
 import { CLAIM_RENEW_MS, claimIdempotencyKey, keepAnswer, keepsFailure, releaseIdempotencyKey, renewIdempotencyClaims, requestFingerprint } from '../idempotency/keys';
 import type { Services } from '../services';
 import { AppError, toAppError } from './errors';
-import type { Context } from './trpc';
+import type { Context } from './context';
 
 /** What a procedure's middleware chain answers (tRPC's middleware result, as src/server/http/procedure.ts makes it too). */
 type ChainResult = { ok: true; data: unknown } | { ok: false; error: unknown };

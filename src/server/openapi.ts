@@ -2,11 +2,13 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, TEST_EVENT_DATA_SCHEMA, TEST_EVENT_TYPE } from '../contract/events';
 import { API_TITLE, VERSION } from '../version';
+import { a2aPaths } from './a2a/openapi';
 import { ERRORS } from './errors';
+import { discoveryPaths } from './http/openapi';
 import { RouteTable, type Route } from './http/routes';
+import { mcpPaths } from './mcp/openapi';
+import { API_SECURITY, errorResponse, headerRef, INTERNAL, JSON_RPC_SCHEMAS, responseHeaders, type Json } from './openapi-parts';
 import { appRouter } from './router';
-
-type Json = Record<string, unknown>;
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -90,46 +92,13 @@ const IDEMPOTENCY_RETRY_AFTER = {
 
 /** Operations that honour `Idempotency-Key`: the tenant's state-changing ones (apiProcedure mutations). */
 function takesIdempotencyKey(route: Route): boolean {
-  return route.method !== 'GET' && route.meta.openapi?.protect !== false && !route.template.startsWith('/api/v1/admin/');
+  return route.method !== 'GET' && route.meta.caller === 'tenant';
 }
-
-const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
-
-/** The headers of every API response (the caller's pool), plus what some statuses add. */
-function responseHeaders(status: string): Json {
-  const names = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Execution-Remaining'];
-  if (status === '429') names.push('Retry-After');
-  if (status === '405') names.push('Allow');
-  return Object.fromEntries(names.map((n) => [n, headerRef(n)]));
-}
-
-/** The challenge of a refusal at /api/mcp (MCP authorization, RFC 6750 / RFC 9728). */
-const WWW_AUTHENTICATE = {
-  description: 'Bearer challenge: `resource_metadata` (the protected resource metadata URL), and `error` (`invalid_token`, `insufficient_scope`) with `scope` when a token was refused',
-  schema: { type: 'string' },
-};
-
-const errorResponse = (status: string, description: string) => ({
-  description,
-  headers: responseHeaders(status),
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
-
-/**
- * Statuses an operation answers besides its success status, with the same body (its output
- * schema): the procedures set them through `ctx.res.status`. By procedure path.
- */
-const ALSO_ANSWERS: Record<string, Record<string, string>> = {
-  'modules.install': { 200: 'Already installed: the existing installation; no event' },
-  'memory.upsert': { 200: 'Replaced an existing entry' },
-  'health.check': { 503: 'The database is unreachable: the same health document, with `status: "down"`' },
-};
 
 /** A PDF file as a response body (OpenAPI 3.1: a string with its media type). */
 const PDF_SCHEMA = { type: 'string', contentMediaType: 'application/pdf', description: 'The PDF document' };
 
 const PAYLOAD_TOO_LARGE = 'The request body exceeds 1 MiB (`payload_too_large`)';
-const INTERNAL = 'Internal error (`internal_error`, a generic message: nothing internal is disclosed)';
 
 /**
  * Every status a REST operation can answer, with its description: what the procedure chain
@@ -137,8 +106,8 @@ const INTERNAL = 'Internal error (`internal_error`, a generic message: nothing i
  * `errorResponses` (domain errors, and more specific wording), which win.
  */
 function errorStatuses(route: Route): Record<string, string> {
-  const admin = route.template.startsWith('/api/v1/admin/');
-  const authenticated = route.meta.openapi?.protect !== false;
+  const admin = route.meta.caller === 'operator';
+  const authenticated = route.meta.caller === 'tenant';
   const exempt = route.meta.rateLimitExempt === true;
   const out: Record<string, string> = {
     400: 'Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates)',
@@ -314,39 +283,6 @@ function webhooksSection(): { webhooks: Record<string, Json>; schemas: Record<st
   return { webhooks, schemas };
 }
 
-const JSON_RPC_SCHEMAS: Record<string, Json> = {
-  JsonRpcRequest: {
-    type: 'object',
-    description: 'A JSON-RPC 2.0 request (with `id`) or notification (without).',
-    required: ['jsonrpc', 'method'],
-    properties: {
-      jsonrpc: { type: 'string', const: '2.0' },
-      id: { type: ['string', 'integer', 'null'] },
-      method: { type: 'string' },
-      params: { oneOf: [{ type: 'object' }, { type: 'array', items: {} }] },
-    },
-  },
-  JsonRpcResponse: {
-    type: 'object',
-    description: 'A JSON-RPC 2.0 response: `result` on success, `error` otherwise.',
-    required: ['jsonrpc', 'id'],
-    properties: {
-      jsonrpc: { type: 'string', const: '2.0' },
-      id: { type: ['string', 'integer', 'null'] },
-      result: {},
-      error: { $ref: '#/components/schemas/JsonRpcError' },
-    },
-  },
-  JsonRpcError: {
-    type: 'object',
-    description: 'A JSON-RPC 2.0 error object. `data.request_id` repeats `X-Request-Id` where the platform raised the error itself.',
-    required: ['code', 'message'],
-    properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
-  },
-};
-
-const jsonRpcBody = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
-
 /** Tags, in the order a reader meets them. */
 const TAGS = [
   { name: 'auth', description: 'Registering a tenant, and who the calling credential is.' },
@@ -366,158 +302,6 @@ const TAGS = [
   { name: 'admin', description: 'Operator endpoints, authenticated with `x-admin-token`; absent (404) when `ADMIN_TOKEN` is unset.' },
 ];
 
-const API_SECURITY = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
-/** Procedures outside the tenant's credential check that take a signed-in user's bearer token alone. */
-const BEARER_ONLY = new Set(['auth.link']);
-
-/**
- * The discovery documents the handler serves itself (not procedures): public, exempt from the
- * request limit, and answered with the caller's pool reported. No input is read, so no 4xx.
- */
-function discoveryPaths(): Record<string, Json> {
-  const ok = (description: string, contentType: string, schema: Json) => ({
-    200: { description, headers: responseHeaders('200'), content: { [contentType]: { schema } } },
-    500: errorResponse('500', INTERNAL),
-  });
-  const openapi = (operationId: string) => ({
-    get: {
-      operationId,
-      tags: ['discovery'],
-      summary: 'This OpenAPI 3.1 document',
-      description: 'The same document, byte for byte, at `/api/openapi.json` and `/openapi.json`. Public; exempt from the request limit.',
-      security: [],
-      responses: ok('The OpenAPI 3.1 document', 'application/json', { type: 'object', description: 'An OpenAPI 3.1 document' }),
-    },
-  });
-  const card = (operationId: string, path: string) => ({
-    get: {
-      operationId,
-      tags: ['discovery'],
-      summary: path === '/.well-known/agent.json' ? 'A2A agent card' : 'A2A agent card (A2A 1.0 well-known path)',
-      description:
-        'The A2A AgentCard: the A2A JSON-RPC endpoint (`POST /api/a2a`) for protocol versions 1.0 and 0.3, the 0.3 top-level fields (`url`, `preferredTransport`, `protocolVersion`), the security schemes and one skill per module category. The same card at `/.well-known/agent.json` and `/.well-known/agent-card.json`. Public; exempt from the request limit.',
-      security: [],
-      responses: ok('The agent card', 'application/json', {
-        type: 'object',
-        description: 'An A2A AgentCard',
-        required: ['name', 'url', 'protocolVersion'],
-        properties: { name: { type: 'string' }, url: { type: 'string', format: 'uri' }, protocolVersion: { type: 'string' } },
-      }),
-    },
-  });
-  return {
-    '/api/llms.txt': {
-      get: {
-        operationId: 'discovery-llms-txt',
-        tags: ['discovery'],
-        summary: 'LLM-readable description of the service and its modules',
-        description: 'Markdown following llmstxt.org: how to authenticate and call, then the public modules by category with links to their documentation. Public; exempt from the request limit.',
-        security: [],
-        responses: ok('The llms.txt document', 'text/plain', { type: 'string' }),
-      },
-    },
-    '/api/openapi.json': openapi('discovery-openapi'),
-    '/openapi.json': openapi('discovery-openapi-root'),
-    '/.well-known/agent.json': card('discovery-agent-card', '/.well-known/agent.json'),
-    '/.well-known/agent-card.json': card('discovery-agent-card-well-known', '/.well-known/agent-card.json'),
-  };
-}
-
-/** The JSON-RPC endpoints (handled outside the procedures): MCP and A2A. */
-function protocolPaths(): Record<string, Json> {
-  const requestBody = (description: string) => ({
-    required: true,
-    description,
-    content: {
-      'application/json': {
-        schema: { oneOf: [{ $ref: '#/components/schemas/JsonRpcRequest' }, { type: 'array', items: { $ref: '#/components/schemas/JsonRpcRequest' } }] },
-      },
-    },
-  });
-  const withHeaders = (status: string, response: Json) => ({ ...response, headers: responseHeaders(status) });
-  const rpcError = { $ref: '#/components/schemas/JsonRpcResponse' };
-  const notPost = (path: string, method: string) => ({
-    operationId: `protocols-mcp-${method}`,
-    tags: ['protocols'],
-    summary: `${method.toUpperCase()} ${path} is not offered`,
-    description:
-      method === 'get'
-        ? 'The MCP Streamable HTTP transport lets a client open an SSE stream with GET; this server is stateless and offers none, so it answers 405 (as the MCP specification prescribes), with `Allow: POST, OPTIONS`.'
-        : 'The MCP Streamable HTTP transport ends a session with DELETE; this server is stateless (no `Mcp-Session-Id`), so it answers 405 with `Allow: POST, OPTIONS`.',
-    security: [],
-    responses: {
-      403: withHeaders('403', jsonRpcBody('Refused `Origin` (DNS rebinding protection): a JSON-RPC error', rpcError)),
-      405: errorResponse('405', 'Only POST (and OPTIONS) are accepted (`method_not_allowed`)'),
-      500: errorResponse('500', INTERNAL),
-    },
-  });
-  return {
-    '/api/mcp': {
-      post: {
-        operationId: 'protocols-mcp',
-        tags: ['protocols'],
-        summary: 'MCP endpoint (Streamable HTTP, stateless, JSON responses)',
-        description:
-          "Model Context Protocol over Streamable HTTP: every POST carries one JSON-RPC 2.0 message or a batch, and is answered with JSON (no SSE, no session). Tools are the visible modules' actions (`module__action`), resources their documentation (`amp://modules/{module}`). Each JSON-RPC request in a body counts one request against the tenant's pool (a batch of n costs n, admitted together or not at all); `tools/call` runs one execution, and its refusals are tool results with `isError` carrying the platform's error code: `quota_exceeded`, or `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted; retry after 1 second). Scopes are checked per method (`modules:read` to list, `modules:execute` to call). Requests with a browser `Origin` other than the service's own are refused.",
-        security: API_SECURITY,
-        parameters: [
-          {
-            name: 'modules',
-            in: 'query',
-            required: false,
-            description: 'Narrows the toolset and resources of this connection to these modules: comma-separated names, and the parameter may be repeated (`?modules=text,json`). Names that are not visible modules are ignored and reported. Absent: every visible module.',
-            schema: { type: 'string' },
-          },
-        ],
-        requestBody: requestBody('One JSON-RPC 2.0 message, or a batch of them (an array)'),
-        responses: {
-          200: withHeaders('200', jsonRpcBody('The JSON-RPC response (or an array of them for a batch), errors included', { oneOf: [rpcError, { type: 'array', items: rpcError }] })),
-          202: { description: 'The body held only notifications or responses: accepted, no body', headers: responseHeaders('202') },
-          400: withHeaders('400', jsonRpcBody('The body is not JSON: a JSON-RPC parse error (-32700)', rpcError)),
-          401: {
-            ...errorResponse('401', 'No valid credential (`unauthorized`); counts against the client IP\'s public pool. `WWW-Authenticate` names the OAuth protected resource metadata (MCP authorization).'),
-            headers: { ...responseHeaders('401'), 'WWW-Authenticate': WWW_AUTHENTICATE },
-          },
-          403: {
-            description:
-              'Refused `Origin` (DNS rebinding protection): a JSON-RPC error; or an OAuth access token without the scope a single call needs: `insufficient_scope` in the error format, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` (API keys get the JSON-RPC refusal in a 200 instead)',
-            headers: { ...responseHeaders('403'), 'WWW-Authenticate': WWW_AUTHENTICATE },
-            content: { 'application/json': { schema: { oneOf: [rpcError, { $ref: '#/components/schemas/Error' }] } } },
-          },
-          413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error', rpcError)),
-          429: errorResponse('429', "The tenant's request pool cannot admit the body's requests (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool is spent"),
-          500: errorResponse('500', INTERNAL),
-        },
-      },
-      get: notPost('/api/mcp', 'get'),
-      delete: notPost('/api/mcp', 'delete'),
-    },
-    '/api/a2a': {
-      post: {
-        operationId: 'protocols-a2a',
-        tags: ['protocols'],
-        summary: 'A2A endpoint (JSON-RPC 2.0 binding)',
-        description:
-          "Agent2Agent protocol, JSON-RPC 2.0 binding, for protocol versions 1.0 (`SendMessage`, `GetTask`, ...) and 0.3 (`message/send`, `tasks/get`, ...); no streaming, no push notifications. A message naming `{module, action, input}` runs one execution and returns a completed Task. One body is one call (no batches) and counts one request against the tenant's pool. Refusals before an execution exists are JSON-RPC errors carrying the platform's error code: `quota_exceeded`, or `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted; retry after 1 second). Sending needs `modules:execute`, every other method `modules:read`.",
-        security: API_SECURITY,
-        requestBody: {
-          required: true,
-          description: 'One JSON-RPC 2.0 request',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } },
-        },
-        responses: {
-          200: withHeaders('200', jsonRpcBody('The JSON-RPC response: a result, or an error (protocol errors and refusals)', rpcError)),
-          400: withHeaders('400', jsonRpcBody('The body is not JSON (-32700) or not a JSON-RPC request (-32600)', rpcError)),
-          401: errorResponse('401', 'No valid credential (`unauthorized`); counts against the client IP\'s public pool'),
-          403: errorResponse('403', 'The credential lacks the scope of the method (`insufficient_scope`)'),
-          413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error (-32600)', rpcError)),
-          429: errorResponse('429', "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool"),
-          500: errorResponse('500', INTERNAL),
-        },
-      },
-    },
-  };
-}
 
 /**
  * The OpenAPI 3.1 document, generated from the routers (never hand-written), then completed with
@@ -563,7 +347,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
       const json = rebuilt[status]!.content as Json;
       rebuilt[status] = { ...rebuilt[status], content: { ...json, 'application/pdf': { schema: PDF_SCHEMA } } };
     }
-    for (const [code, description] of Object.entries(ALSO_ANSWERS[route.procedure] ?? {})) {
+    for (const [code, description] of Object.entries(route.meta.alsoAnswers ?? {})) {
       rebuilt[code] = { ...success, description, headers: responseHeaders(code) };
     }
     for (const [code, description] of Object.entries(errorStatuses(route))) {
@@ -580,12 +364,12 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     op.responses = Object.fromEntries(Object.entries(rebuilt).sort(([a], [b]) => a.localeCompare(b)));
     // trpc-to-openapi lists every scheme on every protected operation; each operation lists the
     // credentials it actually takes (the operator token opens the admin paths only).
-    if (route.template.startsWith('/api/v1/admin/')) op.security = [{ adminToken: [] }];
-    else if (route.meta.openapi?.protect !== false) op.security = API_SECURITY;
-    else op.security = BEARER_ONLY.has(route.procedure) ? [{ BearerAuth: [] }] : [];
+    if (route.meta.caller === 'operator') op.security = [{ adminToken: [] }];
+    else if (route.meta.caller === 'tenant') op.security = API_SECURITY;
+    else op.security = route.meta.bearerOnly ? [{ BearerAuth: [] }] : [];
   }
 
-  Object.assign(doc.paths ?? {}, protocolPaths(), discoveryPaths());
+  Object.assign(doc.paths ?? {}, mcpPaths(), a2aPaths(), discoveryPaths());
   const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   const webhooks = webhooksSection();
   doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA, ...JSON_RPC_SCHEMAS, ...webhooks.schemas } as never;

@@ -11,7 +11,7 @@ import { consumePublicRequest, consumeRequest, rateLimitHeaders, tenantPoolHeade
 import { executionsRemaining } from '../metering/usage';
 import { AppError } from './errors';
 import { sendError } from './http/respond';
-import type { Context } from './trpc';
+import type { Context } from './context';
 
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];

@@ -1,7 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticate } from '../auth/authenticate';
 import { assertOperator } from '../identity/operator';
 import type { Principal } from '../auth/principal';
@@ -11,49 +9,16 @@ import type { LimitResult } from '../metering/limiter';
 import { consumePublicRequest, consumeRequest, consumeRequestIfCurrent, rateLimitHeaders } from '../metering/requests';
 import { releaseUnusedSlot, SlotClaim } from '../metering/slots';
 import { executionsRemaining } from '../metering/usage';
-import type { Services } from '../services';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { findUnstorable, unstorableInput } from '../lib/storable';
 import { parseIdempotencyKey } from '../idempotency/keys';
 import { idempotent } from './idempotency';
 import { header, optionalPrincipal } from './pool';
+import type { Context, Meta } from './context';
 import { AppError, TRPC_CODES, errorBody, insufficientScope, invalidRequest, notFound, toAppError } from './errors';
 
-export interface Context {
-  svc: Services;
-  requestId: string;
-  ip: string;
-  headers: IncomingHttpHeaders;
-  principal?: Principal;
-  /** The execution slot the execute procedure's admission round trip took ahead (apiProcedure `claimsSlot`). */
-  slotClaim?: SlotClaim;
-  /**
-   * What the procedure chain adds to the response: headers (rate limits, ...) and a success
-   * status override (e.g. health answers 503 with its body). One shared object, because tRPC
-   * hands each middleware level a copy of the context.
-   */
-  res: { headers: Record<string, string>; status?: number; tenantId?: string };
-  /**
-   * Why the request body cannot be used (413 too large, 400 not JSON): raised where the input is
-   * checked, after authentication, the rate limit, scope and plan (DESIGN.md §5).
-   */
-  bodyError?: AppError;
-}
-
-export type Meta = OpenApiMeta<{
-  /** Success status of the operation: 201 for creates, 202 for asynchronous starts. */
-  successStatus?: 200 | 201 | 202;
-  /** Exempt from the request limit (spec §8 rule 4): the pool is reported, not consumed. */
-  rateLimitExempt?: boolean;
-  /**
-   * The output is a file `{ filename, content_type, data_base64 }`: REST answers its bytes with
-   * that Content-Type (src/server/http/rest.ts); tRPC returns the object.
-   */
-  file?: boolean;
-  /** REST only: `?format=<name>` answers as the named procedure instead (e.g. an invoice's `pdf`). */
-  formats?: Record<string, string>;
-}>;
+export type { Context, Meta } from './context';
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
   // Errors reach tRPC clients (the dashboard) mapped exactly as REST maps them (toAppError):
@@ -111,7 +76,7 @@ async function meterCaller(ctx: Context, exempt: boolean): Promise<void> {
   await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, exempt));
 }
 
-export const publicProcedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
+export const publicProcedure = t.procedure.meta({ caller: 'anyone' }).use(async ({ ctx, meta, next, getRawInput }) => {
   await meterCaller(ctx, meta?.rateLimitExempt === true);
   assertBodyUsable(ctx);
   await assertAcceptableInput(getRawInput, meta);
@@ -193,7 +158,7 @@ async function authenticateAndMeter(ctx: Context, exempt: boolean, claimsSlot: b
  */
 export function apiProcedure(scope?: Scope, feature?: PlanFeature, opts: { claimsSlot?: boolean } = {}) {
   const claimsSlot = opts.claimsSlot === true;
-  return t.procedure.use(async ({ ctx, meta, next, getRawInput, path, type }) => {
+  return t.procedure.meta({ caller: 'tenant' }).use(async ({ ctx, meta, next, getRawInput, path, type }) => {
     const { principal, claim } = await authenticateAndMeter(ctx, meta?.rateLimitExempt === true, claimsSlot);
     try {
       if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
@@ -219,7 +184,7 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature, opts: { claim
  * exist (404) when neither ADMIN_TOKEN nor ADMIN_EMAILS is set.
  * Order: rate limit (429) -> operator (404/401/403) -> body and input (400/413).
  */
-export const adminProcedure = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
+export const adminProcedure = t.procedure.meta({ caller: 'operator' }).use(async ({ ctx, meta, next, getRawInput }) => {
   await meterCaller(ctx, meta?.rateLimitExempt === true);
   await assertOperator(ctx.svc, { adminToken: header(ctx.headers, 'x-admin-token'), authorization: header(ctx.headers, 'authorization') });
   assertBodyUsable(ctx);

@@ -1632,7 +1632,7 @@ export interface components {
             checks_total: number;
             module: string;
             previous_tier: string;
-            /** @description Path of the report endpoint, `/api/v1/certification/{module}/report` (spec §6: a path) */
+            /** @description Path of the report endpoint, `/api/v1/certification/{module}/report` */
             report_url: string;
             tier: string;
             trust_score: number;

@@ -28,7 +28,7 @@ import { AppError, insufficientScope } from '../errors';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
 import { authenticateJsonRpcCaller, countOrRefuse, header as headerOf, reportedPool } from '../pool';
-import type { Context } from '../trpc';
+import type { Context } from '../context';
 import { createRequestHandler, PlatformUser } from './agent';
 
 type HeaderMap = Record<string, string>;

@@ -12,7 +12,7 @@ import { buildOpenApiDocument } from '../openapi';
 import { reportedPool } from '../pool';
 import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
-import type { Context } from '../trpc';
+import type { Context } from '../context';
 import { clientIp, resolveRequestId } from './request';
 import { sendError, sendText } from './respond';
 import { handleRestCall } from './rest';

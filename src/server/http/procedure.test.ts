@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { markChecked } from '../../lib/checked-output';
 import { AppError } from '../../lib/errors';
-import type { Context } from '../trpc';
+import type { Context } from '../context';
 import { runProcedure, type ProcedureDef } from './procedure';
 
 /** A chain like apiProcedure's: a middleware that adds to the context, then input, output and the resolver. */

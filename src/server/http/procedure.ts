@@ -1,6 +1,6 @@
 import { getTRPCErrorFromUnknown, TRPCError } from '@trpc/server';
 import { isChecked } from '../../lib/checked-output';
-import type { Context, Meta } from '../trpc';
+import type { Context, Meta } from '../context';
 
 type MiddlewareResult = { ok: true; data: unknown; marker: string; ctx?: object } | { ok: false; error: TRPCError; marker: string };
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest, toAppError } from '../errors';
 import { appRouter } from '../router';
-import type { Context } from '../trpc';
+import type { Context } from '../context';
 import { runProcedure, type ProcedureDef } from './procedure';
 import { readJsonBody } from './request';
 import { sendError, sendFile, sendJson, type FileOutput } from './respond';

@@ -1,6 +1,6 @@
 import { forEachOpenApiProcedure, type OpenApiMethod } from 'trpc-to-openapi';
 import type { AnyRouter } from '@trpc/server';
-import type { Meta } from '../trpc';
+import type { Meta } from '../context';
 
 export interface Route {
   method: OpenApiMethod;

@@ -19,7 +19,7 @@ import { AppError, errorBody, type ErrorCode } from '../errors';
 import { readJsonBody } from '../http/request';
 import { sendJson } from '../http/respond';
 import { countOrRefuse, header, reportedPool } from '../pool';
-import type { Context } from '../trpc';
+import type { Context } from '../context';
 
 export const IDENTITY_PREFIX = '/auth/v1';
 

@@ -17,7 +17,7 @@ import { AppError } from '../errors';
 import { TOO_DEEP_MESSAGE } from '../../lib/json-depth';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
-import type { Context } from '../trpc';
+import type { Context } from '../context';
 import { authenticateJsonRpcCaller, countOrRefuse, header as headerOf, reportedPool } from '../pool';
 import { originAllowed } from './origin';
 import { parseConnectionScope } from './catalog';

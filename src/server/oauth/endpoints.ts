@@ -1,7 +1,7 @@
 /**
  * The OAuth names and addresses (src/server/oauth/provider.ts builds the server itself), without
  * oidc-provider: the request handler, the resource metadata and token checks import these at
- * start-up, and the provider module loads with the first request that needs it.
+ * start-up, and the provider module loads with the first request that needs it (load.ts).
  */
 import { SCOPES } from '../../contract/scopes';
 import type { Services } from '../../services';
@@ -26,6 +26,3 @@ export const OAUTH_SCOPES: readonly string[] = SCOPES;
  * user is offered when a client names no scope.
  */
 export const MCP_SCOPES: readonly string[] = ['modules:read', 'modules:execute'];
-
-/** The authorization server's module, loaded on first use. */
-export const loadProvider = () => import('./provider');

@@ -25,7 +25,8 @@ import type { Services } from '../../services';
 import { eq } from 'drizzle-orm';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
-import { loadProvider, MCP_SCOPES, mcpResource, OAUTH_SCOPES } from './endpoints';
+import { MCP_SCOPES, mcpResource, OAUTH_SCOPES } from './endpoints';
+import { loadProvider } from './load';
 import { userTenant } from './resource';
 
 export const INTERACTION_PREFIX = '/oauth/interaction/';

@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.1 authorization server for MCP clients (issue #12 §3): an `oidc-provider`
+ * The OAuth 2.1 authorization server for MCP clients: an `oidc-provider`
  * instance (certified; PKCE, Dynamic Client Registration, resource indicators, revocation and
  * Client ID Metadata Documents built in), mounted under `/oauth` on the node:http surface.
  *
@@ -17,7 +17,7 @@
  * - interactions (sign-in, consent) are the Next page `/consent/<uid>`, backed by
  *   src/server/oauth/interaction.ts.
  *
- * Loaded with the first request that needs it (`loadProvider`, endpoints.ts): oidc-provider and
+ * Loaded with the first request that needs it (`loadProvider`, load.ts): oidc-provider and
  * its dependencies are ~6 MB of heap and ~15 MB resident that an instance serving no OAuth
  * client never needs.
  */

@@ -16,7 +16,8 @@ import { AppError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { sendError, sendJson } from '../http/respond';
 import { handleInteraction, INTERACTION_PREFIX } from './interaction';
-import { loadProvider, OAUTH_MOUNT } from './endpoints';
+import { OAUTH_MOUNT } from './endpoints';
+import { loadProvider } from './load';
 import { oauthEnabled, protectedResourceMetadata } from './resource';
 
 const RESOURCE_METADATA = new Set(['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource']);

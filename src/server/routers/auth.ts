@@ -77,6 +77,7 @@ export const authRouter = router({
           409: 'The user is already linked to another tenant',
         },
       },
+      bearerOnly: true,
     })
     // Authenticate before the body is validated (DESIGN.md §5: 401 before 400).
     .use(async ({ ctx, next }) => {

@@ -25,6 +25,7 @@ export const healthRouter = router({
           'Public; exempt from the request limit. Answers 503 with the same body (`status: "down"`) when the database is unreachable; Redis and the job queue degrade the status without failing it.',
       },
       rateLimitExempt: true,
+      alsoAnswers: { 503: 'The database is unreachable: the same health document, with `status: "down"`' },
     })
     .input(z.strictObject({}))
     .output(healthOutput)

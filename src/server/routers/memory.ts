@@ -20,6 +20,7 @@ export const memoryRouter = router({
         errorResponses: { 400: 'Invalid body or value too large', 403: 'Missing scope or entry limit reached' },
       },
       successStatus: 201,
+      alsoAnswers: { 200: 'Replaced an existing entry' },
     })
     .input(upsertMemoryInput)
     .output(memoryEntryView)

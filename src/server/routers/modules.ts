@@ -83,6 +83,7 @@ export const modulesRouter = router({
         },
       },
       successStatus: 201,
+      alsoAnswers: { 200: 'Already installed: the existing installation; no event' },
     })
     .input(moduleInput)
     .output(installationView)

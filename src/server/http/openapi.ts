@@ -1,0 +1,55 @@
+/** The OpenAPI path items of the discovery documents src/server/http/handler.ts serves, assembled by src/server/openapi.ts. */
+import { errorResponse, INTERNAL, responseHeaders, type Json, type PathItems } from '../openapi-parts';
+
+/**
+ * The discovery documents the handler serves itself (not procedures): public, exempt from the
+ * request limit, and answered with the caller's pool reported. No input is read, so no 4xx.
+ */
+export function discoveryPaths(): PathItems {
+  const ok = (description: string, contentType: string, schema: Json) => ({
+    200: { description, headers: responseHeaders('200'), content: { [contentType]: { schema } } },
+    500: errorResponse('500', INTERNAL),
+  });
+  const openapi = (operationId: string) => ({
+    get: {
+      operationId,
+      tags: ['discovery'],
+      summary: 'This OpenAPI 3.1 document',
+      description: 'The same document, byte for byte, at `/api/openapi.json` and `/openapi.json`. Public; exempt from the request limit.',
+      security: [],
+      responses: ok('The OpenAPI 3.1 document', 'application/json', { type: 'object', description: 'An OpenAPI 3.1 document' }),
+    },
+  });
+  const card = (operationId: string, path: string) => ({
+    get: {
+      operationId,
+      tags: ['discovery'],
+      summary: path === '/.well-known/agent.json' ? 'A2A agent card' : 'A2A agent card (A2A 1.0 well-known path)',
+      description:
+        'The A2A AgentCard: the A2A JSON-RPC endpoint (`POST /api/a2a`) for protocol versions 1.0 and 0.3, the 0.3 top-level fields (`url`, `preferredTransport`, `protocolVersion`), the security schemes and one skill per module category. The same card at `/.well-known/agent.json` and `/.well-known/agent-card.json`. Public; exempt from the request limit.',
+      security: [],
+      responses: ok('The agent card', 'application/json', {
+        type: 'object',
+        description: 'An A2A AgentCard',
+        required: ['name', 'url', 'protocolVersion'],
+        properties: { name: { type: 'string' }, url: { type: 'string', format: 'uri' }, protocolVersion: { type: 'string' } },
+      }),
+    },
+  });
+  return {
+    '/api/llms.txt': {
+      get: {
+        operationId: 'discovery-llms-txt',
+        tags: ['discovery'],
+        summary: 'LLM-readable description of the service and its modules',
+        description: 'Markdown following llmstxt.org: how to authenticate and call, then the public modules by category with links to their documentation. Public; exempt from the request limit.',
+        security: [],
+        responses: ok('The llms.txt document', 'text/plain', { type: 'string' }),
+      },
+    },
+    '/api/openapi.json': openapi('discovery-openapi'),
+    '/openapi.json': openapi('discovery-openapi-root'),
+    '/.well-known/agent.json': card('discovery-agent-card', '/.well-known/agent.json'),
+    '/.well-known/agent-card.json': card('discovery-agent-card-well-known', '/.well-known/agent-card.json'),
+  };
+}

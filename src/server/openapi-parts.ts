@@ -1,0 +1,71 @@
+/**
+ * The pieces of the OpenAPI document that every transport's path items share: the response
+ * headers of the caller's pool, the error response, the credentials an operation takes, and the
+ * JSON-RPC bodies of /api/mcp and /api/a2a. src/server/openapi.ts assembles the document.
+ */
+
+export type Json = Record<string, unknown>;
+
+/** Path items by path, as a transport documents the paths it serves outside the procedures. */
+export type PathItems = Record<string, Json>;
+
+export const API_SECURITY = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
+
+export const INTERNAL = 'Internal error (`internal_error`, a generic message: nothing internal is disclosed)';
+
+export const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers of every API response (the caller's pool), plus what some statuses add. */
+export function responseHeaders(status: string): Json {
+  const names = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Execution-Remaining'];
+  if (status === '429') names.push('Retry-After');
+  if (status === '405') names.push('Allow');
+  return Object.fromEntries(names.map((n) => [n, headerRef(n)]));
+}
+
+export const errorResponse = (status: string, description: string) => ({
+  description,
+  headers: responseHeaders(status),
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+/** A JSON body of `schema` (the JSON-RPC answers of /api/mcp and /api/a2a). */
+export const jsonRpcBody = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
+
+/** `response` with the headers of every response. */
+export const withHeaders = (status: string, response: Json) => ({ ...response, headers: responseHeaders(status) });
+
+/** A JSON-RPC response (its `error` included), as a body schema. */
+export const JSON_RPC_RESPONSE = { $ref: '#/components/schemas/JsonRpcResponse' };
+
+/** The JSON-RPC 2.0 message schemas of /api/mcp and /api/a2a. */
+export const JSON_RPC_SCHEMAS: Record<string, Json> = {
+  JsonRpcRequest: {
+    type: 'object',
+    description: 'A JSON-RPC 2.0 request (with `id`) or notification (without).',
+    required: ['jsonrpc', 'method'],
+    properties: {
+      jsonrpc: { type: 'string', const: '2.0' },
+      id: { type: ['string', 'integer', 'null'] },
+      method: { type: 'string' },
+      params: { oneOf: [{ type: 'object' }, { type: 'array', items: {} }] },
+    },
+  },
+  JsonRpcResponse: {
+    type: 'object',
+    description: 'A JSON-RPC 2.0 response: `result` on success, `error` otherwise.',
+    required: ['jsonrpc', 'id'],
+    properties: {
+      jsonrpc: { type: 'string', const: '2.0' },
+      id: { type: ['string', 'integer', 'null'] },
+      result: {},
+      error: { $ref: '#/components/schemas/JsonRpcError' },
+    },
+  },
+  JsonRpcError: {
+    type: 'object',
+    description: 'A JSON-RPC 2.0 error object. `data.request_id` repeats `X-Request-Id` where the platform raised the error itself.',
+    required: ['code', 'message'],
+    properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+  },
+};
