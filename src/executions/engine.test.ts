@@ -1,11 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ModuleActionRow, ModuleRow } from '../db/schema';
+import { builtinDefinitions } from '../modules/definitions';
 import { runsInline } from './engine';
 
 const builtin = (name: string) => ({ name, runtime: { type: 'builtin' } }) as unknown as ModuleRow;
 const action = (name: string) => ({ name }) as unknown as ModuleActionRow;
 
 describe('runsInline', () => {
+  beforeAll(() => builtinDefinitions());
+
   it('runs the pure, microsecond actions inline for an input up to 512 characters of JSON', () => {
     expect(runsInline(builtin('crypto'), action('uuid'), {})).toBe(true);
     expect(runsInline(builtin('crypto'), action('hash'), { text: 'x'.repeat(480) })).toBe(true);

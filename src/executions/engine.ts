@@ -6,7 +6,7 @@
  */
 import type { ModuleActionRow, ModuleRow } from '../db/schema';
 import { AppError } from '../lib/errors';
-import { isIoAction } from '../modules/packs';
+import { builtinAction } from '../modules/definitions';
 import { runIoAction, type ActionTask } from '../modules/run';
 import type { Services } from '../services';
 import type { FairQueue, Lease } from './fair-queue';
@@ -23,45 +23,25 @@ export type Outcome = ({ ok: true; output: unknown } | ({ ok: false } & Failure)
   setupMs?: number;
 };
 
-/**
- * Built-in actions that are pure and, for an input of at most INLINE_MAX_INPUT_BYTES, take
- * microseconds: those calls run on the event loop under their deadline instead of in a worker,
- * and record with one commit instead of two (records.ts `recordExecution`). A worker hand-off
- * costs 140-550 µs per task. Worst cases under the cap (2,000 calls each, loaded machine), µs per
- * call: crypto.uuid (count 100) 119, hash 17, hmac 31, hmac_verify 83, uuid_from_name 52,
- * uuid_inspect 14, random_bytes (4,096) 42, base64_encode 10, base64_decode 11, compare 14;
- * text.slugify 25, change_case 52. Left in workers: whatever a small input can still make slow
- * (crypto.random_token: 100 tokens of 1,024 characters took 17.5 ms; password hashing; regular
- * expressions, diffs) and text.word_count and truncate (75-95 µs at half the cap).
- */
-const INLINE_ACTIONS = new Set([
-  'crypto/uuid',
-  'crypto/hash',
-  'crypto/hmac',
-  'crypto/hmac_verify',
-  'crypto/uuid_from_name',
-  'crypto/uuid_inspect',
-  'crypto/random_bytes',
-  'crypto/base64_encode',
-  'crypto/base64_decode',
-  'crypto/compare',
-  'text/slugify',
-  'text/change_case',
-]);
+/** The input cap of an `inline` action's call; a larger input waits for a worker like any other. */
 const INLINE_MAX_INPUT_BYTES = 512;
 
-/** A call that runs inline (INLINE_ACTIONS, with an input of at most INLINE_MAX_INPUT_BYTES). */
+/**
+ * A call that runs on the event loop instead of in a worker: a built-in action marked `inline`,
+ * with an input of at most INLINE_MAX_INPUT_BYTES.
+ */
 export function runsInline(module: ModuleRow, action: ModuleActionRow, input: Record<string, unknown> | undefined): boolean {
-  return module.runtime.type === 'builtin' && input !== undefined && INLINE_ACTIONS.has(`${module.name}/${action.name}`) && JSON.stringify(input).length <= INLINE_MAX_INPUT_BYTES;
+  if (module.runtime.type !== 'builtin' || input === undefined) return false;
+  return builtinAction(module.name, action.name)?.inline === true && JSON.stringify(input).length <= INLINE_MAX_INPUT_BYTES;
 }
 
 /**
- * The worker queue a CPU-bound action waits in; none for I/O-bound ones (`io` actions, the `http`
- * runtime), nor, given the call's `input`, for a trivial call that runs inline (INLINE_ACTIONS).
+ * The worker queue a CPU-bound action waits in; none for I/O-bound ones (the `http` runtime,
+ * built-in actions marked `io`), nor, given the call's `input`, for a call that runs inline.
  */
 export function workerQueue(svc: Services, module: ModuleRow, action: ModuleActionRow, input?: Record<string, unknown>): FairQueue | undefined {
   if (module.runtime.type === 'javascript') return svc.sandbox.queue;
-  if (module.runtime.type === 'http' || isIoAction(module.name, action.name) || runsInline(module, action, input)) return undefined;
+  if (module.runtime.type === 'http' || builtinAction(module.name, action.name)?.io === true || runsInline(module, action, input)) return undefined;
   return svc.pool.queue;
 }
 

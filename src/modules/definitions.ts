@@ -6,22 +6,41 @@
  * garbage collection would otherwise mark. A process rather than a worker thread, because a
  * thread's native memory stays with this process after it exits (glibc keeps its arena): RSS
  * +89 MB for good with a thread, +2 MB with a process (docs/performance.md, Memory). Actions that
- * run on the event loop (io and inline ones) load their pack on first use (run.ts).
+ * run on the event loop (`io` and `inline` ones) load their pack on first use (run.ts).
  */
 import { fork } from 'node:child_process';
 import type { ActionDefinition, ModuleDefinition } from './types';
 
-export type BuiltinDefinition = Omit<ModuleDefinition, 'actions'> & { actions: Omit<ActionDefinition, 'run'>[] };
+export type BuiltinActionDefinition = Omit<ActionDefinition, 'run'>;
+export type BuiltinDefinition = Omit<ModuleDefinition, 'actions'> & { actions: BuiltinActionDefinition[] };
 
 let loading: Promise<BuiltinDefinition[]> | undefined;
+/** The actions of `loading` by `module/action`, once it has answered. */
+let actionsByKey: Map<string, BuiltinActionDefinition> | undefined;
 
 /** Every built-in pack's definition, read once per process. */
 export function builtinDefinitions(): Promise<BuiltinDefinition[]> {
-  loading ??= readInChild().catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
+  loading ??= readInChild().then(
+    (definitions) => {
+      actionsByKey = new Map(definitions.flatMap((pack) => pack.actions.map((action) => [`${pack.name}/${action.name}`, action] as const)));
+      return definitions;
+    },
+    (err: unknown) => {
+      loading = undefined;
+      throw err;
+    },
+  );
   return loading;
+}
+
+/**
+ * A built-in action's definition without its code (undefined for a name no pack has), answered
+ * synchronously for the engine's choice of where each call runs. The definitions are read at
+ * start-up (the catalog sync awaits builtinDefinitions), so asking before that is a bug.
+ */
+export function builtinAction(module: string, action: string): BuiltinActionDefinition | undefined {
+  if (!actionsByKey) throw new Error('The built-in module definitions are not read yet: await builtinDefinitions() first.');
+  return actionsByKey.get(`${module}/${action}`);
 }
 
 function readInChild(): Promise<BuiltinDefinition[]> {

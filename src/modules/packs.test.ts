@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { builtinDefinitions } from './definitions';
-import { isIoAction, PACK_LOADERS } from './packs';
+import { builtinAction, builtinDefinitions } from './definitions';
+import { PACK_LOADERS } from './packs';
 import { BUILTIN_MODULES } from './registry';
 import { loadPack, runBuiltinAction } from './run';
 
@@ -13,14 +13,20 @@ describe('lazily loaded module packs', () => {
     }
   });
 
-  it('names exactly the io actions the packs mark', () => {
-    for (const def of BUILTIN_MODULES) for (const a of def.actions) expect(isIoAction(def.name, a.name), `${def.name}.${a.name}`).toBe(a.io === true);
-  });
-
-  it('reads every definition, without its code, in a worker thread', async () => {
+  it('reads every definition, without its code, in a child process', async () => {
+    expect(() => builtinAction('text', 'slugify')).toThrow(/not read yet/);
     const definitions = await builtinDefinitions();
     expect(definitions).toEqual(BUILTIN_MODULES.map((m) => ({ ...m, actions: m.actions.map(({ run: _run, ...a }) => a) })));
     expect(await builtinDefinitions()).toBe(definitions);
+  });
+
+  it('then answers each action, its io and inline marks included, synchronously', async () => {
+    await builtinDefinitions();
+    for (const def of BUILTIN_MODULES) {
+      for (const { run: _run, ...a } of def.actions) expect(builtinAction(def.name, a.name), `${def.name}.${a.name}`).toEqual(a);
+    }
+    expect(builtinAction('text', 'nope')).toBeUndefined();
+    expect(builtinAction('constructor', 'name')).toBeUndefined();
   });
 
   it('runs an action of a pack not loaded before, and refuses names that are no pack', async () => {

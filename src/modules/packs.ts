@@ -28,15 +28,3 @@ export const PACK_LOADERS: Readonly<Record<string, () => Promise<PackModule>>> =
   compress: () => import('./compress'),
   http: () => import('./http'),
 };
-
-/**
- * The built-in actions marked `io: true`: they mostly await the network, so they run on the event
- * loop (run.ts runIoAction), never holding a worker. Named here so the engine need not load the
- * packs to know; packs.test.ts checks it against the definitions.
- */
-const IO_ACTIONS: ReadonlySet<string> = new Set(['http/fetch', 'http/head', 'http/json']);
-
-/** True for an action marked `io: true` (see IO_ACTIONS). */
-export function isIoAction(module: string, action: string): boolean {
-  return IO_ACTIONS.has(`${module}/${action}`);
-}

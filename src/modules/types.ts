@@ -40,6 +40,13 @@ export interface ActionDefinition {
    * outcome is a timeout when it has not settled by then.
    */
   io?: boolean;
+  /**
+   * Pure, and fast for any input of at most 512 bytes (microseconds): such a call runs on the
+   * event loop under its deadline instead of waiting for a worker, and records with one commit
+   * instead of two. Mark an action only after measuring its worst case under that cap
+   * (docs/performance.md, "Inline actions and the worker pool").
+   */
+  inline?: boolean;
   // The engine validates input against inputSchema first, so each action may type it itself.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   run(input: any, ctx: ActionContext): unknown | Promise<unknown>;

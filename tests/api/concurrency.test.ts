@@ -115,7 +115,7 @@ backends.describe('fair execution (%s)', (backend) => {
   };
   const execute = (key: string, module: string, action: string, input: Record<string, unknown>) =>
     s.call(`/api/v1/modules/${module}/execute`, { key, body: { action, input } });
-  // CPU-bound work that takes a worker: a short slugify runs inline (INLINE_ACTIONS), one over the inline cap does not.
+  // CPU-bound work that takes a worker: a short slugify runs inline (text.slugify is marked `inline`), one over the inline cap does not.
   const slugify = (key: string) => execute(key, 'text', 'slugify', { text: 'Hello World '.repeat(50) });
   const recorded = async (tenantId: string) => {
     const rows = await s.svc.db.select().from(executions).where(eq(executions.tenantId, tenantId));

@@ -85,6 +85,7 @@ const crypto: ModuleDefinition = {
         },
         { input: { text: 'hello', algorithm: 'md5', encoding: 'base64' }, output: { hash: 'XUFAKrxLKna5cZ2REBfFkg==', algorithm: 'md5', encoding: 'base64' } },
       ],
+      inline: true,
       run(input: { text: string; algorithm?: string; encoding?: Encoding; input_encoding?: InputEncoding }) {
         const algorithm = input.algorithm ?? 'sha256';
         const encoding = input.encoding ?? 'hex';
@@ -120,6 +121,7 @@ const crypto: ModuleDefinition = {
           output: { signature: 'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8', algorithm: 'sha256', encoding: 'hex' },
         },
       ],
+      inline: true,
       run(input: { message: string; key: string; algorithm?: string; encoding?: Encoding; message_encoding?: InputEncoding; key_encoding?: InputEncoding }) {
         const algorithm = input.algorithm ?? 'sha256';
         const encoding = input.encoding ?? 'hex';
@@ -164,6 +166,7 @@ const crypto: ModuleDefinition = {
           output: { valid: false, expected: '6adb5237757a109f2d4058eef348a39659c04310488cf83feebd2560934ec9be' },
         },
       ],
+      inline: true,
       run(input: { message: string; key: string; signature: string; algorithm?: string; encoding?: Encoding; key_encoding?: InputEncoding }) {
         const algorithm = input.algorithm ?? 'sha256';
         const encoding = input.encoding ?? 'hex';
@@ -203,6 +206,7 @@ const crypto: ModuleDefinition = {
         { input: {}, output: { uuids: ['3b241101-e2bb-4255-8caf-4136c566a962'], version: 4 } },
         { input: { version: 7, count: 2 }, output: { uuids: ['0192b1a2-6e51-7c3a-9f3e-5d7c2a1b4e60', '0192b1a2-6e51-7c3b-8a41-0f6d2e9c7b13'], version: 7 } },
       ],
+      inline: true,
       run(input: { version?: 4 | 7; count?: number }) {
         const version = input.version ?? 4;
         const generate = version === 7 ? uuidv7 : uuidv4;
@@ -230,6 +234,7 @@ const crypto: ModuleDefinition = {
       examples: [
         { input: { name: 'example.com', namespace: 'dns' }, output: { uuid: 'cfbff0d1-9375-5685-968c-48ce8b15ae17', namespace: '6ba7b810-9dad-11d1-80b4-00c04fd430c8' } },
       ],
+      inline: true,
       run(input: { name: string; namespace?: string }) {
         const ns = input.namespace ?? 'url';
         const namespace = UUID_NAMESPACES[ns.toLowerCase()] ?? ns.toLowerCase();
@@ -261,6 +266,7 @@ const crypto: ModuleDefinition = {
         { input: { uuid: '01890a5d-ac96-774b-bcce-b302099a8057' }, output: { valid: true, version: 7, variant: 'rfc9562', timestamp: '2023-06-30T03:34:18.518Z' } },
         { input: { uuid: 'not-a-uuid' }, output: { valid: false, version: null, variant: null, timestamp: null } },
       ],
+      inline: true,
       run(input: { uuid: string }) {
         const uuid = input.uuid.trim().toLowerCase();
         if (!uuidValidate(uuid)) return { valid: false, version: null, variant: null, timestamp: null };
@@ -298,6 +304,7 @@ const crypto: ModuleDefinition = {
         properties: { value: { type: 'string' }, length: { type: 'integer' }, encoding: { type: 'string' } },
       },
       examples: [{ input: { length: 8 }, output: { value: '9f2c4e1ab07d3e55', length: 8, encoding: 'hex' } }],
+      inline: true,
       run(input: { length?: number; encoding?: Encoding }) {
         const length = input.length ?? 32;
         const encoding = input.encoding ?? 'hex';
@@ -365,6 +372,7 @@ const crypto: ModuleDefinition = {
         { input: { text: 'Hello, world!' }, output: { base64: 'SGVsbG8sIHdvcmxkIQ==', bytes: 13 } },
         { input: { text: 'ÿ€?>', url_safe: true }, output: { base64: 'w7_igqw_Pg', bytes: 7 } },
       ],
+      inline: true,
       run(input: { text: string; url_safe?: boolean; input_encoding?: 'utf8' | 'hex' }) {
         const data = decodeInput(input.text, input.input_encoding ?? 'utf8', 'text');
         return { base64: data.toString(input.url_safe ? 'base64url' : 'base64'), bytes: data.length };
@@ -397,6 +405,7 @@ const crypto: ModuleDefinition = {
         { input: { base64: 'w7_igqw_Pg' }, output: { text: 'ÿ€?>', bytes: 7, valid_utf8: true } },
         { input: { base64: '3q2+7w==', output_encoding: 'hex' }, output: { text: 'deadbeef', bytes: 4, valid_utf8: false } },
       ],
+      inline: true,
       run(input: { base64: string; output_encoding?: 'utf8' | 'hex' }) {
         const data = decodeBase64(input.base64, 'base64');
         let validUtf8 = true;
@@ -425,6 +434,7 @@ const crypto: ModuleDefinition = {
         { input: { a: 'sk_live_abc123', b: 'sk_live_abc123' }, output: { equal: true } },
         { input: { a: 'sk_live_abc123', b: 'sk_live_abc124' }, output: { equal: false } },
       ],
+      inline: true,
       run(input: { a: string; b: string }) {
         const a = createHash('sha256').update(input.a, 'utf8').digest();
         const b = createHash('sha256').update(input.b, 'utf8').digest();

@@ -45,6 +45,7 @@ const changeCase: ActionDefinition = {
     { input: { text: 'parseHTTPResponse', to: 'snake' }, output: { result: 'parse_http_response' } },
     { input: { text: 'hello-world again', to: 'title' }, output: { result: 'Hello World Again' } },
   ],
+  inline: true,
   run({ text, to }: { text: string; to: string }) {
     const fn = CASES[to];
     if (!fn) throw new ActionInputError(`unknown case "${to}"`);
@@ -78,6 +79,7 @@ const slugify: ActionDefinition = {
     { input: { text: 'Héllo Wörld! Cats & dogs, 2024 edition' }, output: { slug: 'hello-world-cats-and-dogs-2024-edition' } },
     { input: { text: 'Über große Straße', separator: '_', locale: 'de' }, output: { slug: 'ueber_grosse_strasse' } },
   ],
+  inline: true,
   run({ text, separator = '-', lowercase = true, strict = true, locale }: { text: string; separator?: string; lowercase?: boolean; strict?: boolean; locale?: string }) {
     let slug = slugifyLib(text, { replacement: separator, lower: lowercase, strict, locale, trim: true });
     if (separator) {
