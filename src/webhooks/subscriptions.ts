@@ -8,13 +8,12 @@ import { encryptSecret, generateWebhookSecret } from '../lib/secrets';
 import { conflict, invalidRequest, notFound } from '../lib/errors';
 import type { Executor } from '../db';
 import type { Services } from '../services';
+import { PLANS } from '../tenants/plans';
 import { presentDelivery, presentStats, presentWebhook } from './present';
 import { checkReceiverUrl } from './receiver-url';
 import { successRates } from './success-rate';
 import type { CreateWebhookInput, ListWebhooksInput, UpdateWebhookInput } from './schema';
 
-/** Subscriptions per tenant (a guard against runaway automation, not a plan feature). */
-export const MAX_SUBSCRIPTIONS = 50;
 /** Deliveries shown in the detail view. */
 export const HISTORY_SIZE = 100;
 
@@ -39,12 +38,13 @@ export async function createWebhook(svc: Services, principal: Principal, input: 
   const url = await checkReceiverUrl(svc, input.url);
   const secret = input.secret ?? generateWebhookSecret();
   const row = await svc.db.transaction(async (tx) => {
-    await assertPlanAllowsLocked(tx, principal.tenantId, 'webhooks');
+    const plan = await assertPlanAllowsLocked(tx, principal.tenantId, 'webhooks');
     const [{ n } = { n: 0 }] = await tx
       .select({ n: count() })
       .from(webhookSubscriptions)
       .where(eq(webhookSubscriptions.tenantId, principal.tenantId));
-    if (n >= MAX_SUBSCRIPTIONS) throw conflict(`A tenant can have at most ${MAX_SUBSCRIPTIONS} webhook subscriptions.`);
+    const limit = PLANS[plan].webhookSubscriptions;
+    if (n >= limit) throw conflict(`A tenant can have at most ${limit} webhook subscriptions.`);
     const [inserted] = await tx
       .insert(webhookSubscriptions)
       .values({ id: newId('wh'), tenantId: principal.tenantId, url, events: normaliseEvents(input.events), ...secretColumns(svc, secret) })

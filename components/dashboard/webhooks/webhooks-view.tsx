@@ -18,7 +18,7 @@ import { errorCode, QueryError } from '@/components/dashboard/query-error';
 import { WEBHOOKS_PLAN, WEBHOOKS_REQUIREMENT } from './event-kinds';
 import { formatRate, WebhookFormDialog, WebhookStatusBadge, type WebhookView } from './webhook-form';
 
-/** Subscriptions per page: the API's maximum; a tenant may hold at most 50. */
+/** Subscriptions per page: the API's maximum, more than a tenant may hold (PLANS' `webhookSubscriptions`). */
 const LIST_INPUT = { limit: 100 };
 
 /** The tenant's webhook subscriptions with status and success rate, and the way to add one. */
