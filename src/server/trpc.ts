@@ -1,4 +1,5 @@
 import { initTRPC } from '@trpc/server';
+import type { z } from 'zod';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { authenticate } from '../auth/authenticate';
 import { assertOperator } from '../identity/operator';
@@ -11,6 +12,7 @@ import { releaseUnusedSlot, SlotClaim } from '../metering/slots';
 import { executionsRemaining } from '../metering/usage';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../lib/json-depth';
+import { isChecked } from '../lib/checked-output';
 import { findUnstorable, unstorableInput } from '../lib/storable';
 import { parseIdempotencyKey } from '../idempotency/keys';
 import { idempotent } from './idempotency';
@@ -35,6 +37,18 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
 });
 
 export const router = t.router;
+
+/**
+ * `schema` for the `.output()` of an operation whose result the service may mark as checked
+ * (src/lib/checked-output.ts): such a result skips the parser, which checked its parts once
+ * already; any other result is parsed. tRPC takes the schema's `parseAsync` when `.output()` is
+ * called, so it is replaced on the schema itself, which the OpenAPI generator reads unchanged.
+ */
+export function skipsChecked<S extends z.ZodType>(schema: S): S {
+  const parse = schema.parseAsync.bind(schema);
+  schema.parseAsync = (value, params) => (isChecked(value) ? Promise.resolve(value as z.output<S>) : parse(value, params));
+  return schema;
+}
 
 /** Reports the pool's headers (a 429 carries its own, see rateLimitExceeded). */
 async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise<void> {

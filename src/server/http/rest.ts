@@ -1,17 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { callTRPCProcedure } from '@trpc/server';
 import { AppError, invalidRequest, toAppError } from '../errors';
 import { appRouter } from '../router';
 import type { Context } from '../context';
-import { runProcedure, type ProcedureDef } from './procedure';
 import { readJsonBody } from './request';
 import { sendError, sendFile, sendJson, type FileOutput } from './respond';
 import type { Route } from './routes';
 import { searchParamsOf } from './target';
 
 /**
- * Runs one REST call: assembles the input from path, query and body, runs the procedure's tRPC
- * middleware chain (src/server/http/procedure.ts), and writes the result or the error in the
- * contract's format.
+ * Runs one REST call: assembles the input from path, query and body, calls the route's procedure
+ * through tRPC (its whole middleware chain, as /api/trpc runs it), and writes the result or the
+ * error in the contract's format.
  */
 export async function handleRestCall(
   req: IncomingMessage,
@@ -37,18 +37,17 @@ export async function handleRestCall(
   // The rest of an oversized body is never read: the connection closes after the answer.
   if (body.kind === 'too_large') baseHeaders = { ...baseHeaders, Connection: 'close' };
   // `?format=pdf` (and the like) on a route naming another procedure for that format: that one answers.
-  let procedure = route.procedure;
-  const format = route.meta.formats && isPlainObject(input) ? input.format : undefined;
-  if (typeof format === 'string' && Object.hasOwn(route.meta.formats!, format) && isPlainObject(input)) {
-    procedure = route.meta.formats![format]!;
+  let called = route;
+  const format = route.formats && isPlainObject(input) ? input.format : undefined;
+  if (typeof format === 'string' && Object.hasOwn(route.formats!, format) && isPlainObject(input)) {
+    called = route.formats![format]!;
     const { format: _format, ...rest } = input;
     input = rest;
   }
   try {
-    const def = procedures[procedure]!._def;
-    const output = await runProcedure(def, ctx, procedure, input);
+    const output = await callTRPCProcedure({ router: appRouter, path: called.procedure, type: called.type, ctx, getRawInput: resolving(input), signal: undefined, batchIndex: 0 });
     const status = ctx.res.status ?? route.meta.successStatus ?? 200;
-    if (def.meta?.file) return sendFile(res, status, output as FileOutput, { ...baseHeaders, ...ctx.res.headers });
+    if (called.meta.file) return sendFile(res, status, output as FileOutput, { ...baseHeaders, ...ctx.res.headers });
     sendJson(res, status, output, { ...baseHeaders, ...ctx.res.headers });
   } catch (err) {
     const appError = toAppError(err);
@@ -59,7 +58,10 @@ export async function handleRestCall(
   }
 }
 
-const procedures = appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>;
+// Returned, not written inline: under tsx (esbuild's keepNames) a named closure costs a defineProperty per call.
+function resolving<T>(value: T): () => Promise<T> {
+  return () => Promise.resolve(value);
+}
 
 /** Query string to an object; a repeated name becomes an array. */
 function queryObject(params: URLSearchParams): Record<string, string | string[]> {

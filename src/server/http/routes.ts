@@ -1,5 +1,5 @@
 import { forEachOpenApiProcedure, type OpenApiMethod } from 'trpc-to-openapi';
-import type { AnyRouter } from '@trpc/server';
+import type { AnyRouter, TRPCProcedureType } from '@trpc/server';
 import type { Meta } from '../context';
 
 export interface Route {
@@ -8,7 +8,10 @@ export interface Route {
   template: string;
   /** tRPC procedure path, e.g. `keys.revoke`. */
   procedure: string;
+  type: TRPCProcedureType;
   meta: Meta;
+  /** `?format=<name>` answers as another operation's route (meta `formats`). */
+  formats?: Record<string, Route>;
   pattern: RegExp;
   params: string[];
 }
@@ -24,7 +27,7 @@ export class RouteTable {
   private readonly bySlashes = new Map<number, Route[]>();
 
   constructor(router: AnyRouter) {
-    forEachOpenApiProcedure(router._def.procedures as never, ({ path, meta }) => {
+    forEachOpenApiProcedure(router._def.procedures as never, ({ path, type, meta }) => {
       const template = meta.openapi.path;
       const params = [...template.matchAll(/\{(.+?)\}/g)].map((m) => m[1]!);
       const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(.+?)\\?\}/g, '([^/]+)');
@@ -32,6 +35,7 @@ export class RouteTable {
         method: meta.openapi.method,
         template,
         procedure: path,
+        type,
         meta: meta as Meta,
         pattern: new RegExp(`^${source}$`),
         params,
@@ -43,7 +47,9 @@ export class RouteTable {
     this.routes.sort((a, b) => a.params.length - b.params.length || literal(b) - literal(a));
     // The candidates for a path, in the order above: a path's literal routes, then the parameter
     // routes with as many segments (matching scanned every route, ~2-3% of a request's CPU).
+    const byProcedure = new Map(this.routes.map((r) => [r.procedure, r]));
     for (const route of this.routes) {
+      if (route.meta.formats) route.formats = Object.fromEntries(Object.entries(route.meta.formats).map(([name, procedure]) => [name, byProcedure.get(procedure)!]));
       if (route.params.length === 0) append(this.literal, route.template, route);
       else append(this.bySlashes, slashes(route.template), route);
     }

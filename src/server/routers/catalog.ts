@@ -1,6 +1,6 @@
 import { directoryInput, directoryOutput, searchInput, searchOutput } from '../../catalog/schema';
 import { listDirectory, searchCatalog } from '../../catalog/search';
-import { apiProcedure, router } from '../trpc';
+import { apiProcedure, router, skipsChecked } from '../trpc';
 
 export const catalogRouter = router({
   search: apiProcedure('modules:read')
@@ -17,7 +17,7 @@ export const catalogRouter = router({
       rateLimitExempt: true,
     })
     .input(searchInput)
-    .output(searchOutput)
+    .output(skipsChecked(searchOutput))
     .query(({ ctx, input }) => searchCatalog(ctx.svc, ctx.principal, input)),
 
   directory: apiProcedure('modules:read')

@@ -17,7 +17,7 @@ import {
 import { executeAction } from '../../executions/execute';
 import { markTrusted } from '../../lib/checked-output';
 import { describeModuleLimits } from '../../tenants/plans';
-import { apiProcedure, router } from '../trpc';
+import { apiProcedure, router, skipsChecked } from '../trpc';
 
 const tags = ['modules'];
 
@@ -51,7 +51,7 @@ export const modulesRouter = router({
       rateLimitExempt: true,
     })
     .input(listModulesInput)
-    .output(moduleList)
+    .output(skipsChecked(moduleList))
     .query(({ ctx, input }) => listModules(ctx.svc, ctx.principal, input)),
 
   get: apiProcedure('modules:read')
@@ -66,7 +66,7 @@ export const modulesRouter = router({
       },
     })
     .input(moduleInput)
-    .output(moduleView)
+    .output(skipsChecked(moduleView))
     .query(({ ctx, input }) => getModule(ctx.svc, ctx.principal, input.module)),
 
   install: apiProcedure('modules:install')
@@ -130,7 +130,7 @@ export const modulesRouter = router({
       },
     })
     .input(executeInput)
-    .output(executeOutput)
+    .output(skipsChecked(executeOutput))
     // executeAction composes the answer of values it constructs (ids, names, the rounded latency)
     // and the module's output, which executeOutput takes as it is: nothing for the parser to check.
     .mutation(async ({ ctx, input }) => markTrusted(await executeAction(ctx.svc, ctx.principal, input, { requestId: ctx.requestId, slotClaim: ctx.slotClaim }))),
