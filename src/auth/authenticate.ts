@@ -24,7 +24,7 @@ export async function authenticate(svc: Services, creds: Credentials): Promise<P
 
 /**
  * A bearer token acts for the tenant linked to its identity (issuer + sub), holding every scope.
- * An email alone never grants a tenant (DESIGN.md §5): a valid token linked to no tenant is 401,
+ * An email alone never grants a tenant (docs/auth.md): a valid token linked to no tenant is 401,
  * naming POST /api/v1/auth/register and /api/v1/auth/link.
  */
 export async function authenticateBearer(svc: Services, token: string): Promise<Principal> {

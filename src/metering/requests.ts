@@ -6,7 +6,7 @@ import type { LimitResult } from './limiter';
 import type { SlotClaim } from './slots';
 
 export const REQUEST_WINDOW_MS = 60_000;
-/** Requests per minute per client IP for unauthenticated calls (DESIGN.md §6 "Headers"). */
+/** Requests per minute per client IP for unauthenticated calls. */
 export const PUBLIC_REQUESTS_PER_MINUTE = 600;
 
 /** The tenant's effective request limit: its override, else its plan's (src/tenants/plans.ts). */
@@ -102,7 +102,7 @@ const HOUR_MS = 3_600_000;
 export async function consumeRegistration(svc: Services, ip: string): Promise<LimitResult> {
   const result = await svc.limiter.limit(`register:${ip}`, svc.config.registerLimitPerHour, HOUR_MS);
   // The body and Retry-After are the registration limit's; X-RateLimit-* (and the IETF fields,
-  // whose policy is the 60 s window) stay those of the client IP's public pool (DESIGN.md §6).
+  // whose policy is the 60 s window) stay those of the client IP's public pool.
   if (!result.allowed) throw rateLimitExceeded(result, 'Too many registrations from this address; retry after the indicated number of seconds.', false);
   return result;
 }

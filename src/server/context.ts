@@ -46,6 +46,11 @@ export type Meta = OpenApiMeta<{
   alsoAnswers?: Record<number, string>;
   /** Exempt from the request limit: the pool is reported, not consumed. */
   rateLimitExempt?: boolean;
+  /**
+   * Runs one execution: the request count's round trip may also take the tenant's execution
+   * slot (src/server/admission.ts admitTenant).
+   */
+  claimsSlot?: boolean;
   /** An operation open to anyone that takes a signed-in user's bearer token alone (its documented security). */
   bearerOnly?: boolean;
   /**

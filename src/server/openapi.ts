@@ -33,7 +33,7 @@ const ERROR_SCHEMA = {
 };
 
 /**
- * Response headers (DESIGN.md §6 "Headers"), declared once and referenced from every response of
+ * Response headers, declared once and referenced from every response of
  * the API, error responses included. A request with a valid credential reports its tenant's pool
  * and `X-Execution-Remaining`; one without (or with an invalid one) reports the client IP's
  * public pool (600 per minute) and no `X-Execution-Remaining`.

@@ -11,7 +11,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { getToken } from 'next-auth/jwt';
 import type { Config } from '../config';
 import { AppError } from '../lib/errors';
-import { hasCredential, header } from './pool';
+import { hasCredential, header } from './admission';
 
 /** What the session JWT carries (written by app/_lib/auth-options.ts). */
 interface DashboardToken {

@@ -1,24 +1,17 @@
 import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import { authenticate } from '../auth/authenticate';
 import { assertOperator } from '../identity/operator';
-import type { Principal } from '../auth/principal';
-import { holdsScope, type Scope } from '../contract/scopes';
-import { cachedApiKey, settleCachedKey } from '../keys/authenticate';
-import type { LimitResult } from '../metering/limiter';
-import { consumePublicRequest, consumeRequest, consumeRequestIfCurrent, rateLimitHeaders } from '../metering/requests';
-import { releaseUnusedSlot, SlotClaim } from '../metering/slots';
+import type { Scope } from '../contract/scopes';
+import { releaseUnusedSlot } from '../metering/slots';
 import { executionsRemaining } from '../metering/usage';
-import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
+import type { PlanFeature } from '../tenants/plans';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../lib/json-depth';
 import { isChecked } from '../lib/checked-output';
 import { findUnstorable, unstorableInput } from '../lib/storable';
-import { parseIdempotencyKey } from '../idempotency/keys';
-import { idempotent } from './idempotency';
-import { header, optionalPrincipal } from './pool';
+import { admitAnyone, admitTenant, assertAllowed, header, idempotencyKeyOf, idempotent } from './admission';
 import type { Context, Meta } from './context';
-import { AppError, TRPC_CODES, errorBody, insufficientScope, invalidRequest, notFound, toAppError } from './errors';
+import { TRPC_CODES, errorBody, invalidRequest, notFound, toAppError } from './errors';
 
 export type { Context, Meta } from './context';
 
@@ -50,11 +43,6 @@ export function skipsChecked<S extends z.ZodType>(schema: S): S {
   return schema;
 }
 
-/** Reports the pool's headers (a 429 carries its own, see rateLimitExceeded). */
-async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise<void> {
-  Object.assign(ctx.res.headers, rateLimitHeaders(await count()));
-}
-
 /**
  * Checks on the raw input before validation, on every transport: JSON nested deeper than
  * MAX_JSON_DEPTH is refused (400) before anything walks it; a path parameter that could not be
@@ -76,112 +64,33 @@ function assertBodyUsable(ctx: Context): void {
   if (ctx.bodyError) throw ctx.bodyError;
 }
 
-/**
- * Operations open to anyone: a valid credential (optional here) meters its tenant's pool, as
- * every response to it reports; without one, the client IP's public pool.
- */
-async function meterCaller(ctx: Context, exempt: boolean): Promise<void> {
-  const principal = await optionalPrincipal(ctx);
-  if (principal) {
-    ctx.res.tenantId = principal.tenantId;
-    await meterTenant(ctx, principal, exempt);
-    return;
-  }
-  await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, exempt));
-}
-
+/** Operations open to anyone: the caller's pool (its tenant's with a valid credential) -> body and input (400/413). */
 export const publicProcedure = t.procedure.meta({ caller: 'anyone' }).use(async ({ ctx, meta, next, getRawInput }) => {
-  await meterCaller(ctx, meta?.rateLimitExempt === true);
+  await admitAnyone(ctx, meta?.rateLimitExempt === true);
   assertBodyUsable(ctx);
   await assertAcceptableInput(getRawInput, meta);
   return next();
 });
 
-/** A failed authentication counts against the client IP's public pool (429 once it is spent). */
-async function authenticateOrCount(ctx: Context): Promise<Principal> {
-  try {
-    const principal = ctx.principal ?? (await authenticate(ctx.svc, { apiKey: header(ctx.headers, 'x-api-key'), authorization: header(ctx.headers, 'authorization') }));
-    ctx.res.tenantId = principal.tenantId;
-    return principal;
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'unauthorized') await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, false));
-    throw err;
-  }
-}
-
 /**
- * The tenant's pool (all keys and tokens share it) and its remaining executions. `count` may
- * decline (undefined: the cached key it trusted is stale, nothing counted): then false, and no
- * header is set.
- */
-async function meterTenant(
-  ctx: Context,
-  principal: Principal,
-  exempt: boolean,
-  count: () => Promise<LimitResult | undefined> = () => consumeRequest(ctx.svc, principal, exempt),
-): Promise<boolean> {
-  const remaining = executionsRemaining(ctx.svc.db, principal, ctx.svc.usage).catch(() => undefined);
-  let declined = false;
-  try {
-    const result = await count();
-    declined = result === undefined;
-    if (result) Object.assign(ctx.res.headers, rateLimitHeaders(result));
-    return !declined;
-  } finally {
-    // Every authenticated response carries it, a 429 included.
-    const value = await remaining;
-    if (value !== undefined && !declined) ctx.res.headers['X-Execution-Remaining'] = value;
-  }
-}
-
-/**
- * Authentication and the request count. A cached API key with the Redis key cache takes one
- * Redis round trip for both: the limiter's script checks the auth version the entry was loaded
- * under, and counts only if it is current (src/keys/authenticate.ts cachedApiKey). Otherwise,
- * or when it is stale, the full path: authenticate (version GET, database on a miss), then count.
- */
-async function authenticateAndMeter(ctx: Context, exempt: boolean, claimsSlot: boolean): Promise<{ principal: Principal; claim?: SlotClaim }> {
-  const unchecked = ctx.principal ? undefined : cachedApiKey(ctx.svc, header(ctx.headers, 'x-api-key'));
-  if (unchecked) {
-    ctx.res.tenantId = unchecked.principal.tenantId;
-    const claim = claimsSlot && !exempt ? new SlotClaim(unchecked.principal) : undefined;
-    const counted = await meterTenant(ctx, unchecked.principal, exempt, async () => {
-      const result = await consumeRequestIfCurrent(ctx.svc, unchecked.principal, exempt, unchecked.version, claim).catch((err: unknown) => {
-        settleCachedKey(ctx.svc, unchecked, true); // a 429 is answered for a current key
-        throw err;
-      });
-      settleCachedKey(ctx.svc, unchecked, result !== undefined);
-      return result;
-    });
-    if (counted) return { principal: unchecked.principal, claim };
-  }
-  const principal = await authenticateOrCount(ctx);
-  await meterTenant(ctx, principal, exempt);
-  return { principal };
-}
-
-/**
- * An authenticated operation: authenticate (401) -> rate limit (429) -> scope (403)
- * -> plan (403) -> depth and storable text (400); input validation (400) follows in `.input()`. One middleware, because every
- * extra tRPC middleware level copies the whole call state on the hot path.
+ * A tenant's operation: admission (src/server/admission.ts: authenticate 401 -> rate limit 429
+ * -> scope and plan 403), then depth and storable text (400), then idempotency; input validation
+ * (400) follows in `.input()`. One middleware, because every extra tRPC middleware level copies
+ * the whole call state on the hot path.
  *
- * `claimsSlot` (an operation that runs one execution): with Redis and a cached key, the request
- * count's round trip also takes the tenant's execution slot (ctx.slotClaim, used by
- * executeAction instead of a round trip of its own); an operation that ends without executing
- * gives it back.
+ * With meta `claimsSlot` (an operation that runs one execution), the request count's round trip
+ * may also take the tenant's execution slot (ctx.slotClaim, used by executeAction instead of a
+ * round trip of its own); an operation that ends without executing gives it back.
  */
-export function apiProcedure(scope?: Scope, feature?: PlanFeature, opts: { claimsSlot?: boolean } = {}) {
-  const claimsSlot = opts.claimsSlot === true;
+export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
   return t.procedure.meta({ caller: 'tenant' }).use(async ({ ctx, meta, next, getRawInput, path, type }) => {
-    const { principal, claim } = await authenticateAndMeter(ctx, meta?.rateLimitExempt === true, claimsSlot);
+    const { principal, claim } = await admitTenant(ctx, meta?.rateLimitExempt === true, meta?.claimsSlot === true);
     try {
-      if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
-      if (feature) assertPlanAllows(principal.plan, feature);
+      assertAllowed(principal, scope, feature);
       assertBodyUsable(ctx);
       await assertAcceptableInput(getRawInput, meta);
       const run = () => next({ ctx: claim ? { principal, slotClaim: claim } : { principal } });
-      // A mutation sent with an Idempotency-Key runs once; its retries get its answer (src/idempotency/keys.ts).
-      const key = type === 'mutation' ? parseIdempotencyKey(ctx.headers['idempotency-key']) : undefined;
+      const key = idempotencyKeyOf(ctx, type);
       const result = key === undefined ? await run() : await idempotent(ctx, principal, key, path, await getRawInput(), run);
       // Executions change it: report the value after the operation (from the usage cache).
       ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);
@@ -199,7 +108,7 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature, opts: { claim
  * Order: rate limit (429) -> operator (404/401/403) -> body and input (400/413).
  */
 export const adminProcedure = t.procedure.meta({ caller: 'operator' }).use(async ({ ctx, meta, next, getRawInput }) => {
-  await meterCaller(ctx, meta?.rateLimitExempt === true);
+  await admitAnyone(ctx, meta?.rateLimitExempt === true);
   await assertOperator(ctx.svc, { adminToken: header(ctx.headers, 'x-admin-token'), authorization: header(ctx.headers, 'authorization') });
   assertBodyUsable(ctx);
   await assertAcceptableInput(getRawInput, meta);

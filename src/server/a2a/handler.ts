@@ -1,5 +1,5 @@
 /**
- * POST /api/a2a: the A2A JSON-RPC 2.0 binding (DESIGN.md §6 "Discovery"), through @a2a-js/sdk's
+ * POST /api/a2a: the A2A JSON-RPC 2.0 binding (docs/a2a.md), through @a2a-js/sdk's
  * JSON-RPC transport handlers adapted to node:http: A2A 1.0 method names (`SendMessage`,
  * `GetTask`, ...) go to JsonRpcTransportHandler, everything else (0.3 names such as
  * `message/send`, `tasks/get`; unknown methods) to the SDK's 0.3 compat handler, as the SDK's own
@@ -19,15 +19,14 @@ import { isV1JsonRpcMethod, legacyJsonRpcToV1Method } from '@a2a-js/sdk/compat/v
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ERROR_INFO_TYPE, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
-import { holdsScope, type Scope } from '../../contract/scopes';
+import type { Scope } from '../../contract/scopes';
 import { a2aProtocolCard } from '../../discovery/agent-card';
-import { consumeRequest } from '../../metering/requests';
-import { executionsRemaining } from '../../metering/usage';
 import type { Services } from '../../services';
-import { AppError, insufficientScope } from '../errors';
+import { AppError } from '../errors';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
-import { authenticateJsonRpcCaller, countOrRefuse, header as headerOf, reportedPool } from '../pool';
+import { assertAllowed, authenticateCaller, countTenant, header as headerOf, refreshExecutionsLeft, reportedPool } from '../admission';
+import type { Principal } from '../../auth/principal';
 import type { Context } from '../context';
 import { createRequestHandler, PlatformUser } from './agent';
 
@@ -70,7 +69,7 @@ function transportsFor(svc: Services): A2aTransports {
 
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage']);
 
-/** DESIGN.md §5: sending a message runs an action (`modules:execute`); every other method reads. */
+/** Sending a message runs an action (`modules:execute`); every other method reads. */
 export function scopeFor(method: unknown): Scope {
   let name = typeof method === 'string' ? method : '';
   if (name !== '' && !isV1JsonRpcMethod(name)) {
@@ -111,18 +110,15 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)), Allow: 'POST, OPTIONS' });
   }
 
-  const principal = await authenticateJsonRpcCaller(res, ctx, base);
-  if (!principal) return;
-
-  const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
-  const counted = await countOrRefuse(() => consumeRequest(svc, principal, false));
-  const headers: HeaderMap = { ...base, ...counted.headers };
-  const withRemaining = async (value: Promise<string | undefined>) => {
-    const v = await value;
-    if (v !== undefined) headers['X-Execution-Remaining'] = v;
-    return headers;
-  };
-  if (counted.error) return sendError(res, counted.error, requestId, await withRemaining(remainingBefore));
+  let principal: Principal;
+  try {
+    principal = await authenticateCaller(ctx);
+    await countTenant(ctx, principal, false);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return sendError(res, err, requestId, { ...base, ...ctx.res.headers });
+  }
+  const headers: HeaderMap = { ...base, ...ctx.res.headers };
 
   const body = await readJsonBody(req);
   if (body.kind !== 'json') {
@@ -135,33 +131,37 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
             ? // Valid JSON, so not a parse error: the same 400 and reason as the REST API.
               [400, { code: INVALID_REQUEST, message: `Invalid Request: ${body.message}` }]
             : [400, { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' }];
-    return sendJson(res, status, jsonRpcError(null, { ...error, data: { request_id: requestId } }), await withRemaining(remainingBefore));
+    return sendJson(res, status, jsonRpcError(null, { ...error, data: { request_id: requestId } }), headers);
   }
 
   if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
     // A2A's JSON-RPC binding has no batches: one request object per HTTP request.
     const error = { code: INVALID_REQUEST, message: 'Invalid Request: the body must be one JSON-RPC 2.0 request object (no batches).', data: { request_id: requestId } };
-    return sendJson(res, 200, jsonRpcError(null, error), await withRemaining(remainingBefore));
+    return sendJson(res, 200, jsonRpcError(null, error), headers);
   }
   const rpc = body.value as { method?: unknown; id?: unknown; params?: unknown };
   const idProblem = requestIdProblem(rpc);
   if (idProblem) {
     // The id cannot be used (absent, or not a string, number or null): answered with id null, and
     // nothing is dispatched, whatever the method.
-    return sendJson(res, 200, jsonRpcError(null, { code: INVALID_REQUEST, message: `Invalid Request: ${idProblem}`, data: { request_id: requestId } }), await withRemaining(remainingBefore));
+    return sendJson(res, 200, jsonRpcError(null, { code: INVALID_REQUEST, message: `Invalid Request: ${idProblem}`, data: { request_id: requestId } }), headers);
   }
   const method = rpc.method;
   const id = rpc.id as JsonRpcId;
   const scope = scopeFor(method);
-  if (!holdsScope(principal.scopes, scope)) return sendError(res, insufficientScope(scope), requestId, await withRemaining(remainingBefore));
+  try {
+    assertAllowed(principal, scope);
+  } catch (err) {
+    return sendError(res, err as AppError, requestId, headers);
+  }
   if (!knownMethod(method)) {
     const error = typeof method === 'string' ? { code: METHOD_NOT_FOUND, message: `Method not found: ${method.slice(0, 100)}` } : { code: INVALID_REQUEST, message: 'Invalid Request: "method" must be a string.' };
-    return sendJson(res, 200, jsonRpcError(id, { ...error, data: { request_id: requestId } }), await withRemaining(remainingBefore));
+    return sendJson(res, 200, jsonRpcError(id, { ...error, data: { request_id: requestId } }), headers);
   }
   const legacy = !isV1JsonRpcMethod(method);
   const paramsProblem = idParamProblem(rpc.params) ?? methodParamsProblem(legacy ? legacyJsonRpcToV1Method(method) : method, rpc.params, legacy);
   if (paramsProblem) {
-    return sendJson(res, 200, jsonRpcError(id, { code: INVALID_PARAMS, message: `Invalid params: ${paramsProblem}`, data: { request_id: requestId } }), await withRemaining(remainingBefore));
+    return sendJson(res, 200, jsonRpcError(id, { code: INVALID_PARAMS, message: `Invalid params: ${paramsProblem}`, data: { request_id: requestId } }), headers);
   }
 
   const t = transportsFor(svc);
@@ -191,7 +191,8 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
   } else {
     response = withoutInternals(response, requestId, legacy, svc);
   }
-  sendJson(res, 200, response, await withRemaining(executionsRemaining(svc.db, principal, svc.usage).catch(() => remainingBefore)));
+  await refreshExecutionsLeft(ctx, principal, headers);
+  sendJson(res, 200, response, headers);
 }
 
 /** An A2A 1.0 method, or a 0.3 one the SDK maps to one (the 0.3 handler answered others -32602). */

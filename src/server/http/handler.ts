@@ -9,7 +9,7 @@ import { handleMcp } from '../mcp/handler';
 import { handleIdentity } from '../identity/handler';
 import { handleOAuthRoute, isOAuthPath } from '../oauth/routes';
 import { buildOpenApiDocument } from '../openapi';
-import { reportedPool } from '../pool';
+import { reportedPool } from '../admission';
 import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
 import type { Context } from '../context';
@@ -91,7 +91,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     try {
       // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
       if (isOAuthPath(pathname)) {
-        // The caller's pool, reported without consuming (DESIGN.md §6: every API response, discovery documents included).
+        // The caller's pool, reported without consuming (every API response carries it, discovery documents included).
         for (const [name, value] of Object.entries(await reportedPool(ctx))) res.setHeader(name, value);
         if (await handleOAuthRoute(svc, req, res, pathname, requestId, ctx.ip)) return;
       }

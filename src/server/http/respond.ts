@@ -37,7 +37,7 @@ export function sendFile(res: ServerResponse, status: number, file: FileOutput, 
   res.end(body);
 }
 
-/** Writes an AppError in the error format of DESIGN.md §6, with the headers it carries. */
+/** Writes an AppError in the API's error format (`{error, message, request_id, ...}`), with the headers it carries. */
 export function sendError(res: ServerResponse, err: AppError, requestId: string, headers: Record<string, string> = {}): void {
   sendJson(res, err.status, errorBody(err, requestId), { ...headers, ...err.headers });
 }

@@ -94,7 +94,7 @@ const httpError = (code: string): NodeJS.ErrnoException => Object.assign(new Err
 /**
  * Requests Node's parser refuses before any handler sees them (unknown method, a request line or
  * headers over the size limit, NUL or invalid bytes, Content-Length with Transfer-Encoding, a
- * request not received in time), and those refused here before the handler (no Host, CONNECT): answered 400 in the error format of DESIGN.md §6 with an
+ * request not received in time), and those refused here before the handler (no Host, CONNECT): answered 400 in the API's error format with an
  * X-Request-Id, then the connection closes. The public pool of the socket's address is reported
  * unless TRUST_PROXY is set (then the client is unknown: no headers could be parsed).
  */

@@ -13,12 +13,11 @@ import { issueSession, isSessionRevoked, refreshSession, revokeSessions, type Go
 import { signInWithPassword } from '../../identity/sign-in';
 import { findUserById, presentUser } from '../../identity/users';
 import { findUnstorable, isStorableText, unstorableMessage } from '../../lib/storable';
-import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
 import { VERSION } from '../../version';
 import { AppError, errorBody, type ErrorCode } from '../errors';
 import { readJsonBody } from '../http/request';
 import { sendJson } from '../http/respond';
-import { countOrRefuse, header, reportedPool } from '../pool';
+import { countPublic, header, reportedPool } from '../admission';
 import type { Context } from '../context';
 
 export const IDENTITY_PREFIX = '/auth/v1';
@@ -39,7 +38,7 @@ const GOTRUE_CODES: Partial<Record<ErrorCode, string>> = {
 const API_VERSION = { 'X-Supabase-Api-Version': '2024-01-01' };
 
 /**
- * One error body for both readers: the project's `{error, message, request_id, ...}` (DESIGN.md §6)
+ * One error body for both readers: the project's `{error, message, request_id, ...}`
  * and GoTrue's `code` / `error_code` / `msg` / `error_description` (what auth-js reads).
  */
 export function identityErrorBody(err: AppError, requestId: string): Record<string, unknown> {
@@ -235,9 +234,10 @@ export async function handleIdentity(req: IncomingMessage, res: ServerResponse, 
   const route = Object.hasOwn(ROUTES, sub) ? ROUTES[sub] : undefined;
   const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
   if (method === 'OPTIONS') {
+    await countPublic(ctx, true);
     res.writeHead(204, {
       ...base,
-      ...rateLimitHeaders(await consumePublicRequest(svc, ctx.ip, true)),
+      ...ctx.res.headers,
       'Access-Control-Allow-Methods': 'GET, POST, PUT, OPTIONS',
       'Access-Control-Allow-Headers': CORS_HEADERS,
       'Access-Control-Max-Age': '86400',
@@ -245,9 +245,13 @@ export async function handleIdentity(req: IncomingMessage, res: ServerResponse, 
     return void res.end();
   }
   // Each call counts against the client IP's public pool (a 429 there before anything runs).
-  const counted = await countOrRefuse(() => consumePublicRequest(svc, ctx.ip, false));
-  const headers = { ...base, ...counted.headers };
-  if (counted.error) return sendIdentityError(res, counted.error, ctx, headers);
+  try {
+    await countPublic(ctx);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
+    return sendIdentityError(res, err, ctx, { ...base, ...err.headers });
+  }
+  const headers = { ...base, ...ctx.res.headers };
   if (!route) return sendIdentityError(res, new AppError('not_found', `No endpoint at ${pathname}.`), ctx, headers);
   const handler = route.methods[method];
   if (!handler) {
@@ -277,7 +281,7 @@ export async function handleIdentity(req: IncomingMessage, res: ServerResponse, 
       }
     }
     // PostgreSQL cannot store U+0000 or unpaired surrogates: such input is refused here, as on
-    // the REST API, before any operation takes it to the database (it was a 500). The mailed
+    // the REST API, before any operation takes it to the database. The mailed
     // GET /verify link keeps its own answer, a redirect carrying the error.
     if (!route.open?.includes(method)) assertStorable(body, url);
     const answer = await handler({ ctx, req, url, body });

@@ -62,7 +62,7 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * `module__action`. Module names have no underscore and action names no double underscore
- * (DESIGN.md §4), so the first `__` splits a name unambiguously; 30 + 2 + 30 ≤ 64 characters.
+ * (the naming rules of modules and actions), so the first `__` splits a name unambiguously; 30 + 2 + 30 ≤ 64 characters.
  */
 export function toolName(module: string, action: string): string {
   return `${module}__${action}`;

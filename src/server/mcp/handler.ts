@@ -1,29 +1,26 @@
 /**
- * POST /api/mcp: MCP over Streamable HTTP, stateless, JSON responses (DESIGN.md §6 "MCP").
+ * POST /api/mcp: MCP over Streamable HTTP, stateless, JSON responses (docs/mcp.md).
  *
  * Order: Origin check (403, DNS rebinding) -> method (405) -> authenticate (401; counts the
  * client IP's public pool) -> read the body -> count one request per JSON-RPC request in it
  * against the tenant's pool (429 before dispatch) -> dispatch through the SDK's transport, with
- * scopes checked per method. HTTP-level 401/405/429 use the REST error format; everything the
+ * scopes checked per method. Authentication and the count are src/server/admission.ts's. HTTP-level 401/405/429 use the REST error format; everything the
  * protocol answers is JSON-RPC.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { consumeRequest } from '../../metering/requests';
-import { executionsRemaining } from '../../metering/usage';
 import { AppError } from '../errors';
 import { TOO_DEEP_MESSAGE } from '../../lib/json-depth';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
 import type { Context } from '../context';
-import { authenticateJsonRpcCaller, countOrRefuse, header as headerOf, reportedPool } from '../pool';
+import { authenticateCaller, countTenant, header as headerOf, refreshExecutionsLeft, reportedPool } from '../admission';
 import { originAllowed } from './origin';
 import { parseConnectionScope } from './catalog';
 import { connectWithScopes, createMcpServer, scopeFor } from './server';
 import { authenticateMcpAccessToken, isOAuthAccessToken, mcpChallenge } from '../oauth/resource';
-import { consumePublicRequest } from '../../metering/requests';
 import { holdsScope } from '../../contract/scopes';
 import type { Principal } from '../../auth/principal';
 import { insufficientScope } from '../../lib/errors';
@@ -41,7 +38,7 @@ const jsonRpcError = (code: number, message: string, data?: Record<string, unkno
 /**
  * How many units of the tenant's pool a body costs: one per JSON-RPC request (a message with
  * `method` and `id`), so a batch of n requests costs n; notifications and responses are free,
- * but every HTTP request costs at least one (DESIGN.md §5: whatever its outcome).
+ * but every HTTP request costs at least one, whatever its outcome.
  */
 export function requestCost(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
@@ -68,30 +65,30 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   // identity-provider bearer tokens as on every surface. Every 401 names the resource metadata.
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '')?.[1];
   const viaOAuth = !header(req, 'x-api-key')?.trim() && bearer !== undefined && isOAuthAccessToken(svc, bearer);
-  const challenge = { 'WWW-Authenticate': mcpChallenge(svc, header(req, 'authorization') ? { error: 'invalid_token' } : {}) };
-  const principal = viaOAuth ? await authenticateOAuthCaller(res, ctx, base, bearer) : await authenticateJsonRpcCaller(res, ctx, base, challenge);
-  if (!principal) return;
+  let principal: Principal;
+  try {
+    principal = await authenticateCaller(ctx, viaOAuth ? () => authenticateMcpAccessToken(svc, bearer!) : undefined);
+  } catch (err) {
+    // An OAuth token's checks raise nothing but its 401: anything else is an internal error.
+    if (!(err instanceof AppError) || (viaOAuth && err.code !== 'unauthorized' && err.code !== 'rate_limit_exceeded')) throw err;
+    return sendError(res, err, requestId, { ...base, ...ctx.res.headers, ...(err.code === 'unauthorized' ? unauthorizedChallenge(ctx, viaOAuth, err) : {}) });
+  }
+  if (viaOAuth) ctx.principal = principal;
 
-  const remainingBefore = executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined);
   const body = await readJsonBody(req);
   const cost = body.kind === 'json' ? requestCost(body.value) : 1;
-  // A JSON-RPC batch of n calls is n requests, admitted all together or not at all.
-  const counted = await countOrRefuse(() => consumeRequest(svc, principal, false, cost));
-  const headers: HeaderMap = { ...base, ...counted.headers };
-  const executionHeader = async (value: Promise<string | undefined>) => {
-    const v = await value;
-    if (v !== undefined) headers['X-Execution-Remaining'] = v;
-  };
-  if (counted.error) {
-    await executionHeader(remainingBefore);
-    return sendError(res, counted.error, requestId, headers);
+  try {
+    // A JSON-RPC batch of n calls is n requests, admitted all together or not at all.
+    await countTenant(ctx, principal, false, cost);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
+    return sendError(res, err, requestId, { ...base, ...ctx.res.headers });
   }
+  const headers: HeaderMap = { ...base, ...ctx.res.headers };
   if (body.kind === 'too_large') {
-    await executionHeader(remainingBefore);
     return sendJson(res, 413, jsonRpcError(-32000, 'Payload Too Large: the request body must not exceed 1 MiB.', { request_id: requestId }), headers);
   }
   if (body.kind !== 'json') {
-    await executionHeader(remainingBefore);
     // Not JSON, or JSON nested deeper than MAX_JSON_DEPTH: the reader's reason, never an internal one.
     const reason = body.kind === 'invalid' && body.message === TOO_DEEP_MESSAGE ? `Parse error: ${TOO_DEEP_MESSAGE}` : 'Parse error: Invalid JSON';
     return sendJson(res, 400, jsonRpcError(ErrorCode.ParseError, reason, { request_id: requestId }), headers);
@@ -99,7 +96,6 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
 
   const malformed = invalidMessage(body.value);
   if (malformed) {
-    await executionHeader(remainingBefore);
     return sendJson(res, 400, jsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: ${malformed}`, { request_id: requestId }), headers);
   }
 
@@ -119,7 +115,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     await connectWithScopes(server, transport, principal, requestId);
     const response = await transport.handleRequest(toWebRequest(req), { parsedBody: body.value });
     const text = response.status === 202 || response.body === null ? '' : await response.text();
-    await executionHeader(executionsRemaining(svc.db, principal, svc.usage).catch(() => remainingBefore));
+    await refreshExecutionsLeft(ctx, principal, headers);
     const contentType = response.headers.get('content-type');
     res.writeHead(response.status, {
       ...headers,
@@ -180,20 +176,10 @@ function missingMethodScope(body: unknown, held: string[]): string | undefined {
   return scope && !holdsScope(held, scope) ? scope : undefined;
 }
 
-/** An OAuth access token's caller, or undefined once the 401 (counted on the IP's public pool) is sent. */
-async function authenticateOAuthCaller(res: ServerResponse, ctx: Context, base: HeaderMap, token: string): Promise<Principal | undefined> {
-  try {
-    const principal = await authenticateMcpAccessToken(ctx.svc, token);
-    ctx.principal = principal;
-    ctx.res.tenantId = principal.tenantId;
-    return principal;
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'unauthorized') throw err;
-    const counted = await countOrRefuse(() => consumePublicRequest(ctx.svc, ctx.ip, false));
-    const challenge: HeaderMap = counted.error ? {} : { 'WWW-Authenticate': mcpChallenge(ctx.svc, { error: 'invalid_token', description: err.message }) };
-    sendError(res, counted.error ?? err, ctx.requestId, { ...base, ...counted.headers, ...challenge });
-    return undefined;
-  }
+/** The challenge of a 401 at /api/mcp: it names the resource metadata, and why a credential that was sent is refused. */
+function unauthorizedChallenge(ctx: Context, viaOAuth: boolean, err: AppError): HeaderMap {
+  const refused = viaOAuth ? { error: 'invalid_token' as const, description: err.message } : headerOf(ctx.headers, 'authorization') ? { error: 'invalid_token' as const } : {};
+  return { 'WWW-Authenticate': mcpChallenge(ctx.svc, refused) };
 }
 
 /**

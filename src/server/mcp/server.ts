@@ -40,7 +40,7 @@ const INSTRUCTIONS = [
   'Module documentation (actions, schemas, examples): the resources amp://modules/<module> (text/markdown).',
 ].join(' ');
 
-/** DESIGN.md §5: which scope each MCP method needs (ping and notifications need none). */
+/** Which scope each MCP method needs (ping and notifications need none). */
 export function scopeFor(method: string): Scope | undefined {
   if (method === 'tools/call') return 'modules:execute';
   if (method === 'initialize' || method === 'tools/list' || method.startsWith('resources/')) return 'modules:read';
@@ -137,7 +137,7 @@ function guarded<A extends unknown[], R>(svc: Services, requestId: string, fn: (
 }
 
 /**
- * Connects the server to the transport behind a gate (DESIGN.md §5 order: scope, then
+ * Connects the server to the transport behind a gate (in this order: scope, then
  * validation): a JSON-RPC request whose method needs a scope the credential lacks is answered
  * with INSUFFICIENT_SCOPE, one whose params do not fit with -32602; neither reaches a handler.
  * (A gate on the transport, because the SDK's own `initialize` handler has no hook.)

@@ -1,5 +1,5 @@
 /**
- * MCP tools for workflows (issue #15): `workflows__start` and `workflows__get_run`, for agents.
+ * MCP tools for workflows: `workflows__start` and `workflows__get_run`, for agents.
  * They call the same service functions as REST and tRPC (src/workflows/runs.ts). The tools/call
  * gate already requires `modules:execute`; reading a run needs `modules:read` as well.
  */

@@ -17,7 +17,7 @@ export const mcpResource = (svc: Services) => `${svc.config.publicBaseUrl}/api/m
 /** Its RFC 9728 metadata document. */
 export const mcpResourceMetadataUrl = (svc: Services) => `${svc.config.publicBaseUrl}/.well-known/oauth-protected-resource/api/mcp`;
 
-/** The scopes an MCP client may ask for: the spec's scopes (DESIGN.md §5). */
+/** The scopes an MCP client may ask for: every scope of the API. */
 export const OAUTH_SCOPES: readonly string[] = SCOPES;
 
 /**

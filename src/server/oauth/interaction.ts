@@ -59,7 +59,7 @@ export async function handleInteraction(svc: Services, req: IncomingMessage, res
     if (body.kind === 'too_large') throw new AppError('payload_too_large', `The body is larger than ${INTERACTION_BODY_LIMIT} bytes (16 KiB), the limit of the sign-in and consent endpoints.`);
     const value = body.kind === 'json' ? body.value : body.kind === 'empty' ? {} : undefined;
     if (value === undefined) throw invalidRequest('The body must be JSON.');
-    // PostgreSQL cannot store U+0000 or unpaired surrogates (an email with one was a 500).
+    // PostgreSQL cannot store U+0000 or unpaired surrogates: refused here, never taken to the database.
     const unstorable = findUnstorable(value);
     if (unstorable !== undefined) {
       const message = unstorableMessage(unstorable);

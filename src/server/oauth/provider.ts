@@ -292,7 +292,7 @@ function providerMethods(providerPath: string): string[] | undefined {
  */
 export async function handleOAuthProvider(svc: Services, req: IncomingMessage, res: ServerResponse, providerPath: string, requestId: string): Promise<void> {
   // Elsewhere, or with another method, oidc-provider would answer a plain-text 404: ours are
-  // JSON, in the OAuth format (404, or 405 with Allow as on every other path, DESIGN.md §4).
+  // JSON, in the OAuth format (404, or 405 with Allow as on every other path).
   const methods = providerMethods(providerPath);
   if (!methods || !methods.includes(req.method ?? 'GET')) {
     const err = methods

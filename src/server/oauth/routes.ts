@@ -9,7 +9,7 @@
  * - the rest of `/oauth/*`: oidc-provider (authorize, token, register, revoke, jwks).
  *
  * OAuth endpoints answer errors in the OAuth format (`{error, error_description}`, RFC 6749 /
- * 7591), not DESIGN.md §6's, because OAuth clients parse that format.
+ * 7591), not the API's own error format, because OAuth clients parse that format.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../lib/errors';

@@ -6,7 +6,7 @@ import { consumeRegistration } from '../../metering/requests';
 import { registerTenant, registerTenantForIdentity } from '../../tenants/register';
 import { registerInput, registerOutput } from '../../tenants/schema';
 import { AppError } from '../errors';
-import { header } from '../pool';
+import { header } from '../admission';
 import { publicProcedure, router, type Context } from '../trpc';
 
 const registrationLimited = publicProcedure.use(async ({ ctx, next }) => {
@@ -79,7 +79,7 @@ export const authRouter = router({
       },
       bearerOnly: true,
     })
-    // Authenticate before the body is validated (DESIGN.md §5: 401 before 400).
+    // Authenticate before the body is validated (401 before 400).
     .use(async ({ ctx, next }) => {
       const token = bearerToken(ctx);
       if (!token) throw new AppError('unauthorized', 'Linking needs the signed-in user\'s `Authorization: Bearer <token>`.');

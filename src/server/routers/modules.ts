@@ -108,8 +108,9 @@ export const modulesRouter = router({
     .output(installationView.extend({ uninstalled_at: z.string() }))
     .mutation(({ ctx, input }) => uninstallModule(ctx.svc, ctx.principal, input.module)),
 
-  execute: apiProcedure('modules:execute', undefined, { claimsSlot: true })
+  execute: apiProcedure('modules:execute')
     .meta({
+      claimsSlot: true,
       openapi: {
         method: 'POST',
         path: '/api/v1/modules/{module}/execute',

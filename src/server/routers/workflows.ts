@@ -17,7 +17,7 @@ import {
 } from '../../workflows/schema';
 import { apiProcedure, router } from '../trpc';
 
-/** DESIGN.md §5: `modules:write` changes definitions, `modules:read` reads, `modules:execute` runs. */
+/** `modules:write` changes definitions, `modules:read` reads, `modules:execute` runs. */
 const tags = ['workflows'];
 const scopeError = (scope: string) => ({ 403: `The credential lacks the scope \`${scope}\` (\`insufficient_scope\`)` });
 const invalidDefinition =
