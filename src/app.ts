@@ -13,7 +13,7 @@ import { startCertification } from './jobs/certification';
 import { startBoss, stopBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
-import { DELIVERIES_IN_FLIGHT, DeliveryWorker } from './jobs/webhooks';
+import { DELIVERIES_IN_FLIGHT, startDeliveryWorker, stopDeliveryWorker } from './jobs/webhooks';
 import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from './jobs/workflows';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
@@ -23,8 +23,9 @@ import { connectRedis, connectUpstash } from './metering/redis';
 import { RequestCounter } from './metering/request-counts';
 import { UsageCache } from './metering/usage';
 import { sealOAuthPayloads } from './oauth/adapter';
+import { DELIVERY_QUEUE, OutboxHooks } from './outbox';
 import type { Services } from './services';
-import { DELIVERY_QUEUE, deliveryQueueOptions, retryOrphanedAttempts } from './webhooks/queue';
+import { deliveryQueueOptions, retryOrphanedAttempts } from './webhooks/queue';
 
 /** Builds every shared service once at start-up: database (migrated), jobs, Redis, caches. */
 export interface ServiceOptions {
@@ -74,9 +75,14 @@ export async function createServices(config: Config, options: ServiceOptions = {
     sandbox: new JavaScriptSandbox(),
     schemas: new SchemaCache(),
     moduleCache: new ModuleCache(),
-    deliveryWorker: new DeliveryWorker({ maxInFlight: DELIVERIES_IN_FLIGHT, maxRecorders: database.kind === 'pglite' ? 1 : 2, pollMs: 500 }),
+    outbox: new OutboxHooks(),
     startedAt: new Date(),
   };
+  svc.outbox.afterCommit(({ events, counts }) => {
+    for (const [tenantId, used] of counts) svc.usage.note(tenantId, used);
+    // The tenant's cached view of the catalog (src/catalog/snapshot.ts) holds its installations.
+    for (const e of events) if (e.type === 'module.installed' || e.type === 'module.uninstalled') svc.moduleCache.invalidateTenant(e.tenantId);
+  });
   await syncBuiltinModules(database.db);
   // Catalog reads come from memory; other instances reload theirs (built-ins may have changed).
   await svc.moduleCache.attach(database, config.databaseUrl, logger);
@@ -85,7 +91,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // other instances may be mid-execution; only rows older than any action's deadline are stale.
   await closeInterruptedExecutions(svc, database.kind === 'pglite' ? 0 : 120_000);
   if (database.kind === 'pglite') await retryOrphanedAttempts(svc);
-  svc.deliveryWorker.start(svc);
+  startDeliveryWorker(svc, { maxInFlight: DELIVERIES_IN_FLIGHT, maxRecorders: database.kind === 'pglite' ? 1 : 2, pollMs: 500 });
   await startMaintenance(svc);
   await startBilling(svc);
   await startCertification(svc);
@@ -94,7 +100,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   return {
     ...svc,
     async close() {
-      await svc.deliveryWorker.stop();
+      await stopDeliveryWorker(svc);
       await stopWorkflowWorkers(svc);
       await svc.pool.close();
       await svc.sandbox.close();

@@ -6,7 +6,6 @@ import type { ActionPool } from './executions/pool';
 import type { JavaScriptSandbox } from './executions/runtimes/sandbox';
 import type { SchemaCache } from './executions/schemas';
 import type { Boss } from './jobs/boss';
-import type { DeliveryWorker } from './jobs/webhooks';
 import type { KeyCache } from './keys/cache';
 import type { Logger } from './logger';
 import type { SlotStore } from './metering/concurrency';
@@ -14,6 +13,7 @@ import type { Limiter } from './metering/limiter';
 import type { RedisLike } from './metering/redis';
 import type { RequestCounter } from './metering/request-counts';
 import type { UsageCache } from './metering/usage';
+import type { OutboxHooks } from './outbox/hooks';
 
 /** Everything a domain operation may use; built once at start-up by createServices. */
 export interface Services {
@@ -41,7 +41,7 @@ export interface Services {
   schemas: SchemaCache;
   /** Module definitions by name (short-lived). */
   moduleCache: ModuleCache;
-  /** The webhook delivery worker loop (wake it after committing deliveries). */
-  deliveryWorker: DeliveryWorker;
+  /** What runs after each unit of work commits (src/outbox): the delivery worker's wake-up, cache and usage updates. */
+  outbox: OutboxHooks;
   startedAt: Date;
 }

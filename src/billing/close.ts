@@ -1,10 +1,10 @@
 import { and, asc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db';
 import { invoices, planChanges, tenants, usageCounters, type InvoiceLine, type InvoiceRow, type TermsSnapshot } from '../db/schema';
-import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { newId } from '../lib/ids';
 import { isSaneDate } from '../lib/dates';
 import { AppError, invalidRequest } from '../lib/errors';
+import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
 import { PLAN_NAMES, PLANS, type Plan } from '../tenants/plans';
 import { invoiceNumber, invoicePath } from './invoices';
@@ -186,8 +186,7 @@ export async function closeCyclesAsOf(svc: Services, at = new Date()): Promise<{
  */
 export async function closeTenantCycle(svc: Services, tenantId: string, cycleStart: Date): Promise<InvoiceRow | null> {
   const cycleEnd = addMonths(cycleStart, 1);
-  let event: RecordedEvent | undefined;
-  const row = await svc.db.transaction(async (tx) => {
+  return unitOfWork(svc, async (tx, out) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${INVOICE_LOCK_CLASS}::int, hashtext(${tenantId}))`);
     const [existing] = await tx
       .select({ id: invoices.id })
@@ -233,7 +232,7 @@ export async function closeTenantCycle(svc: Services, tenantId: string, cycleSta
       .onConflictDoNothing({ target: [invoices.tenantId, invoices.cycleStart] })
       .returning();
     if (!inserted) return null;
-    event = await recordEvent(svc, tx, tenantId, 'billing.invoice_created', {
+    await out.emit(tenantId, 'billing.invoice_created', {
       invoice_id: inserted.id,
       number: invoiceNumber(tenantId, inserted.number),
       tenant_id: tenantId,
@@ -246,8 +245,6 @@ export async function closeTenantCycle(svc: Services, tenantId: string, cycleSta
     });
     return inserted;
   });
-  afterEvents(svc, event);
-  return row;
 }
 
 export interface DraftInput {

@@ -1,5 +1,6 @@
 import type { EventType } from '../contract/events';
 import { quotaOf, type Reservation, type TenantPlan } from '../metering/usage';
+import type { Outbox, TenantTerms } from '../outbox';
 
 /** Share of the monthly quota at which `billing.limit_approaching` fires. */
 export const APPROACHING_SHARE = 0.8;
@@ -38,4 +39,24 @@ export function thresholdEvents(tenant: TenantPlan, reservation: Reservation, n:
     out.push({ type: 'billing.limit_exceeded', data: { ...common, overage: !quotaOf(tenant).pausesAtQuota } });
   }
   return out;
+}
+
+/** The tenant's terms as the outbox counts executions under them (src/outbox/quota.ts). */
+export function countTerms(tenant: TenantPlan): TenantTerms & { plan: string } {
+  const { quota, pausesAtQuota } = quotaOf(tenant);
+  return { tenantId: tenant.tenantId, plan: tenant.plan, quota, pauses: pausesAtQuota, approaching: quota === null ? null : thresholdMarks(quota).approaching };
+}
+
+/**
+ * Emits the billing events of `n` executions counted together that took the tenant's count to
+ * `usedAfter`: each gets its own count, as if they had been counted one after the other, so a
+ * threshold is crossed by exactly one of them.
+ */
+export async function emitThresholds(out: Outbox, tenant: TenantPlan, usedAfter: number, n: number, resetAt: Date): Promise<void> {
+  const { quota } = quotaOf(tenant);
+  if (quota === null) return;
+  for (let i = 0; i < n; i++) {
+    const reservation = { used: usedAfter - n + 1 + i, limit: quota, remaining: null, overage: 0, resetAt };
+    for (const crossed of thresholdEvents(tenant, reservation, 1)) await out.emit(tenant.tenantId, crossed.type, crossed.data);
+  }
 }

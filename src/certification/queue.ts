@@ -6,7 +6,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { certificationRuns, type CertificationRunRow, type CertificationTrigger } from '../db/schema';
-import { jobsDb } from '../jobs/tx';
+import { jobsDb } from '../db/job-tx';
 import { newId } from '../lib/ids';
 import type { Services } from '../services';
 import { RUN_DEADLINE_MS } from './rule';

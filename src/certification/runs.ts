@@ -8,9 +8,9 @@ import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
 import type { Executor } from '../db';
 import { certificationRuns, moduleActions, modules, type CertificationRunRow, type CertificationRunStatus, type CertificationTier, type ModuleRow } from '../db/schema';
-import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { AppError, notFound } from '../lib/errors';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
+import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
 import { moduleAudience } from '../trust/audience';
 import { recomputeTrustScore } from '../trust/score';
@@ -111,13 +111,13 @@ async function failRun(svc: Services, runId: string, error: string): Promise<voi
 async function completeRun(svc: Services, run: CertificationRunRow, certified: ModuleRow, results: CheckResults): Promise<void> {
   const tier = tierFor(results.checks, results.crashed);
   const checksPassed = results.checks.filter((c) => c.passed).length;
-  const events = await svc.db.transaction(async (tx) => {
+  await unitOfWork(svc, async (tx, out) => {
     const [module] = await tx
       .select({ tier: modules.certificationTier, version: modules.version, updatedAt: modules.updatedAt })
       .from(modules)
       .where(eq(modules.name, run.moduleName))
       .for('no key update');
-    if (!module) return [];
+    if (!module) return;
     const previousTier = module.tier as CertificationTier;
     const [completed] = await tx
       .update(certificationRuns)
@@ -134,14 +134,13 @@ async function completeRun(svc: Services, run: CertificationRunRow, certified: M
       .where(and(eq(certificationRuns.id, run.id), eq(certificationRuns.status, 'running')))
       .returning({ id: certificationRuns.id });
     // Another attempt of the same job completed it already.
-    if (!completed) return [];
+    if (!completed) return;
     await tx.update(modules).set({ certificationTier: tier }).where(eq(modules.name, run.moduleName));
     // Updated while this run was under way (the update shared it): certify what is there now too.
     if (module.updatedAt.getTime() !== certified.updatedAt.getTime()) {
       await requestRun(svc, tx, { moduleName: run.moduleName, version: module.version, trigger: 'publish', tenantId: run.requestedByTenantId });
     }
-    const trust = await recomputeTrustScore(svc, tx, run.moduleName, 'certification');
-    const recorded: RecordedEvent[] = [...trust.events];
+    const trust = await recomputeTrustScore(tx, out, run.moduleName, 'certification');
     const completedData = {
       module: run.moduleName,
       tier,
@@ -154,14 +153,12 @@ async function completeRun(svc: Services, run: CertificationRunRow, certified: M
     };
     const direction = tierRank(tier) > tierRank(previousTier) ? 'upgrade' : 'downgrade';
     for (const tenantId of await moduleAudience(tx, run.moduleName)) {
-      recorded.push(await recordEvent(svc, tx, tenantId, 'certification.completed', completedData));
+      await out.emit(tenantId, 'certification.completed', completedData);
       if (tier !== previousTier) {
-        recorded.push(await recordEvent(svc, tx, tenantId, 'certification.tier_changed', { module: run.moduleName, tier, previous_tier: previousTier, direction }));
+        await out.emit(tenantId, 'certification.tier_changed', { module: run.moduleName, tier, previous_tier: previousTier, direction });
       }
     }
-    return recorded;
   });
-  afterEvents(svc, ...events);
   svc.moduleCache.invalidate(run.moduleName);
   svc.logger.info({ module: run.moduleName, version: run.version, tier, checks_passed: checksPassed, checks_total: results.checks.length }, 'certification: run completed');
 }

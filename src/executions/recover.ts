@@ -1,6 +1,6 @@
 import { and, eq, lt } from 'drizzle-orm';
 import { executions } from '../db/schema';
-import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
+import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
 import { executionEventData } from './present';
 
@@ -11,16 +11,13 @@ import { executionEventData } from './present';
  */
 export async function closeInterruptedExecutions(svc: Services, olderThanMs: number): Promise<number> {
   const cutoff = new Date(Date.now() - olderThanMs);
-  const recorded: RecordedEvent[] = [];
-  const closed = await svc.db.transaction(async (tx) => {
+  return unitOfWork(svc, async (tx, out) => {
     const stale = await tx
       .update(executions)
       .set({ status: 'failed', errorCode: 'interrupted', errorMessage: 'The service stopped while the action was running.', finishedAt: new Date() })
       .where(and(eq(executions.status, 'running'), lt(executions.createdAt, cutoff)))
       .returning();
-    for (const row of stale) recorded.push(await recordEvent(svc, tx, row.tenantId, 'execution.failed', executionEventData(row, undefined)));
+    for (const row of stale) await out.emit(row.tenantId, 'execution.failed', executionEventData(row, undefined));
     return stale.length;
   });
-  afterEvents(svc, ...recorded);
-  return closed;
 }

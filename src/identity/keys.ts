@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { AppError } from '../lib/errors';
-import type { Services } from '../services';
+import type { Config } from '../config';
 
 /** The built-in identity provider's signing material (ES256, P-256). */
 export interface IdentityKeys {
@@ -15,7 +15,7 @@ export interface IdentityKeys {
   publicKey: KeyObject;
 }
 
-const cache = new WeakMap<Services['config'], IdentityKeys>();
+const cache = new WeakMap<Config, IdentityKeys>();
 
 /** The issuer of the built-in provider's tokens for a base URL. */
 export function builtinIssuer(publicBaseUrl: string): string {
@@ -26,7 +26,7 @@ export function builtinIssuer(publicBaseUrl: string): string {
  * The built-in provider's keys, from `AUTH_SIGNING_KEY` (or the one generated into DATA_DIR).
  * `kid` is the RFC 7638 thumbprint of the public key, so every instance sharing the key agrees.
  */
-export function identityKeys(svc: Pick<Services, 'config'>): IdentityKeys {
+export function identityKeys(svc: { config: Config }): IdentityKeys {
   const cached = cache.get(svc.config);
   if (cached) return cached;
   const keys = deriveKeys(svc.config.auth.signingKey, svc.config.auth.issuer ?? builtinIssuer(svc.config.publicBaseUrl));

@@ -1,7 +1,8 @@
 import { SOCKETS_PER_ORIGIN } from '../net/ssrf';
 import type { Services } from '../services';
 import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt, type PreparedAttempt } from '../webhooks/deliver';
-import { deferAttempts, DELIVERY_QUEUE, type DeliveryJob } from '../webhooks/queue';
+import { DELIVERY_QUEUE, type DeliveryJob } from '../outbox';
+import { deferAttempts } from '../webhooks/queue';
 import { postToReceiver } from '../webhooks/send';
 
 export interface DeliveryWorkerOptions {
@@ -74,10 +75,10 @@ const held = (lane: Lane) => lane.sending + lane.waiting.length;
  * tenant's hanging receiver cannot take the slots other tenants' deliveries need. A slot frees when its
  * request ends: made attempts are recorded in groups (recordAttempts, which also completes their
  * jobs) by up to `maxRecorders` recorders, so the groups grow when recording is the slower
- * part instead of holding the slots (issue #16: with slots held until recorded, deliveries
- * waited on one recorder's round trips and fell behind bursts of executions). pg-boss polls at
- * most every 0.5 s, so whoever commits new deliveries calls `wake()`, and a failed attempt wakes
- * the loop when its retry falls due.
+ * part instead of holding the slots (with slots held until recorded, deliveries would wait on
+ * one recorder's round trips and fall behind bursts of executions). pg-boss polls at
+ * most every 0.5 s, so every commit that creates deliveries wakes it (start), and a failed attempt
+ * wakes the loop when its retry falls due.
  */
 export class DeliveryWorker {
   /** Jobs fetched and not yet sent (or completed, when there was nothing to send). */
@@ -94,6 +95,7 @@ export class DeliveryWorker {
   private running: Promise<void> | undefined;
   private stopped = false;
   private svc?: Services;
+  private unsubscribe?: () => void;
   private lanes = new Map<string, Lane>();
   /** Attempts waiting in lanes. */
   private waitingCount = 0;
@@ -104,12 +106,16 @@ export class DeliveryWorker {
 
   constructor(private readonly options: DeliveryWorkerOptions) {}
 
+  /** Runs the loop, woken by every commit that created deliveries (the outbox's post-commit hooks). */
   start(svc: Services): void {
     this.svc = svc;
+    this.unsubscribe = svc.outbox.afterCommit((committed) => {
+      if (committed.deliveries > 0) this.wake();
+    });
     this.running = this.loop(svc);
   }
 
-  /** Fetch due attempts now instead of at the next poll. Cheap; call after commits. */
+  /** Fetch due attempts now instead of at the next poll. Cheap. */
   wake(): void {
     // Commits arriving within a few milliseconds share one fetch instead of one each.
     if (this.wakeTimer) return;
@@ -129,6 +135,7 @@ export class DeliveryWorker {
   /** Stops fetching, lets attempts being sent finish (bounded) and records them; attempts waiting in lanes go back to the queue. */
   async stop(timeoutMs = 5000): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     this.wake();
     await this.running;
     const svc = this.svc;
@@ -348,4 +355,19 @@ export class DeliveryWorker {
       };
     });
   }
+}
+
+const workers = new WeakMap<Services['outbox'], DeliveryWorker>();
+
+/** Starts the services' delivery worker (one per Services instance). */
+export function startDeliveryWorker(svc: Services, options: DeliveryWorkerOptions): DeliveryWorker {
+  const worker = new DeliveryWorker(options);
+  workers.set(svc.outbox, worker);
+  worker.start(svc);
+  return worker;
+}
+
+/** Stops the services' delivery worker (see DeliveryWorker.stop); nothing when none runs. */
+export async function stopDeliveryWorker(svc: Pick<Services, 'outbox'>): Promise<void> {
+  await workers.get(svc.outbox)?.stop();
 }

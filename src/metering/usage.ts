@@ -1,7 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { usageCounters } from '../db/schema';
 import { AppError } from '../lib/errors';
+import { countExecutions, Outbox } from '../outbox';
 import { effectiveTerms, type Plan, type TermOverrides } from '../tenants/plans';
 import { cycleStart, nextCycleStart } from './cycle';
 
@@ -30,39 +31,23 @@ export interface Reservation {
 }
 
 /**
- * Checks and counts `n` executions in one statement, so that under any concurrency, on any
- * number of instances, a tenant never starts more executions than its quota allows. Pass the
- * transaction that creates the execution rows: usage then always equals recorded executions.
+ * Checks and counts `n` executions (the outbox's countCtes, src/outbox/quota.ts), so that under
+ * any concurrency, on any number of instances, a tenant never starts more executions than its
+ * quota allows. Pass the unit of work that creates the execution rows (its count then reaches
+ * `svc.usage` after the commit): usage then always equals recorded executions.
  * The quota is the tenant's effective one (its override, else its plan's).
  * Free plan: refused past the quota with 429 `quota_exceeded` (paused until the next cycle).
  * Pro/business: admitted, the excess counted as overage. Enterprise: unlimited, unless an
  * operator set a quota: then metered past it like pro/business.
  */
-export async function reserveExecutions(db: Executor, tenant: TenantPlan, n = 1, now = new Date()): Promise<Reservation> {
+export async function reserveExecutions(via: Executor | Outbox, tenant: TenantPlan, n = 1, now = new Date()): Promise<Reservation> {
   if (!Number.isInteger(n) || n < 1) throw new Error('reserveExecutions: n must be a positive integer');
   const { quota, pausesAtQuota } = quotaOf(tenant);
-  const cycle = cycleStart(now);
   const resetAt = nextCycleStart(now);
-  // One statement: create the cycle's row or add to it. With a pausing plan both branches admit
-  // only while the quota holds; the update's condition is checked under the row lock.
-  const u = usageCounters;
   if (pausesAtQuota && quota !== null && n > quota) throw quotaExceeded(quota, resetAt, now);
-  const [row] = await db
-    .insert(u)
-    .values({ tenantId: tenant.tenantId, cycleStart: cycle, executions: n, overage: quota === null ? 0 : Math.max(0, n - quota), updatedAt: now })
-    .onConflictDoUpdate({
-      target: [u.tenantId, u.cycleStart],
-      set: {
-        executions: sql`${u.executions} + ${n}`,
-        overage: quota === null ? sql`${u.overage}` : sql`${u.overage} + greatest(0, ${u.executions} + ${n} - ${quota}) - greatest(0, ${u.executions} - ${quota})`,
-        updatedAt: now,
-      },
-      setWhere: pausesAtQuota ? sql`${u.executions} + ${n} <= ${quota}` : undefined,
-    })
-    .returning({ executions: u.executions });
-
-  if (!row) throw quotaExceeded(quota!, resetAt, now);
-  const used = row.executions;
+  const terms = { tenantId: tenant.tenantId, quota, pauses: pausesAtQuota, approaching: null };
+  const used = via instanceof Outbox ? await via.count(terms, n, cycleStart(now)) : await countExecutions(via, terms, n, cycleStart(now));
+  if (used === null) throw quotaExceeded(quota!, resetAt, now);
   return {
     used,
     limit: quota,

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { installations, modules, tenants } from '../db/schema';
-import { WEBHOOK_PLANS } from '../webhooks/fanout';
+import { WEBHOOK_PLANS } from '../outbox';
 
 /**
  * Who hears about a module's certification and trust (tenant ids, sorted): its publisher (none

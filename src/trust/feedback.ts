@@ -2,8 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
 import { executions, trustFeedback } from '../db/schema';
-import { afterEvents } from '../events/record';
 import { AppError, notFound } from '../lib/errors';
+import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
 import type { FeedbackInput } from './schema';
 import { recomputeTrustScore } from './score';
@@ -26,7 +26,7 @@ export async function submitFeedback(svc: Services, principal: Principal, input:
     .limit(1);
   if (!executed) throw new AppError('forbidden', 'Only a tenant that executed the module may rate it.');
   const comment = input.comment ?? null;
-  const result = await svc.db.transaction(async (tx) => {
+  const result = await unitOfWork(svc, async (tx, out) => {
     const [row] = await tx
       .insert(trustFeedback)
       .values({ moduleName: name, tenantId: principal.tenantId, rating: input.rating, comment })
@@ -35,11 +35,10 @@ export async function submitFeedback(svc: Services, principal: Principal, input:
         set: { rating: input.rating, comment, updatedAt: sql`now()` },
       })
       .returning({ rating: trustFeedback.rating, comment: trustFeedback.comment, createdAt: trustFeedback.createdAt, updatedAt: trustFeedback.updatedAt, inserted: sql<boolean>`xmax = 0` });
-    const recomputed = await recomputeTrustScore(svc, tx, name, 'feedback');
+    const recomputed = await recomputeTrustScore(tx, out, name, 'feedback');
     return { row: row!, recomputed };
   });
   svc.moduleCache.invalidate(name);
-  afterEvents(svc, ...result.recomputed.events);
   const { row, recomputed } = result;
   return {
     status: row.inserted ? 201 : 200,

@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { certificationRuns, executions, modules, trustComponents, trustFeedback, trustScoreHistory, type StoredTrustInputs } from '../db/schema';
-import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
+import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
 import { moduleAudience } from './audience';
 
@@ -111,36 +111,30 @@ export function loadInputs(stored: StoredTrustInputs): TrustInputs {
  * computed from (`trust_components`, which GET /trust/{name} shows) and, when it changed, a
  * history row; records `trust.score_changed` for every tenant of the module's
  * audience when it moved by SCORE_CHANGE_THRESHOLD or more. The caller calls
- * `afterEvents(svc, ...events)` and `svc.moduleCache.invalidate(moduleName)` after the commit.
+ * `svc.moduleCache.invalidate(moduleName)` after the commit.
  *
  * Locks the module row (`for no key update`: it does not conflict with the key-share locks that
  * inserting rows referencing the module takes), so concurrent recomputations of one module
  * run one after the other, each reading what the previous committed.
  */
-export async function recomputeTrustScore(
-  svc: Services,
-  tx: Executor,
-  moduleName: string,
-  reason: TrustReason,
-): Promise<{ score: number; previous: number; events: RecordedEvent[] }> {
+export async function recomputeTrustScore(tx: Executor, out: Outbox, moduleName: string, reason: TrustReason): Promise<{ score: number; previous: number }> {
   const [row] = await tx.select({ score: modules.trustScore }).from(modules).where(eq(modules.name, moduleName)).for('no key update');
-  if (!row) return { score: NEUTRAL_VALUE, previous: NEUTRAL_VALUE, events: [] };
+  if (!row) return { score: NEUTRAL_VALUE, previous: NEUTRAL_VALUE };
   const inputs = await trustInputs(tx, moduleName);
   const components = componentValues(inputs);
   const score = weightedScore(components);
   const previous = row.score;
   const stored = { inputs: storeInputs(inputs), computedAt: new Date() };
   await tx.insert(trustComponents).values({ moduleName, ...stored }).onConflictDoUpdate({ target: trustComponents.moduleName, set: stored });
-  if (score === previous) return { score, previous, events: [] };
+  if (score === previous) return { score, previous };
   await tx.update(modules).set({ trustScore: score }).where(eq(modules.name, moduleName));
   await tx.insert(trustScoreHistory).values({ moduleName, score, previousScore: previous, reason, components });
-  const events: RecordedEvent[] = [];
   if (Math.abs(score - previous) >= SCORE_CHANGE_THRESHOLD) {
     for (const tenantId of await moduleAudience(tx, moduleName)) {
-      events.push(await recordEvent(svc, tx, tenantId, 'trust.score_changed', { module: moduleName, score, previous_score: previous, reason }));
+      await out.emit(tenantId, 'trust.score_changed', { module: moduleName, score, previous_score: previous, reason });
     }
   }
-  return { score, previous, events };
+  return { score, previous };
 }
 
 /**
@@ -151,11 +145,10 @@ export async function recomputeAllTrustScores(svc: Services): Promise<number> {
   const names = await svc.db.select({ name: modules.name }).from(modules).orderBy(modules.name);
   let changed = 0;
   for (const { name } of names) {
-    const result = await svc.db.transaction((tx) => recomputeTrustScore(svc, tx, name, 'usage'));
+    const result = await unitOfWork(svc, (tx, out) => recomputeTrustScore(tx, out, name, 'usage'));
     if (result.score === result.previous) continue;
     changed++;
     svc.moduleCache.invalidate(name);
-    afterEvents(svc, ...result.events);
   }
   return changed;
 }

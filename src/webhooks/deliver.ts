@@ -2,11 +2,11 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db';
 import { statementRows } from '../db/statements';
 import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
-import { jobsDb } from '../jobs/tx';
+import { jobsDb } from '../db/job-tx';
 import { decryptSecret, SecretDecryptionError } from '../lib/secrets';
+import { DELIVERY_QUEUE, scheduleAttempts, type DeliveryJob } from '../outbox';
 import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
-import { DELIVERY_QUEUE, scheduleAttempts, type DeliveryJob } from './queue';
 import type { AttemptOutcome } from './send';
 
 /** Spec §3: this many failed deliveries in a row disable the subscription. */

@@ -1,21 +1,6 @@
-import type { Executor } from '../db';
-import { jobsDb } from '../jobs/tx';
+import { jobsDb } from '../db/job-tx';
+import { DELIVERY_QUEUE, scheduleAttempts } from '../outbox';
 import type { Services } from '../services';
-
-/** The pg-boss queue of delivery attempts: one job per attempt, `startAfter` its scheduled time. */
-export const DELIVERY_QUEUE = 'webhook-delivery';
-
-export interface DeliveryJob {
-  deliveryId: string;
-  /** 1-based attempt number this job makes. */
-  attempt: number;
-}
-
-/** An attempt to schedule: its job's data, when, and its subscription (the job's pg-boss group, which the worker's fetches can skip). */
-export interface ScheduledAttempt extends DeliveryJob {
-  delayMs: number;
-  subscriptionId?: string;
-}
 
 /**
  * Queue options: a job whose worker died mid-attempt expires (receiver deadline + 10 s) and runs
@@ -34,28 +19,6 @@ export async function retryOrphanedAttempts(svc: Services): Promise<number> {
   const ids = rows.map((r: { id: string }) => r.id);
   if (ids.length > 0) await svc.boss.fail(DELIVERY_QUEUE, ids);
   return ids.length;
-}
-
-/**
- * Schedules attempts inside `tx`, so a delivery row and its next attempt commit together.
- * (pg-boss answers null for an unknown queue: that is a bug, so it throws.)
- */
-export async function scheduleAttempts(svc: Services, tx: Executor, jobs: ScheduledAttempt[]): Promise<void> {
-  if (jobs.length === 0) return;
-  const now = Date.now();
-  const db = jobsDb(tx);
-  for (let i = 0; i < jobs.length; i += 1000) {
-    const ids = await svc.boss.insert(
-      DELIVERY_QUEUE,
-      jobs.slice(i, i + 1000).map((j) => ({
-        data: { deliveryId: j.deliveryId, attempt: j.attempt },
-        ...(j.delayMs > 0 ? { startAfter: new Date(now + j.delayMs) } : {}),
-        ...(j.subscriptionId ? { group: { id: j.subscriptionId } } : {}),
-      })),
-      { db, returnId: true },
-    );
-    if (ids?.length !== Math.min(1000, jobs.length - i)) throw new Error(`pg-boss did not create jobs on queue ${DELIVERY_QUEUE}`);
-  }
 }
 
 /**

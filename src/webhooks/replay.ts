@@ -2,8 +2,8 @@ import { and, asc, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { events } from '../db/schema';
 import { conflict, invalidRequest } from '../lib/errors';
+import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
-import { createDeliveries } from './fanout';
 import type { ReplayInput } from './schema';
 import { findSubscription } from './subscriptions';
 
@@ -28,7 +28,7 @@ export async function replayEvents(svc: Services, principal: Principal, input: R
     throw invalidRequest('`until` must be after `since`.', [{ path: 'until', message: 'Not after since' }]);
   }
   const kinds = subscription.events.includes('*') ? undefined : subscription.events;
-  const { replayed, nextSince } = await svc.db.transaction(async (tx) => {
+  const { replayed, nextSince } = await unitOfWork(svc, async (tx, out) => {
     const rows = await tx
       .select({ id: events.id, type: events.type, createdAt: events.createdAt })
       .from(events)
@@ -43,15 +43,12 @@ export async function replayEvents(svc: Services, principal: Principal, input: R
       .orderBy(asc(events.createdAt), asc(events.id))
       .limit(REPLAY_MAX_EVENTS + 1);
     const batch = rows.slice(0, REPLAY_MAX_EVENTS);
-    await createDeliveries(
-      svc,
-      tx,
+    await out.deliver(
       batch.map((e) => ({ subscriptionId: subscription.id, tenantId: principal.tenantId, eventId: e.id, eventType: e.type })),
       'replay',
     );
     return { replayed: batch.length, nextSince: rows[REPLAY_MAX_EVENTS]?.createdAt ?? null };
   });
-  if (replayed > 0) svc.deliveryWorker.wake();
   return {
     subscription_id: subscription.id,
     replayed,

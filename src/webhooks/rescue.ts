@@ -1,7 +1,7 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { webhookDeliveries } from '../db/schema';
+import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
-import { scheduleAttempts } from './queue';
 
 /** A pending delivery this far past its attempt time has lost its job. */
 export const STALLED_AFTER_MINUTES = 10;
@@ -13,7 +13,7 @@ export const STALLED_AFTER_MINUTES = 10;
  */
 export async function rescueStalledDeliveries(svc: Services, batchSize = 1000): Promise<number> {
   const d = webhookDeliveries;
-  const rescued = await svc.db.transaction(async (tx) => {
+  return unitOfWork(svc, async (tx, out) => {
     const stalled = await tx
       .select({ id: d.id, attempts: d.attempts, subscriptionId: d.subscriptionId })
       .from(d)
@@ -22,9 +22,7 @@ export async function rescueStalledDeliveries(svc: Services, batchSize = 1000): 
       .for('update', { skipLocked: true });
     if (stalled.length === 0) return 0;
     await tx.update(d).set({ nextAttemptAt: sql`now()` }).where(inArray(d.id, stalled.map((s) => s.id)));
-    await scheduleAttempts(svc, tx, stalled.map((s) => ({ deliveryId: s.id, attempt: s.attempts + 1, delayMs: 0, subscriptionId: s.subscriptionId })));
+    await out.retry(stalled.map((s) => ({ deliveryId: s.id, attempt: s.attempts + 1, delayMs: 0, subscriptionId: s.subscriptionId })));
     return stalled.length;
   });
-  if (rescued > 0) svc.deliveryWorker.wake();
-  return rescued;
 }

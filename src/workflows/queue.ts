@@ -1,5 +1,5 @@
 import type { Executor } from '../db';
-import { jobsDb } from '../jobs/tx';
+import { jobsDb } from '../db/job-tx';
 import type { Services } from '../services';
 
 /** The pg-boss queue of step attempts: one job per attempt of one step of one run. */

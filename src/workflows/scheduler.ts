@@ -2,10 +2,10 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { tenantPrincipal, type Principal } from '../auth/principal';
 import type { Tx } from '../db';
 import { tenants, workflowRuns, workflowRunSteps, type WorkflowRunRow, type WorkflowRunStepRow, type WorkflowStepDefinition } from '../db/schema';
-import { afterEvents, recordEvent, type RecordedEvent } from '../events/record';
 import { MAX_OUTPUT_BYTES } from '../executions/engine';
 import { executeAction } from '../executions/execute';
 import { AppError } from '../lib/errors';
+import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
 import { ancestorsOf } from './definition';
 import { enqueueSteps, type StepJob } from './queue';
@@ -113,11 +113,11 @@ async function resolveInput(svc: Services, tenantId: string, def: WorkflowStepDe
   return input;
 }
 
-/** Runs `fn` in a transaction holding the run row's lock; nothing when the run is gone. */
-async function withRunLock<T>(svc: Services, runId: string, fn: (tx: Tx, run: WorkflowRunRow) => Promise<T>): Promise<T | undefined> {
-  return svc.db.transaction(async (tx) => {
+/** Runs `fn` in a unit of work holding the run row's lock; nothing when the run is gone. */
+async function withRunLock<T>(svc: Services, runId: string, fn: (tx: Tx, run: WorkflowRunRow, out: Outbox) => Promise<T>): Promise<T | undefined> {
+  return unitOfWork(svc, async (tx, out) => {
     const [run] = await tx.select().from(workflowRuns).where(eq(workflowRuns.id, runId)).for('update');
-    return run ? fn(tx, run) : undefined;
+    return run ? fn(tx, run, out) : undefined;
   });
 }
 
@@ -178,26 +178,23 @@ const appendExecution = (executionId: string | undefined) =>
 
 /** running -> succeeded; then what it unblocks, in the same transaction. */
 async function completeStep(svc: Services, job: StepJob, output: unknown, executionId: string): Promise<void> {
-  const events = await withRunLock(svc, job.runId, async (tx, run) => {
+  await withRunLock(svc, job.runId, async (tx, run, out) => {
     const [done] = await tx
       .update(workflowRunSteps)
       .set({ status: 'succeeded', output: output ?? null, error: null, executionIds: appendExecution(executionId), finishedAt: new Date() })
       .where(stepWhere(job, 'running', job.attempt))
       .returning();
-    if (!done || !isActive(run)) return [];
-    return advance(svc, tx, run);
+    if (done && isActive(run)) await advance(svc, tx, out, run);
   });
-  afterEvents(svc, ...(events ?? []));
 }
 
 /** An `if` that is false: pending -> skipped, and its dependents with it (in advance). */
 async function skipStep(svc: Services, job: StepJob): Promise<void> {
-  const events = await withRunLock(svc, job.runId, async (tx, run) => {
-    if (!isActive(run)) return [];
+  await withRunLock(svc, job.runId, async (tx, run, out) => {
+    if (!isActive(run)) return;
     const [skipped] = await tx.update(workflowRunSteps).set({ status: 'skipped', finishedAt: new Date() }).where(stepWhere(job, 'pending', 0)).returning();
-    return skipped ? advance(svc, tx, run) : [];
+    if (skipped) await advance(svc, tx, out, run);
   });
-  afterEvents(svc, ...(events ?? []));
 }
 
 /** Refused admission (no free slot): back to pending, the attempt not counted, tried again shortly. */
@@ -217,7 +214,7 @@ async function requeueStep(svc: Services, job: StepJob, error: StepError): Promi
  * backoff; otherwise the step fails, and with it the run (`workflow.failed`).
  */
 async function failStep(svc: Services, job: StepJob, from: 'pending' | 'running', error: StepError, executionId: string | undefined, retryInMs: number | false): Promise<void> {
-  const events = await withRunLock(svc, job.runId, async (tx, run) => {
+  await withRunLock(svc, job.runId, async (tx, run, out) => {
     const active = isActive(run);
     const retry = retryInMs !== false && active;
     const [step] = await tx
@@ -231,17 +228,13 @@ async function failStep(svc: Services, job: StepJob, from: 'pending' | 'running'
       })
       .where(stepWhere(job, from, from === 'pending' ? job.attempt - 1 : job.attempt))
       .returning();
-    if (!step || !active) return [];
-    if (retry) {
-      await enqueueSteps(svc, tx, [{ runId: job.runId, stepId: job.stepId, attempt: job.attempt + 1, delayMs: retryInMs }]);
-      return [];
-    }
-    return [await failRun(svc, tx, run, job.stepId, error)];
+    if (!step || !active) return;
+    if (retry) await enqueueSteps(svc, tx, [{ runId: job.runId, stepId: job.stepId, attempt: job.attempt + 1, delayMs: retryInMs }]);
+    else await failRun(tx, out, run, job.stepId, error);
   });
-  afterEvents(svc, ...(events ?? []));
 }
 
-async function failRun(svc: Services, tx: Tx, run: WorkflowRunRow, stepId: string, error: StepError): Promise<RecordedEvent> {
+async function failRun(tx: Tx, out: Outbox, run: WorkflowRunRow, stepId: string, error: StepError): Promise<void> {
   const now = new Date();
   await tx.update(workflowRuns).set({ status: 'failed', error: { step: stepId, ...error }, finishedAt: now, updatedAt: now }).where(eq(workflowRuns.id, run.id));
   // Steps in flight in other branches finish and record their outcome; nothing new starts.
@@ -253,7 +246,7 @@ async function failRun(svc: Services, tx: Tx, run: WorkflowRunRow, stepId: strin
     .select({ id: workflowRunSteps.stepId })
     .from(workflowRunSteps)
     .where(and(eq(workflowRunSteps.runId, run.id), eq(workflowRunSteps.status, 'succeeded')));
-  return recordEvent(svc, tx, run.tenantId, 'workflow.failed', {
+  await out.emit(run.tenantId, 'workflow.failed', {
     workflow_id: run.workflowId,
     run_id: run.id,
     workflow_version: run.workflowVersion,
@@ -270,7 +263,7 @@ async function failRun(svc: Services, tx: Tx, run: WorkflowRunRow, stepId: strin
  * one, enqueues the steps whose dependencies all succeeded (each once: `scheduled_at`), and
  * completes the run when every step is done.
  */
-export async function advance(svc: Services, tx: Tx, run: WorkflowRunRow): Promise<RecordedEvent[]> {
+export async function advance(svc: Services, tx: Tx, out: Outbox, run: WorkflowRunRow): Promise<void> {
   const rows = await tx.select().from(workflowRunSteps).where(eq(workflowRunSteps.runId, run.id));
   const status = new Map(rows.map((r) => [r.stepId, r.status]));
   const scheduled = new Set(rows.filter((r) => r.scheduledAt).map((r) => r.stepId));
@@ -302,23 +295,21 @@ export async function advance(svc: Services, tx: Tx, run: WorkflowRunRow): Promi
     await tx.update(workflowRunSteps).set({ scheduledAt: now }).where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, toStart)));
     await enqueueSteps(svc, tx, toStart.map((stepId) => ({ runId: run.id, stepId, attempt: 1 })));
   }
-  if (![...status.values()].every((s) => s === 'succeeded' || s === 'skipped')) return [];
+  if (![...status.values()].every((s) => s === 'succeeded' || s === 'skipped')) return;
   const dependedOn = new Set(run.steps.flatMap((s) => s.depends_on ?? []));
   const outputs: Record<string, unknown> = {};
   for (const r of rows) if (!dependedOn.has(r.stepId) && status.get(r.stepId) === 'succeeded') outputs[r.stepId] = r.output;
   await tx.update(workflowRuns).set({ status: 'completed', output: outputs, finishedAt: now, updatedAt: now }).where(eq(workflowRuns.id, run.id));
-  return [
-    await recordEvent(svc, tx, run.tenantId, 'workflow.completed', {
-      workflow_id: run.workflowId,
-      run_id: run.id,
-      workflow_version: run.workflowVersion,
-      status: 'completed',
-      ...eventOutputs(outputs),
-      run_url: `/api/v1/workflows/${run.workflowId}/runs/${run.id}`,
-      duration_ms: Math.max(0, now.getTime() - run.createdAt.getTime()),
-      completed_at: now.toISOString(),
-    }),
-  ];
+  await out.emit(run.tenantId, 'workflow.completed', {
+    workflow_id: run.workflowId,
+    run_id: run.id,
+    workflow_version: run.workflowVersion,
+    status: 'completed',
+    ...eventOutputs(outputs),
+    run_url: `/api/v1/workflows/${run.workflowId}/runs/${run.id}`,
+    duration_ms: Math.max(0, now.getTime() - run.createdAt.getTime()),
+    completed_at: now.toISOString(),
+  });
 }
 
 /** Outputs travel in the event up to 48 KB (the envelope's cap is 64 KB); larger ones are read from the run. */

@@ -1,5 +1,5 @@
 /**
- * Trust scores (issue #14, trust half): GET /api/v1/trust/{name} (exempt from the request limit),
+ * Trust scores (docs/trust.md, Trust score): GET /api/v1/trust/{name} (exempt from the request limit),
  * community feedback, trust.score_changed to the module's audience, the daily recomputation, and
  * the score and tier every catalog surface shows.
  */
@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { certificationRuns, events, executions, modules, trustScoreHistory } from '../../src/db/schema';
 import { TRUST_DAILY_CRON, TRUST_DAILY_QUEUE } from '../../src/jobs/trust';
 import { newId } from '../../src/lib/ids';
+import { unitOfWork } from '../../src/outbox';
 import { recomputeAllTrustScores, recomputeTrustScore, TRUST_WEIGHTS } from '../../src/trust/score';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { objectSchema, uniqueName } from '../module-fixtures';
@@ -213,7 +214,7 @@ backends.describe('trust scores (%s)', (backend) => {
   it('a certification result feeds the score; list, detail, search, directory, arm and MCP show the same tier and score', async () => {
     const publisher = await s.register();
     const name = await publish(publisher.apiKey);
-    await s.svc.db.transaction(async (tx) => {
+    await unitOfWork(s.svc, async (tx, out) => {
       await tx.insert(certificationRuns).values({
         id: newId('crt'),
         moduleName: name,
@@ -229,7 +230,7 @@ backends.describe('trust scores (%s)', (backend) => {
       });
       await tx.update(modules).set({ certificationTier: 'gold' }).where(eq(modules.name, name));
       // certification 100, latency (the run's p95) 100, success and feedback neutral: 40 + 15 + 10 + 10.
-      expect(await recomputeTrustScore(s.svc, tx, name, 'certification')).toMatchObject({ score: 75, previous: 50 });
+      expect(await recomputeTrustScore(tx, out, name, 'certification')).toMatchObject({ score: 75, previous: 50 });
     });
     s.svc.moduleCache.invalidate(name);
 

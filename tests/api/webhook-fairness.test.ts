@@ -9,7 +9,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { webhookAttempts, webhookDeliveries } from '../../src/db/schema';
 import { SENDS_PER_SUBSCRIPTION } from '../../src/jobs/webhooks';
-import { DELIVERY_QUEUE } from '../../src/webhooks/queue';
+import { DELIVERY_QUEUE } from '../../src/outbox';
 import { backends, startTestServer, type TestServer } from '../harness';
 import { startReceiver, type Receiver } from '../receiver';
 

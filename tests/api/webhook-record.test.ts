@@ -8,7 +8,8 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../../src/db/schema';
 import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt } from '../../src/webhooks/deliver';
-import { DELIVERY_QUEUE, type DeliveryJob } from '../../src/webhooks/queue';
+import { stopDeliveryWorker } from '../../src/jobs/webhooks';
+import { DELIVERY_QUEUE, type DeliveryJob } from '../../src/outbox';
 import { queryRows } from '../../src/db';
 import { backends, startTestServer, type TestServer } from '../harness';
 import { startReceiver, type Receiver } from '../receiver';
@@ -19,7 +20,7 @@ backends.describe('recording webhook attempts (%s)', (backend) => {
   beforeAll(async () => {
     s = await startTestServer({ backend, env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,40,80,120' } });
     receiver = await startReceiver();
-    await s.svc.deliveryWorker.stop();
+    await stopDeliveryWorker(s.svc);
   });
   afterAll(async () => {
     await receiver?.close();

@@ -1,0 +1,109 @@
+import type { PgBoss } from 'pg-boss';
+import type { Executor } from '../db';
+import { jobsDb } from '../db/job-tx';
+import { webhookDeliveries, type DeliveryKind } from '../db/schema';
+import { newTimeOrderedId } from '../lib/ids';
+import type { OutboxServices } from './context';
+
+/**
+ * Plans that have webhooks (Pro and above: src/tenants/plans.ts `PLAN_FEATURES.webhooks`, which
+ * src/outbox/deliveries.test.ts holds this to).
+ */
+export const WEBHOOK_PLANS = ['pro', 'business', 'enterprise'] as const;
+
+/** The pg-boss queue of delivery attempts: one job per attempt, `startAfter` its scheduled time. */
+export const DELIVERY_QUEUE = 'webhook-delivery';
+
+export interface DeliveryJob {
+  deliveryId: string;
+  /** 1-based attempt number this job makes. */
+  attempt: number;
+}
+
+/** An attempt to schedule: its job's data, when, and its subscription (the job's pg-boss group, which the worker's fetches can skip). */
+export interface ScheduledAttempt extends DeliveryJob {
+  delayMs: number;
+  subscriptionId?: string;
+}
+
+export interface NewDelivery {
+  subscriptionId: string;
+  tenantId: string;
+  eventId: string;
+  eventType: string;
+}
+
+/** An active subscription of a tenant on a webhook plan, as the event statements answer it. */
+export interface Subscription {
+  id: string;
+  events: string[];
+}
+
+export function subscribedTo(events: string[], type: string): boolean {
+  return events.includes('*') || events.includes(type);
+}
+
+/** True for a tenant without an active webhook subscription on a plan that `plans` (a JSON array parameter) lists. */
+export function noSubscription(tenant: string, plans: string): string {
+  return `not exists (
+    select 1 from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+    where s.tenant_id = ${tenant} and s.status = 'active' and s.suspended_at is null
+      and t.plan in (select jsonb_array_elements_text(${plans}::jsonb)))`;
+}
+
+/** `subscribed`: the active webhook subscriptions of the tenants `tenants` selects, on plans `plans` (a JSON array) lists. */
+export function subscribedCte(tenants: string, plans: string): string {
+  return `subscribed as (
+  select s.tenant_id, json_agg(json_build_object('id', s.id, 'events', s.events)) as subscriptions
+  from webhook_subscriptions s join tenants t on t.id = s.tenant_id
+  where s.tenant_id in (${tenants}) and s.status = 'active' and s.suspended_at is null
+    and t.plan in (select jsonb_array_elements_text(${plans}::jsonb))
+  group by s.tenant_id
+)`;
+}
+
+/** The deliveries an event needs: one per subscription of its tenant that takes its type. */
+export function deliveryTargets(event: { id: string; tenantId: string; type: string }, subscriptions: Subscription[] | null, into: NewDelivery[] = []): NewDelivery[] {
+  for (const sub of subscriptions ?? []) {
+    if (subscribedTo(sub.events, event.type)) into.push({ subscriptionId: sub.id, tenantId: event.tenantId, eventId: event.id, eventType: event.type });
+  }
+  return into;
+}
+
+/** Inserts pending deliveries and schedules their first attempts, in `tx`. Returns how many. */
+export async function createDeliveries(svc: Pick<OutboxServices, 'boss' | 'config'>, tx: Executor, deliveries: NewDelivery[], kind: DeliveryKind): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  const firstDelayMs = svc.config.webhooks.retryScheduleMs[0] ?? 0;
+  const rows = deliveries.map((d) => ({ id: newTimeOrderedId('dlv'), ...d, kind, nextAttemptAt: new Date(Date.now() + firstDelayMs) }));
+  for (let i = 0; i < rows.length; i += 1000) {
+    await tx.insert(webhookDeliveries).values(rows.slice(i, i + 1000));
+  }
+  await scheduleAttempts(
+    svc,
+    tx,
+    rows.map((r) => ({ deliveryId: r.id, attempt: 1, delayMs: firstDelayMs, subscriptionId: r.subscriptionId })),
+  );
+  return rows.length;
+}
+
+/**
+ * Schedules attempts inside `tx`, so a delivery row and its next attempt commit together.
+ * (pg-boss answers null for an unknown queue: that is a bug, so it throws.)
+ */
+export async function scheduleAttempts(svc: { boss: PgBoss }, tx: Executor, jobs: ScheduledAttempt[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const now = Date.now();
+  const db = jobsDb(tx);
+  for (let i = 0; i < jobs.length; i += 1000) {
+    const ids = await svc.boss.insert(
+      DELIVERY_QUEUE,
+      jobs.slice(i, i + 1000).map((j) => ({
+        data: { deliveryId: j.deliveryId, attempt: j.attempt },
+        ...(j.delayMs > 0 ? { startAfter: new Date(now + j.delayMs) } : {}),
+        ...(j.subscriptionId ? { group: { id: j.subscriptionId } } : {}),
+      })),
+      { db, returnId: true },
+    );
+    if (ids?.length !== Math.min(1000, jobs.length - i)) throw new Error(`pg-boss did not create jobs on queue ${DELIVERY_QUEUE}`);
+  }
+}
