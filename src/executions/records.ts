@@ -123,6 +123,7 @@ function finishSpec(svc: Services): BatchSpec<FinishRequest & { written: Finishe
     name: 'finish_executions',
     columns: columnTypes(FINISHED),
     written: `written as (update executions e set ${updates.join(', ')} from v where e.id = v.id returning e.id)`,
+    updates: true,
     evented: true,
     quietAnswersRows: true,
     tenantId: ({ row }) => row.tenantId,

@@ -32,6 +32,8 @@ export interface BatchSpec<I, R> {
   columns: string;
   /** The CTE `written`: writes the rows of `v` and returns their `id` and what `settle` reads. */
   written: string;
+  /** `written` updates rows, which may be missing (their events are then not written); else it inserts every row of `v`. */
+  updates?: boolean;
   /** Each row has its event. */
   evented: boolean;
   tenantId(item: I): string;
@@ -277,7 +279,7 @@ function flushStatement(spec: BatchSpec<unknown, unknown>, quiet: boolean): Stat
   const columns = spec.evented ? `${spec.columns}, event_id text, event_type text, event_data jsonb` : spec.columns;
   const filter = counted ? 'join counted c on c.tenant_id = v.tenant_id' : quiet && spec.evented ? `where ${noSubscription('v.tenant_id', $('plans'))}` : '';
   ctes.push(`v as (select v.* from jsonb_to_recordset(${$('rows')}::jsonb) as v(${columns}) ${filter})`, spec.written);
-  if (spec.evented) ctes.push(`evented as (insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v join written w on w.id = v.id)`);
+  if (spec.evented) ctes.push(`evented as (insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v${spec.updates ? ' join written w on w.id = v.id' : ''})`);
   if (spec.evented && !quiet) ctes.push(subscribedCte('select v.tenant_id from v', $('plans')));
   let select: string;
   if (quiet && !spec.quietAnswersRows) {
