@@ -2,7 +2,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { objectSchema, uniqueName } from '../module-fixtures';
-import { LEGACY_SECURITY_SCHEMES } from '../../src/discovery/agent-card';
+import { LEGACY_SECURITY_SCHEMES } from '../../src/server/a2a/agent-card';
 
 backends.describe('batch, chain, arm and discovery documents (%s)', (backend) => {
   let s: TestServer;

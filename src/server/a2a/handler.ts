@@ -20,7 +20,7 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ERROR_INFO_TYPE, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
 import type { Scope } from '../../contract/scopes';
-import { a2aProtocolCard } from '../../discovery/agent-card';
+import { a2aProtocolCard } from './agent-card';
 import type { Services } from '../../services';
 import { AppError } from '../errors';
 import { readJsonBody } from '../http/request';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { agentCard } from '../../discovery/agent-card';
+import { agentCard } from '../a2a/agent-card';
 import { llmsTxt } from '../../discovery/llms';
 import type { Services } from '../../services';
 import { AppError, toAppError } from '../errors';

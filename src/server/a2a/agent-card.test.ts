@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_MODULES } from '../modules/registry';
+import { BUILTIN_MODULES } from '../../modules/registry';
 import { firstSentence } from './agent-card';
 
 describe('firstSentence (the agent card skill examples)', () => {

@@ -1,7 +1,7 @@
 import { AgentCard } from '@a2a-js/sdk';
-import type { Services } from '../services';
-import { VERSION } from '../version';
-import { discoveryDocument, type PublicModule } from './catalog';
+import type { Services } from '../../services';
+import { VERSION } from '../../version';
+import { discoveryDocument, type PublicModule } from '../../discovery/catalog';
 
 type Card = AgentCard;
 
