@@ -59,7 +59,7 @@ export function createBearerVerifier(auth: Config['auth']): BearerVerifier {
       if (!keys) throw invalidToken('Bearer tokens are not enabled on this server; use x-api-key.');
       let payload: JWTPayload;
       try {
-        // Bearer tokens expire (spec §5 rule 4): a token without `exp` is refused.
+        // Bearer tokens expire (docs/auth.md): a token without `exp` is refused.
         const options = { algorithms, audience: auth.audience, issuer: auth.issuer, requiredClaims: ['exp'] };
         ({ payload } = keys instanceof Uint8Array ? await jwtVerify(token, keys, options) : await jwtVerify(token, keys, options));
       } catch (err) {

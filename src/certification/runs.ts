@@ -148,7 +148,7 @@ async function completeRun(svc: Services, run: CertificationRunRow, certified: M
       trust_score: trust.score,
       checks_passed: checksPassed,
       checks_total: results.checks.length,
-      // Spec §6: "path to the report endpoint" (as workflow and invoice events give theirs).
+      // The event carries the path of the report endpoint, as workflow and invoice events give theirs (docs/trust.md).
       report_url: reportPath(run.moduleName),
     };
     const direction = tierRank(tier) > tierRank(previousTier) ? 'upgrade' : 'downgrade';

@@ -20,7 +20,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * The `data` of each event kind: the contract receivers code against (published in the OpenAPI
- * document's `webhooks` section). Producers pass objects of these shapes to recordEvent.
+ * document's `webhooks` section). Producers pass objects of these shapes to the outbox (`out.emit`).
  */
 const iso = z.iso.datetime().describe('ISO 8601 UTC timestamp');
 

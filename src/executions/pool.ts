@@ -16,7 +16,7 @@ const START_LIMIT_MS = 60_000;
 /**
  * V8's young generation per worker thread (three 16 MB semi-spaces' worth; the main thread's are
  * 8 MB on the embedded database and 32 MB on PostgreSQL, scripts/node-runtime.mjs): left to V8,
- * it is sized by the machine's memory and grew to about 120 MB per thread. docs/performance.md, Memory. The old
+ * it is sized by the machine's memory, far larger per thread (docs/performance.md, Memory). The old
  * generation is capped too: a task that would grow past it (a caller's JSONata expression padding
  * a string to 500 million characters) ends its worker ("crashed its worker") instead of taking
  * gigabytes from the process.

@@ -21,7 +21,7 @@ export function presentExecution(row: ExecutionRow) {
 
 export type ExecutionView = ReturnType<typeof presentExecution>;
 
-/** 64 KB as DESIGN.md §4 defines it. */
+/** 64 KB, the output limit of docs/decisions.md ("Wire conventions"). */
 export const EVENT_PAYLOAD_CAP = 65_536;
 
 /**

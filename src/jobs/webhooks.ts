@@ -16,10 +16,8 @@ export interface DeliveryWorkerOptions {
 
 /**
  * Attempts being prepared or sent at once per instance (beyond the 32 sockets per receiver
- * origin, src/net/ssrf.ts, they wait for a socket within their deadline). With 32 (PGlite) and
- * 64 (PostgreSQL) a burst of 10,000 executions outran its deliveries on PGlite (p99 event to
- * first attempt 3.0-3.6 s); at 128, with fetches of up to 100, 96-103 ms, and the delivery
- * pipeline alone went from 1,651 to 2,789-3,058/s (PostgreSQL 3,142 to 3,666-3,759/s).
+ * origin, src/net/ssrf.ts, they wait for a socket within their deadline). Fewer let a burst of
+ * executions outrun its deliveries (docs/performance.md, "Webhook delivery").
  */
 export const DELIVERIES_IN_FLIGHT = 128;
 const FETCH_BATCH = 100;
@@ -29,7 +27,7 @@ const RECORD_BATCH = 200;
  * Attempts fetched and not yet recorded, at most: fetching pauses above it. It keeps the time
  * from a job's fetch to its completion far below the job's expiry (a job that expires runs
  * again), and bounds what a crash can send twice (attempts sent and not yet recorded run again).
- * 256 did as well as 1,000 in the bench's burst (p99 97-108 against 107-128 ms).
+ * 256 does as well as 1,000 in the bench's burst (docs/performance.md, "Webhook delivery").
  */
 const MAX_UNRECORDED = 256;
 
@@ -43,8 +41,8 @@ export const SENDS_PER_SUBSCRIPTION = SOCKETS_PER_ORIGIN;
 /**
  * A subscription with this many attempts sending or waiting in its lane is left out of fetches
  * (pg-boss `ignoreGroups`) until they drop below it: enough waiting to cover a fetch and a load
- * while its sends go on. At 2 x 32 the bench's replay to one fast receiver fell from 1,567-1,945
- * to 720-728 deliveries/s (its lane ran dry between fetches); at 8 x 32, 1,970-2,077/s.
+ * while its sends go on. With less, a replay to one fast receiver runs its lane dry between
+ * fetches (docs/performance.md, "Webhook delivery").
  */
 const HELD_PER_SUBSCRIPTION = 8 * SENDS_PER_SUBSCRIPTION;
 /** Attempts waiting in lanes, at most (a few hanging subscriptions' worth): fetching pauses above it. */

@@ -9,7 +9,7 @@ import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
 import type { AttemptOutcome } from './send';
 
-/** Spec §3: this many failed deliveries in a row disable the subscription. */
+/** This many failed deliveries in a row disable the subscription (docs/webhooks.md). */
 export const AUTO_DISABLE_AFTER = 10;
 /** Rows each subscription's statistics are spread over (see webhookStats). */
 const STATS_SHARDS = 8;
@@ -40,7 +40,7 @@ export interface MadeAttempt {
  * Loads what a batch of fetched jobs needs in one query. A job with nothing to do (its attempt
  * already made, its delivery finished or deleted with the subscription) is returned in `idle`;
  * a delivery whose subscription was disabled or suspended (a downgrade), or whose event is gone, is cancelled (delivery
- * stops, spec §3) and its job is idle too. One whose secret cannot be decrypted (ENCRYPTION_KEY
+ * stops; docs/webhooks.md) and its job is idle too. One whose secret cannot be decrypted (ENCRYPTION_KEY
  * changed) is `unsendable`: a failed attempt without a request.
  */
 export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promise<{ ready: PreparedAttempt[]; idle: string[]; unsendable: MadeAttempt[] }> {
@@ -174,7 +174,7 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
  * that is its own transaction: no retry to schedule, and no failure count to add in order. Then
  * the jobs are completed. A crash between the two leaves jobs that run again and find their
  * attempt recorded (idle), so nothing is sent twice. On PGlite the database waits for nobody
- * meanwhile: the transaction's seven round trips to this thread held every other query (issue #16).
+ * meanwhile: the transaction's seven round trips to this thread held every other query (docs/performance.md, "Webhook delivery").
  */
 async function recordSuccesses(svc: Services, made: MadeAttempt[]): Promise<void> {
   const seen = new Set<string>();

@@ -10,7 +10,7 @@ export interface Envelope {
 }
 
 /**
- * The exact bytes POSTed for an event: `{id, event, timestamp, data}` (spec §2). Built from the
+ * The exact bytes POSTed for an event: `{id, event, timestamp, data}` (docs/webhooks.md). Built from the
  * stored event, so every attempt and every replay sends the same bytes. Execution events are
  * already cut to fit when recorded; anything else still over 64 KB carries a summary instead.
  * `full_result_url` is sent absolute, on `baseUrl` (PUBLIC_BASE_URL): execution events record it
@@ -30,7 +30,7 @@ export function envelopeBody(envelope: Envelope, baseUrl: string): string {
   return JSON.stringify({ ...envelope, data });
 }
 
-/** `X-Webhook-Signature`: lower-case hex HMAC-SHA256 of the exact body bytes (spec §6 rule 1). */
+/** `X-Webhook-Signature`: lower-case hex HMAC-SHA256 of the exact body bytes (docs/webhooks.md, "Two signatures"). */
 export function signBody(secret: string, body: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
 }

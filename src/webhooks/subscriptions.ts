@@ -167,7 +167,7 @@ export async function deleteWebhook(svc: Services, principal: Principal, id: str
 /**
  * POST /api/v1/webhooks/{id}/enable (tenant) and /api/v1/admin/webhooks/{id}/enable (operator):
  * `active` again with the failure count reset. Enabling an active subscription changes nothing.
- * Events recorded while it was disabled are not sent (spec §3); replay sends them on purpose.
+ * Events recorded while it was disabled are not sent (docs/webhooks.md); replay sends them on purpose.
  */
 export async function enableWebhook(svc: Services, tenantId: string | null, id: string) {
   const s = webhookSubscriptions;
