@@ -6,13 +6,41 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 const nodeGlobals = Object.fromEntries(
-  ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'structuredClone', 'fetch', 'AbortController', 'AbortSignal', 'TextEncoder', 'TextDecoder', 'globalThis'].map(
-    (name) => [name, 'readonly'],
-  ),
+  [
+    'process',
+    'console',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'clearImmediate',
+    'structuredClone',
+    'fetch',
+    'AbortController',
+    'AbortSignal',
+    'TextEncoder',
+    'TextDecoder',
+    'globalThis',
+  ].map((name) => [name, 'readonly']),
 );
 
 export default defineConfig(
-  globalIgnores(['node_modules/', '.amp/', '.next/', '.next-*/', 'test-results/', '.data/', '.test-data/', 'drizzle/', 'next-env.d.ts', 'coverage/']),
+  globalIgnores([
+    'node_modules/',
+    '.amp/',
+    '.next/',
+    '.next-*/',
+    'test-results/',
+    '.data/',
+    '.test-data/',
+    'drizzle/',
+    'next-env.d.ts',
+    'coverage/',
+  ]),
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -45,9 +73,21 @@ export default defineConfig(
         'error',
         {
           patterns: [
-            { regex: '^(@/|(\\.\\./)+)src/server/router$', allowTypeImports: true, message: 'Import the router as a type only (`import type { AppRouter }`), or use RouterInputs/RouterOutputs from @/client/trpc/types.' },
-            { regex: '^(@/|(\\.\\./)+)src/(?!contract/)', message: 'Browser code imports only src/contract/ from src/ (pure modules): move what it needs there.' },
-            { regex: '^(@/|(\\.\\./)+)app(/|$)', message: 'Browser code does not import app/: tRPC glue is in @/client, server actions reach components as props from their page.' },
+            {
+              regex: '^(@/|(\\.\\./)+)src/server/router$',
+              allowTypeImports: true,
+              message:
+                'Import the router as a type only (`import type { AppRouter }`), or use RouterInputs/RouterOutputs from @/client/trpc/types.',
+            },
+            {
+              regex: '^(@/|(\\.\\./)+)src/(?!contract/)',
+              message: 'Browser code imports only src/contract/ from src/ (pure modules): move what it needs there.',
+            },
+            {
+              regex: '^(@/|(\\.\\./)+)app(/|$)',
+              message:
+                'Browser code does not import app/: tRPC glue is in @/client, server actions reach components as props from their page.',
+            },
           ],
         },
       ],
@@ -57,7 +97,10 @@ export default defineConfig(
     // The contract is what both sides import: zod and its own modules, nothing else.
     files: ['src/contract/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: '^(?!zod$|\\./)', message: 'src/contract/ imports only zod and its own modules.' }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!zod$|\\./)', message: 'src/contract/ imports only zod and its own modules.' }] },
+      ],
     },
   },
   {

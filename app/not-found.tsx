@@ -10,7 +10,9 @@ export default function NotFound() {
     <main id="main" className="mx-auto flex w-full max-w-3xl flex-col px-6 py-14 sm:py-20">
       <p className="text-sm font-semibold tracking-wider text-indigo-700 uppercase dark:text-indigo-300">404</p>
       <h1 className="mt-2 text-3xl font-bold tracking-tight">Page not found</h1>
-      <p className="mt-4 text-slate-700 dark:text-slate-300">There is no page at this address. It may have moved, or the link may be mistyped.</p>
+      <p className="mt-4 text-slate-700 dark:text-slate-300">
+        There is no page at this address. It may have moved, or the link may be mistyped.
+      </p>
       <div className="mt-8 flex flex-wrap gap-3">
         <Button asChild>
           <Link href="/dashboard">Go to the dashboard</Link>

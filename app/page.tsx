@@ -18,8 +18,8 @@ export default async function HomePage() {
       <p className="text-sm font-semibold tracking-wider text-indigo-700 uppercase dark:text-indigo-300">Agent Module Platform</p>
       <h1 className="mt-2 text-4xl font-bold tracking-tight">Modules for agents, one API</h1>
       <p className="mt-4 text-lg text-slate-700 dark:text-slate-300">
-        Agents and scripts call the REST API and the MCP endpoint with an <code className="font-mono text-base">x-api-key</code> or a bearer token.
-        The dashboard is where tenant owners sign in to manage keys, webhooks, usage and invoices.
+        Agents and scripts call the REST API and the MCP endpoint with an <code className="font-mono text-base">x-api-key</code> or a bearer
+        token. The dashboard is where tenant owners sign in to manage keys, webhooks, usage and invoices.
       </p>
       <div className="mt-8 flex flex-wrap gap-3">
         {session ? (

@@ -126,5 +126,11 @@ export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 export function printTable(header: string[], rows: string[][]) {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  for (const r of all) console.log(r.map((c, i) => (c ?? '').padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const r of all)
+    console.log(
+      r
+        .map((c, i) => (c ?? '').padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }

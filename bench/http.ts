@@ -64,7 +64,14 @@ const BATCH_BODY = JSON.stringify({
 
 export const SCENARIOS: Scenario[] = [
   { key: 'modules', name: 'GET /api/v1/modules?limit=1', method: 'GET', path: '/api/v1/modules?limit=1' },
-  { key: 'execute', name: 'POST execute crypto.uuid', method: 'POST', path: '/api/v1/modules/crypto/execute', body: JSON.stringify({ action: 'uuid', input: {} }), executions: 1 },
+  {
+    key: 'execute',
+    name: 'POST execute crypto.uuid',
+    method: 'POST',
+    path: '/api/v1/modules/crypto/execute',
+    body: JSON.stringify({ action: 'uuid', input: {} }),
+    executions: 1,
+  },
   { key: 'batch', name: 'POST /api/v1/batch (10 × crypto.uuid)', method: 'POST', path: '/api/v1/batch', body: BATCH_BODY, executions: 10 },
   { key: 'search', name: 'GET /api/v1/catalog/search?q=slug', method: 'GET', path: '/api/v1/catalog/search?q=slug' },
   { key: 'me', name: 'GET /api/v1/me', method: 'GET', path: '/api/v1/me' },
@@ -132,11 +139,25 @@ function countReply(status: number, body: string | undefined, batch: boolean, co
   if (failed > 0) for (const m of body.matchAll(ERROR_CODE)) tally(m[1]!);
 }
 
-export async function load(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: ReplyCounts): Promise<LoadResult> {
-  return LOAD_GENERATOR === 'wrk' ? loadWithWrk(url, scenario, headers, pid, counts) : loadWithAutocannon(url, scenario, headers, pid, counts);
+export async function load(
+  url: string,
+  scenario: Scenario,
+  headers: Record<string, string>,
+  pid?: number,
+  counts?: ReplyCounts,
+): Promise<LoadResult> {
+  return LOAD_GENERATOR === 'wrk'
+    ? loadWithWrk(url, scenario, headers, pid, counts)
+    : loadWithAutocannon(url, scenario, headers, pid, counts);
 }
 
-async function loadWithWrk(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: ReplyCounts): Promise<LoadResult> {
+async function loadWithWrk(
+  url: string,
+  scenario: Scenario,
+  headers: Record<string, string>,
+  pid?: number,
+  counts?: ReplyCounts,
+): Promise<LoadResult> {
   const req = {
     url,
     method: scenario.method,
@@ -156,11 +177,20 @@ async function loadWithWrk(url: string, scenario: Scenario, headers: Record<stri
     counts.failed += r.counts.failed;
     for (const [code, n] of Object.entries(r.counts.errors)) counts.errors[code] = (counts.errors[code] ?? 0) + n;
   }
-  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && r.requests > 0 ? Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests) : undefined;
+  const cpuUsPerRequest =
+    cpuBefore !== undefined && cpuAfter !== undefined && r.requests > 0
+      ? Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests)
+      : undefined;
   return { rps: r.rps, p50: r.p50, p99: r.p99, non2xx: r.non2xx, rssMb, cpuUsPerRequest };
 }
 
-async function loadWithAutocannon(url: string, scenario: Scenario, headers: Record<string, string>, pid?: number, counts?: ReplyCounts): Promise<LoadResult> {
+async function loadWithAutocannon(
+  url: string,
+  scenario: Scenario,
+  headers: Record<string, string>,
+  pid?: number,
+  counts?: ReplyCounts,
+): Promise<LoadResult> {
   const base = {
     url,
     connections: CONNECTIONS,
@@ -176,30 +206,57 @@ async function loadWithAutocannon(url: string, scenario: Scenario, headers: Reco
   await new Promise((resolve) => setTimeout(resolve, Math.max(500, 2 * warm.latency.p99)));
   const batch = scenario.executions === 10;
   const requests = counts
-    ? [{ method: scenario.method, path: new URL(url).pathname + new URL(url).search, headers: base.headers, body: scenario.body, onResponse: (status: number, body: string) => countReply(status, body, batch, counts) }]
+    ? [
+        {
+          method: scenario.method,
+          path: new URL(url).pathname + new URL(url).search,
+          headers: base.headers,
+          body: scenario.body,
+          onResponse: (status: number, body: string) => countReply(status, body, batch, counts),
+        },
+      ]
     : undefined;
   const cpuBefore = processCpuMs(pid);
   const [r, rssMb] = await withPeakRss(pid, () => autocannon({ ...base, duration: DURATION_S, ...(requests ? { requests } : {}) }));
   const cpuAfter = processCpuMs(pid);
-  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && r.requests.total > 0 ? Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total) : undefined;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts, rssMb, cpuUsPerRequest };
+  const cpuUsPerRequest =
+    cpuBefore !== undefined && cpuAfter !== undefined && r.requests.total > 0
+      ? Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total)
+      : undefined;
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx + r.errors + r.timeouts,
+    rssMb,
+    cpuUsPerRequest,
+  };
 }
 
 /** Headers the baselines do not copy: those node:http writes itself for them. */
 const OWN_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 /** One reply as the service writes it: status, body, and its headers with their names as sent. */
-function sample(url: string, scenario: Scenario, headers: Record<string, string>): Promise<{ status: number; body: Buffer; headers: Record<string, string> }> {
+function sample(
+  url: string,
+  scenario: Scenario,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: Buffer; headers: Record<string, string> }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: scenario.method, headers: scenario.body ? { ...headers, 'content-type': 'application/json' } : headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const sent: Record<string, string> = {};
-        for (let i = 0; i < res.rawHeaders.length; i += 2) if (!OWN_HEADERS.has(res.rawHeaders[i]!.toLowerCase())) sent[res.rawHeaders[i]!] = res.rawHeaders[i + 1]!;
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: sent });
-      });
-    });
+    const req = request(
+      url,
+      { method: scenario.method, headers: scenario.body ? { ...headers, 'content-type': 'application/json' } : headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const sent: Record<string, string> = {};
+          for (let i = 0; i < res.rawHeaders.length; i += 2)
+            if (!OWN_HEADERS.has(res.rawHeaders[i]!.toLowerCase())) sent[res.rawHeaders[i]!] = res.rawHeaders[i + 1]!;
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: sent });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(scenario.body);
   });
@@ -244,14 +301,27 @@ export async function benchService(
     const bareTarget = await startTarget(['bare', bodyFile, headersFile], {});
     const bare = await load(bareTarget.url, scenario, {}, bareTarget.child.pid, tally()).finally(() => bareTarget.stop());
     const bodyOnlyTarget = await startTarget(['bare', bodyFile], {});
-    const bareBodyOnly = await load(bodyOnlyTarget.url, scenario, {}, bodyOnlyTarget.child.pid, tally()).finally(() => bodyOnlyTarget.stop());
+    const bareBodyOnly = await load(bodyOnlyTarget.url, scenario, {}, bodyOnlyTarget.child.pid, tally()).finally(() =>
+      bodyOnlyTarget.stop(),
+    );
     const against = { bare, bareBodyOnly };
     const ratios = (r: LoadResult) => ({ ratio: r.rps / bare.rps, ratioBodyOnly: r.rps / bareBodyOnly.rps });
     if (withDurable) {
       // The durable ceiling: node:http + one group-committed INSERT per request + one Redis round trip, same tables.
-      const target = await startTarget(['durable', bodyFile, headersFile], { DURABLE_DATABASE_URL: durable.databaseUrl, DURABLE_REDIS_URL: durable.redisUrl, DURABLE_TENANT_ID: durable.tenantId });
+      const target = await startTarget(['durable', bodyFile, headersFile], {
+        DURABLE_DATABASE_URL: durable.databaseUrl,
+        DURABLE_REDIS_URL: durable.redisUrl,
+        DURABLE_TENANT_ID: durable.tenantId,
+      });
       const d = await load(target.url, scenario, {}, target.child.pid, tally()).finally(() => target.stop());
-      results.push({ backend, scenario: 'durable baseline: node:http + pg group commit + 1 Redis', ...d, ...against, ...ratios(d), executionsPerSecond: d.rps });
+      results.push({
+        backend,
+        scenario: 'durable baseline: node:http + pg group commit + 1 Redis',
+        ...d,
+        ...against,
+        ...ratios(d),
+        executionsPerSecond: d.rps,
+      });
       log(`${backend}: durable baseline: ${Math.round(d.rps)} req/s (bare ${Math.round(bare.rps)}), p99 ${d.p99} ms`);
       if (only && !only.has(scenario.key)) continue;
     }
@@ -271,7 +341,9 @@ export async function benchService(
       result.executionsPerSecond = counts.success / DURATION_S;
       result.failedCalls = counts.failed;
     }
-    log(`${backend}: ${scenario.name}: ${Math.round(svc.rps)} req/s (bare ${Math.round(bare.rps)}, body only ${Math.round(bareBodyOnly.rps)}), p99 ${svc.p99} ms, RSS ${svc.rssMb ?? '?'} MB${errorSummary(counts.errors)}`);
+    log(
+      `${backend}: ${scenario.name}: ${Math.round(svc.rps)} req/s (bare ${Math.round(bare.rps)}, body only ${Math.round(bareBodyOnly.rps)}), p99 ${svc.p99} ms, RSS ${svc.rssMb ?? '?'} MB${errorSummary(counts.errors)}`,
+    );
     results.push(result);
   }
   return results;
@@ -283,7 +355,13 @@ export async function withService<T>(
   fn: (service: Target, apiKey: string, workDir: string, tenantId: string) => Promise<T>,
 ): Promise<T> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-bench-'));
-  const service = await startTarget(['service'], { ...env, DATA_DIR: dataDir, ADMIN_TOKEN, REGISTER_LIMIT_PER_HOUR: '1000000', NODE_ENV: 'production' });
+  const service = await startTarget(['service'], {
+    ...env,
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN,
+    REGISTER_LIMIT_PER_HOUR: '1000000',
+    NODE_ENV: 'production',
+  });
   try {
     const reg = await registerEnterprise(service.url, 'bench');
     return await fn(service, reg.api_key, dataDir, reg.tenant_id);
@@ -305,14 +383,29 @@ export function resultRows(results: ScenarioResult[]): string[][] {
     r.rps === 0 ? 'none done' : `${r.p99} ms`,
     r.executionsPerSecond === undefined ? '' : fmt(r.executionsPerSecond),
     r.rssMb === undefined ? '' : `${r.rssMb} MB`,
-    r.cpuUsPerRequest === undefined ? '' : `${r.cpuUsPerRequest} µs${r.bare.cpuUsPerRequest === undefined ? '' : ` (${r.bare.cpuUsPerRequest})`}`,
+    r.cpuUsPerRequest === undefined
+      ? ''
+      : `${r.cpuUsPerRequest} µs${r.bare.cpuUsPerRequest === undefined ? '' : ` (${r.bare.cpuUsPerRequest})`}`,
     String(r.non2xx + (r.failedCalls ?? 0)),
     Object.entries(r.errors ?? {})
       .map(([code, n]) => `${code} ${n}`)
       .join(', '),
   ]);
 }
-export const RESULT_HEADER = ['scenario', 'bare req/s', 'req/s', 'ratio', 'ratio to body-only bare (its req/s)', 'p50', 'p99', 'executions/s', 'RSS', 'CPU/req (bare)', 'non-2xx/failed', 'errors by code'];
+export const RESULT_HEADER = [
+  'scenario',
+  'bare req/s',
+  'req/s',
+  'ratio',
+  'ratio to body-only bare (its req/s)',
+  'p50',
+  'p99',
+  'executions/s',
+  'RSS',
+  'CPU/req (bare)',
+  'non-2xx/failed',
+  'errors by code',
+];
 
 function errorSummary(errors: Record<string, number>): string {
   const parts = Object.entries(errors).map(([code, n]) => `${code} ${n}`);
@@ -326,4 +419,3 @@ export function writeResults(kind: string, data: unknown): string {
   writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   return file;
 }
-

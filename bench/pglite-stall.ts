@@ -64,7 +64,9 @@ async function stall(label: string, client: Pick<PGlite, 'transaction'>) {
   replyAt.sort((a, b) => a - b);
   const pct = (p: number) => replyAt[Math.min(replyAt.length - 1, Math.ceil((p / 100) * replyAt.length) - 1)]!;
   console.log(`stall (${label}): ${TX} transactions queued at once, all done in ${totalMs.toFixed(0)} ms`);
-  console.log(`  a 0 ms timer fired after ${timerDelay.toFixed(0)} ms; a 1 ms interval ran ${ticks} times, longest gap ${longestGap.toFixed(0)} ms`);
+  console.log(
+    `  a 0 ms timer fired after ${timerDelay.toFixed(0)} ms; a 1 ms interval ran ${ticks} times, longest gap ${longestGap.toFixed(0)} ms`,
+  );
   console.log(`  monitorEventLoopDelay: max ${(histogram.max / 1e6).toFixed(0)} ms, ${histogram.count} samples`);
   console.log(`  reply after queueing: p50 ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms`);
 }
@@ -78,7 +80,17 @@ process.on('exit', () => rmSync(bareDir, { recursive: true, force: true }));
 
 // 2. Parser copy (the same identity parsers drizzle-orm/pglite passes).
 const identity = (v: string) => v;
-const drizzleParsers = { [types.TIMESTAMP]: identity, [types.TIMESTAMPTZ]: identity, [types.INTERVAL]: identity, [types.DATE]: identity, 1231: identity, 1115: identity, 1185: identity, 1187: identity, 1182: identity };
+const drizzleParsers = {
+  [types.TIMESTAMP]: identity,
+  [types.TIMESTAMPTZ]: identity,
+  [types.INTERVAL]: identity,
+  [types.DATE]: identity,
+  1231: identity,
+  1115: identity,
+  1185: identity,
+  1187: identity,
+  1182: identity,
+};
 async function meanMicros(options?: { parsers: Record<number, (v: string) => unknown> }) {
   for (let i = 0; i < 200; i++) await db.query('select id, at from t where id = $1', [1], options);
   const start = performance.now();
@@ -88,5 +100,7 @@ async function meanMicros(options?: { parsers: Record<number, (v: string) => unk
 const without = await meanMicros();
 const withParsers = await meanMicros({ parsers: drizzleParsers });
 const again = await meanMicros();
-console.log(`parser copy: trivial query ${Math.min(without, again).toFixed(0)} µs without a per-query parsers option, ${withParsers.toFixed(0)} µs with drizzle's (parser map of ${Object.keys(db.parsers).length} entries)`);
+console.log(
+  `parser copy: trivial query ${Math.min(without, again).toFixed(0)} µs without a per-query parsers option, ${withParsers.toFixed(0)} µs with drizzle's (parser map of ${Object.keys(db.parsers).length} entries)`,
+);
 await db.close();

@@ -23,7 +23,17 @@ import path from 'node:path';
 import pg from 'pg';
 import { printTable, reachable, root, withFreshDatabase } from './common';
 import { benchGrowth } from './growth';
-import { benchService, CONNECTIONS, SCENARIOS, DURATION_S, RESULT_HEADER, resultRows, withService, writeResults, type ScenarioResult } from './http';
+import {
+  benchService,
+  CONNECTIONS,
+  SCENARIOS,
+  DURATION_S,
+  RESULT_HEADER,
+  resultRows,
+  withService,
+  writeResults,
+  type ScenarioResult,
+} from './http';
 import { benchWebhooks, printWebhookResult, type WebhookResult } from './webhooks';
 import { LOAD_GENERATOR } from './wrk';
 import { DELIVERIES_IN_FLIGHT } from '../src/jobs/webhooks';
@@ -74,11 +84,22 @@ if (ONLY.has('http')) {
 // Delivery concurrency (workers x batchSize) as src/app.ts configures it: the bare baseline's in-flight count.
 const webhookResults: WebhookResult[] = [];
 if (ONLY.has('webhooks')) {
-  if (BACKENDS.has('embedded')) webhookResults.push(await benchWebhooks('embedded (PGlite)', { DATABASE_URL: undefined, REDIS_URL: undefined }, { onPostgres: false, inFlightCap: DELIVERIES_IN_FLIGHT }));
+  if (BACKENDS.has('embedded'))
+    webhookResults.push(
+      await benchWebhooks(
+        'embedded (PGlite)',
+        { DATABASE_URL: undefined, REDIS_URL: undefined },
+        { onPostgres: false, inFlightCap: DELIVERIES_IN_FLIGHT },
+      ),
+    );
   if (pgUrl && BACKENDS.has('pg')) {
     webhookResults.push(
       await withFreshDatabase(pgUrl, (dbUrl) =>
-        benchWebhooks('PostgreSQL + Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }, { onPostgres: true, inFlightCap: DELIVERIES_IN_FLIGHT }),
+        benchWebhooks(
+          'PostgreSQL + Redis',
+          { DATABASE_URL: dbUrl, REDIS_URL: redisUrl },
+          { onPostgres: true, inFlightCap: DELIVERIES_IN_FLIGHT },
+        ),
       ),
     );
   }
@@ -89,6 +110,14 @@ if (results.length > 0) {
   console.log('');
 }
 for (const r of webhookResults) printWebhookResult(r);
-const file = writeResults('bench', { at: new Date().toISOString(), quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS, loadGenerator: LOAD_GENERATOR, http: results, webhooks: webhookResults });
+const file = writeResults('bench', {
+  at: new Date().toISOString(),
+  quick: QUICK,
+  durationS: DURATION_S,
+  connections: CONNECTIONS,
+  loadGenerator: LOAD_GENERATOR,
+  http: results,
+  webhooks: webhookResults,
+});
 console.log(`\nJSON: ${path.relative(root, file)}`);
 process.exit(0);

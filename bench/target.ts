@@ -196,7 +196,12 @@ async function startMetered(body: Buffer) {
   const server = createServer(async (_req, res) => {
     try {
       const pool = await limiter.limit('tenant:bench', 100_000_000, 60_000, 0);
-      res.writeHead(200, { ...extraHeaders, ...rateLimitHeaders(pool), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+      res.writeHead(200, {
+        ...extraHeaders,
+        ...rateLimitHeaders(pool),
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': body.length,
+      });
       res.end(body);
     } catch (err) {
       res.writeHead(500).end(String(err));

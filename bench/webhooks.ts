@@ -81,7 +81,11 @@ async function issueBatches(serviceUrl: string, apiKey: string, batches: number,
     Array.from({ length: connections }, async () => {
       while (next < batches) {
         const b = next++;
-        const calls = Array.from({ length: BATCH }, (_, i) => ({ module: 'text', action: 'slugify', input: { text: `Bench ${tag} ${b} ${i}` } }));
+        const calls = Array.from({ length: BATCH }, (_, i) => ({
+          module: 'text',
+          action: 'slugify',
+          input: { text: `Bench ${tag} ${b} ${i}` },
+        }));
         const res = await fetch(`${serviceUrl}/api/v1/batch`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
@@ -131,7 +135,11 @@ export interface WebhookResult {
  * probe of single executions one at a time; then the bare baseline at the same concurrency.
  * `inFlightCap` is the service's delivery concurrency (DeliveryWorker maxInFlight in src/app.ts).
  */
-export async function benchWebhooks(label: string, env: Record<string, string | undefined>, opts: { onPostgres: boolean; inFlightCap: number }): Promise<WebhookResult> {
+export async function benchWebhooks(
+  label: string,
+  env: Record<string, string | undefined>,
+  opts: { onPostgres: boolean; inFlightCap: number },
+): Promise<WebhookResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-bench-webhooks-'));
   const receiver = await startTarget(['receiver'], {});
   let service: Target | undefined;
@@ -178,7 +186,8 @@ export async function benchWebhooks(label: string, env: Record<string, string | 
     const sortedDelay = [...received.delay].sort((a, b) => a - b);
 
     const detail = await json(`${service.url}/api/v1/webhooks/${webhookId}`, { headers: { 'x-api-key': reg.api_key } });
-    const serviceStats = detail.status === 200 ? ((JSON.parse(detail.text) as { stats?: WebhookResult['serviceStats'] }).stats ?? null) : null;
+    const serviceStats =
+      detail.status === 200 ? ((JSON.parse(detail.text) as { stats?: WebhookResult['serviceStats'] }).stats ?? null) : null;
 
     // Idle probe: one execution at a time, so the delay is the path's own, not a queue's.
     await reset(receiver);
@@ -210,7 +219,10 @@ export async function benchWebhooks(label: string, env: Record<string, string | 
 
     await service.stop();
     service = undefined;
-    const sample = received.sample ?? { headers: {}, body: JSON.stringify({ id: 'evt_x', event: 'execution.completed', timestamp: new Date().toISOString(), data: {} }) };
+    const sample = received.sample ?? {
+      headers: {},
+      body: JSON.stringify({ id: 'evt_x', event: 'execution.completed', timestamp: new Date().toISOString(), data: {} }),
+    };
     const baseline = await bareBaseline(receiver, sample, opts.inFlightCap, false);
     const baselineKeepAlive = await bareBaseline(receiver, sample, opts.inFlightCap, true);
 
@@ -228,7 +240,12 @@ export async function benchWebhooks(label: string, env: Record<string, string | 
       drainPerS: drainMs > 0 ? drainCount / (drainMs / 1000) : NaN,
       drainCount,
       drainMs,
-      delays: { p50: percentile(sortedDelay, 50), p95: percentile(sortedDelay, 95), p99: percentile(sortedDelay, 99), max: sortedDelay.at(-1) ?? NaN },
+      delays: {
+        p50: percentile(sortedDelay, 50),
+        p95: percentile(sortedDelay, 95),
+        p99: percentile(sortedDelay, 99),
+        max: sortedDelay.at(-1) ?? NaN,
+      },
       idleDelays: { p50: percentile(probe, 50), max: probe.at(-1) ?? NaN },
       serviceStats,
       baseline,
@@ -264,7 +281,12 @@ interface BaselineResult {
  * either a new TCP connection per POST (as the service's guardedFetch, agent: false) or
  * keep-alive. Each body's `timestamp` is its send time, so the receiver's delay is the POST's.
  */
-async function bareBaseline(receiver: Target, sample: NonNullable<ReceiverStats['sample']>, concurrency: number, keepAlive: boolean): Promise<BaselineResult> {
+async function bareBaseline(
+  receiver: Target,
+  sample: NonNullable<ReceiverStats['sample']>,
+  concurrency: number,
+  keepAlive: boolean,
+): Promise<BaselineResult> {
   const template = JSON.parse(sample.body) as Record<string, unknown>;
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(sample.headers)) {
@@ -276,7 +298,14 @@ async function bareBaseline(receiver: Target, sample: NonNullable<ReceiverStats[
     new Promise<void>((resolve, reject) => {
       const body = JSON.stringify({ ...template, id: `evt_bare_${i}`, timestamp: new Date().toISOString() });
       const req = request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { ...headers, 'x-webhook-id': `evt_bare_${i}`, 'x-webhook-attempt': '1', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          agent,
+          headers: { ...headers, 'x-webhook-id': `evt_bare_${i}`, 'x-webhook-attempt': '1', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           res.resume();
           res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`))));
@@ -301,7 +330,12 @@ async function bareBaseline(receiver: Target, sample: NonNullable<ReceiverStats[
   if (agent) agent.destroy();
   const lastAt = Math.max(...s.at);
   const delays = [...s.delay].sort((a, b) => a - b);
-  return { posts: s.firstAttempts, perS: s.firstAttempts / ((lastAt - t0) / 1000), p99: percentile(delays, 99), connections: s.connections };
+  return {
+    posts: s.firstAttempts,
+    perS: s.firstAttempts / ((lastAt - t0) / 1000),
+    p99: percentile(delays, 99),
+    connections: s.connections,
+  };
 }
 
 const ms = (n: number) => (Number.isFinite(n) ? `${fmt(n)} ms` : 'n/a');
@@ -313,17 +347,44 @@ export function printWebhookResult(r: WebhookResult) {
   const rateMet = r.deliveriesPerS >= TARGET_RATE ? 'met' : 'missed';
   const p99Met = r.delays.p99 <= TARGET_P99_MS ? 'met' : 'missed';
   const lines: [string, string][] = [
-    ['executions issued', `${fmt(r.executions)} in ${(r.issueMs / 1000).toFixed(2)} s = ${rate(r.executions / (r.issueMs / 1000))} (${fmt(r.batchRequests)} batch requests x ${BATCH} calls, ${CONNECTIONS} connections; non-2xx ${r.non2xx}, failed calls ${r.failedCalls})`],
+    [
+      'executions issued',
+      `${fmt(r.executions)} in ${(r.issueMs / 1000).toFixed(2)} s = ${rate(r.executions / (r.issueMs / 1000))} (${fmt(r.batchRequests)} batch requests x ${BATCH} calls, ${CONNECTIONS} connections; non-2xx ${r.non2xx}, failed calls ${r.failedCalls})`,
+    ],
     ['  same, no subscription', `${rate(r.plainPerS)} (${fmt(PLAIN_BATCHES * BATCH)} executions before subscribing, the warm-up)`],
-    ['deliveries received', `${fmt(rcv.firstAttempts)} first attempts; missing ${fmt(missing)}; retries ${fmt(rcv.retries)}; duplicates ${fmt(rcv.duplicates)}`],
-    ['deliveries/s', `${rate(r.deliveriesPerS)} (first execution request -> last delivery, ${(r.totalMs / 1000).toFixed(2)} s)   target >= ${fmt(TARGET_RATE)}/s: ${rateMet}`],
-    ['drain after last execution', `${rate(r.drainPerS)} (${fmt(r.drainCount)} deliveries in the ${(r.drainMs / 1000).toFixed(2)} s after the last execution answered)`],
-    ['event -> first attempt', `p50 ${ms(r.delays.p50)}, p95 ${ms(r.delays.p95)}, p99 ${ms(r.delays.p99)}, max ${ms(r.delays.max)}   target p99 <= ${TARGET_P99_MS} ms${r.onPostgres ? '' : ' (on PostgreSQL)'}: ${p99Met}`],
+    [
+      'deliveries received',
+      `${fmt(rcv.firstAttempts)} first attempts; missing ${fmt(missing)}; retries ${fmt(rcv.retries)}; duplicates ${fmt(rcv.duplicates)}`,
+    ],
+    [
+      'deliveries/s',
+      `${rate(r.deliveriesPerS)} (first execution request -> last delivery, ${(r.totalMs / 1000).toFixed(2)} s)   target >= ${fmt(TARGET_RATE)}/s: ${rateMet}`,
+    ],
+    [
+      'drain after last execution',
+      `${rate(r.drainPerS)} (${fmt(r.drainCount)} deliveries in the ${(r.drainMs / 1000).toFixed(2)} s after the last execution answered)`,
+    ],
+    [
+      'event -> first attempt',
+      `p50 ${ms(r.delays.p50)}, p95 ${ms(r.delays.p95)}, p99 ${ms(r.delays.p99)}, max ${ms(r.delays.max)}   target p99 <= ${TARGET_P99_MS} ms${r.onPostgres ? '' : ' (on PostgreSQL)'}: ${p99Met}`,
+    ],
     ['  same, idle (1 at a time)', `p50 ${ms(r.idleDelays.p50)}, max ${ms(r.idleDelays.max)} over ${PROBES} single executions`],
-    ['receiver saw', `${fmt(rcv.connections)} TCP connections for ${fmt(rcv.posts)} POSTs, at most ${rcv.peakConnections} open at once (service cap ${r.inFlightCap} in flight); service-side avg attempt latency ${r.serviceStats?.avg_latency_ms ?? 'n/a'} ms`],
-    ['delivery pipeline alone', `${rate(r.replay.perS)} (replay of the run's ${fmt(r.replay.events)} events: ${fmt(r.replay.received)} received; replay request ${ms(r.replay.requestMs)}, then ${rate(r.replay.drainPerS)}; at most ${r.replay.peakConnections} connections open)`],
-    ['bare node:http receiver', `${rate(r.baseline.perS)} (${fmt(r.baseline.posts)} POSTs from a plain client loop, new connection each as the service, ${r.inFlightCap} in flight; p99 ${ms(r.baseline.p99)})   service = ${((r.deliveriesPerS / r.baseline.perS) * 100).toFixed(1)}% of bare`],
-    ['  same, keep-alive', `${rate(r.baselineKeepAlive.perS)} (${r.inFlightCap} in flight; p99 ${ms(r.baselineKeepAlive.p99)})   service = ${((r.deliveriesPerS / r.baselineKeepAlive.perS) * 100).toFixed(1)}% of bare`],
+    [
+      'receiver saw',
+      `${fmt(rcv.connections)} TCP connections for ${fmt(rcv.posts)} POSTs, at most ${rcv.peakConnections} open at once (service cap ${r.inFlightCap} in flight); service-side avg attempt latency ${r.serviceStats?.avg_latency_ms ?? 'n/a'} ms`,
+    ],
+    [
+      'delivery pipeline alone',
+      `${rate(r.replay.perS)} (replay of the run's ${fmt(r.replay.events)} events: ${fmt(r.replay.received)} received; replay request ${ms(r.replay.requestMs)}, then ${rate(r.replay.drainPerS)}; at most ${r.replay.peakConnections} connections open)`,
+    ],
+    [
+      'bare node:http receiver',
+      `${rate(r.baseline.perS)} (${fmt(r.baseline.posts)} POSTs from a plain client loop, new connection each as the service, ${r.inFlightCap} in flight; p99 ${ms(r.baseline.p99)})   service = ${((r.deliveriesPerS / r.baseline.perS) * 100).toFixed(1)}% of bare`,
+    ],
+    [
+      '  same, keep-alive',
+      `${rate(r.baselineKeepAlive.perS)} (${r.inFlightCap} in flight; p99 ${ms(r.baselineKeepAlive.p99)})   service = ${((r.deliveriesPerS / r.baselineKeepAlive.perS) * 100).toFixed(1)}% of bare`,
+    ],
   ];
   console.log(`webhooks, ${r.label}:`);
   const width = Math.max(...lines.map(([k]) => k.length));

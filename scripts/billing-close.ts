@@ -26,12 +26,19 @@ function usageError(message: string): never {
 function parseAt(argv: string[]): Date {
   let values: { at?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { at: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { at: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (err) {
     usageError((err as Error).message);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\nCloses every billing cycle that ended at or before --at (default now) and prints the invoices created as JSON lines.\n`);
+    process.stdout.write(
+      `${USAGE}\nCloses every billing cycle that ended at or before --at (default now) and prints the invoices created as JSON lines.\n`,
+    );
     process.exit(0);
   }
   if (values.at === undefined) return new Date();

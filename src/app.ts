@@ -8,7 +8,12 @@ import { closeInterruptedExecutions } from './executions/recover';
 import { JavaScriptSandbox } from './executions/runtimes/sandbox';
 import { SchemaCache } from './executions/schemas';
 import { BILLING_CLOSE_QUEUE, BILLING_QUEUE_OPTIONS, startBilling } from './jobs/billing';
-import { CERTIFICATION_QUEUE, CERTIFICATION_QUEUE_OPTIONS, CERTIFICATION_WEEKLY_OPTIONS, CERTIFICATION_WEEKLY_QUEUE } from './certification/queue';
+import {
+  CERTIFICATION_QUEUE,
+  CERTIFICATION_QUEUE_OPTIONS,
+  CERTIFICATION_WEEKLY_OPTIONS,
+  CERTIFICATION_WEEKLY_QUEUE,
+} from './certification/queue';
 import { startCertification } from './jobs/certification';
 import { startBoss, stopBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
@@ -81,7 +86,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
   svc.outbox.afterCommit(({ events, counts }) => {
     for (const [tenantId, used] of counts) svc.usage.note(tenantId, used);
     // The tenant's cached view of the catalog (src/catalog/snapshot.ts) holds its installations.
-    for (const e of events) if (e.type === 'module.installed' || e.type === 'module.uninstalled') svc.moduleCache.invalidateTenant(e.tenantId);
+    for (const e of events)
+      if (e.type === 'module.installed' || e.type === 'module.uninstalled') svc.moduleCache.invalidateTenant(e.tenantId);
   });
   await syncBuiltinModules(database.db);
   // Catalog reads come from memory; other instances reload theirs (built-ins may have changed).

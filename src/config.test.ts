@@ -152,7 +152,7 @@ describe('logSecretOrigins', () => {
     return { lines, logger: { warn: at('warn'), info: at('info') } as never };
   }
 
-  it('warns once, on the start that generates the secrets; later starts say at info that DATA_DIR\'s are used', () => {
+  it("warns once, on the start that generates the secrets; later starts say at info that DATA_DIR's are used", () => {
     const first = capture();
     logSecretOrigins(loadConfig({ DATA_DIR: dataDir }), first.logger);
     expect(first.lines).toHaveLength(1);
@@ -164,13 +164,24 @@ describe('logSecretOrigins', () => {
       logSecretOrigins(loadConfig({ DATA_DIR: dataDir }), later.logger);
       expect(later.lines).toHaveLength(1);
       expect(later.lines[0]).toMatchObject({ level: 'info', fields: { dataDir } });
-      expect((later.lines[0]!.fields as { secrets: string[] }).secrets.sort()).toEqual(['AUTH_ANON_KEY', 'AUTH_SIGNING_KEY', 'ENCRYPTION_KEY', 'SESSION_SECRET']);
+      expect((later.lines[0]!.fields as { secrets: string[] }).secrets.sort()).toEqual([
+        'AUTH_ANON_KEY',
+        'AUTH_SIGNING_KEY',
+        'ENCRYPTION_KEY',
+        'SESSION_SECRET',
+      ]);
     }
 
     // Every secret configured: nothing to say.
     const configured = capture();
     logSecretOrigins(
-      loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: randomBytes(32).toString('base64'), SESSION_SECRET: 's'.repeat(40), AUTH_ANON_KEY: 'a'.repeat(32), AUTH_JWT_SECRET: 'j'.repeat(32) }),
+      loadConfig({
+        DATA_DIR: dataDir,
+        ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        SESSION_SECRET: 's'.repeat(40),
+        AUTH_ANON_KEY: 'a'.repeat(32),
+        AUTH_JWT_SECRET: 'j'.repeat(32),
+      }),
       configured.logger,
     );
     expect(configured.lines).toEqual([]);

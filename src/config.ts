@@ -10,13 +10,21 @@ import type { Logger } from './logger';
  */
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const optionalUrl = z.url().optional();
-const commaList = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const commaList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: z.string().regex(/^\d{1,5}$/, 'must be a port number').default('3000').transform(Number).pipe(z.number().max(65535)),
+  PORT: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a port number')
+    .default('3000')
+    .transform(Number)
+    .pipe(z.number().max(65535)),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' }).optional(),
   REDIS_URL: optionalUrl,
@@ -54,7 +62,12 @@ const envSchema = z.object({
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   EXECUTION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
-  WORKFLOW_MAX_RUN_MS: z.coerce.number().int().min(1000).max(30 * 86_400_000).default(86_400_000),
+  WORKFLOW_MAX_RUN_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(30 * 86_400_000)
+    .default(86_400_000),
   CERTIFICATION_PUBLISH_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
 });
 
@@ -137,9 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
-    upstash: e.UPSTASH_REDIS_REST_URL
-      ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN! }
-      : undefined,
+    upstash: e.UPSTASH_REDIS_REST_URL ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN! } : undefined,
     adminToken: e.ADMIN_TOKEN,
     adminEmails: e.ADMIN_EMAILS.map((m) => m.toLowerCase()),
     auth: {
@@ -183,7 +194,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * Says where the secrets that were not configured come from: a warning once, on the start that
  * generated them into DATA_DIR; on later starts, at info, that DATA_DIR's secrets are used.
  */
-export function logSecretOrigins(config: Pick<Config, 'generatedSecrets' | 'storedSecrets' | 'dataDir'>, logger: Pick<Logger, 'warn' | 'info'>): void {
+export function logSecretOrigins(
+  config: Pick<Config, 'generatedSecrets' | 'storedSecrets' | 'dataDir'>,
+  logger: Pick<Logger, 'warn' | 'info'>,
+): void {
   if (config.generatedSecrets.length > 0) {
     logger.warn(
       { generated: config.generatedSecrets, dataDir: config.dataDir },

@@ -58,7 +58,12 @@ function importsOf(file: string): Import[] {
       const clause = node.importClause;
       const named = clause?.namedBindings;
       const everyNameTyped =
-        !!clause && !clause.name && !!named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+        !!clause &&
+        !clause.name &&
+        !!named &&
+        ts.isNamedImports(named) &&
+        named.elements.length > 0 &&
+        named.elements.every((e) => e.isTypeOnly);
       add(node.moduleSpecifier, !!clause?.isTypeOnly || everyNameTyped);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
       const named = node.exportClause;
@@ -194,7 +199,9 @@ describe('architecture', () => {
         if (i.target === 'src/server/router.ts') {
           return i.typeOnly ? [] : [`${where(i)} imports ${i.target} at run time: write \`import type { AppRouter }\``];
         }
-        return [`${where(i)} imports ${i.target}${i.typeOnly ? ' (type-only)' : ''}: import it from src/contract/ (move or re-export it there)`];
+        return [
+          `${where(i)} imports ${i.target}${i.typeOnly ? ' (type-only)' : ''}: import it from src/contract/ (move or re-export it there)`,
+        ];
       }),
     );
     assertNone(

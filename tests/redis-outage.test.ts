@@ -23,9 +23,16 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 50; i++) {
-    if (spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() === 'PONG') return child;
+    if (
+      spawnSync('redis-cli', ['-p', String(port), 'ping'])
+        .stdout?.toString()
+        .trim() === 'PONG'
+    )
+      return child;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('redis-server did not start');
@@ -82,7 +89,9 @@ describe.skipIf(!hasRedisServer)('Redis outage', () => {
     // Back on Redis: the shared pool (a fresh server, so empty) admits again, counted in Redis.
     const res = await s.call('/api/v1/keys', { key: t.apiKey });
     expect(res.status).toBe(200);
-    const keys = spawnSync('redis-cli', ['-p', String(port), '--scan', '--pattern', `amp:rl:*tenant:${t.tenantId}`]).stdout.toString().trim();
+    const keys = spawnSync('redis-cli', ['-p', String(port), '--scan', '--pattern', `amp:rl:*tenant:${t.tenantId}`])
+      .stdout.toString()
+      .trim();
     expect(keys).not.toBe('');
   });
 });

@@ -53,9 +53,16 @@ export async function requestPasswordReset(input: { email: string }): Promise<Ac
   if (!parsed.success) return fail(parsed.error.issues[0]!.message);
   return attempt(async () => {
     const env = dashboardEnv();
-    await authFetch('recover', { method: 'POST', query: { redirect_to: `${env.publicBaseUrl}/reset-password/update` }, body: { email: parsed.data.email } });
+    await authFetch('recover', {
+      method: 'POST',
+      query: { redirect_to: `${env.publicBaseUrl}/reset-password/update` },
+      body: { email: parsed.data.email },
+    });
     const where = env.mail ? 'by email' : "in the service's log (no mail server is configured: ask the operator)";
-    return { ok: true, message: `If an account exists for ${parsed.data.email}, a link to choose a new password has been sent ${where}. It is valid for one hour.` };
+    return {
+      ok: true,
+      message: `If an account exists for ${parsed.data.email}, a link to choose a new password has been sent ${where}. It is valid for one hour.`,
+    };
   });
 }
 
@@ -75,7 +82,8 @@ export async function changePassword(input: { currentPassword: string; newPasswo
   if (!parsed.success) return fail(parsed.error.issues[0]!.message);
   return attempt(async () => {
     const session = await freshSession();
-    if (session?.kind !== 'password' || !session.accessToken || !session.email) return fail('Sign in with your email and password to change it.');
+    if (session?.kind !== 'password' || !session.accessToken || !session.email)
+      return fail('Sign in with your email and password to change it.');
     try {
       await passwordGrant(session.email, parsed.data.currentPassword);
     } catch (err) {
@@ -110,7 +118,11 @@ export async function linkTenant(input: { apiKey: string }): Promise<ActionResul
   return attempt(async () => {
     const session = await freshSession();
     if (session?.kind !== 'password' || !session.accessToken) return fail('Sign in with your email and password first.');
-    const { body } = await apiFetch<{ tenant_id: string }>('/api/v1/auth/link', { method: 'POST', bearer: session.accessToken, body: { api_key: parsed.data.apiKey } });
+    const { body } = await apiFetch<{ tenant_id: string }>('/api/v1/auth/link', {
+      method: 'POST',
+      bearer: session.accessToken,
+      body: { api_key: parsed.data.apiKey },
+    });
     return { ok: true, message: 'The tenant is now linked to your account.', data: { tenantId: body.tenant_id } };
   });
 }

@@ -88,7 +88,9 @@ export function authOptions(): NextAuthOptions {
         name: 'Email and password',
         credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
         async authorize(credentials): Promise<AuthorizedUser> {
-          const email = String(credentials?.email ?? '').trim().toLowerCase();
+          const email = String(credentials?.email ?? '')
+            .trim()
+            .toLowerCase();
           const password = String(credentials?.password ?? '');
           if (!email || !password) throw new Error('Enter your email and password.');
           // AuthApiError's message is the provider's (e.g. "Invalid login credentials"): next-auth hands it to the page.
@@ -106,7 +108,9 @@ export function authOptions(): NextAuthOptions {
           if (!apiKey) throw new Error('Enter an API key.');
           const { body } = await apiFetch<{ tenant_id: string; credential: { scopes: string[] } }>('/api/v1/me', { apiKey });
           if (!body.credential.scopes.includes('*')) {
-            throw new Error('This key cannot open the dashboard: sign in with a key holding the "*" scope (the key returned at registration).');
+            throw new Error(
+              'This key cannot open the dashboard: sign in with a key holding the "*" scope (the key returned at registration).',
+            );
           }
           return { id: body.tenant_id, token: { kind: 'api_key', admin: false, apiKey, tenantId: body.tenant_id } };
         },
@@ -121,7 +125,11 @@ export function authOptions(): NextAuthOptions {
       },
       async session({ session, token }) {
         const dashboard = dashboardOf(token);
-        return { expires: session.expires, user: { email: dashboard?.email ?? null }, dashboard: dashboard ? sessionView(dashboard) : null };
+        return {
+          expires: session.expires,
+          user: { email: dashboard?.email ?? null },
+          dashboard: dashboard ? sessionView(dashboard) : null,
+        };
       },
     },
     events: {

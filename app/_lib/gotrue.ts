@@ -53,7 +53,10 @@ function parseJson(text: string): unknown {
   }
 }
 
-export async function authFetch<T>(path: string, init: { method?: string; body?: unknown; bearer?: string; query?: Record<string, string> } = {}): Promise<T> {
+export async function authFetch<T>(
+  path: string,
+  init: { method?: string; body?: unknown; bearer?: string; query?: Record<string, string> } = {},
+): Promise<T> {
   const env = dashboardEnv();
   const url = new URL(`${env.authUrl}/auth/v1/${path}`);
   for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
@@ -64,7 +67,12 @@ export async function authFetch<T>(path: string, init: { method?: string; body?:
   if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
   let res: Response;
   try {
-    res = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), cache: 'no-store' });
+    res = await fetch(url, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      cache: 'no-store',
+    });
   } catch {
     throw new AuthApiError('The identity provider cannot be reached; try again in a moment.', 503);
   }
@@ -80,7 +88,10 @@ export const refreshGrant = (refreshToken: string) =>
   authFetch<GoTrueSession>('token', { method: 'POST', query: { grant_type: 'refresh_token' }, body: { refresh_token: refreshToken } });
 
 /** Calls the API (not the identity provider) from Next's server code with a bearer token or an API key. */
-export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown; bearer?: string; apiKey?: string } = {}): Promise<{ status: number; body: T }> {
+export async function apiFetch<T>(
+  path: string,
+  init: { method?: string; body?: unknown; bearer?: string; apiKey?: string } = {},
+): Promise<{ status: number; body: T }> {
   const env = dashboardEnv();
   const headers: Record<string, string> = { ...(await forwardedClient(env)), accept: 'application/json' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
@@ -88,7 +99,12 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
   if (init.apiKey) headers['x-api-key'] = init.apiKey;
   let res: Response;
   try {
-    res = await fetch(`${env.apiUrl}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), cache: 'no-store' });
+    res = await fetch(`${env.apiUrl}${path}`, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      cache: 'no-store',
+    });
   } catch {
     throw new AuthApiError('The API cannot be reached; try again in a moment.', 503);
   }

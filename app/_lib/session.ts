@@ -60,8 +60,18 @@ export async function freshSession(): Promise<DashboardToken | null> {
   if (!decoded || decoded.dashboard.error) return null;
   const dashboard = await refreshIfNeeded(decoded.dashboard);
   if (dashboard !== decoded.dashboard) {
-    const value = await encode({ token: { ...decoded.raw, dashboard }, secret: process.env.NEXTAUTH_SECRET ?? '', maxAge: SESSION_MAX_AGE_SECONDS });
-    (await cookies()).set(sessionCookieName(), value, { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(), maxAge: SESSION_MAX_AGE_SECONDS });
+    const value = await encode({
+      token: { ...decoded.raw, dashboard },
+      secret: process.env.NEXTAUTH_SECRET ?? '',
+      maxAge: SESSION_MAX_AGE_SECONDS,
+    });
+    (await cookies()).set(sessionCookieName(), value, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: secure(),
+      maxAge: SESSION_MAX_AGE_SECONDS,
+    });
   }
   return dashboard.error ? null : dashboard;
 }

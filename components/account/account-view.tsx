@@ -16,7 +16,8 @@ import { FormField } from '@/components/ui/form-field';
 import { TENANT_NAME_MAX_LENGTH } from '@/src/contract/limits';
 
 type Me = Awaited<ReturnType<typeof trpc.tenants.me.query>>;
-type TenantState = { state: 'loading' } | { state: 'ready'; me: Me } | { state: 'none'; message: string } | { state: 'error'; message: string };
+type TenantState =
+  { state: 'loading' } | { state: 'ready'; me: Me } | { state: 'none'; message: string } | { state: 'error'; message: string };
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : 'The request failed.');
 
@@ -62,7 +63,17 @@ export function AccountView({ session, actions }: { session: DashboardSessionVie
   );
 }
 
-function TenantCard({ tenant, session, actions, onChanged }: { tenant: TenantState; session: DashboardSessionView; actions: AccountActions; onChanged: () => Promise<void> }) {
+function TenantCard({
+  tenant,
+  session,
+  actions,
+  onChanged,
+}: {
+  tenant: TenantState;
+  session: DashboardSessionView;
+  actions: AccountActions;
+  onChanged: () => Promise<void>;
+}) {
   return (
     <Card aria-busy={tenant.state === 'loading'}>
       <CardHeader>
@@ -100,10 +111,22 @@ function TenantCard({ tenant, session, actions, onChanged }: { tenant: TenantSta
   );
 }
 
-const createSchema = z.object({ agentName: z.string().trim().min(1, 'Name your tenant.').max(TENANT_NAME_MAX_LENGTH, atMostCharacters(TENANT_NAME_MAX_LENGTH)) });
+const createSchema = z.object({
+  agentName: z.string().trim().min(1, 'Name your tenant.').max(TENANT_NAME_MAX_LENGTH, atMostCharacters(TENANT_NAME_MAX_LENGTH)),
+});
 const linkSchema = z.object({ apiKey: z.string().trim().min(1, 'Enter the API key.') });
 
-function NoTenant({ message, email, actions, onChanged }: { message: string; email: string | null; actions: AccountActions; onChanged: () => Promise<void> }) {
+function NoTenant({
+  message,
+  email,
+  actions,
+  onChanged,
+}: {
+  message: string;
+  email: string | null;
+  actions: AccountActions;
+  onChanged: () => Promise<void>;
+}) {
   const [created, setCreated] = useState<{ apiKey?: string }>();
   const [createError, setCreateError] = useState<string>();
   const [linkError, setLinkError] = useState<string>();
@@ -140,7 +163,8 @@ function NoTenant({ message, email, actions, onChanged }: { message: string; ema
   return (
     <div className="grid gap-6">
       <Alert title="No tenant yet">
-        {email ? `${email} is linked to no tenant.` : 'Your account is linked to no tenant.'} Create one, or link the tenant you registered through the API.
+        {email ? `${email} is linked to no tenant.` : 'Your account is linked to no tenant.'} Create one, or link the tenant you registered
+        through the API.
         <span className="sr-only"> {message}</span>
       </Alert>
       <form onSubmit={onCreate} noValidate className="grid gap-3" aria-labelledby="create-tenant-heading">
@@ -148,14 +172,26 @@ function NoTenant({ message, email, actions, onChanged }: { message: string; ema
           Create a tenant
         </h3>
         {createError ? <Alert variant="error">{createError}</Alert> : null}
-        <FormField label="Agent name" autoComplete="organization" required description="Shown in your tenant's details; you can register modules under it." error={createForm.formState.errors.agentName?.message} {...createForm.register('agentName')} />
+        <FormField
+          label="Agent name"
+          autoComplete="organization"
+          required
+          description="Shown in your tenant's details; you can register modules under it."
+          error={createForm.formState.errors.agentName?.message}
+          {...createForm.register('agentName')}
+        />
         <div>
           <Button type="submit" loading={createForm.formState.isSubmitting}>
             Create tenant
           </Button>
         </div>
       </form>
-      <form onSubmit={onLink} noValidate className="grid gap-3 border-t border-slate-200 pt-6 dark:border-slate-800" aria-labelledby="link-tenant-heading">
+      <form
+        onSubmit={onLink}
+        noValidate
+        className="grid gap-3 border-t border-slate-200 pt-6 dark:border-slate-800"
+        aria-labelledby="link-tenant-heading"
+      >
         <h3 id="link-tenant-heading" className="font-semibold">
           Link an existing tenant with its API key
         </h3>
@@ -191,7 +227,10 @@ const passwordSchema = z
 
 function ChangePasswordCard({ changePassword }: { changePassword: AccountActions['changePassword'] }) {
   const [result, setResult] = useState<{ ok: boolean; message: string }>();
-  const form = useForm<z.infer<typeof passwordSchema>>({ resolver: zodResolver(passwordSchema), defaultValues: { currentPassword: '', newPassword: '', confirm: '' } });
+  const form = useForm<z.infer<typeof passwordSchema>>({
+    resolver: zodResolver(passwordSchema),
+    defaultValues: { currentPassword: '', newPassword: '', confirm: '' },
+  });
   const { errors, isSubmitting } = form.formState;
   const onSubmit = form.handleSubmit(async ({ currentPassword, newPassword }) => {
     const answer = await changePassword({ currentPassword, newPassword });
@@ -207,9 +246,31 @@ function ChangePasswordCard({ changePassword }: { changePassword: AccountActions
       <CardContent>
         <form onSubmit={onSubmit} noValidate className="grid gap-4 sm:max-w-md" aria-label="Change password">
           {result ? <Alert variant={result.ok ? 'success' : 'error'}>{result.message}</Alert> : null}
-          <FormField label="Current password" type="password" autoComplete="current-password" required error={errors.currentPassword?.message} {...form.register('currentPassword')} />
-          <FormField label="New password" type="password" autoComplete="new-password" required description={NEW_PASSWORD_HINT} error={errors.newPassword?.message} {...form.register('newPassword')} />
-          <FormField label="Confirm new password" type="password" autoComplete="new-password" required error={errors.confirm?.message} {...form.register('confirm')} />
+          <FormField
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            required
+            error={errors.currentPassword?.message}
+            {...form.register('currentPassword')}
+          />
+          <FormField
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            required
+            description={NEW_PASSWORD_HINT}
+            error={errors.newPassword?.message}
+            {...form.register('newPassword')}
+          />
+          <FormField
+            label="Confirm new password"
+            type="password"
+            autoComplete="new-password"
+            required
+            error={errors.confirm?.message}
+            {...form.register('confirm')}
+          />
           <div>
             <Button type="submit" loading={isSubmitting}>
               Change password

@@ -32,7 +32,8 @@ function readFragment(): RecoveryLink {
   const description = params.get('error_description') ?? params.get('error');
   if (description) return { state: 'invalid', message: description.replaceAll('+', ' ') };
   const accessToken = params.get('access_token');
-  if (!accessToken || params.get('type') !== 'recovery') return { state: 'invalid', message: 'Open this page from the link in your password reset message.' };
+  if (!accessToken || params.get('type') !== 'recovery')
+    return { state: 'invalid', message: 'Open this page from the link in your password reset message.' };
   return { state: 'ready', accessToken };
 }
 
@@ -72,8 +73,23 @@ export function ResetUpdateForm({ updatePasswordWithRecovery }: { updatePassword
         ) : (
           <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Set a new password">
             {result ? <Alert variant="error">{result.message}</Alert> : null}
-            <FormField label="New password" type="password" autoComplete="new-password" required description={NEW_PASSWORD_HINT} error={errors.password?.message} {...form.register('password')} />
-            <FormField label="Confirm new password" type="password" autoComplete="new-password" required error={errors.confirm?.message} {...form.register('confirm')} />
+            <FormField
+              label="New password"
+              type="password"
+              autoComplete="new-password"
+              required
+              description={NEW_PASSWORD_HINT}
+              error={errors.password?.message}
+              {...form.register('password')}
+            />
+            <FormField
+              label="Confirm new password"
+              type="password"
+              autoComplete="new-password"
+              required
+              error={errors.confirm?.message}
+              {...form.register('confirm')}
+            />
             <Button type="submit" loading={isSubmitting} disabled={link.state !== 'ready'}>
               Set new password
             </Button>

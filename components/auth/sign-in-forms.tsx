@@ -28,7 +28,8 @@ export function SignInForms({ callbackUrl, initialError }: { callbackUrl: string
   const [method, setMethod] = useState<'password' | 'api-key'>('password');
   // A confirmation link lands here with the provider's session in the fragment: not needed, not kept.
   useEffect(() => {
-    if (window.location.hash.includes('access_token')) window.history.replaceState(null, '', window.location.pathname + window.location.search);
+    if (window.location.hash.includes('access_token'))
+      window.history.replaceState(null, '', window.location.pathname + window.location.search);
   }, []);
   return (
     <div className="grid gap-6">
@@ -57,7 +58,10 @@ export function SignInForms({ callbackUrl, initialError }: { callbackUrl: string
 
 function PasswordForm({ callbackUrl }: { callbackUrl: string }) {
   const [error, setError] = useState<string>();
-  const form = useForm<z.infer<typeof passwordSchema>>({ resolver: zodResolver(passwordSchema), defaultValues: { email: '', password: '' } });
+  const form = useForm<z.infer<typeof passwordSchema>>({
+    resolver: zodResolver(passwordSchema),
+    defaultValues: { email: '', password: '' },
+  });
   const { errors, isSubmitting } = form.formState;
   const onSubmit = form.handleSubmit(async (values) => {
     setError(undefined);
@@ -75,7 +79,14 @@ function PasswordForm({ callbackUrl }: { callbackUrl: string }) {
         <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Sign in with email and password">
           {error ? <Alert variant="error">{error}</Alert> : null}
           <FormField label="Email" type="email" autoComplete="email" required error={errors.email?.message} {...form.register('email')} />
-          <FormField label="Password" type="password" autoComplete="current-password" required error={errors.password?.message} {...form.register('password')} />
+          <FormField
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            required
+            error={errors.password?.message}
+            {...form.register('password')}
+          />
           <Button type="submit" loading={isSubmitting}>
             Sign in
           </Button>
@@ -107,7 +118,10 @@ function ApiKeyForm({ callbackUrl }: { callbackUrl: string }) {
     <Card>
       <CardHeader>
         <CardTitle as="h1">Sign in with an API key</CardTitle>
-        <CardDescription>For tenants registered through the API: use the key returned at registration (it holds the <code className="font-mono">*</code> scope).</CardDescription>
+        <CardDescription>
+          For tenants registered through the API: use the key returned at registration (it holds the <code className="font-mono">*</code>{' '}
+          scope).
+        </CardDescription>
       </CardHeader>
       <CardContent>
         <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Sign in with an API key">

@@ -59,7 +59,14 @@ export function SignUpForm({ signUp }: { signUp: SignUpAction }) {
               error={errors.password?.message}
               {...form.register('password')}
             />
-            <FormField label="Confirm password" type="password" autoComplete="new-password" required error={errors.confirm?.message} {...form.register('confirm')} />
+            <FormField
+              label="Confirm password"
+              type="password"
+              autoComplete="new-password"
+              required
+              error={errors.confirm?.message}
+              {...form.register('confirm')}
+            />
             <Button type="submit" loading={isSubmitting}>
               Create account
             </Button>

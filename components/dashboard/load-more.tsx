@@ -17,7 +17,12 @@ export function LoadMore({ list }: { list: PagedList }) {
   return (
     <>
       {list.hasNextPage ? (
-        <Button variant="secondary" className="justify-self-start" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+        <Button
+          variant="secondary"
+          className="justify-self-start"
+          loading={list.isFetchingNextPage}
+          onClick={() => void list.fetchNextPage()}
+        >
           Load more
         </Button>
       ) : null}

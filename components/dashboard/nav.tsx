@@ -1,6 +1,20 @@
 'use client';
 
-import { Activity, BookOpen, Boxes, Brain, CreditCard, FileText, Gauge, KeyRound, Menu, Shield, UserRound, Webhook, Workflow } from 'lucide-react';
+import {
+  Activity,
+  BookOpen,
+  Boxes,
+  Brain,
+  CreditCard,
+  FileText,
+  Gauge,
+  KeyRound,
+  Menu,
+  Shield,
+  UserRound,
+  Webhook,
+  Workflow,
+} from 'lucide-react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';

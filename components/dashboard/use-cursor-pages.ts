@@ -18,7 +18,10 @@ interface CursorPage<T> {
 /** The cache key of useCursorPages' pages for a procedure's query key (for optimistic updates). */
 export const cursorPagesKey = (key: readonly unknown[]) => [...key, 'pages'] as const;
 
-export function useCursorPages<P extends CursorPage<unknown>>(key: readonly unknown[], fetchPage: (cursor: string | undefined) => Promise<P>) {
+export function useCursorPages<P extends CursorPage<unknown>>(
+  key: readonly unknown[],
+  fetchPage: (cursor: string | undefined) => Promise<P>,
+) {
   return useInfiniteQuery({
     queryKey: cursorPagesKey(key),
     queryFn: ({ pageParam }) => fetchPage(pageParam),

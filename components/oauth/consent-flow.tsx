@@ -153,8 +153,24 @@ function LoginForm({ api, onDone }: { api: string; onDone: (d: Details) => void 
         </CardHeader>
         <CardContent className="grid gap-4">
           {error ? <Alert variant="error">{error}</Alert> : null}
-          <FormField label="Email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-          <FormField label="Password" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <FormField
+            label="Email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+          <FormField
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </CardContent>
         <CardFooter>
           <Button type="submit" loading={busy} className="w-full">
@@ -169,7 +185,9 @@ function LoginForm({ api, onDone }: { api: string; onDone: (d: Details) => void 
 function ConsentForm({ api, details }: { api: string; details: Details }) {
   // Everything asked for is offered, but `*` (every scope, webhooks and plan changes included)
   // starts unchecked unless it is all the client asked for: the user opts in to it.
-  const [granted, setGranted] = useState<Set<string>>(() => new Set(details.scopes.length > 1 ? details.scopes.filter((s) => s !== '*') : details.scopes));
+  const [granted, setGranted] = useState<Set<string>>(
+    () => new Set(details.scopes.length > 1 ? details.scopes.filter((s) => s !== '*') : details.scopes),
+  );
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState<'allow' | 'deny'>();
 
@@ -261,7 +279,13 @@ function ConsentForm({ api, details }: { api: string; details: Details }) {
               Allow
             </Button>
           ) : null}
-          <Button type="button" variant="secondary" loading={busy === 'deny'} disabled={busy !== undefined} onClick={() => void finish('abort')}>
+          <Button
+            type="button"
+            variant="secondary"
+            loading={busy === 'deny'}
+            disabled={busy !== undefined}
+            onClick={() => void finish('abort')}
+          >
             Deny
           </Button>
         </CardFooter>

@@ -9,7 +9,8 @@ export const buttonVariants = cva(
     variants: {
       variant: {
         default: 'bg-indigo-600 text-white shadow-sm hover:bg-indigo-700 dark:bg-indigo-400 dark:text-slate-950 dark:hover:bg-indigo-300',
-        secondary: 'border border-slate-300 bg-white text-slate-900 shadow-sm hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800',
+        secondary:
+          'border border-slate-300 bg-white text-slate-900 shadow-sm hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800',
         ghost: 'text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800',
         destructive: 'bg-red-600 text-white shadow-sm hover:bg-red-700',
         link: 'text-indigo-700 underline-offset-4 hover:underline dark:text-indigo-300',
@@ -45,7 +46,9 @@ export function Button({ className, variant, size, asChild = false, loading = fa
         children
       ) : (
         <>
-          {loading ? <span aria-hidden="true" className="size-4 animate-spin rounded-full border-2 border-current border-t-transparent" /> : null}
+          {loading ? (
+            <span aria-hidden="true" className="size-4 animate-spin rounded-full border-2 border-current border-t-transparent" />
+          ) : null}
           {children}
         </>
       )}

@@ -2,7 +2,12 @@ import type { HTMLAttributes } from 'react';
 import { cn } from './cn';
 
 export function Card({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
-  return <div className={cn('rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900', className)} {...props} />;
+  return (
+    <div
+      className={cn('rounded-xl border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900', className)}
+      {...props}
+    />
+  );
 }
 
 export function CardHeader({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
@@ -23,5 +28,10 @@ export function CardContent({ className, ...props }: HTMLAttributes<HTMLDivEleme
 }
 
 export function CardFooter({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
-  return <div className={cn('flex items-center gap-3 border-t border-slate-200 px-6 py-4 text-sm dark:border-slate-800', className)} {...props} />;
+  return (
+    <div
+      className={cn('flex items-center gap-3 border-t border-slate-200 px-6 py-4 text-sm dark:border-slate-800', className)}
+      {...props}
+    />
+  );
 }

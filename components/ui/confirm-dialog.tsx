@@ -38,7 +38,9 @@ export function ConfirmDialog({
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-slate-950/50 backdrop-blur-sm" />
         <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 grid w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900">
           <AlertDialog.Title className="text-lg font-semibold [overflow-wrap:anywhere]">{title}</AlertDialog.Title>
-          <AlertDialog.Description className="text-sm text-slate-600 [overflow-wrap:anywhere] dark:text-slate-400">{description}</AlertDialog.Description>
+          <AlertDialog.Description className="text-sm text-slate-600 [overflow-wrap:anywhere] dark:text-slate-400">
+            {description}
+          </AlertDialog.Description>
           {error ? <Alert variant="error">{error}</Alert> : null}
           <div className="flex justify-end gap-2">
             <AlertDialog.Cancel className={buttonVariants({ variant: 'secondary' })}>Cancel</AlertDialog.Cancel>

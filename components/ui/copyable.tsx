@@ -9,7 +9,10 @@ export function Copyable({ value, label, className, testId }: { value: string; l
   const [copied, setCopied] = useState(false);
   return (
     <div className={cn('flex items-start gap-2', className)}>
-      <code data-testid={testId} className="block min-w-0 flex-1 overflow-x-auto rounded-md border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs break-all whitespace-pre-wrap text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100">
+      <code
+        data-testid={testId}
+        className="block min-w-0 flex-1 overflow-x-auto rounded-md border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs break-all whitespace-pre-wrap text-slate-900 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+      >
         {value}
       </code>
       <Button

@@ -13,7 +13,17 @@ export const DialogClose = DialogPrimitive.Close;
  * when it opened. Radix returns focus to a `DialogTrigger`; most of our dialogs are opened from
  * state by a plain button (or a table row's), so the element is kept here instead (WCAG 2.4.3).
  */
-export function DialogContent({ title, description, children, className }: { title: string; description?: ReactNode; children: ReactNode; className?: string }) {
+export function DialogContent({
+  title,
+  description,
+  children,
+  className,
+}: {
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   const opener = useRef<HTMLElement | null>(null);
   return (
     <DialogPrimitive.Portal>
@@ -38,7 +48,11 @@ export function DialogContent({ title, description, children, className }: { tit
       >
         <div className="grid gap-1">
           <DialogPrimitive.Title className="text-lg font-semibold [overflow-wrap:anywhere]">{title}</DialogPrimitive.Title>
-          {description ? <DialogPrimitive.Description className="text-sm text-slate-600 [overflow-wrap:anywhere] dark:text-slate-400">{description}</DialogPrimitive.Description> : null}
+          {description ? (
+            <DialogPrimitive.Description className="text-sm text-slate-600 [overflow-wrap:anywhere] dark:text-slate-400">
+              {description}
+            </DialogPrimitive.Description>
+          ) : null}
         </div>
         {children}
       </DialogPrimitive.Content>

@@ -31,7 +31,10 @@ interface ToolSource {
   certificationTier: string;
 }
 
-const trustOf = (m: { trust_score: number; certification_tier: string }) => ({ trustScore: m.trust_score, certificationTier: m.certification_tier });
+const trustOf = (m: { trust_score: number; certification_tier: string }) => ({
+  trustScore: m.trust_score,
+  certificationTier: m.certification_tier,
+});
 
 function formatTool(t: ToolSource, format: 'openai' | 'anthropic' | 'mcp') {
   const name = toolName(t.module, t.action);
@@ -59,13 +62,31 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
     tools = hits.data.flatMap((h) => {
       const m = byName.get(h.module);
       const action = m?.actions.find((a) => a.name === h.action);
-      return m && action ? [{ ...trustOf(m), module: h.module, title: h.title, action: h.action, description: action.description, inputSchema: action.input_schema }] : [];
+      return m && action
+        ? [
+            {
+              ...trustOf(m),
+              module: h.module,
+              title: h.title,
+              action: h.action,
+              description: action.description,
+              inputSchema: action.input_schema,
+            },
+          ]
+        : [];
     });
   } else {
     const installed = modules.filter((m) => m.installed);
     source = installed.length > 0 ? 'installed' : 'all';
     tools = (installed.length > 0 ? installed : modules).flatMap((m) =>
-      m.actions.map((a) => ({ ...trustOf(m), module: m.name, title: m.title, action: a.name, description: a.description, inputSchema: a.input_schema })),
+      m.actions.map((a) => ({
+        ...trustOf(m),
+        module: m.name,
+        title: m.title,
+        action: a.name,
+        description: a.description,
+        inputSchema: a.input_schema,
+      })),
     );
   }
   const quota = principalTerms(principal).executionsPerMonth;
@@ -77,7 +98,12 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
   return {
     tenant: { tenant_id: principal.tenantId, plan: principal.plan },
     plan: principal.plan,
-    limits: { ...publicLimits(principal.plan), executions_per_month: quota, requests_per_minute: pool.limit, concurrency: PLANS[principal.plan].concurrency },
+    limits: {
+      ...publicLimits(principal.plan),
+      executions_per_month: quota,
+      requests_per_minute: pool.limit,
+      concurrency: PLANS[principal.plan].concurrency,
+    },
     usage: {
       cycle_start: cycleStart(),
       executions_used: used,
@@ -116,6 +142,7 @@ export async function armAgent(svc: Services, principal: Principal, input: z.inf
       can_read: holdsScope(principal.scopes, 'memory:read'),
       can_write: holdsScope(principal.scopes, 'memory:write'),
     },
-    tool_call: 'Call a tool named `module__action` with POST /api/v1/modules/{module}/execute and body {"action": "<action>", "input": <arguments>}.',
+    tool_call:
+      'Call a tool named `module__action` with POST /api/v1/modules/{module}/execute and body {"action": "<action>", "input": <arguments>}.',
   };
 }

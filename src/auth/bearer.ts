@@ -1,4 +1,12 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
 import type { Config } from '../config';
 import { deriveKeys } from '../identity/keys';
 import { AppError } from '../lib/errors';
@@ -41,7 +49,8 @@ const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA
 export function createBearerVerifier(auth: Config['auth']): BearerVerifier {
   let keys: Uint8Array | JWTVerifyGetKey | undefined;
   let algorithms: string[] = [];
-  const jwksUrl = auth.jwksUrl ?? (auth.url && !auth.jwtSecret ? `${auth.url.replace(/\/+$/, '')}/auth/v1/.well-known/jwks.json` : undefined);
+  const jwksUrl =
+    auth.jwksUrl ?? (auth.url && !auth.jwtSecret ? `${auth.url.replace(/\/+$/, '')}/auth/v1/.well-known/jwks.json` : undefined);
   if (auth.builtin && auth.signingKey && auth.issuer) {
     const { publicJwk } = deriveKeys(auth.signingKey, auth.issuer);
     keys = createLocalJWKSet({ keys: [publicJwk as JWK] });

@@ -43,6 +43,8 @@ export function tenantPrincipal(tenant: TenantTermsColumns, scopes: string[], vi
 }
 
 /** The terms the calling tenant is held to: its plan with its overrides (src/tenants/plans.ts). */
-export function principalTerms(principal: Pick<Principal, 'plan' | 'requestsPerMinute' | 'executionsPerMonth' | 'overageUnitMicroUsd' | 'monthlyFeeMicroUsd'>): EffectiveTerms {
+export function principalTerms(
+  principal: Pick<Principal, 'plan' | 'requestsPerMinute' | 'executionsPerMonth' | 'overageUnitMicroUsd' | 'monthlyFeeMicroUsd'>,
+): EffectiveTerms {
   return effectiveTerms(principal.plan, principal);
 }

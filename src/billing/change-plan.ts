@@ -54,7 +54,12 @@ export interface PlanChangeResult {
  * its plan. Upgrades and downgrades apply at once: the key cache of every instance is
  * invalidated before this returns, so the next request anywhere sees the new terms and keys.
  */
-export async function changePlan(svc: Services, tenantId: string, request: PlanChangeRequest, actor: PlanChangeActor): Promise<PlanChangeResult> {
+export async function changePlan(
+  svc: Services,
+  tenantId: string,
+  request: PlanChangeRequest,
+  actor: PlanChangeActor,
+): Promise<PlanChangeResult> {
   const now = new Date();
   const result = await svc.db.transaction(async (tx) => {
     const [current] = await tx.select().from(tenants).where(eq(tenants.id, tenantId)).for('update');
@@ -108,7 +113,12 @@ export async function changePlan(svc: Services, tenantId: string, request: PlanC
   return result;
 }
 
-async function applyKeyAllowance(tx: Executor, tenantId: string, plan: Plan, now: Date): Promise<{ suspended: string[]; restored: string[] }> {
+async function applyKeyAllowance(
+  tx: Executor,
+  tenantId: string,
+  plan: Plan,
+  now: Date,
+): Promise<{ suspended: string[]; restored: string[] }> {
   const k = apiKeys;
   const active = await tx
     .select({ id: k.id, isPrimary: k.isPrimary, suspendedAt: k.suspendedAt })
@@ -130,7 +140,12 @@ async function applyKeyAllowance(tx: Executor, tenantId: string, plan: Plan, now
   return { suspended, restored };
 }
 
-async function applyWebhookAllowance(tx: Executor, tenantId: string, plan: Plan, now: Date): Promise<{ suspended: string[]; restored: string[] }> {
+async function applyWebhookAllowance(
+  tx: Executor,
+  tenantId: string,
+  plan: Plan,
+  now: Date,
+): Promise<{ suspended: string[]; restored: string[] }> {
   const s = webhookSubscriptions;
   if (planAllows(plan, 'webhooks')) {
     const restored = await tx

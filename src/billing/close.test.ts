@@ -33,12 +33,20 @@ describe('draftInvoice', () => {
   });
 
   it('free with nothing, and enterprise at fee 0 without overage: total 0 (no invoice is made)', () => {
-    expect(draftInvoice({ currentTerms: free, changes: [], overage: 0, cycleStart, cycleEnd })).toEqual({ lines: [], subtotalMicroUsd: 0, totalMicroUsd: 0 });
+    expect(draftInvoice({ currentTerms: free, changes: [], overage: 0, cycleStart, cycleEnd })).toEqual({
+      lines: [],
+      subtotalMicroUsd: 0,
+      totalMicroUsd: 0,
+    });
     expect(draftInvoice({ currentTerms: terms('enterprise'), changes: [], overage: 0, cycleStart, cycleEnd }).totalMicroUsd).toBe(0);
   });
 
   it('enterprise custom terms: the fee and overage price set for the tenant', () => {
-    const custom = terms('enterprise', { monthly_fee_micro_usd: 1_500_000_000, executions_per_month: 1_000_000, overage_unit_micro_usd: 500 });
+    const custom = terms('enterprise', {
+      monthly_fee_micro_usd: 1_500_000_000,
+      executions_per_month: 1_000_000,
+      overage_unit_micro_usd: 500,
+    });
     const d = draftInvoice({ currentTerms: custom, changes: [], overage: 3, cycleStart, cycleEnd });
     expect(d.lines.map((l) => [l.description, l.amount_micro_usd])).toEqual([
       ['Enterprise plan, November 2026', 1_500_000_000],
@@ -53,23 +61,51 @@ describe('draftInvoice', () => {
     expect(d.lines).toEqual([
       { description: 'Free plan, 1 Nov – 10 Nov (10 of 30 days)', quantity: 1, unit_amount_micro_usd: 0, amount_micro_usd: 0 },
       // 29 × 20/30 = 19.333… -> 19.33
-      { description: 'Pro plan, 11 Nov – 30 Nov (20 of 30 days)', quantity: 1, unit_amount_micro_usd: 19_330_000, amount_micro_usd: 19_330_000 },
+      {
+        description: 'Pro plan, 11 Nov – 30 Nov (20 of 30 days)',
+        quantity: 1,
+        unit_amount_micro_usd: 19_330_000,
+        amount_micro_usd: 19_330_000,
+      },
     ]);
     expect(d.totalMicroUsd).toBe(19_330_000);
   });
 
   it('the terms at the cycle start come from the first later change, whatever the tenant is on today', () => {
     // Pro all November, moved to business on 5 December: November is billed as pro.
-    const d = draftInvoice({ currentTerms: business, changes: [change('2026-12-05T00:00:00Z', pro, business)], overage: 0, cycleStart, cycleEnd });
+    const d = draftInvoice({
+      currentTerms: business,
+      changes: [change('2026-12-05T00:00:00Z', pro, business)],
+      overage: 0,
+      cycleStart,
+      cycleEnd,
+    });
     expect(d.lines.map((l) => l.description)).toEqual(['Pro plan, November 2026']);
     expect(d.totalMicroUsd).toBe(29_000_000);
   });
 
   it('overage is priced at the terms in force at the cycle end; a downgrade to free keeps the last metered price', () => {
     const cheap = terms('business', { overage_unit_micro_usd: 500 });
-    const upgraded = draftInvoice({ currentTerms: cheap, changes: [change('2026-11-21T00:00:00Z', pro, cheap)], overage: 1_000, cycleStart, cycleEnd });
-    expect(upgraded.lines.at(-1)).toEqual({ description: 'Overage: 1,000 executions × 0.0005 USD', quantity: 1_000, unit_amount_micro_usd: 500, amount_micro_usd: 500_000 });
-    const downgraded = draftInvoice({ currentTerms: free, changes: [change('2026-11-21T00:00:00Z', pro, free)], overage: 1_000, cycleStart, cycleEnd });
+    const upgraded = draftInvoice({
+      currentTerms: cheap,
+      changes: [change('2026-11-21T00:00:00Z', pro, cheap)],
+      overage: 1_000,
+      cycleStart,
+      cycleEnd,
+    });
+    expect(upgraded.lines.at(-1)).toEqual({
+      description: 'Overage: 1,000 executions × 0.0005 USD',
+      quantity: 1_000,
+      unit_amount_micro_usd: 500,
+      amount_micro_usd: 500_000,
+    });
+    const downgraded = draftInvoice({
+      currentTerms: free,
+      changes: [change('2026-11-21T00:00:00Z', pro, free)],
+      overage: 1_000,
+      cycleStart,
+      cycleEnd,
+    });
     expect(downgraded.lines.at(-1)).toMatchObject({ quantity: 1_000, unit_amount_micro_usd: 1_000, amount_micro_usd: 1_000_000 });
     // pro 21 of 30 days, the downgrade's day included (20.30) + free 9 days (0) + overage 1.00
     expect(downgraded.totalMicroUsd).toBe(21_300_000);
@@ -90,8 +126,18 @@ describe('draftInvoice', () => {
   });
 
   it('at the price caps (10,000,000 USD a month, 1,000 USD an execution) millions of overage executions and a prorated change are exact', () => {
-    const top = terms('enterprise', { monthly_fee_micro_usd: MAX_MONTHLY_FEE_MICRO_USD, overage_unit_micro_usd: MAX_OVERAGE_UNIT_MICRO_USD, executions_per_month: 0 });
-    const d = draftInvoice({ currentTerms: top, changes: [change('2026-11-11T00:00:00Z', pro, top)], overage: 8_000_000, cycleStart, cycleEnd });
+    const top = terms('enterprise', {
+      monthly_fee_micro_usd: MAX_MONTHLY_FEE_MICRO_USD,
+      overage_unit_micro_usd: MAX_OVERAGE_UNIT_MICRO_USD,
+      executions_per_month: 0,
+    });
+    const d = draftInvoice({
+      currentTerms: top,
+      changes: [change('2026-11-11T00:00:00Z', pro, top)],
+      overage: 8_000_000,
+      cycleStart,
+      cycleEnd,
+    });
     expect(d.lines.map((l) => l.amount_micro_usd)).toEqual([
       9_670_000, // pro 10 of 30 days
       6_666_666_670_000, // 10,000,000 × 20/30 = 6,666,666.67
@@ -124,7 +170,9 @@ describe('draftInvoice', () => {
       expect((thrown as AppError).message).toContain('9007199254.74 USD');
     }
     // The largest exact overage line is fine.
-    expect(attempt({ overage_unit_micro_usd: 1_000, monthly_fee_micro_usd: 0 }, 9_007_199_254_735)().totalMicroUsd).toBe(9_007_199_254_740_000);
+    expect(attempt({ overage_unit_micro_usd: 1_000, monthly_fee_micro_usd: 0 }, 9_007_199_254_735)().totalMicroUsd).toBe(
+      9_007_199_254_740_000,
+    );
   });
 
   it('roundToCent rounds half-up', () => {

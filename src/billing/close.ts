@@ -154,9 +154,14 @@ export async function closeCycles(svc: Services, opts: CloseOptions): Promise<In
         const failure: CloseFailure = {
           tenant_id: candidate.tenant_id,
           cycle: candidate.cycle_start.slice(0, 7),
-          ...(err instanceof AppError && err.code !== 'internal_error' ? { error: err.code, message: err.message } : { error: 'internal_error', message: 'The invoice could not be made (see the service log).' }),
+          ...(err instanceof AppError && err.code !== 'internal_error'
+            ? { error: err.code, message: err.message }
+            : { error: 'internal_error', message: 'The invoice could not be made (see the service log).' }),
         };
-        svc.logger.error({ err, tenantId: failure.tenant_id, cycle: failure.cycle }, 'billing: closing a cycle failed; it stays due and the next run tries it again');
+        svc.logger.error(
+          { err, tenantId: failure.tenant_id, cycle: failure.cycle },
+          'billing: closing a cycle failed; it stays due and the next run tries it again',
+        );
         opts.onFailure?.(failure);
       }
     }
@@ -171,7 +176,10 @@ export async function closeCycles(svc: Services, opts: CloseOptions): Promise<In
  * refused (400) when `at` would invoice a cycle that has not begun (close-at.ts). `failed` lists
  * the cycles that could not be invoiced this time (the others were).
  */
-export async function closeCyclesAsOf(svc: Services, at = new Date()): Promise<{ at: Date; created: InvoiceRow[]; failed: CloseFailure[] }> {
+export async function closeCyclesAsOf(
+  svc: Services,
+  at = new Date(),
+): Promise<{ at: Date; created: InvoiceRow[]; failed: CloseFailure[] }> {
   const refusal = futureCloseRefusal(at);
   if (refusal) throw invalidRequest(refusal, [{ path: 'at', message: refusal }]);
   const failed: CloseFailure[] = [];
@@ -283,7 +291,13 @@ export function draftInvoice(input: DraftInput): Draft {
   const cycleDays = Math.round((cycleEnd.getTime() - cycleStart.getTime()) / DAY_MS);
   if (segments.length === 1) {
     const fee = segments[0]!.fee_micro_usd;
-    if (fee > 0) lines.push({ description: `${PLAN_LABELS[segments[0]!.terms.plan]} plan, ${monthName(cycleStart)}`, quantity: 1, unit_amount_micro_usd: fee, amount_micro_usd: roundToCent(fee) });
+    if (fee > 0)
+      lines.push({
+        description: `${PLAN_LABELS[segments[0]!.terms.plan]} plan, ${monthName(cycleStart)}`,
+        quantity: 1,
+        unit_amount_micro_usd: fee,
+        amount_micro_usd: roundToCent(fee),
+      });
   } else {
     for (const s of segments) {
       const amount = roundToCent(s.fee_micro_usd);

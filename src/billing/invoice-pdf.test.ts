@@ -34,13 +34,27 @@ describe('renderInvoicePdf', () => {
     const pdf = await renderInvoicePdf(invoice, { name: 'Acme research agent', email: 'owner@acme.test' });
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const t = await text(pdf);
-    for (const s of ['Invoice', 'AMP-ABCDEF12-0003', 'Acme research agent', 'owner@acme.test', '1 November 2026', '30 November 2026', 'open', '19.58', '0.001', 'Overage: 250 executions × 0.001 USD', 'Pro plan, 11 Nov – 30 Nov (20 of 30 days)']) {
+    for (const s of [
+      'Invoice',
+      'AMP-ABCDEF12-0003',
+      'Acme research agent',
+      'owner@acme.test',
+      '1 November 2026',
+      '30 November 2026',
+      'open',
+      '19.58',
+      '0.001',
+      'Overage: 250 executions × 0.001 USD',
+      'Pro plan, 11 Nov – 30 Nov (20 of 30 days)',
+    ]) {
       expect(t).toContain(s);
     }
   });
 
   it('a paid invoice says when; text outside the standard fonts becomes ? instead of garbage', async () => {
-    const t = await text(await renderInvoicePdf({ ...invoice, status: 'paid', paid_at: '2026-12-03T10:00:00.000Z' }, { name: 'Agent 日本 émile', email: '' }));
+    const t = await text(
+      await renderInvoicePdf({ ...invoice, status: 'paid', paid_at: '2026-12-03T10:00:00.000Z' }, { name: 'Agent 日本 émile', email: '' }),
+    );
     expect(t).toContain('paid (3 December 2026)');
     expect(t).toContain('Agent ?? émile');
   });

@@ -7,8 +7,8 @@ export interface InvoiceCustomer {
 
 /** Characters beyond Latin-1 that the standard PDF fonts (WinAnsi encoding) can still draw. */
 const WIN_ANSI_EXTRA = new Set([
-  0x192, 0x2013, 0x2014, 0x2018, 0x2019, 0x201a, 0x201c, 0x201d, 0x201e, 0x2020, 0x2021, 0x2022, 0x2026, 0x20ac, 0x2030, 0x2039, 0x203a, 0x2c6, 0x2122, 0x152,
-  0x153, 0x2dc, 0x160, 0x161, 0x178, 0x17d, 0x17e,
+  0x192, 0x2013, 0x2014, 0x2018, 0x2019, 0x201a, 0x201c, 0x201d, 0x201e, 0x2020, 0x2021, 0x2022, 0x2026, 0x20ac, 0x2030, 0x2039, 0x203a,
+  0x2c6, 0x2122, 0x152, 0x153, 0x2dc, 0x160, 0x161, 0x178, 0x17d, 0x17e,
 ]);
 
 /**
@@ -69,7 +69,10 @@ export async function renderInvoicePdf(invoice: InvoiceView, customer: InvoiceCu
   field('Tenant', invoice.tenant_id);
   field('Period', `${day(invoice.period_start)} – ${lastDay(invoice.period_end)}`);
   field('Issued', day(invoice.created_at));
-  field('Status', invoice.status === 'paid' && invoice.paid_at ? `paid (${day(invoice.paid_at)})` : invoice.status === 'void' ? 'void' : 'open');
+  field(
+    'Status',
+    invoice.status === 'paid' && invoice.paid_at ? `paid (${day(invoice.paid_at)})` : invoice.status === 'void' ? 'void' : 'open',
+  );
   field('Currency', invoice.currency.toUpperCase());
   doc.moveDown(1.5);
 
@@ -81,7 +84,10 @@ export async function renderInvoicePdf(invoice: InvoiceView, customer: InvoiceCu
   doc.text('Qty', cols.quantity, header, { width: 55, align: 'right' });
   doc.text('Unit (USD)', cols.unit, header, { width: 80, align: 'right' });
   doc.text('Amount (USD)', cols.amount, header, { width: right - cols.amount, align: 'right' });
-  doc.moveTo(left, doc.y + 4).lineTo(right, doc.y + 4).stroke();
+  doc
+    .moveTo(left, doc.y + 4)
+    .lineTo(right, doc.y + 4)
+    .stroke();
   doc.moveDown(0.8);
   doc.font('Helvetica');
   for (const line of invoice.lines) {
@@ -114,7 +120,12 @@ export async function renderInvoicePdf(invoice: InvoiceView, customer: InvoiceCu
     .font('Helvetica')
     .fontSize(8)
     .fillColor('#555555')
-    .text(`Invoice ${invoice.id}. Amounts in US dollars; the period ends before ${new Date(invoice.period_end).toISOString()}.`, left, doc.y, { width });
+    .text(
+      `Invoice ${invoice.id}. Amounts in US dollars; the period ends before ${new Date(invoice.period_end).toISOString()}.`,
+      left,
+      doc.y,
+      { width },
+    );
   doc.end();
   return done;
 }

@@ -73,7 +73,10 @@ export async function getInvoice(svc: Services, tenantId: string, id: string): P
  */
 export async function getInvoicePdf(svc: Services, tenantId: string, id: string): Promise<{ filename: string; pdf: Buffer }> {
   const invoice = await getInvoice(svc, tenantId, id);
-  const [tenant] = await svc.db.select({ name: tenants.agentName, email: tenants.ownerEmail }).from(tenants).where(eq(tenants.id, tenantId));
+  const [tenant] = await svc.db
+    .select({ name: tenants.agentName, email: tenants.ownerEmail })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId));
   const pdf = await renderInvoicePdf(invoice, { name: tenant?.name ?? '', email: tenant?.email ?? '' });
   return { filename: `${invoice.number}.pdf`, pdf };
 }

@@ -49,7 +49,23 @@ describe('parseUsd', () => {
     expect(parseUsd('0')).toBe(0);
   });
   it('refuses negatives, more than 6 decimals, and other text', () => {
-    for (const bad of ['-1', -0.5, '0.0000001', 0.0000001, '1e3', 'abc', '', ' 1', '1.', '.5', '+1', NaN, Infinity, 1e300, '99999999999999']) {
+    for (const bad of [
+      '-1',
+      -0.5,
+      '0.0000001',
+      0.0000001,
+      '1e3',
+      'abc',
+      '',
+      ' 1',
+      '1.',
+      '.5',
+      '+1',
+      NaN,
+      Infinity,
+      1e300,
+      '99999999999999',
+    ]) {
       expect(() => parseUsd(bad), String(bad)).toThrow(MoneyFormatError);
       expect(tryParseUsd(bad)).toBeNull();
     }

@@ -23,7 +23,10 @@ export function listPlans(): PlanCatalog {
         modules: row.modules,
         overage: row.overage,
         overage_unit_usd: custom ? null : formatUnitUsd(row.overageMicroUsd),
-        features: Object.fromEntries((Object.keys(PLAN_FEATURES) as PlanFeature[]).map((f) => [f, planAllows(plan, f)])) as Record<PlanFeature, boolean>,
+        features: Object.fromEntries((Object.keys(PLAN_FEATURES) as PlanFeature[]).map((f) => [f, planAllows(plan, f)])) as Record<
+          PlanFeature,
+          boolean
+        >,
       };
     }),
   };

@@ -24,7 +24,9 @@ describe('prorateFees', () => {
     expect(prorateFees({ startTerms: pro, changes: [] }, start, end)).toEqual([
       { terms: pro, from: start, to: end, days: 30, fee_micro_usd: 29_000_000 },
     ]);
-    expect(prorateFees({ startTerms: free, changes: [] }, start, end)).toEqual([{ terms: free, from: start, to: end, days: 30, fee_micro_usd: 0 }]);
+    expect(prorateFees({ startTerms: free, changes: [] }, start, end)).toEqual([
+      { terms: free, from: start, to: end, days: 30, fee_micro_usd: 0 },
+    ]);
   });
 
   it('mid-cycle upgrade on day 11 of 30: 10 days on the old plan, 20 (the day of the change included) on the new', () => {
@@ -49,7 +51,9 @@ describe('prorateFees', () => {
       { changedAt: at('2026-11-06T23:59:59.999Z'), toTerms: pro },
     ];
     const segments = prorateFees({ startTerms: free, changes }, start, end);
-    expect(segments.map((s) => ({ plan: s.terms.plan, from: s.from.toISOString(), to: s.to.toISOString(), days: s.days, fee: s.fee_micro_usd }))).toEqual([
+    expect(
+      segments.map((s) => ({ plan: s.terms.plan, from: s.from.toISOString(), to: s.to.toISOString(), days: s.days, fee: s.fee_micro_usd })),
+    ).toEqual([
       { plan: 'free', from: '2026-11-01T00:00:00.000Z', to: '2026-11-06T00:00:00.000Z', days: 5, fee: 0 },
       { plan: 'pro', from: '2026-11-06T00:00:00.000Z', to: '2026-11-21T00:00:00.000Z', days: 15, fee: 14_500_000 },
       { plan: 'business', from: '2026-11-21T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z', days: 10, fee: 99_666_667 },
@@ -63,7 +67,7 @@ describe('prorateFees', () => {
     ]);
   });
 
-  it('a downgrade\'s day is billed at the old plan, the days after at the new one', () => {
+  it("a downgrade's day is billed at the old plan, the days after at the new one", () => {
     const segments = prorateFees({ startTerms: pro, changes: [{ changedAt: at('2026-11-11T00:00:01Z'), toTerms: free }] }, start, end);
     // 29 × 11/30 = 10.633333
     expect(segments.map((s) => [s.terms.plan, s.from.toISOString(), s.days, s.fee_micro_usd])).toEqual([
@@ -118,13 +122,24 @@ describe('prorateFees', () => {
 
   it('rounds half-up to whole micro-dollars', () => {
     // 1 micro-dollar × 15 / 30 = 0.5 -> 1
-    const half = prorateFees({ startTerms: terms('enterprise'), changes: [{ changedAt: at('2026-11-16T00:00:00Z'), toTerms: terms('enterprise', 1) }] }, start, end);
+    const half = prorateFees(
+      { startTerms: terms('enterprise'), changes: [{ changedAt: at('2026-11-16T00:00:00Z'), toTerms: terms('enterprise', 1) }] },
+      start,
+      end,
+    );
     expect(half.map((s) => s.fee_micro_usd)).toEqual([0, 1]);
   });
 
   it('is exact for fees near the largest exact amount (the product passes a safe integer)', () => {
     // 9,007,199,254.740991 USD × 15 / 30 = 4,503,599,627.3704955 -> …370496 micro-dollars (half-up)
-    const big = prorateFees({ startTerms: terms('enterprise'), changes: [{ changedAt: at('2026-11-16T00:00:00Z'), toTerms: terms('enterprise', Number.MAX_SAFE_INTEGER) }] }, start, end);
+    const big = prorateFees(
+      {
+        startTerms: terms('enterprise'),
+        changes: [{ changedAt: at('2026-11-16T00:00:00Z'), toTerms: terms('enterprise', Number.MAX_SAFE_INTEGER) }],
+      },
+      start,
+      end,
+    );
     expect(big.map((s) => s.fee_micro_usd)).toEqual([0, 4_503_599_627_370_496]);
   });
 });

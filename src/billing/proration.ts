@@ -68,7 +68,7 @@ export function prorateFees(input: ProrationInput, cycleStart: Date, cycleEnd: D
     stretches.push({ terms, from });
   };
   let current = input.startTerms;
-  for (let i = 0; i < changes.length; ) {
+  for (let i = 0; i < changes.length;) {
     // The changes of one UTC day: the day costs the dearest terms held during it.
     const day = Math.max(start, utcDay(changes[i]!.changedAt));
     let dayTerms = current;

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { thresholdEvents } from './thresholds';
 
 const resetAt = new Date('2026-12-01T00:00:00.000Z');
-const reservation = (used: number, limit: number | null) => ({ used, limit, remaining: limit === null ? null : Math.max(0, limit - used), overage: 0, resetAt });
+const reservation = (used: number, limit: number | null) => ({
+  used,
+  limit,
+  remaining: limit === null ? null : Math.max(0, limit - used),
+  overage: 0,
+  resetAt,
+});
 const types = (plan: 'free' | 'pro' | 'enterprise', used: number, limit: number | null, n = 1) =>
   thresholdEvents({ tenantId: 't', plan }, reservation(used, limit), n).map((e) => e.type);
 
@@ -23,7 +29,14 @@ describe('thresholdEvents', () => {
 
   it('carries the documented data', () => {
     const [approaching] = thresholdEvents({ tenantId: 't1', plan: 'pro' }, reservation(40_000, 50_000), 1);
-    expect(approaching!.data).toEqual({ tenant_id: 't1', plan: 'pro', used: 40_000, limit: 50_000, percent: 80, period_end: '2026-12-01T00:00:00.000Z' });
+    expect(approaching!.data).toEqual({
+      tenant_id: 't1',
+      plan: 'pro',
+      used: 40_000,
+      limit: 50_000,
+      percent: 80,
+      period_end: '2026-12-01T00:00:00.000Z',
+    });
     const [exceeded] = thresholdEvents({ tenantId: 't1', plan: 'free' }, reservation(1_000, 1_000), 1);
     expect(exceeded!.data).toMatchObject({ overage: false, used: 1_000, limit: 1_000 });
   });

@@ -29,7 +29,13 @@ export function thresholdEvents(tenant: TenantPlan, reservation: Reservation, n:
   if (limit === null) return [];
   const before = reservation.used - n;
   const crossed = (mark: number) => before < mark && reservation.used >= mark;
-  const common = { tenant_id: tenant.tenantId, plan: tenant.plan, used: reservation.used, limit, period_end: reservation.resetAt.toISOString() };
+  const common = {
+    tenant_id: tenant.tenantId,
+    plan: tenant.plan,
+    used: reservation.used,
+    limit,
+    period_end: reservation.resetAt.toISOString(),
+  };
   const out: ThresholdEvent[] = [];
   const marks = thresholdMarks(limit);
   if (crossed(marks.approaching)) {
@@ -44,7 +50,13 @@ export function thresholdEvents(tenant: TenantPlan, reservation: Reservation, n:
 /** The tenant's terms as the outbox counts executions under them (src/outbox/quota.ts). */
 export function countTerms(tenant: TenantPlan): TenantTerms & { plan: string } {
   const { quota, pausesAtQuota } = quotaOf(tenant);
-  return { tenantId: tenant.tenantId, plan: tenant.plan, quota, pauses: pausesAtQuota, approaching: quota === null ? null : thresholdMarks(quota).approaching };
+  return {
+    tenantId: tenant.tenantId,
+    plan: tenant.plan,
+    quota,
+    pauses: pausesAtQuota,
+    approaching: quota === null ? null : thresholdMarks(quota).approaching,
+  };
 }
 
 /**

@@ -59,10 +59,14 @@ export async function getUsage(svc: Services, tenantId: string, input: UsageInpu
   const first = cycleOf(tenant.createdAt);
   const cycle = input.cycle ?? current;
   if (cycle > current) {
-    throw invalidRequest(`The billing cycle ${cycle} has not begun; the current one is ${current}.`, [{ path: 'cycle', message: `Not later than ${current}` }]);
+    throw invalidRequest(`The billing cycle ${cycle} has not begun; the current one is ${current}.`, [
+      { path: 'cycle', message: `Not later than ${current}` },
+    ]);
   }
   if (cycle < first) {
-    throw invalidRequest(`The tenant was registered in ${first}; there is no usage for ${cycle}.`, [{ path: 'cycle', message: `Not earlier than ${first}` }]);
+    throw invalidRequest(`The tenant was registered in ${first}; there is no usage for ${cycle}.`, [
+      { path: 'cycle', message: `Not earlier than ${first}` },
+    ]);
   }
   const isCurrent = cycle === current;
   const { start, end } = cycleWindow(cycle);
@@ -91,7 +95,8 @@ export async function getUsage(svc: Services, tenantId: string, input: UsageInpu
 
   // The terms in force when the cycle began and at its end (now, for the current cycle).
   const nowTerms = termsSnapshot(tenant);
-  const startTerms = changes[0]?.fromTerms ?? (isCurrent ? nowTerms : ((await firstChangeFrom(svc.db, tenantId, end))?.fromTerms ?? nowTerms));
+  const startTerms =
+    changes[0]?.fromTerms ?? (isCurrent ? nowTerms : ((await firstChangeFrom(svc.db, tenantId, end))?.fromTerms ?? nowTerms));
   const endTerms = isCurrent ? nowTerms : (changes.at(-1)?.toTerms ?? startTerms);
   const terms = snapshotTerms(endTerms);
 
@@ -137,7 +142,8 @@ export async function getUsage(svc: Services, tenantId: string, input: UsageInpu
   const overage = counter[0]?.overage ?? (limit === null ? 0 : Math.max(0, used - limit));
   // Priced exactly as the cycle's invoice will be (src/billing/close.ts): prorated fee lines and
   // the overage line, each rounded to the cent.
-  const draft = (n: number) => draftInvoice({ currentTerms: startTerms, changes, overage: n, cycleStart: start, cycleEnd: end }).totalMicroUsd;
+  const draft = (n: number) =>
+    draftInvoice({ currentTerms: startTerms, changes, overage: n, cycleStart: start, cycleEnd: end }).totalMicroUsd;
   const fees = draft(0);
   const total = overage > 0 ? draft(overage) : fees;
 

@@ -13,7 +13,13 @@ import { findVisibleModule, installedCount } from './queries';
  * a lock on the tenant row, so concurrent installs cannot pass it, and writes `module.installed`.
  * Returns whether a new installation was made.
  */
-export async function installInTx(tx: Executor, out: Outbox, principal: Pick<Principal, 'tenantId' | 'plan'>, moduleName: string, source: 'explicit' | 'first_use') {
+export async function installInTx(
+  tx: Executor,
+  out: Outbox,
+  principal: Pick<Principal, 'tenantId' | 'plan'>,
+  moduleName: string,
+  source: 'explicit' | 'first_use',
+) {
   await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, principal.tenantId)).for('update');
   const [existing] = await tx
     .select()
@@ -39,7 +45,10 @@ export async function installModule(svc: Services, principal: Principal, moduleN
   const found = await findVisibleModule(svc.db, principal.tenantId, moduleName, svc.moduleCache);
   if (!found) throw notFound('module');
   const result = await unitOfWork(svc, (tx, out) => installInTx(tx, out, principal, moduleName, 'explicit'));
-  return { status: result.created ? 201 : 200, body: { module: moduleName, installed: true, installed_at: result.installedAt.toISOString() } };
+  return {
+    status: result.created ? 201 : 200,
+    body: { module: moduleName, installed: true, installed_at: result.installedAt.toISOString() },
+  };
 }
 
 /** DELETE /api/v1/modules/{module}/install; writes `module.uninstalled`. */
@@ -55,4 +64,3 @@ export async function uninstallModule(svc: Services, principal: Principal, modul
     return { module: moduleName, installed: false, installed_at: null, uninstalled_at: at.toISOString() };
   });
 }
-

@@ -12,7 +12,8 @@ const nameCursor = {
   decode: (cursor: string | undefined) => {
     if (!cursor) return undefined;
     const name = Buffer.from(cursor, 'base64url').toString('utf8');
-    if (!/^[a-z][a-z0-9-]{1,29}$/.test(name)) throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
+    if (!/^[a-z][a-z0-9-]{1,29}$/.test(name))
+      throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
     return name;
   },
 };
@@ -24,18 +25,28 @@ const nameCursor = {
 export async function listModules(svc: Services, principal: Principal, input: ListModulesInput) {
   const after = nameCursor.decode(input.cursor);
   const [snapshot, view] = await Promise.all([svc.moduleCache.snapshot(svc.db), svc.moduleCache.tenant(svc.db, principal.tenantId)]);
-  const visible = view.own.length === 0 ? snapshot.modules : [...snapshot.modules, ...view.own].sort((a, b) => byCodeUnit(a.module.name, b.module.name));
+  const visible =
+    view.own.length === 0 ? snapshot.modules : [...snapshot.modules, ...view.own].sort((a, b) => byCodeUnit(a.module.name, b.module.name));
   const matching = visible.filter(
-    ({ module: m }) => (!input.category || m.category === input.category) && (input.installed === undefined || view.installed.has(m.name) === input.installed),
+    ({ module: m }) =>
+      (!input.category || m.category === input.category) &&
+      (input.installed === undefined || view.installed.has(m.name) === input.installed),
   );
   const start = after === undefined ? 0 : firstAfter(matching, after);
   const page = matching.slice(start, start + input.limit);
   const hasMore = matching.length > start + input.limit;
   const data = page.map((entry) => {
     const installed = view.installed.has(entry.module.name);
-    return snapshot.byName.get(entry.module.name) === entry ? snapshot.presented(entry, installed) : presentModule(entry.module, entry.actions, installed);
+    return snapshot.byName.get(entry.module.name) === entry
+      ? snapshot.presented(entry, installed)
+      : presentModule(entry.module, entry.actions, installed);
   });
-  const result = { data, has_more: hasMore, next_cursor: hasMore ? nameCursor.encode(page.at(-1)!.module.name) : null, total: matching.length };
+  const result = {
+    data,
+    has_more: hasMore,
+    next_cursor: hasMore ? nameCursor.encode(page.at(-1)!.module.name) : null,
+    total: matching.length,
+  };
   // Public modules come checked from the snapshot; a page with a private one is checked per response.
   return data.every(isChecked) ? markChecked(result) : result;
 }

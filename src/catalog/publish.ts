@@ -186,7 +186,10 @@ export async function checkActions(svc: Services, actions: PublishedActionInput[
     const at = `actions.${i}`;
     if (seen.has(action.name)) issues.push({ path: `${at}.name`, message: `Duplicate action name '${action.name}'` });
     seen.add(action.name);
-    const compiled: Record<'input_schema' | 'output_schema', ReturnType<typeof ajv.compile> | undefined> = { input_schema: undefined, output_schema: undefined };
+    const compiled: Record<'input_schema' | 'output_schema', ReturnType<typeof ajv.compile> | undefined> = {
+      input_schema: undefined,
+      output_schema: undefined,
+    };
     for (const key of ['input_schema', 'output_schema'] as const) {
       const schema = action[key];
       const problem = schemaProblem(schema);
@@ -197,7 +200,10 @@ export async function checkActions(svc: Services, actions: PublishedActionInput[
       try {
         compiled[key] = ajv.compile(schema);
       } catch (err) {
-        issues.push({ path: `${at}.${key}`, message: `Not a valid JSON Schema (2020-12): ${oneLine(err instanceof Error ? err.message : String(err))}` });
+        issues.push({
+          path: `${at}.${key}`,
+          message: `Not a valid JSON Schema (2020-12): ${oneLine(err instanceof Error ? err.message : String(err))}`,
+        });
       }
     }
     if (action.input_schema.type !== 'object') {
@@ -205,7 +211,8 @@ export async function checkActions(svc: Services, actions: PublishedActionInput[
     }
     action.examples.forEach((example, j) => {
       const ex = `${at}.examples.${j}`;
-      if (!('output' in example) || example.output === undefined) issues.push({ path: `${ex}.output`, message: 'Each example needs an output' });
+      if (!('output' in example) || example.output === undefined)
+        issues.push({ path: `${ex}.output`, message: 'Each example needs an output' });
       for (const part of ['input', 'output'] as const) {
         if (!compiled[`${part}_schema`] || (part === 'output' && example.output === undefined)) continue;
         exampleChecks.push({ at, ex, part, schema: action[`${part}_schema`], value: example[part] });
@@ -213,16 +220,27 @@ export async function checkActions(svc: Services, actions: PublishedActionInput[
     });
   });
   const nonce = randomUUID();
-  const results = await Promise.all(exampleChecks.map((c, k) => svc.sandbox.validate(`publish:${nonce}:${k}`, c.schema, c.value, SCHEMA_CHECK_MS)));
+  const results = await Promise.all(
+    exampleChecks.map((c, k) => svc.sandbox.validate(`publish:${nonce}:${k}`, c.schema, c.value, SCHEMA_CHECK_MS)),
+  );
   results.forEach((checked, k) => {
     const { at, ex, part } = exampleChecks[k]!;
     if (checked.valid === true) return;
     if (checked.valid === undefined) {
-      issues.push({ path: `${at}.${part}_schema`, message: checked.reason === 'unbounded' ? SELF_REFERENCE : `Checking the example against the schema ${checked.reason === 'slow' ? `took over ${SCHEMA_CHECK_MS} ms` : 'failed'}: simplify the schema or the example` });
+      issues.push({
+        path: `${at}.${part}_schema`,
+        message:
+          checked.reason === 'unbounded'
+            ? SELF_REFERENCE
+            : `Checking the example against the schema ${checked.reason === 'slow' ? `took over ${SCHEMA_CHECK_MS} ms` : 'failed'}: simplify the schema or the example`,
+      });
       return;
     }
     for (const issue of checked.issues.slice(0, 5)) {
-      issues.push({ path: [`${ex}.${part}`, issue.path].filter(Boolean).join('.'), message: `Does not match the ${part}_schema: ${issue.message}` });
+      issues.push({
+        path: [`${ex}.${part}`, issue.path].filter(Boolean).join('.'),
+        message: `Does not match the ${part}_schema: ${issue.message}`,
+      });
     }
   });
   return issues.slice(0, 50);
@@ -290,14 +308,16 @@ async function prepareRuntime(svc: Services, runtime: ModuleRuntimeInput, previo
     return { stored: { type: 'javascript', source: runtime.source } };
   }
 
-  const endpointIssue = (message: string) => invalidRequest(`Invalid request: runtime.endpoint: ${message}`, [{ path: 'runtime.endpoint', message }]);
+  const endpointIssue = (message: string) =>
+    invalidRequest(`Invalid request: runtime.endpoint: ${message}`, [{ path: 'runtime.endpoint', message }]);
   let url: URL;
   try {
     url = new URL(runtime.endpoint);
   } catch {
     throw endpointIssue('The endpoint is not a valid URL');
   }
-  if (url.username || url.password) throw endpointIssue('The endpoint must not carry credentials; requests are authenticated by their signature');
+  if (url.username || url.password)
+    throw endpointIssue('The endpoint must not carry credentials; requests are authenticated by their signature');
   const allowPrivate = svc.config.webhooks.allowPrivate;
   try {
     await assertPublicUrl(url, { allowPrivate, requireHttps: !allowPrivate });

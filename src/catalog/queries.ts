@@ -22,7 +22,12 @@ export { ModuleCache } from './snapshot';
  * tenant installed it; undefined otherwise. Pass `cache` on read paths (the in-process catalog,
  * src/catalog/snapshot.ts); inside a transaction that changes the module, read it fresh.
  */
-export async function findVisibleModule(db: Executor, tenantId: string, name: string, cache?: ModuleCache): Promise<ModuleWithActions | undefined> {
+export async function findVisibleModule(
+  db: Executor,
+  tenantId: string,
+  name: string,
+  cache?: ModuleCache,
+): Promise<ModuleWithActions | undefined> {
   // A name that cannot exist does not exist (paths take any string): no query for it.
   if (!MODULE_NAME.test(name)) return undefined;
   if (cache) return cache.findVisible(db, tenantId, name);
@@ -40,7 +45,9 @@ export async function findVisibleModule(db: Executor, tenantId: string, name: st
 }
 
 export async function installedCount(db: Executor, tenantId: string): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(installations).where(eq(installations.tenantId, tenantId));
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(installations)
+    .where(eq(installations.tenantId, tenantId));
   return row?.n ?? 0;
 }
-

@@ -64,10 +64,13 @@ describe('Reloadable', () => {
 
   it('a failed load is reported to its readers and retried by the next', async () => {
     let fail = true;
-    const value = new Reloadable(async () => {
-      if (fail) throw new Error('database down');
-      return 3;
-    }, () => 60_000);
+    const value = new Reloadable(
+      async () => {
+        if (fail) throw new Error('database down');
+        return 3;
+      },
+      () => 60_000,
+    );
     await expect(value.get()).rejects.toThrow('database down');
     fail = false;
     expect(await value.get()).toBe(3);

@@ -9,10 +9,7 @@ export const ACTION_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
 /** A module name in a body (publishing, batch, chain): one that cannot exist is a 400. */
 export const moduleName = z.string().regex(MODULE_NAME, 'Module names are 2–30 characters: a-z, 0-9 and -, starting with a letter');
-export const actionName = z
-  .string()
-  .max(30)
-  .regex(ACTION_NAME, 'Action names are snake_case, at most 30 characters');
+export const actionName = z.string().max(30).regex(ACTION_NAME, 'Action names are snake_case, at most 30 characters');
 
 /**
  * A module name in a path (`/modules/{module}`, install, execute): any string, because a name
@@ -150,7 +147,9 @@ export const moduleRuntimeInput = z.discriminatedUnion('type', [
         .min(16)
         .max(256)
         .optional()
-        .describe('HMAC-SHA256 signing secret; generated (`msec_…`) when absent. Stored encrypted; returned only as `signing_secret` in the response that set it.'),
+        .describe(
+          'HMAC-SHA256 signing secret; generated (`msec_…`) when absent. Stored encrypted; returned only as `signing_secret` in the response that set it.',
+        ),
     })
     .describe('The platform calls the publisher’s endpoint.'),
   z
@@ -171,12 +170,7 @@ export const moduleRuntimeInput = z.discriminatedUnion('type', [
  * list item of the publisher's making.
  */
 const oneLine = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .refine(isOneLine, 'Must be one line: no line breaks or other control characters');
+  z.string().trim().min(1).max(max).refine(isOneLine, 'Must be one line: no line breaks or other control characters');
 
 /** No C0 or C1 control character (line feed, tab, NUL, ...) and no Unicode line or paragraph separator. */
 function isOneLine(text: string): boolean {
@@ -193,7 +187,9 @@ const publishFields = {
   description: z.string().trim().min(1).max(2000),
   category: z.enum(MODULE_CATEGORIES),
   tags: z.array(oneLine(40)).max(20),
-  visibility: z.enum(['private', 'public']).describe('`private` (default): visible to the publishing tenant only; `public`: to every tenant.'),
+  visibility: z
+    .enum(['private', 'public'])
+    .describe('`private` (default): visible to the publishing tenant only; `public`: to every tenant.'),
   runtime: moduleRuntimeInput,
   actions: z.array(publishedActionInput).min(1).max(50),
 };
@@ -221,7 +217,9 @@ export const publishedModuleView = moduleView.extend({
   signing_secret: z
     .string()
     .optional()
-    .describe('http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again.'),
+    .describe(
+      'http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again.',
+    ),
 });
 
 export type PublishModuleInput = z.infer<typeof publishModuleInput>;

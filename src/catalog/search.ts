@@ -28,7 +28,9 @@ export async function searchCatalog(svc: Services, principal: Principal, input: 
   // Every tenant without private modules sees the same public results: ranked once per catalog
   // snapshot (a change makes a new one), then answered from memory, checked once.
   const key = `search:${input.limit}:${input.category ?? ''}:${input.q}`;
-  const pending = snapshot.memo(key, () => rankedSearch(svc.db, eq(modules.visibility, 'public'), input).then((result) => checkOnce(searchOutput, result)));
+  const pending = snapshot.memo(key, () =>
+    rankedSearch(svc.db, eq(modules.visibility, 'public'), input).then((result) => checkOnce(searchOutput, result)),
+  );
   return pending.catch((err: unknown) => {
     snapshot.forget(key);
     throw err;
@@ -78,9 +80,15 @@ export async function listDirectory(svc: Services, principal: Principal, input: 
   const after = input.cursor ? decodeDirectoryCursor(input.cursor) : undefined;
   const [snapshot, view] = await Promise.all([svc.moduleCache.snapshot(svc.db), svc.moduleCache.tenant(svc.db, principal.tenantId)]);
   const visible =
-    view.own.length === 0 ? snapshot.directory : [...snapshot.directory, ...directoryOf(view.own)].sort((x, y) => byCodeUnit(x.module, y.module) || byCodeUnit(x.action, y.action));
+    view.own.length === 0
+      ? snapshot.directory
+      : [...snapshot.directory, ...directoryOf(view.own)].sort((x, y) => byCodeUnit(x.module, y.module) || byCodeUnit(x.action, y.action));
   const matching = input.category ? visible.filter((d) => categoryOf(snapshot, view, d.module) === input.category) : visible;
-  const start = after ? matching.findIndex((d) => byCodeUnit(d.module, after.module) > 0 || (d.module === after.module && byCodeUnit(d.action, after.action) > 0)) : 0;
+  const start = after
+    ? matching.findIndex(
+        (d) => byCodeUnit(d.module, after.module) > 0 || (d.module === after.module && byCodeUnit(d.action, after.action) > 0),
+      )
+    : 0;
   const from = start === -1 ? matching.length : start;
   const page = matching.slice(from, from + input.limit);
   const hasMore = matching.length > from + input.limit;
@@ -101,7 +109,15 @@ function categoryOf(snapshot: CatalogSnapshot, view: TenantView, module: string)
 function decodeDirectoryCursor(cursor: string) {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const [module, action, ...rest] = text.split('.');
-  if (!module || !action || rest.length > 0 || !MODULE_NAME.test(module) || !ACTION_NAME.test(action) || action.length > 30 || Buffer.from(text).toString('base64url') !== cursor) {
+  if (
+    !module ||
+    !action ||
+    rest.length > 0 ||
+    !MODULE_NAME.test(module) ||
+    !ACTION_NAME.test(action) ||
+    action.length > 30 ||
+    Buffer.from(text).toString('base64url') !== cursor
+  ) {
     throw invalidRequest('The cursor is not valid.', [{ path: 'cursor', message: 'Invalid cursor' }]);
   }
   return { module, action };

@@ -63,7 +63,9 @@ export class CatalogSnapshot {
    * response schema once per snapshot (src/lib/checked-output.ts).
    */
   presented(entry: CatalogEntry, installed: boolean) {
-    return this.memo(`module:${entry.module.name}:${installed}`, () => checkOnce(moduleView, presentModule(entry.module, entry.actions, installed)));
+    return this.memo(`module:${entry.module.name}:${installed}`, () =>
+      checkOnce(moduleView, presentModule(entry.module, entry.actions, installed)),
+    );
   }
 }
 
@@ -115,7 +117,10 @@ export class ModuleCache {
   private channel?: CatalogChannel;
 
   constructor() {
-    this.catalog = new Reloadable(() => loadSnapshot(this.requireDb()), () => this.maxAgeMs());
+    this.catalog = new Reloadable(
+      () => loadSnapshot(this.requireDb()),
+      () => this.maxAgeMs(),
+    );
   }
 
   /** Connects the cache to the database (and, on PostgreSQL, to the other instances). */
@@ -146,7 +151,10 @@ export class ModuleCache {
     let entry = this.tenants.get(tenantId);
     if (!entry) {
       if (this.tenants.size >= MAX_TENANT_VIEWS) this.tenants.clear();
-      entry = new Reloadable(() => loadTenantView(this.requireDb(), tenantId), () => this.maxAgeMs());
+      entry = new Reloadable(
+        () => loadTenantView(this.requireDb(), tenantId),
+        () => this.maxAgeMs(),
+      );
       this.tenants.set(tenantId, entry);
     }
     return entry.get();
@@ -221,7 +229,12 @@ async function loadSnapshot(db: Executor): Promise<CatalogSnapshot> {
       .where(eq(modules.visibility, 'public'))
       .orderBy(asc(moduleActions.moduleName), asc(moduleActions.position)),
   ]);
-  return new CatalogSnapshot(withActions(rows, actions.map((r) => r.action)));
+  return new CatalogSnapshot(
+    withActions(
+      rows,
+      actions.map((r) => r.action),
+    ),
+  );
 }
 
 async function loadTenantView(db: Executor, tenantId: string): Promise<TenantView> {

@@ -26,7 +26,11 @@ export async function syncBuiltinModules(db: Db): Promise<void> {
       await tx
         .insert(modules)
         .values(values)
-        .onConflictDoUpdate({ target: modules.name, set: { ...values, updatedAt: sql`now()` }, where: sql`${modules.ownerTenantId} is null` });
+        .onConflictDoUpdate({
+          target: modules.name,
+          set: { ...values, updatedAt: sql`now()` },
+          where: sql`${modules.ownerTenantId} is null`,
+        });
       for (const [position, action] of def.actions.entries()) {
         const row = {
           moduleName: def.name,
@@ -38,7 +42,10 @@ export async function syncBuiltinModules(db: Db): Promise<void> {
           timeoutMs: action.timeoutMs ?? 10_000,
           position,
         };
-        await tx.insert(moduleActions).values(row).onConflictDoUpdate({ target: [moduleActions.moduleName, moduleActions.name], set: row });
+        await tx
+          .insert(moduleActions)
+          .values(row)
+          .onConflictDoUpdate({ target: [moduleActions.moduleName, moduleActions.name], set: row });
       }
       await tx.delete(moduleActions).where(
         and(

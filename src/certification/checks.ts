@@ -54,7 +54,12 @@ export async function runChecks(svc: Services, module: ModuleRow, actions: Modul
   const builtin = module.runtime.type === 'builtin' ? (await builtinDefinitions()).find((m) => m.name === module.name) : undefined;
   const plans: ActionPlan[] = actions.map((action) => {
     const definition = builtin?.actions.find((a) => a.name === action.name);
-    return { action, nondeterministic: definition?.nondeterministic === true, network: definition?.io === true, examples: definition?.examples ?? action.examples };
+    return {
+      action,
+      nondeterministic: definition?.nondeterministic === true,
+      network: definition?.io === true,
+      examples: definition?.examples ?? action.examples,
+    };
   });
 
   const checks: CertificationCheck[] = [metadataCheck(module, actions)];
@@ -102,12 +107,15 @@ async function signatureCheck(svc: Services, module: ModuleRow, action: ModuleAc
     encryptionKey: svc.config.encryptionKey,
   });
   const refused = !outcome.ok && /HTTP 40[13]\b/.test(outcome.message);
-  if (refused) return { name, passed: true, detail: 'A request with a wrong X-Module-Signature was refused (HTTP 401/403), as it must be.' };
+  if (refused)
+    return { name, passed: true, detail: 'A request with a wrong X-Module-Signature was refused (HTTP 401/403), as it must be.' };
   const seen = outcome.ok ? 'it answered 2xx with an output' : `${outcome.code}: ${outcome.message}`;
   return {
     name,
     passed: false,
-    detail: cut(`A request with a wrong X-Module-Signature was not refused with 401/403 (${seen}): the endpoint must verify the signature (docs/publishing.md).`),
+    detail: cut(
+      `A request with a wrong X-Module-Signature was not refused with 401/403 (${seen}): the endpoint must verify the signature (docs/publishing.md).`,
+    ),
   };
 }
 
@@ -137,7 +145,11 @@ class Runner {
       }
       return bad >= 0
         ? { name, passed: false, detail: `Example ${bad + 1}: the declared output does not match output_schema.` }
-        : { name, passed: true, detail: `${examples.length} example(s) not run (they call third-party hosts); their declared outputs match output_schema.` };
+        : {
+            name,
+            passed: true,
+            detail: `${examples.length} example(s) not run (they call third-party hosts); their declared outputs match output_schema.`,
+          };
     }
     for (const [i, example] of examples.entries()) {
       const { outcome, ms } = await this.run(action, (example.input ?? {}) as Record<string, unknown>, true);
@@ -149,14 +161,23 @@ class Runner {
       const output = JSON.parse(JSON.stringify(outcome.output ?? null)) as unknown;
       const checked = await this.checkOutput(action, output);
       if (checked.valid !== true) {
-        const why = checked.valid === false ? JSON.stringify(checked.issues[0] ?? {}) : `the output_schema could not decide (${checked.reason})`;
+        const why =
+          checked.valid === false ? JSON.stringify(checked.issues[0] ?? {}) : `the output_schema could not decide (${checked.reason})`;
         return { name, passed: false, detail: cut(`Example ${i + 1}: the output does not match output_schema: ${why}`) };
       }
       if (!nondeterministic && !isDeepStrictEqual(output, example.output)) {
-        return { name, passed: false, detail: cut(`Example ${i + 1}: the output differs from the expected one: got ${JSON.stringify(output)}, expected ${JSON.stringify(example.output)}`) };
+        return {
+          name,
+          passed: false,
+          detail: cut(
+            `Example ${i + 1}: the output differs from the expected one: got ${JSON.stringify(output)}, expected ${JSON.stringify(example.output)}`,
+          ),
+        };
       }
     }
-    const how = nondeterministic ? 'match output_schema (nondeterministic: not compared)' : 'equal the expected outputs and match output_schema';
+    const how = nondeterministic
+      ? 'match output_schema (nondeterministic: not compared)'
+      : 'equal the expected outputs and match output_schema';
     return { name, passed: true, detail: `${examples.length} example(s) ran; their outputs ${how}.` };
   }
 
@@ -171,20 +192,29 @@ class Runner {
     let ran = 0;
     for (const { label, input } of cases) {
       const checked = await this.checkInput(action, input);
-      if (checked.valid === undefined) return { name, passed: false, detail: cut(`${label}: the input_schema could not decide (${checked.reason})`) };
+      if (checked.valid === undefined)
+        return { name, passed: false, detail: cut(`${label}: the input_schema could not decide (${checked.reason})`) };
       const refused = !checked.valid;
       if (!refused && network) continue;
       const { outcome } = await this.run(action, input, !refused);
       ran++;
       if (refused && (outcome.ok || outcome.code !== 'invalid_input')) {
-        return { name, passed: false, detail: cut(`${label}: expected invalid_input, got ${outcome.ok ? 'a success' : `${outcome.code}: ${outcome.message}`}`) };
+        return {
+          name,
+          passed: false,
+          detail: cut(`${label}: expected invalid_input, got ${outcome.ok ? 'a success' : `${outcome.code}: ${outcome.message}`}`),
+        };
       }
       if (!outcome.ok && (outcome.code === 'timeout' || CRASH_MESSAGE.test(outcome.message))) {
         this.crashed = true;
         return { name, passed: false, detail: cut(`${label}: ${outcome.code}: ${outcome.message}`) };
       }
     }
-    return { name, passed: true, detail: `${ran} malformed input(s) (missing, wrong-typed, out-of-bound, oversized fields) ended cleanly: invalid_input, or a clean answer where the schema allows them.` };
+    return {
+      name,
+      passed: true,
+      detail: `${ran} malformed input(s) (missing, wrong-typed, out-of-bound, oversized fields) ended cleanly: invalid_input, or a clean answer where the schema allows them.`,
+    };
   }
 
   async latencyCheck(plans: ActionPlan[]): Promise<CertificationCheck> {
@@ -208,7 +238,8 @@ class Runner {
 
   limitsCheck(): CertificationCheck {
     const name = 'runtime_limits';
-    if (this.limitProblems.length) return { name, passed: false, detail: cut(`Past the sandbox's limits: ${this.limitProblems.join('; ')}`) };
+    if (this.limitProblems.length)
+      return { name, passed: false, detail: cut(`Past the sandbox's limits: ${this.limitProblems.join('; ')}`) };
     return { name, passed: true, detail: 'No run timed out, ran out of memory or overflowed its stack in the sandbox.' };
   }
 
@@ -222,14 +253,19 @@ class Runner {
    * One run through the engine; `ms` is the run itself, not the wait for a worker. Inputs the
    * schema refuses never reach a worker, so they take no lease.
    */
-  private async run(action: ModuleActionRow, input: Record<string, unknown>, needsWorker: boolean): Promise<{ outcome: Outcome; ms: number }> {
+  private async run(
+    action: ModuleActionRow,
+    input: Record<string, unknown>,
+    needsWorker: boolean,
+  ): Promise<{ outcome: Outcome; ms: number }> {
     this.assertBeforeDeadline();
     const queue = needsWorker ? workerQueue(this.svc, this.module, action) : undefined;
     const lease = queue ? await this.admit(queue) : undefined;
     const started = performance.now();
     try {
       const outcome = await runValidated(this.svc, this.module, action, input, lease);
-      if (!outcome.ok && (outcome.code === 'timeout' || CRASH_MESSAGE.test(outcome.message))) this.limitProblems.push(`${action.name}: ${outcome.code}: ${outcome.message}`);
+      if (!outcome.ok && (outcome.code === 'timeout' || CRASH_MESSAGE.test(outcome.message)))
+        this.limitProblems.push(`${action.name}: ${outcome.code}: ${outcome.message}`);
       return { outcome, ms: actionLatencyMs(started, outcome) };
     } finally {
       lease?.release();

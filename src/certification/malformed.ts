@@ -43,7 +43,8 @@ export function malformedInputs(inputSchema: Schema, validInput: Record<string, 
       (typeof value === 'string' ? strings : numbers).push({ label: `${label} for '${field}'`, input: withField(field, value) });
     }
   }
-  if (inputSchema.additionalProperties === false) unknown.push({ label: 'an unknown field', input: { ...validInput, __unexpected_field: true } });
+  if (inputSchema.additionalProperties === false)
+    unknown.push({ label: 'an unknown field', input: { ...validInput, __unexpected_field: true } });
   return interleave([unknown, missing, wrongTypes, strings, numbers], MAX_MALFORMED_PER_ACTION);
 }
 

@@ -42,7 +42,11 @@ export interface RunRequest {
  * The queued or running run of (module, version): a new one with its job, created inside `tx`
  * (`created: true`), or the one already there (`created: false`).
  */
-export async function requestRun(svc: Services, tx: Executor, request: RunRequest): Promise<{ run: CertificationRunRow; created: boolean }> {
+export async function requestRun(
+  svc: Services,
+  tx: Executor,
+  request: RunRequest,
+): Promise<{ run: CertificationRunRow; created: boolean }> {
   await failStaleRuns(tx, request.moduleName, request.version);
   const [inserted] = await tx
     .insert(certificationRuns)
@@ -65,7 +69,13 @@ export async function requestRun(svc: Services, tx: Executor, request: RunReques
   const [active] = await tx
     .select()
     .from(certificationRuns)
-    .where(and(eq(certificationRuns.moduleName, request.moduleName), eq(certificationRuns.version, request.version), inArray(certificationRuns.status, ['queued', 'running'])))
+    .where(
+      and(
+        eq(certificationRuns.moduleName, request.moduleName),
+        eq(certificationRuns.version, request.version),
+        inArray(certificationRuns.status, ['queued', 'running']),
+      ),
+    )
     .limit(1);
   // The active run finished between the insert and this read: ask again (it inserts this time).
   if (!active) return requestRun(svc, tx, request);

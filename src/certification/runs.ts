@@ -7,7 +7,15 @@ import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
 import type { Executor } from '../db';
-import { certificationRuns, moduleActions, modules, type CertificationRunRow, type CertificationRunStatus, type CertificationTier, type ModuleRow } from '../db/schema';
+import {
+  certificationRuns,
+  moduleActions,
+  modules,
+  type CertificationRunRow,
+  type CertificationRunStatus,
+  type CertificationTier,
+  type ModuleRow,
+} from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import { unitOfWork } from '../outbox';
@@ -52,7 +60,13 @@ async function startRun(svc: Services, request: RunRequest) {
  * Inside the publish or update transaction: its run, started after CERTIFICATION_PUBLISH_DELAY_MS
  * (an edit within it shares the run, which certifies what is there when it starts).
  */
-export async function requestRunAfterPublish(svc: Services, tx: Executor, moduleName: string, version: string, tenantId: string): Promise<void> {
+export async function requestRunAfterPublish(
+  svc: Services,
+  tx: Executor,
+  moduleName: string,
+  version: string,
+  tenantId: string,
+): Promise<void> {
   await requestRun(svc, tx, { moduleName, version, trigger: 'publish', tenantId, delayMs: svc.config.certificationPublishDelayMs });
 }
 
@@ -61,7 +75,9 @@ export async function requestScheduledRuns(svc: Services): Promise<number> {
   const rows = await svc.db.select({ name: modules.name, version: modules.version }).from(modules).where(eq(modules.visibility, 'public'));
   let created = 0;
   for (const row of rows) {
-    const result = await svc.db.transaction((tx) => requestRun(svc, tx, { moduleName: row.name, version: row.version, trigger: 'schedule', tenantId: null }));
+    const result = await svc.db.transaction((tx) =>
+      requestRun(svc, tx, { moduleName: row.name, version: row.version, trigger: 'schedule', tenantId: null }),
+    );
     if (result.created) created++;
   }
   return created;
@@ -85,14 +101,19 @@ export async function performRun(svc: Services, runId: string): Promise<void> {
   if (module.version !== run.version) {
     return failRun(svc, runId, `Superseded: the module is now at version ${module.version}, which is certified by a run of its own.`);
   }
-  const actions = await svc.db.select().from(moduleActions).where(eq(moduleActions.moduleName, module.name)).orderBy(asc(moduleActions.position));
+  const actions = await svc.db
+    .select()
+    .from(moduleActions)
+    .where(eq(moduleActions.moduleName, module.name))
+    .orderBy(asc(moduleActions.position));
   const startedAt = new Date();
   await svc.db.update(certificationRuns).set({ status: 'running', startedAt }).where(eq(certificationRuns.id, runId));
   let results: CheckResults;
   try {
     results = await runChecks(svc, module, actions, startedAt.getTime() + RUN_DEADLINE_MS);
   } catch (err) {
-    if (err instanceof CertificationDeadlineError) return failRun(svc, runId, `The run did not finish within its deadline of ${RUN_DEADLINE_MS / 1000} s.`);
+    if (err instanceof CertificationDeadlineError)
+      return failRun(svc, runId, `The run did not finish within its deadline of ${RUN_DEADLINE_MS / 1000} s.`);
     throw err;
   }
   await completeRun(svc, run, module, results);
@@ -138,7 +159,12 @@ async function completeRun(svc: Services, run: CertificationRunRow, certified: M
     await tx.update(modules).set({ certificationTier: tier }).where(eq(modules.name, run.moduleName));
     // Updated while this run was under way (the update shared it): certify what is there now too.
     if (module.updatedAt.getTime() !== certified.updatedAt.getTime()) {
-      await requestRun(svc, tx, { moduleName: run.moduleName, version: module.version, trigger: 'publish', tenantId: run.requestedByTenantId });
+      await requestRun(svc, tx, {
+        moduleName: run.moduleName,
+        version: module.version,
+        trigger: 'publish',
+        tenantId: run.requestedByTenantId,
+      });
     }
     const trust = await recomputeTrustScore(tx, out, run.moduleName, 'certification');
     const completedData = {
@@ -160,7 +186,10 @@ async function completeRun(svc: Services, run: CertificationRunRow, certified: M
     }
   });
   svc.moduleCache.invalidate(run.moduleName);
-  svc.logger.info({ module: run.moduleName, version: run.version, tier, checks_passed: checksPassed, checks_total: results.checks.length }, 'certification: run completed');
+  svc.logger.info(
+    { module: run.moduleName, version: run.version, tier, checks_passed: checksPassed, checks_total: results.checks.length },
+    'certification: run completed',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

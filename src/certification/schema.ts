@@ -9,7 +9,11 @@ export const listRunsInput = z.strictObject({ module: moduleNameInPath, ...listP
 const tier = z.enum(['none', 'bronze', 'silver', 'gold']);
 
 export const checkView = z.object({
-  name: z.string().describe('`metadata`, `examples:<action>`, `malformed_inputs:<action>`, `latency`, `http_signature` (http runtime), `runtime_limits` (javascript runtime)'),
+  name: z
+    .string()
+    .describe(
+      '`metadata`, `examples:<action>`, `malformed_inputs:<action>`, `latency`, `http_signature` (http runtime), `runtime_limits` (javascript runtime)',
+    ),
   passed: z.boolean(),
   detail: z.string().describe('What was seen: on a failure, which input and what came back'),
 });

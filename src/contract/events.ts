@@ -40,7 +40,10 @@ export const EVENT_DATA_SCHEMAS = {
       status: z.literal('success'),
       output: z.unknown().describe('The action output; a `{summary, bytes}` object when `truncated`'),
       truncated: z.literal(true).optional().describe('Present when the output was too large for the 64 KB envelope'),
-      full_result_url: z.string().optional().describe('Absolute URL (on PUBLIC_BASE_URL) of the execution record holding the full output (with `truncated`)'),
+      full_result_url: z
+        .string()
+        .optional()
+        .describe('Absolute URL (on PUBLIC_BASE_URL) of the execution record holding the full output (with `truncated`)'),
     })
     .describe('A module action succeeded.'),
   'execution.failed': z
@@ -64,7 +67,9 @@ export const EVENT_DATA_SCHEMAS = {
       checks_total: z.number().int(),
       report_url: z.string().describe('Path of the report endpoint, `/api/v1/certification/{module}/report`'),
     })
-    .describe('A certification run finished (manual, after a publish or update, or weekly). Sent to the module\'s publisher and every tenant that installed it.'),
+    .describe(
+      "A certification run finished (manual, after a publish or update, or weekly). Sent to the module's publisher and every tenant that installed it.",
+    ),
   'certification.tier_changed': z
     .object({
       module: z.string(),
@@ -111,7 +116,11 @@ export const EVENT_DATA_SCHEMAS = {
       module: z.string(),
       score: z.number().int().describe('The new trust score, 0–100'),
       previous_score: z.number().int(),
-      reason: z.enum(['certification', 'feedback', 'usage']).describe('What triggered the recomputation: a certification run, community feedback, or the daily recomputation from execution records'),
+      reason: z
+        .enum(['certification', 'feedback', 'usage'])
+        .describe(
+          'What triggered the recomputation: a certification run, community feedback, or the daily recomputation from execution records',
+        ),
     })
     .describe("A module's trust score changed by 5 points or more."),
   'workflow.completed': z
@@ -120,8 +129,15 @@ export const EVENT_DATA_SCHEMAS = {
       run_id: z.string(),
       workflow_version: z.number().int().describe('The definition version the run started with'),
       status: z.literal('completed'),
-      outputs: z.record(z.string(), z.unknown()).describe('The outputs of the leaf steps (those no other step depends on), by step id; `{}` with `outputs_truncated` when over 48 KB'),
-      outputs_truncated: z.literal(true).optional().describe('Present when the outputs were too large for the envelope: read them from `run_url`'),
+      outputs: z
+        .record(z.string(), z.unknown())
+        .describe(
+          'The outputs of the leaf steps (those no other step depends on), by step id; `{}` with `outputs_truncated` when over 48 KB',
+        ),
+      outputs_truncated: z
+        .literal(true)
+        .optional()
+        .describe('Present when the outputs were too large for the envelope: read them from `run_url`'),
       run_url: z.string().describe('Path of the run (`/api/v1/workflows/{id}/runs/{run_id}`)'),
       duration_ms: z.number().int(),
       completed_at: iso,

@@ -26,10 +26,54 @@ export interface PlanLimits {
 }
 
 export const PLANS: Record<Plan, PlanLimits> = {
-  free: { requestsPerMinute: 60, executionsPerMonth: 1_000, concurrency: 5, modules: 10, memoryEntries: 1_000, workflows: 200, webhookSubscriptions: 50, overage: 'pause', overageMicroUsd: 0, priceMicroUsdPerMonth: 0 },
-  pro: { requestsPerMinute: 300, executionsPerMonth: 50_000, concurrency: 25, modules: 50, memoryEntries: 50_000, workflows: 200, webhookSubscriptions: 50, overage: 'metered', overageMicroUsd: 1_000, priceMicroUsdPerMonth: 29_000_000 },
-  business: { requestsPerMinute: 1_000, executionsPerMonth: 500_000, concurrency: 100, modules: 200, memoryEntries: 500_000, workflows: 200, webhookSubscriptions: 50, overage: 'metered', overageMicroUsd: 1_000, priceMicroUsdPerMonth: 299_000_000 },
-  enterprise: { requestsPerMinute: 5_000, executionsPerMonth: null, concurrency: 500, modules: null, memoryEntries: null, workflows: 200, webhookSubscriptions: 50, overage: 'custom', overageMicroUsd: 0, priceMicroUsdPerMonth: 0 },
+  free: {
+    requestsPerMinute: 60,
+    executionsPerMonth: 1_000,
+    concurrency: 5,
+    modules: 10,
+    memoryEntries: 1_000,
+    workflows: 200,
+    webhookSubscriptions: 50,
+    overage: 'pause',
+    overageMicroUsd: 0,
+    priceMicroUsdPerMonth: 0,
+  },
+  pro: {
+    requestsPerMinute: 300,
+    executionsPerMonth: 50_000,
+    concurrency: 25,
+    modules: 50,
+    memoryEntries: 50_000,
+    workflows: 200,
+    webhookSubscriptions: 50,
+    overage: 'metered',
+    overageMicroUsd: 1_000,
+    priceMicroUsdPerMonth: 29_000_000,
+  },
+  business: {
+    requestsPerMinute: 1_000,
+    executionsPerMonth: 500_000,
+    concurrency: 100,
+    modules: 200,
+    memoryEntries: 500_000,
+    workflows: 200,
+    webhookSubscriptions: 50,
+    overage: 'metered',
+    overageMicroUsd: 1_000,
+    priceMicroUsdPerMonth: 299_000_000,
+  },
+  enterprise: {
+    requestsPerMinute: 5_000,
+    executionsPerMonth: null,
+    concurrency: 500,
+    modules: null,
+    memoryEntries: null,
+    workflows: 200,
+    webhookSubscriptions: 50,
+    overage: 'custom',
+    overageMicroUsd: 0,
+    priceMicroUsdPerMonth: 0,
+  },
 };
 
 /** Whether a tenant may move to or off this plan itself (PUT /api/v1/billing/plan); enterprise is a contract an operator sets. */

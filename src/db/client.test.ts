@@ -17,7 +17,12 @@ describe('the embedded database as openDatabase starts it', () => {
   });
 
   it('runs with its own PostgreSQL settings (a small buffer cache, WAL segments not zero-filled)', async () => {
-    const setting = async (name: string) => (await database.pglite!.query<{ setting: string; unit: string | null }>('select setting, unit from pg_settings where name = $1', [name])).rows[0];
+    const setting = async (name: string) =>
+      (
+        await database.pglite!.query<{ setting: string; unit: string | null }>('select setting, unit from pg_settings where name = $1', [
+          name,
+        ])
+      ).rows[0];
     expect(await setting('shared_buffers')).toEqual({ setting: '4096', unit: '8kB' });
     expect(await setting('wal_init_zero')).toEqual({ setting: 'off', unit: null });
   });

@@ -164,4 +164,3 @@ export function isUniqueViolation(err: unknown): boolean {
   }
   return false;
 }
-

@@ -11,7 +11,12 @@ describe('the embedded database on its own thread', () => {
   let others: EmbeddedClient;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'amp-embedded-'));
-    ({ forDrizzle: drizzleSide, forOthers: others } = await openEmbedded({ dataDir: dir, fresh: true, startParams: [], rawTypes: [types.TIMESTAMPTZ] }));
+    ({ forDrizzle: drizzleSide, forOthers: others } = await openEmbedded({
+      dataDir: dir,
+      fresh: true,
+      startParams: [],
+      rawTypes: [types.TIMESTAMPTZ],
+    }));
     await others.exec('create table t (id int primary key, at timestamptz not null default now())');
   }, 60_000);
   afterAll(async () => {
@@ -107,7 +112,9 @@ describe('creating the embedded database', () => {
     const notADirectory = path.join(parent, 'file');
     writeFileSync(notADirectory, 'not a directory');
     try {
-      await expect(openEmbedded({ dataDir: notADirectory, fresh: true, startParams: [], rawTypes: [] })).rejects.toThrow(/Creating the embedded database in .* failed/);
+      await expect(openEmbedded({ dataDir: notADirectory, fresh: true, startParams: [], rawTypes: [] })).rejects.toThrow(
+        /Creating the embedded database in .* failed/,
+      );
     } finally {
       rmSync(parent, { recursive: true, force: true });
     }
@@ -128,7 +135,11 @@ describe('checkpoints on the database thread (PGlite never starts one itself)', 
     });
     try {
       const state = async () =>
-        (await db.query<{ redo: string; written: number }>('select redo_lsn::text as redo, (pg_current_wal_insert_lsn() - redo_lsn)::float8 as written from pg_control_checkpoint()')).rows[0]!;
+        (
+          await db.query<{ redo: string; written: number }>(
+            'select redo_lsn::text as redo, (pg_current_wal_insert_lsn() - redo_lsn)::float8 as written from pg_control_checkpoint()',
+          )
+        ).rows[0]!;
       await db.exec('create table w (v text); checkpoint');
       const before = (await state()).redo;
       // Under the threshold: no checkpoint.

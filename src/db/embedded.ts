@@ -73,7 +73,12 @@ function initdbInChild(dataDir: string, startParams: string[]): Promise<void> {
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`Creating the embedded database in ${dataDir} failed (${signal ?? `exit code ${code}`}): ${stderr.trim() || 'no output'}`));
+      else
+        reject(
+          new Error(
+            `Creating the embedded database in ${dataDir} failed (${signal ?? `exit code ${code}`}): ${stderr.trim() || 'no output'}`,
+          ),
+        );
     });
   });
 }
@@ -85,8 +90,8 @@ let compiling: Promise<WebAssembly.Module> | undefined;
  * is shared across threads): compiling it again for every thread cost ~1.5 s of CPU per open.
  */
 function compiledPglite(): Promise<WebAssembly.Module> {
-  compiling ??= readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm')).then((bytes) =>
-    WebAssembly.compile(bytes),
+  compiling ??= readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm')).then(
+    (bytes) => WebAssembly.compile(bytes),
   );
   return compiling;
 }
@@ -103,21 +108,35 @@ class DatabaseThread {
 
   constructor(options: EmbeddedOptions & { pgliteWasmModule: WebAssembly.Module }) {
     // Plain JavaScript: without the parent's loaders (tsx), which cost ~300 ms per thread start.
-    this.worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: options, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    this.worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+      workerData: options,
+      execArgv: [],
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
     this.ready = new Promise((resolve, reject) => {
-      this.worker.on('message', (message: { ready?: true; id?: number; result?: unknown; error?: Record<string, unknown>; notification?: string; payload?: string }) => {
-        if (message.ready) return resolve();
-        if (message.notification !== undefined) {
-          for (const listener of this.listeners.get(message.notification) ?? []) listener(message.payload ?? '');
-          return;
-        }
-        const call = this.pending.get(message.id!);
-        if (!call) return;
-        this.pending.delete(message.id!);
-        this.settleRef();
-        if (message.error) call.reject(Object.assign(new Error(String(message.error.message)), message.error));
-        else call.resolve(message.result);
-      });
+      this.worker.on(
+        'message',
+        (message: {
+          ready?: true;
+          id?: number;
+          result?: unknown;
+          error?: Record<string, unknown>;
+          notification?: string;
+          payload?: string;
+        }) => {
+          if (message.ready) return resolve();
+          if (message.notification !== undefined) {
+            for (const listener of this.listeners.get(message.notification) ?? []) listener(message.payload ?? '');
+            return;
+          }
+          const call = this.pending.get(message.id!);
+          if (!call) return;
+          this.pending.delete(message.id!);
+          this.settleRef();
+          if (message.error) call.reject(Object.assign(new Error(String(message.error.message)), message.error));
+          else call.resolve(message.result);
+        },
+      );
       this.worker.on('error', (err) => {
         this.fail(err);
         reject(err);

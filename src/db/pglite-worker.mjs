@@ -33,7 +33,8 @@ const transactions = new Map();
 const listening = new Map();
 
 const handlers = {
-  query: async ({ text, params, rowMode, usual: withUsual, tx }) => (await clientOf(tx)).query(text, params, { ...(withUsual ? usualOptions : {}), ...(rowMode ? { rowMode } : {}) }),
+  query: async ({ text, params, rowMode, usual: withUsual, tx }) =>
+    (await clientOf(tx)).query(text, params, { ...(withUsual ? usualOptions : {}), ...(rowMode ? { rowMode } : {}) }),
   exec: async ({ text, usual: withUsual, tx }) => (await clientOf(tx)).exec(text, withUsual ? usualOptions : undefined),
   // Not awaited by the main thread: the transaction's first statement follows at once and waits
   // here for BEGIN (one thread hop less per transaction).
@@ -63,7 +64,13 @@ const handlers = {
     const open = transactions.get(tx);
     if (!open) return;
     const rolledBack = new Error('rollback');
-    if (!(await open.ready.then(() => true, () => false))) return;
+    if (
+      !(await open.ready.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     open.end.reject(rolledBack);
     await open.done.catch((err) => {
       if (err !== rolledBack) throw err;
@@ -126,7 +133,9 @@ function startCheckpoints({ checkEveryMs = 15_000, walBytes = 256 * 1024 * 1024,
     running = true;
     try {
       // Bytes of WAL since the last checkpoint's redo point (a checkpoint itself writes a few hundred).
-      const { rows } = await engine.query('select (pg_current_wal_insert_lsn() - redo_lsn)::float8 as written from pg_control_checkpoint()');
+      const { rows } = await engine.query(
+        'select (pg_current_wal_insert_lsn() - redo_lsn)::float8 as written from pg_control_checkpoint()',
+      );
       const written = Number(rows[0]?.written ?? 0);
       if (written >= walBytes || (written >= 64 * 1024 && Date.now() - lastAt >= maxAgeMs)) {
         await engine.exec('checkpoint');
@@ -146,6 +155,7 @@ function startCheckpoints({ checkEveryMs = 15_000, walBytes = 256 * 1024 * 1024,
 function describeError(err) {
   if (!(err instanceof Error)) return { message: String(err) };
   const fields = {};
-  for (const [key, value] of Object.entries(err)) if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
+  for (const [key, value] of Object.entries(err))
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
   return { ...fields, name: err.name, message: err.message };
 }

@@ -9,11 +9,18 @@ import type { EmbeddedClient } from './embedded';
  * prepared once (embeddedStatement); else through Drizzle. `db` is `database.db` or one of its
  * open transactions.
  */
-export async function statementRows<T>(database: Database, db: Executor, name: string, text: string, values: (string | number | null)[]): Promise<T[]> {
+export async function statementRows<T>(
+  database: Database,
+  db: Executor,
+  name: string,
+  text: string,
+  values: (string | number | null)[],
+): Promise<T[]> {
   if (database.kind === 'postgres') {
     // In a transaction, its connection; else any of the pool's.
     const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
-    if (client instanceof pg.Client || client instanceof pg.Pool) return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
+    if (client instanceof pg.Client || client instanceof pg.Pool)
+      return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
   }
   if (database.pglite && db === database.db) return embeddedStatement<T>(database.pglite, name, text, values);
   return queryRows<T>(db, withParams(text, values));
@@ -27,7 +34,12 @@ const preparedStatements = new WeakMap<EmbeddedClient, Map<string, Promise<unkno
  * protocol API, and EXECUTE takes no bind parameters). Parsing and planning a flush statement
  * took ~1.2 ms of the database thread each time, as much as writing 20 rows.
  */
-async function embeddedStatement<T>(embedded: EmbeddedClient, name: string, text: string, values: (string | number | null)[]): Promise<T[]> {
+async function embeddedStatement<T>(
+  embedded: EmbeddedClient,
+  name: string,
+  text: string,
+  values: (string | number | null)[],
+): Promise<T[]> {
   let prepared = preparedStatements.get(embedded);
   if (!prepared) preparedStatements.set(embedded, (prepared = new Map()));
   let ready = prepared.get(name);

@@ -1,6 +1,23 @@
 /** PostgreSQL error classes and socket codes that mean "the database cannot be reached now". */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
-const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|is not queryable|Client was closed|Connection ended/i;
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|is not queryable|Client was closed|Connection ended/i;
 
 /**
  * Whether an error (or one of its causes: drizzle wraps the driver's) says the database could not

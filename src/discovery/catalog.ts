@@ -10,7 +10,15 @@ export interface PublicModule {
 }
 
 const byCategoryThenName = (a: PublicModule, b: PublicModule) =>
-  a.module.category < b.module.category ? -1 : a.module.category > b.module.category ? 1 : a.module.name < b.module.name ? -1 : a.module.name > b.module.name ? 1 : 0;
+  a.module.category < b.module.category
+    ? -1
+    : a.module.category > b.module.category
+      ? 1
+      : a.module.name < b.module.name
+        ? -1
+        : a.module.name > b.module.name
+          ? 1
+          : 0;
 
 /**
  * Every public module with its actions, by category then name: what the discovery documents
@@ -30,7 +38,11 @@ export async function publicCatalog(db: Db, cache?: ModuleCache): Promise<Public
  * A discovery document (llms.txt, the agent card) rendered from the public catalog once per
  * catalog snapshot and kept as encoded bytes: served as they are until a module changes.
  */
-export async function discoveryDocument(svc: Pick<Services, 'db' | 'moduleCache'>, key: string, render: (catalog: PublicModule[]) => string): Promise<Buffer> {
+export async function discoveryDocument(
+  svc: Pick<Services, 'db' | 'moduleCache'>,
+  key: string,
+  render: (catalog: PublicModule[]) => string,
+): Promise<Buffer> {
   const snapshot = await svc.moduleCache.snapshot(svc.db);
   const catalog = await publicCatalog(svc.db, svc.moduleCache);
   return snapshot.memo(`document:${key}`, () => Buffer.from(render(catalog)));

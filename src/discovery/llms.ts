@@ -51,7 +51,10 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
   const section = (category: string, entries: typeof catalog) => [
     `## ${category[0]!.toUpperCase()}${category.slice(1)}`,
     '',
-    ...entries.map(({ module: m, actions }) => `- [${inlineMarkdown(m.title)}](${base}/api/v1/modules/${m.name}): ${inlineMarkdown(m.description)} Actions: ${actions.map((a) => `\`${a.name}\``).join(', ')}.`),
+    ...entries.map(
+      ({ module: m, actions }) =>
+        `- [${inlineMarkdown(m.title)}](${base}/api/v1/modules/${m.name}): ${inlineMarkdown(m.description)} Actions: ${actions.map((a) => `\`${a.name}\``).join(', ')}.`,
+    ),
     '',
   ];
   const core = [...byCategory].filter(([c]) => CORE_CATEGORIES.has(c));
@@ -75,7 +78,11 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
     ...core.flatMap(([c, entries]) => section(c, entries)),
     '## Optional',
     '',
-    ...rest.flatMap(([c, entries]) => entries.map(({ module: m }) => `- [${inlineMarkdown(m.title)}](${base}/api/v1/modules/${m.name}) (${c}): ${inlineMarkdown(m.description)}`)),
+    ...rest.flatMap(([c, entries]) =>
+      entries.map(
+        ({ module: m }) => `- [${inlineMarkdown(m.title)}](${base}/api/v1/modules/${m.name}) (${c}): ${inlineMarkdown(m.description)}`,
+      ),
+    ),
     `- [OpenAPI 3.1 description](${base}/api/openapi.json): every endpoint, schema and error.`,
     `- [Agent card](${base}/.well-known/agent.json): A2A discovery document.`,
     `- [A2A endpoint](${base}/api/a2a): A2A JSON-RPC 2.0 with the same key; a message with a data part \`{"module", "action", "input"}\` runs one action and answers a Task.`,

@@ -18,7 +18,13 @@ export async function purgeOldRecords(svc: Pick<Services, 'db'>, batchSize = 5_0
   const deliveries = await deleteInBatches(batchSize, (limit) =>
     svc.db
       .delete(d)
-      .where(sql`${d.id} in ${svc.db.select({ id: d.id }).from(d).where(and(ne(d.status, 'pending'), lt(d.createdAt, deliveryCutoff))).limit(limit)}`)
+      .where(
+        sql`${d.id} in ${svc.db
+          .select({ id: d.id })
+          .from(d)
+          .where(and(ne(d.status, 'pending'), lt(d.createdAt, deliveryCutoff)))
+          .limit(limit)}`,
+      )
       .returning({ id: d.id }),
   );
   const removedEvents = await deleteInBatches(batchSize, (limit) =>

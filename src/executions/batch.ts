@@ -62,7 +62,15 @@ export async function settleCall(
   const started = performance.now();
   try {
     const r = await executeAction(svc, principal, call, opts);
-    return { id, module: call.module, action: call.action, status: 'success', output: r.output, latency_ms: r.latency_ms, execution_id: r.execution_id };
+    return {
+      id,
+      module: call.module,
+      action: call.action,
+      status: 'success',
+      output: r.output,
+      latency_ms: r.latency_ms,
+      execution_id: r.execution_id,
+    };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     const execution = err.details.execution as { execution_id: string; latency_ms: number | null } | undefined;
@@ -94,7 +102,13 @@ export async function runBatch(svc: Services, principal: Principal, input: z.inf
         while (next < input.calls.length) {
           const index = next++;
           const call = input.calls[index]!;
-          results[index] = await settleCall(svc, principal, call, { requestId, source: 'batch', slotHeld: run < slots.held }, call.id ?? String(index));
+          results[index] = await settleCall(
+            svc,
+            principal,
+            call,
+            { requestId, source: 'batch', slotHeld: run < slots.held },
+            call.id ?? String(index),
+          );
         }
       }),
     );

@@ -29,7 +29,9 @@ export const chainInput = z.strictObject({
             }
           })
           .optional()
-          .describe('JSONata expression over the previous output, applied before merging; its syntax is checked before any step runs (400)'),
+          .describe(
+            'JSONata expression over the previous output, applied before merging; its syntax is checked before any step runs (400)',
+          ),
       }),
     )
     .min(1)
@@ -65,7 +67,14 @@ async function runSteps(svc: Services, principal: Principal, input: z.infer<type
     try {
       carried = asObject(step.map ? await evaluateMap(svc, principal.tenantId, step.map, previous) : previous);
     } catch (err) {
-      steps.push({ module: step.module, action: step.action, status: 'failed', error: { code: 'invalid_input', message: (err as Error).message }, latency_ms: 0, execution_id: null });
+      steps.push({
+        module: step.module,
+        action: step.action,
+        status: 'failed',
+        error: { code: 'invalid_input', message: (err as Error).message },
+        latency_ms: 0,
+        execution_id: null,
+      });
       return { status: 'failed' as const, output: null, failed_step: index, steps };
     }
     const { id: _id, ...result } = await settleCall(

@@ -39,9 +39,15 @@ export function runsInline(module: ModuleRow, action: ModuleActionRow, input: Re
  * The worker queue a CPU-bound action waits in; none for I/O-bound ones (the `http` runtime,
  * built-in actions marked `io`), nor, given the call's `input`, for a call that runs inline.
  */
-export function workerQueue(svc: Services, module: ModuleRow, action: ModuleActionRow, input?: Record<string, unknown>): FairQueue | undefined {
+export function workerQueue(
+  svc: Services,
+  module: ModuleRow,
+  action: ModuleActionRow,
+  input?: Record<string, unknown>,
+): FairQueue | undefined {
   if (module.runtime.type === 'javascript') return svc.sandbox.queue;
-  if (module.runtime.type === 'http' || builtinAction(module.name, action.name)?.io === true || runsInline(module, action, input)) return undefined;
+  if (module.runtime.type === 'http' || builtinAction(module.name, action.name)?.io === true || runsInline(module, action, input))
+    return undefined;
   return svc.pool.queue;
 }
 
@@ -81,7 +87,13 @@ export function inputSchemaKey(module: ModuleRow, action: ModuleActionRow): stri
  * input can make ajv take exponential (a recursive `anyOf`) or quadratic (`uniqueItems` over
  * objects) time against them: those are checked in a sandbox worker, stopped at SCHEMA_CHECK_MS.
  */
-export function checkSchema(svc: Services, module: Pick<ModuleRow, 'runtime'>, key: string, schema: Record<string, unknown>, value: unknown): SchemaCheck | Promise<SchemaCheck> {
+export function checkSchema(
+  svc: Services,
+  module: Pick<ModuleRow, 'runtime'>,
+  key: string,
+  schema: Record<string, unknown>,
+  value: unknown,
+): SchemaCheck | Promise<SchemaCheck> {
   if (module.runtime.type === 'builtin') return checkValue(svc.schemas, key, schema, value);
   return svc.sandbox.validate(key, schema, value, SCHEMA_CHECK_MS);
 }
@@ -107,12 +119,21 @@ export async function runValidated(
   const checked = pending instanceof Promise ? await pending : pending;
   if (checked.valid === undefined) {
     // The module's schema could not decide (reached only by some inputs): the module's fault, not the caller's.
-    return { ok: false, code: 'module_error', message: `The action's input_schema ${UNDECIDED[checked.reason]}; the input could not be validated.` };
+    return {
+      ok: false,
+      code: 'module_error',
+      message: `The action's input_schema ${UNDECIDED[checked.reason]}; the input could not be validated.`,
+    };
   }
   if (!checked.valid) {
     const issues = checked.issues;
     const first = issues[0];
-    return { ok: false, code: 'invalid_input', message: `Input does not match the action's input_schema: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}`, issues };
+    return {
+      ok: false,
+      code: 'invalid_input',
+      message: `Input does not match the action's input_schema: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}`,
+      issues,
+    };
   }
   if (module.runtime.type !== 'builtin') {
     // Published modules: `javascript` in the QuickJS sandbox pool, `http` at the publisher's endpoint.
@@ -132,4 +153,3 @@ export async function runValidated(
   }
   return outcome;
 }
-

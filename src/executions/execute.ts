@@ -48,7 +48,8 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   if (!found) throw notFound('module');
   const declared = found.actions.find((a) => a.name === call.action);
   if (!declared) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
-  const action = opts.deadlineMs !== undefined && opts.deadlineMs < declared.timeoutMs ? { ...declared, timeoutMs: opts.deadlineMs } : declared;
+  const action =
+    opts.deadlineMs !== undefined && opts.deadlineMs < declared.timeoutMs ? { ...declared, timeoutMs: opts.deadlineMs } : declared;
   const queue = workerQueue(svc, found.module, action, call.input);
   // Pure and microseconds: run first, then quota, row and event in one commit (records.ts recordExecution).
   const oneCommit = found.installed && runsInline(found.module, action, call.input);
@@ -92,7 +93,11 @@ export async function executeAction(svc: Services, principal: Principal, call: E
 }
 
 /** Runs the action and times it; an unexpected failure of the engine is a failed execution, never a row left `running`. */
-async function timedRun(svc: Services, run: () => Promise<Outcome>, executionId?: string): Promise<{ outcome: Outcome; latencyMs: number }> {
+async function timedRun(
+  svc: Services,
+  run: () => Promise<Outcome>,
+  executionId?: string,
+): Promise<{ outcome: Outcome; latencyMs: number }> {
   const started = performance.now();
   let outcome: Outcome;
   try {

@@ -36,7 +36,10 @@ export async function evaluateExpression(svc: Services, tenantId: string, expres
   try {
     // Wrapped so that "no result" (undefined, which JSON cannot carry back) is an empty object.
     const input = { data: data ?? null, expression: `{ "value": (${expression}\n) }` };
-    outcome = await svc.pool.run({ module: 'json', action: 'query_jsonata', input, timeoutMs: EXPRESSION_TIMEOUT_MS, allowPrivateNetwork: false }, lease);
+    outcome = await svc.pool.run(
+      { module: 'json', action: 'query_jsonata', input, timeoutMs: EXPRESSION_TIMEOUT_MS, allowPrivateNetwork: false },
+      lease,
+    );
   } finally {
     lease.release();
   }

@@ -15,7 +15,13 @@ describe('ActionPool', () => {
 
   it("starts an action's deadline when its worker picks it up, not while the worker starts", async () => {
     // The pool is cold: its worker first starts and loads the text pack, far longer than this deadline.
-    const outcome = await leased({ module: 'text', action: 'slugify', input: { text: 'Hello World' }, timeoutMs: 50, allowPrivateNetwork: false });
+    const outcome = await leased({
+      module: 'text',
+      action: 'slugify',
+      input: { text: 'Hello World' },
+      timeoutMs: 50,
+      allowPrivateNetwork: false,
+    });
     // That set-up is reported apart, so the execution's latency leaves it out (execute.ts timedRun).
     expect(outcome).toEqual({ ok: true, output: expect.objectContaining({ slug: 'hello-world' }), setupMs: expect.any(Number) });
     expect(outcome.setupMs).toBeGreaterThan(0);

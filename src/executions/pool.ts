@@ -95,7 +95,8 @@ export class ActionPool {
       const setupMs = Atomics.load(this.startedSeq, slot) === seq ? this.startedAt[slot]! - dispatched : 0;
       return setupMs > 0 ? { ...outcome, setupMs } : outcome;
     } catch {
-      if (controller.signal.reason === 'deadline') return { ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` };
+      if (controller.signal.reason === 'deadline')
+        return { ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` };
       if (controller.signal.reason === 'start') return { ok: false, code: 'module_error', message: 'No worker could start the action.' };
       return { ok: false, code: 'module_error', message: 'The action crashed its worker.' };
     } finally {

@@ -96,7 +96,13 @@ export async function listExecutions(svc: Services, principal: Principal, input:
  * tested against module/status and the search; `row_number` marks the last one examined so the
  * cursor can continue past a budget spent without a full page.
  */
-async function searchExecutions(svc: Services, principal: Principal, input: ListExecutionsInput, q: string, after: ReturnType<typeof decodeCursor>) {
+async function searchExecutions(
+  svc: Services,
+  principal: Principal,
+  input: ListExecutionsInput,
+  q: string,
+  after: ReturnType<typeof decodeCursor>,
+) {
   const filters = [
     input.module ? eq(executions.module, input.module) : undefined,
     input.status ? eq(executions.status, input.status) : undefined,
@@ -118,7 +124,9 @@ async function searchExecutions(svc: Services, principal: Principal, input: List
     .select({
       ...getTableColumns(executions),
       hit: sql<boolean>`coalesce(${and(...filters, searchMatch(q))}, false)`.as('hit'),
-      examined: sql<number>`row_number() over (order by ${executions.createdAt} desc, ${executions.id} desc)`.mapWith(Number).as('examined'),
+      examined: sql<number>`row_number() over (order by ${executions.createdAt} desc, ${executions.id} desc)`
+        .mapWith(Number)
+        .as('examined'),
     })
     .from(executions)
     .where(and(...range))
@@ -133,9 +141,11 @@ async function searchExecutions(svc: Services, principal: Principal, input: List
     .limit(input.limit + 1);
   const hits = rows.filter((r) => r.hit);
   const last = rows.at(-1);
-  if (hits.length > input.limit) return { ...toPage(hits, input.limit, (r) => presentExecution(r)), searched_back_to: hits[input.limit - 1]!.createdAt.toISOString() };
+  if (hits.length > input.limit)
+    return { ...toPage(hits, input.limit, (r) => presentExecution(r)), searched_back_to: hits[input.limit - 1]!.createdAt.toISOString() };
   // Every execution in range examined: nothing older left to search.
-  if (!last || last.examined !== SEARCH_SCAN_LIMIT) return { ...toPage(hits, input.limit, (r) => presentExecution(r)), searched_back_to: null };
+  if (!last || last.examined !== SEARCH_SCAN_LIMIT)
+    return { ...toPage(hits, input.limit, (r) => presentExecution(r)), searched_back_to: null };
   // The budget ran out first: what was found, and the cursor past the last execution examined.
   return {
     data: hits.map((r) => presentExecution(r)),

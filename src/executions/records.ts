@@ -71,7 +71,17 @@ type Column = keyof typeof COLUMNS;
 const ALL = Object.keys(COLUMNS) as Column[];
 /** A start writes these (the database sets `created_at`); a finish these over its `running` row (found by `id`). */
 const STARTED: Column[] = ['id', 'tenant_id', 'module', 'action', 'status', 'request_id', 'key_id', 'input_bytes', 'source'];
-const FINISHED: Column[] = ['id', 'tenant_id', 'status', 'output', 'output_bytes', 'error_code', 'error_message', 'latency_ms', 'finished_at'];
+const FINISHED: Column[] = [
+  'id',
+  'tenant_id',
+  'status',
+  'output',
+  'output_bytes',
+  'error_code',
+  'error_message',
+  'latency_ms',
+  'finished_at',
+];
 
 const columnTypes = (columns: Column[]) => columns.map((c) => `${c} ${COLUMNS[c][0]}`).join(', ');
 
@@ -99,7 +109,8 @@ const counted = {
   terms: (r: StartRequest) => countTerms(r.principal),
   cycle: (now: Date) => cycleStart(now),
   refused: (r: StartRequest, now: Date) => quotaExceeded(countTerms(r.principal).quota!, nextCycleStart(now), now),
-  afterCount: (out, group, usedAfter, now) => emitThresholds(out, group.entries[0]!.item.principal, usedAfter, group.entries.length, nextCycleStart(now)),
+  afterCount: (out, group, usedAfter, now) =>
+    emitThresholds(out, group.entries[0]!.item.principal, usedAfter, group.entries.length, nextCycleStart(now)),
 } satisfies Partial<BatchSpec<StartRequest, unknown>>;
 
 function startSpec(svc: Services): BatchSpec<StartRequest & { row: ExecutionRow }, ExecutionRow> {
@@ -127,7 +138,12 @@ function finishSpec(svc: Services): BatchSpec<FinishRequest & { written: Finishe
     evented: true,
     quietAnswersRows: true,
     tenantId: ({ row }) => row.tenantId,
-    row: ({ written: { finished, event } }) => ({ id: finished.id, tenantId: finished.tenantId, values: rowValues(finished, FINISHED), event }),
+    row: ({ written: { finished, event } }) => ({
+      id: finished.id,
+      tenantId: finished.tenantId,
+      values: rowValues(finished, FINISHED),
+      event,
+    }),
     settle: ({ outcome, written }) => ({ finished: written.finished, outcome }),
     alone: ({ row, outcome, latencyMs }) => finishOne(svc, row, outcome, latencyMs),
   };
@@ -169,7 +185,13 @@ function writersOf(svc: Services) {
  * quota), records crossed billing thresholds, installs on first use when `install`, and creates
  * the `running` row; all committed before this returns.
  */
-export async function startExecution(svc: Services, principal: Principal, call: StartRequest['call'], opts: StartRequest['opts'], install: boolean): Promise<ExecutionRow> {
+export async function startExecution(
+  svc: Services,
+  principal: Principal,
+  call: StartRequest['call'],
+  opts: StartRequest['opts'],
+  install: boolean,
+): Promise<ExecutionRow> {
   const w = writersOf(svc);
   const submit = () => w.starts.submit({ principal, call, opts, row: newRunningRow(principal, call, opts) });
   if (!install) return submit();
@@ -177,7 +199,14 @@ export async function startExecution(svc: Services, principal: Principal, call: 
   // then start as ordinary calls (or, should it fail, each tries on its own).
   const key = `${principal.tenantId}/${call.module}`;
   const first = w.installs.get(key);
-  if (first && (await first.then(() => true, () => false))) return submit();
+  if (
+    first &&
+    (await first.then(
+      () => true,
+      () => false,
+    ))
+  )
+    return submit();
   const started = startOne(svc, principal, call, opts, true);
   w.installs.set(key, started);
   const forget = () => w.installs.get(key) === started && w.installs.delete(key);
@@ -231,7 +260,13 @@ function newRunningRow(principal: Principal, call: StartRequest['call'], opts: S
 }
 
 /** One call's start in its own unit of work (first use, and the fallback of a flush). */
-function startOne(svc: Services, principal: Principal, call: StartRequest['call'], opts: StartRequest['opts'], install: boolean): Promise<ExecutionRow> {
+function startOne(
+  svc: Services,
+  principal: Principal,
+  call: StartRequest['call'],
+  opts: StartRequest['opts'],
+  install: boolean,
+): Promise<ExecutionRow> {
   return unitOfWork(svc, async (tx, out) => {
     // The quota first: its row lock serialises the tenant's starts, so the install's lock on the
     // tenant row (taken after it) cannot deadlock with another start's foreign-key check.
@@ -261,7 +296,11 @@ function finishedRow(row: ExecutionRow, outcome: Outcome, latencyMs: number) {
     finishedAt: new Date(),
   };
   const data = executionEventData(finished, outcome.ok ? outcome.output : undefined);
-  const event = { id: newTimeOrderedId('evt'), type: outcome.ok ? ('execution.completed' as const) : ('execution.failed' as const), data: storableJson(data) };
+  const event = {
+    id: newTimeOrderedId('evt'),
+    type: outcome.ok ? ('execution.completed' as const) : ('execution.failed' as const),
+    data: storableJson(data),
+  };
   return { finished, event } satisfies { finished: ExecutionRow; event: BatchRow['event'] };
 }
 
@@ -280,8 +319,16 @@ function writeFinish(svc: Services, row: ExecutionRow, outcome: Outcome, latency
   const { finished: values } = finishedRow(row, outcome, latencyMs);
   return unitOfWork(svc, async (tx, out) => {
     const { status, output, outputBytes, errorCode, errorMessage, finishedAt } = values;
-    const [finished] = await tx.update(executions).set({ status, output, outputBytes, errorCode, errorMessage, latencyMs, finishedAt }).where(eq(executions.id, row.id)).returning();
-    await out.emit(row.tenantId, outcome.ok ? 'execution.completed' : 'execution.failed', executionEventData(finished!, outcome.ok ? outcome.output : undefined));
+    const [finished] = await tx
+      .update(executions)
+      .set({ status, output, outputBytes, errorCode, errorMessage, latencyMs, finishedAt })
+      .where(eq(executions.id, row.id))
+      .returning();
+    await out.emit(
+      row.tenantId,
+      outcome.ok ? 'execution.completed' : 'execution.failed',
+      executionEventData(finished!, outcome.ok ? outcome.output : undefined),
+    );
     return finished!;
   });
 }

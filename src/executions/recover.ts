@@ -14,7 +14,12 @@ export async function closeInterruptedExecutions(svc: Services, olderThanMs: num
   return unitOfWork(svc, async (tx, out) => {
     const stale = await tx
       .update(executions)
-      .set({ status: 'failed', errorCode: 'interrupted', errorMessage: 'The service stopped while the action was running.', finishedAt: new Date() })
+      .set({
+        status: 'failed',
+        errorCode: 'interrupted',
+        errorMessage: 'The service stopped while the action was running.',
+        finishedAt: new Date(),
+      })
       .where(and(eq(executions.status, 'running'), lt(executions.createdAt, cutoff)))
       .returning();
     for (const row of stale) await out.emit(row.tenantId, 'execution.failed', executionEventData(row, undefined));

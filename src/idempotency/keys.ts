@@ -42,7 +42,9 @@ const ABANDONED = sql.raw(`interval '${ABANDONED_AFTER_MS / 1000} seconds'`);
 const KEPT_FAILURES = new Set<ErrorCode>(['invalid_input', 'module_error', 'timeout']);
 
 /** What a finished request answered, as kept (encrypted) and replayed. */
-export type StoredAnswer = { ok: true; data: unknown } | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown>; headers: Record<string, string> };
+export type StoredAnswer =
+  | { ok: true; data: unknown }
+  | { ok: false; code: ErrorCode; message: string; details: Record<string, unknown>; headers: Record<string, string> };
 
 /** The key a request sent, checked; undefined without one. */
 export function parseIdempotencyKey(value: string | string[] | undefined): string | undefined {
@@ -94,7 +96,10 @@ export async function claimIdempotencyKey(svc: Services, tenantId: string, key: 
     })
     .returning({ key: k.key });
   if (taken.length > 0) return { kind: 'run' };
-  const [row] = await svc.db.select().from(k).where(and(eq(k.tenantId, tenantId), eq(k.key, key)));
+  const [row] = await svc.db
+    .select()
+    .from(k)
+    .where(and(eq(k.tenantId, tenantId), eq(k.key, key)));
   // Gone between the two statements (the purge, or its first request released it): take it again.
   if (!row) return claimIdempotencyKey(svc, tenantId, key, fingerprint);
   if (row.fingerprint !== fingerprint) {
@@ -109,7 +114,11 @@ export async function claimIdempotencyKey(svc: Services, tenantId: string, key: 
       { 'Retry-After': '1' },
     );
   }
-  return { kind: 'replay', status: row.status ?? undefined, answer: JSON.parse(decryptSecret(svc.config.encryptionKey, row.answer)) as StoredAnswer };
+  return {
+    kind: 'replay',
+    status: row.status ?? undefined,
+    answer: JSON.parse(decryptSecret(svc.config.encryptionKey, row.answer)) as StoredAnswer,
+  };
 }
 
 /** Whether a failure is kept for replay (something was done) or the key is released (nothing was). */
@@ -118,7 +127,13 @@ export function keepsFailure(code: ErrorCode): boolean {
 }
 
 /** Keeps the first request's answer for the key's retries. */
-export async function keepAnswer(svc: Services, tenantId: string, key: string, status: number | undefined, answer: StoredAnswer): Promise<void> {
+export async function keepAnswer(
+  svc: Services,
+  tenantId: string,
+  key: string,
+  status: number | undefined,
+  answer: StoredAnswer,
+): Promise<void> {
   const k = idempotencyKeys;
   await svc.db
     .update(k)
@@ -131,7 +146,10 @@ export async function renewIdempotencyClaims(svc: Services, claims: { tenantId: 
   if (claims.length === 0) return;
   const k = idempotencyKeys;
   const held = or(...claims.map((c) => and(eq(k.tenantId, c.tenantId), eq(k.key, c.key))));
-  await svc.db.update(k).set({ createdAt: sql`now()` }).where(and(eq(k.state, 'pending'), held));
+  await svc.db
+    .update(k)
+    .set({ createdAt: sql`now()` })
+    .where(and(eq(k.state, 'pending'), held));
 }
 
 /** Gives the key back (its request did nothing): a retry with it runs afresh. */
@@ -149,4 +167,3 @@ export async function purgeIdempotencyKeys(svc: Pick<Services, 'db'>): Promise<n
     .returning({ key: k.key });
   return removed.length;
 }
-

@@ -34,7 +34,8 @@ export async function signUp(svc: Services, input: SignUpInput): Promise<GoTrueS
   assertStrongPassword(input.password);
   const limited = await svc.limiter.limit(`signup:${input.ip}`, svc.config.registerLimitPerHour, 3_600_000);
   if (!limited.allowed) throw overRateLimit(limited, 'Too many sign-ups from this address; retry after the indicated number of seconds.');
-  const metadata = input.data && typeof input.data === 'object' && !Array.isArray(input.data) ? (input.data as Record<string, unknown>) : {};
+  const metadata =
+    input.data && typeof input.data === 'object' && !Array.isArray(input.data) ? (input.data as Record<string, unknown>) : {};
   const mail = Boolean(svc.config.smtpUrl);
   const link = mail ? newLinkToken() : undefined;
   let user: AuthUserRow;
@@ -82,15 +83,17 @@ export async function recover(svc: Services, input: { email: unknown; redirectTo
 
 export type VerifyType = 'signup' | 'email' | 'recovery' | 'magiclink' | 'invite';
 
-export const linkExpired = () =>
-  new AppError('unauthorized', 'Email link is invalid or has expired', { error_code: 'otp_expired' });
+export const linkExpired = () => new AppError('unauthorized', 'Email link is invalid or has expired', { error_code: 'otp_expired' });
 
 /**
  * `/auth/v1/verify`: consumes a one-time token from a confirmation (`signup`, `email`) or
  * recovery (`recovery`) link and signs the user in. The token works once; an unknown, used or
  * expired one is 401 `otp_expired`.
  */
-export async function verifyToken(svc: Services, input: { type: unknown; token: unknown }): Promise<{ session: GoTrueSession; type: VerifyType }> {
+export async function verifyToken(
+  svc: Services,
+  input: { type: unknown; token: unknown },
+): Promise<{ session: GoTrueSession; type: VerifyType }> {
   const type = input.type;
   if (typeof input.token !== 'string' || input.token.length === 0 || input.token.length > 200) throw linkExpired();
   const hash = hashToken(input.token);
@@ -110,7 +113,9 @@ export async function verifyToken(svc: Services, input: { type: unknown; token: 
     const [user] = await svc.db
       .update(authUsers)
       .set({ confirmationTokenHash: null, emailConfirmedAt: now, updatedAt: now })
-      .where(and(eq(authUsers.confirmationTokenHash, hash), gt(authUsers.confirmationSentAt, new Date(now.getTime() - CONFIRMATION_TTL_MS))))
+      .where(
+        and(eq(authUsers.confirmationTokenHash, hash), gt(authUsers.confirmationSentAt, new Date(now.getTime() - CONFIRMATION_TTL_MS))),
+      )
       .returning();
     if (!user) throw linkExpired();
     return { session: await issueSession(svc, user.id, 'otp'), type };
@@ -142,7 +147,10 @@ export async function updateUser(
   }
   if (input.data !== undefined) {
     if (!input.data || typeof input.data !== 'object' || Array.isArray(input.data)) {
-      throw new AppError('invalid_request', 'data must be an object.', { error_code: 'validation_failed', issues: [{ path: 'data', message: 'Expected an object' }] });
+      throw new AppError('invalid_request', 'data must be an object.', {
+        error_code: 'validation_failed',
+        issues: [{ path: 'data', message: 'Expected an object' }],
+      });
     }
     set.userMetadata = { ...user.userMetadata, ...(input.data as Record<string, unknown>) };
   }

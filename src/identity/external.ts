@@ -18,7 +18,12 @@ export async function externalEmailConfirmed(svc: Services, token: string, email
     });
     if (!res.ok) return false;
     const user = (await res.json()) as { email?: unknown; email_confirmed_at?: unknown };
-    return typeof user.email === 'string' && user.email.toLowerCase() === email && typeof user.email_confirmed_at === 'string' && user.email_confirmed_at.length > 0;
+    return (
+      typeof user.email === 'string' &&
+      user.email.toLowerCase() === email &&
+      typeof user.email_confirmed_at === 'string' &&
+      user.email_confirmed_at.length > 0
+    );
   } catch (err) {
     svc.logger.warn({ err: String(err) }, 'could not ask the identity provider whether an email is confirmed');
     return false;

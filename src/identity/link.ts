@@ -12,7 +12,8 @@ import { findUserById } from './users';
 export type TenantRow = typeof tenants.$inferSelect;
 
 /** `reason` tells a client (the dashboard) to sign in again, rather than retry. */
-export const sessionEnded = () => new AppError('unauthorized', 'The session of this bearer token has ended (signed out or revoked).', { reason: 'session_ended' });
+export const sessionEnded = () =>
+  new AppError('unauthorized', 'The session of this bearer token has ended (signed out or revoked).', { reason: 'session_ended' });
 
 export const notLinked = () =>
   new AppError(
@@ -49,7 +50,11 @@ export async function tenantOfIdentity(svc: Services, claims: BearerClaims, toke
     .limit(1);
   if (linked) return linked.tenant;
   if (!claims.email) return undefined;
-  const [owned] = await svc.db.select().from(tenants).where(sql`lower(${tenants.ownerEmail}) = ${claims.email}`).limit(1);
+  const [owned] = await svc.db
+    .select()
+    .from(tenants)
+    .where(sql`lower(${tenants.ownerEmail}) = ${claims.email}`)
+    .limit(1);
   if (!owned || !(await emailIsProven(svc, claims, token))) return undefined;
   await svc.db
     .insert(tenantIdentities)

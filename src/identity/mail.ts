@@ -33,7 +33,10 @@ const BODIES = {
 export async function sendAuthMail(svc: Services, mail: AuthMail): Promise<void> {
   const smtpUrl = svc.config.smtpUrl;
   if (!smtpUrl) {
-    svc.logger.info({ email: mail.to, kind: mail.kind, link: mail.link }, `${mail.kind} link (SMTP_URL is not set, so it is logged for the operator instead of mailed)`);
+    svc.logger.info(
+      { email: mail.to, kind: mail.kind, link: mail.link },
+      `${mail.kind} link (SMTP_URL is not set, so it is logged for the operator instead of mailed)`,
+    );
     return;
   }
   const host = new URL(svc.config.publicBaseUrl).hostname;

@@ -50,7 +50,10 @@ export async function assertOperator(svc: Services, creds: OperatorCredentials):
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(creds.authorization ?? '')?.[1];
   if (bearer && svc.config.adminEmails.length > 0) {
     if (await isOperatorBearer(svc, bearer)) return;
-    throw new AppError('forbidden', 'Only operators may call this endpoint: an email listed in ADMIN_EMAILS, confirmed, or the x-admin-token header.');
+    throw new AppError(
+      'forbidden',
+      'Only operators may call this endpoint: an email listed in ADMIN_EMAILS, confirmed, or the x-admin-token header.',
+    );
   }
-  throw new AppError('unauthorized', 'A valid x-admin-token header (or an operator\'s bearer token) is required.');
+  throw new AppError('unauthorized', "A valid x-admin-token header (or an operator's bearer token) is required.");
 }

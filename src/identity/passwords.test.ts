@@ -19,7 +19,14 @@ describe('passwords (scrypt)', () => {
   });
 
   it('never matches a malformed or unknown-format hash, and refuses absurd parameters', async () => {
-    for (const stored of ['', 'plain', 'bcrypt$2b$10$abc', 'scrypt$15$8$1$salt', 'scrypt$25$8$1$c2FsdA$aGFzaA', 'scrypt$x$8$1$c2FsdA$aGFzaA']) {
+    for (const stored of [
+      '',
+      'plain',
+      'bcrypt$2b$10$abc',
+      'scrypt$15$8$1$salt',
+      'scrypt$25$8$1$c2FsdA$aGFzaA',
+      'scrypt$x$8$1$c2FsdA$aGFzaA',
+    ]) {
       expect(await verifyPassword('anything', stored)).toBe(false);
     }
   });
@@ -31,7 +38,7 @@ describe('passwords (scrypt)', () => {
     expect(await verifyPassword('', dummy)).toBe(false);
   });
 
-  it('refuses passwords shorter than 8 characters with GoTrue\'s weak_password fields', () => {
+  it("refuses passwords shorter than 8 characters with GoTrue's weak_password fields", () => {
     let caught: unknown;
     try {
       assertStrongPassword('short');

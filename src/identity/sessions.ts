@@ -50,7 +50,13 @@ export async function issueSession(svc: Services, userId: string, method: AuthMe
   return sessionAnswer(svc, userId, sessionId, refreshToken, method);
 }
 
-async function sessionAnswer(svc: Services, userId: string, sessionId: string, refreshToken: string, method: AuthMethod): Promise<GoTrueSession> {
+async function sessionAnswer(
+  svc: Services,
+  userId: string,
+  sessionId: string,
+  refreshToken: string,
+  method: AuthMethod,
+): Promise<GoTrueSession> {
   const user = await findUserById(svc.db, userId);
   if (!user) throw refreshNotFound();
   const presented = presentUser(user);
@@ -166,7 +172,11 @@ export async function isSessionRevoked(svc: Services, sessionId: string): Promis
   const hit = known.get(sessionId);
   if (hit && (hit.revoked || now - hit.at < REVOCATION_CACHE_MS)) return hit.revoked;
   if (!/^[0-9a-f-]{36}$/i.test(sessionId)) return true;
-  const [row] = await svc.db.select({ revokedAt: authSessions.revokedAt }).from(authSessions).where(eq(authSessions.id, sessionId)).limit(1);
+  const [row] = await svc.db
+    .select({ revokedAt: authSessions.revokedAt })
+    .from(authSessions)
+    .where(eq(authSessions.id, sessionId))
+    .limit(1);
   const revoked = !row || row.revokedAt !== null;
   if (known.size > 50_000) {
     for (const [id, v] of known) if (now - v.at >= REVOCATION_CACHE_MS) known.delete(id);

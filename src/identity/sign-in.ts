@@ -22,15 +22,19 @@ export interface SignedInUser {
   user: { id: string; email: string; emailConfirmedAt: Date | null };
 }
 
-const invalidCredentials = () =>
-  new AppError('invalid_request', 'Invalid login credentials', { error_code: 'invalid_credentials' });
+const invalidCredentials = () => new AppError('invalid_request', 'Invalid login credentials', { error_code: 'invalid_credentials' });
 
 /** GoTrue's `over_request_rate_limit`, with Retry-After and the limiter's headers. */
 export function overRateLimit(result: LimitResult, message: string): AppError {
   return new AppError(
     'rate_limit_exceeded',
     message,
-    { error_code: 'over_request_rate_limit', retry_after: result.retryAfterSeconds, limit: result.limit, reset_at: new Date(result.resetAt).toISOString() },
+    {
+      error_code: 'over_request_rate_limit',
+      retry_after: result.retryAfterSeconds,
+      limit: result.limit,
+      reset_at: new Date(result.resetAt).toISOString(),
+    },
     { ...rateLimitHeaders({ ...result, remaining: 0 }), 'Retry-After': String(result.retryAfterSeconds) },
   );
 }

@@ -62,7 +62,11 @@ export function presentUser(u: AuthUserRow): GoTrueUser {
 }
 
 export async function findUserByEmail(db: Executor, email: string): Promise<AuthUserRow | undefined> {
-  const [row] = await db.select().from(authUsers).where(sql`lower(${authUsers.email}) = ${email.toLowerCase()}`).limit(1);
+  const [row] = await db
+    .select()
+    .from(authUsers)
+    .where(sql`lower(${authUsers.email}) = ${email.toLowerCase()}`)
+    .limit(1);
   return row;
 }
 

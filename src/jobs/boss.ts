@@ -12,7 +12,11 @@ const SUPERVISION = { superviseIntervalSeconds: 15 };
  * connection), on PostgreSQL through its own pool. Queues are created here at start-up, because
  * `send` to a queue that does not exist returns null.
  */
-export async function startBoss(database: Database, logger: Logger, queues: { name: string; options?: QueueOptions }[] = []): Promise<Boss> {
+export async function startBoss(
+  database: Database,
+  logger: Logger,
+  queues: { name: string; options?: QueueOptions }[] = [],
+): Promise<Boss> {
   const boss =
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', ...SUPERVISION })
@@ -54,6 +58,8 @@ export async function stopBoss(boss: Boss, logger: Logger): Promise<void> {
   try {
     await boss.stop({ graceful: true, timeout: 5000 });
   } catch {
-    await boss.stop({ graceful: false }).catch((err: unknown) => logger.warn({ err }, 'pg-boss did not stop cleanly; its connections close with the process'));
+    await boss
+      .stop({ graceful: false })
+      .catch((err: unknown) => logger.warn({ err }, 'pg-boss did not stop cleanly; its connections close with the process'));
   }
 }

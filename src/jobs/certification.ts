@@ -25,7 +25,9 @@ export async function startCertification(svc: Services): Promise<void> {
  * instead of after the job's expiry. (On PostgreSQL other instances may be running theirs.)
  */
 async function retryOrphanedRuns(svc: Services): Promise<void> {
-  const { rows } = await svc.boss.getDb().executeSql(`select id from pgboss.job where name = $1 and state = 'active'`, [CERTIFICATION_QUEUE]);
+  const { rows } = await svc.boss
+    .getDb()
+    .executeSql(`select id from pgboss.job where name = $1 and state = 'active'`, [CERTIFICATION_QUEUE]);
   const ids = rows.map((r: { id: string }) => r.id);
   if (ids.length > 0) await svc.boss.fail(CERTIFICATION_QUEUE, ids);
 }

@@ -30,7 +30,11 @@ export async function startMaintenance(svc: Services): Promise<void> {
     const closed = await closeInterruptedExecutions(svc, 120_000);
     const purged = await purgeExpiredMemory(svc);
     const rescued = await rescueStalledDeliveries(svc);
-    if (closed || purged || rescued) svc.logger.info({ closed, purged, rescued }, 'maintenance: interrupted executions closed, expired memory purged, stalled webhook deliveries rescheduled');
+    if (closed || purged || rescued)
+      svc.logger.info(
+        { closed, purged, rescued },
+        'maintenance: interrupted executions closed, expired memory purged, stalled webhook deliveries rescheduled',
+      );
   });
   await svc.boss.work(HOURLY_QUEUE, { pollingIntervalSeconds: 60 }, async () => {
     const removed = await purgeOldRecords(svc);

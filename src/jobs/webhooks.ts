@@ -198,7 +198,11 @@ export class DeliveryWorker {
       prepared = await prepareAttempts(svc, jobs);
     } catch (err) {
       svc.logger.warn({ err: String(err) }, 'webhook attempts could not be loaded; they will run again');
-      await this.release(svc, jobs.map((j) => j.id), 'fail');
+      await this.release(
+        svc,
+        jobs.map((j) => j.id),
+        'fail',
+      );
       return;
     }
     for (const attempt of prepared.ready) this.enqueue(svc, attempt);
@@ -223,7 +227,13 @@ export class DeliveryWorker {
   private send(svc: Services, lane: Lane, attempt: PreparedAttempt): void {
     lane.sending++;
     void postToReceiver(svc, attempt.url, attempt.body, attempt.headers)
-      .catch((err: unknown) => ({ success: false, statusCode: null, latencyMs: 0, error: `The request failed: ${String(err)}`, responseBody: null }))
+      .catch((err: unknown) => ({
+        success: false,
+        statusCode: null,
+        latencyMs: 0,
+        error: `The request failed: ${String(err)}`,
+        responseBody: null,
+      }))
       .then((outcome) => {
         const wasFull = held(lane) >= HELD_PER_SUBSCRIPTION;
         lane.sending--;
@@ -268,8 +278,15 @@ export class DeliveryWorker {
     const deferral: Promise<void> = deferAttempts(svc, back, delayMs)
       .catch(async (err: unknown) => {
         // pg-boss runs them again after its retry delay instead.
-        svc.logger.warn({ err: String(err), attempts: back.length }, 'webhook attempts could not be put back in the queue; they will run again');
-        await this.settleJobs(svc, back.map((a) => a.jobId), 'fail');
+        svc.logger.warn(
+          { err: String(err), attempts: back.length },
+          'webhook attempts could not be put back in the queue; they will run again',
+        );
+        await this.settleJobs(
+          svc,
+          back.map((a) => a.jobId),
+          'fail',
+        );
       })
       .finally(() => {
         this.deferrals.delete(deferral);
@@ -318,7 +335,11 @@ export class DeliveryWorker {
       // Our own failure (the database went away): pg-boss runs these jobs again later; an
       // attempt recorded meanwhile is skipped then.
       svc.logger.warn({ err: String(err), attempts: group.length }, 'webhook attempts could not be recorded; they will run again');
-      await this.settleJobs(svc, group.map((m) => m.prepared.jobId), 'fail');
+      await this.settleJobs(
+        svc,
+        group.map((m) => m.prepared.jobId),
+        'fail',
+      );
     }
   }
 

@@ -47,7 +47,10 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
     // Counted against the tenant's request pool like any call with a valid key (a suspended key
     // is no free way to call), then refused.
     // The refusal reports the pool and executions it counted against, as every answer to a valid credential does.
-    const [pool, executions] = await Promise.all([consumeRequest(svc, principal, false), executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined)]);
+    const [pool, executions] = await Promise.all([
+      consumeRequest(svc, principal, false),
+      executionsRemaining(svc.db, principal, svc.usage).catch(() => undefined),
+    ]);
     throw suspendedKey(tenantPoolHeaders(pool, executions));
   }
   touchLastUsed(svc, key);
@@ -75,7 +78,10 @@ export function cachedApiKey(svc: Services, secret: string | undefined): Uncheck
   const hash = hashKeySecret(trimmed);
   const entry = svc.keyCache.peek(hash);
   if (!entry || entry.key.suspended || (entry.key.expiresAt !== null && entry.key.expiresAt <= Date.now())) return undefined;
-  const principal: Principal = { ...tenantPrincipal({ ...entry.key, id: entry.key.tenantId }, entry.key.scopes, 'api_key'), keyId: entry.key.keyId };
+  const principal: Principal = {
+    ...tenantPrincipal({ ...entry.key, id: entry.key.tenantId }, entry.key.scopes, 'api_key'),
+    keyId: entry.key.keyId,
+  };
   return { principal, version: entry.version, hash, key: entry.key };
 }
 

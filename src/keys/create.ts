@@ -12,11 +12,7 @@ import type { CreateKeyInput } from './schema';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './secrets';
 
 /** Inserts a key row and returns the one-time view with its secret. */
-export async function insertKey(
-  db: Executor,
-  tenantId: string,
-  fields: { name: string; scopes: string[]; isPrimary?: boolean },
-) {
+export async function insertKey(db: Executor, tenantId: string, fields: { name: string; scopes: string[]; isPrimary?: boolean }) {
   const secret = generateKeySecret();
   const [row] = await db
     .insert(apiKeys)

@@ -13,12 +13,7 @@ export async function findActiveKey(db: Executor, tenantId: string, keyId: strin
   return row;
 }
 
-export async function listActiveKeys(
-  db: Executor,
-  tenantId: string,
-  limit: number,
-  after?: Cursor,
-): Promise<ApiKeyRow[]> {
+export async function listActiveKeys(db: Executor, tenantId: string, limit: number, after?: Cursor): Promise<ApiKeyRow[]> {
   const page = beforeCursor(apiKeys.createdAt, apiKeys.id, after);
   return db
     .select()

@@ -43,7 +43,11 @@ export const keySummary = z.object({
   primary: z.boolean(),
   last_used_at: z.string().nullable(),
   rotated_at: z.string().nullable(),
-  suspended: z.boolean().describe('True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade.'),
+  suspended: z
+    .boolean()
+    .describe(
+      'True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade.',
+    ),
 });
 
 export const keyList = pageSchema(keySummary);

@@ -14,7 +14,10 @@ describe('outputs checked once', () => {
   });
 
   it('encodes a checked envelope exactly as JSON.stringify does, reusing the parts texts', () => {
-    const parts = [checkOnce(item, { name: 'b"\u2028', tags: ['é', '😀'], score: 0.5 }), checkOnce(item, { name: 'c', tags: [], score: -0 })];
+    const parts = [
+      checkOnce(item, { name: 'b"\u2028', tags: ['é', '😀'], score: 0.5 }),
+      checkOnce(item, { name: 'c', tags: [], score: -0 }),
+    ];
     const envelope = markChecked({
       data: parts,
       has_more: false,

@@ -51,8 +51,7 @@ export class AppError extends Error {
 
 export const notFound = (what = 'resource') => new AppError('not_found', `No such ${what}.`);
 export const conflict = (message: string) => new AppError('conflict', message);
-export const invalidRequest = (message: string, issues: Issue[] = []) =>
-  new AppError('invalid_request', message, { issues });
+export const invalidRequest = (message: string, issues: Issue[] = []) => new AppError('invalid_request', message, { issues });
 export const insufficientScope = (scope: string) =>
   new AppError('insufficient_scope', `This operation needs the scope '${scope}'.`, { required_scope: scope });
 export const planRequired = (plan: string, what: string) =>

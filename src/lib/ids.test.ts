@@ -14,7 +14,12 @@ describe('identifiers', () => {
 
   it('time-ordered: begin with the creation time in milliseconds, so later ids sort after earlier ones', () => {
     vi.useFakeTimers();
-    const times = [Date.UTC(2026, 10, 27, 13, 0, 0, 0), Date.UTC(2026, 10, 27, 13, 0, 0, 1), Date.UTC(2026, 10, 27, 13, 0, 1, 0), Date.UTC(2100, 0, 1)];
+    const times = [
+      Date.UTC(2026, 10, 27, 13, 0, 0, 0),
+      Date.UTC(2026, 10, 27, 13, 0, 0, 1),
+      Date.UTC(2026, 10, 27, 13, 0, 1, 0),
+      Date.UTC(2100, 0, 1),
+    ];
     const ids = times.map((t) => {
       vi.setSystemTime(t);
       return newTimeOrderedId('evt');

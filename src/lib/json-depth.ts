@@ -25,4 +25,3 @@ export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean 
   }
   return false;
 }
-

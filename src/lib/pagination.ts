@@ -19,7 +19,12 @@ export const queryInteger = (min: number, max: number, fallback: number) =>
   z.preprocess(
     (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
     z
-      .number({ error: (issue) => (issue.code === 'invalid_type' && issue.expected === 'number' ? 'expected a whole number in decimal digits, given once' : undefined) })
+      .number({
+        error: (issue) =>
+          issue.code === 'invalid_type' && issue.expected === 'number'
+            ? 'expected a whole number in decimal digits, given once'
+            : undefined,
+      })
       .int()
       .min(min)
       .max(max)
@@ -82,11 +87,7 @@ export function decodeCursor(cursor: string | undefined): Cursor | undefined {
 }
 
 /** Turns `limit + 1` fetched rows into a page. */
-export function toPage<R extends { createdAt: Date; id: string }, T>(
-  rows: R[],
-  limit: number,
-  map: (row: R) => T,
-): Page<T> {
+export function toPage<R extends { createdAt: Date; id: string }, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
   const hasMore = rows.length > limit;
   const items = rows.slice(0, limit);
   const last = items.at(-1);

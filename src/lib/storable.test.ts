@@ -49,7 +49,11 @@ describe('storable text at any depth', () => {
   it('reports the first bad key or value in document order', () => {
     expect(findUnstorable({ a: { x: 'bad\u0000' }, ['b\u0000']: 1 })).toBe('a.x');
     expect(findUnstorable({ ['a\u0000']: { x: 'bad\u0000' } })).toBe('a\u0000');
-    expect(storableJson({ b: 1, a: ['\u0000'], ['c\u0000']: { d: '\ud800' } })).toEqual({ b: 1, a: ['\uFFFD'], ['c\uFFFD']: { d: '\uFFFD' } });
+    expect(storableJson({ b: 1, a: ['\u0000'], ['c\u0000']: { d: '\ud800' } })).toEqual({
+      b: 1,
+      a: ['\uFFFD'],
+      ['c\uFFFD']: { d: '\uFFFD' },
+    });
     expect(Object.keys(storableJson({ b: 1, a: '\u0000', c: 2 }) as object)).toEqual(['b', 'a', 'c']);
   });
 });

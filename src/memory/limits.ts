@@ -1,7 +1,10 @@
 import { PLAN_NAMES, PLANS, type Plan } from '../tenants/plans';
 
 /** Memory entries a tenant may keep (all agents together) per plan; null = unlimited. */
-export const MEMORY_ENTRY_LIMITS = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, PLANS[plan].memoryEntries])) as Record<Plan, number | null>;
+export const MEMORY_ENTRY_LIMITS = Object.fromEntries(PLAN_NAMES.map((plan) => [plan, PLANS[plan].memoryEntries])) as Record<
+  Plan,
+  number | null
+>;
 
 export function memoryEntryLimit(plan: Plan): number | null {
   return MEMORY_ENTRY_LIMITS[plan];

@@ -10,11 +10,7 @@ export const agentId = z
   .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'Agent ids are 1–128 characters: A-Z, a-z, 0-9, . _ : -')
   .describe('The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`).');
 
-export const memoryKey = z
-  .string()
-  .min(1)
-  .max(256)
-  .describe('Entry key, 1–256 characters, unique per agent. URL-encode it in paths.');
+export const memoryKey = z.string().min(1).max(256).describe('Entry key, 1–256 characters, unique per agent. URL-encode it in paths.');
 
 // Text PostgreSQL cannot store (U+0000, unpaired surrogates) is refused for every procedure's
 // input in the procedure chain (src/server/trpc.ts), so these schemas need not repeat it.
@@ -38,11 +34,7 @@ export const upsertMemoryInput = z.strictObject({
   agent_id: agentId,
   key: memoryKey,
   value: memoryValue,
-  tags: z
-    .array(tag)
-    .max(20)
-    .optional()
-    .describe('Up to 20 tags of 1–64 characters (duplicates removed). Omitted: no tags.'),
+  tags: z.array(tag).max(20).optional().describe('Up to 20 tags of 1–64 characters (duplicates removed). Omitted: no tags.'),
   ttl_seconds: z
     .number()
     .int()
@@ -56,7 +48,13 @@ export const memoryEntryInput = z.strictObject({ agent_id: agentId, key: memoryK
 
 export const listMemoryInput = z.strictObject({
   agent_id: agentId,
-  q: z.string().trim().min(1).max(200).optional().describe('Full-text search over keys and values (web-search syntax: "phrases", or, -not).'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Full-text search over keys and values (web-search syntax: "phrases", or, -not).'),
   tag: tag.optional().describe('Only entries carrying this tag.'),
   ...listParams,
 });

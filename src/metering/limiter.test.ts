@@ -27,7 +27,15 @@ function busiestSpan(ts: number[], span = W): number {
 }
 
 /** Admits greedily (as many as fit) every `step` ms in [from, to); returns the admission times. */
-function admitGreedily(l: MemoryLimiter, clock: { now: number }, key: string, limit: number, from: number, to: number, step: number): number[] {
+function admitGreedily(
+  l: MemoryLimiter,
+  clock: { now: number },
+  key: string,
+  limit: number,
+  from: number,
+  to: number,
+  step: number,
+): number[] {
   const ts: number[] = [];
   for (clock.now = from; clock.now < to; clock.now += step) {
     while (l.limitSync(key, limit, W).allowed) ts.push(clock.now);
@@ -37,7 +45,8 @@ function admitGreedily(l: MemoryLimiter, clock: { now: number }, key: string, li
 
 describe('evaluateWindow', () => {
   /** [bucket, count, last]; `last` defaults to the bucket's first millisecond. */
-  const at = (entries: [number, number, number?][]): Buckets => new Map(entries.map(([b, count, last]) => [b, { count, last: last ?? b * BUCKET_MS }]));
+  const at = (entries: [number, number, number?][]): Buckets =>
+    new Map(entries.map(([b, count, last]) => [b, { count, last: last ?? b * BUCKET_MS }]));
 
   it('admits up to the limit, then refuses with retryAfterSeconds >= 1', () => {
     const now = 5 * W + 12_345;
@@ -352,7 +361,11 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     const now = Number((await a.eval("local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000)", [], [])) as number);
     const bucket = Math.floor(now / 1000);
     // As if Redis's clock had stepped back: the mark says the earliest live bucket is in the future.
-    await a.eval("return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2], 's', '3', 'f', ARGV[3])", [`${prefix}:${W}:ahead`], [bucket, `3:${now}`, bucket + 5]);
+    await a.eval(
+      "return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2], 's', '3', 'f', ARGV[3])",
+      [`${prefix}:${W}:ahead`],
+      [bucket, `3:${now}`, bucket + 5],
+    );
     expect(await l.limit('ahead', 10, W, 0)).toMatchObject({ allowed: true, remaining: 7 });
     expect((await l.limit('ahead', 10, W)).remaining).toBe(6);
   });
@@ -374,12 +387,25 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
     const key = `${prefix}:set`;
     const other = `${prefix}:other-set`;
     const add = "redis.call('SADD', KEYS[1], unpack(ARGV)) return redis.call('INCR', KEYS[1] .. ':runs')";
-    const runs = await Promise.all([a.eval(add, [key], ['a', 'b'], 'concat'), a.eval(add, [key], ['c'], 'concat'), a.eval(add, [other], ['x'], 'concat')]);
+    const runs = await Promise.all([
+      a.eval(add, [key], ['a', 'b'], 'concat'),
+      a.eval(add, [key], ['c'], 'concat'),
+      a.eval(add, [other], ['x'], 'concat'),
+    ]);
     expect(runs).toEqual([1, 1, 1]);
     expect(await a.eval("return redis.call('SCARD', KEYS[1])", [key], [])).toBe(3);
     expect(await a.eval(add, [key], ['d'], 'concat')).toBe(2);
     // Past the argument cap, a turn's calls split into several.
-    const many = await Promise.all(Array.from({ length: 3 }, (_, i) => a.eval(add, [key], Array.from({ length: 600 }, (_, j) => `m${i}-${j}`), 'concat')));
+    const many = await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        a.eval(
+          add,
+          [key],
+          Array.from({ length: 600 }, (_, j) => `m${i}-${j}`),
+          'concat',
+        ),
+      ),
+    );
     expect(new Set(many).size).toBe(3);
     expect(await a.eval("return redis.call('SCARD', KEYS[1])", [key], [])).toBe(4 + 1800);
   });
@@ -400,7 +426,8 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
 
   it('sequence calls of one turn run one after another in one script call, each answered with its own reply', async () => {
     const key = `${prefix}:sequence`;
-    const push = "redis.call('RPUSH', KEYS[1], ARGV[1]) if ARGV[2] == 'nil' then return nil end return { ARGV[1], redis.call('LLEN', KEYS[1]) }";
+    const push =
+      "redis.call('RPUSH', KEYS[1], ARGV[1]) if ARGV[2] == 'nil' then return nil end return { ARGV[1], redis.call('LLEN', KEYS[1]) }";
     const admin = new Redis(REDIS_URL!);
     const sent: string[][] = [];
     const monitor = await watchCommands(REDIS_URL!, (args) => {
@@ -416,7 +443,11 @@ describe.skipIf(!REDIS_URL)('RedisLimiter', () => {
         ['c', 3],
       ]);
       // A nil answer stays that caller's; another argument count is another call; a lone call runs the script itself.
-      const more = await Promise.all([a.eval(push, [key], ['d', 'nil'], 'sequence'), a.eval(push, [key], ['e', 'x'], 'sequence'), a.eval(push, [key], ['f'], 'sequence')]);
+      const more = await Promise.all([
+        a.eval(push, [key], ['d', 'nil'], 'sequence'),
+        a.eval(push, [key], ['e', 'x'], 'sequence'),
+        a.eval(push, [key], ['f'], 'sequence'),
+      ]);
       expect(more).toEqual([null, ['e', 5], ['f', 6]]);
       expect(await a.eval(push, [key], ['g', 'x'], 'sequence')).toEqual(['g', 7]);
       // Past the argument cap, a turn's calls split into several, still in order.

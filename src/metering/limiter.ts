@@ -38,7 +38,14 @@ export interface Limiter {
    * when it does not, nothing is counted and the answer is `stale`. The in-process store cannot
    * check a shared version and always answers `stale` (callers then take their uncached path).
    */
-  limitIfCurrent(key: string, limit: number, windowMs: number, cost: number, guard: VersionGuard, slot?: SlotRequest): Promise<(LimitResult & { slot?: boolean }) | 'stale'>;
+  limitIfCurrent(
+    key: string,
+    limit: number,
+    windowMs: number,
+    cost: number,
+    guard: VersionGuard,
+    slot?: SlotRequest,
+  ): Promise<(LimitResult & { slot?: boolean }) | 'stale'>;
 }
 
 /** Resolution of the sliding window: counts are kept per second. */
@@ -61,7 +68,13 @@ export type Buckets = Map<number, Bucket>;
  * a window edge after a burst at the end of a window). And a refused caller never waits more
  * than the window: Retry-After is at most `windowMs` in seconds (60, never 61).
  */
-export function evaluateWindow(now: number, windowMs: number, limit: number, cost: number, buckets: Buckets): LimitResult & { admitted: boolean } {
+export function evaluateWindow(
+  now: number,
+  windowMs: number,
+  limit: number,
+  cost: number,
+  buckets: Buckets,
+): LimitResult & { admitted: boolean } {
   const live = [...buckets].filter(([, b]) => b.last + windowMs > now).sort((a, b) => a[0] - b[0]);
   const used = live.reduce((sum, [, b]) => sum + b.count, 0);
   const admitted = cost > 0 && used + cost <= limit;
@@ -332,7 +345,12 @@ export class RedisLimiter implements Limiter {
   async limit(key: string, limit: number, windowMs: number, cost = 1): Promise<LimitResult> {
     // A report (cost 0) only prunes what has left the window: identical reports may share a call.
     // Counts of one turn run in sequence in one call, each with its own answer.
-    const reply = (await this.redis.eval(SCRIPT, [`${this.prefix}:${windowMs}:${key}`], [windowMs, limit, cost, BUCKET_MS], cost === 0 ? 'identical' : 'sequence')) as Decided;
+    const reply = (await this.redis.eval(
+      SCRIPT,
+      [`${this.prefix}:${windowMs}:${key}`],
+      [windowMs, limit, cost, BUCKET_MS],
+      cost === 0 ? 'identical' : 'sequence',
+    )) as Decided;
     return this.decide(reply, limit);
   }
 
@@ -350,7 +368,12 @@ export class RedisLimiter implements Limiter {
       keys.push(`${this.slotPrefix}:${slot.key}`);
       args.push(slot.limit, slot.ttlMs, slot.id);
     }
-    const reply = (await this.redis.eval(slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT, keys, args, cost === 0 && !slot ? 'identical' : 'sequence')) as Decided | ['stale', string];
+    const reply = (await this.redis.eval(
+      slot ? GUARDED_SLOT_SCRIPT : GUARDED_SCRIPT,
+      keys,
+      args,
+      cost === 0 && !slot ? 'identical' : 'sequence',
+    )) as Decided | ['stale', string];
     if (reply[0] === 'stale') return 'stale';
     const result = this.decide(reply as Decided, limit);
     return slot ? { ...result, slot: Number(reply[4]) === 1 } : result;

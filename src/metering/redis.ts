@@ -134,7 +134,11 @@ function turnPipeline(redis: Redis): Run {
   // `identical` and `concat` calls of the turn by identity, and `sequence` ones.
   let merged = new Map<string, { args: (string | number)[]; reply: Promise<unknown> }>();
   let sequences = new Map<string, Sequence>();
-  const evalWhole = (c: PipelineCall) => redis.eval(c.script, c.keys.length, ...c.keys, ...c.args).then((value) => c.settle(null, value), (err: Error) => c.settle(err));
+  const evalWhole = (c: PipelineCall) =>
+    redis.eval(c.script, c.keys.length, ...c.keys, ...c.args).then(
+      (value) => c.settle(null, value),
+      (err: Error) => c.settle(err),
+    );
   const send = () => {
     const batch = calls;
     calls = [];
@@ -163,7 +167,9 @@ function turnPipeline(redis: Redis): Run {
     calls.push(call);
   };
   const single = (script: string, keys: string[], args: (string | number)[]) =>
-    new Promise<unknown>((resolve, reject) => enqueue({ script, keys, args, settle: (err, value) => (err ? reject(err) : resolve(value)) }));
+    new Promise<unknown>((resolve, reject) =>
+      enqueue({ script, keys, args, settle: (err, value) => (err ? reject(err) : resolve(value)) }),
+    );
   return (script, keys, args, share) => {
     if (!share) return single(script, keys, args);
     // The key count first: the same script with its keys and arguments split otherwise is another call.

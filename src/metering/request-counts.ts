@@ -74,7 +74,9 @@ export class RequestCounter {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flush().catch((err: unknown) => this.logger?.warn({ err }, 'request counts: final flush failed; the counts since the last flush are lost'));
+    await this.flush().catch((err: unknown) =>
+      this.logger?.warn({ err }, 'request counts: final flush failed; the counts since the last flush are lost'),
+    );
   }
 
   private async write(): Promise<void> {

@@ -48,9 +48,22 @@ export async function requestWindow(svc: Services, principal: Principal) {
  * With a `claim`, the same round trip also takes the request's execution slot when the request
  * is admitted (the claim says whether it got one).
  */
-export async function consumeRequestIfCurrent(svc: Services, principal: Principal, exempt: boolean, version: string, claim?: SlotClaim): Promise<LimitResult | undefined> {
+export async function consumeRequestIfCurrent(
+  svc: Services,
+  principal: Principal,
+  exempt: boolean,
+  version: string,
+  claim?: SlotClaim,
+): Promise<LimitResult | undefined> {
   const guard = { key: AUTH_VERSION_KEY, version };
-  const result = await svc.limiter.limitIfCurrent(`tenant:${principal.tenantId}`, requestLimitOf(principal), REQUEST_WINDOW_MS, exempt ? 0 : 1, guard, exempt ? undefined : claim?.request);
+  const result = await svc.limiter.limitIfCurrent(
+    `tenant:${principal.tenantId}`,
+    requestLimitOf(principal),
+    REQUEST_WINDOW_MS,
+    exempt ? 0 : 1,
+    guard,
+    exempt ? undefined : claim?.request,
+  );
   if (result === 'stale') return undefined;
   if (claim && result.slot !== undefined) claim.state = result.slot ? 'held' : 'refused';
   if (!exempt && !result.allowed) throw rateLimitExceeded(result);
@@ -59,7 +72,11 @@ export async function consumeRequestIfCurrent(svc: Services, principal: Principa
 }
 
 /** `reportsPool`: false for a limit that is not the request pool (registrations), whose headers the answer keeps. */
-export function rateLimitExceeded(result: LimitResult, message = 'Request rate above the plan limit; retry after the indicated number of seconds.', reportsPool = true) {
+export function rateLimitExceeded(
+  result: LimitResult,
+  message = 'Request rate above the plan limit; retry after the indicated number of seconds.',
+  reportsPool = true,
+) {
   return new AppError(
     'rate_limit_exceeded',
     message,
@@ -103,6 +120,7 @@ export async function consumeRegistration(svc: Services, ip: string): Promise<Li
   const result = await svc.limiter.limit(`register:${ip}`, svc.config.registerLimitPerHour, HOUR_MS);
   // The body and Retry-After are the registration limit's; X-RateLimit-* (and the IETF fields,
   // whose policy is the 60 s window) stay those of the client IP's public pool.
-  if (!result.allowed) throw rateLimitExceeded(result, 'Too many registrations from this address; retry after the indicated number of seconds.', false);
+  if (!result.allowed)
+    throw rateLimitExceeded(result, 'Too many registrations from this address; retry after the indicated number of seconds.', false);
   return result;
 }

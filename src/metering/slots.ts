@@ -24,7 +24,12 @@ export class SlotClaim {
   state: 'asked' | 'held' | 'refused' | 'used' | 'released' = 'asked';
 
   constructor(principal: Pick<Principal, 'tenantId' | 'plan'>) {
-    this.request = { key: slotKey(principal.tenantId), limit: PLANS[principal.plan].concurrency, ttlMs: SLOT_TTL_MS, id: identifierBase62(12) };
+    this.request = {
+      key: slotKey(principal.tenantId),
+      limit: PLANS[principal.plan].concurrency,
+      ttlMs: SLOT_TTL_MS,
+      id: identifierBase62(12),
+    };
   }
 }
 
@@ -36,7 +41,11 @@ export class SlotClaim {
  * connection) and need not be awaited: a slot is never held shorter than its execution.
  * A `claim` the request already holds is used without a round trip.
  */
-export async function acquireExecutionSlot(svc: Services, principal: Pick<Principal, 'tenantId' | 'plan'>, claim?: SlotClaim): Promise<ReleaseSlot> {
+export async function acquireExecutionSlot(
+  svc: Services,
+  principal: Pick<Principal, 'tenantId' | 'plan'>,
+  claim?: SlotClaim,
+): Promise<ReleaseSlot> {
   const limit = PLANS[principal.plan].concurrency;
   const key = slotKey(principal.tenantId);
   let slot: string | null;
@@ -72,7 +81,11 @@ export async function acquireExecutionSlot(svc: Services, principal: Pick<Princi
  * trip, not awaited. A run without a lent slot takes one per call as any execution does, so a
  * tenant at its limit is refused per call exactly as before.
  */
-export async function takeSlots(svc: Services, principal: Pick<Principal, 'tenantId' | 'plan'>, count: number): Promise<{ held: number; giveBack(): void }> {
+export async function takeSlots(
+  svc: Services,
+  principal: Pick<Principal, 'tenantId' | 'plan'>,
+  count: number,
+): Promise<{ held: number; giveBack(): void }> {
   const key = slotKey(principal.tenantId);
   const ids = await svc.slots.acquireUpTo(key, PLANS[principal.plan].concurrency, count, SLOT_TTL_MS);
   const held = heldSlots(svc);
@@ -142,7 +155,9 @@ export class HeldSlots {
     try {
       await Promise.all(
         [...this.byKey].map(([key, ids]) =>
-          this.svc.slots.renew(key, [...ids], SLOT_TTL_MS).catch((err: unknown) => this.svc.logger.warn({ err: String(err) }, 'could not renew execution slots')),
+          this.svc.slots
+            .renew(key, [...ids], SLOT_TTL_MS)
+            .catch((err: unknown) => this.svc.logger.warn({ err: String(err) }, 'could not renew execution slots')),
         ),
       );
     } finally {

@@ -30,12 +30,23 @@ describe('lazily loaded module packs', () => {
   });
 
   it('runs an action of a pack not loaded before, and refuses names that are no pack', async () => {
-    expect(await runBuiltinAction({ module: 'text', action: 'slugify', input: { text: 'Hello World' }, timeoutMs: 5000, allowPrivateNetwork: false })).toEqual({
+    expect(
+      await runBuiltinAction({
+        module: 'text',
+        action: 'slugify',
+        input: { text: 'Hello World' },
+        timeoutMs: 5000,
+        allowPrivateNetwork: false,
+      }),
+    ).toEqual({
       ok: true,
       output: expect.objectContaining({ slug: 'hello-world' }),
     });
     expect(await loadPack('constructor')).toBe(false);
     expect(await loadPack('nope')).toBe(false);
-    expect(await runBuiltinAction({ module: 'nope', action: 'x', input: {}, timeoutMs: 5000, allowPrivateNetwork: false })).toMatchObject({ ok: false, code: 'module_error' });
+    expect(await runBuiltinAction({ module: 'nope', action: 'x', input: {}, timeoutMs: 5000, allowPrivateNetwork: false })).toMatchObject({
+      ok: false,
+      code: 'module_error',
+    });
   });
 });

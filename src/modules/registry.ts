@@ -23,6 +23,21 @@ import http from './http';
  * event loop load packs one by one as they need them (packs.ts).
  */
 export const BUILTIN_MODULES: ModuleDefinition[] = [
-  text, json, csv, markdown, html, yaml, template, language, validate,
-  crypto, math, datetime, qrcode, image, pdf, compress, http,
+  text,
+  json,
+  csv,
+  markdown,
+  html,
+  yaml,
+  template,
+  language,
+  validate,
+  crypto,
+  math,
+  datetime,
+  qrcode,
+  image,
+  pdf,
+  compress,
+  http,
 ];

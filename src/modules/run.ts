@@ -16,8 +16,7 @@ export interface ActionTask {
 }
 
 export type ActionOutcome =
-  | { ok: true; output: unknown }
-  | { ok: false; code: 'invalid_input' | 'module_error' | 'timeout'; message: string };
+  { ok: true; output: unknown } | { ok: false; code: 'invalid_input' | 'module_error' | 'timeout'; message: string };
 
 /** The loaded packs' actions by `module/action`. */
 const actions = new Map<string, ActionDefinition>();
@@ -55,7 +54,10 @@ const IO_GRACE_MS = 250;
 export async function runIoAction(task: ActionTask): Promise<ActionOutcome> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<ActionOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` }), task.timeoutMs + IO_GRACE_MS);
+    timer = setTimeout(
+      () => resolve({ ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` }),
+      task.timeoutMs + IO_GRACE_MS,
+    );
   });
   try {
     return await Promise.race([runBuiltinAction(task), late]);
@@ -95,5 +97,10 @@ function safeMessage(err: unknown): string {
   // A stack overflow (data nested tens of thousands deep) is the engine's, not the library's.
   if (err instanceof RangeError && /call stack/i.test(err.message)) return 'The data is nested too deeply to process.';
   const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n')[0]!.replace(/\/[\w./-]+\.(?:ts|js|mjs)\b/g, '<file>').slice(0, 500) || 'The action failed.';
+  return (
+    message
+      .split('\n')[0]!
+      .replace(/\/[\w./-]+\.(?:ts|js|mjs)\b/g, '<file>')
+      .slice(0, 500) || 'The action failed.'
+  );
 }

@@ -65,7 +65,18 @@ export interface ModuleDefinition {
   actions: ActionDefinition[];
 }
 
-export const MODULE_CATEGORIES = ['text', 'data', 'documents', 'web', 'security', 'math', 'time', 'media', 'validation', 'utilities'] as const;
+export const MODULE_CATEGORIES = [
+  'text',
+  'data',
+  'documents',
+  'web',
+  'security',
+  'math',
+  'time',
+  'media',
+  'validation',
+  'utilities',
+] as const;
 export type ModuleCategory = (typeof MODULE_CATEGORIES)[number];
 
 /**

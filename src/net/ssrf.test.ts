@@ -76,12 +76,20 @@ describe('classifyAddress', () => {
     expect(classifyAddress(ip)).toBe(cls);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4001:81b::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    '%s is public',
-    (ip) => {
-      expect(isPublicAddress(ip)).toBe(true);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:81b::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (ip) => {
+    expect(isPublicAddress(ip)).toBe(true);
+  });
 
   it('parses IPv6 forms to 16 bytes', () => {
     expect(parseIPv6('::1')).toEqual([...Array(15).fill(0), 1]);
@@ -139,7 +147,9 @@ describe('assertPublicUrl refuses before any socket opens', () => {
       { address: '10.0.0.7', family: 4 as const },
     ]);
     await expect(guardedFetch('https://rebind.example/', { lookup })).rejects.toMatchObject({ code: 'address_not_allowed' });
-    await expect(assertPublicUrl('https://mapped.example/', { lookup: async () => [{ address: '::ffff:127.0.0.1', family: 6 }] })).rejects.toBeInstanceOf(SsrfError);
+    await expect(
+      assertPublicUrl('https://mapped.example/', { lookup: async () => [{ address: '::ffff:127.0.0.1', family: 6 }] }),
+    ).rejects.toBeInstanceOf(SsrfError);
     expect(lookup).toHaveBeenCalledWith('rebind.example');
     expect(connect).not.toHaveBeenCalled();
   });
@@ -162,7 +172,9 @@ describe('assertPublicUrl refuses before any socket opens', () => {
 
   it('requireHttps refuses http:// unless allowPrivate', async () => {
     const lookup = async () => [{ address: '93.184.215.14', family: 4 as const }];
-    await expect(assertPublicUrl('http://hooks.example.com/', { requireHttps: true, lookup })).rejects.toMatchObject({ code: 'protocol_not_allowed' });
+    await expect(assertPublicUrl('http://hooks.example.com/', { requireHttps: true, lookup })).rejects.toMatchObject({
+      code: 'protocol_not_allowed',
+    });
     await expect(assertPublicUrl('http://127.0.0.1/', { requireHttps: true, allowPrivate: true })).resolves.toBeTruthy();
   });
 
@@ -206,7 +218,9 @@ describe('guardedFetch against a local server (allowPrivate)', () => {
         req.on('data', (c) => (body += c));
         req.on('end', () => {
           res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ method: req.method, body, auth: req.headers.authorization ?? null, ct: req.headers['content-type'] ?? null }));
+          res.end(
+            JSON.stringify({ method: req.method, body, auth: req.headers.authorization ?? null, ct: req.headers['content-type'] ?? null }),
+          );
         });
       } else if (url.pathname === '/redirect') {
         const n = Number(url.searchParams.get('n') ?? '1');
@@ -265,7 +279,12 @@ describe('guardedFetch against a local server (allowPrivate)', () => {
   });
 
   it('sends method, headers and body', async () => {
-    const res = await guardedFetch(`${base}/echo`, { allowPrivate: true, method: 'POST', body: '{"a":1}', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer t' } });
+    const res = await guardedFetch(`${base}/echo`, {
+      allowPrivate: true,
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer t' },
+    });
     expect(JSON.parse(res.body.toString())).toEqual({ method: 'POST', body: '{"a":1}', auth: 'Bearer t', ct: 'application/json' });
   });
 
@@ -276,7 +295,10 @@ describe('guardedFetch against a local server (allowPrivate)', () => {
     expect(JSON.parse(res.body.toString())).toMatchObject({ method: 'GET', body: '' });
     const kept = await guardedFetch(`${base}/redirect?n=1&status=307`, { allowPrivate: true, method: 'POST', body: 'x' });
     expect(JSON.parse(kept.body.toString())).toMatchObject({ method: 'POST', body: 'x' });
-    await expect(guardedFetch(`${base}/redirect?n=6`, { allowPrivate: true })).rejects.toMatchObject({ name: 'FetchError', code: 'too_many_redirects' });
+    await expect(guardedFetch(`${base}/redirect?n=6`, { allowPrivate: true })).rejects.toMatchObject({
+      name: 'FetchError',
+      code: 'too_many_redirects',
+    });
     const first = await guardedFetch(`${base}/redirect?n=2`, { allowPrivate: true, maxRedirects: 0 });
     expect(first.status).toBe(302);
     expect(first.headers.location).toContain('/redirect');
@@ -328,7 +350,10 @@ describe('guardedFetch against a local server (allowPrivate)', () => {
   });
 
   it('times out', async () => {
-    await expect(guardedFetch(`${base}/slow`, { allowPrivate: true, timeoutMs: 200 })).rejects.toMatchObject({ name: 'FetchError', code: 'timeout' });
+    await expect(guardedFetch(`${base}/slow`, { allowPrivate: true, timeoutMs: 200 })).rejects.toMatchObject({
+      name: 'FetchError',
+      code: 'timeout',
+    });
   });
 
   it('honours an external abort signal', async () => {

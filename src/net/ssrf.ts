@@ -157,7 +157,8 @@ export function classifyAddress(address: string): AddressClass {
   const zero10 = bytes.slice(0, 10).every((b) => b === 0);
   if (zero10 && bytes[10] === 0xff && bytes[11] === 0xff) return classifyV4(bytes.slice(12)); // ::ffff:0:0/96
   // ::ffff:0:0:0/96, IPv4-translated (SIIT, RFC 6145): a translator forwards it to the IPv4 inside.
-  if (bytes.slice(0, 8).every((b) => b === 0) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0) return classifyV4(bytes.slice(12));
+  if (bytes.slice(0, 8).every((b) => b === 0) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0)
+    return classifyV4(bytes.slice(12));
   if (matches(bytes, NAT64)) return classifyV4(bytes.slice(12)); // NAT64
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return classifyV4(bytes.slice(2, 6)); // 6to4
   for (const r of IPV6_RANGES) if (matches(bytes, r)) return r.cls;
@@ -297,7 +298,12 @@ export function pinnedLookup(addresses: ResolvedAddress[]) {
       process.nextTick(callback, err, '', 0);
       return;
     }
-    if (options.all) process.nextTick(callback, null, wanted.map((a) => ({ address: a.address, family: a.family })));
+    if (options.all)
+      process.nextTick(
+        callback,
+        null,
+        wanted.map((a) => ({ address: a.address, family: a.family })),
+      );
     else process.nextTick(callback, null, wanted[0]!.address, wanted[0]!.family);
   };
 }
@@ -372,7 +378,10 @@ const agents = new Map<string, http.Agent>();
 const MAX_AGENTS = 256;
 
 function pinnedAgent(checked: CheckedUrl): http.Agent {
-  const addresses = checked.addresses.map((a) => a.address).sort().join(',');
+  const addresses = checked.addresses
+    .map((a) => a.address)
+    .sort()
+    .join(',');
   const key = `${checked.url.protocol}//${checked.hostname}:${checked.url.port}|${addresses}`;
   let agent = agents.get(key);
   if (agent) {
@@ -382,7 +391,13 @@ function pinnedAgent(checked: CheckedUrl): http.Agent {
     // rarely meets a socket the server is closing; `timeout` destroys only idle (free) sockets.
     // As many may idle as may be busy: with fewer, every burst of webhook deliveries closed the
     // rest and reconnected them (4,511 connections for 10,000 deliveries at 8; 2 at 32).
-    const options = { keepAlive: true, maxSockets: SOCKETS_PER_ORIGIN, maxFreeSockets: SOCKETS_PER_ORIGIN, timeout: 4_000, scheduling: 'lifo' as const };
+    const options = {
+      keepAlive: true,
+      maxSockets: SOCKETS_PER_ORIGIN,
+      maxFreeSockets: SOCKETS_PER_ORIGIN,
+      timeout: 4_000,
+      scheduling: 'lifo' as const,
+    };
     agent = checked.url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
     if (agents.size >= MAX_AGENTS) {
       const [oldestKey, oldest] = agents.entries().next().value!;
@@ -398,7 +413,14 @@ function pinnedAgent(checked: CheckedUrl): http.Agent {
  * One request. A reused keep-alive socket that the server closed as we sent (ECONNRESET before
  * any response) is retried once on a new connection: the request never reached the server.
  */
-async function requestOnce(checked: CheckedUrl, method: string, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal, keepAlive: boolean): Promise<HopResult> {
+async function requestOnce(
+  checked: CheckedUrl,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  signal: AbortSignal,
+  keepAlive: boolean,
+): Promise<HopResult> {
   try {
     return await requestOnSocket(checked, method, headers, body, signal, keepAlive);
   } catch (err) {
@@ -409,7 +431,14 @@ async function requestOnce(checked: CheckedUrl, method: string, headers: Record<
 
 class StaleSocketError extends Error {}
 
-function requestOnSocket(checked: CheckedUrl, method: string, headers: Record<string, string>, body: Buffer | undefined, signal: AbortSignal, keepAlive: boolean): Promise<HopResult> {
+function requestOnSocket(
+  checked: CheckedUrl,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  signal: AbortSignal,
+  keepAlive: boolean,
+): Promise<HopResult> {
   return new Promise((resolve, reject) => {
     const { url } = checked;
     const mod = url.protocol === 'https:' ? https : http;
@@ -448,7 +477,9 @@ function collectHeaders(res: http.IncomingMessage): Record<string, string> {
 
 async function readBody(res: http.IncomingMessage, maxBytes: number, decompress: boolean): Promise<{ body: Buffer; truncated: boolean }> {
   let stream: Readable = res;
-  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (decompress) {
     if (encoding === 'gzip' || encoding === 'x-gzip') stream = res.pipe(zlib.createGunzip());
     else if (encoding === 'deflate') stream = res.pipe(zlib.createInflate());

@@ -115,7 +115,10 @@ export class BatchedUnits<I, R> {
     try {
       answer = await this.run(this.quiet, groups, now);
     } catch (err) {
-      this.svc.logger.debug({ err: String(err), calls: candidates.length }, `${this.spec.name}: one-statement flush failed; writing in a transaction`);
+      this.svc.logger.debug(
+        { err: String(err), calls: candidates.length },
+        `${this.spec.name}: one-statement flush failed; writing in a transaction`,
+      );
       return batch;
     }
     const settled: TenantGroup<I>['entries'][] = [];
@@ -129,11 +132,13 @@ export class BatchedUnits<I, R> {
       }
       if (entries.length === 0) continue;
       if (used !== undefined) committed.counts.set(g.entries[0]!.row.tenantId, used);
-      for (const { row } of entries) if (row.event) committed.events.push({ id: row.event.id, tenantId: row.tenantId, type: row.event.type });
+      for (const { row } of entries)
+        if (row.event) committed.events.push({ id: row.event.id, tenantId: row.tenantId, type: row.event.type });
       settled.push(entries);
     }
     afterCommit(this.svc, committed);
-    for (const entries of settled) for (const { item, pending, row } of entries) pending.resolve(this.spec.settle(item, row, answer.rows.get(row.id)));
+    for (const entries of settled)
+      for (const { item, pending, row } of entries) pending.resolve(this.spec.settle(item, row, answer.rows.get(row.id)));
     return rest;
   }
 
@@ -256,7 +261,13 @@ function paramValue(param: Exclude<Param, 'cycle'>, groups: TenantGroup<unknown>
     case 'counts':
       return countParam(groups.map((g) => ({ terms: g.terms!, n: g.entries.length })));
     case 'rows':
-      return JSON.stringify(groups.flatMap((g) => g.entries.map(({ row }) => (row.event ? { ...row.values, event_id: row.event.id, event_type: row.event.type, event_data: row.event.data } : row.values))));
+      return JSON.stringify(
+        groups.flatMap((g) =>
+          g.entries.map(({ row }) =>
+            row.event ? { ...row.values, event_id: row.event.id, event_type: row.event.type, event_data: row.event.data } : row.values,
+          ),
+        ),
+      );
     case 'plans':
       return JSON.stringify(WEBHOOK_PLANS);
   }
@@ -275,18 +286,35 @@ function flushStatement(spec: BatchSpec<unknown, unknown>, quiet: boolean): Stat
   };
   const counted = spec.terms !== undefined;
   const ctes: string[] = [];
-  if (counted) ctes.push(countCtes($('counts'), $('cycle'), quiet ? { withoutSubscriptions: spec.evented ? (t) => noSubscription(t, $('plans')) : undefined } : undefined));
+  if (counted)
+    ctes.push(
+      countCtes(
+        $('counts'),
+        $('cycle'),
+        quiet ? { withoutSubscriptions: spec.evented ? (t) => noSubscription(t, $('plans')) : undefined } : undefined,
+      ),
+    );
   const columns = spec.evented ? `${spec.columns}, event_id text, event_type text, event_data jsonb` : spec.columns;
-  const filter = counted ? 'join counted c on c.tenant_id = v.tenant_id' : quiet && spec.evented ? `where ${noSubscription('v.tenant_id', $('plans'))}` : '';
+  const filter = counted
+    ? 'join counted c on c.tenant_id = v.tenant_id'
+    : quiet && spec.evented
+      ? `where ${noSubscription('v.tenant_id', $('plans'))}`
+      : '';
   ctes.push(`v as (select v.* from jsonb_to_recordset(${$('rows')}::jsonb) as v(${columns}) ${filter})`, spec.written);
-  if (spec.evented) ctes.push(`evented as (insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v${spec.updates ? ' join written w on w.id = v.id' : ''})`);
+  if (spec.evented)
+    ctes.push(
+      `evented as (insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v${spec.updates ? ' join written w on w.id = v.id' : ''})`,
+    );
   if (spec.evented && !quiet) ctes.push(subscribedCte('select v.tenant_id from v', $('plans')));
   let select: string;
   if (quiet && !spec.quietAnswersRows) {
     // The writes in WITH run to completion whether or not the query reads them; a row per call only costs both threads.
     select = 'select c.tenant_id, c.executions from counted c';
   } else {
-    const joins = [counted ? 'join counted c on c.tenant_id = v.tenant_id' : '', spec.evented && !quiet ? 'left join subscribed on subscribed.tenant_id = v.tenant_id' : ''].join(' ');
+    const joins = [
+      counted ? 'join counted c on c.tenant_id = v.tenant_id' : '',
+      spec.evented && !quiet ? 'left join subscribed on subscribed.tenant_id = v.tenant_id' : '',
+    ].join(' ');
     select = `select w.*, v.tenant_id${counted ? ', c.executions' : ''}${spec.evented && !quiet ? ', subscribed.subscriptions' : ''} from written w join v on v.id = w.id ${joins}`;
   }
   const name = `amp_${spec.name}${quiet ? '_quiet' : ''}`;

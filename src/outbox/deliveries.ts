@@ -63,15 +63,25 @@ export function subscribedCte(tenants: string, plans: string): string {
 }
 
 /** The deliveries an event needs: one per subscription of its tenant that takes its type. */
-export function deliveryTargets(event: { id: string; tenantId: string; type: string }, subscriptions: Subscription[] | null, into: NewDelivery[] = []): NewDelivery[] {
+export function deliveryTargets(
+  event: { id: string; tenantId: string; type: string },
+  subscriptions: Subscription[] | null,
+  into: NewDelivery[] = [],
+): NewDelivery[] {
   for (const sub of subscriptions ?? []) {
-    if (subscribedTo(sub.events, event.type)) into.push({ subscriptionId: sub.id, tenantId: event.tenantId, eventId: event.id, eventType: event.type });
+    if (subscribedTo(sub.events, event.type))
+      into.push({ subscriptionId: sub.id, tenantId: event.tenantId, eventId: event.id, eventType: event.type });
   }
   return into;
 }
 
 /** Inserts pending deliveries and schedules their first attempts, in `tx`. Returns how many. */
-export async function createDeliveries(svc: Pick<OutboxServices, 'boss' | 'config'>, tx: Executor, deliveries: NewDelivery[], kind: DeliveryKind): Promise<number> {
+export async function createDeliveries(
+  svc: Pick<OutboxServices, 'boss' | 'config'>,
+  tx: Executor,
+  deliveries: NewDelivery[],
+  kind: DeliveryKind,
+): Promise<number> {
   if (deliveries.length === 0) return 0;
   const firstDelayMs = svc.config.webhooks.retryScheduleMs[0] ?? 0;
   const rows = deliveries.map((d) => ({ id: newTimeOrderedId('dlv'), ...d, kind, nextAttemptAt: new Date(Date.now() + firstDelayMs) }));

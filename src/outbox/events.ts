@@ -21,13 +21,20 @@ export interface EmittedEvent {
  * though they stay in the event log for replay. Below Pro, nothing is delivered, and
  * subscriptions a downgrade suspended get nothing until an upgrade restores them.
  */
-export async function insertEvent(tx: Executor, tenantId: string, type: EventType, data: Record<string, unknown>): Promise<{ event: EmittedEvent; deliveries: NewDelivery[] }> {
+export async function insertEvent(
+  tx: Executor,
+  tenantId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+): Promise<{ event: EmittedEvent; deliveries: NewDelivery[] }> {
   const id = newTimeOrderedId('evt');
   const s = webhookSubscriptions;
   const serialized = JSON.stringify(data);
   const storable = storableJson(data, serialized);
   const stored = storable === data ? serialized : JSON.stringify(storable);
-  const [row] = await queryRows<{ created_at: string | Date; subscriptions: Subscription[] | null }>(tx, sql`
+  const [row] = await queryRows<{ created_at: string | Date; subscriptions: Subscription[] | null }>(
+    tx,
+    sql`
     with inserted as (
       insert into ${events} (id, tenant_id, type, data) values (${id}, ${tenantId}, ${type}, ${stored}::jsonb)
       returning created_at
@@ -36,7 +43,8 @@ export async function insertEvent(tx: Executor, tenantId: string, type: EventTyp
       (select json_agg(json_build_object('id', ${s.id}, 'events', ${s.events}))
          from ${s} join ${tenants} on ${tenants.id} = ${s.tenantId}
         where ${s.tenantId} = ${tenantId} and ${s.status} = 'active' and ${s.suspendedAt} is null and ${inArray(tenants.plan, [...WEBHOOK_PLANS])}) as subscriptions
-    from inserted`);
+    from inserted`,
+  );
   const event = { id, type, tenantId, data, createdAt: new Date(row!.created_at) };
   return { event, deliveries: deliveryTargets(event, row!.subscriptions) };
 }

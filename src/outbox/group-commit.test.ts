@@ -34,7 +34,10 @@ describe('GroupCommit', () => {
     batches[0]!.done();
     expect(await Promise.all(first)).toEqual([10, 20, 30]);
     await turn();
-    expect(batches.map((b) => b.items)).toEqual([[1, 2, 3], [4, 5]]);
+    expect(batches.map((b) => b.items)).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
     batches[1]!.done();
     expect(await Promise.all(second)).toEqual([40, 50]);
   });
@@ -43,7 +46,10 @@ describe('GroupCommit', () => {
     const { batches, flush } = manualFlush();
     const gc = new GroupCommit(flush, { maxBatch: 2, maxInFlight: 2 });
     const all = [1, 2, 3, 4, 5].map((n) => gc.submit(n));
-    expect(batches.map((b) => b.items)).toEqual([[1, 2], [3, 4]]);
+    expect(batches.map((b) => b.items)).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     await turn();
     expect(batches).toHaveLength(2);
     batches[0]!.done();

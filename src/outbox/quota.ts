@@ -14,7 +14,9 @@ export interface TenantTerms {
 
 /** Per tenant: its terms and the executions to count; the counting statements' JSON parameter. */
 export function countParam(groups: { terms: TenantTerms; n: number }[]): string {
-  return JSON.stringify(groups.map(({ terms: t, n }) => ({ tenant_id: t.tenantId, n, quota: t.quota, pauses: t.pauses, approaching: t.approaching })));
+  return JSON.stringify(
+    groups.map(({ terms: t, n }) => ({ tenant_id: t.tenantId, n, quota: t.quota, pauses: t.pauses, approaching: t.approaching })),
+  );
 }
 
 /**
@@ -32,7 +34,9 @@ export function countCtes(req: string, cycle: string, quiet?: { withoutSubscript
   const pool = quiet?.withoutSubscriptions ? 'quiet' : 'req';
   const quietCte = quiet?.withoutSubscriptions ? `quiet as (select * from req r where ${quiet.withoutSubscriptions('r.tenant_id')}),` : '';
   const crossesNoMark = (before: string, after: string) =>
-    quiet ? ` and (r.quota is null or not ((${before} < r.approaching and ${after} >= r.approaching) or (${before} < r.quota and ${after} >= r.quota)))` : '';
+    quiet
+      ? ` and (r.quota is null or not ((${before} < r.approaching and ${after} >= r.approaching) or (${before} < r.quota and ${after} >= r.quota)))`
+      : '';
   return `req as (
   select * from jsonb_to_recordset(${req}::jsonb) as r(tenant_id uuid, n int, quota int, pauses boolean, approaching int)
 ),${quietCte}

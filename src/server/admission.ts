@@ -146,7 +146,11 @@ export async function countTenant(
  * round trip also takes the tenant's execution slot (`claim`, for executeAction instead of a
  * round trip of its own); the caller gives it back if the operation ends without executing.
  */
-export async function admitTenant(ctx: Context, exempt: boolean, claimsSlot: boolean): Promise<{ principal: Principal; claim?: SlotClaim }> {
+export async function admitTenant(
+  ctx: Context,
+  exempt: boolean,
+  claimsSlot: boolean,
+): Promise<{ principal: Principal; claim?: SlotClaim }> {
   const unchecked = ctx.principal ? undefined : cachedApiKey(ctx.svc, header(ctx.headers, 'x-api-key'));
   if (unchecked) {
     ctx.res.tenantId = unchecked.principal.tenantId;

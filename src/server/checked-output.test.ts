@@ -12,7 +12,8 @@ const router = t.router({
   wrong: t.procedure.output(skipsChecked(shape())).query(() => ({ n: 'not a number' }) as unknown as { n: number }),
 });
 
-const call = (path: string) => callTRPCProcedure({ router, path, type: 'query', ctx: {}, getRawInput: async () => undefined, signal: undefined, batchIndex: 0 });
+const call = (path: string) =>
+  callTRPCProcedure({ router, path, type: 'query', ctx: {}, getRawInput: async () => undefined, signal: undefined, batchIndex: 0 });
 
 describe('skipsChecked outputs', () => {
   it('skip the parser only for a result the service marked as checked', async () => {

@@ -1,5 +1,13 @@
 import type { Principal } from '../auth/principal';
-import { CLAIM_RENEW_MS, claimIdempotencyKey, keepAnswer, keepsFailure, releaseIdempotencyKey, renewIdempotencyClaims, requestFingerprint } from '../idempotency/keys';
+import {
+  CLAIM_RENEW_MS,
+  claimIdempotencyKey,
+  keepAnswer,
+  keepsFailure,
+  releaseIdempotencyKey,
+  renewIdempotencyClaims,
+  requestFingerprint,
+} from '../idempotency/keys';
 import type { Services } from '../services';
 import { AppError, toAppError } from './errors';
 import type { Context } from './context';
@@ -50,7 +58,13 @@ export async function idempotent<R extends ChainResult>(
     } else {
       const failure = toAppError(result.error);
       if (keepsFailure(failure.code)) {
-        await keepAnswer(ctx.svc, tenantId, key, failure.status, { ok: false, code: failure.code, message: failure.message, details: failure.details, headers: failure.headers });
+        await keepAnswer(ctx.svc, tenantId, key, failure.status, {
+          ok: false,
+          code: failure.code,
+          message: failure.message,
+          details: failure.details,
+          headers: failure.headers,
+        });
       } else {
         await release();
       }
@@ -75,7 +89,9 @@ function holdClaim(svc: Services, tenantId: string, key: string): { end(): void 
   const state = held;
   if (!state.timer) {
     state.timer = setInterval(() => {
-      renewIdempotencyClaims(svc, [...state.claims.values()]).catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'could not renew idempotency claims'));
+      renewIdempotencyClaims(svc, [...state.claims.values()]).catch((err: unknown) =>
+        svc.logger.warn({ err: String(err) }, 'could not renew idempotency claims'),
+      );
     }, CLAIM_RENEW_MS);
     state.timer.unref();
   }

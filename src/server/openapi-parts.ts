@@ -17,7 +17,15 @@ export const headerRef = (name: string) => ({ $ref: `#/components/headers/${name
 
 /** The headers of every API response (the caller's pool), plus what some statuses add. */
 export function responseHeaders(status: string): Json {
-  const names = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Execution-Remaining'];
+  const names = [
+    'X-Request-Id',
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'RateLimit',
+    'RateLimit-Policy',
+    'X-Execution-Remaining',
+  ];
   if (status === '429') names.push('Retry-After');
   if (status === '405') names.push('Allow');
   return Object.fromEntries(names.map((n) => [n, headerRef(n)]));

@@ -40,7 +40,8 @@ const ERROR_SCHEMA = {
  */
 const HEADERS: Record<string, Json> = {
   'X-Request-Id': {
-    description: "The request's identifier: the client's own `X-Request-Id` when it is a safe value, else generated. Error bodies repeat it as `request_id`.",
+    description:
+      "The request's identifier: the client's own `X-Request-Id` when it is a safe value, else generated. Error bodies repeat it as `request_id`.",
     required: true,
     schema: { type: 'string' },
   },
@@ -50,9 +51,13 @@ const HEADERS: Record<string, Json> = {
     schema: { type: 'integer', minimum: 0 },
   },
   'X-RateLimit-Remaining': { description: 'Requests left in the reported pool (0 on a 429).', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': { description: 'Unix time (seconds) at which the reported pool has room again.', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': {
+    description: 'Unix time (seconds) at which the reported pool has room again.',
+    schema: { type: 'integer', minimum: 0 },
+  },
   RateLimit: {
-    description: 'The same pool as an IETF RateLimit field (draft-ietf-httpapi-ratelimit-headers-11), e.g. `"default";r=57;t=42` (remaining, seconds to reset).',
+    description:
+      'The same pool as an IETF RateLimit field (draft-ietf-httpapi-ratelimit-headers-11), e.g. `"default";r=57;t=42` (remaining, seconds to reset).',
     schema: { type: 'string' },
   },
   'RateLimit-Policy': {
@@ -62,7 +67,12 @@ const HEADERS: Record<string, Json> = {
   'X-Execution-Remaining': {
     description:
       "Executions left in the tenant's monthly quota (`unlimited` on enterprise). Sent on every response, whatever its status, when the request carried a valid credential; absent without one.",
-    schema: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', const: 'unlimited' }] },
+    schema: {
+      oneOf: [
+        { type: 'integer', minimum: 0 },
+        { type: 'string', const: 'unlimited' },
+      ],
+    },
   },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
   Allow: { description: 'The methods the path accepts, e.g. `POST, OPTIONS`.', required: true, schema: { type: 'string' } },
@@ -86,7 +96,8 @@ const IDEMPOTENCY_PARAMETER = {
 
 /** The 409 of a request whose `Idempotency-Key` is still running carries it; an operation's own 409 need not. */
 const IDEMPOTENCY_RETRY_AFTER = {
-  description: 'Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer.',
+  description:
+    'Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer.',
   schema: { type: 'integer', minimum: 0 },
 };
 
@@ -118,10 +129,10 @@ function errorStatuses(route: Route): Record<string, string> {
   if (admin) out[404] = 'No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found`';
   out[413] = PAYLOAD_TOO_LARGE;
   if (authenticated && !exempt) {
-    out[429] =
-      "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool";
+    out[429] = "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool";
   } else if (authenticated) {
-    out[429] = "After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit";
+    out[429] =
+      "After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit";
   } else if (!exempt) {
     out[429] = "The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool";
   }
@@ -129,7 +140,8 @@ function errorStatuses(route: Route): Record<string, string> {
   const declared = route.meta.openapi?.errorResponses;
   if (declared && !Array.isArray(declared)) Object.assign(out, declared);
   // An operation's own 409 keeps its words; the Idempotency-Key parameter describes this one too.
-  if (takesIdempotencyKey(route)) out[409] ??= 'A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer';
+  if (takesIdempotencyKey(route))
+    out[409] ??= 'A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer';
   return out;
 }
 
@@ -205,7 +217,7 @@ const WEBHOOK_HEADERS: Record<string, Json> = {
     in: 'header',
     required: true,
     description:
-      'Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`. Key: the base64-decoded part after `whsec_` for `whsec_` secrets (generated ones), else the raw secret bytes; so `new Webhook(secret)` or `new Webhook(secret, { format: \'raw\' })` from the `standardwebhooks` libraries verifies it.',
+      "Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`. Key: the base64-decoded part after `whsec_` for `whsec_` secrets (generated ones), else the raw secret bytes; so `new Webhook(secret)` or `new Webhook(secret, { format: 'raw' })` from the `standardwebhooks` libraries verifies it.",
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=$' },
   },
   WebhookEventType: {
@@ -219,7 +231,8 @@ const WEBHOOK_HEADERS: Record<string, Json> = {
     name: 'X-Webhook-Delivery',
     in: 'header',
     required: true,
-    description: 'The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id.',
+    description:
+      'The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id.',
     schema: { type: 'string' },
   },
   WebhookAttempt: {
@@ -291,17 +304,31 @@ const TAGS = [
   { name: 'catalog', description: 'Search and the directory of every action (exempt from the request limit).' },
   { name: 'executions', description: 'The recorded executions of the tenant, with their outputs.' },
   { name: 'agent', description: 'For agents: several actions in one call (batch, chain) and the whole toolkit at once (arm).' },
-  { name: 'certification', description: 'Certification runs of modules: start one for your module, read the report and the history. Tiers none < bronze < silver < gold.' },
+  {
+    name: 'certification',
+    description:
+      'Certification runs of modules: start one for your module, read the report and the history. Tiers none < bronze < silver < gold.',
+  },
   { name: 'trust', description: 'Trust scores of modules: their weighted components and history, and community feedback.' },
-  { name: 'workflows', description: 'Durable multi-step workflows: definitions (a DAG of module actions with templates and JSONata), runs with per-step status, retries and cancellation.' },
+  {
+    name: 'workflows',
+    description:
+      'Durable multi-step workflows: definitions (a DAG of module actions with templates and JSONata), runs with per-step status, retries and cancellation.',
+  },
   { name: 'memory', description: 'Per-agent key-value memory with tags, TTL and full-text search.' },
-  { name: 'webhooks', description: 'Webhook subscriptions (scope `*`, Pro and above), their deliveries, replay; the `webhooks` section documents what receivers get.' },
+  {
+    name: 'webhooks',
+    description:
+      'Webhook subscriptions (scope `*`, Pro and above), their deliveries, replay; the `webhooks` section documents what receivers get.',
+  },
   { name: 'billing', description: 'Usage of the billing cycle, invoices (JSON and PDF) and plan changes. Money is USD decimal strings.' },
   { name: 'protocols', description: 'Agent protocols over JSON-RPC 2.0: MCP (tools and resources) and A2A.' },
-  { name: 'discovery', description: 'Public documents describing the service: health, llms.txt, this OpenAPI document, the A2A agent card.' },
+  {
+    name: 'discovery',
+    description: 'Public documents describing the service: health, llms.txt, this OpenAPI document, the A2A agent card.',
+  },
   { name: 'admin', description: 'Operator endpoints, authenticated with `x-admin-token`; absent (404) when `ADMIN_TOKEN` is unset.' },
 ];
-
 
 /**
  * The OpenAPI 3.1 document, generated from the routers (never hand-written), then completed with
@@ -322,7 +349,12 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     securitySchemes: {
       ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key (`amp_...`)' },
       BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OAuth 2.1 access token from the identity provider' },
-      adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token', description: 'The operator token (`ADMIN_TOKEN`), for the admin endpoints only' },
+      adminToken: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-admin-token',
+        description: 'The operator token (`ADMIN_TOKEN`), for the admin endpoints only',
+      },
     },
   }) as OpenAPIObject & { components: { schemas?: Json } };
 
@@ -356,9 +388,14 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     if (takesIdempotencyKey(route)) {
       // Replayed: the success, and the failures kept with it (src/idempotency/keys.ts KEPT_FAILURES).
       for (const code of [status, '422', '502', '504']) {
-        if (rebuilt[code]) rebuilt[code] = { ...rebuilt[code], headers: { ...(rebuilt[code]!.headers as Json), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } };
+        if (rebuilt[code])
+          rebuilt[code] = {
+            ...rebuilt[code],
+            headers: { ...(rebuilt[code]!.headers as Json), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+          };
       }
-      if (rebuilt['409']) rebuilt['409'] = { ...rebuilt['409'], headers: { ...(rebuilt['409']!.headers as Json), 'Retry-After': IDEMPOTENCY_RETRY_AFTER } };
+      if (rebuilt['409'])
+        rebuilt['409'] = { ...rebuilt['409'], headers: { ...(rebuilt['409']!.headers as Json), 'Retry-After': IDEMPOTENCY_RETRY_AFTER } };
       op.parameters = [...((op.parameters as unknown[] | undefined) ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
     }
     op.responses = Object.fromEntries(Object.entries(rebuilt).sort(([a], [b]) => a.localeCompare(b)));

@@ -49,13 +49,21 @@ function parseCookies(headers: IncomingHttpHeaders): Record<string, string> {
  * for a password session, x-api-key for an API-key session), or undefined when the request
  * carries its own credential or no usable session cookie.
  */
-export async function sessionHeaders(headers: IncomingHttpHeaders, config: Pick<Config, 'publicBaseUrl' | 'sessionSecret'>): Promise<IncomingHttpHeaders | undefined> {
+export async function sessionHeaders(
+  headers: IncomingHttpHeaders,
+  config: Pick<Config, 'publicBaseUrl' | 'sessionSecret'>,
+): Promise<IncomingHttpHeaders | undefined> {
   if (hasCredential(headers)) return undefined;
   const cookies = parseCookies(headers);
   const name = sessionCookieName(config);
   if (!Object.keys(cookies).some((c) => c === name || c.startsWith(`${name}.`))) return undefined;
   // getToken reads the cookie (chunks included) and falls back to an Authorization header, which this request has not.
-  const token = await getToken({ req: { cookies, headers: {} } as never, secret: config.sessionSecret, secureCookie: isSecure(config), logger: silentLogger });
+  const token = await getToken({
+    req: { cookies, headers: {} } as never,
+    secret: config.sessionSecret,
+    secureCookie: isSecure(config),
+    logger: silentLogger,
+  });
   const dashboard = (token as { dashboard?: DashboardToken } | null)?.dashboard;
   if (!dashboard || dashboard.error) return undefined;
   if (dashboard.kind === 'password' && dashboard.accessToken) return { ...headers, authorization: `Bearer ${dashboard.accessToken}` };
@@ -83,7 +91,10 @@ export function isSameOrigin(req: Pick<IncomingMessage, 'headers'>, config: Pick
 
 /** The 403 a cross-site state-changing call with the session cookie gets. */
 export const crossSiteRefusal = () =>
-  new AppError('forbidden', 'A state-changing call with the dashboard session cookie must come from the dashboard itself (its Origin header does not match): refused as cross-site request forgery.');
+  new AppError(
+    'forbidden',
+    'A state-changing call with the dashboard session cookie must come from the dashboard itself (its Origin header does not match): refused as cross-site request forgery.',
+  );
 
 /**
  * The dashboard's server code (next-auth, server actions) calls the API and the identity

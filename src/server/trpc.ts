@@ -15,19 +15,22 @@ import { TRPC_CODES, errorBody, invalidRequest, notFound, toAppError } from './e
 
 export type { Context, Meta } from './context';
 
-const t = initTRPC.context<Context>().meta<Meta>().create({
-  // Errors reach tRPC clients (the dashboard) mapped exactly as REST maps them (toAppError):
-  // the code table's status and code, `app` = the REST error body; internal errors generic.
-  errorFormatter({ shape, error, ctx }) {
-    const app = toAppError(error);
-    const code = TRPC_CODES[app.code];
-    return {
-      code: TRPC_ERROR_CODES_BY_KEY[code],
-      message: app.message,
-      data: { code, httpStatus: app.status, path: shape.data.path, app: errorBody(app, ctx?.requestId ?? '') },
-    };
-  },
-});
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    // Errors reach tRPC clients (the dashboard) mapped exactly as REST maps them (toAppError):
+    // the code table's status and code, `app` = the REST error body; internal errors generic.
+    errorFormatter({ shape, error, ctx }) {
+      const app = toAppError(error);
+      const code = TRPC_CODES[app.code];
+      return {
+        code: TRPC_ERROR_CODES_BY_KEY[code],
+        message: app.message,
+        data: { code, httpStatus: app.status, path: shape.data.path, app: errorBody(app, ctx?.requestId ?? '') },
+      };
+    },
+  });
 
 export const router = t.router;
 
@@ -51,7 +54,8 @@ export function skipsChecked<S extends z.ZodType>(schema: S): S {
  */
 async function assertAcceptableInput(getRawInput: () => Promise<unknown>, meta: Meta | undefined): Promise<void> {
   const input = await getRawInput();
-  if (exceedsJsonDepth(input)) throw invalidRequest(TOO_DEEP_MESSAGE, [{ path: '', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }]);
+  if (exceedsJsonDepth(input))
+    throw invalidRequest(TOO_DEEP_MESSAGE, [{ path: '', message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }]);
   const at = findUnstorable(input);
   if (at === undefined) return;
   const field = at.split('.')[0]!;

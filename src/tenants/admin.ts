@@ -18,7 +18,9 @@ export async function listTenants(svc: Services, input: { limit: number; cursor?
     .orderBy(desc(tenants.createdAt), desc(tenants.id))
     .limit(input.limit + 1);
   const ids = rows.slice(0, input.limit).map((r) => r.id);
-  const [usage, disabled] = ids.length ? await Promise.all([cycleUsage(svc, ids), disabledWebhookCounts(svc, ids)]) : [new Map(), new Map()];
+  const [usage, disabled] = ids.length
+    ? await Promise.all([cycleUsage(svc, ids), disabledWebhookCounts(svc, ids)])
+    : [new Map(), new Map()];
   return toPage(rows, input.limit, (row) => ({
     ...presentTenant(row),
     executions_this_cycle: usage.get(row.id) ?? 0,

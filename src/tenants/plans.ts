@@ -1,7 +1,17 @@
 import { planAllows, PLAN_FEATURES, PLAN_NAMES, PLANS, type Plan, type PlanFeature } from '../contract/plans';
 import { planRequired } from '../lib/errors';
 
-export { isSelfServe, PLAN_FEATURES, PLAN_NAMES, planAllows, PLANS, publicLimits, type Plan, type PlanFeature, type PlanLimits } from '../contract/plans';
+export {
+  isSelfServe,
+  PLAN_FEATURES,
+  PLAN_NAMES,
+  planAllows,
+  PLANS,
+  publicLimits,
+  type Plan,
+  type PlanFeature,
+  type PlanLimits,
+} from '../contract/plans';
 
 /** Throws 403 `plan_required` when the plan lacks the feature. */
 export function assertPlanAllows(plan: Plan, feature: PlanFeature): void {
@@ -60,10 +70,19 @@ export function describePlans(): string {
   const rows = PLAN_NAMES.map((name) => {
     const p = PLANS[name];
     const fee = p.overage === 'custom' ? 'custom' : `${usd(p.priceMicroUsdPerMonth)} USD`;
-    const past = p.overage === 'pause' ? 'paused until the next cycle' : p.overage === 'custom' ? 'custom price per execution' : `${usd(p.overageMicroUsd)} USD per execution`;
+    const past =
+      p.overage === 'pause'
+        ? 'paused until the next cycle'
+        : p.overage === 'custom'
+          ? 'custom price per execution'
+          : `${usd(p.overageMicroUsd)} USD per execution`;
     return `| \`${name}\` | ${fee} | ${count(p.requestsPerMinute)} | ${count(p.executionsPerMonth)} | ${p.concurrency} | ${count(p.modules)} | ${past} |`;
   });
-  return ['| Plan | Monthly fee | Requests / minute | Executions / month | Concurrency | Modules | Past the quota |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| Plan | Monthly fee | Requests / minute | Executions / month | Concurrency | Modules | Past the quota |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** The installed-module limits of the plans that have one, as prose: "free 10, pro 50, business 200". */

@@ -3,7 +3,9 @@ import type { TenantRow } from '../db/schema';
 import { effectiveTerms, publicLimits, type EffectiveTerms, type Plan, type TermOverrides } from './plans';
 
 /** A tenant row's overrides, as `effectiveTerms` reads them. */
-export function rowOverrides(row: Pick<TenantRow, 'requestsPerMinute' | 'executionsPerMonth' | 'overageUnitMicroUsd' | 'monthlyFeeMicroUsd'>): TermOverrides {
+export function rowOverrides(
+  row: Pick<TenantRow, 'requestsPerMinute' | 'executionsPerMonth' | 'overageUnitMicroUsd' | 'monthlyFeeMicroUsd'>,
+): TermOverrides {
   return {
     requestsPerMinute: row.requestsPerMinute,
     executionsPerMonth: row.executionsPerMonth,

@@ -20,7 +20,9 @@ const RESERVED_AGENT_NAMES = new Set(['platform']);
 
 function assertAgentNameAllowed(name: string): void {
   if (RESERVED_AGENT_NAMES.has(name.trim().toLowerCase())) {
-    throw invalidRequest(`The agent name '${name}' is reserved: it names the built-in modules' publisher.`, [{ path: 'agent_name', message: 'Reserved name' }]);
+    throw invalidRequest(`The agent name '${name}' is reserved: it names the built-in modules' publisher.`, [
+      { path: 'agent_name', message: 'Reserved name' },
+    ]);
   }
 }
 
@@ -54,14 +56,23 @@ export interface RegisteringIdentity {
  * 409 when the identity is already linked to a tenant, or when the email already owns one (then
  * the user links that tenant with its `*` key: POST /api/v1/auth/link).
  */
-export async function registerTenantForIdentity(svc: Services, identity: RegisteringIdentity, input: { agent_name?: string; owner_email?: string }) {
-  if (!identity.email) throw invalidRequest('The bearer token carries no email; a tenant needs an owner email.', [{ path: '', message: 'No email in the token' }]);
+export async function registerTenantForIdentity(
+  svc: Services,
+  identity: RegisteringIdentity,
+  input: { agent_name?: string; owner_email?: string },
+) {
+  if (!identity.email)
+    throw invalidRequest('The bearer token carries no email; a tenant needs an owner email.', [
+      { path: '', message: 'No email in the token' },
+    ]);
   const email = identity.email;
   if (input.agent_name !== undefined) assertAgentNameAllowed(input.agent_name);
   const localPart = email.split('@')[0]!.slice(0, 90);
   const agentName = input.agent_name ?? (RESERVED_AGENT_NAMES.has(localPart.toLowerCase()) ? `${localPart}-agent` : localPart);
   if (input.owner_email !== undefined && input.owner_email.toLowerCase() !== email) {
-    throw invalidRequest('owner_email must be the bearer token\'s email (or be left out).', [{ path: 'owner_email', message: 'Differs from the token\'s email' }]);
+    throw invalidRequest("owner_email must be the bearer token's email (or be left out).", [
+      { path: 'owner_email', message: "Differs from the token's email" },
+    ]);
   }
   try {
     return await svc.db.transaction(async (tx) => {
@@ -71,10 +82,7 @@ export async function registerTenantForIdentity(svc: Services, identity: Registe
         .where(and(eq(tenantIdentities.issuer, identity.issuer), eq(tenantIdentities.subject, identity.subject)))
         .limit(1);
       if (linked) throw conflict('This user is already linked to a tenant.');
-      const [tenant] = await tx
-        .insert(tenants)
-        .values({ agentName, ownerEmail: email, plan: 'free' })
-        .returning();
+      const [tenant] = await tx.insert(tenants).values({ agentName, ownerEmail: email, plan: 'free' }).returning();
       await tx.insert(tenantIdentities).values({ issuer: identity.issuer, subject: identity.subject, tenantId: tenant!.id, email });
       const key = await insertKey(tx, tenant!.id, { name: 'primary', scopes: ['*'], isPrimary: true });
       return { api_key: key.api_key, tenant_id: tenant!.id, plan: tenant!.plan, limits: publicLimits(tenant!.plan) };

@@ -29,7 +29,9 @@ export const termsView = z.object({
   executions_per_month: z.number().int().nullable().describe('Monthly execution quota; null = unlimited'),
   concurrency: z.number().int(),
   modules: z.number().int().nullable().describe('Installed-module limit; null = unlimited'),
-  overage: z.enum(['pause', 'metered']).describe('Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`'),
+  overage: z
+    .enum(['pause', 'metered'])
+    .describe('Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`'),
   overage_unit_usd: z.string().describe('Price per execution past the quota, USD decimal string (e.g. "0.001")'),
   monthly_fee_usd: z.string().describe('Monthly fee, USD decimal string (e.g. "29.00")'),
 });
@@ -58,7 +60,10 @@ export const tenantView = z.object({
 export const listTenantsInput = z.strictObject({ ...listParams });
 /** An operator's row: the tenant with this cycle's usage and what needs attention. */
 export const adminTenantView = tenantView.extend({
-  executions_this_cycle: z.number().int().describe('Executions counted in the current billing cycle (against `terms.executions_per_month`)'),
+  executions_this_cycle: z
+    .number()
+    .int()
+    .describe('Executions counted in the current billing cycle (against `terms.executions_per_month`)'),
   disabled_webhooks: z.number().int().describe('Webhook subscriptions disabled after repeated failures'),
 });
 export const tenantList = pageSchema(adminTenantView);
@@ -70,18 +75,37 @@ export const tenantList = pageSchema(adminTenantView);
 const usdInput = (max: number) =>
   z
     .union([z.string(), z.number()])
-    .refine((v) => tryParseUsd(v) !== null, { message: 'must be a non-negative USD amount with at most 6 decimals, e.g. "0.001" or 29', abort: true })
+    .refine((v) => tryParseUsd(v) !== null, {
+      message: 'must be a non-negative USD amount with at most 6 decimals, e.g. "0.001" or 29',
+      abort: true,
+    })
     .refine((v) => (tryParseUsd(v) ?? 0) <= max, { message: `must be at most ${formatUnitUsd(max)} USD` });
 
 export const changePlanInput = z.strictObject({
   tenant_id: z.uuid(),
   plan: planSchema,
-  requests_per_minute: z.number().int().min(1).max(REQUESTS_PER_MINUTE_MAX).nullable().optional().describe("Request limit per minute; null restores the plan's"),
-  executions_per_month: z.number().int().min(0).max(2_000_000_000).nullable().optional().describe("Monthly execution quota; null restores the plan's"),
+  requests_per_minute: z
+    .number()
+    .int()
+    .min(1)
+    .max(REQUESTS_PER_MINUTE_MAX)
+    .nullable()
+    .optional()
+    .describe("Request limit per minute; null restores the plan's"),
+  executions_per_month: z
+    .number()
+    .int()
+    .min(0)
+    .max(2_000_000_000)
+    .nullable()
+    .optional()
+    .describe("Monthly execution quota; null restores the plan's"),
   overage_unit_usd: usdInput(MAX_OVERAGE_UNIT_MICRO_USD)
     .nullable()
     .optional()
-    .describe("Price per execution past the quota, USD (decimal string or number, at most 6 decimals, at most 1000); null restores the plan's"),
+    .describe(
+      "Price per execution past the quota, USD (decimal string or number, at most 6 decimals, at most 1000); null restores the plan's",
+    ),
   monthly_fee_usd: usdInput(MAX_MONTHLY_FEE_MICRO_USD)
     .nullable()
     .optional()
@@ -106,7 +130,9 @@ export const planChangeFields = {
   previous_plan: planSchema,
   changed: z.boolean().describe('False when the plan and terms were already these (nothing recorded)'),
   effective_at: z.string().describe('When the change took effect (at once)'),
-  suspended: affected.describe('Keys and webhook subscriptions beyond the new plan\'s allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again'),
+  suspended: affected.describe(
+    "Keys and webhook subscriptions beyond the new plan's allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again",
+  ),
   restored: affected.describe('Keys and webhook subscriptions an upgrade made work again'),
 };
 

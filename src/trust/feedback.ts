@@ -34,7 +34,13 @@ export async function submitFeedback(svc: Services, principal: Principal, input:
         target: [trustFeedback.moduleName, trustFeedback.tenantId],
         set: { rating: input.rating, comment, updatedAt: sql`now()` },
       })
-      .returning({ rating: trustFeedback.rating, comment: trustFeedback.comment, createdAt: trustFeedback.createdAt, updatedAt: trustFeedback.updatedAt, inserted: sql<boolean>`xmax = 0` });
+      .returning({
+        rating: trustFeedback.rating,
+        comment: trustFeedback.comment,
+        createdAt: trustFeedback.createdAt,
+        updatedAt: trustFeedback.updatedAt,
+        inserted: sql<boolean>`xmax = 0`,
+      });
     const recomputed = await recomputeTrustScore(tx, out, name, 'feedback');
     return { row: row!, recomputed };
   });

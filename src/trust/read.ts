@@ -48,14 +48,24 @@ export async function getTrust(svc: Services, principal: Principal, input: Trust
     certification_tier: found.module.certificationTier,
     components: {
       certification: { ...components.certification, tier: certification?.tier ?? null, ran_at: certification?.ranAt.toISOString() ?? null },
-      success_rate: { ...components.success_rate, executions: executions.total, succeeded: executions.succeeded, window_days: TRUST_WINDOW_DAYS },
+      success_rate: {
+        ...components.success_rate,
+        executions: executions.total,
+        succeeded: executions.succeeded,
+        window_days: TRUST_WINDOW_DAYS,
+      },
       latency: { ...components.latency, p95_ms: executions.p95Ms ?? certification?.p95Ms ?? null, source: latencySource },
       feedback: { ...components.feedback, average: roundAverage(inputs.feedback.average), count: inputs.feedback.count },
     },
     computed_score: weightedScore(components),
     computed_at: stored[0]?.computedAt.toISOString() ?? null,
     feedback: { count: feedback.count, average: roundAverage(feedback.average), distribution, your_rating: mine[0]?.rating ?? null },
-    history: history.map((h) => ({ score: h.score, previous_score: h.previousScore, reason: h.reason, changed_at: h.createdAt.toISOString() })),
+    history: history.map((h) => ({
+      score: h.score,
+      previous_score: h.previousScore,
+      reason: h.reason,
+      changed_at: h.createdAt.toISOString(),
+    })),
   };
 }
 

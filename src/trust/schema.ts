@@ -8,7 +8,13 @@ export const trustInput = z.strictObject({
 });
 
 const component = (extra: z.ZodRawShape, description: string) =>
-  z.object({ value: z.number().int().describe('0–100'), weight: z.number().describe('Share of the score; the four weights sum to 1'), ...extra }).describe(description);
+  z
+    .object({
+      value: z.number().int().describe('0–100'),
+      weight: z.number().describe('Share of the score; the four weights sum to 1'),
+      ...extra,
+    })
+    .describe(description);
 
 export const trustView = z.object({
   module: z.string(),
@@ -16,7 +22,10 @@ export const trustView = z.object({
   certification_tier: z.string(),
   components: z.object({
     certification: component(
-      { tier: z.string().nullable().describe('Tier of the latest completed run; null when never certified'), ran_at: z.string().nullable() },
+      {
+        tier: z.string().nullable().describe('Tier of the latest completed run; null when never certified'),
+        ran_at: z.string().nullable(),
+      },
       'gold 100, silver 80, bronze 60, none 20; 50 when never certified',
     ),
     success_rate: component(
@@ -33,7 +42,12 @@ export const trustView = z.object({
     ),
   }),
   computed_score: z.number().int().describe('The weighted sum of the components shown: `trust_score` as of `computed_at`'),
-  computed_at: z.string().nullable().describe('When the score was last recomputed (after a certification run, a rating, and daily); null when never: every component is then neutral'),
+  computed_at: z
+    .string()
+    .nullable()
+    .describe(
+      'When the score was last recomputed (after a certification run, a rating, and daily); null when never: every component is then neutral',
+    ),
   feedback: z.object({
     count: z.number().int(),
     average: z.number().nullable().describe('Average rating, 2 decimals; null without ratings'),
@@ -41,7 +55,14 @@ export const trustView = z.object({
     your_rating: z.number().int().nullable().describe("The calling tenant's rating, if any"),
   }),
   history: z
-    .array(z.object({ score: z.number().int(), previous_score: z.number().int(), reason: z.enum(['certification', 'feedback', 'usage']), changed_at: z.string() }))
+    .array(
+      z.object({
+        score: z.number().int(),
+        previous_score: z.number().int(),
+        reason: z.enum(['certification', 'feedback', 'usage']),
+        changed_at: z.string(),
+      }),
+    )
     .describe('Changes of the score, newest first'),
 });
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { componentValues, latencyValue, NEUTRAL_VALUE, TRUST_WEIGHTS, weightedScore, type TrustInputs } from './score';
 
-const empty: TrustInputs = { certification: null, executions: { total: 0, succeeded: 0, p95Ms: null }, feedback: { count: 0, average: null } };
+const empty: TrustInputs = {
+  certification: null,
+  executions: { total: 0, succeeded: 0, p95Ms: null },
+  feedback: { count: 0, average: null },
+};
 
 describe('trust score components', () => {
   it('weights sum to 1', () => {
@@ -36,9 +40,17 @@ describe('trust score components', () => {
   });
 
   it('extremes: everything perfect is 100, everything failing 0', () => {
-    const best = componentValues({ certification: { tier: 'gold', ranAt: new Date(), p95Ms: 1 }, executions: { total: 5, succeeded: 5, p95Ms: 1 }, feedback: { count: 1, average: 5 } });
+    const best = componentValues({
+      certification: { tier: 'gold', ranAt: new Date(), p95Ms: 1 },
+      executions: { total: 5, succeeded: 5, p95Ms: 1 },
+      feedback: { count: 1, average: 5 },
+    });
     expect(weightedScore(best)).toBe(100);
-    const worst = componentValues({ certification: { tier: 'none', ranAt: new Date(), p95Ms: 9000 }, executions: { total: 5, succeeded: 0, p95Ms: 9000 }, feedback: { count: 1, average: 1 } });
+    const worst = componentValues({
+      certification: { tier: 'none', ranAt: new Date(), p95Ms: 9000 },
+      executions: { total: 5, succeeded: 0, p95Ms: 9000 },
+      feedback: { count: 1, average: 1 },
+    });
     expect(weightedScore(worst)).toBe(8);
   });
 });

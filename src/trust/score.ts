@@ -1,6 +1,14 @@
 import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
-import { certificationRuns, executions, modules, trustComponents, trustFeedback, trustScoreHistory, type StoredTrustInputs } from '../db/schema';
+import {
+  certificationRuns,
+  executions,
+  modules,
+  trustComponents,
+  trustFeedback,
+  trustScoreHistory,
+  type StoredTrustInputs,
+} from '../db/schema';
 import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
 import { moduleAudience } from './audience';
@@ -80,7 +88,9 @@ export async function trustInputs(db: Executor, moduleName: string): Promise<Tru
     .select({
       succeeded: sql<number>`count(*) filter (where ${executions.status} = 'success')::int`,
       failed: sql<number>`count(*) filter (where ${executions.status} = 'failed' and ${executions.errorCode} is distinct from 'invalid_input')::int`,
-      p95Ms: sql<number | null>`(percentile_disc(0.95) within group (order by ${executions.latencyMs}) filter (where ${executions.status} = 'success'))::int`,
+      p95Ms: sql<
+        number | null
+      >`(percentile_disc(0.95) within group (order by ${executions.latencyMs}) filter (where ${executions.status} = 'success'))::int`,
     })
     .from(executions)
     .where(and(eq(executions.module, moduleName), gte(executions.createdAt, since)));
@@ -96,7 +106,11 @@ export async function trustInputs(db: Executor, moduleName: string): Promise<Tru
 }
 
 /** No data at all: every component neutral, the score 50 (a module never scored yet). */
-export const NO_INPUTS: TrustInputs = { certification: null, executions: { total: 0, succeeded: 0, p95Ms: null }, feedback: { count: 0, average: null } };
+export const NO_INPUTS: TrustInputs = {
+  certification: null,
+  executions: { total: 0, succeeded: 0, p95Ms: null },
+  feedback: { count: 0, average: null },
+};
 
 export function storeInputs(inputs: TrustInputs): StoredTrustInputs {
   return { ...inputs, certification: inputs.certification && { ...inputs.certification, ranAt: inputs.certification.ranAt.toISOString() } };
@@ -117,7 +131,12 @@ export function loadInputs(stored: StoredTrustInputs): TrustInputs {
  * inserting rows referencing the module takes), so concurrent recomputations of one module
  * run one after the other, each reading what the previous committed.
  */
-export async function recomputeTrustScore(tx: Executor, out: Outbox, moduleName: string, reason: TrustReason): Promise<{ score: number; previous: number }> {
+export async function recomputeTrustScore(
+  tx: Executor,
+  out: Outbox,
+  moduleName: string,
+  reason: TrustReason,
+): Promise<{ score: number; previous: number }> {
   const [row] = await tx.select({ score: modules.trustScore }).from(modules).where(eq(modules.name, moduleName)).for('no key update');
   if (!row) return { score: NEUTRAL_VALUE, previous: NEUTRAL_VALUE };
   const inputs = await trustInputs(tx, moduleName);
@@ -125,7 +144,10 @@ export async function recomputeTrustScore(tx: Executor, out: Outbox, moduleName:
   const score = weightedScore(components);
   const previous = row.score;
   const stored = { inputs: storeInputs(inputs), computedAt: new Date() };
-  await tx.insert(trustComponents).values({ moduleName, ...stored }).onConflictDoUpdate({ target: trustComponents.moduleName, set: stored });
+  await tx
+    .insert(trustComponents)
+    .values({ moduleName, ...stored })
+    .onConflictDoUpdate({ target: trustComponents.moduleName, set: stored });
   if (score === previous) return { score, previous };
   await tx.update(modules).set({ trustScore: score }).where(eq(modules.name, moduleName));
   await tx.insert(trustScoreHistory).values({ moduleName, score, previousScore: previous, reason, components });

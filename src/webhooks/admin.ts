@@ -49,7 +49,11 @@ export async function listFailedDeliveries(svc: Services, input: PageInput) {
     .limit(input.limit + 1);
   const ids = rows.slice(0, input.limit).map((r) => r.delivery.id);
   const attempts = ids.length
-    ? await svc.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)).orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt))
+    ? await svc.db
+        .select()
+        .from(webhookAttempts)
+        .where(inArray(webhookAttempts.deliveryId, ids))
+        .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt))
     : [];
   const byDelivery = new Map<string, WebhookAttemptRow[]>();
   for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);

@@ -43,7 +43,10 @@ export interface MadeAttempt {
  * stops; docs/webhooks.md) and its job is idle too. One whose secret cannot be decrypted (ENCRYPTION_KEY
  * changed) is `unsendable`: a failed attempt without a request.
  */
-export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promise<{ ready: PreparedAttempt[]; idle: string[]; unsendable: MadeAttempt[] }> {
+export async function prepareAttempts(
+  svc: Services,
+  jobs: FetchedJob[],
+): Promise<{ ready: PreparedAttempt[]; idle: string[]; unsendable: MadeAttempt[] }> {
   const rows = await svc.db
     .select({
       delivery: webhookDeliveries,
@@ -76,7 +79,10 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
       idle.push(job.id);
       continue;
     }
-    const body = envelopeBody({ id: delivery.eventId, event: delivery.eventType, timestamp: row.eventAt.toISOString(), data: row.eventData }, svc.config.publicBaseUrl);
+    const body = envelopeBody(
+      { id: delivery.eventId, event: delivery.eventType, timestamp: row.eventAt.toISOString(), data: row.eventData },
+      svc.config.publicBaseUrl,
+    );
     const attempt: PreparedAttempt = {
       jobId: job.id,
       deliveryId: delivery.id,
@@ -98,7 +104,12 @@ export async function prepareAttempts(svc: Services, jobs: FetchedJob[]): Promis
       }
       secrets.set(delivery.subscriptionId, secret);
     }
-    attempt.headers = deliveryHeaders(secret, body, { eventId: delivery.eventId, eventType: delivery.eventType, deliveryId: delivery.id, attempt: job.data.attempt });
+    attempt.headers = deliveryHeaders(secret, body, {
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      deliveryId: delivery.id,
+      attempt: job.data.attempt,
+    });
     ready.push(attempt);
   }
   if (cancel.length > 0) {
@@ -138,12 +149,15 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
         sql`(${p.prepared.deliveryId}::text, ${p.prepared.attempt}::int, ${p.status}::text, ${p.finished ? now.toISOString() : null}::timestamptz, ${p.finished ? null : new Date(now.getTime() + p.retryDelayMs!).toISOString()}::timestamptz)`,
     );
     // Guarded on the previous attempt count: an attempt recorded twice (a job that ran again) counts once.
-    const updated = await queryRows<{ id: string; attempts: number }>(tx, sql`
+    const updated = await queryRows<{ id: string; attempts: number }>(
+      tx,
+      sql`
       update ${webhookDeliveries} as d
       set attempts = v.attempt, status = v.status, completed_at = v.completed_at, next_attempt_at = v.next_at
       from (values ${sql.join(values, sql`, `)}) as v(id, attempt, status, completed_at, next_at)
       where d.id = v.id and d.status = 'pending' and d.attempts = v.attempt - 1
-      returning d.id, d.attempts`);
+      returning d.id, d.attempts`,
+    );
     const recorded = new Set(updated.map((r) => `${r.id}#${r.attempts}`));
     const kept = plans.filter((p) => recorded.delete(`${p.prepared.deliveryId}#${p.prepared.attempt}`));
     if (kept.length > 0) {
@@ -160,11 +174,28 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
         })),
       );
       const retries = kept.filter((p) => !p.finished);
-      await scheduleAttempts(svc, tx, retries.map((p) => ({ deliveryId: p.prepared.deliveryId, attempt: p.prepared.attempt + 1, delayMs: p.retryDelayMs!, subscriptionId: p.prepared.subscriptionId })));
+      await scheduleAttempts(
+        svc,
+        tx,
+        retries.map((p) => ({
+          deliveryId: p.prepared.deliveryId,
+          attempt: p.prepared.attempt + 1,
+          delayMs: p.retryDelayMs!,
+          subscriptionId: p.prepared.subscriptionId,
+        })),
+      );
       await addToStats(tx, kept);
-      await countConsecutiveFailures(tx, kept.filter((p) => p.finished));
+      await countConsecutiveFailures(
+        tx,
+        kept.filter((p) => p.finished),
+      );
     }
-    await svc.boss.complete(DELIVERY_QUEUE, made.map((m) => m.prepared.jobId), null, { db: jobsDb(tx) });
+    await svc.boss.complete(
+      DELIVERY_QUEUE,
+      made.map((m) => m.prepared.jobId),
+      null,
+      { db: jobsDb(tx) },
+    );
     return kept.filter((p) => !p.finished).map((p) => p.retryDelayMs!);
   });
 }
@@ -197,8 +228,14 @@ async function recordSuccesses(svc: Services, made: MadeAttempt[]): Promise<void
       response_body: outcome.responseBody,
     });
   }
-  await statementRows(svc.database, svc.db, 'amp_record_webhook_successes', RECORD_SUCCESSES_SQL, [JSON.stringify(values), new Date().toISOString()]);
-  await svc.boss.complete(DELIVERY_QUEUE, made.map((m) => m.prepared.jobId));
+  await statementRows(svc.database, svc.db, 'amp_record_webhook_successes', RECORD_SUCCESSES_SQL, [
+    JSON.stringify(values),
+    new Date().toISOString(),
+  ]);
+  await svc.boss.complete(
+    DELIVERY_QUEUE,
+    made.map((m) => m.prepared.jobId),
+  );
 }
 
 /**
@@ -249,9 +286,17 @@ interface Planned {
 
 /** One upsert per subscription into one of its shards. Average latency counts answered attempts. */
 async function addToStats(tx: Executor, kept: Planned[]) {
-  const totals = new Map<string, { deliveriesSucceeded: number; deliveriesFailed: number; attemptsTimed: number; attemptLatencyTotalMs: number }>();
+  const totals = new Map<
+    string,
+    { deliveriesSucceeded: number; deliveriesFailed: number; attemptsTimed: number; attemptLatencyTotalMs: number }
+  >();
   for (const { prepared, outcome, finished } of kept) {
-    const t = totals.get(prepared.subscriptionId) ?? { deliveriesSucceeded: 0, deliveriesFailed: 0, attemptsTimed: 0, attemptLatencyTotalMs: 0 };
+    const t = totals.get(prepared.subscriptionId) ?? {
+      deliveriesSucceeded: 0,
+      deliveriesFailed: 0,
+      attemptsTimed: 0,
+      attemptLatencyTotalMs: 0,
+    };
     if (finished && outcome.success) t.deliveriesSucceeded++;
     if (finished && !outcome.success) t.deliveriesFailed++;
     if (outcome.statusCode !== null) {
@@ -260,7 +305,9 @@ async function addToStats(tx: Executor, kept: Planned[]) {
     }
     totals.set(prepared.subscriptionId, t);
   }
-  const rows = [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([subscriptionId, t]) => ({ subscriptionId, shard: Math.floor(Math.random() * STATS_SHARDS), ...t }));
+  const rows = [...totals]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([subscriptionId, t]) => ({ subscriptionId, shard: Math.floor(Math.random() * STATS_SHARDS), ...t }));
   const st = webhookStats;
   await tx
     .insert(st)
@@ -294,7 +341,10 @@ async function countConsecutiveFailures(tx: Executor, finished: Planned[]) {
   // In id order, so two transactions never wait on each other's rows in opposite orders.
   for (const [id, c] of [...bySubscription].sort(([a], [b]) => a.localeCompare(b))) {
     if (c.reset && c.failuresAfter === 0) {
-      await tx.update(s).set({ consecutiveFailures: 0 }).where(and(eq(s.id, id), ne(s.consecutiveFailures, 0)));
+      await tx
+        .update(s)
+        .set({ consecutiveFailures: 0 })
+        .where(and(eq(s.id, id), ne(s.consecutiveFailures, 0)));
       continue;
     }
     const count = c.reset ? sql`${c.failuresAfter}::int` : sql`${s.consecutiveFailures} + ${c.failuresAfter}`;

@@ -107,11 +107,20 @@ export async function getDelivery(svc: Services, principal: Principal, webhookId
     .leftJoin(events, eq(events.id, d.eventId))
     .where(and(eq(d.id, deliveryId), eq(d.subscriptionId, webhookId), eq(d.tenantId, principal.tenantId)));
   if (!row) throw notFound('delivery');
-  const attempts = await svc.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attempt);
+  const attempts = await svc.db
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, deliveryId))
+    .orderBy(webhookAttempts.attempt);
   const { delivery, eventData, eventAt } = row;
   const payload =
     delivery.kind !== 'test' && eventData && eventAt
-      ? (JSON.parse(envelopeBody({ id: delivery.eventId, event: delivery.eventType, timestamp: eventAt.toISOString(), data: eventData }, svc.config.publicBaseUrl)) as Record<string, unknown>)
+      ? (JSON.parse(
+          envelopeBody(
+            { id: delivery.eventId, event: delivery.eventType, timestamp: eventAt.toISOString(), data: eventData },
+            svc.config.publicBaseUrl,
+          ),
+        ) as Record<string, unknown>)
       : null;
   return { ...presentDelivery(delivery, attempts), payload };
 }

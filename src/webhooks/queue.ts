@@ -27,10 +27,23 @@ export async function retryOrphanedAttempts(svc: Services): Promise<number> {
  * the worker could not send in time (src/jobs/webhooks.ts): the new job queues behind those
  * created meanwhile, and the old one never runs again.
  */
-export async function deferAttempts(svc: Services, attempts: { jobId: string; deliveryId: string; attempt: number; subscriptionId: string }[], delayMs: number): Promise<void> {
+export async function deferAttempts(
+  svc: Services,
+  attempts: { jobId: string; deliveryId: string; attempt: number; subscriptionId: string }[],
+  delayMs: number,
+): Promise<void> {
   if (attempts.length === 0) return;
   await svc.db.transaction(async (tx) => {
-    await scheduleAttempts(svc, tx, attempts.map((a) => ({ deliveryId: a.deliveryId, attempt: a.attempt, subscriptionId: a.subscriptionId, delayMs })));
-    await svc.boss.complete(DELIVERY_QUEUE, attempts.map((a) => a.jobId), null, { db: jobsDb(tx) });
+    await scheduleAttempts(
+      svc,
+      tx,
+      attempts.map((a) => ({ deliveryId: a.deliveryId, attempt: a.attempt, subscriptionId: a.subscriptionId, delayMs })),
+    );
+    await svc.boss.complete(
+      DELIVERY_QUEUE,
+      attempts.map((a) => a.jobId),
+      null,
+      { db: jobsDb(tx) },
+    );
   });
 }

@@ -15,7 +15,9 @@ export async function checkReceiverUrl(svc: Services, url: string): Promise<stri
   const refuse = (message: string) => invalidRequest(`The receiver URL is not allowed: ${message}`, [{ path: 'url', message }]);
   let receiver: URL;
   try {
-    receiver = (await assertPublicUrl(url, { requireHttps: true, allowPrivate: svc.config.webhooks.allowPrivate, lookupTimeoutMs: LOOKUP_TIMEOUT_MS })).url;
+    receiver = (
+      await assertPublicUrl(url, { requireHttps: true, allowPrivate: svc.config.webhooks.allowPrivate, lookupTimeoutMs: LOOKUP_TIMEOUT_MS })
+    ).url;
   } catch (err) {
     if (!(err instanceof SsrfError)) throw err;
     if (err.code !== 'dns_failure') throw refuse(err.message);

@@ -21,7 +21,15 @@ export async function rescueStalledDeliveries(svc: Services, batchSize = 1000): 
       .limit(batchSize)
       .for('update', { skipLocked: true });
     if (stalled.length === 0) return 0;
-    await tx.update(d).set({ nextAttemptAt: sql`now()` }).where(inArray(d.id, stalled.map((s) => s.id)));
+    await tx
+      .update(d)
+      .set({ nextAttemptAt: sql`now()` })
+      .where(
+        inArray(
+          d.id,
+          stalled.map((s) => s.id),
+        ),
+      );
     await out.retry(stalled.map((s) => ({ deliveryId: s.id, attempt: s.attempts + 1, delayMs: 0, subscriptionId: s.subscriptionId })));
     return stalled.length;
   });

@@ -19,7 +19,12 @@ const eventKinds = z
   })
   .describe(`Event kinds to receive, or ["*"] for all: ${EVENT_TYPES.join(', ')}`);
 
-const receiverUrl = z.string().trim().min(1).max(WEBHOOK_URL_MAX_LENGTH).describe('HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1)');
+const receiverUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .max(WEBHOOK_URL_MAX_LENGTH)
+  .describe('HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1)');
 
 const signingSecret = z
   .string()
@@ -59,14 +64,19 @@ export const webhookView = z.object({
   secret: z.string().describe('The full secret on create; masked (`…` + last 4) afterwards'),
   consecutive_failures: z.number().int(),
   disabled_at: z.string().nullable(),
-  suspended: z.boolean().describe('True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it'),
+  suspended: z
+    .boolean()
+    .describe('True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it'),
   created_at: z.string(),
   updated_at: z.string(),
 });
 
 export const webhookList = pageSchema(
   webhookView.extend({
-    success_rate: z.number().nullable().describe('Succeeded / finished deliveries, 0–1, as the detail view\'s `stats.success_rate` (null before the first finishes)'),
+    success_rate: z
+      .number()
+      .nullable()
+      .describe("Succeeded / finished deliveries, 0–1, as the detail view's `stats.success_rate` (null before the first finishes)"),
   }),
 );
 
@@ -109,13 +119,18 @@ export const webhookDetail = webhookView.extend({
   deliveries: z.array(deliveryView).describe('The latest 100 deliveries, newest first'),
 });
 
-export const deliveryIdInput = z.strictObject({ id: webhookId, delivery_id: z.string().min(1).max(64).describe('Delivery identifier (`dlv_...`)') });
+export const deliveryIdInput = z.strictObject({
+  id: webhookId,
+  delivery_id: z.string().min(1).max(64).describe('Delivery identifier (`dlv_...`)'),
+});
 
 export const deliveryWithPayload = deliveryView.extend({
   payload: z
     .record(z.string(), z.unknown())
     .nullable()
-    .describe('The envelope `{id, event, timestamp, data}` this delivery sends, as its attempts send it; null for test sends and once the event passed the 30-day retention'),
+    .describe(
+      'The envelope `{id, event, timestamp, data}` this delivery sends, as its attempts send it; null for test sends and once the event passed the 30-day retention',
+    ),
 });
 
 export const webhookSeriesInput = z.strictObject({

@@ -8,7 +8,8 @@ import { deliveryHeaders, envelopeBody, signBody, standardSignature } from './en
 import { postToReceiver } from './send';
 
 /** Only the configuration is read by postToReceiver; the rest of Services is not needed. */
-const withConfig = (allowPrivate: boolean, timeoutMs = 2000) => ({ config: { webhooks: { allowPrivate, timeoutMs, retryScheduleMs: [0] } } }) as unknown as Services;
+const withConfig = (allowPrivate: boolean, timeoutMs = 2000) =>
+  ({ config: { webhooks: { allowPrivate, timeoutMs, retryScheduleMs: [0] } } }) as unknown as Services;
 
 describe('postToReceiver: the address is checked again at every attempt', () => {
   let r: Receiver;
@@ -58,15 +59,30 @@ describe('envelope', () => {
   });
 
   it('replaces data over 64 KB with a summary and the absolute execution link', () => {
-    const body = envelopeBody({ id: 'evt_1', event: 'workflow.completed', timestamp: '2026-01-01T00:00:00.000Z', data: { execution_id: 'exe_1', blob: 'x'.repeat(100_000) } }, 'https://amp.example.com');
+    const body = envelopeBody(
+      {
+        id: 'evt_1',
+        event: 'workflow.completed',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        data: { execution_id: 'exe_1', blob: 'x'.repeat(100_000) },
+      },
+      'https://amp.example.com',
+    );
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(65_536);
     const parsed = JSON.parse(body);
-    expect(parsed).toMatchObject({ id: 'evt_1', event: 'workflow.completed', data: { truncated: true, full_result_url: 'https://amp.example.com/api/v1/executions/exe_1' } });
+    expect(parsed).toMatchObject({
+      id: 'evt_1',
+      event: 'workflow.completed',
+      data: { truncated: true, full_result_url: 'https://amp.example.com/api/v1/executions/exe_1' },
+    });
   });
 
   it('sends a recorded full_result_url path as an absolute URL', () => {
     const data = { execution_id: 'exe_2', truncated: true, full_result_url: '/api/v1/executions/exe_2' };
-    const body = envelopeBody({ id: 'evt_2', event: 'execution.completed', timestamp: '2026-01-01T00:00:00.000Z', data }, 'https://amp.example.com');
+    const body = envelopeBody(
+      { id: 'evt_2', event: 'execution.completed', timestamp: '2026-01-01T00:00:00.000Z', data },
+      'https://amp.example.com',
+    );
     expect(JSON.parse(body).data.full_result_url).toBe('https://amp.example.com/api/v1/executions/exe_2');
   });
 });
@@ -87,7 +103,12 @@ describe('Standard Webhooks signature', () => {
   });
 
   it('a caller-chosen secret is the raw key; the signature covers id and timestamp', () => {
-    const headers = deliveryHeaders('my-own-signing-secret-1', body, { eventId: 'evt_1', eventType: 'webhook.test', deliveryId: 'dlv_1', attempt: 1 });
+    const headers = deliveryHeaders('my-own-signing-secret-1', body, {
+      eventId: 'evt_1',
+      eventType: 'webhook.test',
+      deliveryId: 'dlv_1',
+      attempt: 1,
+    });
     const wh = new Webhook('my-own-signing-secret-1', { format: 'raw' });
     expect(wh.verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => wh.verify(body, { ...headers, 'webhook-id': 'evt_2' })).toThrow();

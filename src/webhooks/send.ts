@@ -43,8 +43,7 @@ export async function postToReceiver(svc: Services, url: string, body: string, h
       responseBody: res.body.length ? res.body.toString('utf8').replaceAll('\u0000', '') : null,
     };
   } catch (err) {
-    const message =
-      err instanceof SsrfError || err instanceof FetchError ? err.message : 'The request failed.';
+    const message = err instanceof SsrfError || err instanceof FetchError ? err.message : 'The request failed.';
     return { success: false, statusCode: null, latencyMs: elapsed(), error: message, responseBody: null };
   }
 }

@@ -61,15 +61,13 @@ export async function listWebhooks(svc: Services, principal: Principal, input: L
   const rows = await svc.db
     .select()
     .from(s)
-    .where(
-      and(
-        eq(s.tenantId, principal.tenantId),
-        beforeCursor(s.createdAt, s.id, cursor),
-      ),
-    )
+    .where(and(eq(s.tenantId, principal.tenantId), beforeCursor(s.createdAt, s.id, cursor)))
     .orderBy(desc(s.createdAt), desc(s.id))
     .limit(input.limit + 1);
-  const rates = await successRates(svc.db, rows.slice(0, input.limit).map((r) => r.id));
+  const rates = await successRates(
+    svc.db,
+    rows.slice(0, input.limit).map((r) => r.id),
+  );
   return toPage(rows, input.limit, (row) => ({ ...presentWebhook(row), success_rate: rates.get(row.id) ?? null }));
 }
 
@@ -80,7 +78,10 @@ export async function listWebhooks(svc: Services, principal: Principal, input: L
  * without the other.
  */
 export async function getWebhook(svc: Services, principal: Principal, id: string) {
-  return svc.db.transaction((tx) => readWebhook(svc, tx, principal.tenantId, id), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+  return svc.db.transaction((tx) => readWebhook(svc, tx, principal.tenantId, id), {
+    isolationLevel: 'repeatable read',
+    accessMode: 'read only',
+  });
 }
 
 async function readWebhook(svc: Services, tx: Executor, tenantId: string, id: string) {
@@ -105,7 +106,12 @@ async function readWebhook(svc: Services, tx: Executor, tenantId: string, id: st
     ? await tx
         .select()
         .from(webhookAttempts)
-        .where(inArray(webhookAttempts.deliveryId, deliveries.map((x) => x.id)))
+        .where(
+          inArray(
+            webhookAttempts.deliveryId,
+            deliveries.map((x) => x.id),
+          ),
+        )
         .orderBy(webhookAttempts.deliveryId, webhookAttempts.attempt)
     : [];
   const byDelivery = new Map<string, WebhookAttemptRow[]>();
@@ -173,7 +179,12 @@ export async function enableWebhook(svc: Services, tenantId: string | null, id: 
   const s = webhookSubscriptions;
   const [row] = await svc.db
     .update(s)
-    .set({ status: 'active', consecutiveFailures: 0, disabledAt: null, updatedAt: sql`case when ${s.status} = 'active' then ${s.updatedAt} else now() end` })
+    .set({
+      status: 'active',
+      consecutiveFailures: 0,
+      disabledAt: null,
+      updatedAt: sql`case when ${s.status} = 'active' then ${s.updatedAt} else now() end`,
+    })
     .where(and(eq(s.id, id), tenantId ? eq(s.tenantId, tenantId) : undefined))
     .returning();
   if (!row) throw notFound('webhook');

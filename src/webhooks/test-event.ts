@@ -18,12 +18,15 @@ export async function sendTestEvent(svc: Services, principal: Principal, id: str
   const subscription = await findSubscription(svc, principal.tenantId, id);
   const eventId = newTimeOrderedId('evt');
   const deliveryId = newId('dlv');
-  const body = envelopeBody({
-    id: eventId,
-    event: TEST_EVENT_TYPE,
-    timestamp: new Date().toISOString(),
-    data: { subscription_id: subscription.id, tenant_id: principal.tenantId, message: 'A test event from the Agent Module Platform.' },
-  }, svc.config.publicBaseUrl);
+  const body = envelopeBody(
+    {
+      id: eventId,
+      event: TEST_EVENT_TYPE,
+      timestamp: new Date().toISOString(),
+      data: { subscription_id: subscription.id, tenant_id: principal.tenantId, message: 'A test event from the Agent Module Platform.' },
+    },
+    svc.config.publicBaseUrl,
+  );
   const secret = decryptSecret(svc.config.encryptionKey, subscription.secretEncrypted);
   await svc.db.insert(webhookDeliveries).values({
     id: deliveryId,
@@ -33,7 +36,12 @@ export async function sendTestEvent(svc: Services, principal: Principal, id: str
     eventType: TEST_EVENT_TYPE,
     kind: 'test',
   });
-  const outcome = await postToReceiver(svc, subscription.url, body, deliveryHeaders(secret, body, { eventId, eventType: TEST_EVENT_TYPE, deliveryId, attempt: 1 }));
+  const outcome = await postToReceiver(
+    svc,
+    subscription.url,
+    body,
+    deliveryHeaders(secret, body, { eventId, eventType: TEST_EVENT_TYPE, deliveryId, attempt: 1 }),
+  );
   await svc.db.transaction(async (tx) => {
     await tx.insert(webhookAttempts).values({ deliveryId, attempt: 1, ...outcome });
     await tx

@@ -76,14 +76,19 @@ export async function validateSteps(svc: Services, tenantId: string, steps: Work
   for (const [i, s] of steps.entries()) {
     const found = await findVisibleModule(svc.db, tenantId, s.module, svc.moduleCache);
     if (!found) refuse(i, 'module', `Step '${s.id}' uses unknown module '${s.module}'.`);
-    if (!found.actions.some((a) => a.name === s.action)) refuse(i, 'action', `Step '${s.id}': module '${s.module}' has no action '${s.action}'.`);
+    if (!found.actions.some((a) => a.name === s.action))
+      refuse(i, 'action', `Step '${s.id}': module '${s.module}' has no action '${s.action}'.`);
   }
 
   const ancestors = ancestorsOf(steps);
   const checkStep = (i: number, field: string, s: WorkflowStepInput, target: string) => {
     if (!index.has(target)) refuse(i, field, `Step '${s.id}' references unknown step '${target}'.`);
     if (!ancestors.get(s.id)!.has(target)) {
-      refuse(i, field, `Step '${s.id}' references step '${target}', which is not one of its dependencies (add it to depends_on, directly or through another step).`);
+      refuse(
+        i,
+        field,
+        `Step '${s.id}' references step '${target}', which is not one of its dependencies (add it to depends_on, directly or through another step).`,
+      );
     }
   };
   for (const [i, s] of steps.entries()) {

@@ -36,7 +36,9 @@ export async function enqueueSteps(svc: Services, tx: Executor, jobs: (StepJob &
  * died are failed at once, so pg-boss retries them now instead of when they expire.
  */
 export async function retryOrphanedSteps(svc: Services): Promise<number> {
-  const { rows } = await svc.boss.getDb().executeSql(`select id from pgboss.job where name = $1 and state = 'active'`, [WORKFLOW_STEP_QUEUE]);
+  const { rows } = await svc.boss
+    .getDb()
+    .executeSql(`select id from pgboss.job where name = $1 and state = 'active'`, [WORKFLOW_STEP_QUEUE]);
   const ids = rows.map((r: { id: string }) => r.id);
   if (ids.length > 0) await svc.boss.fail(WORKFLOW_STEP_QUEUE, ids);
   return ids.length;

@@ -68,14 +68,24 @@ async function findByKey(db: Executor, tenantId: string, workflowId: string, key
   return run;
 }
 
-const started = (run: WorkflowRunRow) => ({ run_id: run.id, workflow_id: run.workflowId, workflow_version: run.workflowVersion, status: run.status });
+const started = (run: WorkflowRunRow) => ({
+  run_id: run.id,
+  workflow_id: run.workflowId,
+  workflow_version: run.workflowVersion,
+  status: run.status,
+});
 
 /**
  * POST /api/v1/workflows/{id}/runs: 202. The run (with the steps of the current version and the
  * caller's scopes), its step rows and the jobs of its first steps commit together. The same
  * `idempotency_key` for the same workflow answers the run it started, whatever its state.
  */
-export async function startRun(svc: Services, principal: Principal, input: { id: string; input: Record<string, unknown>; idempotency_key?: string }, requestId: string) {
+export async function startRun(
+  svc: Services,
+  principal: Principal,
+  input: { id: string; input: Record<string, unknown>; idempotency_key?: string },
+  requestId: string,
+) {
   const found = await findWorkflow(svc.db, principal.tenantId, input.id);
   const key = input.idempotency_key;
   if (key) {
@@ -106,10 +116,19 @@ export async function startRun(svc: Services, principal: Principal, input: { id:
     if (!inserted) return undefined;
     const roots = new Set(workflow.steps.filter((s) => !s.depends_on?.length).map((s) => s.id));
     const now = new Date();
-    await tx
-      .insert(workflowRunSteps)
-      .values(workflow.steps.map((s) => ({ runId: inserted.id, stepId: s.id, tenantId: principal.tenantId, scheduledAt: roots.has(s.id) ? now : null })));
-    await enqueueSteps(svc, tx, [...roots].map((stepId) => ({ runId: inserted.id, stepId, attempt: 1 })));
+    await tx.insert(workflowRunSteps).values(
+      workflow.steps.map((s) => ({
+        runId: inserted.id,
+        stepId: s.id,
+        tenantId: principal.tenantId,
+        scheduledAt: roots.has(s.id) ? now : null,
+      })),
+    );
+    await enqueueSteps(
+      svc,
+      tx,
+      [...roots].map((stepId) => ({ runId: inserted.id, stepId, attempt: 1 })),
+    );
     return inserted;
   });
   // Lost a race for the same key: the other request's run.
@@ -129,14 +148,25 @@ export async function getRun(svc: Services, principal: Principal, workflowId: st
 }
 
 /** GET /api/v1/workflows/{id}/runs: newest first, optionally one status. */
-export async function listRuns(svc: Services, principal: Principal, input: { id: string; status?: (typeof RUN_STATUSES)[number]; limit: number; cursor?: string }) {
+export async function listRuns(
+  svc: Services,
+  principal: Principal,
+  input: { id: string; status?: (typeof RUN_STATUSES)[number]; limit: number; cursor?: string },
+) {
   await findWorkflow(svc.db, principal.tenantId, input.id);
   const cursor = decodeCursor(input.cursor);
   const r = workflowRuns;
   const rows = await svc.db
     .select()
     .from(r)
-    .where(and(eq(r.tenantId, principal.tenantId), eq(r.workflowId, input.id), input.status ? eq(r.status, input.status) : undefined, beforeCursor(r.createdAt, r.id, cursor)))
+    .where(
+      and(
+        eq(r.tenantId, principal.tenantId),
+        eq(r.workflowId, input.id),
+        input.status ? eq(r.status, input.status) : undefined,
+        beforeCursor(r.createdAt, r.id, cursor),
+      ),
+    )
     .orderBy(desc(r.createdAt), desc(r.id))
     .limit(input.limit + 1);
   return toPage(rows, input.limit, presentRunSummary);

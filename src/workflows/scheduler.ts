@@ -1,7 +1,14 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { tenantPrincipal, type Principal } from '../auth/principal';
 import type { Tx } from '../db';
-import { tenants, workflowRuns, workflowRunSteps, type WorkflowRunRow, type WorkflowRunStepRow, type WorkflowStepDefinition } from '../db/schema';
+import {
+  tenants,
+  workflowRuns,
+  workflowRunSteps,
+  type WorkflowRunRow,
+  type WorkflowRunStepRow,
+  type WorkflowStepDefinition,
+} from '../db/schema';
 import { MAX_OUTPUT_BYTES } from '../executions/engine';
 import { executeAction } from '../executions/execute';
 import { AppError } from '../lib/errors';
@@ -47,10 +54,24 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
   const from = fresh ? 'pending' : 'running';
 
   if (Date.now() > run.deadlineAt.getTime()) {
-    return failStep(svc, job, from, { code: 'timeout', message: 'The run exceeded its wall time (WORKFLOW_MAX_RUN_MS).' }, undefined, false);
+    return failStep(
+      svc,
+      job,
+      from,
+      { code: 'timeout', message: 'The run exceeded its wall time (WORKFLOW_MAX_RUN_MS).' },
+      undefined,
+      false,
+    );
   }
   if (abandoned && row.interruptions >= MAX_INTERRUPTIONS) {
-    return failStep(svc, job, 'running', { code: 'interrupted', message: 'The service stopped while the step was running, too many times.' }, undefined, false);
+    return failStep(
+      svc,
+      job,
+      'running',
+      { code: 'interrupted', message: 'The service stopped while the step was running, too many times.' },
+      undefined,
+      false,
+    );
   }
 
   const context = runContext(run, rows, def.id);
@@ -59,7 +80,14 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
     try {
       go = await evaluateCondition(svc, run.tenantId, def.if, context);
     } catch (err) {
-      return failStep(svc, job, 'pending', { code: 'invalid_input', message: `Step '${def.id}' if: ${(err as Error).message}` }, undefined, false);
+      return failStep(
+        svc,
+        job,
+        'pending',
+        { code: 'invalid_input', message: `Step '${def.id}' if: ${(err as Error).message}` },
+        undefined,
+        false,
+      );
     }
     if (!go) return skipStep(svc, job);
   }
@@ -98,7 +126,12 @@ function runContext(run: WorkflowRunRow, rows: WorkflowRunStepRow[], stepId: str
   return { input: run.input as Record<string, unknown>, steps };
 }
 
-async function resolveInput(svc: Services, tenantId: string, def: WorkflowStepDefinition, context: RunContext): Promise<Record<string, unknown>> {
+async function resolveInput(
+  svc: Services,
+  tenantId: string,
+  def: WorkflowStepDefinition,
+  context: RunContext,
+): Promise<Record<string, unknown>> {
   const resolved = resolveTemplate(def.input, context) as Record<string, unknown>;
   let input = resolved;
   if (def.map !== undefined) {
@@ -114,7 +147,11 @@ async function resolveInput(svc: Services, tenantId: string, def: WorkflowStepDe
 }
 
 /** Runs `fn` in a unit of work holding the run row's lock; nothing when the run is gone. */
-async function withRunLock<T>(svc: Services, runId: string, fn: (tx: Tx, run: WorkflowRunRow, out: Outbox) => Promise<T>): Promise<T | undefined> {
+async function withRunLock<T>(
+  svc: Services,
+  runId: string,
+  fn: (tx: Tx, run: WorkflowRunRow, out: Outbox) => Promise<T>,
+): Promise<T | undefined> {
   return unitOfWork(svc, async (tx, out) => {
     const [run] = await tx.select().from(workflowRuns).where(eq(workflowRuns.id, runId)).for('update');
     return run ? fn(tx, run, out) : undefined;
@@ -122,7 +159,12 @@ async function withRunLock<T>(svc: Services, runId: string, fn: (tx: Tx, run: Wo
 }
 
 const stepWhere = (job: StepJob, status: WorkflowRunStepRow['status'], attempts: number) =>
-  and(eq(workflowRunSteps.runId, job.runId), eq(workflowRunSteps.stepId, job.stepId), eq(workflowRunSteps.status, status), eq(workflowRunSteps.attempts, attempts));
+  and(
+    eq(workflowRunSteps.runId, job.runId),
+    eq(workflowRunSteps.stepId, job.stepId),
+    eq(workflowRunSteps.status, status),
+    eq(workflowRunSteps.attempts, attempts),
+  );
 
 /** pending -> running (or a running step abandoned by a dead worker, taken over once). */
 async function claimStep(svc: Services, job: StepJob, row: WorkflowRunStepRow, input: Record<string, unknown>, abandoned: boolean) {
@@ -136,12 +178,21 @@ async function claimStep(svc: Services, job: StepJob, row: WorkflowRunStepRow, i
           .returning()
       : await tx
           .update(workflowRunSteps)
-          .set({ status: 'running', attempts: job.attempt, input, error: null, startedAt: sql`coalesce(${workflowRunSteps.startedAt}, now())` })
+          .set({
+            status: 'running',
+            attempts: job.attempt,
+            input,
+            error: null,
+            startedAt: sql`coalesce(${workflowRunSteps.startedAt}, now())`,
+          })
           .where(stepWhere(job, 'pending', job.attempt - 1))
           .returning();
     if (!claimed) return undefined;
     if (run.status === 'queued') {
-      await tx.update(workflowRuns).set({ status: 'running', startedAt: new Date(), updatedAt: new Date() }).where(eq(workflowRuns.id, run.id));
+      await tx
+        .update(workflowRuns)
+        .set({ status: 'running', startedAt: new Date(), updatedAt: new Date() })
+        .where(eq(workflowRuns.id, run.id));
     }
     return { run, step: claimed };
   });
@@ -159,10 +210,19 @@ async function runPrincipal(svc: Services, run: WorkflowRunRow): Promise<Princip
  * the run is stopped there and the execution fails with `timeout` (recorded, listed in the
  * step's execution_ids), so a retry never overlaps an attempt still running.
  */
-async function attemptStep(svc: Services, run: WorkflowRunRow, def: WorkflowStepDefinition, input: Record<string, unknown>): Promise<Attempt> {
+async function attemptStep(
+  svc: Services,
+  run: WorkflowRunRow,
+  def: WorkflowStepDefinition,
+  input: Record<string, unknown>,
+): Promise<Attempt> {
   const principal = await runPrincipal(svc, run);
   if (!principal) return { ok: false, error: { code: 'not_found', message: 'The tenant no longer exists.' } };
-  const options = { requestId: run.requestId, source: 'workflow' as const, ...(def.timeout_ms === undefined ? {} : { deadlineMs: def.timeout_ms }) };
+  const options = {
+    requestId: run.requestId,
+    source: 'workflow' as const,
+    ...(def.timeout_ms === undefined ? {} : { deadlineMs: def.timeout_ms }),
+  };
   return executeAction(svc, principal, { module: def.module, action: def.action, input }, options).then(
     (done): Attempt => ({ ok: true, output: done.output ?? null, executionId: done.execution_id }),
     (err: unknown): Attempt => {
@@ -192,7 +252,11 @@ async function completeStep(svc: Services, job: StepJob, output: unknown, execut
 async function skipStep(svc: Services, job: StepJob): Promise<void> {
   await withRunLock(svc, job.runId, async (tx, run, out) => {
     if (!isActive(run)) return;
-    const [skipped] = await tx.update(workflowRunSteps).set({ status: 'skipped', finishedAt: new Date() }).where(stepWhere(job, 'pending', 0)).returning();
+    const [skipped] = await tx
+      .update(workflowRunSteps)
+      .set({ status: 'skipped', finishedAt: new Date() })
+      .where(stepWhere(job, 'pending', 0))
+      .returning();
     if (skipped) await advance(svc, tx, out, run);
   });
 }
@@ -202,7 +266,12 @@ async function requeueStep(svc: Services, job: StepJob, error: StepError): Promi
   await withRunLock(svc, job.runId, async (tx, run) => {
     const [back] = await tx
       .update(workflowRunSteps)
-      .set({ status: isActive(run) ? 'pending' : 'cancelled', attempts: job.attempt - 1, error, finishedAt: isActive(run) ? null : new Date() })
+      .set({
+        status: isActive(run) ? 'pending' : 'cancelled',
+        attempts: job.attempt - 1,
+        error,
+        finishedAt: isActive(run) ? null : new Date(),
+      })
       .where(stepWhere(job, 'running', job.attempt))
       .returning();
     if (back && isActive(run)) await enqueueSteps(svc, tx, [{ ...job, delayMs: ADMISSION_RETRY_MS }]);
@@ -213,7 +282,14 @@ async function requeueStep(svc: Services, job: StepJob, error: StepError): Promi
  * A failed attempt: with `retryInMs`, back to pending and the next attempt enqueued after the
  * backoff; otherwise the step fails, and with it the run (`workflow.failed`).
  */
-async function failStep(svc: Services, job: StepJob, from: 'pending' | 'running', error: StepError, executionId: string | undefined, retryInMs: number | false): Promise<void> {
+async function failStep(
+  svc: Services,
+  job: StepJob,
+  from: 'pending' | 'running',
+  error: StepError,
+  executionId: string | undefined,
+  retryInMs: number | false,
+): Promise<void> {
   await withRunLock(svc, job.runId, async (tx, run, out) => {
     const active = isActive(run);
     const retry = retryInMs !== false && active;
@@ -236,7 +312,10 @@ async function failStep(svc: Services, job: StepJob, from: 'pending' | 'running'
 
 async function failRun(tx: Tx, out: Outbox, run: WorkflowRunRow, stepId: string, error: StepError): Promise<void> {
   const now = new Date();
-  await tx.update(workflowRuns).set({ status: 'failed', error: { step: stepId, ...error }, finishedAt: now, updatedAt: now }).where(eq(workflowRuns.id, run.id));
+  await tx
+    .update(workflowRuns)
+    .set({ status: 'failed', error: { step: stepId, ...error }, finishedAt: now, updatedAt: now })
+    .where(eq(workflowRuns.id, run.id));
   // Steps in flight in other branches finish and record their outcome; nothing new starts.
   await tx
     .update(workflowRunSteps)
@@ -269,7 +348,7 @@ export async function advance(svc: Services, tx: Tx, out: Outbox, run: WorkflowR
   const scheduled = new Set(rows.filter((r) => r.scheduledAt).map((r) => r.stepId));
   const toSkip: string[] = [];
   const toStart: string[] = [];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const def of run.steps) {
       if (status.get(def.id) !== 'pending' || scheduled.has(def.id)) continue;
@@ -292,14 +371,24 @@ export async function advance(svc: Services, tx: Tx, out: Outbox, run: WorkflowR
       .where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, toSkip), eq(workflowRunSteps.status, 'pending')));
   }
   if (toStart.length > 0) {
-    await tx.update(workflowRunSteps).set({ scheduledAt: now }).where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, toStart)));
-    await enqueueSteps(svc, tx, toStart.map((stepId) => ({ runId: run.id, stepId, attempt: 1 })));
+    await tx
+      .update(workflowRunSteps)
+      .set({ scheduledAt: now })
+      .where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, toStart)));
+    await enqueueSteps(
+      svc,
+      tx,
+      toStart.map((stepId) => ({ runId: run.id, stepId, attempt: 1 })),
+    );
   }
   if (![...status.values()].every((s) => s === 'succeeded' || s === 'skipped')) return;
   const dependedOn = new Set(run.steps.flatMap((s) => s.depends_on ?? []));
   const outputs: Record<string, unknown> = {};
   for (const r of rows) if (!dependedOn.has(r.stepId) && status.get(r.stepId) === 'succeeded') outputs[r.stepId] = r.output;
-  await tx.update(workflowRuns).set({ status: 'completed', output: outputs, finishedAt: now, updatedAt: now }).where(eq(workflowRuns.id, run.id));
+  await tx
+    .update(workflowRuns)
+    .set({ status: 'completed', output: outputs, finishedAt: now, updatedAt: now })
+    .where(eq(workflowRuns.id, run.id));
   await out.emit(run.tenantId, 'workflow.completed', {
     workflow_id: run.workflowId,
     run_id: run.id,

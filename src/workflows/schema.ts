@@ -21,7 +21,9 @@ export const workflowStep = z.strictObject({
   input: z
     .record(z.string(), z.unknown())
     .default({})
-    .describe('The action input: strings may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references; a string that is one whole reference takes the referenced value with its JSON type'),
+    .describe(
+      'The action input: strings may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references; a string that is one whole reference takes the referenced value with its JSON type',
+    ),
   depends_on: z.array(z.string().max(64)).max(MAX_WORKFLOW_STEPS).optional().describe('Ids of the steps that must succeed first'),
   retry: z
     .strictObject({
@@ -31,9 +33,17 @@ export const workflowStep = z.strictObject({
     })
     .optional()
     .describe('Attempts of a failing step (module_error, timeout, interrupted); default one attempt'),
-  timeout_ms: z.number().int().min(1).max(MAX_STEP_TIMEOUT_MS).optional().describe('Deadline of one attempt (ms); the action\u2019s own deadline applies as well'),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_STEP_TIMEOUT_MS)
+    .optional()
+    .describe('Deadline of one attempt (ms); the action\u2019s own deadline applies as well'),
   if: expression.optional().describe('JSONata condition over `{input, steps}`; false skips this step and its dependents'),
-  map: expression.optional().describe('JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input'),
+  map: expression
+    .optional()
+    .describe('JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input'),
 });
 
 export type WorkflowStepInput = z.infer<typeof workflowStep>;
@@ -76,7 +86,12 @@ export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skip
 export const startRunInput = z.strictObject({
   id: workflowId,
   input: z.record(z.string(), z.unknown()).default({}).describe('Available to steps as `{{input.*}}`'),
-  idempotency_key: z.string().min(1).max(255).optional().describe('The same key for the same workflow returns the run it started instead of a new one'),
+  idempotency_key: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe('The same key for the same workflow returns the run it started instead of a new one'),
 });
 
 export const startedRun = z.object({

@@ -9,7 +9,9 @@ const context = {
 
 describe('workflow templates', () => {
   it('a whole-value reference keeps its JSON type', () => {
-    expect(resolveTemplate({ n: '{{input.n}}', list: '{{ input.list }}', obj: '{{input.nested}}', out: '{{steps.a.output}}' }, context)).toEqual({
+    expect(
+      resolveTemplate({ n: '{{input.n}}', list: '{{ input.list }}', obj: '{{input.nested}}', out: '{{steps.a.output}}' }, context),
+    ).toEqual({
       n: 21,
       list: [1, 'two'],
       obj: { ok: true },
@@ -18,11 +20,23 @@ describe('workflow templates', () => {
   });
 
   it('interpolates references inside text: strings as they are, other values as JSON, missing as nothing', () => {
-    expect(resolveTemplate('hi {{input.name}}, n={{input.n}}, {{input.nested}}, [{{input.missing}}]', context)).toBe('hi Ann, n=21, {"ok":true}, []');
+    expect(resolveTemplate('hi {{input.name}}, n={{input.n}}, {{input.nested}}, [{{input.missing}}]', context)).toBe(
+      'hi Ann, n=21, {"ok":true}, []',
+    );
   });
 
   it('reads array items by index and leaves out keys whose reference names nothing', () => {
-    expect(resolveTemplate({ id: '{{steps.a.output.items.0.id}}', gone: '{{steps.a.output.nope}}', nul: '{{steps.a.output.empty}}', arr: ['{{input.missing}}'] }, context)).toEqual({
+    expect(
+      resolveTemplate(
+        {
+          id: '{{steps.a.output.items.0.id}}',
+          gone: '{{steps.a.output.nope}}',
+          nul: '{{steps.a.output.empty}}',
+          arr: ['{{input.missing}}'],
+        },
+        context,
+      ),
+    ).toEqual({
       id: 'x',
       nul: null,
       arr: [null],
@@ -31,7 +45,18 @@ describe('workflow templates', () => {
 
   it('reads only own data: inherited names such as constructor or __proto__ name nothing', () => {
     const ctx = { input: { a: { b: 1 } }, steps: { a: { output: { x: 1 } } } };
-    expect(resolveTemplate({ c: '{{input.constructor}}', p: '{{input.__proto__}}', t: '{{input.a.toString}}', s: '{{steps.constructor.output}}', o: '{{steps.a.output.hasOwnProperty}}' }, ctx)).toEqual({});
+    expect(
+      resolveTemplate(
+        {
+          c: '{{input.constructor}}',
+          p: '{{input.__proto__}}',
+          t: '{{input.a.toString}}',
+          s: '{{steps.constructor.output}}',
+          o: '{{steps.a.output.hasOwnProperty}}',
+        },
+        ctx,
+      ),
+    ).toEqual({});
     expect(resolveTemplate('[{{input.constructor}}][{{steps.toString.output}}]', ctx)).toBe('[][]');
     expect(resolveTemplate({ b: '{{input.a.b}}' }, ctx)).toEqual({ b: 1 });
   });
@@ -95,8 +120,17 @@ describe('workflow templates', () => {
 
 describe('workflow graph', () => {
   it('orders steps after their dependencies and names a cycle', () => {
-    expect(topologicalOrder([{ id: 'd', depends_on: ['b', 'c'] }, { id: 'b', depends_on: ['a'] }, { id: 'c', depends_on: ['a'] }, { id: 'a' }]).order).toEqual(['a', 'b', 'c', 'd']);
-    expect(topologicalOrder([{ id: 'a', depends_on: ['c'] }, { id: 'b', depends_on: ['a'] }, { id: 'c', depends_on: ['b'] }]).cycle).toEqual(['a', 'c', 'b', 'a']);
+    expect(
+      topologicalOrder([{ id: 'd', depends_on: ['b', 'c'] }, { id: 'b', depends_on: ['a'] }, { id: 'c', depends_on: ['a'] }, { id: 'a' }])
+        .order,
+    ).toEqual(['a', 'b', 'c', 'd']);
+    expect(
+      topologicalOrder([
+        { id: 'a', depends_on: ['c'] },
+        { id: 'b', depends_on: ['a'] },
+        { id: 'c', depends_on: ['b'] },
+      ]).cycle,
+    ).toEqual(['a', 'c', 'b', 'a']);
   });
 
   it('ancestors are transitive', () => {

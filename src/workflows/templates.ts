@@ -80,8 +80,7 @@ export function stepsInExpression(expression: string): StepReads {
   return reads;
 }
 
-const isName = (n: Node | undefined, value?: string): n is Node =>
-  n?.type === 'name' && (value === undefined || n.value === value);
+const isName = (n: Node | undefined, value?: string): n is Node => n?.type === 'name' && (value === undefined || n.value === value);
 /** A step that only names a field: no filter, binding, index or grouping attached. */
 const plain = (n: Node) => !n.stages && !n.predicate && !n.group && n.focus === undefined && n.index === undefined;
 
@@ -154,7 +153,13 @@ function walkExpression(n: Node | undefined, root: boolean, reads: StepReads): v
     case 'apply': {
       const rhs = n.rhs;
       const lhs = n.lhs as Node | undefined;
-      if (isStepsObject(lhs, root) && rhs?.type === 'function' && rhs.procedure?.type === 'variable' && rhs.procedure.value === 'lookup' && rhs.arguments?.length === 1) {
+      if (
+        isStepsObject(lhs, root) &&
+        rhs?.type === 'function' &&
+        rhs.procedure?.type === 'variable' &&
+        rhs.procedure.value === 'lookup' &&
+        rhs.arguments?.length === 1
+      ) {
         const id = lookedUp(rhs.arguments[0]);
         if (id === null) reads.unnamed = true;
         else reads.ids.push(id);
@@ -206,7 +211,8 @@ function walkExpression(n: Node | undefined, root: boolean, reads: StepReads): v
  * and once reached a step's input as a function).
  */
 function lookup(context: RunContext, ref: Reference): unknown {
-  let value: unknown = ref.root === 'input' ? context.input : Object.hasOwn(context.steps, ref.step) ? context.steps[ref.step]!.output : undefined;
+  let value: unknown =
+    ref.root === 'input' ? context.input : Object.hasOwn(context.steps, ref.step) ? context.steps[ref.step]!.output : undefined;
   for (const key of ref.path) {
     if (value === null || typeof value !== 'object') return undefined;
     if (Array.isArray(value)) value = /^\d+$/.test(key) ? value[Number(key)] : undefined;

@@ -24,7 +24,12 @@ const keyedFetch =
     return fetch(input, { ...init, headers });
   };
 
-const dataPart = (value: unknown): Part => ({ content: { $case: 'data', value }, mediaType: 'application/json', filename: '', metadata: {} });
+const dataPart = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  mediaType: 'application/json',
+  filename: '',
+  metadata: {},
+});
 const textPart = (value: string): Part => ({ content: { $case: 'text', value }, mediaType: 'text/plain', filename: '', metadata: {} });
 const userMessage = (parts: Part[]): Message => ({
   messageId: crypto.randomUUID(),
@@ -36,7 +41,8 @@ const userMessage = (parts: Part[]): Message => ({
   extensions: [],
   referenceTaskIds: [],
 });
-const send = (client: Client, parts: Part[]) => client.sendMessage({ tenant: '', message: userMessage(parts), configuration: undefined, metadata: {} });
+const send = (client: Client, parts: Part[]) =>
+  client.sendMessage({ tenant: '', message: userMessage(parts), configuration: undefined, metadata: {} });
 
 const isTask = (r: SendMessageResult): r is Task => 'status' in r && 'id' in r;
 function asTask(r: SendMessageResult): Task {
@@ -75,7 +81,8 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
   }
 
   /** A raw JSON-RPC POST. */
-  const rpc = (key: string | undefined, body: unknown, headers: Record<string, string> = {}) => s.call('/api/a2a', { key, method: 'POST', body, headers });
+  const rpc = (key: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
+    s.call('/api/a2a', { key, method: 'POST', body, headers });
 
   it('the card lists only the A2A JSON-RPC binding (1.0 and 0.3), carries the 0.3 fields, names REST and MCP outside the bindings', async () => {
     const card = (await s.call('/.well-known/agent-card.json')).body;
@@ -120,7 +127,7 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect(list.body.data).toHaveLength(1);
     expect(list.body.data[0]).toMatchObject({ execution_id: task.id, module: 'text', action: 'slugify', status: 'success', source: 'a2a' });
     const raw = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: task.id } }, { 'A2A-Version': '1.0' });
-    expect(raw.headers.get('x-execution-remaining')).toBe('999') // free plan: 1,000 a month, one used;
+    expect(raw.headers.get('x-execution-remaining')).toBe('999'); // free plan: 1,000 a month, one used;
   });
 
   it('a failed execution is a failed Task with the error in its status message, readable again', async () => {
@@ -146,8 +153,19 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect(help).toContain('"module"');
     expect(help).toContain('tasks/get');
 
-    await expect(send(client, [dataPart({ module: 'text', action: 'no_such_action', input: {} })])).rejects.toThrow(/no action 'no_such_action'/);
-    const raw = await rpc(t.apiKey, { jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { module: 'nope-nope', action: 'x' } }] } } }, { 'A2A-Version': '1.0' });
+    await expect(send(client, [dataPart({ module: 'text', action: 'no_such_action', input: {} })])).rejects.toThrow(
+      /no action 'no_such_action'/,
+    );
+    const raw = await rpc(
+      t.apiKey,
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { module: 'nope-nope', action: 'x' } }] } },
+      },
+      { 'A2A-Version': '1.0' },
+    );
     expect(raw.status).toBe(200);
     expect(raw.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
     expect((await s.call('/api/v1/executions', { key: t.apiKey })).body.data).toHaveLength(0);
@@ -156,9 +174,22 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
   it('input holding text PostgreSQL cannot hold is refused as on REST (-32602 invalid_request), not run', async () => {
     const t = await s.register();
     for (const input of [{ text: 'a\u0000b' }, { text: 'x\ud800' }]) {
-      const raw = await rpc(t.apiKey, { jsonrpc: '2.0', id: 8, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input } }] } } }, { 'A2A-Version': '1.0' });
+      const raw = await rpc(
+        t.apiKey,
+        {
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'SendMessage',
+          params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input } }] } },
+        },
+        { 'A2A-Version': '1.0' },
+      );
       expect(raw.status).toBe(200);
-      expect(raw.body).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: expect.stringContaining('at input.text; such text cannot be stored') } });
+      expect(raw.body).toMatchObject({
+        jsonrpc: '2.0',
+        id: 8,
+        error: { code: -32602, message: expect.stringContaining('at input.text; such text cannot be stored') },
+      });
     }
     expect((await s.call('/api/v1/executions', { key: t.apiKey })).body.data).toHaveLength(0);
   });
@@ -168,7 +199,12 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     const card = (await s.call('/.well-known/agent.json')).body;
     const transport = new LegacyJsonRpcTransport({ endpoint: card.url, fetchImpl: keyedFetch(t.apiKey) });
     const task = asTask(
-      await transport.sendMessage({ tenant: '', message: userMessage([dataPart({ module: 'text', action: 'slugify', input: { text: 'Zero Three' } })]), configuration: undefined, metadata: {} }),
+      await transport.sendMessage({
+        tenant: '',
+        message: userMessage([dataPart({ module: 'text', action: 'slugify', input: { text: 'Zero Three' } })]),
+        configuration: undefined,
+        metadata: {},
+      }),
     );
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(outputOf(task)).toEqual({ slug: 'zero-three' });
@@ -193,7 +229,12 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     const client = await A2AClient03.fromCardUrl(`${s.url}/.well-known/agent-card.json`, { fetchImpl: keyedFetch(t.apiKey) });
     // The 0.3 client answers JSON-RPC responses (result | error), a union: read them untyped.
     const sent: any = await client.sendMessage({
-      message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data: { module: 'text', action: 'slugify', input: { text: 'Old Client' } } }] },
+      message: {
+        kind: 'message',
+        messageId: crypto.randomUUID(),
+        role: 'user',
+        parts: [{ kind: 'data', data: { module: 'text', action: 'slugify', input: { text: 'Old Client' } } }],
+      },
     });
     expect(sent.error).toBeUndefined();
     expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
@@ -206,7 +247,9 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     const res = await rpc(undefined, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} });
     expectError(res, 401, 'unauthorized');
     // The SDK client sees the refusal as an error too.
-    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { cardResolver: new DefaultAgentCardResolver() }));
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { cardResolver: new DefaultAgentCardResolver() }),
+    );
     const anonymous = await factory.createFromUrl(s.url);
     await expect(send(anonymous, [dataPart({ module: 'text', action: 'slugify', input: { text: 'x' } })])).rejects.toThrow();
 
@@ -215,7 +258,11 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     const created = await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'read-only', scopes: ['modules:read'] } });
     expect(created.status).toBe(201);
     const readOnly = created.body.api_key as string;
-    expectError(await rpc(readOnly, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }, { 'A2A-Version': '1.0' }), 403, 'insufficient_scope');
+    expectError(
+      await rpc(readOnly, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }, { 'A2A-Version': '1.0' }),
+      403,
+      'insufficient_scope',
+    );
     expectError(await rpc(readOnly, { jsonrpc: '2.0', id: 1, method: 'message/send', params: {} }), 403, 'insufficient_scope');
     const read = await rpc(readOnly, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'exe_missing' } }, { 'A2A-Version': '1.0' });
     expect(read.body.error.code).toBe(-32001);
@@ -224,7 +271,14 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
   it('over the rate limit: HTTP 429 with the REST body before dispatch; a batch is one invalid request', async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'free', 2);
-    const call = { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] },
+      },
+    };
     // A2A has no JSON-RPC batches: an array is -32600 and costs one request.
     const batch = await rpc(t.apiKey, [call, call], { 'A2A-Version': '1.0' });
     expect(batch.body).toMatchObject({ id: null, error: { code: -32600 } });
@@ -242,12 +296,33 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     await s.svc.db.insert(usageCounters).values({ tenantId: t.tenantId, cycleStart: cycleStart(), executions: 1000 });
     const client = await clientFor(t.apiKey);
     await expect(send(client, [dataPart({ module: 'text', action: 'slugify', input: { text: 'x' } })])).rejects.toThrow(/quota/i);
-    const call = { jsonrpc: '2.0', id: 'q', method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 'q',
+      method: 'SendMessage',
+      params: {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] },
+      },
+    };
     const raw = await rpc(t.apiKey, call, { 'A2A-Version': '1.0' });
     expect(raw.status).toBe(200);
-    expect(raw.body).toMatchObject({ id: 'q', error: { code: -32000, data: [{ reason: 'QUOTA_EXCEEDED', metadata: { error: 'quota_exceeded' } }] } });
+    expect(raw.body).toMatchObject({
+      id: 'q',
+      error: { code: -32000, data: [{ reason: 'QUOTA_EXCEEDED', metadata: { error: 'quota_exceeded' } }] },
+    });
     expect(raw.headers.get('x-execution-remaining')).toBe('0');
-    const legacy = await rpc(t.apiKey, { ...call, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'data', data: { tool: 'text__slugify', input: { text: 'x' } } }] } } });
+    const legacy = await rpc(t.apiKey, {
+      ...call,
+      method: 'message/send',
+      params: {
+        message: {
+          kind: 'message',
+          messageId: 'm',
+          role: 'user',
+          parts: [{ kind: 'data', data: { tool: 'text__slugify', input: { text: 'x' } } }],
+        },
+      },
+    });
     expect(legacy.body).toMatchObject({ id: 'q', error: { code: -32000, data: { error: 'quota_exceeded' } } });
     // 0.3's data is a plain object: retry_after is a number of seconds, as in the REST body (and the
     // Retry-After header); 1.0's ErrorInfo metadata holds strings only.
@@ -260,8 +335,25 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
   it('JSON-RPC requests only: a notification (no id) or an unusable id is -32600 with id null, and nothing runs', async () => {
     const t = await s.register();
     const v1 = { 'A2A-Version': '1.0' };
-    const send1 = { jsonrpc: '2.0', method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] } } };
-    const send03 = { jsonrpc: '2.0', method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'data', data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] } } };
+    const send1 = {
+      jsonrpc: '2.0',
+      method: 'SendMessage',
+      params: {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }] },
+      },
+    };
+    const send03 = {
+      jsonrpc: '2.0',
+      method: 'message/send',
+      params: {
+        message: {
+          kind: 'message',
+          messageId: 'm',
+          role: 'user',
+          parts: [{ kind: 'data', data: { module: 'text', action: 'slugify', input: { text: 'x' } } }],
+        },
+      },
+    };
     for (const [body, headers] of [
       [send1, v1],
       [send03, {}],
@@ -269,11 +361,18 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     ] as const) {
       const res = await rpc(t.apiKey, body, headers);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('notifications') } });
+      expect(res.body).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('notifications') },
+      });
     }
     for (const id of [{ a: 1 }, [1], true]) {
       const res = await rpc(t.apiKey, { ...send03, id });
-      expect(res.body, JSON.stringify(id)).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('"id" must be a string, a number or null') } });
+      expect(res.body, JSON.stringify(id)).toMatchObject({
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('"id" must be a string, a number or null') },
+      });
     }
     expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(0);
     // id null is a request (discouraged, but valid): answered, with id null.
@@ -287,12 +386,41 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     const parts1 = [{ data: { module: 'text', action: 'slugify', input: { text: 'x' } } }];
     const parts03 = [{ kind: 'data', data: { module: 'text', action: 'slugify', input: { text: 'x' } } }];
     const bad: [unknown, Record<string, string>, RegExp][] = [
-      [{ method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_AGENT', parts: parts1 } } }, v1, /role must be "ROLE_USER"/],
+      [
+        { method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_AGENT', parts: parts1 } } },
+        v1,
+        /role must be "ROLE_USER"/,
+      ],
       [{ method: 'SendMessage', params: { message: { messageId: 'm', parts: parts1 } } }, v1, /role/],
-      [{ method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'agent', parts: parts03 } } }, {}, /role must be "user"/],
-      [{ method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: 'abc' } } }, {}, /historyLength/],
-      [{ method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: -1 } } }, {}, /historyLength/],
-      [{ method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: parts1 }, configuration: { historyLength: 1.5 } } }, v1, /historyLength/],
+      [
+        { method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'agent', parts: parts03 } } },
+        {},
+        /role must be "user"/,
+      ],
+      [
+        {
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: 'abc' } },
+        },
+        {},
+        /historyLength/,
+      ],
+      [
+        {
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: -1 } },
+        },
+        {},
+        /historyLength/,
+      ],
+      [
+        {
+          method: 'SendMessage',
+          params: { message: { messageId: 'm', role: 'ROLE_USER', parts: parts1 }, configuration: { historyLength: 1.5 } },
+        },
+        v1,
+        /historyLength/,
+      ],
       [{ method: 'tasks/get', params: { id: 'exe_x', historyLength: 'abc' } }, {}, /params\.historyLength must be an integer/],
       [{ method: 'tasks/get', params: { id: 'exe_x', historyLength: -1 } }, {}, /historyLength/],
       [{ method: 'GetTask', params: { id: 'exe_x', historyLength: '-1' } }, v1, /historyLength/],
@@ -303,22 +431,55 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     }
     expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(0);
     // Valid values go through: 0 (no messages) and, on the 1.0 wire (ProtoJSON), a decimal string.
-    const ok03 = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: 0 } } });
+    const ok03 = await rpc(t.apiKey, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: parts03 }, configuration: { historyLength: 0 } },
+    });
     expect(ok03.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
-    const ok1 = await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: ok03.body.result.id, historyLength: '2' } }, v1);
+    const ok1 = await rpc(
+      t.apiKey,
+      { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: ok03.body.result.id, historyLength: '2' } },
+      v1,
+    );
     expect(ok1.body.result).toMatchObject({ id: ok03.body.result.id, status: { state: 'TASK_STATE_COMPLETED' } });
   });
 
   it('a message naming a finished task is refused with the state by name, not its enum number', async () => {
     const t = await s.register();
     const done = asTask(await send(await clientFor(t.apiKey), [dataPart({ module: 'text', action: 'slugify', input: { text: 'Done' } })]));
-    const v1 = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm2', taskId: done.id, role: 'ROLE_USER', parts: [{ text: 'more' }] } } }, { 'A2A-Version': '1.0' });
-    expect(v1.body.error).toMatchObject({ code: -32004, message: expect.stringContaining(`Task ${done.id} is in a terminal state (completed)`) });
-    const v03 = await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: { kind: 'message', messageId: 'm3', taskId: done.id, role: 'user', parts: [{ kind: 'text', text: 'more' }] } } });
+    const v1 = await rpc(
+      t.apiKey,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm2', taskId: done.id, role: 'ROLE_USER', parts: [{ text: 'more' }] } },
+      },
+      { 'A2A-Version': '1.0' },
+    );
+    expect(v1.body.error).toMatchObject({
+      code: -32004,
+      message: expect.stringContaining(`Task ${done.id} is in a terminal state (completed)`),
+    });
+    const v03 = await rpc(t.apiKey, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'message/send',
+      params: { message: { kind: 'message', messageId: 'm3', taskId: done.id, role: 'user', parts: [{ kind: 'text', text: 'more' }] } },
+    });
     expect(v03.body.error.code).toBe(-32004);
     expect(v03.body.error.message).toContain('(completed)');
     expect(v03.body.error.message).not.toMatch(/\(\d+\)/);
-    const missing = await rpc(t.apiKey, { jsonrpc: '2.0', id: 3, method: 'message/send', params: { message: { kind: 'message', messageId: 'm4', taskId: 'exe_missing', role: 'user', parts: [{ kind: 'text', text: 'more' }] } } });
+    const missing = await rpc(t.apiKey, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'message/send',
+      params: {
+        message: { kind: 'message', messageId: 'm4', taskId: 'exe_missing', role: 'user', parts: [{ kind: 'text', text: 'more' }] },
+      },
+    });
     expect(missing.body.error.code).toBe(-32001);
   });
 
@@ -335,9 +496,22 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
   it('unsupported methods answer the A2A errors; malformed bodies the JSON-RPC ones; GET is 405', async () => {
     const t = await s.register();
     const v1 = { 'A2A-Version': '1.0' };
-    const stream = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }, v1);
+    const stream = await rpc(
+      t.apiKey,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+      },
+      v1,
+    );
     expect(stream.body.error.code).toBe(-32004);
-    const push = await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'CreateTaskPushNotificationConfig', params: { taskId: 'exe_x', url: 'https://example.com/hook' } }, v1);
+    const push = await rpc(
+      t.apiKey,
+      { jsonrpc: '2.0', id: 2, method: 'CreateTaskPushNotificationConfig', params: { taskId: 'exe_x', url: 'https://example.com/hook' } },
+      v1,
+    );
     expect([-32003, -32004]).toContain(push.body.error.code);
     const list = await rpc(t.apiKey, { jsonrpc: '2.0', id: 3, method: 'ListTasks', params: {} }, v1);
     expect(list.body.error.code).toBe(-32004);
@@ -353,7 +527,11 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect(parse.status).toBe(400);
     expect(parse.body.error.code).toBe(-32700);
     // Valid JSON nested too deeply is no parse error: -32600 with the reason (400, as on REST).
-    const deep = await s.call('/api/a2a', { key: t.apiKey, method: 'POST', rawBody: `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":${'['.repeat(70)}${']'.repeat(70)}}` });
+    const deep = await s.call('/api/a2a', {
+      key: t.apiKey,
+      method: 'POST',
+      rawBody: `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":${'['.repeat(70)}${']'.repeat(70)}}`,
+    });
     expect(deep.status).toBe(400);
     expect(deep.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('deeper than 64 levels') } });
     const big = await s.call('/api/a2a', { key: t.apiKey, method: 'POST', rawBody: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }) });

@@ -26,7 +26,13 @@ backends.describe('admin endpoints for operators signed in with a bearer token (
     [s, emailsOnly, neither] = await Promise.all([
       startTestServer({
         backend,
-        env: { SMTP_URL: mailbox.url, ADMIN_EMAILS: `${OPERATOR},listed-unproven@example.com`, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0', WEBHOOK_TIMEOUT_MS: '1000' },
+        env: {
+          SMTP_URL: mailbox.url,
+          ADMIN_EMAILS: `${OPERATOR},listed-unproven@example.com`,
+          WEBHOOK_ALLOW_PRIVATE: '1',
+          WEBHOOK_RETRY_SCHEDULE_MS: '0',
+          WEBHOOK_TIMEOUT_MS: '1000',
+        },
       }),
       startTestServer({ backend, env: { ADMIN_TOKEN: undefined, ADMIN_EMAILS: OPERATOR } }),
       startTestServer({ backend, env: { ADMIN_TOKEN: undefined, ADMIN_EMAILS: undefined } }),
@@ -106,7 +112,13 @@ backends.describe('admin endpoints for operators signed in with a bearer token (
       if (disabled.length) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect(disabled[0]).toMatchObject({ id: sub.body.id, status: 'disabled', tenant_id: t.tenantId, owner_email: t.email, url: receiver.url });
+    expect(disabled[0]).toMatchObject({
+      id: sub.body.id,
+      status: 'disabled',
+      tenant_id: t.tenantId,
+      owner_email: t.email,
+      url: receiver.url,
+    });
     expect(disabled[0].secret).toMatch(/^…/);
 
     const failed = await s.call('/api/v1/admin/webhooks/failed-deliveries?limit=100', { bearer: token });

@@ -14,7 +14,8 @@ backends.describe('admin tenants and the request-limit override (%s)', (backend)
   afterAll(async () => s?.close());
 
   const admin = { 'x-admin-token': ADMIN_TOKEN };
-  const setPlan = (tenantId: string, body: object) => s.call(`/api/v1/admin/tenants/${tenantId}/plan`, { method: 'PUT', headers: admin, body });
+  const setPlan = (tenantId: string, body: object) =>
+    s.call(`/api/v1/admin/tenants/${tenantId}/plan`, { method: 'PUT', headers: admin, body });
   const listed = async (tenantId: string) => {
     const list = await s.call('/api/v1/admin/tenants?limit=100', { headers: admin });
     expect(list.status).toBe(200);
@@ -29,7 +30,11 @@ backends.describe('admin tenants and the request-limit override (%s)', (backend)
     const set = await setPlan(t.tenantId, { plan: 'enterprise', requests_per_minute: 12_000 });
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ plan: 'enterprise', requests_per_minute: 12_000, requests_per_minute_override: 12_000 });
-    expect(await listed(t.tenantId)).toMatchObject({ plan: 'enterprise', requests_per_minute: 12_000, requests_per_minute_override: 12_000 });
+    expect(await listed(t.tenantId)).toMatchObject({
+      plan: 'enterprise',
+      requests_per_minute: 12_000,
+      requests_per_minute_override: 12_000,
+    });
     expect(await limitSeenBy(t.apiKey)).toBe('12000');
 
     // A plan change without requests_per_minute keeps the override, and its answer says it applies.

@@ -68,7 +68,7 @@ backends.describe('bearer tokens, shared secret (%s)', (backend) => {
   });
   afterAll(async () => s?.close());
 
-  it('a valid token whose verified email is a tenant\'s owner email links to that tenant and authenticates as it', async () => {
+  it("a valid token whose verified email is a tenant's owner email links to that tenant and authenticates as it", async () => {
     const token = await signToken({ email: tenant.email });
     const res = await s.call('/api/v1/keys', { bearer: token });
     expect(res.status).toBe(200);
@@ -118,7 +118,11 @@ backends.describe('bearer tokens, shared secret (%s)', (backend) => {
   });
 
   it('refuses a token without `exp` (bearer tokens expire)', async () => {
-    const noExp = await new SignJWT({ email: tenant.email }).setProtectedHeader({ alg: 'HS256' }).setAudience(AUDIENCE).setIssuer(ISSUER).sign(enc(SECRET));
+    const noExp = await new SignJWT({ email: tenant.email })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setAudience(AUDIENCE)
+      .setIssuer(ISSUER)
+      .sign(enc(SECRET));
     expectUnauthorized(await s.call('/api/v1/keys', { bearer: noExp }));
   });
 
@@ -147,10 +151,15 @@ backends.describe('bearer tokens, shared secret (%s)', (backend) => {
 
   it('an email the provider does not say is verified links nothing (an email alone never grants a tenant)', async () => {
     const t = await s.register();
-    expectUnauthorized(await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { email_verified: undefined } }) }));
+    expectUnauthorized(
+      await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { email_verified: undefined } }) }),
+    );
     expectUnauthorized(await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email, claims: { email_verified: false } }) }));
     // Supabase's user_metadata is user-editable (updateUser({ data })): its email_verified proves nothing.
-    const selfDeclared = await signToken({ email: t.email, claims: { email_verified: undefined, user_metadata: { email_verified: true } } });
+    const selfDeclared = await signToken({
+      email: t.email,
+      claims: { email_verified: undefined, user_metadata: { email_verified: true } },
+    });
     expectUnauthorized(await s.call('/api/v1/keys', { bearer: selfDeclared }));
     expect((await s.call('/api/v1/keys', { bearer: await signToken({ email: t.email }) })).status).toBe(200);
   });
@@ -194,7 +203,7 @@ backends.describe('bearer tokens, shared secret (%s)', (backend) => {
   });
 });
 
-backends.describe('bearer tokens, no external provider configured: only the built-in provider\'s (%s)', (backend) => {
+backends.describe("bearer tokens, no external provider configured: only the built-in provider's (%s)", (backend) => {
   let s: TestServer;
   let tenant: { email: string };
   beforeAll(async () => {
@@ -247,7 +256,9 @@ backends.describe('bearer tokens, JWKS (%s)', (backend) => {
   });
 
   it('accepts an RS256 token signed with a key from the JWKS', async () => {
-    const res = await s.call('/api/v1/keys', { bearer: await signToken({ email: tenant.email, alg: 'RS256', kid: KID, secret: privateKey }) });
+    const res = await s.call('/api/v1/keys', {
+      bearer: await signToken({ email: tenant.email, alg: 'RS256', kid: KID, secret: privateKey }),
+    });
     expect(res.status).toBe(200);
     expect(jwksHits).toBeGreaterThan(0);
   });
@@ -255,7 +266,9 @@ backends.describe('bearer tokens, JWKS (%s)', (backend) => {
   it('refuses an RS256 token signed with a key outside the JWKS', async () => {
     const stranger = await generateKeyPair('RS256');
     expectUnauthorized(
-      await s.call('/api/v1/keys', { bearer: await signToken({ email: tenant.email, alg: 'RS256', kid: KID, secret: stranger.privateKey }) }),
+      await s.call('/api/v1/keys', {
+        bearer: await signToken({ email: tenant.email, alg: 'RS256', kid: KID, secret: stranger.privateKey }),
+      }),
     );
   });
 

@@ -18,10 +18,22 @@ backends.describe('billing threshold events (%s)', (backend) => {
 
   /** Puts the tenant's counter for this cycle at `executions` (as if it had run them). */
   const setUsed = (tenantId: string, executions: number) =>
-    s.svc.db.insert(usageCounters).values({ tenantId, cycleStart: cycleStart(), executions }).onConflictDoUpdate({ target: [usageCounters.tenantId, usageCounters.cycleStart], set: { executions } });
+    s.svc.db
+      .insert(usageCounters)
+      .values({ tenantId, cycleStart: cycleStart(), executions })
+      .onConflictDoUpdate({ target: [usageCounters.tenantId, usageCounters.cycleStart], set: { executions } });
   const used = async (tenantId: string) =>
-    (await s.svc.db.select().from(usageCounters).where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, cycleStart()))))[0]!.executions;
-  const recorded = (tenantId: string, type: string) => s.svc.db.select().from(events).where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
+    (
+      await s.svc.db
+        .select()
+        .from(usageCounters)
+        .where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, cycleStart())))
+    )[0]!.executions;
+  const recorded = (tenantId: string, type: string) =>
+    s.svc.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
   const slugify = (key: string) => s.call('/api/v1/modules/text/execute', { key, body: { action: 'slugify', input: { text: 'Hello' } } });
 
   it('200 executions racing across 80% (20 concurrent batches of 10) record limit_approaching exactly once', async () => {
@@ -65,7 +77,7 @@ backends.describe('billing threshold events (%s)', (backend) => {
     expect(exceeded[0]!.data).toMatchObject({ plan: 'free', used: 1_000, limit: 1_000, overage: false });
   });
 
-  it('the event carries exactly the documented data fields (delivery is the webhook suites\' concern)', async () => {
+  it("the event carries exactly the documented data fields (delivery is the webhook suites' concern)", async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'pro');
     await setUsed(t.tenantId, 39_999);

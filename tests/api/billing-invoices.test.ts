@@ -62,7 +62,8 @@ backends.describe('invoices (%s)', (backend) => {
   let second: TestServer | undefined;
   beforeAll(async () => {
     s = await startTestServer({ backend, env: ENV });
-    if (backend === 'postgres') second = await startTestServer({ backend, databaseUrl: s.config.databaseUrl, dataDir: s.config.dataDir, env: ENV });
+    if (backend === 'postgres')
+      second = await startTestServer({ backend, databaseUrl: s.config.databaseUrl, dataDir: s.config.dataDir, env: ENV });
   }, 180_000);
   // The second first: the first owns (and drops) the database.
   afterAll(async () => {
@@ -74,16 +75,24 @@ backends.describe('invoices (%s)', (backend) => {
   async function tenant(plan: 'free' | 'pro' | 'business', createdAt: string) {
     const t = await s.register();
     if (plan !== 'free') await s.setPlan(t.tenantId, plan);
-    await s.svc.db.update(tenants).set({ createdAt: new Date(createdAt) }).where(eq(tenants.id, t.tenantId));
+    await s.svc.db
+      .update(tenants)
+      .set({ createdAt: new Date(createdAt) })
+      .where(eq(tenants.id, t.tenantId));
     return t;
   }
   const setUsage = (tenantId: string, cycleStart: string, executions: number, overage: number) =>
     s.svc.db.insert(usageCounters).values({ tenantId, cycleStart, executions, overage });
   const invoicesOf = (tenantId: string) => s.svc.db.select().from(invoices).where(eq(invoices.tenantId, tenantId)).orderBy(invoices.number);
-  const createdEvents = (tenantId: string) => s.svc.db.select().from(events).where(and(eq(events.tenantId, tenantId), eq(events.type, 'billing.invoice_created')));
+  const createdEvents = (tenantId: string) =>
+    s.svc.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, tenantId), eq(events.type, 'billing.invoice_created')));
   const admin = (p: string, method = 'POST') => s.call(p, { method, headers: { 'x-admin-token': ADMIN_TOKEN } });
   const fetchPdf = (p: string, key: string) => fetch(s.url + p, { headers: { 'x-api-key': key } });
-  const pdfText = async (bytes: ArrayBuffer) => (await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: true })).text;
+  const pdfText = async (bytes: ArrayBuffer) =>
+    (await extractText(await getDocumentProxy(new Uint8Array(bytes)), { mergePages: true })).text;
 
   it('pro with 50,250 executions in a closed cycle: one invoice, 29.00 + 0.25 = 29.25, and billing.invoice_created', async () => {
     const t = await tenant('pro', '2031-02-01T00:00:00Z');
@@ -136,7 +145,14 @@ backends.describe('invoices (%s)', (backend) => {
   it('a mid-cycle upgrade free -> pro (day 11 of 30) is prorated by days on each plan', async () => {
     const t = await tenant('pro', '2031-10-15T00:00:00Z');
     await s.svc.db.delete(planChanges).where(eq(planChanges.tenantId, t.tenantId));
-    await s.svc.db.insert(planChanges).values({ id: newId('pch'), tenantId: t.tenantId, fromTerms: snapshot('free'), toTerms: snapshot('pro'), actor: 'tenant', changedAt: new Date('2031-11-11T14:00:00Z') });
+    await s.svc.db.insert(planChanges).values({
+      id: newId('pch'),
+      tenantId: t.tenantId,
+      fromTerms: snapshot('free'),
+      toTerms: snapshot('pro'),
+      actor: 'tenant',
+      changedAt: new Date('2031-11-11T14:00:00Z'),
+    });
     await closeCycles(s.svc, { at: new Date('2031-12-01T00:00:00Z') });
 
     // October was free throughout: nothing to bill, no invoice. November: 10 days free, 20 pro.
@@ -171,7 +187,11 @@ backends.describe('invoices (%s)', (backend) => {
       const deliveries = await s.svc.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, sub.body.id));
       expect(deliveries).toHaveLength(1);
       const [got] = await receiver.waitFor(1);
-      expect(got!.body).toMatchObject({ id: recorded[0]!.id, event: 'billing.invoice_created', data: { invoice_id: rows[0]!.id, total_usd: '29.00', currency: 'usd' } });
+      expect(got!.body).toMatchObject({
+        id: recorded[0]!.id,
+        event: 'billing.invoice_created',
+        data: { invoice_id: rows[0]!.id, total_usd: '29.00', currency: 'usd' },
+      });
     } finally {
       await receiver.close();
     }
@@ -205,8 +225,13 @@ backends.describe('invoices (%s)', (backend) => {
     try {
       const created = await closeCycles(s.svc, { at: new Date('2036-02-01T00:00:00Z'), onFailure: (f) => failures.push(f) });
       for (const g of good) expect(created.filter((r) => r.tenantId === g.tenantId).map((r) => r.totalMicroUsd)).toEqual([29_000_000]);
-      expect(failures).toEqual([{ tenant_id: bad.tenantId, cycle: '2036-01', error: 'conflict', message: expect.stringMatching(/more than 9007199254\.74 USD/) }]);
-      expect(logged).toHaveBeenCalledWith(expect.objectContaining({ tenantId: bad.tenantId, cycle: '2036-01' }), expect.stringContaining('closing a cycle failed'));
+      expect(failures).toEqual([
+        { tenant_id: bad.tenantId, cycle: '2036-01', error: 'conflict', message: expect.stringMatching(/more than 9007199254\.74 USD/) },
+      ]);
+      expect(logged).toHaveBeenCalledWith(
+        expect.objectContaining({ tenantId: bad.tenantId, cycle: '2036-01' }),
+        expect.stringContaining('closing a cycle failed'),
+      );
     } finally {
       logged.mockRestore();
     }
@@ -214,7 +239,10 @@ backends.describe('invoices (%s)', (backend) => {
     expect(await createdEvents(bad.tenantId)).toHaveLength(0);
 
     // Nothing was lost: once an operator corrects the terms, the next run invoices the cycle.
-    await s.svc.db.update(tenants).set({ overageUnitMicroUsd: 1_000_000_000, monthlyFeeMicroUsd: null }).where(eq(tenants.id, bad.tenantId));
+    await s.svc.db
+      .update(tenants)
+      .set({ overageUnitMicroUsd: 1_000_000_000, monthlyFeeMicroUsd: null })
+      .where(eq(tenants.id, bad.tenantId));
     const retried: CloseFailure[] = [];
     const later = await closeCycles(s.svc, { at: new Date('2036-02-01T01:07:00Z'), onFailure: (f) => retried.push(f) });
     expect(retried.filter((f) => f.tenant_id === bad.tenantId)).toEqual([]);
@@ -287,7 +315,12 @@ backends.describe('invoices (%s)', (backend) => {
     const key = await s.call('/api/v1/keys', { key: owner.apiKey, body: { name: 'reader', scopes: ['modules:read'] } });
     expect(key.status).toBe(201);
     const reader = key.body.api_key;
-    for (const p of ['/api/v1/billing/invoices', `/api/v1/billing/invoices/${id}`, `/api/v1/billing/invoices/${id}.pdf`, `/api/v1/billing/invoices/${id}?format=pdf`]) {
+    for (const p of [
+      '/api/v1/billing/invoices',
+      `/api/v1/billing/invoices/${id}`,
+      `/api/v1/billing/invoices/${id}.pdf`,
+      `/api/v1/billing/invoices/${id}?format=pdf`,
+    ]) {
       expect(expectError(await s.call(p, { key: reader }), 403, 'insufficient_scope').required_scope).toBe('billing:read');
       expectError(await s.call(p), 401, 'unauthorized');
     }
@@ -338,7 +371,11 @@ backends.describe('invoices (%s)', (backend) => {
     expect(mine[0]).toMatchObject({ total_usd: '29.00', period_start: cycle });
     const again = await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: next } });
     expect(again.body.invoices).toEqual([]);
-    expectError(await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: 'next tuesday' } }), 400, 'invalid_request');
+    expectError(
+      await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at: 'next tuesday' } }),
+      400,
+      'invalid_request',
+    );
     // An instant past the next cycle would invoice months that have not begun: refused, nothing written.
     for (const at of [horizon, '9999-12-31T23:59:59.999Z']) {
       const far = await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at } });
@@ -370,28 +407,39 @@ backends.describe('invoices (%s)', (backend) => {
   });
 
   if (backend === 'embedded') {
-    it('billing:close refuses to open the embedded database while the service runs (exit 1, pointing at the admin endpoint)', { timeout: 120_000 }, async () => {
-      const r = await runCli(['--at', realCycles().next], { DATA_DIR: s.config.dataDir, PORT: String(s.port) });
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain('POST /api/v1/admin/billing/close');
-    });
+    it(
+      'billing:close refuses to open the embedded database while the service runs (exit 1, pointing at the admin endpoint)',
+      { timeout: 120_000 },
+      async () => {
+        const r = await runCli(['--at', realCycles().next], { DATA_DIR: s.config.dataDir, PORT: String(s.port) });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain('POST /api/v1/admin/billing/close');
+      },
+    );
   } else {
-    it('billing:close --at closes the cycles on the service database and prints the invoices as JSON lines', { timeout: 240_000 }, async () => {
-      // The real clock's current cycle, closed early (--at may not reach past the next cycle).
-      const { cycle, next } = realCycles();
-      const t = await tenant('pro', cycle);
-      await s.svc.db.delete(planChanges).where(eq(planChanges.tenantId, t.tenantId));
-      await setUsage(t.tenantId, cycle.slice(0, 10), 50_250, 250);
-      const env = { DATA_DIR: s.config.dataDir, DATABASE_URL: s.config.databaseUrl, PORT: '0', ...ENV };
-      const r = await runCli(['--at', next], env);
-      expect(r.code).toBe(0);
-      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-      const mine = lines.filter((l) => l.tenant_id === t.tenantId);
-      expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ total_usd: '29.25', period_start: cycle, status: 'open' });
-      const rows = await invoicesOf(t.tenantId);
-      expect(rows.map((row) => row.id)).toEqual([mine[0].id]);
-      expect(await createdEvents(t.tenantId)).toHaveLength(1);
-    });
+    it(
+      'billing:close --at closes the cycles on the service database and prints the invoices as JSON lines',
+      { timeout: 240_000 },
+      async () => {
+        // The real clock's current cycle, closed early (--at may not reach past the next cycle).
+        const { cycle, next } = realCycles();
+        const t = await tenant('pro', cycle);
+        await s.svc.db.delete(planChanges).where(eq(planChanges.tenantId, t.tenantId));
+        await setUsage(t.tenantId, cycle.slice(0, 10), 50_250, 250);
+        const env = { DATA_DIR: s.config.dataDir, DATABASE_URL: s.config.databaseUrl, PORT: '0', ...ENV };
+        const r = await runCli(['--at', next], env);
+        expect(r.code).toBe(0);
+        const lines = r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        const mine = lines.filter((l) => l.tenant_id === t.tenantId);
+        expect(mine).toHaveLength(1);
+        expect(mine[0]).toMatchObject({ total_usd: '29.25', period_start: cycle, status: 'open' });
+        const rows = await invoicesOf(t.tenantId);
+        expect(rows.map((row) => row.id)).toEqual([mine[0].id]);
+        expect(await createdEvents(t.tenantId)).toHaveLength(1);
+      },
+    );
   }
 });

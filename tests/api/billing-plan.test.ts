@@ -17,7 +17,10 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
   let s: TestServer;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
-    s = await startTestServer({ backend, env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,40,80', WEBHOOK_TIMEOUT_MS: '1000' } });
+    s = await startTestServer({
+      backend,
+      env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,40,80', WEBHOOK_TIMEOUT_MS: '1000' },
+    });
   });
   afterAll(async () => s?.close());
   afterEach(async () => {
@@ -25,15 +28,25 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
   });
 
   const admin = { 'x-admin-token': ADMIN_TOKEN };
-  const adminPlan = (tenantId: string, body: object) => s.call(`/api/v1/admin/tenants/${tenantId}/plan`, { method: 'PUT', headers: admin, body });
+  const adminPlan = (tenantId: string, body: object) =>
+    s.call(`/api/v1/admin/tenants/${tenantId}/plan`, { method: 'PUT', headers: admin, body });
   const ownPlan = (key: string, plan: string) => s.call('/api/v1/billing/plan', { method: 'PUT', key, body: { plan } });
   const slugify = (key: string) => s.call('/api/v1/modules/text/execute', { key, body: { action: 'slugify', input: { text: 'Hello' } } });
   const me = (key: string) => s.call('/api/v1/me', { key });
-  const changesOf = (tenantId: string) => s.svc.db.select().from(planChanges).where(eq(planChanges.tenantId, tenantId)).orderBy(asc(planChanges.changedAt), asc(planChanges.id));
-  const recorded = (tenantId: string, type: string) => s.svc.db.select().from(events).where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
-  const deliveriesOf = (subscriptionId: string) => s.svc.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, subscriptionId));
+  const changesOf = (tenantId: string) =>
+    s.svc.db.select().from(planChanges).where(eq(planChanges.tenantId, tenantId)).orderBy(asc(planChanges.changedAt), asc(planChanges.id));
+  const recorded = (tenantId: string, type: string) =>
+    s.svc.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
+  const deliveriesOf = (subscriptionId: string) =>
+    s.svc.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, subscriptionId));
   const setUsed = (tenantId: string, executions: number) =>
-    s.svc.db.insert(usageCounters).values({ tenantId, cycleStart: cycleStart(), executions }).onConflictDoUpdate({ target: [usageCounters.tenantId, usageCounters.cycleStart], set: { executions } });
+    s.svc.db
+      .insert(usageCounters)
+      .values({ tenantId, cycleStart: cycleStart(), executions })
+      .onConflictDoUpdate({ target: [usageCounters.tenantId, usageCounters.cycleStart], set: { executions } });
 
   it('free -> pro applies at once: webhooks and a second key; the answer names the terms; recorded with actor tenant', async () => {
     const t = await s.register();
@@ -46,7 +59,15 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
       plan: 'pro',
       previous_plan: 'free',
       changed: true,
-      terms: { requests_per_minute: 300, executions_per_month: 50_000, concurrency: 25, modules: 50, overage: 'metered', overage_unit_usd: '0.001', monthly_fee_usd: '29.00' },
+      terms: {
+        requests_per_minute: 300,
+        executions_per_month: 50_000,
+        concurrency: 25,
+        modules: 50,
+        overage: 'metered',
+        overage_unit_usd: '0.001',
+        monthly_fee_usd: '29.00',
+      },
       suspended: { keys: [], webhooks: [] },
       restored: { keys: [], webhooks: [] },
     });
@@ -62,8 +83,20 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     const [change] = await changesOf(t.tenantId);
     expect(change).toMatchObject({
       actor: 'tenant',
-      fromTerms: { plan: 'free', requests_per_minute: null, executions_per_month: null, overage_unit_micro_usd: null, monthly_fee_micro_usd: null },
-      toTerms: { plan: 'pro', requests_per_minute: null, executions_per_month: null, overage_unit_micro_usd: null, monthly_fee_micro_usd: null },
+      fromTerms: {
+        plan: 'free',
+        requests_per_minute: null,
+        executions_per_month: null,
+        overage_unit_micro_usd: null,
+        monthly_fee_micro_usd: null,
+      },
+      toTerms: {
+        plan: 'pro',
+        requests_per_minute: null,
+        executions_per_month: null,
+        overage_unit_micro_usd: null,
+        monthly_fee_micro_usd: null,
+      },
     });
     expect(change!.id).toMatch(/^pch_/);
     expect(change!.changedAt.toISOString()).toBe(up.body.effective_at);
@@ -122,7 +155,15 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     // A delivery still pending when the subscription was suspended is not attempted: cancelled.
     const [pending] = await s.svc.db
       .insert(webhookDeliveries)
-      .values({ id: 'dlv_suspendedtest0000000', subscriptionId: hook.body.id, tenantId: t.tenantId, eventId: (await recorded(t.tenantId, 'execution.completed'))[0]!.id, eventType: 'execution.completed', kind: 'event', nextAttemptAt: new Date() })
+      .values({
+        id: 'dlv_suspendedtest0000000',
+        subscriptionId: hook.body.id,
+        tenantId: t.tenantId,
+        eventId: (await recorded(t.tenantId, 'execution.completed'))[0]!.id,
+        eventType: 'execution.completed',
+        kind: 'event',
+        nextAttemptAt: new Date(),
+      })
       .returning();
     const prepared = await prepareAttempts(s.svc, [{ id: 'job-1', data: { deliveryId: pending!.id, attempt: 1 } }]);
     expect(prepared).toMatchObject({ ready: [], idle: ['job-1'] });
@@ -131,7 +172,12 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     // Pro again: both keys and the webhook work again, and the answer says so.
     const up = await ownPlan(t.apiKey, 'pro');
     expect(up.status).toBe(200);
-    expect(up.body).toMatchObject({ plan: 'pro', previous_plan: 'free', suspended: { keys: [], webhooks: [] }, restored: { webhooks: [hook.body.id] } });
+    expect(up.body).toMatchObject({
+      plan: 'pro',
+      previous_plan: 'free',
+      suspended: { keys: [], webhooks: [] },
+      restored: { webhooks: [hook.body.id] },
+    });
     expect([...up.body.restored.keys].sort()).toEqual([second.body.key_id, third.body.key_id].sort());
     expect((await slugify(second.body.api_key)).status).toBe(200);
     expect((await me(third.body.api_key)).status).toBe(200);
@@ -185,7 +231,13 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     const t = await s.register();
     const same = await ownPlan(t.apiKey, 'free');
     expect(same.status).toBe(200);
-    expect(same.body).toMatchObject({ plan: 'free', previous_plan: 'free', changed: false, suspended: { keys: [], webhooks: [] }, restored: { keys: [], webhooks: [] } });
+    expect(same.body).toMatchObject({
+      plan: 'free',
+      previous_plan: 'free',
+      changed: false,
+      suspended: { keys: [], webhooks: [] },
+      restored: { keys: [], webhooks: [] },
+    });
     expect(await changesOf(t.tenantId)).toHaveLength(0);
 
     await s.setPlan(t.tenantId, 'pro');
@@ -196,7 +248,11 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     const enterprise = expectError(await ownPlan(t.apiKey, 'enterprise'), 400, 'invalid_request');
     expect(enterprise.message).toMatch(/contact sales/);
     expectError(await ownPlan(t.apiKey, 'platinum'), 400, 'invalid_request');
-    expectError(await s.call('/api/v1/billing/plan', { method: 'PUT', key: t.apiKey, body: { plan: 'pro', executions_per_month: 5 } }), 400, 'invalid_request');
+    expectError(
+      await s.call('/api/v1/billing/plan', { method: 'PUT', key: t.apiKey, body: { plan: 'pro', executions_per_month: 5 } }),
+      400,
+      'invalid_request',
+    );
     // An enterprise contract is not left by the tenant either.
     await s.setPlan(t.tenantId, 'enterprise');
     expectError(await ownPlan(t.apiKey, 'pro'), 400, 'invalid_request');
@@ -240,7 +296,9 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     expect(again.status).toBe(200);
     expect(again.headers.get('x-execution-remaining')).toBe('994');
 
-    const listed = (await s.call('/api/v1/admin/tenants?limit=100', { headers: admin })).body.data.find((x: { tenant_id: string }) => x.tenant_id === t.tenantId);
+    const listed = (await s.call('/api/v1/admin/tenants?limit=100', { headers: admin })).body.data.find(
+      (x: { tenant_id: string }) => x.tenant_id === t.tenantId,
+    );
     expect(listed).toMatchObject({ terms: { executions_per_month: 1_000 }, overrides: { executions_per_month: null } });
     expect((await changesOf(t.tenantId)).map((c) => [c.actor, c.fromTerms.executions_per_month, c.toTerms.executions_per_month])).toEqual([
       ['admin', null, 5],
@@ -250,12 +308,24 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
 
   it('admin quota and prices on enterprise: 80% and 100% events fire once with overage, executions go on metered', async () => {
     const t = await s.register();
-    const set = await adminPlan(t.tenantId, { plan: 'enterprise', executions_per_month: 10, overage_unit_usd: '0.0025', monthly_fee_usd: 1500 });
+    const set = await adminPlan(t.tenantId, {
+      plan: 'enterprise',
+      executions_per_month: 10,
+      overage_unit_usd: '0.0025',
+      monthly_fee_usd: 1500,
+    });
     expect(set.status, set.text).toBe(200);
     expect(set.body).toMatchObject({
       plan: 'enterprise',
       previous_plan: 'free',
-      terms: { executions_per_month: 10, overage: 'metered', overage_unit_usd: '0.0025', monthly_fee_usd: '1500.00', concurrency: 500, modules: null },
+      terms: {
+        executions_per_month: 10,
+        overage: 'metered',
+        overage_unit_usd: '0.0025',
+        monthly_fee_usd: '1500.00',
+        concurrency: 500,
+        modules: null,
+      },
       overrides: { executions_per_month: 10, overage_unit_usd: '0.0025', monthly_fee_usd: '1500.00' },
     });
     await setUsed(t.tenantId, 7);
@@ -266,21 +336,38 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
     const exceeded = await recorded(t.tenantId, 'billing.limit_exceeded');
     expect(exceeded).toHaveLength(1);
     expect(exceeded[0]!.data).toMatchObject({ plan: 'enterprise', used: 10, limit: 10, overage: true });
-    const [counter] = await s.svc.db.select().from(usageCounters).where(and(eq(usageCounters.tenantId, t.tenantId), eq(usageCounters.cycleStart, cycleStart())));
+    const [counter] = await s.svc.db
+      .select()
+      .from(usageCounters)
+      .where(and(eq(usageCounters.tenantId, t.tenantId), eq(usageCounters.cycleStart, cycleStart())));
     expect(counter).toMatchObject({ executions: 12, overage: 2 });
     expect((await me(t.apiKey)).headers.get('x-execution-remaining')).toBe('0');
 
     // Prices recorded in micro-dollars for proration; null clears each back to the plan's.
     const [change] = await changesOf(t.tenantId);
-    expect(change!.toTerms).toEqual({ plan: 'enterprise', requests_per_minute: null, executions_per_month: 10, overage_unit_micro_usd: 2_500, monthly_fee_micro_usd: 1_500_000_000 });
+    expect(change!.toTerms).toEqual({
+      plan: 'enterprise',
+      requests_per_minute: null,
+      executions_per_month: 10,
+      overage_unit_micro_usd: 2_500,
+      monthly_fee_micro_usd: 1_500_000_000,
+    });
     const cleared = await adminPlan(t.tenantId, { plan: 'enterprise', executions_per_month: null, overage_unit_usd: null });
-    expect(cleared.body).toMatchObject({ terms: { executions_per_month: null, overage_unit_usd: '0.00', monthly_fee_usd: '1500.00' }, limits: { executions_per_month: null } });
+    expect(cleared.body).toMatchObject({
+      terms: { executions_per_month: null, overage_unit_usd: '0.00', monthly_fee_usd: '1500.00' },
+      limits: { executions_per_month: null },
+    });
     expect((await me(t.apiKey)).headers.get('x-execution-remaining')).toBe('unlimited');
   });
 
   it("a tenant's own move to another plan ends the operator's per-tenant terms; the same plan keeps them", async () => {
     const t = await s.register();
-    const set = await adminPlan(t.tenantId, { plan: 'business', monthly_fee_usd: '500', overage_unit_usd: '0.25', requests_per_minute: 2_000 });
+    const set = await adminPlan(t.tenantId, {
+      plan: 'business',
+      monthly_fee_usd: '500',
+      overage_unit_usd: '0.25',
+      requests_per_minute: 2_000,
+    });
     expect(set.body.overrides).toMatchObject({ monthly_fee_usd: '500.00', overage_unit_usd: '0.25', requests_per_minute: 2_000 });
     // Asking for the plan it is on changes nothing: the contract stays.
     expect((await ownPlan(t.apiKey, 'business')).body).toMatchObject({ changed: false, terms: { monthly_fee_usd: '500.00' } });
@@ -292,7 +379,13 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
       terms: { requests_per_minute: 60, executions_per_month: 1_000, overage: 'pause', overage_unit_usd: '0.00', monthly_fee_usd: '0.00' },
     });
     const [, change] = await changesOf(t.tenantId);
-    expect(change!.toTerms).toEqual({ plan: 'free', requests_per_minute: null, executions_per_month: null, overage_unit_micro_usd: null, monthly_fee_micro_usd: null });
+    expect(change!.toTerms).toEqual({
+      plan: 'free',
+      requests_per_minute: null,
+      executions_per_month: null,
+      overage_unit_micro_usd: null,
+      monthly_fee_micro_usd: null,
+    });
     expect((await me(t.apiKey)).headers.get('x-ratelimit-limit')).toBe('60');
   });
 
@@ -305,7 +398,9 @@ backends.describe('plan changes and per-tenant terms (%s)', (backend) => {
       [{ monthly_fee_usd: '9007199254.740991' }, 'monthly_fee_usd'],
     ] as const) {
       const res = expectError(await adminPlan(t.tenantId, { plan: 'pro', ...body }), 400, 'invalid_request');
-      expect(res.issues, JSON.stringify(body)).toEqual([{ path, message: expect.stringMatching(/must be at most (1000|10000000)\.00 USD/) }]);
+      expect(res.issues, JSON.stringify(body)).toEqual([
+        { path, message: expect.stringMatching(/must be at most (1000|10000000)\.00 USD/) },
+      ]);
     }
     expect(await changesOf(t.tenantId)).toHaveLength(0);
     const ok = await adminPlan(t.tenantId, { plan: 'pro', overage_unit_usd: 1000, monthly_fee_usd: '10000000.000000' });

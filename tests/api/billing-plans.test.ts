@@ -55,12 +55,18 @@ backends.describe('plan catalog (%s)', (backend) => {
       }
       const rank = PLAN_NAMES.indexOf(offer.plan);
       expect(Object.keys(offer.features).sort()).toEqual(Object.keys(PLAN_FEATURES).sort());
-      for (const [feature, { minPlan }] of Object.entries(PLAN_FEATURES)) expect(offer.features[feature], `${offer.plan} ${feature}`).toBe(rank >= PLAN_NAMES.indexOf(minPlan));
+      for (const [feature, { minPlan }] of Object.entries(PLAN_FEATURES))
+        expect(offer.features[feature], `${offer.plan} ${feature}`).toBe(rank >= PLAN_NAMES.indexOf(minPlan));
     }
     // The plan table (docs/decisions.md, Plans and limits), in the money format of the tenant's own terms.
     const byName = Object.fromEntries(offers.map((o) => [o.plan, o]));
     expect(byName.free).toMatchObject({ monthly_fee_usd: '0.00', overage: 'pause', features: { webhooks: false, multiple_keys: false } });
-    expect(byName.pro).toMatchObject({ monthly_fee_usd: '29.00', overage_unit_usd: '0.001', executions_per_month: 50_000, features: { webhooks: true, multiple_keys: true } });
+    expect(byName.pro).toMatchObject({
+      monthly_fee_usd: '29.00',
+      overage_unit_usd: '0.001',
+      executions_per_month: 50_000,
+      features: { webhooks: true, multiple_keys: true },
+    });
     expect(byName.business).toMatchObject({ monthly_fee_usd: '299.00', overage_unit_usd: '0.001', requests_per_minute: 1_000 });
     expect(byName.enterprise).toMatchObject({ executions_per_month: null, custom_pricing: true });
 
@@ -79,7 +85,11 @@ backends.describe('plan catalog (%s)', (backend) => {
     expect(res.body).toEqual(anonymous.body);
     const usage = await s.call('/api/v1/billing/usage', { key: t.apiKey });
     const free = res.body.data.find((o) => o.plan === 'free')!;
-    expect(usage.body.terms).toMatchObject({ monthly_fee_usd: free.monthly_fee_usd, executions_per_month: free.executions_per_month, requests_per_minute: free.requests_per_minute });
+    expect(usage.body.terms).toMatchObject({
+      monthly_fee_usd: free.monthly_fee_usd,
+      executions_per_month: free.executions_per_month,
+      requests_per_minute: free.requests_per_minute,
+    });
   });
 
   it('answers the dashboard over tRPC without a session, and refuses unknown parameters', async () => {

@@ -46,15 +46,26 @@ backends.describe('billing usage (%s)', (backend) => {
   afterAll(async () => s?.close());
 
   const usage = (key: string | undefined, query = '') => s.call(`/api/v1/billing/usage${query}`, { key });
-  const execute = (key: string, input: unknown = { text: 'Hello World' }) => s.call('/api/v1/modules/text/execute', { key, body: { action: 'slugify', input } });
+  const execute = (key: string, input: unknown = { text: 'Hello World' }) =>
+    s.call('/api/v1/modules/text/execute', { key, body: { action: 'slugify', input } });
   const counter = async (tenantId: string, cycleStartDay: string) =>
-    (await s.svc.db.select().from(usageCounters).where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, cycleStartDay))))[0]?.executions ?? 0;
+    (
+      await s.svc.db
+        .select()
+        .from(usageCounters)
+        .where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, cycleStartDay)))
+    )[0]?.executions ?? 0;
 
   /**
    * `n` execution records at `at`, and the cycle's counter moved with them as a reservation does
    * (`quota`: the quota in force, for the counter's overage).
    */
-  async function seedExecutions(tenantId: string, n: number, at: Date, opts: { module?: string; status?: 'success' | 'failed'; counter?: boolean; quota?: number } = {}) {
+  async function seedExecutions(
+    tenantId: string,
+    n: number,
+    at: Date,
+    opts: { module?: string; status?: 'success' | 'failed'; counter?: boolean; quota?: number } = {},
+  ) {
     const tag = Math.random().toString(36).slice(2, 10);
     await s.svc.db.execute(sql`
       insert into executions (id, tenant_id, module, action, status, request_id, input_bytes, created_at, source)
@@ -69,7 +80,10 @@ backends.describe('billing usage (%s)', (backend) => {
       .values({ tenantId, cycleStart: cycle, executions: n, overage: Math.max(0, n - q) })
       .onConflictDoUpdate({
         target: [u.tenantId, u.cycleStart],
-        set: { executions: sql`${u.executions} + ${n}`, overage: sql`${u.overage} + greatest(0, ${u.executions} + ${n} - ${q}) - greatest(0, ${u.executions} - ${q})` },
+        set: {
+          executions: sql`${u.executions} + ${n}`,
+          overage: sql`${u.overage} + greatest(0, ${u.executions} + ${n} - ${q}) - greatest(0, ${u.executions} - ${q})`,
+        },
       });
   }
 
@@ -104,12 +118,20 @@ backends.describe('billing usage (%s)', (backend) => {
     // Chain: two steps, two executions.
     const chain = await s.call('/api/v1/chain', {
       key: t.apiKey,
-      body: { input: { text: 'Hello Chain' }, steps: [{ module: 'text', action: 'slugify' }, { module: 'text', action: 'change_case', input: { to: 'upper' }, map: '{ "text": slug }' }] },
+      body: {
+        input: { text: 'Hello Chain' },
+        steps: [
+          { module: 'text', action: 'slugify' },
+          { module: 'text', action: 'change_case', input: { to: 'upper' }, map: '{ "text": slug }' },
+        ],
+      },
     });
     expect(chain.body.status).toBe('success');
     // MCP through the SDK client: one success, one failed execution.
     const client = new Client({ name: 'vitest', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': t.apiKey } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': t.apiKey } } }),
+    );
     expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'Via MCP' } })).isError).toBeFalsy();
     expect((await client.callTool({ name: 'text__slugify', arguments: { text: 42 } })).isError).toBe(true);
     await client.close();
@@ -168,7 +190,10 @@ backends.describe('billing usage (%s)', (backend) => {
     expect(second.body.daily.at(-1).requests).toBe(7);
     expect(second.body.daily.slice(0, -1).every((d: { requests: number }) => d.requests === 0)).toBe(true);
     // Written to the table (usage flushed before reading).
-    const [row] = await s.svc.db.select().from(requestCounts).where(and(eq(requestCounts.tenantId, t.tenantId), eq(requestCounts.day, today)));
+    const [row] = await s.svc.db
+      .select()
+      .from(requestCounts)
+      .where(and(eq(requestCounts.tenantId, t.tenantId), eq(requestCounts.day, today)));
     expect(Number(row!.requests)).toBe(7);
   });
 
@@ -185,7 +210,10 @@ backends.describe('billing usage (%s)', (backend) => {
     a.countRequest(t.tenantId, 1);
     await a.close();
     expect(a.pendingRequests(t.tenantId, today)).toBe(0);
-    const [row] = await s.svc.db.select().from(requestCounts).where(and(eq(requestCounts.tenantId, t.tenantId), eq(requestCounts.day, today)));
+    const [row] = await s.svc.db
+      .select()
+      .from(requestCounts)
+      .where(and(eq(requestCounts.tenantId, t.tenantId), eq(requestCounts.day, today)));
     expect(Number(row!.requests)).toBe(13);
     // A deleted tenant's pending counts do not block the others'.
     const gone = await s.register();
@@ -263,7 +291,11 @@ backends.describe('billing usage (%s)', (backend) => {
   it('a quota raised mid-cycle: the overage already run stays billed, as the invoice bills it', async () => {
     const t = await s.register();
     const setTerms = (executions_per_month: number) =>
-      s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body: { plan: 'pro', executions_per_month, overage_unit_usd: '0.5' } });
+      s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, {
+        method: 'PUT',
+        headers: { 'x-admin-token': ADMIN_TOKEN },
+        body: { plan: 'pro', executions_per_month, overage_unit_usd: '0.5' },
+      });
     expect((await setTerms(10)).status).toBe(200);
     for (let i = 0; i < 12; i++) expect((await execute(t.apiKey)).status).toBe(200);
     expect((await setTerms(100)).status).toBe(200);
@@ -279,7 +311,8 @@ backends.describe('billing usage (%s)', (backend) => {
 
   it('the largest prices (the caps) price any count exactly; charges past the exact range are 409 conflict, never a 500', async () => {
     const t = await s.register();
-    const admin = (body: Record<string, unknown>) => s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body });
+    const admin = (body: Record<string, unknown>) =>
+      s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body });
     // What an outside check once set: refused now, with the field in `issues`.
     const refused = expectError(
       await admin({ plan: 'pro', executions_per_month: 0, overage_unit_usd: '9007199254.740991', monthly_fee_usd: '9007199254.740991' }),
@@ -321,7 +354,14 @@ backends.describe('billing usage (%s)', (backend) => {
     await seedExecutions(t.tenantId, 1, current.start); // the end is exclusive: this is the current cycle's
     await s.svc.db.insert(requestCounts).values({ tenantId: t.tenantId, day: isoDay(day(3)), requests: 41 });
     // Upgraded from free to pro on day 11 of the previous cycle (by the operator).
-    await s.svc.db.insert(planChanges).values({ id: `pch_test_${t.tenantId}`, tenantId: t.tenantId, fromTerms: snapshot('free'), toTerms: snapshot('pro'), actor: 'admin', changedAt: day(11, 15) });
+    await s.svc.db.insert(planChanges).values({
+      id: `pch_test_${t.tenantId}`,
+      tenantId: t.tenantId,
+      fromTerms: snapshot('free'),
+      toTerms: snapshot('pro'),
+      actor: 'admin',
+      changedAt: day(11, 15),
+    });
 
     const res = await usage(t.apiKey, `?cycle=${previous.name}`);
     expect(res.status).toBe(200);
@@ -388,7 +428,8 @@ backends.describe('billing usage (%s)', (backend) => {
   it('needs billing:read (403 insufficient_scope) and a credential (401)', async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'pro');
-    const make = async (scopes: string[]) => (await s.call('/api/v1/keys', { key: t.apiKey, body: { name: scopes.join(','), scopes } })).body.api_key as string;
+    const make = async (scopes: string[]) =>
+      (await s.call('/api/v1/keys', { key: t.apiKey, body: { name: scopes.join(','), scopes } })).body.api_key as string;
     const readOnly = await make(['modules:read']);
     expect(expectError(await usage(readOnly), 403, 'insufficient_scope').required_scope).toBe('billing:read');
     expect((await usage(await make(['billing:read']))).status).toBe(200);

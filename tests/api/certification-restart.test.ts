@@ -48,7 +48,15 @@ backends.describe('certification runs survive a restart (%s)', (backend) => {
       expect(queued).toMatchObject({ status: 'queued', trigger: 'publish' });
       // Never certified yet: tier none, no checks, the queued run pending.
       const before = await first.call(`/api/v1/certification/${name}/report`, { key: t.apiKey });
-      expect(before.body).toMatchObject({ module: name, tier: 'none', previous_tier: 'none', checks_total: 0, checks: [], ran_at: null, run_id: null });
+      expect(before.body).toMatchObject({
+        module: name,
+        tier: 'none',
+        previous_tier: 'none',
+        checks_total: 0,
+        checks: [],
+        ran_at: null,
+        run_id: null,
+      });
       expect(before.body.pending_run).toMatchObject({ id: queued!.id, status: 'queued', trigger: 'publish' });
       await first.close();
 

@@ -108,7 +108,10 @@ backends.describe('certification (%s)', (backend) => {
 
   /** The run queued for one version of `module`. */
   async function publishRunOf(module: string, version: string): Promise<string> {
-    const [row] = await s.svc.db.select().from(certificationRuns).where(and(eq(certificationRuns.moduleName, module), eq(certificationRuns.version, version)));
+    const [row] = await s.svc.db
+      .select()
+      .from(certificationRuns)
+      .where(and(eq(certificationRuns.moduleName, module), eq(certificationRuns.version, version)));
     if (!row) throw new Error(`no run for ${module} ${version}`);
     return row.id;
   }
@@ -131,7 +134,9 @@ backends.describe('certification (%s)', (backend) => {
     // Runs take turns with tenants for workers: a tenant's executions go on meanwhile.
     const tenant = await s.register();
     const executed = await Promise.all(
-      Array.from({ length: 5 }, () => s.call('/api/v1/modules/text/execute', { key: tenant.apiKey, body: { action: 'slugify', input: { text: 'Hello World' } } })),
+      Array.from({ length: 5 }, () =>
+        s.call('/api/v1/modules/text/execute', { key: tenant.apiKey, body: { action: 'slugify', input: { text: 'Hello World' } } }),
+      ),
     );
     expect(executed.map((r) => r.status)).toEqual(Array(5).fill(200));
     for (const [i, m] of BUILTIN_MODULES.entries()) {
@@ -171,7 +176,10 @@ backends.describe('certification (%s)', (backend) => {
     const report = (await s.call(`/api/v1/certification/${name}/report`, { key: t.apiKey })).body;
     expectReportMatchesChecks(report);
     const check = (n: string) => report.checks.find((c: any) => c.name === n);
-    expect(check('examples:add')).toMatchObject({ passed: false, detail: expect.stringMatching(/differs from the expected.*"sum":3.*"sum":4/) });
+    expect(check('examples:add')).toMatchObject({
+      passed: false,
+      detail: expect.stringMatching(/differs from the expected.*"sum":3.*"sum":4/),
+    });
     expect(check('examples:crash')).toMatchObject({ passed: false, detail: expect.stringContaining('cannot read the moon') });
     expect(check('examples:shout').passed).toBe(true);
     expect(check('metadata').passed).toBe(true);
@@ -200,21 +208,26 @@ backends.describe('certification (%s)', (backend) => {
       const freeInstaller = await s.register();
       const other = await s.register();
       for (const t of [publisher, installer, other]) await s.setPlan(t.tenantId, 'pro');
-      const hook = await s.call('/api/v1/webhooks', { key: publisher.apiKey, body: { url: publisherHooks.url, events: ['certification.completed', 'certification.tier_changed'] } });
+      const hook = await s.call('/api/v1/webhooks', {
+        key: publisher.apiKey,
+        body: { url: publisherHooks.url, events: ['certification.completed', 'certification.tier_changed'] },
+      });
       expect(hook.status, hook.text).toBe(201);
       const name = uniqueName('steady');
       expect((await publish(publisher.apiKey, jsModule(name, [add(), shout]))).status).toBe(201);
       const first = await finished(name, await publishRun(name), publisher.apiKey);
       expect(['gold', 'silver']).toContain(first.tier);
 
-      for (const t of [installer, freeInstaller]) expect((await s.call(`/api/v1/modules/${name}/install`, { key: t.apiKey, method: 'POST' })).status).toBe(201);
+      for (const t of [installer, freeInstaller])
+        expect((await s.call(`/api/v1/modules/${name}/install`, { key: t.apiKey, method: 'POST' })).status).toBe(201);
       const manual = await s.call(`/api/v1/certification/${name}/run`, { key: publisher.apiKey, method: 'POST' });
       expect(manual.status, manual.text).toBe(202);
       expect(manual.body).toMatchObject({ module: name, version: '1.0.0', trigger: 'manual', shared: false });
       const second = await finished(name, manual.body.id, publisher.apiKey);
       const report = (await s.call(`/api/v1/certification/${name}/report`, { key: installer.apiKey })).body;
 
-      const completedFor = async (tenantId: string) => (await certificationEvents(tenantId)).filter((e) => e.type === 'certification.completed');
+      const completedFor = async (tenantId: string) =>
+        (await certificationEvents(tenantId)).filter((e) => e.type === 'certification.completed');
       const expected = {
         module: name,
         tier: second.tier,
@@ -240,7 +253,11 @@ backends.describe('certification (%s)', (backend) => {
       expect(upgrade[0]!.body.data).toEqual({ module: name, tier: first.tier, previous_tier: 'none', direction: 'upgrade' });
 
       // A bad update: the update's run downgrades the module, and tier_changed says so.
-      const updated = await s.call(`/api/v1/modules/${name}`, { key: publisher.apiKey, method: 'PUT', body: { version: '1.1.0', actions: [add(4), crash] } });
+      const updated = await s.call(`/api/v1/modules/${name}`, {
+        key: publisher.apiKey,
+        method: 'PUT',
+        body: { version: '1.1.0', actions: [add(4), crash] },
+      });
       expect(updated.status, updated.text).toBe(200);
       const third = await finished(name, await publishRun(name), publisher.apiKey);
       expect(third).toMatchObject({ version: '1.1.0', trigger: 'publish', previous_tier: second.tier });
@@ -253,7 +270,9 @@ backends.describe('certification (%s)', (backend) => {
       const history = await s.call(`/api/v1/certification/${name}/runs?limit=2`, { key: publisher.apiKey });
       expect(history.body.data.map((r: any) => r.id)).toEqual([third.id, second.id]);
       expect(history.body.has_more).toBe(true);
-      const older = await s.call(`/api/v1/certification/${name}/runs?limit=2&cursor=${history.body.next_cursor}`, { key: publisher.apiKey });
+      const older = await s.call(`/api/v1/certification/${name}/runs?limit=2&cursor=${history.body.next_cursor}`, {
+        key: publisher.apiKey,
+      });
       expect(older.body.data.map((r: any) => r.id)).toEqual([first.id]);
     }, 600_000);
   });
@@ -266,14 +285,20 @@ backends.describe('certification (%s)', (backend) => {
     expect((await publish(publisher.apiKey, jsModule(name, [add()]))).status).toBe(201);
     await finished(name, await publishRun(name), publisher.apiKey);
     expect((await s.call(`/api/v1/modules/${name}/install`, { key: installer.apiKey, method: 'POST' })).status).toBe(201);
-    const hidden = await s.call(`/api/v1/modules/${name}`, { key: publisher.apiKey, method: 'PUT', body: { visibility: 'private', actions: [add(4)] } });
+    const hidden = await s.call(`/api/v1/modules/${name}`, {
+      key: publisher.apiKey,
+      method: 'PUT',
+      body: { visibility: 'private', actions: [add(4)] },
+    });
     expect(hidden.status, hidden.text).toBe(200);
     expectError(await s.call(`/api/v1/modules/${name}`, { key: installer.apiKey }), 404, 'not_found');
     // The update's run downgrades it (a wrong example): the publisher hears, the installer does not.
     const run = await finished(name, await publishRun(name), publisher.apiKey);
     expect(run.status).toBe('completed');
     const about = async (tenantId: string) =>
-      (await s.svc.db.select().from(events).where(eq(events.tenantId, tenantId))).filter((e) => (e.data as { module?: string }).module === name && e.createdAt.getTime() >= new Date(run.started_at).getTime());
+      (await s.svc.db.select().from(events).where(eq(events.tenantId, tenantId))).filter(
+        (e) => (e.data as { module?: string }).module === name && e.createdAt.getTime() >= new Date(run.started_at).getTime(),
+      );
     expect((await about(publisher.tenantId)).map((e) => e.type)).toContain('certification.completed');
     expect(await about(installer.tenantId)).toEqual([]);
   }, 300_000);
@@ -333,7 +358,8 @@ backends.describe('certification (%s)', (backend) => {
       timeout_ms: 5000,
     });
     expect((await publish(t.apiKey, jsModule(name, [slow('a')]))).status).toBe(201);
-    const runsOf = () => s.svc.db.select().from(certificationRuns).where(eq(certificationRuns.moduleName, name)).orderBy(certificationRuns.createdAt);
+    const runsOf = () =>
+      s.svc.db.select().from(certificationRuns).where(eq(certificationRuns.moduleName, name)).orderBy(certificationRuns.createdAt);
     const until = Date.now() + 120_000;
     while ((await runsOf())[0]!.status === 'queued') {
       if (Date.now() > until) throw new Error('the publish run did not start');
@@ -351,7 +377,10 @@ backends.describe('certification (%s)', (backend) => {
     expect(runs).toHaveLength(2);
     const latest = runs[1]!;
     expect(latest).toMatchObject({ status: 'completed', trigger: 'publish', version: '1.0.0' });
-    expect(latest.checks.find((c) => c.name === 'examples:slow')).toMatchObject({ passed: false, detail: expect.stringContaining('differs from the expected') });
+    expect(latest.checks.find((c) => c.name === 'examples:slow')).toMatchObject({
+      passed: false,
+      detail: expect.stringContaining('differs from the expected'),
+    });
     const report = (await s.call(`/api/v1/certification/${name}/report`, { key: t.apiKey })).body;
     expect(report).toMatchObject({ run_id: latest.id, tier: latest.tier });
   }, 300_000);
@@ -365,9 +394,15 @@ backends.describe('certification (%s)', (backend) => {
     expect(first).toMatchObject({ status: 'completed', version: '1.0.0', tier: 'gold' });
     // A run of 1.0.0 still waiting to start when an update moves the module to 1.0.1 (a publish
     // delay): the update asked for a 1.0.1 run; the 1.0.0 one must not certify 1.0.1's actions.
-    const updated = await s.call(`/api/v1/modules/${name}`, { key: t.apiKey, method: 'PUT', body: { version: '1.0.1', actions: [add(4)] } });
+    const updated = await s.call(`/api/v1/modules/${name}`, {
+      key: t.apiKey,
+      method: 'PUT',
+      body: { version: '1.0.1', actions: [add(4)] },
+    });
     expect(updated.status, updated.text).toBe(200);
-    const stale = await s.svc.db.transaction((tx) => requestRun(s.svc, tx, { moduleName: name, version: '1.0.0', trigger: 'manual', tenantId: t.tenantId }));
+    const stale = await s.svc.db.transaction((tx) =>
+      requestRun(s.svc, tx, { moduleName: name, version: '1.0.0', trigger: 'manual', tenantId: t.tenantId }),
+    );
     expect(stale.created).toBe(true);
     const superseded = await finished(name, stale.run.id, t.apiKey);
     expect(superseded).toMatchObject({ status: 'failed', version: '1.0.0', tier: null, checks_total: 0 });
@@ -402,7 +437,9 @@ backends.describe('certification (%s)', (backend) => {
           const raw = Buffer.concat(chunks);
           const [, mode, module] = (req.url ?? '').split('/');
           const secret = secrets.get(module ?? '') ?? '';
-          const expected = Buffer.from(createHmac('sha256', secret).update(`${req.headers['x-module-timestamp']}.`).update(raw).digest('hex'));
+          const expected = Buffer.from(
+            createHmac('sha256', secret).update(`${req.headers['x-module-timestamp']}.`).update(raw).digest('hex'),
+          );
           const given = Buffer.from(String(req.headers['x-module-signature'] ?? ''));
           const valid = given.length === expected.length && timingSafeEqual(given, expected);
           const reply = (status: number, body: unknown) => {
@@ -431,7 +468,10 @@ backends.describe('certification (%s)', (backend) => {
         const secret = `secret-${mode}-0123456789abcdef`;
         secrets.set(name, secret);
         const timeout_ms = mode === 'slow' ? 300 : 3000;
-        const res = await publish(t.apiKey, jsModule(name, [{ ...add(), timeout_ms }], { runtime: { type: 'http', endpoint: `${url}/${mode}/${name}`, secret } }));
+        const res = await publish(
+          t.apiKey,
+          jsModule(name, [{ ...add(), timeout_ms }], { runtime: { type: 'http', endpoint: `${url}/${mode}/${name}`, secret } }),
+        );
         expect(res.status, res.text).toBe(201);
         const run = await finished(name, await publishRun(name), t.apiKey);
         expect(run.status).toBe('completed');
@@ -441,11 +481,17 @@ backends.describe('certification (%s)', (backend) => {
       expect(check(results.strict, 'http_signature')).toMatchObject({ passed: true });
       expect(check(results.strict, 'examples:add')).toMatchObject({ passed: true });
       expect(['gold', 'silver']).toContain(results.strict.tier);
-      expect(check(results.lax, 'http_signature')).toMatchObject({ passed: false, detail: expect.stringContaining('wrong X-Module-Signature was not refused') });
+      expect(check(results.lax, 'http_signature')).toMatchObject({
+        passed: false,
+        detail: expect.stringContaining('wrong X-Module-Signature was not refused'),
+      });
       expect(check(results.lax, 'examples:add')).toMatchObject({ passed: true });
       expect(results.lax.tier).not.toBe('gold');
       // No answer within the action's timeout_ms: the example is a crash (timeout), the tier falls below silver.
-      expect(check(results.slow, 'examples:add')).toMatchObject({ passed: false, detail: expect.stringMatching(/^Example 1 failed: timeout: .*300 ms/) });
+      expect(check(results.slow, 'examples:add')).toMatchObject({
+        passed: false,
+        detail: expect.stringMatching(/^Example 1 failed: timeout: .*300 ms/),
+      });
       expect(['bronze', 'none']).toContain(results.slow.tier);
     }, 300_000);
   });

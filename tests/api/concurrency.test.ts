@@ -63,7 +63,10 @@ describe('concurrency limit on execute', () => {
     expect((await install).status).toBe(200);
     const three = Array.from({ length: 3 }, fetchCall);
     await vi.waitFor(() => expect(held).toHaveLength(3), { timeout: 30_000, interval: 20 });
-    const batch = s.call('/api/v1/batch', { key: t.apiKey, body: { calls: Array.from({ length: 4 }, (_, i) => ({ id: `c${i}`, module: 'http', action: 'fetch', input: fetchInput })) } });
+    const batch = s.call('/api/v1/batch', {
+      key: t.apiKey,
+      body: { calls: Array.from({ length: 4 }, (_, i) => ({ id: `c${i}`, module: 'http', action: 'fetch', input: fetchInput })) },
+    });
     await vi.waitFor(() => expect(held).toHaveLength(5), { timeout: 30_000, interval: 20 });
     expect(await s.svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(5);
     answerAll();
@@ -75,7 +78,15 @@ describe('concurrency limit on execute', () => {
     expect((await Promise.all(three)).map((r) => r.status)).toEqual([200, 200, 200]);
     await vi.waitFor(async () => expect(await s.svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(0), { timeout: 10_000, interval: 20 });
     // A chain of two fetches holds one slot throughout.
-    const chain = s.call('/api/v1/chain', { key: t.apiKey, body: { steps: [{ module: 'http', action: 'fetch', input: fetchInput }, { module: 'http', action: 'fetch', input: fetchInput, map: '{}' }] } });
+    const chain = s.call('/api/v1/chain', {
+      key: t.apiKey,
+      body: {
+        steps: [
+          { module: 'http', action: 'fetch', input: fetchInput },
+          { module: 'http', action: 'fetch', input: fetchInput, map: '{}' },
+        ],
+      },
+    });
     for (let step = 0; step < 2; step++) {
       await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 30_000, interval: 20 });
       expect(await s.svc.slots.inFlight(`tenant:${t.tenantId}`)).toBe(1);
@@ -146,7 +157,11 @@ backends.describe('fair execution (%s)', (backend) => {
     const results = await Promise.all(flood);
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((x) => x === 200)).toHaveLength(100);
-    expectError(results.find((r) => r.status === 429)!, 429, 'concurrency_limit_exceeded');
+    expectError(
+      results.find((r) => r.status === 429)!,
+      429,
+      'concurrency_limit_exceeded',
+    );
     const p = await recorded(pro.tenantId);
     expect(p.rows.map((r) => r.status)).toEqual(['success']);
     expect(p.used).toBe(1);
@@ -167,8 +182,7 @@ backends.describe('fair execution (%s)', (backend) => {
     const q = s.svc.pool.queue;
     const admit = q.admit.bind(q);
     const granted: string[] = [];
-    q.admit = (tenantId, maxWaitMs) =>
-      admit(tenantId, maxWaitMs).then((lease) => (lease && granted.push(tenantId), lease));
+    q.admit = (tenantId, maxWaitMs) => admit(tenantId, maxWaitMs).then((lease) => (lease && granted.push(tenantId), lease));
     try {
       const flood = Array.from({ length: 12 }, () => slugify(business.apiKey));
       await vi.waitFor(() => expect(q.waitingCount).toBe(12), { timeout: 30_000, interval: 20 });

@@ -22,7 +22,10 @@ backends.describe('dashboard session cookie on /api/trpc (%s)', (backend) => {
 
   beforeAll(async () => {
     s = await startTestServer({ backend });
-    const signup = await s.call('/auth/v1/signup', { headers: { apikey: s.config.auth.anonKey }, body: { email: 'dash@example.com', password: 'dash-password-1' } });
+    const signup = await s.call('/auth/v1/signup', {
+      headers: { apikey: s.config.auth.anonKey },
+      body: { email: 'dash@example.com', password: 'dash-password-1' },
+    });
     expect(signup.status).toBe(200);
     bearer = signup.body.access_token;
     const created = await s.call('/api/v1/auth/register', { bearer, body: { agent_name: 'dash' } });
@@ -34,7 +37,15 @@ backends.describe('dashboard session cookie on /api/trpc (%s)', (backend) => {
 
   const cookieOf = async (dashboard: Record<string, unknown>, secret = s.config.sessionSecret) =>
     `${COOKIE}=${await encode({ token: { sub: 'x', dashboard }, secret })}`;
-  const passwordCookie = () => cookieOf({ kind: 'password', email: 'dash@example.com', admin: false, accessToken: bearer, refreshToken: 'r', expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+  const passwordCookie = () =>
+    cookieOf({
+      kind: 'password',
+      email: 'dash@example.com',
+      admin: false,
+      accessToken: bearer,
+      refreshToken: 'r',
+      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    });
   const keyCookie = () => cookieOf({ kind: 'api_key', admin: false, apiKey: keyTenant.apiKey, tenantId: keyTenant.tenantId });
 
   it('a password session acts as its bearer token; an API-key session as its key', async () => {
@@ -64,7 +75,11 @@ backends.describe('dashboard session cookie on /api/trpc (%s)', (backend) => {
     const res = await s.call(ME, { key: keyTenant.apiKey, headers: { cookie: await passwordCookie() } });
     expect(res.body.result.data.tenant_id).toBe(keyTenant.tenantId);
     // ... and no Origin is required of them.
-    const mutation = await s.call('/api/trpc/keys.create', { key: keyTenant.apiKey, headers: { cookie: await passwordCookie(), origin: 'https://evil.example' }, body: { name: 'x' } });
+    const mutation = await s.call('/api/trpc/keys.create', {
+      key: keyTenant.apiKey,
+      headers: { cookie: await passwordCookie(), origin: 'https://evil.example' },
+      body: { name: 'x' },
+    });
     expect(mutation.body.error.data.app.error).toBe('plan_required');
   });
 
@@ -104,7 +119,8 @@ backends.describe('dashboard session cookie on /api/trpc (%s)', (backend) => {
     const token = dashboardForwardToken(); // what server.ts hands to Next
     // Fresh documentation addresses each run (the Redis variant's pools outlive a run by a minute).
     const [ip1, ip2, ip3] = [1, 2, 3].map(() => `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`);
-    const remaining = async (headers: Record<string, string>) => Number((await s.call('/api/v1/me', { headers })).headers.get('x-ratelimit-remaining'));
+    const remaining = async (headers: Record<string, string>) =>
+      Number((await s.call('/api/v1/me', { headers })).headers.get('x-ratelimit-remaining'));
     const a = await remaining({ 'x-amp-client-ip': ip1!, 'x-amp-dashboard-token': token });
     expect(await remaining({ 'x-amp-client-ip': ip1!, 'x-amp-dashboard-token': token })).toBe(a - 1);
     // Another browser: its own pool (a 401 counts against the public pool of the client address).

@@ -23,7 +23,11 @@ backends.describe('execution list filters (%s)', (backend) => {
     const list = async (query: string) => {
       const res = await s.call(`/api/v1/executions?${query}`, { key: t.apiKey });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return res.body as { data: { execution_id: string; created_at: string; module: string; status: string }[]; next_cursor: string | null; has_more: boolean };
+      return res.body as {
+        data: { execution_id: string; created_at: string; module: string; status: string }[];
+        next_cursor: string | null;
+        has_more: boolean;
+      };
     };
     const all = await list('limit=50');
     expect(all.data).toHaveLength(3);

@@ -25,7 +25,11 @@ backends.describe('execution search (%s)', (backend) => {
 
   let n = 0;
   /** One execution row of `tenantId`, `ageMs` old (newest first = smallest age). */
-  const row = async (tenantId: string, ageMs: number, fields: { module?: string; action?: string; requestId?: string; errorCode?: string; errorMessage?: string }) => {
+  const row = async (
+    tenantId: string,
+    ageMs: number,
+    fields: { module?: string; action?: string; requestId?: string; errorCode?: string; errorMessage?: string },
+  ) => {
     const id = `exe_search${backend}${++n}${Math.random().toString(36).slice(2, 8)}`;
     await s.svc.db.insert(executions).values({
       id,
@@ -53,11 +57,31 @@ backends.describe('execution search (%s)', (backend) => {
     const a = await s.register();
     const b = await s.register();
     const slug = await row(a.tenantId, 6000, { action: 'slugify', requestId: 'rq-shared-1' });
-    const upper = await row(a.tenantId, 5000, { action: 'uppercase', requestId: 'rq-shared-1', errorCode: 'timeout', errorMessage: 'The action ran past its 30000 ms deadline' });
-    const percent = await row(a.tenantId, 4000, { module: 'math', action: 'evaluate', errorCode: 'module_error', errorMessage: 'Rate 100% reached for Foo_Bar in C:\\temp\\x' });
-    const lookalike = await row(a.tenantId, 3000, { module: 'math', action: 'evaluate', errorCode: 'module_error', errorMessage: 'Rate 1000 reached for FooXBar in C:tempx' });
+    const upper = await row(a.tenantId, 5000, {
+      action: 'uppercase',
+      requestId: 'rq-shared-1',
+      errorCode: 'timeout',
+      errorMessage: 'The action ran past its 30000 ms deadline',
+    });
+    const percent = await row(a.tenantId, 4000, {
+      module: 'math',
+      action: 'evaluate',
+      errorCode: 'module_error',
+      errorMessage: 'Rate 100% reached for Foo_Bar in C:\\temp\\x',
+    });
+    const lookalike = await row(a.tenantId, 3000, {
+      module: 'math',
+      action: 'evaluate',
+      errorCode: 'module_error',
+      errorMessage: 'Rate 1000 reached for FooXBar in C:tempx',
+    });
     // Another tenant's rows carry the same request id, action, code and message.
-    const foreign = await row(b.tenantId, 2000, { action: 'slugify', requestId: 'rq-shared-1', errorCode: 'timeout', errorMessage: 'Rate 100% reached for Foo_Bar' });
+    const foreign = await row(b.tenantId, 2000, {
+      action: 'slugify',
+      requestId: 'rq-shared-1',
+      errorCode: 'timeout',
+      errorMessage: 'Rate 100% reached for Foo_Bar',
+    });
 
     // An exact execution id: that execution alone (a request id or message containing it would not join it).
     expect(await ids(a.apiKey, upper)).toEqual([upper]);
@@ -90,7 +114,10 @@ backends.describe('execution search (%s)', (backend) => {
 
   it('takes %, _ and \\ literally', async () => {
     const a = await s.register();
-    const percent = await row(a.tenantId, 4000, { errorCode: 'module_error', errorMessage: 'Rate 100% reached for Foo_Bar in C:\\temp\\x' });
+    const percent = await row(a.tenantId, 4000, {
+      errorCode: 'module_error',
+      errorMessage: 'Rate 100% reached for Foo_Bar in C:\\temp\\x',
+    });
     await row(a.tenantId, 3000, { errorCode: 'module_error', errorMessage: 'Rate 1000 reached for FooXBar in C:tempx' });
     expect(await ids(a.apiKey, '100%')).toEqual([percent]);
     expect(await ids(a.apiKey, 'Foo_Bar')).toEqual([percent]);
@@ -108,7 +135,10 @@ backends.describe('execution search (%s)', (backend) => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res: { status: number; body: Page } = await s.call<Page>(`/api/v1/executions?limit=2&q=fetch${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: a.apiKey });
+      const res: { status: number; body: Page } = await s.call<Page>(
+        `/api/v1/executions?limit=2&q=fetch${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { key: a.apiKey },
+      );
       expect(res.status).toBe(200);
       expect(res.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...res.body.data.map((e) => e.execution_id));

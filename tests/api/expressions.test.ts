@@ -30,14 +30,19 @@ describe("callers' JSONata expressions", () => {
     const res = await chain;
     expect(res.status, res.text).toBe(200);
     expect(res.body.status).toBe('failed');
-    expect(res.body.steps[0].error).toEqual({ code: 'invalid_input', message: 'The map expression failed: it did not finish within 1000 ms' });
+    expect(res.body.steps[0].error).toEqual({
+      code: 'invalid_input',
+      message: 'The map expression failed: it did not finish within 1000 ms',
+    });
     expect(res.body.steps[0].execution_id).toBeNull();
   });
 
   it('a built-in asked for a huge string fails its step; the same expression shapes work as before', async () => {
     const huge = await chainWithMap('{ "text": $pad("", 100000000, "ab") }', 'x');
     expect(huge.body.status).toBe('failed');
-    expect(huge.body.steps[0].error.message).toMatch(/^The map expression failed: it (did not finish within 1000 ms|used more memory than an expression may)$/);
+    expect(huge.body.steps[0].error.message).toMatch(
+      /^The map expression failed: it (did not finish within 1000 ms|used more memory than an expression may)$/,
+    );
 
     const ok = await chainWithMap('{ "text": $replace($uppercase(text), /O+/, "0") }', 'foo boo');
     expect(ok.body.status, ok.text).toBe('success');
@@ -52,6 +57,8 @@ describe("callers' JSONata expressions", () => {
     expect(await evaluateCondition(s.svc, tenantId, 'input.missing', context)).toBe(false);
     expect(await evaluateCondition(s.svc, tenantId, 'input.list', context)).toBe(true);
     expect(await evaluateCondition(s.svc, tenantId, '""', context)).toBe(false);
-    await expect(evaluateCondition(s.svc, tenantId, '$replace("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", /(a+)+$/, "")', context)).rejects.toThrow(/did not finish within 1000 ms/);
+    await expect(
+      evaluateCondition(s.svc, tenantId, '$replace("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", /(a+)+$/, "")', context),
+    ).rejects.toThrow(/did not finish within 1000 ms/);
   });
 });

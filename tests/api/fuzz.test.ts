@@ -18,7 +18,8 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const MAX_URL = 8_000;
 
 /** What must never reach a client. Generated strings never contain these, so echoes cannot trip it. */
-const INTERNALS = /select |insert into|delete from|update "| from "|failed query|secret_hash|secret_encrypted|at Object\.|at async |node_modules|\.[cm]?[jt]s:\d+|call stack|RangeError|TypeError|ReferenceError|ECONNREFUSED|duplicate key|violates|relation "/i;
+const INTERNALS =
+  /select |insert into|delete from|update "| from "|failed query|secret_hash|secret_encrypted|at Object\.|at async |node_modules|\.[cm]?[jt]s:\d+|call stack|RangeError|TypeError|ReferenceError|ECONNREFUSED|duplicate key|violates|relation "/i;
 
 // ---- hostile values -------------------------------------------------------------------------
 
@@ -27,7 +28,10 @@ const b64 = (text: string) => Buffer.from(text).toString('base64url');
 const hostileChar = fc.oneof(
   { weight: 3, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
   { weight: 2, arbitrary: fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\uFFFF', '\uFEFF', '\u202E') },
-  { weight: 2, arbitrary: fc.constantFrom('%', '/', '.', '"', "'", '\\', '?', '#', '&', '=', '+', ' ', '\r', '\n', '\t', '*', '$', '{', '}') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('%', '/', '.', '"', "'", '\\', '?', '#', '&', '=', '+', ' ', '\r', '\n', '\t', '*', '$', '{', '}'),
+  },
 );
 
 const DATES = [
@@ -48,7 +52,9 @@ const DATES = [
 const shortString = fc.string({ unit: hostileChar, maxLength: 24 }).filter((s) => !INTERNALS.test(s));
 const hostileDate = fc.constantFrom(...DATES);
 const cursorLike = fc.oneof(
-  fc.tuple(fc.oneof(hostileDate, shortString), fc.oneof(shortString, fc.constantFrom('key_x', 'exe_x', '\u0000', 'a\ud800'))).map((t) => b64(JSON.stringify(t))),
+  fc
+    .tuple(fc.oneof(hostileDate, shortString), fc.oneof(shortString, fc.constantFrom('key_x', 'exe_x', '\u0000', 'a\ud800')))
+    .map((t) => b64(JSON.stringify(t))),
   fc.tuple(shortString, shortString).map(([a, b]) => b64(`${a}.${b}`)),
   shortString.map(b64),
   shortString,
@@ -60,7 +66,31 @@ const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: cursorLike },
   {
     weight: 2,
-    arbitrary: fc.constantFrom('', ' ', 'null', 'undefined', 'NaN', '-1', '0', '1e309', '9'.repeat(40), 'true', '[]', '{}', '__proto__', 'constructor', "' OR '1'='1", '..', '%00', '%ZZ', 'text', 'json', 'slugify', 'pro', '*'),
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      'null',
+      'undefined',
+      'NaN',
+      '-1',
+      '0',
+      '1e309',
+      '9'.repeat(40),
+      'true',
+      '[]',
+      '{}',
+      '__proto__',
+      'constructor',
+      "' OR '1'='1",
+      '..',
+      '%00',
+      '%ZZ',
+      'text',
+      'json',
+      'slugify',
+      'pro',
+      '*',
+    ),
   },
   { weight: 1, arbitrary: fc.integer({ min: 257, max: 20_000 }).map((n) => 'a'.repeat(n)) },
 );
@@ -87,7 +117,24 @@ const deepText = fc
   .tuple(fc.constantFrom(65, 200, 5_000, 30_000), fc.boolean())
   .map(([depth, objects]) => (objects ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + '1' + ']'.repeat(depth)));
 
-const BROKEN_JSON = ['{', '{"a":', '[1,', 'nul', '\u0000', '{"a":1}x', '\uFEFF{}', '""', '[]', '1', 'null', '{"__proto__":{"x":1}}', '{"a":1,"a":2}', '{"a":"\\ud800"}', "{'a':1}", '{"a":1e99999}'];
+const BROKEN_JSON = [
+  '{',
+  '{"a":',
+  '[1,',
+  'nul',
+  '\u0000',
+  '{"a":1}x',
+  '\uFEFF{}',
+  '""',
+  '[]',
+  '1',
+  'null',
+  '{"__proto__":{"x":1}}',
+  '{"a":1,"a":2}',
+  '{"a":"\\ud800"}',
+  "{'a':1}",
+  '{"a":1e99999}',
+];
 
 // ---- near-valid bodies: a valid body from the operation's schema, with a field or two hostile ----
 
@@ -153,7 +200,10 @@ function nearValid(schema: Schema | undefined, properties: string[]): fc.Arbitra
   const base = sample(schema ?? { type: 'object' }, '') as Record<string, unknown>;
   if (properties.length === 0) return fc.constant<Body>({ kind: 'json', value: base });
   return fc
-    .tuple(fc.subarray(properties, { minLength: 1, maxLength: Math.min(2, properties.length) }), fc.array(fc.option(hostileJson, { freq: 6 }), { minLength: 2, maxLength: 2 }))
+    .tuple(
+      fc.subarray(properties, { minLength: 1, maxLength: Math.min(2, properties.length) }),
+      fc.array(fc.option(hostileJson, { freq: 6 }), { minLength: 2, maxLength: 2 }),
+    )
     .map(([fields, values]): Body => {
       const value: Record<string, unknown> = { ...base };
       fields.forEach((f, i) => {
@@ -173,7 +223,9 @@ function bodyFor(properties: string[], schema?: Schema): fc.Arbitrary<Body> {
     { weight: 1, arbitrary: fc.constant<Body>({ kind: 'none' }) },
     {
       weight: 5,
-      arbitrary: fc.dictionary(field, hostileJson, { maxKeys: Math.max(2, properties.length) }).map((value): Body => ({ kind: 'json', value })),
+      arbitrary: fc
+        .dictionary(field, hostileJson, { maxKeys: Math.max(2, properties.length) })
+        .map((value): Body => ({ kind: 'json', value })),
     },
     { weight: 1, arbitrary: hostileJson.map((value): Body => ({ kind: 'json', value })) },
     { weight: 1, arbitrary: fc.constantFrom(...BROKEN_JSON).map((text): Body => ({ kind: 'raw', text })) },
@@ -186,7 +238,8 @@ function encode(s: string): string {
   let out = '';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
-    if (c >= 0xd800 && c <= 0xdfff) out += `%ED%${(0xa0 | ((c >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 | (c & 0x3f)).toString(16).toUpperCase()}`;
+    if (c >= 0xd800 && c <= 0xdfff)
+      out += `%ED%${(0xa0 | ((c >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 | (c & 0x3f)).toString(16).toUpperCase()}`;
     else out += encodeURIComponent(ch);
   }
   return out;
@@ -246,10 +299,15 @@ interface Fixtures {
 type Credential = 'key' | 'none' | 'bad';
 
 function requestFor(op: Operation, fx: Fixtures) {
-  const param = (name: string) => fc.oneof({ weight: 4, arbitrary: hostileString }, { weight: 1, arbitrary: fc.constantFrom(...(fx.real[name] ?? ['x'])) });
+  const param = (name: string) =>
+    fc.oneof({ weight: 4, arbitrary: hostileString }, { weight: 1, arbitrary: fc.constantFrom(...(fx.real[name] ?? ['x'])) });
   return fc.record({
     params: fc.tuple(...op.pathParams.map(param)),
-    query: fc.dictionary(op.queryParams.length > 0 ? fc.oneof(fc.constantFrom(...op.queryParams), shortString) : shortString, hostileString, { maxKeys: 3 }),
+    query: fc.dictionary(
+      op.queryParams.length > 0 ? fc.oneof(fc.constantFrom(...op.queryParams), shortString) : shortString,
+      hostileString,
+      { maxKeys: 3 },
+    ),
     body: bodyFor(op.bodyProps, op.bodySchema),
     credential: fc.constantFrom<Credential>('key', 'key', 'key', 'key', 'none', 'bad'),
   });
@@ -276,13 +334,18 @@ function rawBody(body: Body): string | undefined {
 // ---- the assertions ----------------------------------------------------------------------------
 
 /** 502 and 504 are failed executions (the contract's module_error / timeout); every other 5xx is a bug. */
-const isFailedExecution = (status: number, code: unknown) => (status === 502 && code === 'module_error') || (status === 504 && code === 'timeout');
+const isFailedExecution = (status: number, code: unknown) =>
+  (status === 502 && code === 'module_error') || (status === 504 && code === 'timeout');
 
 function checkRest(res: ApiResponse, label: string) {
   const where = `${label}\n-> ${res.status} ${res.text.slice(0, 500)}`;
   if (res.status < 400) return;
   expect(res.headers.get('content-type') ?? '', where).toMatch(/application\/json/);
-  expect(res.body, where).toMatchObject({ error: expect.any(String), message: expect.any(String), request_id: res.headers.get('x-request-id') });
+  expect(res.body, where).toMatchObject({
+    error: expect.any(String),
+    message: expect.any(String),
+    request_id: res.headers.get('x-request-id'),
+  });
   expect(res.status >= 500 && !isFailedExecution(res.status, res.body.error), where).toBe(false);
   expect(res.text, where).not.toMatch(INTERNALS);
 }
@@ -294,7 +357,11 @@ function checkTrpc(res: ApiResponse, label: string) {
   if (typeof res.body?.error === 'string') return checkRest(res, label);
   const error = res.body?.error;
   expect(error, where).toMatchObject({ message: expect.any(String), code: expect.any(Number), data: { httpStatus: res.status } });
-  expect(error.data.app, where).toMatchObject({ error: expect.any(String), message: error.message, request_id: res.headers.get('x-request-id') });
+  expect(error.data.app, where).toMatchObject({
+    error: expect.any(String),
+    message: error.message,
+    request_id: res.headers.get('x-request-id'),
+  });
   expect(error.data.stack, where).toBeUndefined();
   expect(res.status >= 500 && !isFailedExecution(res.status, error.data.app.error), where).toBe(false);
   expect(res.text, where).not.toMatch(INTERNALS);
@@ -313,7 +380,11 @@ function checkMcp(res: ApiResponse, label: string) {
     } else if (m?.result?.isError) {
       expect(JSON.stringify(m.result.content), where).not.toMatch(INTERNALS);
     } else if (m?.jsonrpc !== '2.0') {
-      expect(m, where).toMatchObject({ error: expect.any(String), message: expect.any(String), request_id: res.headers.get('x-request-id') });
+      expect(m, where).toMatchObject({
+        error: expect.any(String),
+        message: expect.any(String),
+        request_id: res.headers.get('x-request-id'),
+      });
       expect(res.text, where).not.toMatch(INTERNALS);
     }
   }
@@ -344,9 +415,15 @@ backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
     await s.setPlan(main.tenantId, 'pro', 1_000_000);
     const victim = await s.register();
     const second = await s.call('/api/v1/keys', { key: main.apiKey, body: { name: 'fuzz target', scopes: ['modules:read'] } });
-    const execution = await s.call('/api/v1/modules/text/execute', { key: main.apiKey, body: { action: 'slugify', input: { text: 'Hello' } } });
+    const execution = await s.call('/api/v1/modules/text/execute', {
+      key: main.apiKey,
+      body: { action: 'slugify', input: { text: 'Hello' } },
+    });
     await s.call('/api/v1/memory', { key: main.apiKey, body: { agent_id: 'a', key: 'k', value: 1 } });
-    const hook = await s.call('/api/v1/webhooks', { key: main.apiKey, body: { url: 'https://127.0.0.1:9/hook', events: ['billing.invoice_created'] } });
+    const hook = await s.call('/api/v1/webhooks', {
+      key: main.apiKey,
+      body: { url: 'https://127.0.0.1:9/hook', events: ['billing.invoice_created'] },
+    });
     for (const res of [second, execution, hook]) if (res.status >= 300) throw new Error(`fixture failed: ${res.status} ${res.text}`);
     fx = {
       key: main.apiKey,
@@ -362,7 +439,13 @@ backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
     };
   });
   afterAll(async () => {
-    if (process.env.FUZZ_STATS) console.log([...stats].sort().map(([k, n]) => `${k}: ${n}`).join('\n'));
+    if (process.env.FUZZ_STATS)
+      console.log(
+        [...stats]
+          .sort()
+          .map(([k, n]) => `${k}: ${n}`)
+          .join('\n'),
+      );
     stats.clear();
     await s?.close();
   });
@@ -377,12 +460,18 @@ backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
       fc.asyncProperty(arb, async ({ op, req }) => {
         let i = 0;
         const path = op.path.replace(/\{[^}]+\}/g, () => encode(req.params[i++]!));
-        const query = Object.entries(req.query).map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
+        const query = Object.entries(req.query)
+          .map(([k, v]) => `${encode(k)}=${encode(v)}`)
+          .join('&');
         const url = query ? `${path}?${query}` : path;
         const body = op.method === 'GET' || op.method === 'DELETE' ? undefined : rawBody(req.body);
         // Node's own parser refuses request lines past its header limit (431) before the API runs.
         fc.pre(url.length < MAX_URL);
-        const res = await s.call(url, { method: op.method, rawBody: body, headers: { ...headersFor(op, req.credential, fx), ...(body !== undefined && { 'content-type': 'application/json' }) } });
+        const res = await s.call(url, {
+          method: op.method,
+          rawBody: body,
+          headers: { ...headersFor(op, req.credential, fx), ...(body !== undefined && { 'content-type': 'application/json' }) },
+        });
         count('rest', res, res.body?.error);
         checkRest(res, label(op.method, url, body));
       }),
@@ -397,8 +486,15 @@ backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
         input: bodyFor(Object.keys(op.inputSchema.properties ?? {}), op.inputSchema),
         credential: fc.constantFrom<Credential>('key', 'key', 'key', 'none'),
         // Mostly the procedure's own path and method; sometimes a hostile path, a batch, another method.
-        path: fc.oneof({ weight: 8, arbitrary: fc.constant(op.procedure) }, { weight: 1, arbitrary: hostileString.map(encode) }, { weight: 1, arbitrary: fc.constant(`${op.procedure},${op.procedure}`) }),
-        method: fc.oneof({ weight: 8, arbitrary: fc.constant(op.method === 'GET' ? 'GET' : 'POST') }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE') }),
+        path: fc.oneof(
+          { weight: 8, arbitrary: fc.constant(op.procedure) },
+          { weight: 1, arbitrary: hostileString.map(encode) },
+          { weight: 1, arbitrary: fc.constant(`${op.procedure},${op.procedure}`) },
+        ),
+        method: fc.oneof(
+          { weight: 8, arbitrary: fc.constant(op.method === 'GET' ? 'GET' : 'POST') },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE') },
+        ),
       }),
     );
     await fc.assert(
@@ -422,26 +518,62 @@ backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
   });
 
   it(`A2A: JSON-RPC answers only, never internals (${Math.ceil(RUNS / 3)} runs)`, async () => {
-    const method = fc.constantFrom('SendMessage', 'GetTask', 'CancelTask', 'message/send', 'tasks/get', 'tasks/cancel', 'SendStreamingMessage', 'nope');
+    const method = fc.constantFrom(
+      'SendMessage',
+      'GetTask',
+      'CancelTask',
+      'message/send',
+      'tasks/get',
+      'tasks/cancel',
+      'SendStreamingMessage',
+      'nope',
+    );
     const part = fc.oneof(
-      fc.record({ kind: fc.constant('data'), data: fc.oneof(hostileJson, fc.record({ module: fc.oneof(hostileString, fc.constant('text')), action: fc.oneof(hostileString, fc.constant('slugify')), input: hostileJson })) }),
+      fc.record({
+        kind: fc.constant('data'),
+        data: fc.oneof(
+          hostileJson,
+          fc.record({
+            module: fc.oneof(hostileString, fc.constant('text')),
+            action: fc.oneof(hostileString, fc.constant('slugify')),
+            input: hostileJson,
+          }),
+        ),
+      }),
       fc.record({ kind: fc.constant('text'), text: hostileString }),
       hostileJson,
     );
     const message = fc.oneof(
       fc
-        .record({ id: fc.oneof(fc.integer(), shortString), method, messageId: shortString, parts: fc.array(part, { maxLength: 2 }), taskId: hostileString })
+        .record({
+          id: fc.oneof(fc.integer(), shortString),
+          method,
+          messageId: shortString,
+          parts: fc.array(part, { maxLength: 2 }),
+          taskId: hostileString,
+        })
         .map(({ id, method: m, messageId, parts, taskId }): Body => ({
           kind: 'json',
-          value: { jsonrpc: '2.0', id, method: m, params: /get|cancel/i.test(m) ? { id: taskId } : { message: { role: 'user', messageId, kind: 'message', parts } } },
+          value: {
+            jsonrpc: '2.0',
+            id,
+            method: m,
+            params: /get|cancel/i.test(m) ? { id: taskId } : { message: { role: 'user', messageId, kind: 'message', parts } },
+          },
         })),
-      fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), method, params: hostileJson }).map((value): Body => ({ kind: 'json', value })),
+      fc
+        .record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), method, params: hostileJson })
+        .map((value): Body => ({ kind: 'json', value })),
       bodyFor(['jsonrpc', 'id', 'method', 'params']),
     );
     await fc.assert(
       fc.asyncProperty(message, async (body) => {
         const text = rawBody(body);
-        const res = await s.call('/api/a2a', { method: 'POST', rawBody: text, headers: { 'x-api-key': fx.key, 'content-type': 'application/json' } });
+        const res = await s.call('/api/a2a', {
+          method: 'POST',
+          rawBody: text,
+          headers: { 'x-api-key': fx.key, 'content-type': 'application/json' },
+        });
         count('a2a', res, res.body?.error?.code ?? res.body?.error);
         checkMcp(res, label('POST', '/api/a2a', text));
       }),
@@ -450,19 +582,39 @@ backends.describe('fuzzing the API with hostile input (%s)', (backend) => {
   });
 
   it(`MCP: JSON-RPC answers only, never internals (${Math.ceil(RUNS / 3)} runs)`, async () => {
-    const method = fc.constantFrom('initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'nope');
+    const method = fc.constantFrom(
+      'initialize',
+      'ping',
+      'tools/list',
+      'tools/call',
+      'resources/list',
+      'resources/read',
+      'resources/templates/list',
+      'nope',
+    );
     const message = fc.oneof(
-      fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), shortString), method, params: hostileJson }).map((m): Body => ({ kind: 'json', value: m })),
       fc
-        .record({ name: fc.oneof(hostileString, fc.constantFrom('text__slugify', 'json__query_jsonata', 'nope__x')), arguments: hostileJson })
+        .record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), shortString), method, params: hostileJson })
+        .map((m): Body => ({ kind: 'json', value: m })),
+      fc
+        .record({
+          name: fc.oneof(hostileString, fc.constantFrom('text__slugify', 'json__query_jsonata', 'nope__x')),
+          arguments: hostileJson,
+        })
         .map((params): Body => ({ kind: 'json', value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params } })),
-      fc.record({ uri: hostileString }).map((params): Body => ({ kind: 'json', value: { jsonrpc: '2.0', id: 1, method: 'resources/read', params } })),
+      fc
+        .record({ uri: hostileString })
+        .map((params): Body => ({ kind: 'json', value: { jsonrpc: '2.0', id: 1, method: 'resources/read', params } })),
       bodyFor(['jsonrpc', 'id', 'method', 'params']),
     );
     await fc.assert(
       fc.asyncProperty(message, async (body) => {
         const text = rawBody(body);
-        const res = await s.call('/api/mcp', { method: 'POST', rawBody: text, headers: { 'x-api-key': fx.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+        const res = await s.call('/api/mcp', {
+          method: 'POST',
+          rawBody: text,
+          headers: { 'x-api-key': fx.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        });
         count('mcp', res, res.body?.error?.code ?? (res.body?.result?.isError ? 'isError' : undefined));
         checkMcp(res, label('POST', '/api/mcp', text));
       }),

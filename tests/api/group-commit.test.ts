@@ -46,12 +46,21 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
   /** `n` starts at once, alternating between the instances. */
   const startMany = (p: Principal, n: number) =>
     Array.from({ length: n }, (_, i) =>
-      startExecution((i % 2 ? b : a).svc, p, { module: 'crypto', action: 'uuid', input: {} }, { requestId: `req_gc_${i}`, source: 'api' }, false),
+      startExecution(
+        (i % 2 ? b : a).svc,
+        p,
+        { module: 'crypto', action: 'uuid', input: {} },
+        { requestId: `req_gc_${i}`, source: 'api' },
+        false,
+      ),
     );
   const books = async (tenantId: string) => {
     const [rows] = await a.svc.db.select({ n: count() }).from(executions).where(eq(executions.tenantId, tenantId));
     const [usage] = await a.svc.db.select().from(usageCounters).where(eq(usageCounters.tenantId, tenantId));
-    const billing = await a.svc.db.select().from(events).where(and(eq(events.tenantId, tenantId)));
+    const billing = await a.svc.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, tenantId)));
     return { recorded: rows!.n, used: usage?.executions ?? 0, overage: usage?.overage ?? 0, billing };
   };
 
@@ -85,7 +94,14 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     // A started row is what its caller got.
     const first = (started[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof startExecution>>>).value;
     const [row] = await a.svc.db.select().from(executions).where(eq(executions.id, first.id));
-    expect(row).toMatchObject({ id: first.id, tenantId: edge.tenantId, status: 'running', module: 'crypto', action: 'uuid', source: 'api' });
+    expect(row).toMatchObject({
+      id: first.id,
+      tenantId: edge.tenantId,
+      status: 'running',
+      module: 'crypto',
+      action: 'uuid',
+      source: 'api',
+    });
     expect(row!.createdAt.getTime()).toBe(first.createdAt.getTime());
   }, 120_000);
 
@@ -120,7 +136,9 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     expect((await a.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } })).status).toBe(200);
     await reserveExecutions(a.svc.db, principal(t.tenantId, 'free'), quota - 1 - 12);
     const calls = Array.from({ length: 10 }, () => ({ module: 'crypto', action: 'uuid', input: {} }));
-    const batches = await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? b : a).call('/api/v1/batch', { key: t.apiKey, body: { calls } })));
+    const batches = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => (i % 2 ? b : a).call('/api/v1/batch', { key: t.apiKey, body: { calls } })),
+    );
     const results = batches.flatMap((r) => (r.body as { data: { status: string; error?: { code: string } }[] }).data);
     const succeeded = results.filter((r) => r.status === 'success').length;
     expect(succeeded).toBeLessThanOrEqual(12);
@@ -132,26 +150,42 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     for (let i = succeeded; i < 12; i++) {
       expect((await b.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } })).status).toBe(200);
     }
-    expectError(await a.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } }), 429, 'quota_exceeded');
+    expectError(
+      await a.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input: {} } }),
+      429,
+      'quota_exceeded',
+    );
     expect(await books(t.tenantId)).toMatchObject({ recorded: 13, used: quota });
   }, 120_000);
 
   it('starts, finishes and inline records are written by their flush statements, never by the per-call fallback', async () => {
     const logged: string[] = [];
-    const spies = (['warn', 'debug'] as const).map((level) => vi.spyOn(a.svc.logger, level).mockImplementation(((_obj: unknown, msg?: string) => void logged.push(String(msg))) as never));
+    const spies = (['warn', 'debug'] as const).map((level) =>
+      vi.spyOn(a.svc.logger, level).mockImplementation(((_obj: unknown, msg?: string) => void logged.push(String(msg))) as never),
+    );
     try {
       const quiet = await tenant('pro');
       const subscribed = await a.register();
       await a.setPlan(subscribed.tenantId, 'pro');
-      expect((await a.call('/api/v1/webhooks', { key: subscribed.apiKey, body: { url: 'https://hooks.example.com/amp', events: ['*'] } })).status).toBe(201);
+      expect(
+        (await a.call('/api/v1/webhooks', { key: subscribed.apiKey, body: { url: 'https://hooks.example.com/amp', events: ['*'] } }))
+          .status,
+      ).toBe(201);
       const loud = principal(subscribed.tenantId, 'pro');
       const rows = await Promise.all([...startMany(quiet, 20), ...startMany(loud, 20)]);
       const finished = await Promise.all(rows.map((row) => finishExecution(a.svc, row, { ok: true, output: { n: 1 } }, 1)));
       expect(finished.every((f) => f.finished.status === 'success')).toBe(true);
-      const uuid = await Promise.all(Array.from({ length: 10 }, () => a.call('/api/v1/modules/crypto/execute', { key: subscribed.apiKey, body: { action: 'uuid', input: {} } })));
+      const uuid = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          a.call('/api/v1/modules/crypto/execute', { key: subscribed.apiKey, body: { action: 'uuid', input: {} } }),
+        ),
+      );
       expect(uuid.map((r) => r.status)).toEqual(Array(10).fill(200));
       expect(await books(quiet.tenantId)).toMatchObject({ recorded: 20, used: 20 });
-      const deliveries = await a.svc.db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, subscribed.tenantId));
+      const deliveries = await a.svc.db
+        .select({ n: count() })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.tenantId, subscribed.tenantId));
       // 20 completed here, 10 recorded inline, and crypto's installation.
       expect(deliveries[0]!.n).toBe(31);
     } finally {
@@ -164,7 +198,8 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     const quota = PLANS.pro.executionsPerMonth!;
     const crossing = await a.register();
     await a.setPlan(crossing.tenantId, 'pro');
-    const uuid = (key: string, i: number) => (i % 2 ? b : a).call('/api/v1/modules/crypto/execute', { key, body: { action: 'uuid', input: {} } });
+    const uuid = (key: string, i: number) =>
+      (i % 2 ? b : a).call('/api/v1/modules/crypto/execute', { key, body: { action: 'uuid', input: {} } });
     expect((await uuid(crossing.apiKey, 0)).status).toBe(200);
     await reserveExecutions(a.svc.db, principal(crossing.tenantId, 'pro'), Math.ceil(quota * 0.8) - 1 - 30);
     for (let round = 0; round < 3; round++) {
@@ -174,19 +209,29 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     const crossed = await books(crossing.tenantId);
     expect(crossed).toMatchObject({ recorded: 61, used: Math.ceil(quota * 0.8) - 1 - 30 + 61 });
     expect(crossed.billing.filter((e) => e.type === 'billing.limit_approaching')).toHaveLength(1);
-    expect(crossed.billing.find((e) => e.type === 'billing.limit_approaching')!.data).toMatchObject({ used: Math.ceil(quota * 0.8), limit: quota });
+    expect(crossed.billing.find((e) => e.type === 'billing.limit_approaching')!.data).toMatchObject({
+      used: Math.ceil(quota * 0.8),
+      limit: quota,
+    });
     expect(crossed.billing.filter((e) => e.type === 'execution.completed')).toHaveLength(61);
 
     const subscribing = await a.register();
     await a.setPlan(subscribing.tenantId, 'pro');
     for (let i = 0; i < 5; i++) expect((await uuid(subscribing.apiKey, i)).status).toBe(200);
-    const hook = await b.call('/api/v1/webhooks', { key: subscribing.apiKey, body: { url: 'https://hooks.example.com/amp', events: ['execution.completed'] } });
+    const hook = await b.call('/api/v1/webhooks', {
+      key: subscribing.apiKey,
+      body: { url: 'https://hooks.example.com/amp', events: ['execution.completed'] },
+    });
     expect(hook.status, hook.text).toBe(201);
     const after = await Promise.all(Array.from({ length: 6 }, (_, i) => uuid(subscribing.apiKey, i)));
     expect(after.map((r) => r.status)).toEqual(Array(6).fill(200));
     const deliveries = await a.svc.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, subscribing.tenantId));
     const delivered = await a.svc.db.select().from(events).where(eq(events.tenantId, subscribing.tenantId));
-    const laterEvents = new Set(delivered.filter((e) => after.some((r) => (e.data as { execution_id?: string }).execution_id === r.body.execution_id)).map((e) => e.id));
+    const laterEvents = new Set(
+      delivered
+        .filter((e) => after.some((r) => (e.data as { execution_id?: string }).execution_id === r.body.execution_id))
+        .map((e) => e.id),
+    );
     expect(laterEvents.size).toBe(6);
     expect(new Set(deliveries.map((d) => d.eventId))).toEqual(laterEvents);
     expect(await books(subscribing.tenantId)).toMatchObject({ recorded: 11, used: 11 });
@@ -195,9 +240,13 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
   it('inline calls (crypto.uuid) are recorded in one commit: row, event, deliveries and thresholds exact across both instances; past a pausing quota nothing is recorded', async () => {
     const t = await a.register();
     await a.setPlan(t.tenantId, 'pro');
-    const hook = await a.call('/api/v1/webhooks', { key: t.apiKey, body: { url: 'https://hooks.example.com/amp', events: ['execution.completed', 'execution.failed'] } });
+    const hook = await a.call('/api/v1/webhooks', {
+      key: t.apiKey,
+      body: { url: 'https://hooks.example.com/amp', events: ['execution.completed', 'execution.failed'] },
+    });
     expect(hook.status, hook.text).toBe(201);
-    const uuid = (i: number, input: Record<string, unknown> = {}) => (i % 2 ? b : a).call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input } });
+    const uuid = (i: number, input: Record<string, unknown> = {}) =>
+      (i % 2 ? b : a).call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'uuid', input } });
     expect((await uuid(0)).status).toBe(200); // installs crypto: the race below is all inline calls
     const quota = PLANS.pro.executionsPerMonth!;
     await reserveExecutions(a.svc.db, principal(t.tenantId, 'pro'), Math.ceil(quota * 0.8) - 1 - 50);
@@ -230,7 +279,11 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     const free = await a.register();
     expect((await a.call('/api/v1/modules/crypto/execute', { key: free.apiKey, body: { action: 'uuid', input: {} } })).status).toBe(200);
     await reserveExecutions(a.svc.db, principal(free.tenantId, 'free'), PLANS.free.executionsPerMonth! - 1);
-    expectError(await b.call('/api/v1/modules/crypto/execute', { key: free.apiKey, body: { action: 'uuid', input: {} } }), 429, 'quota_exceeded');
+    expectError(
+      await b.call('/api/v1/modules/crypto/execute', { key: free.apiKey, body: { action: 'uuid', input: {} } }),
+      429,
+      'quota_exceeded',
+    );
     expect(await books(free.tenantId)).toMatchObject({ recorded: 1, used: PLANS.free.executionsPerMonth });
     const freeEvents = await a.svc.db.select().from(events).where(eq(events.tenantId, free.tenantId));
     expect(freeEvents.filter((e) => e.type.startsWith('execution.'))).toHaveLength(1);

@@ -37,13 +37,16 @@ function expectHeaders(res: Answer, who: Who, what: string, errorFormat = true) 
   else expect(h.get('x-execution-remaining'), label).toBeNull();
   if (errorFormat && res.status >= 400 && res.headers.get('content-type')?.includes('json')) {
     const body = JSON.parse(res.text);
-    if (!('jsonrpc' in body)) expect(body, label).toMatchObject({ error: expect.any(String), message: expect.any(String), request_id: h.get('x-request-id') });
+    if (!('jsonrpc' in body))
+      expect(body, label).toMatchObject({ error: expect.any(String), message: expect.any(String), request_id: h.get('x-request-id') });
   }
 }
 
 /** A path from a template, every parameter filled with a plausible id that does not exist. */
 function concrete(template: string): string {
-  return template.replace(/\{(.+?)\}/g, (_, name: string) => (name === 'tenant_id' ? '00000000-0000-4000-8000-000000000000' : name === 'module' || name === 'name' ? 'no-such-module' : `${name}_x`));
+  return template.replace(/\{(.+?)\}/g, (_, name: string) =>
+    name === 'tenant_id' ? '00000000-0000-4000-8000-000000000000' : name === 'module' || name === 'name' ? 'no-such-module' : `${name}_x`,
+  );
 }
 
 /** Any request, sent as is: GET bodies included (fetch cannot send one), paths not normalised. */
@@ -51,15 +54,27 @@ function raw(url: string, method: string, headers: Record<string, string>, body?
   const { host, pathname } = /^http:\/\/(?<host>[^/]+)(?<pathname>.*)$/.exec(url)!.groups!;
   const [hostname, port] = host!.split(':');
   return new Promise((resolve, reject) => {
-    const req = request({ hostname, port: Number(port), path: pathname, method, headers: body === undefined ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-        resolve({ status: res.statusCode!, headers: h, text: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
+    const req = request(
+      {
+        hostname,
+        port: Number(port),
+        path: pathname,
+        method,
+        headers:
+          body === undefined
+            ? headers
+            : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+          resolve({ status: res.statusCode!, headers: h, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
     // The server may answer (413) and close before the whole body is sent.
     req.on('error', reject);
     if (body !== undefined) req.end(body);
@@ -92,7 +107,11 @@ backends.describe('headers on every API response (%s)', (backend) => {
       }
       // The admin token is no tenant credential: an operator call reports the public pool.
       if (route.template.startsWith('/api/v1/admin/')) {
-        expectHeaders(await raw(s.url + path, route.method, { 'x-admin-token': ADMIN_TOKEN }, body), 'public', `${route.method} ${route.template} (admin)`);
+        expectHeaders(
+          await raw(s.url + path, route.method, { 'x-admin-token': ADMIN_TOKEN }, body),
+          'public',
+          `${route.method} ${route.template} (admin)`,
+        );
       }
       // A method the path does not take: 405, same headers.
       const wrong = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].find((m) => !routes.some((r) => r.method === m && r.pattern.test(path)))!;
@@ -126,7 +145,17 @@ backends.describe('headers on every API response (%s)', (backend) => {
   });
 
   it('unknown paths under /api/ answer a JSON 404 with the headers, never Next', async () => {
-    const unknown = ['/api/v2/modules', '/api/v1/nope', '/api/v1/%2e%2e/health', '/api/v1/./health', '/api', '/api/', '/api/nope', '/.well-known/nope', '/api/v1/keys/a/b/c'];
+    const unknown = [
+      '/api/v2/modules',
+      '/api/v1/nope',
+      '/api/v1/%2e%2e/health',
+      '/api/v1/./health',
+      '/api',
+      '/api/',
+      '/api/nope',
+      '/.well-known/nope',
+      '/api/v1/keys/a/b/c',
+    ];
     for (const path of unknown) {
       for (const who of ['tenant', 'public', 'invalid'] as const) {
         for (const method of ['GET', 'POST', 'DELETE']) {
@@ -161,12 +190,23 @@ backends.describe('headers on every API response (%s)', (backend) => {
     const paths = ['/api/v1/keys', '/api/v1/health', '/api/mcp', '/api/v2/x', '/api/openapi.json', '/api/trpc/keys.list'];
     for (const path of paths) {
       for (const who of ['tenant', 'public', 'invalid'] as const) {
-        const res = await raw(s.url + path, 'OPTIONS', { ...creds(who), origin: 'https://agent.example', 'access-control-request-method': 'POST' });
+        const res = await raw(s.url + path, 'OPTIONS', {
+          ...creds(who),
+          origin: 'https://agent.example',
+          'access-control-request-method': 'POST',
+        });
         expect(res.status).toBe(204);
         expectHeaders(res, who === 'tenant' ? 'tenant' : 'public', `OPTIONS ${path} (${who})`);
       }
     }
-    const documents = ['/api/openapi.json', '/openapi.json', '/api/llms.txt', '/.well-known/agent.json', '/.well-known/agent-card.json', '/api/v1/health'];
+    const documents = [
+      '/api/openapi.json',
+      '/openapi.json',
+      '/api/llms.txt',
+      '/.well-known/agent.json',
+      '/.well-known/agent-card.json',
+      '/api/v1/health',
+    ];
     for (const path of documents) {
       for (const who of ['tenant', 'public', 'invalid'] as const) {
         const res = await raw(s.url + path, 'GET', creds(who));
@@ -185,7 +225,12 @@ backends.describe('headers on every API response (%s)', (backend) => {
       }
     }
     for (const who of ['tenant', 'public'] as const) {
-      const refused = await raw(`${s.url}/api/mcp`, 'POST', { ...creds(who), origin: 'https://evil.example', accept: 'application/json, text/event-stream' }, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      const refused = await raw(
+        `${s.url}/api/mcp`,
+        'POST',
+        { ...creds(who), origin: 'https://evil.example', accept: 'application/json, text/event-stream' },
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      );
       expect(refused.status).toBe(403);
       expectHeaders(refused, who, `MCP Origin refusal (${who})`);
     }
@@ -218,7 +263,12 @@ backends.describe('headers on every API response (%s)', (backend) => {
         expect(res.status).toBe(401);
         expectHeaders(res, 'public', `GET ${path} 401`);
       }
-      const mcp = await raw(`${s.url}/api/mcp`, 'POST', { ...headers, accept: 'application/json, text/event-stream' }, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      const mcp = await raw(
+        `${s.url}/api/mcp`,
+        'POST',
+        { ...headers, accept: 'application/json, text/event-stream' },
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      );
       expect(mcp.status).toBe(401);
       expectHeaders(mcp, 'public', 'POST /api/mcp 401');
     }

@@ -10,7 +10,8 @@ import { appRouter } from '../../src/server/router';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type ApiResponse, type TestServer } from '../harness';
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
-const INTERNALS = /select |insert |update "|delete from| from "|secret_hash|secret_encrypted|"tenant_id" =|at Object\.|node_modules|\.ts:\d|stack size|RangeError/i;
+const INTERNALS =
+  /select |insert |update "|delete from| from "|secret_hash|secret_encrypted|"tenant_id" =|at Object\.|node_modules|\.ts:\d|stack size|RangeError/i;
 
 /** Cursors the service never issued: each must be 400 invalid_request on every list. */
 const CRAFTED_CURSORS = [
@@ -41,14 +42,24 @@ function expectClean(res: ApiResponse) {
 function expectTrpcError(res: ApiResponse, status: number, code: string) {
   expectClean(res);
   expect(res.status, res.text.slice(0, 300)).toBe(status);
-  expect(res.body.error.data).toMatchObject({ httpStatus: status, app: { error: code, message: res.body.error.message, request_id: res.headers.get('x-request-id') } });
+  expect(res.body.error.data).toMatchObject({
+    httpStatus: status,
+    app: { error: code, message: res.body.error.message, request_id: res.headers.get('x-request-id') },
+  });
   expect(res.body.error.data.stack).toBeUndefined();
 }
 
 describe('the tRPC error formatter maps errors as REST does', () => {
   const formatter = appRouter._def._config.errorFormatter;
   const format = (error: TRPCError) =>
-    formatter({ error, type: 'query', path: 'keys.list', input: undefined, ctx: { requestId: 'req_1' } as never, shape: { message: error.message, code: -32603, data: { code: error.code, httpStatus: 500, path: 'keys.list', stack: error.stack } } }) as {
+    formatter({
+      error,
+      type: 'query',
+      path: 'keys.list',
+      input: undefined,
+      ctx: { requestId: 'req_1' } as never,
+      shape: { message: error.message, code: -32603, data: { code: error.code, httpStatus: 500, path: 'keys.list', stack: error.stack } },
+    }) as {
       message: string;
       data: Record<string, unknown>;
     };
@@ -56,19 +67,35 @@ describe('the tRPC error formatter maps errors as REST does', () => {
   it('an internal error is generic: no SQL, no driver text, no stack', () => {
     const leak = new Error('Failed query: select "secret_hash" from "api_keys" where "tenant_id" = $1 params: 2b7c...');
     const shape = format(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: leak }));
-    expect(shape).toMatchObject({ message: 'An internal error occurred.', data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, app: { error: 'internal_error', request_id: 'req_1' } } });
+    expect(shape).toMatchObject({
+      message: 'An internal error occurred.',
+      data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, app: { error: 'internal_error', request_id: 'req_1' } },
+    });
     expect(JSON.stringify(shape)).not.toMatch(INTERNALS);
     expect(toAppError(leak)).toMatchObject({ code: 'internal_error', message: 'An internal error occurred.' });
   });
 
   it('domain errors, validation and tRPC refusals keep their code, on both transports alike', () => {
     const domain = new AppError('plan_required', 'Needs pro.', { required_plan: 'pro' });
-    expect(format(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: domain }))).toMatchObject({ message: 'Needs pro.', data: { code: 'FORBIDDEN', httpStatus: 403, app: { error: 'plan_required', required_plan: 'pro' } } });
-    expect(toAppError(new TRPCError({ code: 'NOT_FOUND', message: 'No procedure found on path "x"' }))).toMatchObject({ code: 'not_found', message: 'No procedure found on path "x"' });
-    expect(toAppError(new TRPCError({ code: 'PARSE_ERROR', cause: new SyntaxError('Unexpected token') }))).toMatchObject({ code: 'invalid_request' });
-    expect(toAppError(new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: 'Unsupported GET-request' }))).toMatchObject({ code: 'method_not_allowed' });
+    expect(format(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: domain }))).toMatchObject({
+      message: 'Needs pro.',
+      data: { code: 'FORBIDDEN', httpStatus: 403, app: { error: 'plan_required', required_plan: 'pro' } },
+    });
+    expect(toAppError(new TRPCError({ code: 'NOT_FOUND', message: 'No procedure found on path "x"' }))).toMatchObject({
+      code: 'not_found',
+      message: 'No procedure found on path "x"',
+    });
+    expect(toAppError(new TRPCError({ code: 'PARSE_ERROR', cause: new SyntaxError('Unexpected token') }))).toMatchObject({
+      code: 'invalid_request',
+    });
+    expect(toAppError(new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: 'Unsupported GET-request' }))).toMatchObject({
+      code: 'method_not_allowed',
+    });
     // A non-validation failure inside the input parser does not leak its message either.
-    expect(toAppError(new TRPCError({ code: 'BAD_REQUEST', cause: new RangeError('Maximum call stack size exceeded') }))).toMatchObject({ code: 'invalid_request', message: 'The request is not valid.' });
+    expect(toAppError(new TRPCError({ code: 'BAD_REQUEST', cause: new RangeError('Maximum call stack size exceeded') }))).toMatchObject({
+      code: 'invalid_request',
+      message: 'The request is not valid.',
+    });
   });
 });
 
@@ -130,12 +157,20 @@ backends.describe('hostile input (%s)', (backend) => {
         expectTrpcError(res, 400, 'invalid_request');
       }
     }
-    const admin = await s.call(`/api/trpc/admin.listTenants?input=${encodeURIComponent(JSON.stringify({ cursor: CRAFTED_CURSORS[0] }))}`, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const admin = await s.call(`/api/trpc/admin.listTenants?input=${encodeURIComponent(JSON.stringify({ cursor: CRAFTED_CURSORS[0] }))}`, {
+      headers: { 'x-admin-token': ADMIN_TOKEN },
+    });
     expectTrpcError(admin, 400, 'invalid_request');
   });
 
   it('dates outside 1970..9999 are 400 (since, until)', async () => {
-    for (const since of ['0000-01-01T00:00:00Z', '-271821-04-20T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '1969-12-31T23:59:59Z', '9999-12-31T23:59:59-01:00']) {
+    for (const since of [
+      '0000-01-01T00:00:00Z',
+      '-271821-04-20T00:00:00.000Z',
+      '+275760-09-13T00:00:00.000Z',
+      '1969-12-31T23:59:59Z',
+      '9999-12-31T23:59:59-01:00',
+    ]) {
       const res = await s.call(`/api/v1/executions?since=${encodeURIComponent(since)}`, { key });
       expectClean(res);
       expectError(res, 400, 'invalid_request');
@@ -147,25 +182,38 @@ backends.describe('hostile input (%s)', (backend) => {
       expectClean(res);
       expectError(res, 400, 'invalid_request');
     }
-    const trpc = await s.call(`/api/trpc/executions.list?input=${encodeURIComponent(JSON.stringify({ since: '0000-01-01T00:00:00Z' }))}`, { key });
+    const trpc = await s.call(`/api/trpc/executions.list?input=${encodeURIComponent(JSON.stringify({ since: '0000-01-01T00:00:00Z' }))}`, {
+      key,
+    });
     expectTrpcError(trpc, 400, 'invalid_request');
   });
 
   it(`JSON nested deeper than ${MAX_JSON_DEPTH} levels is 400 on every transport, the unauthenticated register included`, async () => {
     for (const depth of [MAX_JSON_DEPTH + 1, 20_000, 50_000]) {
-      const register = await s.call('/api/v1/auth/register', { rawBody: `{"agent_name":"x","owner_email":"deep@example.com","extra":${nested(depth)}}` });
+      const register = await s.call('/api/v1/auth/register', {
+        rawBody: `{"agent_name":"x","owner_email":"deep@example.com","extra":${nested(depth)}}`,
+      });
       expectClean(register);
       expect(expectError(register, 400, 'invalid_request').message).toMatch(/deeper than 64 levels/);
       const memory = await s.call('/api/v1/memory', { key, rawBody: `{"agent_id":"a","key":"deep","value":${nestedObject(depth)}}` });
       expectClean(memory);
       expect(expectError(memory, 400, 'invalid_request').message).toMatch(/deeper than 64 levels/);
-      const execute = await s.call('/api/v1/modules/json/execute', { key, rawBody: `{"action":"query_jsonata","input":{"data":${nested(depth)},"expression":"$"}}` });
+      const execute = await s.call('/api/v1/modules/json/execute', {
+        key,
+        rawBody: `{"action":"query_jsonata","input":{"data":${nested(depth)},"expression":"$"}}`,
+      });
       expectClean(execute);
       expectError(execute, 400, 'invalid_request');
-      const trpc = await s.call('/api/trpc/memory.upsert', { key, rawBody: `{"agent_id":"a","key":"deep","value":${nested(depth)}}`, headers: { 'content-type': 'application/json' } });
+      const trpc = await s.call('/api/trpc/memory.upsert', {
+        key,
+        rawBody: `{"agent_id":"a","key":"deep","value":${nested(depth)}}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expectTrpcError(trpc, 400, 'invalid_request');
       expect(trpc.body.error.message).toMatch(/deeper than 64 levels/);
-      const query = await s.call(`/api/trpc/executions.list?input=${encodeURIComponent(`{"module":${nested(Math.min(depth, 2000))}}`)}`, { key });
+      const query = await s.call(`/api/trpc/executions.list?input=${encodeURIComponent(`{"module":${nested(Math.min(depth, 2000))}}`)}`, {
+        key,
+      });
       expectTrpcError(query, 400, 'invalid_request');
       const mcp = await s.call('/api/mcp', {
         key,
@@ -190,19 +238,39 @@ backends.describe('hostile input (%s)', (backend) => {
 
   it('tRPC reads any POST body as JSON (content type JSON, other or none), and every error carries the request id', async () => {
     for (const contentType of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', undefined]) {
-      const res = await s.call('/api/trpc/memory.upsert', { key, rawBody: '{"agent_id":"a","key":"ct","value":1}', headers: contentType ? { 'content-type': contentType } : {} });
+      const res = await s.call('/api/trpc/memory.upsert', {
+        key,
+        rawBody: '{"agent_id":"a","key":"ct","value":1}',
+        headers: contentType ? { 'content-type': contentType } : {},
+      });
       expect(res.status, res.text).toBe(200);
-      const bad = await s.call('/api/trpc/memory.upsert', { key, rawBody: '{"agent_id":', headers: contentType ? { 'content-type': contentType } : {} });
+      const bad = await s.call('/api/trpc/memory.upsert', {
+        key,
+        rawBody: '{"agent_id":',
+        headers: contentType ? { 'content-type': contentType } : {},
+      });
       expectTrpcError(bad, 400, 'invalid_request');
     }
     expectTrpcError(await s.call('/api/trpc/no.such', { key }), 404, 'not_found');
     expectTrpcError(await s.call('/api/trpc/keys.create', { key }), 405, 'method_not_allowed');
-    for (const method of ['PUT', 'PATCH', 'DELETE']) expectTrpcError(await s.call('/api/trpc/keys.list', { key, method, rawBody: '{}' }), 405, 'method_not_allowed');
+    for (const method of ['PUT', 'PATCH', 'DELETE'])
+      expectTrpcError(await s.call('/api/trpc/keys.list', { key, method, rawBody: '{}' }), 405, 'method_not_allowed');
     expectError(await s.call('/api/trpc/keys.%ZZ', { key }), 404, 'not_found');
   });
 
   it('a module name in a path that cannot exist is 404 not_found, whatever its length or characters', async () => {
-    const names = ['Not_A_Name', 'x', 'a'.repeat(31), 'a'.repeat(5000), 'é-mod', 'a%00b', 'a%E0%A4', '%F0%9F%98%80', 'a b', 'no-such-module'];
+    const names = [
+      'Not_A_Name',
+      'x',
+      'a'.repeat(31),
+      'a'.repeat(5000),
+      'é-mod',
+      'a%00b',
+      'a%E0%A4',
+      '%F0%9F%98%80',
+      'a b',
+      'no-such-module',
+    ];
     for (const name of names) {
       for (const [method, path, body] of [
         ['GET', `/api/v1/modules/${name}`, undefined],
@@ -219,9 +287,24 @@ backends.describe('hostile input (%s)', (backend) => {
     const trpc = await s.call('/api/trpc/modules.execute', { key, body: { module: 'Bad Name\u0000', action: 'x', input: {} } });
     expectTrpcError(trpc, 404, 'not_found');
     // Names in bodies stay 400: publishing, batch.
-    expectError(await s.call('/api/v1/batch', { key, body: { calls: [{ module: 'Bad Name', action: 'x', input: {} }] } }), 400, 'invalid_request');
     expectError(
-      await s.call('/api/v1/modules', { key, body: { name: 'Bad Name', title: 't', description: 'd', category: 'text', version: '1.0.0', runtime: { type: 'javascript', source: 'function handle(){}' }, actions: [] } }),
+      await s.call('/api/v1/batch', { key, body: { calls: [{ module: 'Bad Name', action: 'x', input: {} }] } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await s.call('/api/v1/modules', {
+        key,
+        body: {
+          name: 'Bad Name',
+          title: 't',
+          description: 'd',
+          category: 'text',
+          version: '1.0.0',
+          runtime: { type: 'javascript', source: 'function handle(){}' },
+          actions: [],
+        },
+      }),
       400,
       'invalid_request',
     );

@@ -19,7 +19,8 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
   });
   afterAll(async () => s?.close());
 
-  const executionCount = async (tenantId: string) => (await s.svc.db.select({ id: executions.id }).from(executions).where(eq(executions.tenantId, tenantId))).length;
+  const executionCount = async (tenantId: string) =>
+    (await s.svc.db.select({ id: executions.id }).from(executions).where(eq(executions.tenantId, tenantId))).length;
   const usage = async (key: string) => (await s.call('/api/v1/billing/usage', { key })).body.executions.used as number;
 
   it('a retry with the same key answers the first execution again: one execution, counted once', async () => {
@@ -45,13 +46,17 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
     const headers = { 'Idempotency-Key': 'k-1' };
     expect((await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: slugify('one'), headers })).status).toBe(200);
     const other = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: slugify('two'), headers });
-    expect(expectError(other, 400, 'invalid_request').issues).toEqual([{ path: 'Idempotency-Key', message: expect.stringMatching(/another request/) }]);
+    expect(expectError(other, 400, 'invalid_request').issues).toEqual([
+      { path: 'Idempotency-Key', message: expect.stringMatching(/another request/) },
+    ]);
     const elsewhere = await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'a', key: 'x', value: 1 }, headers });
     expectError(elsewhere, 400, 'invalid_request');
 
     // Ten at once with one key: one runs; the others get its answer or 409 while it runs.
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: slugify('burst'), headers: { 'Idempotency-Key': 'burst-1' } })),
+      Array.from({ length: 10 }, () =>
+        s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: slugify('burst'), headers: { 'Idempotency-Key': 'burst-1' } }),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     for (const r of results.filter((r) => r.status !== 200)) {
@@ -77,9 +82,16 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
     expect(await executionCount(t.tenantId)).toBe(1);
 
     // Unknown module (404, nothing run): the key stays free, so the corrected request may reuse it.
-    const missing = await s.call('/api/v1/modules/no-such-module/execute', { key: t.apiKey, body: slugify('x'), headers: { 'Idempotency-Key': 'typo' } });
+    const missing = await s.call('/api/v1/modules/no-such-module/execute', {
+      key: t.apiKey,
+      body: slugify('x'),
+      headers: { 'Idempotency-Key': 'typo' },
+    });
     expectError(missing, 404, 'not_found');
-    const [row] = await s.svc.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.tenantId, t.tenantId), eq(idempotencyKeys.key, 'typo')));
+    const [row] = await s.svc.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.tenantId, t.tenantId), eq(idempotencyKeys.key, 'typo')));
     expect(row).toBeUndefined();
   });
 
@@ -97,7 +109,11 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
     expect(row!.answer).not.toContain(fromA.body.execution_id);
 
     for (const bad of ['', 'x'.repeat(256), 'has space', 'ünïcode']) {
-      const res = await s.call('/api/v1/modules/crypto/execute', { key: a.apiKey, body: { action: 'uuid', input: {} }, headers: { 'Idempotency-Key': bad } });
+      const res = await s.call('/api/v1/modules/crypto/execute', {
+        key: a.apiKey,
+        body: { action: 'uuid', input: {} },
+        headers: { 'Idempotency-Key': bad },
+      });
       expect(expectError(res, 400, 'invalid_request').issues[0].path).toBe('Idempotency-Key');
     }
     const read = await s.call('/api/v1/modules?limit=1', { key: a.apiKey, headers: { 'Idempotency-Key': 'x y' } });
@@ -107,7 +123,12 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
   it('a batch is idempotent as a whole; a created key is answered again, its secret kept encrypted', async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'pro');
-    const calls = { calls: [{ id: 'a', module: 'crypto', action: 'uuid', input: {} }, { id: 'b', module: 'text', action: 'slugify', input: { text: 'B' } }] };
+    const calls = {
+      calls: [
+        { id: 'a', module: 'crypto', action: 'uuid', input: {} },
+        { id: 'b', module: 'text', action: 'slugify', input: { text: 'B' } },
+      ],
+    };
     const first = await s.call('/api/v1/batch', { key: t.apiKey, body: calls, headers: { 'Idempotency-Key': 'batch-1' } });
     const again = await s.call('/api/v1/batch', { key: t.apiKey, body: calls, headers: { 'Idempotency-Key': 'batch-1' } });
     expect(again.body).toEqual(first.body);
@@ -119,11 +140,14 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
     expect(replayed.status).toBe(201);
     expect(replayed.body).toEqual(created.body);
     expect((await s.call('/api/v1/keys', { key: t.apiKey })).body.data).toHaveLength(2);
-    const [row] = await s.svc.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.tenantId, t.tenantId), eq(idempotencyKeys.key, 'key-1')));
+    const [row] = await s.svc.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.tenantId, t.tenantId), eq(idempotencyKeys.key, 'key-1')));
     expect(row!.answer).not.toContain(created.body.api_key);
   });
 
-  it('an answer is replayed only to the credential that sent the request: a narrower key never gets a wider key\'s secret', async () => {
+  it("an answer is replayed only to the credential that sent the request: a narrower key never gets a wider key's secret", async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'pro');
     const manager = await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'manager', scopes: ['keys:manage', 'modules:read'] } });
@@ -134,7 +158,9 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
     const headers = { 'Idempotency-Key': 'create-root' };
     expect((await s.call('/api/v1/keys', { key: t.apiKey, body: wide, headers })).status).toBe(201);
     const replayed = await s.call('/api/v1/keys', { key: narrow, body: wide, headers });
-    expect(expectError(replayed, 400, 'invalid_request').issues).toEqual([{ path: 'Idempotency-Key', message: expect.stringMatching(/another credential/) }]);
+    expect(expectError(replayed, 400, 'invalid_request').issues).toEqual([
+      { path: 'Idempotency-Key', message: expect.stringMatching(/another credential/) },
+    ]);
     expect(replayed.text).not.toContain('amp_');
     // The key that sent it gets its answer again.
     const own = await s.call('/api/v1/keys', { key: t.apiKey, body: wide, headers });
@@ -144,9 +170,17 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
   it('the same body with its members reordered is the same request', async () => {
     const t = await s.register();
     const headers = { 'Idempotency-Key': 'reordered', 'content-type': 'application/json' };
-    const first = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Same', separator: '_' } }, headers });
+    const first = await s.call('/api/v1/modules/text/execute', {
+      key: t.apiKey,
+      body: { action: 'slugify', input: { text: 'Same', separator: '_' } },
+      headers,
+    });
     expect(first.status).toBe(200);
-    const again = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { input: { separator: '_', text: 'Same' }, action: 'slugify' }, headers });
+    const again = await s.call('/api/v1/modules/text/execute', {
+      key: t.apiKey,
+      body: { input: { separator: '_', text: 'Same' }, action: 'slugify' },
+      headers,
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
   });
@@ -156,14 +190,23 @@ backends.describe('Idempotency-Key (%s)', (backend) => {
     const k = idempotencyKeys;
     const stale = new Date(Date.now() - ABANDONED_AFTER_MS - 5_000);
     // As a request whose instance was killed mid-request left it.
-    await s.svc.db.insert(k).values({ tenantId: t.tenantId, key: 'crashed', fingerprint: 'of-the-killed-request', state: 'pending', createdAt: stale });
-    const retry = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: slugify('after the crash'), headers: { 'Idempotency-Key': 'crashed' } });
+    await s.svc.db
+      .insert(k)
+      .values({ tenantId: t.tenantId, key: 'crashed', fingerprint: 'of-the-killed-request', state: 'pending', createdAt: stale });
+    const retry = await s.call('/api/v1/modules/text/execute', {
+      key: t.apiKey,
+      body: slugify('after the crash'),
+      headers: { 'Idempotency-Key': 'crashed' },
+    });
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
 
     await s.svc.db.insert(k).values({ tenantId: t.tenantId, key: 'running', fingerprint: 'f', state: 'pending', createdAt: stale });
     await renewIdempotencyClaims(s.svc, [{ tenantId: t.tenantId, key: 'running' }]);
-    const [row] = await s.svc.db.select().from(k).where(and(eq(k.tenantId, t.tenantId), eq(k.key, 'running')));
+    const [row] = await s.svc.db
+      .select()
+      .from(k)
+      .where(and(eq(k.tenantId, t.tenantId), eq(k.key, 'running')));
     expect(Date.now() - row!.createdAt.getTime()).toBeLessThan(ABANDONED_AFTER_MS);
   });
 });

@@ -20,7 +20,11 @@ function supabase(s: TestServer): SupabaseClient {
 }
 
 /** A raw GoTrue call with the anon key. */
-function gotrue(s: TestServer, path: string, o: { body?: unknown; method?: string; token?: string; apikey?: string | null } = {}): Promise<ApiResponse> {
+function gotrue(
+  s: TestServer,
+  path: string,
+  o: { body?: unknown; method?: string; token?: string; apikey?: string | null } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
   if (o.apikey !== null) headers.apikey = o.apikey ?? s.config.auth.anonKey;
   if (o.token) headers.authorization = `Bearer ${o.token}`;
@@ -125,10 +129,15 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     expect(twice.error?.code).toBe('user_already_exists');
   });
 
-  it('error bodies carry both the project format and GoTrue\'s fields', async () => {
+  it("error bodies carry both the project format and GoTrue's fields", async () => {
     const res = await gotrue(s, '/token?grant_type=password', { body: { email: newEmail(), password: 'whatever-123' } });
     const body = expectError(res, 400, 'invalid_request');
-    expect(body).toMatchObject({ code: 'invalid_credentials', error_code: 'invalid_credentials', msg: 'Invalid login credentials', error_description: 'Invalid login credentials' });
+    expect(body).toMatchObject({
+      code: 'invalid_credentials',
+      error_code: 'invalid_credentials',
+      msg: 'Invalid login credentials',
+      error_description: 'Invalid login credentials',
+    });
     expect(res.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
   });
 
@@ -144,7 +153,7 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     expect(wrongMethod.headers.get('allow')).toContain('POST');
   });
 
-  it('its access token calls REST after POST /api/v1/auth/register, then MCP and tRPC, on the tenant\'s pool', async () => {
+  it("its access token calls REST after POST /api/v1/auth/register, then MCP and tRPC, on the tenant's pool", async () => {
     const { session, email } = await signUpAndIn(s);
     const token = session.access_token;
     // Not linked yet: 401 naming the two ways in.
@@ -168,7 +177,9 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     expect(owner.body.data.find((t: { tenant_id: string }) => t.tenant_id === tenantId)?.owner_email).toBe(email);
 
     const client = new Client({ name: 'vitest', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
     await client.connect(transport);
     const tools = await client.listTools();
     expect(tools.tools.length).toBeGreaterThan(0);
@@ -210,7 +221,7 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     expect(expectError(res, 400, 'invalid_request').error_code).toBe('refresh_token_not_found');
   });
 
-  it('signing out revokes the session\'s access tokens on the API too', async () => {
+  it("signing out revokes the session's access tokens on the API too", async () => {
     const { session } = await signUpAndIn(s);
     expect((await s.call('/api/v1/auth/register', { bearer: session.access_token, body: {} })).status).toBe(201);
     expect((await s.call('/api/v1/me', { bearer: session.access_token })).status).toBe(200);
@@ -251,7 +262,11 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     // A narrower key of the tenant is not proof.
     const narrow = await s.call('/api/v1/keys', { key: tenant.apiKey, body: { name: 'narrow', scopes: ['keys:manage'] } });
     expect(narrow.status).toBe(201);
-    const refused = expectError(await s.call('/api/v1/auth/link', { bearer: token, body: { api_key: narrow.body.api_key } }), 403, 'insufficient_scope');
+    const refused = expectError(
+      await s.call('/api/v1/auth/link', { bearer: token, body: { api_key: narrow.body.api_key } }),
+      403,
+      'insufficient_scope',
+    );
     expect(refused.required_scope).toBe('*');
     expectUnauthorized(await s.call('/api/v1/auth/link', { bearer: token, body: { api_key: 'amp_' + 'x'.repeat(40) } }));
     expectUnauthorized(await s.call('/api/v1/auth/link', { body: { api_key: tenant.apiKey } }));
@@ -284,7 +299,9 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
       expect(sent.error).toBeNull();
       // Unknown emails answer the same.
       expect((await supabase(s).auth.resetPasswordForEmail(newEmail())).error).toBeNull();
-      const logged = info.mock.calls.map((c) => c[0] as { link?: string; email?: string; password?: unknown }).filter((f) => typeof f === 'object' && f?.link);
+      const logged = info.mock.calls
+        .map((c) => c[0] as { link?: string; email?: string; password?: unknown })
+        .filter((f) => typeof f === 'object' && f?.link);
       expect(logged).toHaveLength(1);
       expect(logged[0]!.email).toBe(email);
       expect(JSON.stringify(logged[0])).not.toContain(PASSWORD);
@@ -337,7 +354,11 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
         expect(body.message, path).toMatch(/NUL \(U\+0000\).*cannot be stored/);
       }
       // supabase-js reports it as any other validation error.
-      const { error: signUpError } = await supabase(s).auth.signUp({ email: newEmail(), password: PASSWORD, options: { data: { x: '\ud800' } } });
+      const { error: signUpError } = await supabase(s).auth.signUp({
+        email: newEmail(),
+        password: PASSWORD,
+        options: { data: { x: '\ud800' } },
+      });
       expect(signUpError?.code).toBe('validation_failed');
       // The mailed link (GET /verify) still answers with a redirect carrying the error.
       const link = await fetch(`${s.url}/auth/v1/verify?type=recovery&token=a%00`, { redirect: 'manual' });
@@ -358,7 +379,9 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
       await supabase(s).auth.resetPasswordForEmail(email, { redirectTo: 'https://evil.example/steal' });
       const link = new URL(info.mock.calls.map((c) => c[0] as { link?: string }).find((f) => f?.link)!.link!);
       expect(link.searchParams.get('redirect_to')).toBeNull();
-      const res = await fetch(`${s.url}${link.pathname}${link.search}&redirect_to=${encodeURIComponent('https://evil.example/x')}`, { redirect: 'manual' });
+      const res = await fetch(`${s.url}${link.pathname}${link.search}&redirect_to=${encodeURIComponent('https://evil.example/x')}`, {
+        redirect: 'manual',
+      });
       expect(new URL(res.headers.get('location')!).origin).toBe(new URL(s.config.publicBaseUrl).origin);
     } finally {
       info.mockRestore();
@@ -444,7 +467,7 @@ backends.describe('bearer tokens of the built-in provider: every bad kind is 401
 });
 
 describe('the built-in provider is off when another one is configured', () => {
-  it('AUTH_URL alone: the JWKS at {AUTH_URL}/auth/v1/.well-known/jwks.json, the issuer {AUTH_URL}/auth/v1, and the project\'s own email_confirmed_at as proof (a Supabase project with asymmetric keys)', async () => {
+  it("AUTH_URL alone: the JWKS at {AUTH_URL}/auth/v1/.well-known/jwks.json, the issuer {AUTH_URL}/auth/v1, and the project's own email_confirmed_at as proof (a Supabase project with asymmetric keys)", async () => {
     const pair = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'supabase-key-1', alg: 'ES256', use: 'sig' };
     let hits = 0;
@@ -492,18 +515,28 @@ describe('the built-in provider is off when another one is configured', () => {
     }
   });
 
-  for (const env of [{ AUTH_JWT_SECRET: 'elsewhere-secret-0123456789-abcdefghijkl' }, { AUTH_URL: 'https://project.supabase.example', AUTH_JWT_SECRET: 'elsewhere-secret-0123456789-abcdefghijkl' }]) {
+  for (const env of [
+    { AUTH_JWT_SECRET: 'elsewhere-secret-0123456789-abcdefghijkl' },
+    { AUTH_URL: 'https://project.supabase.example', AUTH_JWT_SECRET: 'elsewhere-secret-0123456789-abcdefghijkl' },
+  ]) {
     it(`/auth/v1/* is 404 and HS256 tokens from elsewhere work (${Object.keys(env).join(', ')})`, async () => {
       const s = await startTestServer({ env });
       try {
         for (const path of ['/token?grant_type=password', '/signup', '/.well-known/jwks.json', '/user']) {
-          const res = await gotrue(s, path, { method: path === '/user' || path.startsWith('/.well') ? 'GET' : 'POST', body: path === '/user' || path.startsWith('/.well') ? undefined : {} });
+          const res = await gotrue(s, path, {
+            method: path === '/user' || path.startsWith('/.well') ? 'GET' : 'POST',
+            body: path === '/user' || path.startsWith('/.well') ? undefined : {},
+          });
           expectError(res, 404, 'not_found');
         }
         const tenant = await s.register();
         const issuer = 'AUTH_URL' in env ? `${env.AUTH_URL}/auth/v1` : undefined;
         const sign = (claims: Record<string, unknown>) => {
-          let jwt = new SignJWT({ role: 'authenticated', ...claims }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(randomBytes(8).toString('hex')).setAudience('authenticated').setExpirationTime('1h');
+          let jwt = new SignJWT({ role: 'authenticated', ...claims })
+            .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+            .setSubject(randomBytes(8).toString('hex'))
+            .setAudience('authenticated')
+            .setExpirationTime('1h');
           if (issuer) jwt = jwt.setIssuer(issuer);
           return jwt.sign(new TextEncoder().encode(env.AUTH_JWT_SECRET));
         };
@@ -517,7 +550,9 @@ describe('the built-in provider is off when another one is configured', () => {
         expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign({ email: other.email }) }));
         expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign({ email: other.email, email_verified: false }) }));
         // user_metadata is user-editable at Supabase: a self-declared email_verified is no proof.
-        expectUnauthorized(await s.call('/api/v1/me', { bearer: await sign({ email: other.email, user_metadata: { email_verified: true } }) }));
+        expectUnauthorized(
+          await s.call('/api/v1/me', { bearer: await sign({ email: other.email, user_metadata: { email_verified: true } }) }),
+        );
       } finally {
         await s.close();
       }

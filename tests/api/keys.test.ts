@@ -58,9 +58,23 @@ backends.describe('API keys (%s)', (backend) => {
     expectError(await s.call('/api/v1/keys?limit=101', { key: t.apiKey }), 400, 'invalid_request');
     // Not plain decimal digits (hex, exponent, sign, decimals, spaces, empty), or given twice: said
     // so, with the path, not "received NaN", and never read as 16 or 10.
-    for (const query of ['limit=ten', 'limit=1&limit=2', 'limit=0x10', 'limit=1e1', 'limit=2.0', 'limit=+5', 'limit=%205', 'limit=', 'limit=-1', 'limit=0b11', 'limit=Infinity']) {
+    for (const query of [
+      'limit=ten',
+      'limit=1&limit=2',
+      'limit=0x10',
+      'limit=1e1',
+      'limit=2.0',
+      'limit=+5',
+      'limit=%205',
+      'limit=',
+      'limit=-1',
+      'limit=0b11',
+      'limit=Infinity',
+    ]) {
       const refused = await s.call(`/api/v1/keys?${query}`, { key: t.apiKey });
-      expect(expectError(refused, 400, 'invalid_request').issues, query).toEqual([{ path: 'limit', message: 'expected a whole number in decimal digits, given once' }]);
+      expect(expectError(refused, 400, 'invalid_request').issues, query).toEqual([
+        { path: 'limit', message: 'expected a whole number in decimal digits, given once' },
+      ]);
       expect(refused.body.message, query).toBe('Invalid request: limit: expected a whole number in decimal digits, given once');
     }
     expect((await s.call('/api/v1/keys?limit=002', { key: t.apiKey })).body.data).toHaveLength(2);
@@ -85,7 +99,9 @@ backends.describe('API keys (%s)', (backend) => {
       const name = path.includes('history_limit') ? 'history_limit' : 'limit';
       for (const value of ['0x10', '1e1', '5.0']) {
         const res = await s.call(path + value, { key: t.apiKey });
-        expect(expectError(res, 400, 'invalid_request').issues, path + value).toEqual([{ path: name, message: 'expected a whole number in decimal digits, given once' }]);
+        expect(expectError(res, 400, 'invalid_request').issues, path + value).toEqual([
+          { path: name, message: 'expected a whole number in decimal digits, given once' },
+        ]);
       }
       expect((await s.call(`${path}5`, { key: t.apiKey })).status, `${path}5`).toBe(200);
     }
@@ -101,7 +117,11 @@ backends.describe('API keys (%s)', (backend) => {
       'insufficient_scope',
     );
     expect(body.required_scope).toBe('billing:read');
-    const star = expectError(await s.call('/api/v1/keys', { key: manager.body.api_key, body: { name: 'x', scopes: ['*'] } }), 403, 'insufficient_scope');
+    const star = expectError(
+      await s.call('/api/v1/keys', { key: manager.body.api_key, body: { name: 'x', scopes: ['*'] } }),
+      403,
+      'insufficient_scope',
+    );
     expect(star.required_scope).toBe('*');
     const ok = await s.call('/api/v1/keys', { key: manager.body.api_key, body: { name: 'ro', scopes: ['modules:read'] } });
     expect(ok.status).toBe(201);

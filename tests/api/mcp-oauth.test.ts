@@ -42,7 +42,29 @@ async function freePort(): Promise<number> {
 function selfSignedLocalhost(): { key: string; cert: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'amp-cimd-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -163,7 +185,12 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       details = await s.call(`${api}/login`, { body: { email: signer.email, password: signer.password } });
       expect(details.status).toBe(200);
     }
-    expect(details.body).toMatchObject({ step: 'consent', account: { id: signer.userId, email: signer.email }, tenant: { id: signer.tenantId }, client: { redirect_uri: redirectUrl } });
+    expect(details.body).toMatchObject({
+      step: 'consent',
+      account: { id: signer.userId, email: signer.email },
+      tenant: { id: signer.tenantId },
+      client: { redirect_uri: redirectUrl },
+    });
     const grant = scopes === 'all' ? details.body.scopes : scopes;
     const consent = await s.call(`${api}/consent`, { body: { scopes: grant } });
     expect(consent.status).toBe(200);
@@ -215,7 +242,11 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     // Only the scopes the endpoint checks, so a client asks for least privilege (not `*`).
     expect(prm.body.scopes_supported).toEqual(['modules:read', 'modules:execute']);
 
-    for (const p of ['/.well-known/oauth-authorization-server/oauth', '/.well-known/openid-configuration/oauth', '/oauth/.well-known/openid-configuration']) {
+    for (const p of [
+      '/.well-known/oauth-authorization-server/oauth',
+      '/.well-known/openid-configuration/oauth',
+      '/oauth/.well-known/openid-configuration',
+    ]) {
       const as = await s.call(p);
       expect(as.status, p).toBe(200);
       expect(as.headers.get('x-ratelimit-remaining'), p).toMatch(/^\d+$/);
@@ -234,11 +265,15 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     }
     // A forged Host changes none of its URLs.
     const forgedBody = await new Promise<Record<string, unknown>>((resolve, reject) => {
-      const req = http.get(`${base}/oauth/.well-known/openid-configuration`, { headers: { host: 'attacker.example', 'x-forwarded-host': 'attacker.example' } }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
-      });
+      const req = http.get(
+        `${base}/oauth/.well-known/openid-configuration`,
+        { headers: { host: 'attacker.example', 'x-forwarded-host': 'attacker.example' } },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
+        },
+      );
       req.on('error', reject);
     });
     expect(forgedBody.token_endpoint).toBe(`${base}/oauth/token`);
@@ -246,7 +281,10 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     // A NUL in a client_id (PostgreSQL text cannot hold one) is an unknown client, not a 500.
     const nulAuthorize = await fetch(`${base}/oauth/authorize?client_id=%00&response_type=code`, { redirect: 'manual' });
     expect(nulAuthorize.status).toBe(400);
-    const nulToken = await fetch(`${base}/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: '\u0000' }) });
+    const nulToken = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: '\u0000' }),
+    });
     expect(nulToken.status).toBe(401);
     expect(await nulToken.json()).toMatchObject({ error: 'invalid_client' });
     // One key signs everything: the identity provider's.
@@ -294,7 +332,12 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     const clientId = provider.info!.client_id;
     const refreshed = await fetch(`${base}/oauth/token`, {
       method: 'POST',
-      body: form({ grant_type: 'refresh_token', refresh_token: provider.saved!.refresh_token!, client_id: clientId, resource: `${base}/api/mcp` }),
+      body: form({
+        grant_type: 'refresh_token',
+        refresh_token: provider.saved!.refresh_token!,
+        client_id: clientId,
+        resource: `${base}/api/mcp`,
+      }),
     });
     expect(refreshed.status).toBe(200);
     const tokens = (await refreshed.json()) as OAuthTokens;
@@ -305,7 +348,10 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     expect((await s.call('/api/mcp', { body: ping, bearer: tokens.access_token })).status).toBe(200);
 
     // Revocation of the refresh token revokes the grant: its access tokens stop working too.
-    const revoked = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: tokens.refresh_token!, client_id: clientId }) });
+    const revoked = await fetch(`${base}/oauth/revoke`, {
+      method: 'POST',
+      body: form({ token: tokens.refresh_token!, client_id: clientId }),
+    });
     expect(revoked.status).toBe(200);
     const after = await s.call('/api/mcp', { body: ping, bearer: tokens.access_token });
     expectError(after, 401, 'unauthorized');
@@ -323,7 +369,9 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     const client = await signInClient(provider);
     expect(provider.info?.client_id).toBe(cimdUrl);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'C I M D' } })).structuredContent).toEqual({ slug: 'c-i-m-d' });
+    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'C I M D' } })).structuredContent).toEqual({
+      slug: 'c-i-m-d',
+    });
     await client.close();
   });
 
@@ -378,10 +426,18 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     expect(await codes.find(id)).toBeUndefined();
 
     await codes.upsert(id, { jti: id }, 60);
-    await s.svc.db.update(oauthStore).set({ expiresAt: new Date(Date.now() - 120_000) }).where(eq(oauthStore.id, storedKey(id)));
+    await s.svc.db
+      .update(oauthStore)
+      .set({ expiresAt: new Date(Date.now() - 120_000) })
+      .where(eq(oauthStore.id, storedKey(id)));
     expect(await codes.find(id)).toBeUndefined();
     expect(await purgeExpiredOAuth(s.svc.db)).toBeGreaterThanOrEqual(1);
-    expect(await s.svc.db.select().from(oauthStore).where(eq(oauthStore.id, storedKey(id)))).toEqual([]);
+    expect(
+      await s.svc.db
+        .select()
+        .from(oauthStore)
+        .where(eq(oauthStore.id, storedKey(id))),
+    ).toEqual([]);
   });
 
   it('oauth_store keeps no secret as it is: ids and lookup keys hashed, payloads encrypted; rows written before are migrated', async () => {
@@ -398,11 +454,18 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     // A row as it was written before (plain id and payload): migration 0014 hashes its keys, and
     // the start-up pass encrypts its payload; the adapter then finds it by its value as before.
     const legacy = `legacy-${randomBytes(8).toString('hex')}`;
-    await s.svc.db.insert(oauthStore).values({ model: 'LegacyClient', id: legacy, payload: { client_id: legacy, client_secret: `secret-${legacy}` }, uid: `u-${legacy}` });
-    const migration = readFileSync(path.join(import.meta.dirname, '../../drizzle/0014_oauth_store_hashed_keys.sql'), 'utf8').trim().replace(/;$/, '');
+    await s.svc.db
+      .insert(oauthStore)
+      .values({ model: 'LegacyClient', id: legacy, payload: { client_id: legacy, client_secret: `secret-${legacy}` }, uid: `u-${legacy}` });
+    const migration = readFileSync(path.join(import.meta.dirname, '../../drizzle/0014_oauth_store_hashed_keys.sql'), 'utf8')
+      .trim()
+      .replace(/;$/, '');
     await s.svc.db.execute(sql.raw(`${migration} WHERE "model" = 'LegacyClient'`));
     expect(await sealOAuthPayloads(s.svc.db, s.svc.config.encryptionKey)).toBe(1);
-    const [row] = await s.svc.db.select().from(oauthStore).where(and(eq(oauthStore.model, 'LegacyClient')));
+    const [row] = await s.svc.db
+      .select()
+      .from(oauthStore)
+      .where(and(eq(oauthStore.model, 'LegacyClient')));
     expect(JSON.stringify(row)).not.toContain(legacy);
     const clients = new Adapter('LegacyClient');
     expect(await clients.find(legacy)).toEqual({ client_id: legacy, client_secret: `secret-${legacy}` });
@@ -417,7 +480,14 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       return fetch(`${base}/oauth/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'raw', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], ...metadata }),
+        body: JSON.stringify({
+          client_name: 'raw',
+          redirect_uris: [redirectUrl],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          ...metadata,
+        }),
       });
     }
     /** A registered client (public unless `metadata` says otherwise) and a PKCE pair. */
@@ -427,36 +497,81 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       const client = (await reg.json()) as { client_id: string; client_secret?: string };
       if (metadata.token_endpoint_auth_method === undefined) expect(client.client_secret).toBeUndefined();
       const verifier = randomBytes(32).toString('base64url');
-      return { clientId: client.client_id, clientSecret: client.client_secret, verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+      return {
+        clientId: client.client_id,
+        clientSecret: client.client_secret,
+        verifier,
+        challenge: createHash('sha256').update(verifier).digest('base64url'),
+      };
     }
-    const authUrl = (params: Record<string, string>) => new URL(`${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', redirect_uri: redirectUrl, scope: 'modules:read', state: 's1', ...params })}`);
+    const authUrl = (params: Record<string, string>) =>
+      new URL(
+        `${base}/oauth/authorize?${new URLSearchParams({ response_type: 'code', redirect_uri: redirectUrl, scope: 'modules:read', state: 's1', ...params })}`,
+      );
     const form = (o: Record<string, string>) => new URLSearchParams(o);
-    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const basic = (id: string, secret: string) =>
+      `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
     /** The user the tests below sign in as (not `user`, whose sign-ins the tests above spend). */
     let other: Signer | undefined;
     /** A code for `client` through the consent steps, exchanged with `auth` (public: client_id in the form). */
-    async function tokensFor(client: Awaited<ReturnType<typeof registered>>, auth: { form?: Record<string, string>; headers?: Record<string, string> } = { form: { client_id: client.clientId } }) {
+    async function tokensFor(
+      client: Awaited<ReturnType<typeof registered>>,
+      auth: { form?: Record<string, string>; headers?: Record<string, string> } = { form: { client_id: client.clientId } },
+    ) {
       other ??= await userWithTenant();
-      const back = await authorize(authUrl({ client_id: client.clientId, code_challenge: client.challenge, code_challenge_method: 'S256', resource: `${base}/api/mcp` }), ['modules:read'], other);
+      const back = await authorize(
+        authUrl({
+          client_id: client.clientId,
+          code_challenge: client.challenge,
+          code_challenge_method: 'S256',
+          resource: `${base}/api/mcp`,
+        }),
+        ['modules:read'],
+        other,
+      );
       const code = back.searchParams.get('code')!;
-      return { code, exchange: (a = auth) => fetch(`${base}/oauth/token`, { method: 'POST', headers: a.headers, body: form({ grant_type: 'authorization_code', code, redirect_uri: redirectUrl, code_verifier: client.verifier, ...a.form }) }) };
+      return {
+        code,
+        exchange: (a = auth) =>
+          fetch(`${base}/oauth/token`, {
+            method: 'POST',
+            headers: a.headers,
+            body: form({ grant_type: 'authorization_code', code, redirect_uri: redirectUrl, code_verifier: client.verifier, ...a.form }),
+          }),
+      };
     }
     /** The uid of a fresh authorization request (the consent page's). */
     async function interactionUid(): Promise<string> {
       const { clientId, challenge } = await registered();
-      const start = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+      const start = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256' }), {
+        redirect: 'manual',
+      });
       return new URL(start.headers.get('location')!, base).pathname.split('/').pop()!;
     }
 
     it('redirect URIs: https or loopback http only (RFC 7591 invalid_redirect_uri), at registration, for a stored client and for a metadata document', async () => {
-      for (const uri of ['http://evil.example/cb', 'http://localhost.evil.example/cb', 'http://127.0.0.1.nip.io/cb', 'myapp://cb', 'com.example.app:/cb', 'javascript:alert(1)', 'not a url']) {
+      for (const uri of [
+        'http://evil.example/cb',
+        'http://localhost.evil.example/cb',
+        'http://127.0.0.1.nip.io/cb',
+        'myapp://cb',
+        'com.example.app:/cb',
+        'javascript:alert(1)',
+        'not a url',
+      ]) {
         for (const extra of [{}, { application_type: 'native' }]) {
           const res = await register({ redirect_uris: [redirectUrl, uri], ...extra });
           expect(res.status, uri).toBe(400);
           expect(await res.json(), uri).toMatchObject({ error: 'invalid_redirect_uri' });
         }
       }
-      for (const uri of ['http://127.0.0.1:8976/callback', 'http://127.0.0.1/cb', 'http://localhost:33418/cb', 'http://[::1]:9/cb', 'https://app.example/oauth/callback']) {
+      for (const uri of [
+        'http://127.0.0.1:8976/callback',
+        'http://127.0.0.1/cb',
+        'http://localhost:33418/cb',
+        'http://[::1]:9/cb',
+        'https://app.example/oauth/callback',
+      ]) {
         expect((await register({ redirect_uris: [uri] })).status, uri).toBe(201);
       }
 
@@ -464,18 +579,32 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       const clients = new (oauthAdapter(s.svc.db, s.svc.config.encryptionKey))('Client');
       const stored = `legacy-${randomBytes(6).toString('hex')}`;
       const evil = 'http://evil.example/cb';
-      await clients.upsert(stored, { client_id: stored, client_id_issued_at: Math.floor(Date.now() / 1000), redirect_uris: [evil], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }, undefined);
+      await clients.upsert(
+        stored,
+        {
+          client_id: stored,
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+          redirect_uris: [evil],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+        undefined,
+      );
       const verifier = randomBytes(32).toString('base64url');
       const challenge = createHash('sha256').update(verifier).digest('base64url');
       for (const clientId of [stored, cimdUrl.replace('/client.json', '/evil-client.json')]) {
-        const res = await fetch(authUrl({ client_id: clientId, redirect_uri: evil, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+        const res = await fetch(
+          authUrl({ client_id: clientId, redirect_uri: evil, code_challenge: challenge, code_challenge_method: 'S256' }),
+          { redirect: 'manual' },
+        );
         expect(res.status, clientId).toBe(400);
         expect(res.headers.get('location'), clientId).toBeNull();
         expect(await res.text(), clientId).toContain('redirect_uris must be https URLs, or http URLs on a loopback host');
       }
     });
 
-    it('revocation: a client revokes only the tokens issued to it (another client\'s request is 200 and revokes nothing)', async () => {
+    it("revocation: a client revokes only the tokens issued to it (another client's request is 200 and revokes nothing)", async () => {
       const victim = await registered();
       const stranger = await registered();
       const { exchange } = await tokensFor(victim);
@@ -484,17 +613,29 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       const tokens = (await issued.json()) as OAuthTokens;
       const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
       // (An access token is a JWT, which oidc-provider never revokes by itself: revoking its refresh token ends the grant.)
-      const res = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: tokens.refresh_token!, client_id: stranger.clientId }) });
+      const res = await fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        body: form({ token: tokens.refresh_token!, client_id: stranger.clientId }),
+      });
       expect(res.status).toBe(200);
-      const jwt = await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: tokens.access_token, client_id: victim.clientId }) });
+      const jwt = await fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        body: form({ token: tokens.access_token, client_id: victim.clientId }),
+      });
       expect(jwt.status).toBe(400);
       expect(await jwt.json()).toMatchObject({ error: 'unsupported_token_type' });
       expect((await s.call('/api/mcp', { body: ping, bearer: tokens.access_token })).status).toBe(200);
-      const refreshed = await fetch(`${base}/oauth/token`, { method: 'POST', body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: victim.clientId }) });
+      const refreshed = await fetch(`${base}/oauth/token`, {
+        method: 'POST',
+        body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: victim.clientId }),
+      });
       expect(refreshed.status).toBe(200);
       const rotated = (await refreshed.json()) as OAuthTokens;
       // Its own client still can.
-      expect((await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: rotated.refresh_token!, client_id: victim.clientId }) })).status).toBe(200);
+      expect(
+        (await fetch(`${base}/oauth/revoke`, { method: 'POST', body: form({ token: rotated.refresh_token!, client_id: victim.clientId }) }))
+          .status,
+      ).toBe(200);
       expectError(await s.call('/api/mcp', { body: ping, bearer: rotated.access_token }), 401, 'unauthorized');
     });
 
@@ -522,11 +663,23 @@ backends.describe('MCP OAuth (%s)', (backend) => {
         expect(ok.status).toBe(200);
         const tokens = (await ok.json()) as OAuthTokens;
         // The refresh grant and revocation too.
-        const wrongRefresh = await fetch(`${base}/oauth/token`, { method: 'POST', headers: wrongs[0](client).headers, body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...wrongs[0](client).form }) });
+        const wrongRefresh = await fetch(`${base}/oauth/token`, {
+          method: 'POST',
+          headers: wrongs[0](client).headers,
+          body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...wrongs[0](client).form }),
+        });
         expect(wrongRefresh.status).toBe(401);
-        const wrongRevoke = await fetch(`${base}/oauth/revoke`, { method: 'POST', headers: wrongs[0](client).headers, body: form({ token: tokens.refresh_token!, ...wrongs[0](client).form }) });
+        const wrongRevoke = await fetch(`${base}/oauth/revoke`, {
+          method: 'POST',
+          headers: wrongs[0](client).headers,
+          body: form({ token: tokens.refresh_token!, ...wrongs[0](client).form }),
+        });
         expect(wrongRevoke.status).toBe(401);
-        const refreshed = await fetch(`${base}/oauth/token`, { method: 'POST', headers: right(client).headers, body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...right(client).form }) });
+        const refreshed = await fetch(`${base}/oauth/token`, {
+          method: 'POST',
+          headers: right(client).headers,
+          body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...right(client).form }),
+        });
         expect(refreshed.status).toBe(200);
       }
       // A public client presenting a secret it does not have is refused too.
@@ -561,14 +714,21 @@ backends.describe('MCP OAuth (%s)', (backend) => {
         expect(res.status, `${method} ${p}`).toBe(status);
         expect(res.headers.get('content-type'), `${method} ${p}`).toMatch(/^application\/json/);
         expect(res.headers.get('allow'), `${method} ${p}`).toBe(allow);
-        expect(res.body, `${method} ${p}`).toMatchObject({ error: status === 405 ? 'method_not_allowed' : 'not_found', error_description: expect.any(String) });
+        expect(res.body, `${method} ${p}`).toMatchObject({
+          error: status === 405 ? 'method_not_allowed' : 'not_found',
+          error_description: expect.any(String),
+        });
         expectError(res, status, res.body.error);
         expect(res.headers.get('x-ratelimit-limit'), `${method} ${p}`).toMatch(/^\d+$/);
       }
       // Every method the table gives each endpoint reaches oidc-provider (never its plain-text 404).
       for (const { path: p, methods } of PROVIDER_ENDPOINTS) {
         for (const method of methods) {
-          const res = await fetch(`${base}/oauth${p.replace('*', 'x')}`, { method, redirect: 'manual', headers: { origin: 'https://client.example', 'access-control-request-method': 'POST' } });
+          const res = await fetch(`${base}/oauth${p.replace('*', 'x')}`, {
+            method,
+            redirect: 'manual',
+            headers: { origin: 'https://client.example', 'access-control-request-method': 'POST' },
+          });
           expect(res.headers.get('content-type') ?? '', `${method} ${p}`).not.toMatch(/^text\/plain/);
           expect(res.status, `${method} ${p}`).not.toBe(404);
           await res.arrayBuffer();
@@ -576,9 +736,13 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       }
     });
 
-    it('bodies past the limits are 413: 56 KiB on oidc-provider\'s endpoints (OAuth format), 16 KiB on the sign-in steps (error format)', async () => {
-      const metadata = (size: number) => JSON.stringify({ client_name: 'x'.repeat(size), redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' });
-      expect((await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: metadata(40_000) })).status).toBe(201);
+    it("bodies past the limits are 413: 56 KiB on oidc-provider's endpoints (OAuth format), 16 KiB on the sign-in steps (error format)", async () => {
+      const metadata = (size: number) =>
+        JSON.stringify({ client_name: 'x'.repeat(size), redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' });
+      expect(
+        (await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: metadata(40_000) }))
+          .status,
+      ).toBe(201);
       for (const size of [100_000, 2_000_000]) {
         const res = await s.call('/oauth/register', { rawBody: metadata(size), headers: { 'content-type': 'application/json' } });
         expect(res.status, String(size)).toBe(413);
@@ -586,11 +750,15 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       }
       // Sent in chunks, without Content-Length, the same.
       const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
+        const req = http.request(
+          `${base}/oauth/token`,
+          { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
         req.on('error', reject);
         req.write(`grant_type=authorization_code&code=${'x'.repeat(70_000)}`);
         req.end();
@@ -598,12 +766,18 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       expect(chunked.status).toBe(413);
       expect(JSON.parse(chunked.body)).toMatchObject({ error: 'payload_too_large' });
       // A body that merely is not the form is still the library's 400.
-      const bad = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+      const bad = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{not json',
+      });
       expect(bad.status).toBe(400);
 
       const uid = await interactionUid();
       for (const size of [20_000, 2_000_000]) {
-        const res = await s.call(`/oauth/interaction/${uid}/login`, { rawBody: JSON.stringify({ email: user.email, password: 'x'.repeat(size) }) });
+        const res = await s.call(`/oauth/interaction/${uid}/login`, {
+          rawBody: JSON.stringify({ email: user.email, password: 'x'.repeat(size) }),
+        });
         expect(expectError(res, 413, 'payload_too_large').message).toContain('16384 bytes');
       }
       expectError(await s.call(`/oauth/interaction/${uid}/login`, { rawBody: '{not json' }), 400, 'invalid_request');
@@ -612,7 +786,11 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     it('the sign-in step refuses text that cannot be stored with 400, never a 500', async () => {
       const uid = await interactionUid();
       other ??= await userWithTenant();
-      for (const body of [{ email: 'z\u0000@example.com', password: 'whatever' }, { email: 'z\ud800@example.com', password: 'whatever' }, { email: other.email, password: 'pass\u0000' }]) {
+      for (const body of [
+        { email: 'z\u0000@example.com', password: 'whatever' },
+        { email: 'z\ud800@example.com', password: 'whatever' },
+        { email: other.email, password: 'pass\u0000' },
+      ]) {
         const res = await s.call(`/oauth/interaction/${uid}/login`, { body });
         const err = expectError(res, 400, 'invalid_request');
         expect(err.message).toMatch(/NUL \(U\+0000\).*cannot be stored/);
@@ -620,7 +798,9 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       }
       expect((await s.call(`/oauth/interaction/${uid}/consent`, { body: { scopes: ['modules:read\u0000'] } })).status).toBe(400);
       // The request is still usable.
-      expect((await s.call(`/oauth/interaction/${uid}/login`, { body: { email: other.email, password: other.password } })).body).toMatchObject({ step: 'consent' });
+      expect(
+        (await s.call(`/oauth/interaction/${uid}/login`, { body: { email: other.email, password: other.password } })).body,
+      ).toMatchObject({ step: 'consent' });
     });
 
     it('refuses PKCE plain, a missing code challenge and another resource', async () => {
@@ -637,18 +817,35 @@ backends.describe('MCP OAuth (%s)', (backend) => {
         expect(to.searchParams.get('error')).toBe('invalid_request');
       }
       const { challenge } = await registered();
-      const other = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256', resource: 'https://elsewhere.example/api' }), { redirect: 'manual' });
+      const other = await fetch(
+        authUrl({
+          client_id: clientId,
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+          resource: 'https://elsewhere.example/api',
+        }),
+        { redirect: 'manual' },
+      );
       const to = new URL(other.headers.get('location')!);
       expect(to.searchParams.get('error')).toBe('invalid_target');
     });
 
     it('refuses a code exchanged with the wrong verifier, and an access token for another audience', async () => {
       const { clientId, challenge } = await registered();
-      const back = await authorize(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256', resource: `${base}/api/mcp` }), ['modules:read']);
+      const back = await authorize(
+        authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256', resource: `${base}/api/mcp` }),
+        ['modules:read'],
+      );
       const code = back.searchParams.get('code')!;
       const res = await fetch(`${base}/oauth/token`, {
         method: 'POST',
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUrl, client_id: clientId, code_verifier: randomBytes(32).toString('base64url') }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUrl,
+          client_id: clientId,
+          code_verifier: randomBytes(32).toString('base64url'),
+        }),
       });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: 'invalid_grant' });
@@ -675,7 +872,9 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       const { clientId, challenge } = await registered();
       const loner = { email: `loner-${randomBytes(4).toString('hex')}@example.com`, password: 'another fine password' };
       await signUp(loner);
-      const start = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+      const start = await fetch(authUrl({ client_id: clientId, code_challenge: challenge, code_challenge_method: 'S256' }), {
+        redirect: 'manual',
+      });
       const uid = new URL(start.headers.get('location')!, base).pathname.split('/').pop()!;
       const details = await s.call(`/oauth/interaction/${uid}/login`, { body: loner });
       expect(details.body).toMatchObject({ step: 'consent', tenant: null, account: { email: loner.email } });
@@ -694,7 +893,12 @@ describe('MCP OAuth with another identity provider', () => {
   it('AUTH_JWT_SECRET set: no built-in authorization server (its paths are 404), /api/mcp still challenges with Bearer', async () => {
     const s = await startTestServer({ env: { AUTH_JWT_SECRET: 'elsewhere-secret-0123456789-abcdefghijkl' } });
     try {
-      for (const p of ['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-authorization-server/oauth', '/oauth/jwks', '/oauth/interaction/abc']) {
+      for (const p of [
+        '/.well-known/oauth-protected-resource/api/mcp',
+        '/.well-known/oauth-authorization-server/oauth',
+        '/oauth/jwks',
+        '/oauth/interaction/abc',
+      ]) {
         expectError(await s.call(p), 404, 'not_found');
       }
       const res = await s.call('/api/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'ping' } });

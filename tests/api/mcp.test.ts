@@ -40,7 +40,9 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
 
   async function connect(key: string, query = '') {
     const client = new Client({ name: 'vitest', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp${query}`), { requestInit: { headers: { 'x-api-key': key } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp${query}`), {
+      requestInit: { headers: { 'x-api-key': key } },
+    });
     await client.connect(transport);
     return { client, transport };
   }
@@ -192,7 +194,9 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     const listed = await client.listTools();
     expect(listed._meta).toEqual({ 'agent-module-platform/unknown_modules': ['nope', 'Text'] });
 
-    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'In Scope' } })).structuredContent).toEqual({ slug: 'in-scope' });
+    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'In Scope' } })).structuredContent).toEqual({
+      slug: 'in-scope',
+    });
     const outside = await client.callTool({ name: 'csv__parse', arguments: { csv: 'a\n1' } }).catch((e: unknown) => e);
     expect(outside).toBeInstanceOf(McpError);
     expect((outside as McpError).code).toBe(-32602);
@@ -258,7 +262,12 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
   it('an exhausted quota is an isError result (quota_exceeded)', async () => {
     const t = await s.register();
     await s.svc.db.insert(usageCounters).values({ tenantId: t.tenantId, cycleStart: cycleStart(), executions: 1000 });
-    const res = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'text__slugify', arguments: { text: 'x' } } });
+    const res = await rpc(t.apiKey, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'text__slugify', arguments: { text: 'x' } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     expect(JSON.parse(res.body.result.content[0].text)).toMatchObject({ error: 'quota_exceeded', limit: 1000 });
@@ -296,7 +305,14 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     expect(parse.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
 
     // JSON that parses but is no JSON-RPC 2.0 message: -32600 Invalid Request.
-    for (const bad of [{ jsonrpc: '1.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }, { jsonrpc: '2.0', id: 1, method: 5 }, [], null, 5]) {
+    for (const bad of [
+      { jsonrpc: '1.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: null, method: 'ping' },
+      { jsonrpc: '2.0', id: 1, method: 5 },
+      [],
+      null,
+      5,
+    ]) {
       const res = await rpc(t.apiKey, bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(res.body, JSON.stringify(bad)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
@@ -316,7 +332,11 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     expect(note.status).toBe(202);
     expect(note.text).toBe('');
 
-    const bare = await s.call('/api/mcp', { key: t.apiKey, method: 'POST', rawBody: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }) });
+    const bare = await s.call('/api/mcp', {
+      key: t.apiKey,
+      method: 'POST',
+      rawBody: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }),
+    });
     expect(bare.status).toBe(200);
     expect(bare.body).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
   });
@@ -361,7 +381,12 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     // All or nothing: the refused batch spent nothing, so the last unit is still there.
     expect((await rpc(t.apiKey, { jsonrpc: '2.0', id: 3, method: 'ping' })).status).toBe(200);
 
-    const over = await rpc(t.apiKey, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'text__slugify', arguments: { text: 'x' } } });
+    const over = await rpc(t.apiKey, {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'text__slugify', arguments: { text: 'x' } },
+    });
     const body = expectError(over, 429, 'rate_limit_exceeded');
     expect(body).toMatchObject({ limit: 3, retry_after: expect.any(Number), reset_at: expect.any(String) });
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -376,12 +401,23 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     const t = await s.register();
     const before = await rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'ping' });
     const remaining = Number(before.headers.get('x-execution-remaining'));
-    const res = await rpc(t.apiKey, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'text__slugify', arguments: { text: 'Once' } } });
+    const res = await rpc(t.apiKey, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'text__slugify', arguments: { text: 'Once' } },
+    });
     expect(res.body.result.structuredContent).toEqual({ slug: 'once' });
     expect(Number(res.headers.get('x-execution-remaining'))).toBe(remaining - 1);
     const list = await s.call('/api/v1/executions', { key: t.apiKey });
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ module: 'text', action: 'slugify', status: 'success', source: 'mcp', request_id: res.headers.get('x-request-id') });
+    expect(list.body.data[0]).toMatchObject({
+      module: 'text',
+      action: 'slugify',
+      status: 'success',
+      source: 'mcp',
+      request_id: res.headers.get('x-request-id'),
+    });
   });
 
   it('scopes: modules:read may list but not call; modules:execute alone may call but not initialize', async () => {
@@ -392,14 +428,24 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     expect(err).toBeInstanceOf(McpError);
     expect((err as McpError).code).toBe(-32003);
     await client.close();
-    const raw = await rpc(readOnly, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'text__slugify', arguments: { text: 'x' } } });
+    const raw = await rpc(readOnly, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'text__slugify', arguments: { text: 'x' } },
+    });
     expect(raw.body.error).toMatchObject({ code: -32003, data: { error: 'insufficient_scope', required_scope: 'modules:execute' } });
 
     const executeOnly = await keyWithScopes(['modules:execute']);
     const init = await rpc(executeOnly, initialize('2025-11-25'));
     expect(init.body.error).toMatchObject({ code: -32003, data: { required_scope: 'modules:read' } });
     expect((await rpc(executeOnly, { jsonrpc: '2.0', id: 2, method: 'resources/list' })).body.error.code).toBe(-32003);
-    const call = await rpc(executeOnly, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'text__slugify', arguments: { text: 'ok' } } });
+    const call = await rpc(executeOnly, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'text__slugify', arguments: { text: 'ok' } },
+    });
     expect(call.body.result.structuredContent).toEqual({ slug: 'ok' });
     expect((await rpc(executeOnly, { jsonrpc: '2.0', id: 4, method: 'ping' })).body.result).toEqual({});
   });
@@ -429,11 +475,20 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     for (const [bad, reason] of cases) {
       const res = await rpc(t.apiKey, bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
-      expect(res.body, JSON.stringify(bad)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(reason) } });
+      expect(res.body, JSON.stringify(bad)).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(reason) },
+      });
     }
     // The transport pairs answers with requests by id: two calls under one id would both run (and
     // be billed) but only one would be answered. Refused whole; 1 and "1" are different ids.
-    const call = (id: unknown, text: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'text__slugify', arguments: { text } } });
+    const call = (id: unknown, text: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'text__slugify', arguments: { text } },
+    });
     const twice = await rpc(t.apiKey, [call(7, 'a'), call(7, 'b')]);
     expect(twice.status).toBe(400);
     expect(twice.body).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('appears more than once') } });
@@ -464,7 +519,8 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
 
   it('text PostgreSQL cannot hold (U+0000, lone surrogates) is refused as on REST: no execution, no -32603', async () => {
     const t = await s.register();
-    const call = (name: string, args: unknown) => rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+    const call = (name: string, args: unknown) =>
+      rpc(t.apiKey, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
     const toolError = (res: Awaited<ReturnType<typeof call>>) => {
       expect(res.status, res.text).toBe(200);
       expect(res.body.result?.isError, res.text).toBe(true);
@@ -472,20 +528,33 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
     };
     const rest = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'a\u0000b' } } });
     expectError(rest, 400, 'invalid_request');
-    expect(toolError(await call('text__slugify', { text: 'a\u0000b' }))).toMatchObject({ error: 'invalid_request', issues: [{ path: 'text' }] });
+    expect(toolError(await call('text__slugify', { text: 'a\u0000b' }))).toMatchObject({
+      error: 'invalid_request',
+      issues: [{ path: 'text' }],
+    });
     expect(toolError(await call('text__slugify', { ['k\ud800']: 'x' }))).toMatchObject({ error: 'invalid_request' });
     expect((await s.call('/api/v1/executions', { key: t.apiKey })).body.data).toHaveLength(0);
 
     // The workflow tools store their arguments (were -32603 internal errors from the database).
-    const wf = await s.call('/api/v1/workflows', { key: t.apiKey, body: { name: 'nul', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.t}}' } }] } });
+    const wf = await s.call('/api/v1/workflows', {
+      key: t.apiKey,
+      body: { name: 'nul', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.t}}' } }] },
+    });
     expect(wf.status).toBe(201);
-    expect(toolError(await call('workflows__start', { workflow_id: wf.body.id, input: { t: 'a\u0000b' } }))).toMatchObject({ error: 'invalid_request', issues: [{ path: 'input' }] });
-    expect(toolError(await call('workflows__start', { workflow_id: wf.body.id, idempotency_key: 'k\u0000' }))).toMatchObject({ error: 'invalid_request' });
+    expect(toolError(await call('workflows__start', { workflow_id: wf.body.id, input: { t: 'a\u0000b' } }))).toMatchObject({
+      error: 'invalid_request',
+      issues: [{ path: 'input' }],
+    });
+    expect(toolError(await call('workflows__start', { workflow_id: wf.body.id, idempotency_key: 'k\u0000' }))).toMatchObject({
+      error: 'invalid_request',
+    });
     expect(toolError(await call('workflows__start', { workflow_id: `${wf.body.id}\u0000` }))).toMatchObject({ error: 'not_found' });
     // An id no workflow can have (empty, longer than any id) was a -32603 internal error.
     expect(toolError(await call('workflows__start', { workflow_id: '' }))).toMatchObject({ error: 'not_found' });
     expect(toolError(await call('workflows__start', { workflow_id: 'x'.repeat(100) }))).toMatchObject({ error: 'not_found' });
-    expect(toolError(await call('workflows__get_run', { workflow_id: wf.body.id, run_id: 'run_\ud800' }))).toMatchObject({ error: 'not_found' });
+    expect(toolError(await call('workflows__get_run', { workflow_id: wf.body.id, run_id: 'run_\ud800' }))).toMatchObject({
+      error: 'not_found',
+    });
     expect((await s.call(`/api/v1/workflows/${wf.body.id}/runs`, { key: t.apiKey })).body.data).toHaveLength(0);
   });
 

@@ -11,19 +11,34 @@ backends.describe('memory agents (%s)', (backend) => {
   });
   afterAll(async () => s?.close());
 
-  const put = (apiKey: string, agent_id: string, key: string) => s.call('/api/v1/memory', { key: apiKey, body: { agent_id, key, value: { key } } });
+  const put = (apiKey: string, agent_id: string, key: string) =>
+    s.call('/api/v1/memory', { key: apiKey, body: { agent_id, key, value: { key } } });
 
   it('lists agents with their live entry counts, most recently updated first; other tenants and expired entries are not seen', async () => {
     const t = await s.register();
     const other = await s.register();
     expect((await s.call('/api/v1/memory/agents', { key: t.apiKey })).body).toEqual({ data: [], has_more: false });
 
-    for (const [agent, key] of [['alpha', 'a1'], ['alpha', 'a2'], ['beta', 'b1']]) expect((await put(t.apiKey, agent!, key!)).status).toBe(201);
+    for (const [agent, key] of [
+      ['alpha', 'a1'],
+      ['alpha', 'a2'],
+      ['beta', 'b1'],
+    ])
+      expect((await put(t.apiKey, agent!, key!)).status).toBe(201);
     expect((await put(other.apiKey, 'gamma', 'g1')).status).toBe(201);
     // An expired entry of a third agent: not live, not listed.
-    await s.svc.db.insert(memoryEntries).values({ tenantId: t.tenantId, agentId: 'expired-agent', key: 'x', value: sql`'1'::jsonb`, expiresAt: new Date(Date.now() - 60_000) });
+    await s.svc.db.insert(memoryEntries).values({
+      tenantId: t.tenantId,
+      agentId: 'expired-agent',
+      key: 'x',
+      value: sql`'1'::jsonb`,
+      expiresAt: new Date(Date.now() - 60_000),
+    });
     // alpha changes last.
-    await s.svc.db.update(memoryEntries).set({ updatedAt: new Date(Date.now() + 60_000) }).where(eq(memoryEntries.agentId, 'alpha'));
+    await s.svc.db
+      .update(memoryEntries)
+      .set({ updatedAt: new Date(Date.now() + 60_000) })
+      .where(eq(memoryEntries.agentId, 'alpha'));
 
     const res = await s.call('/api/v1/memory/agents', { key: t.apiKey });
     expect(res.status, res.text).toBe(200);

@@ -41,7 +41,10 @@ backends.describe('memory (%s)', (backend) => {
     expect(new Date(created.body.created_at).toISOString()).toBe(created.body.created_at);
 
     await sleep(5);
-    const updated = await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'agent-1', key: 'profile', value: null, ttl_seconds: 3600 } });
+    const updated = await s.call('/api/v1/memory', {
+      key: t.apiKey,
+      body: { agent_id: 'agent-1', key: 'profile', value: null, ttl_seconds: 3600 },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ value: null, tags: [], created_at: created.body.created_at });
     expect(Date.parse(updated.body.updated_at)).toBeGreaterThan(Date.parse(created.body.updated_at));
@@ -95,7 +98,9 @@ backends.describe('memory (%s)', (backend) => {
     expect(all.body).toMatchObject({ has_more: false, next_cursor: null });
 
     const q = async (query: string) =>
-      (await s.call(`/api/v1/memory?agent_id=researcher&q=${encodeURIComponent(query)}`, { key: t.apiKey })).body.data.map((e: any) => e.key).sort();
+      (await s.call(`/api/v1/memory?agent_id=researcher&q=${encodeURIComponent(query)}`, { key: t.apiKey })).body.data
+        .map((e: any) => e.key)
+        .sort();
     expect(await q('tower')).toEqual(['groceries', 'paris-trip']);
     expect(await q('colosseum')).toEqual(['rome-trip']);
     expect(await q('trip')).toEqual(['paris-trip', 'rome-trip']); // hyphenated keys are searchable by their parts
@@ -121,7 +126,10 @@ backends.describe('memory (%s)', (backend) => {
 
   it('expires entries after ttl_seconds: never returned, then purged', async () => {
     const t = await s.register();
-    const res = await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'ttl', key: 'short', value: 'soon gone', ttl_seconds: 1 } });
+    const res = await s.call('/api/v1/memory', {
+      key: t.apiKey,
+      body: { agent_id: 'ttl', key: 'short', value: 'soon gone', ttl_seconds: 1 },
+    });
     expect(res.status).toBe(201);
     expect(res.body.expires_at).not.toBeNull();
     expect((await s.call(path('ttl', 'short'), { key: t.apiKey })).status).toBe(200);
@@ -181,21 +189,33 @@ backends.describe('memory (%s)', (backend) => {
   it('enforces memory:read and memory:write', async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'pro');
-    const newKey = async (scopes: string[]) => (await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'k', scopes } })).body.api_key as string;
+    const newKey = async (scopes: string[]) =>
+      (await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'k', scopes } })).body.api_key as string;
     const reader = await newKey(['memory:read']);
     const writer = await newKey(['memory:write']);
     const other = await newKey(['modules:read']);
 
     expect((await s.call('/api/v1/memory', { key: writer, body: { agent_id: 'x', key: 'k', value: 1 } })).status).toBe(201);
-    const denied = expectError(await s.call('/api/v1/memory', { key: reader, body: { agent_id: 'x', key: 'k', value: 2 } }), 403, 'insufficient_scope');
+    const denied = expectError(
+      await s.call('/api/v1/memory', { key: reader, body: { agent_id: 'x', key: 'k', value: 2 } }),
+      403,
+      'insufficient_scope',
+    );
     expect(denied.required_scope).toBe('memory:write');
-    expect(expectError(await s.call(path('x', 'k'), { method: 'DELETE', key: reader }), 403, 'insufficient_scope').required_scope).toBe('memory:write');
+    expect(expectError(await s.call(path('x', 'k'), { method: 'DELETE', key: reader }), 403, 'insufficient_scope').required_scope).toBe(
+      'memory:write',
+    );
 
     expect((await s.call(path('x', 'k'), { key: reader })).body.value).toBe(1);
     expect((await s.call('/api/v1/memory?agent_id=x', { key: reader })).status).toBe(200);
     expect(expectError(await s.call(path('x', 'k'), { key: writer }), 403, 'insufficient_scope').required_scope).toBe('memory:read');
-    expect(expectError(await s.call('/api/v1/memory?agent_id=x', { key: other }), 403, 'insufficient_scope').required_scope).toBe('memory:read');
-    expect(expectError(await s.call('/api/v1/memory', { key: other, body: { agent_id: 'x', key: 'k', value: 3 } }), 403, 'insufficient_scope').required_scope).toBe('memory:write');
+    expect(expectError(await s.call('/api/v1/memory?agent_id=x', { key: other }), 403, 'insufficient_scope').required_scope).toBe(
+      'memory:read',
+    );
+    expect(
+      expectError(await s.call('/api/v1/memory', { key: other, body: { agent_id: 'x', key: 'k', value: 3 } }), 403, 'insufficient_scope')
+        .required_scope,
+    ).toBe('memory:write');
     expect((await s.call(path('x', 'k'), { method: 'DELETE', key: writer })).status).toBe(200);
   });
 
@@ -234,9 +254,15 @@ backends.describe('memory (%s)', (backend) => {
   it("stops creating entries at the plan's limit (403 plan_required); updates still work", async () => {
     const t = await s.register();
     await fill(t.tenantId, 1_000);
-    const err = expectError(await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'a', key: 'one-more', value: 1 } }), 403, 'plan_required');
+    const err = expectError(
+      await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'a', key: 'one-more', value: 1 } }),
+      403,
+      'plan_required',
+    );
     expect(err.required_plan).toBe('pro');
-    expect((await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'filler', key: 'k0', value: 'replaced' } })).status).toBe(200);
+    expect((await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'filler', key: 'k0', value: 'replaced' } })).status).toBe(
+      200,
+    );
 
     // Expired entries do not count.
     await s.svc.db
@@ -244,7 +270,11 @@ backends.describe('memory (%s)', (backend) => {
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(and(eq(memoryEntries.tenantId, t.tenantId), eq(memoryEntries.key, 'k1')));
     expect((await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'a', key: 'one-more', value: 1 } })).status).toBe(201);
-    expectError(await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'a', key: 'two-more', value: 1 } }), 403, 'plan_required');
+    expectError(
+      await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'a', key: 'two-more', value: 1 } }),
+      403,
+      'plan_required',
+    );
 
     // A higher plan lifts the limit.
     await s.setPlan(t.tenantId, 'pro');

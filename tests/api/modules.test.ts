@@ -12,7 +12,10 @@ backends.describe('modules, execution, search and directory (%s)', (backend) => 
   afterAll(async () => s?.close());
 
   const eventsOf = (tenantId: string, type: string) =>
-    s.svc.db.select().from(events).where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
+    s.svc.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
 
   it('lists the real catalog: at least 15 modules and 80 actions, paginated, exempt from the limit', async () => {
     const t = await s.register();
@@ -45,7 +48,10 @@ backends.describe('modules, execution, search and directory (%s)', (backend) => 
 
   it('executes an action, installs the module on first use, records the execution and its event', async () => {
     const t = await s.register();
-    const res = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Hello World' } } });
+    const res = await s.call('/api/v1/modules/text/execute', {
+      key: t.apiKey,
+      body: { action: 'slugify', input: { text: 'Hello World' } },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       execution_id: expect.stringMatching(/^exe_/),
@@ -59,7 +65,14 @@ backends.describe('modules, execution, search and directory (%s)', (backend) => 
     expect(res.headers.get('x-execution-remaining')).toBe('999');
 
     const record = await s.call(`/api/v1/executions/${res.body.execution_id}`, { key: t.apiKey });
-    expect(record.body).toMatchObject({ status: 'success', module: 'text', action: 'slugify', tenant_id: t.tenantId, output: { slug: 'hello-world' }, error: null });
+    expect(record.body).toMatchObject({
+      status: 'success',
+      module: 'text',
+      action: 'slugify',
+      tenant_id: t.tenantId,
+      output: { slug: 'hello-world' },
+      error: null,
+    });
 
     const detail = await s.call('/api/v1/modules/text', { key: t.apiKey });
     expect(detail.body.installed).toBe(true);
@@ -107,7 +120,10 @@ backends.describe('modules, execution, search and directory (%s)', (backend) => 
     });
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();
-    const other = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'still fast' } } });
+    const other = await s.call('/api/v1/modules/text/execute', {
+      key: t.apiKey,
+      body: { action: 'slugify', input: { text: 'still fast' } },
+    });
     expect(other.status).toBe(200);
     const fastMs = Date.now() - started;
     const res = await evil;
@@ -163,7 +179,7 @@ backends.describe('modules, execution, search and directory (%s)', (backend) => 
     expectError(await s.call('/api/v1/catalog/search', { key: t.apiKey }), 400, 'invalid_request');
   });
 
-  it("ranks a module first for a word of its title", async () => {
+  it('ranks a module first for a word of its title', async () => {
     const t = await s.register();
     for (const [q, module] of [
       ['compression', 'compress'],
@@ -191,7 +207,12 @@ backends.describe('modules, execution, search and directory (%s)', (backend) => 
     expect(ids).toHaveLength(first.body.total);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toContain('text.slugify');
-    expect(first.body.data[0]).toMatchObject({ module: expect.any(String), action: expect.any(String), input_schema: expect.any(Object), trust_score: expect.any(Number) });
+    expect(first.body.data[0]).toMatchObject({
+      module: expect.any(String),
+      action: expect.any(String),
+      input_schema: expect.any(Object),
+      trust_score: expect.any(Number),
+    });
   });
 
   it("another tenant's execution is a 404", async () => {

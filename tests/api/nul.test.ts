@@ -19,16 +19,34 @@ backends.describe('NUL characters (%s)', (backend) => {
   it('refuses U+0000 in a body, a nested key, or a query parameter with 400 and its path', async () => {
     const t = await s.register();
     const body = expectError(
-      await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'change_case', input: { text: 'a\u0000b', to: 'upper' } } }),
+      await s.call('/api/v1/modules/text/execute', {
+        key: t.apiKey,
+        body: { action: 'change_case', input: { text: 'a\u0000b', to: 'upper' } },
+      }),
       400,
       'invalid_request',
     );
     expect(body.issues).toEqual([{ path: 'input', message: expect.stringMatching(/NUL.*at input\.text/) }]);
-    expectError(await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'change_case', input: { text: 'lone \ud800', to: 'upper' } } }), 400, 'invalid_request');
-    expectError(await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'a', key: 'k', value: { 'x\u0000': 1 } } }), 400, 'invalid_request');
+    expectError(
+      await s.call('/api/v1/modules/text/execute', {
+        key: t.apiKey,
+        body: { action: 'change_case', input: { text: 'lone \ud800', to: 'upper' } },
+      }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await s.call('/api/v1/memory', { key: t.apiKey, body: { agent_id: 'a', key: 'k', value: { 'x\u0000': 1 } } }),
+      400,
+      'invalid_request',
+    );
     expectError(await s.call('/api/v1/catalog/search?q=a%00b', { key: t.apiKey }), 400, 'invalid_request');
     // Authentication still comes first.
-    expectError(await s.call('/api/v1/modules/text/execute', { body: { action: 'change_case', input: { text: '\u0000', to: 'upper' } } }), 401, 'unauthorized');
+    expectError(
+      await s.call('/api/v1/modules/text/execute', { body: { action: 'change_case', input: { text: '\u0000', to: 'upper' } } }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('the tRPC transport refuses it too (400, before input validation)', async () => {
@@ -44,7 +62,10 @@ backends.describe('NUL characters (%s)', (backend) => {
     const receiver = await startReceiver();
     try {
       await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: receiver.url, events: ['execution.completed'] } });
-      const res = await s.call('/api/v1/modules/crypto/execute', { key: t.apiKey, body: { action: 'base64_decode', input: { base64: 'YQBi' } } });
+      const res = await s.call('/api/v1/modules/crypto/execute', {
+        key: t.apiKey,
+        body: { action: 'base64_decode', input: { base64: 'YQBi' } },
+      });
       expect(res.status, res.text).toBe(200);
       expect(res.body.output.text).toBe('a\u0000b');
       const record = await s.call(`/api/v1/executions/${res.body.execution_id}`, { key: t.apiKey });
@@ -68,7 +89,10 @@ backends.describe('NUL characters (%s)', (backend) => {
 
   it('a NUL that appears only in an error message is stored as U+FFFD and the execution is finished as failed', async () => {
     const t = await s.register();
-    const res = await s.call('/api/v1/modules/json/execute', { key: t.apiKey, body: { action: 'query_jsonata', input: { data: {}, expression: '$error("bad\\u0000x")' } } });
+    const res = await s.call('/api/v1/modules/json/execute', {
+      key: t.apiKey,
+      body: { action: 'query_jsonata', input: { data: {}, expression: '$error("bad\\u0000x")' } },
+    });
     expectError(res, 422, 'invalid_input');
     expect(res.body.execution).toMatchObject({ status: 'failed' });
     const record = await s.call(`/api/v1/executions/${res.body.execution.execution_id}`, { key: t.apiKey });
@@ -105,7 +129,12 @@ backends.describe('NUL characters (%s)', (backend) => {
     const t = await s.register();
     const res = await s.call('/api/mcp', {
       key: t.apiKey,
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'json__query_jsonata', arguments: { data: {}, expression: '$error("x\\u0000")' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'json__query_jsonata', arguments: { data: {}, expression: '$error("x\\u0000")' } },
+      },
       headers: { accept: 'application/json, text/event-stream' },
     });
     expect(res.status, res.text).toBe(200);
@@ -125,7 +154,13 @@ backends.describe('NUL characters (%s)', (backend) => {
     for (const [module, action, map] of cases) {
       const res = await s.call('/api/v1/chain', {
         key: t.apiKey,
-        body: { input: {}, steps: [{ module: 'text', action: 'slugify', input: { text: 'a' } }, { module, action, map }] },
+        body: {
+          input: {},
+          steps: [
+            { module: 'text', action: 'slugify', input: { text: 'a' } },
+            { module, action, map },
+          ],
+        },
       });
       expect(res.status, `${module}.${action}: ${res.text}`).toBe(200);
       expect(res.body.steps[1].execution_id, `${module}.${action}: ${res.text}`).toBeTruthy();

@@ -20,7 +20,13 @@ const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
 /** A deployment's PUBLIC_BASE_URL (Redocly warns on localhost and example.com servers). */
 const PUBLIC_BASE_URL = 'https://agents.amp-platform.test';
 /** No network: no telemetry, no update check (the only requests these CLIs would make). */
-const OFFLINE_ENV = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1', CI: 'true' };
+const OFFLINE_ENV = {
+  ...process.env,
+  REDOCLY_TELEMETRY: 'off',
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+  NO_UPDATE_NOTIFIER: '1',
+  CI: 'true',
+};
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 /** Runs a CLI under this Node (the project's 24); a non-zero exit still yields its output. */
@@ -57,8 +63,15 @@ describe('OpenAPI document passes Redocly and Spectral', () => {
   });
 
   it('redocly lint --extends recommended: 0 errors, 0 warnings', { timeout: 180_000 }, async () => {
-    const out = await cli('redocly', ['lint', file, '--config', path.join(root, 'redocly.yaml'), '--extends', 'recommended', '--format', 'json'], dir);
-    const report = JSON.parse(out.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
+    const out = await cli(
+      'redocly',
+      ['lint', file, '--config', path.join(root, 'redocly.yaml'), '--extends', 'recommended', '--format', 'json'],
+      dir,
+    );
+    const report = JSON.parse(out.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+    };
     const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
@@ -67,24 +80,48 @@ describe('OpenAPI document passes Redocly and Spectral', () => {
 
   it('spectral lint (spectral:oas): 0 errors, 0 warnings', { timeout: 180_000 }, async () => {
     const output = path.join(dir, 'spectral.json');
-    const out = await cli('spectral', ['lint', file, '--ruleset', path.join(root, '.spectral.yaml'), '--format', 'json', '--output', output, '--fail-severity', 'warn'], dir);
+    const out = await cli(
+      'spectral',
+      ['lint', file, '--ruleset', path.join(root, '.spectral.yaml'), '--format', 'json', '--output', output, '--fail-severity', 'warn'],
+      dir,
+    );
     const results = JSON.parse(readFileSync(output, 'utf8')) as { code: string; severity: number; message: string; path: string[] }[];
     // Severity 0 is an error, 1 a warning (2 information, 3 hint).
-    const problems = results.filter((r) => r.severity <= 1).map((r) => `${r.severity === 0 ? 'error' : 'warning'} ${r.code} ${r.path.join('.')}: ${r.message}`);
+    const problems = results
+      .filter((r) => r.severity <= 1)
+      .map((r) => `${r.severity === 0 ? 'error' : 'warning'} ${r.code} ${r.path.join('.')}: ${r.message}`);
     expect(problems).toEqual([]);
     expect(out.code, out.stderr).toBe(0);
   });
 
   it('the rule switched off in redocly.yaml and .spectral.yaml hold everywhere else', () => {
     const only405 = new Set(['GET /api/mcp', 'DELETE /api/mcp']);
-    const discovery = new Set(['GET /api/openapi.json', 'GET /openapi.json', 'GET /api/llms.txt', 'GET /.well-known/agent.json', 'GET /.well-known/agent-card.json']);
+    const discovery = new Set([
+      'GET /api/openapi.json',
+      'GET /openapi.json',
+      'GET /api/llms.txt',
+      'GET /.well-known/agent.json',
+      'GET /.well-known/agent-card.json',
+    ]);
     for (const { where, op } of operations(doc)) {
       const codes = Object.keys(op.responses);
       if (only405.has(where)) expect(codes, where).toContain('405');
-      else expect(codes.some((c) => /^2\d\d$/.test(c)), `${where} has a 2xx`).toBe(true);
-      if (!discovery.has(where)) expect(codes.some((c) => /^4\d\d$/.test(c)), `${where} has a 4xx`).toBe(true);
+      else
+        expect(
+          codes.some((c) => /^2\d\d$/.test(c)),
+          `${where} has a 2xx`,
+        ).toBe(true);
+      if (!discovery.has(where))
+        expect(
+          codes.some((c) => /^4\d\d$/.test(c)),
+          `${where} has a 4xx`,
+        ).toBe(true);
     }
-    for (const where of [...only405, ...discovery]) expect(operations(doc).map((o) => o.where), where).toContain(where);
+    for (const where of [...only405, ...discovery])
+      expect(
+        operations(doc).map((o) => o.where),
+        where,
+      ).toContain(where);
   });
 
   it('servers come from PUBLIC_BASE_URL', () => {

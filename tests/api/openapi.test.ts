@@ -31,7 +31,15 @@ const allOperations = (doc: Json) =>
       .map(([m, op]) => ({ where: `${m.toUpperCase()} ${p}`, op: op as Json })),
   );
 /** The pool headers every API response declares (docs/decisions.md, Headers and pools). */
-const POOL_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Execution-Remaining'];
+const POOL_HEADERS = [
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-Execution-Remaining',
+];
 const operationOf = (doc: Json, template: string, method: string): Json | undefined => doc.paths?.[template]?.[method.toLowerCase()];
 
 backends.describe('OpenAPI document (%s)', (backend) => {
@@ -129,10 +137,21 @@ backends.describe('OpenAPI document (%s)', (backend) => {
   it('every operation declares security, webhooks included: [] for public ones', () => {
     for (const { where, op } of allOperations(doc)) expect(Array.isArray(op.security), where).toBe(true);
     for (const [kind, item] of Object.entries(doc.webhooks as Json)) expect((item as Json).post.security, kind).toEqual([]);
-    const publicOnes = ['GET /api/mcp', 'DELETE /api/mcp', 'GET /api/llms.txt', 'GET /api/openapi.json', 'GET /openapi.json', 'GET /.well-known/agent.json', 'GET /.well-known/agent-card.json'];
+    const publicOnes = [
+      'GET /api/mcp',
+      'DELETE /api/mcp',
+      'GET /api/llms.txt',
+      'GET /api/openapi.json',
+      'GET /openapi.json',
+      'GET /.well-known/agent.json',
+      'GET /.well-known/agent-card.json',
+    ];
     for (const { where, op } of allOperations(doc).filter((o) => publicOnes.includes(o.where))) expect(op.security, where).toEqual([]);
     for (const { where, op } of allOperations(doc).filter((o) => ['POST /api/mcp', 'POST /api/a2a'].includes(o.where))) {
-      expect(op.security.map((req: Json) => Object.keys(req)), where).toEqual([['ApiKeyAuth'], ['BearerAuth']]);
+      expect(
+        op.security.map((req: Json) => Object.keys(req)),
+        where,
+      ).toEqual([['ApiKeyAuth'], ['BearerAuth']]);
     }
   });
 
@@ -141,12 +160,15 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     for (const name of [...POOL_HEADERS, 'Retry-After', 'Allow']) expect(headers, name).toHaveProperty(name);
     expect(headers['X-Request-Id'].required).toBe(true);
     expect(headers['X-Execution-Remaining'].description).toMatch(/valid credential/);
-    expect(headers['X-Execution-Remaining'].schema.oneOf).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'integer' }), expect.objectContaining({ const: 'unlimited' })]));
+    expect(headers['X-Execution-Remaining'].schema.oneOf).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'integer' }), expect.objectContaining({ const: 'unlimited' })]),
+    );
     let count405 = 0;
     for (const { where, op } of allOperations(doc)) {
       for (const [code, response] of Object.entries(op.responses as Json)) {
         const declared = (response as Json).headers ?? {};
-        for (const name of POOL_HEADERS) expect(declared[name], `${where} ${code} ${name}`).toEqual({ $ref: `#/components/headers/${name}` });
+        for (const name of POOL_HEADERS)
+          expect(declared[name], `${where} ${code} ${name}`).toEqual({ $ref: `#/components/headers/${name}` });
         if (code === '429') expect(declared['Retry-After'], `${where} 429`).toEqual({ $ref: '#/components/headers/Retry-After' });
         if (code === '405') {
           count405++;
@@ -209,8 +231,18 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     check('GET', '/api/v1/me', await s.call('/api/v1/me', { key: 'amp_notavalidkeyatall0123456789abcdef' }), false);
     check('GET', '/api/v1/health', await s.call('/api/v1/health', { key: t.apiKey }), true);
     check('GET', '/api/v1/health', await s.call('/api/v1/health'), false);
-    check('POST', '/api/v1/modules/{module}/install', await s.call('/api/v1/modules/text/install', { key: t.apiKey, method: 'POST' }), true);
-    check('POST', '/api/v1/modules/{module}/install', await s.call('/api/v1/modules/text/install', { key: t.apiKey, method: 'POST' }), true);
+    check(
+      'POST',
+      '/api/v1/modules/{module}/install',
+      await s.call('/api/v1/modules/text/install', { key: t.apiKey, method: 'POST' }),
+      true,
+    );
+    check(
+      'POST',
+      '/api/v1/modules/{module}/install',
+      await s.call('/api/v1/modules/text/install', { key: t.apiKey, method: 'POST' }),
+      true,
+    );
     check('GET', '/api/v1/modules/{module}', await s.call('/api/v1/modules/no-such-module-here', { key: t.apiKey }), true);
     const entry = { agent_id: 'doc-check', key: 'k', value: 1 };
     check('POST', '/api/v1/memory', await s.call('/api/v1/memory', { key: t.apiKey, body: entry }), true);
@@ -226,7 +258,8 @@ backends.describe('OpenAPI document (%s)', (backend) => {
   it('documents concurrency_limit_exceeded on execute, batch and chain', () => {
     const execute = doc.paths['/api/v1/modules/{module}/execute'].post;
     expect(execute.responses['429'].description).toMatch(/concurrency_limit_exceeded.*saturated/s);
-    for (const p of ['/api/v1/batch', '/api/v1/chain']) expect(doc.paths[p].post.description, p).toMatch(/concurrency_limit_exceeded.*saturated/s);
+    for (const p of ['/api/v1/batch', '/api/v1/chain'])
+      expect(doc.paths[p].post.description, p).toMatch(/concurrency_limit_exceeded.*saturated/s);
   });
 
   it('every operation documents error responses with the shared Error schema', () => {

@@ -17,7 +17,15 @@ const module = (name: string, inputSchema: Record<string, unknown>, exampleInput
   tags: ['test'],
   visibility: 'private',
   runtime: { type: 'javascript', source: SOURCE },
-  actions: [{ name: 'go', description: 'Goes.', input_schema: inputSchema, output_schema: { type: 'object' }, examples: [{ input: exampleInput, output: { ok: true } }] }],
+  actions: [
+    {
+      name: 'go',
+      description: 'Goes.',
+      input_schema: inputSchema,
+      output_schema: { type: 'object' },
+      examples: [{ input: exampleInput, output: { ok: true } }],
+    },
+  ],
 });
 
 /** Each level doubles the work when the innermost value fails: both branches are tried all the way down. */
@@ -51,16 +59,26 @@ describe("published modules' schemas are checked off the request thread", () => 
     expect(failed.execution).toMatchObject({ status: 'failed', error: { code: 'module_error' } });
     // Inputs the schema decides quickly behave as before.
     expect((await s.call('/api/v1/modules/schema-exp/execute', { key, body: { action: 'go', input: { z: 1 } } })).status).toBe(200);
-    const refused = expectError(await s.call('/api/v1/modules/schema-exp/execute', { key, body: { action: 'go', input: nested(3) } }), 422, 'invalid_input');
+    const refused = expectError(
+      await s.call('/api/v1/modules/schema-exp/execute', { key, body: { action: 'go', input: nested(3) } }),
+      422,
+      'invalid_input',
+    );
     expect(refused.issues.length).toBeGreaterThan(0);
   }, 60_000);
 
   it('an example that takes uniqueItems quadratic time is refused at publish, without holding the service', async () => {
     const items = Array.from({ length: 60_000 }, (_, i) => [i]);
-    const publishing = s.call('/api/v1/modules', { key, body: module('schema-unique', { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } }, { xs: items }) });
+    const publishing = s.call('/api/v1/modules', {
+      key,
+      body: module('schema-unique', { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } }, { xs: items }),
+    });
     const health = await s.call('/api/v1/health');
     expect(health.status).toBe(200);
     const refused = expectError(await publishing, 400, 'invalid_request');
-    expect(refused.issues).toContainEqual({ path: 'actions.0.input_schema', message: 'Checking the example against the schema took over 1000 ms: simplify the schema or the example' });
+    expect(refused.issues).toContainEqual({
+      path: 'actions.0.input_schema',
+      message: 'Checking the example against the schema took over 1000 ms: simplify the schema or the example',
+    });
   }, 60_000);
 });

@@ -95,7 +95,9 @@ backends.describe('publishing modules (%s)', (backend) => {
     const mine = await s.call('/api/v1/modules?limit=100', { key: owner.apiKey });
     expect(mine.body.data.map((m: any) => m.name)).toContain(name);
     expect((await s.call(`/api/v1/modules/${name}`, { key: owner.apiKey })).body).toMatchObject({ name, installed: true });
-    expect((await s.call(`/api/v1/catalog/search?q=${name}`, { key: owner.apiKey })).body.data.some((d: any) => d.module === name)).toBe(true);
+    expect((await s.call(`/api/v1/catalog/search?q=${name}`, { key: owner.apiKey })).body.data.some((d: any) => d.module === name)).toBe(
+      true,
+    );
 
     // Another tenant: it does not exist anywhere.
     expectError(await s.call(`/api/v1/modules/${name}`, { key: other.apiKey }), 404, 'not_found');
@@ -103,7 +105,9 @@ backends.describe('publishing modules (%s)', (backend) => {
     expectError(await s.call(`/api/v1/modules/${name}/install`, { key: other.apiKey, method: 'POST' }), 404, 'not_found');
     const theirs = await s.call('/api/v1/modules?limit=100', { key: other.apiKey });
     expect(theirs.body.data.map((m: any) => m.name)).not.toContain(name);
-    expect((await s.call(`/api/v1/catalog/search?q=${name}`, { key: other.apiKey })).body.data.some((d: any) => d.module === name)).toBe(false);
+    expect((await s.call(`/api/v1/catalog/search?q=${name}`, { key: other.apiKey })).body.data.some((d: any) => d.module === name)).toBe(
+      false,
+    );
     const ids: string[] = [];
     let cursor: string | null = '';
     while (cursor !== null) {
@@ -128,14 +132,38 @@ backends.describe('publishing modules (%s)', (backend) => {
       ['long action name', { actions: [{ ...addAction, name: `a${'_b'.repeat(15)}` }] }, 'actions.0.name'],
       ['duplicate actions', { actions: [addAction, addAction] }, 'actions.1.name'],
       ['invalid schema', { actions: [{ ...addAction, output_schema: { type: 'strin' } }] }, 'actions.0.output_schema'],
-      ['non-object input', { actions: [{ ...addAction, input_schema: { type: 'string' }, examples: [{ input: {}, output: { sum: 1 } }] }] }, 'actions.0.input_schema.type'],
-      ['$id', { actions: [{ ...addAction, input_schema: { ...addAction.input_schema, $id: 'https://example.com/s' } }] }, 'actions.0.input_schema'],
-      ['remote $ref', { actions: [{ ...addAction, output_schema: { $ref: 'https://example.com/schema.json' } }] }, 'actions.0.output_schema'],
-      ['input_schema refers to itself', { actions: [{ ...addAction, input_schema: { type: 'object', allOf: [{ $ref: '#' }] } }] }, 'actions.0.input_schema'],
+      [
+        'non-object input',
+        { actions: [{ ...addAction, input_schema: { type: 'string' }, examples: [{ input: {}, output: { sum: 1 } }] }] },
+        'actions.0.input_schema.type',
+      ],
+      [
+        '$id',
+        { actions: [{ ...addAction, input_schema: { ...addAction.input_schema, $id: 'https://example.com/s' } }] },
+        'actions.0.input_schema',
+      ],
+      [
+        'remote $ref',
+        { actions: [{ ...addAction, output_schema: { $ref: 'https://example.com/schema.json' } }] },
+        'actions.0.output_schema',
+      ],
+      [
+        'input_schema refers to itself',
+        { actions: [{ ...addAction, input_schema: { type: 'object', allOf: [{ $ref: '#' }] } }] },
+        'actions.0.input_schema',
+      ],
       ['output_schema refers to itself', { actions: [{ ...addAction, output_schema: { $ref: '#' } }] }, 'actions.0.output_schema'],
       ['no examples', { actions: [{ ...addAction, examples: [] }] }, 'actions.0.examples'],
-      ['example input', { actions: [{ ...addAction, examples: [{ input: { a: 1 }, output: { sum: 1 } }] }] }, 'actions.0.examples.0.input.b'],
-      ['example output', { actions: [{ ...addAction, examples: [{ input: { a: 1, b: 2 }, output: { sum: 'three' } }] }] }, 'actions.0.examples.0.output.sum'],
+      [
+        'example input',
+        { actions: [{ ...addAction, examples: [{ input: { a: 1 }, output: { sum: 1 } }] }] },
+        'actions.0.examples.0.input.b',
+      ],
+      [
+        'example output',
+        { actions: [{ ...addAction, examples: [{ input: { a: 1, b: 2 }, output: { sum: 'three' } }] }] },
+        'actions.0.examples.0.output.sum',
+      ],
       ['example without output', { actions: [{ ...addAction, examples: [{ input: { a: 1, b: 2 } }] }] }, 'actions.0.examples.0.output'],
       ['timeout', { actions: [{ ...addAction, timeout_ms: 50 }] }, 'actions.0.timeout_ms'],
       ['runtime type', { runtime: { type: 'python', source: 'x' } }, 'runtime.type'],
@@ -143,7 +171,11 @@ backends.describe('publishing modules (%s)', (backend) => {
       ['no handle', { runtime: { type: 'javascript', source: 'function run(action, input) { return input }' } }, 'runtime.source'],
       ['ES module', { runtime: { type: 'javascript', source: 'export default function handle() {}' } }, 'runtime.source'],
       ['runaway top level', { runtime: { type: 'javascript', source: 'while (true) {} function handle() {}' } }, 'runtime.source'],
-      ['source over 100 KB', { runtime: { type: 'javascript', source: `function handle() { return 1 }\n//${'x'.repeat(102_400)}` } }, 'runtime.source'],
+      [
+        'source over 100 KB',
+        { runtime: { type: 'javascript', source: `function handle() { return 1 }\n//${'x'.repeat(102_400)}` } },
+        'runtime.source',
+      ],
       ['endpoint', { runtime: { type: 'http', endpoint: 'not a url' } }, 'runtime.endpoint'],
       ['endpoint protocol', { runtime: { type: 'http', endpoint: 'ftp://127.0.0.1/x' } }, 'runtime.endpoint'],
       ['endpoint credentials', { runtime: { type: 'http', endpoint: 'http://user:pw@127.0.0.1:1/x' } }, 'runtime.endpoint'],
@@ -152,9 +184,16 @@ backends.describe('publishing modules (%s)', (backend) => {
     for (const [label, overrides, path] of cases) {
       const res = await publish(t.apiKey, jsModule(uniqueName('bad'), overrides));
       const body = expectError(res, 400, 'invalid_request');
-      expect(body.issues.map((i: any) => i.path), `${label}: ${res.text}`).toContain(path);
+      expect(
+        body.issues.map((i: any) => i.path),
+        `${label}: ${res.text}`,
+      ).toContain(path);
     }
-    const syntax = expectError(await publish(t.apiKey, jsModule(uniqueName('bad'), { runtime: { type: 'javascript', source: 'function handle() {\n  return {' } })), 400, 'invalid_request');
+    const syntax = expectError(
+      await publish(t.apiKey, jsModule(uniqueName('bad'), { runtime: { type: 'javascript', source: 'function handle() {\n  return {' } })),
+      400,
+      'invalid_request',
+    );
     expect(syntax.message).toMatch(/SyntaxError.*line 2/);
     const list = await s.call('/api/v1/modules?limit=100', { key: t.apiKey });
     expect(list.body.data.filter((m: any) => m.name.startsWith('bad-'))).toHaveLength(0);
@@ -183,7 +222,10 @@ backends.describe('publishing modules (%s)', (backend) => {
     const spinning = execute(t.apiKey, name, 'spin', {});
     await new Promise((r) => setTimeout(r, 50));
     const started = Date.now();
-    expect((await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Still Here' } } })).body.output).toEqual({ slug: 'still-here' });
+    expect(
+      (await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Still Here' } } })).body
+        .output,
+    ).toEqual({ slug: 'still-here' });
     expect((await s.call(`/api/v1/modules/${name}`, { key: t.apiKey })).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(5000);
     // Another guest runs beside the runaway one.
@@ -194,7 +236,10 @@ backends.describe('publishing modules (%s)', (backend) => {
     const boom = expectError(await execute(t.apiKey, name, 'boom', { why: 'because' }), 502, 'module_error');
     expect(boom.message).toBe('RangeError: guest exploded: because');
     expect(boom.message).not.toMatch(/node_modules|\.ts|\.js:/);
-    expect(boom.execution).toMatchObject({ status: 'failed', error: { code: 'module_error', message: 'RangeError: guest exploded: because' } });
+    expect(boom.execution).toMatchObject({
+      status: 'failed',
+      error: { code: 'module_error', message: 'RangeError: guest exploded: because' },
+    });
     const rejected = expectError(await execute(t.apiKey, name, 'reject', { a: 1, b: 2 }), 422, 'invalid_input');
     expect(rejected.message).toBe('b must not be 2');
     expect(rejected.execution).toMatchObject({ status: 'failed', error: { code: 'invalid_input' } });
@@ -235,7 +280,11 @@ backends.describe('publishing modules (%s)', (backend) => {
     expectError(await put(owner.apiKey, uniqueName('nope'), { title: 'x' }), 404, 'not_found');
     expectError(await put(owner.apiKey, name, {}), 400, 'invalid_request');
     expectError(await put(owner.apiKey, name, { name: 'renamed' }), 400, 'invalid_request');
-    expectError(await put(owner.apiKey, name, { actions: [{ ...shout, input_schema: { type: 'object', properties: 5 } }] }), 400, 'invalid_request');
+    expectError(
+      await put(owner.apiKey, name, { actions: [{ ...shout, input_schema: { type: 'object', properties: 5 } }] }),
+      400,
+      'invalid_request',
+    );
     expectError(await put(owner.apiKey, name, { runtime: { type: 'javascript', source: 'nope(' } }), 400, 'invalid_request');
 
     const published = await put(owner.apiKey, name, { visibility: 'public' });
@@ -243,8 +292,14 @@ backends.describe('publishing modules (%s)', (backend) => {
     const theirs = await execute(other.apiKey, name, 'shout', { text: 'abc' });
     expect(theirs.status).toBe(200);
     expect(theirs.body.output).toEqual({ text: 'ABC' });
-    expect((await s.call(`/api/v1/modules/${name}`, { key: other.apiKey })).body).toMatchObject({ name, visibility: 'public', installed: true });
-    expect((await s.call(`/api/v1/catalog/search?q=${name}`, { key: other.apiKey })).body.data).toContainEqual(expect.objectContaining({ module: name, action: 'shout' }));
+    expect((await s.call(`/api/v1/modules/${name}`, { key: other.apiKey })).body).toMatchObject({
+      name,
+      visibility: 'public',
+      installed: true,
+    });
+    expect((await s.call(`/api/v1/catalog/search?q=${name}`, { key: other.apiKey })).body.data).toContainEqual(
+      expect.objectContaining({ module: name, action: 'shout' }),
+    );
     // Still not theirs to change.
     expectError(await put(other.apiKey, name, { visibility: 'private' }), 404, 'not_found');
     // Back to private: gone for the other tenant again.
@@ -257,11 +312,18 @@ backends.describe('publishing modules (%s)', (backend) => {
     await s.setPlan(t.tenantId, 'pro');
     const name = uniqueName('scoped');
     expect((await publish(t.apiKey, jsModule(name))).status).toBe(201);
-    const reader = await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'runner', scopes: ['modules:read', 'modules:execute', 'modules:install'] } });
+    const reader = await s.call('/api/v1/keys', {
+      key: t.apiKey,
+      body: { name: 'runner', scopes: ['modules:read', 'modules:execute', 'modules:install'] },
+    });
     expect(reader.status).toBe(201);
     const denied = expectError(await publish(reader.body.api_key, jsModule(uniqueName('scoped'))), 403, 'insufficient_scope');
     expect(denied.required_scope).toBe('modules:write');
-    const deniedPut = expectError(await s.call(`/api/v1/modules/${name}`, { key: reader.body.api_key, method: 'PUT', body: { title: 'x' } }), 403, 'insufficient_scope');
+    const deniedPut = expectError(
+      await s.call(`/api/v1/modules/${name}`, { key: reader.body.api_key, method: 'PUT', body: { title: 'x' } }),
+      403,
+      'insufficient_scope',
+    );
     expect(deniedPut.required_scope).toBe('modules:write');
     // Scope comes before validation (docs/auth.md, Scopes and the order of checks).
     expectError(await publish(reader.body.api_key, { nonsense: true }), 403, 'insufficient_scope');
@@ -398,12 +460,20 @@ backends.describe('publishing modules (%s)', (backend) => {
       expect((await execute(t.apiKey, name, 'call', {})).status).toBe(200);
 
       // The endpoint alone changes: the secret is kept and not shown.
-      const moved = await s.call(`/api/v1/modules/${name}`, { key: t.apiKey, method: 'PUT', body: { runtime: { type: 'http', endpoint: `${endpoint}?v=2` } } });
+      const moved = await s.call(`/api/v1/modules/${name}`, {
+        key: t.apiKey,
+        method: 'PUT',
+        body: { runtime: { type: 'http', endpoint: `${endpoint}?v=2` } },
+      });
       expect(moved.status).toBe(200);
       expect(moved.body).not.toHaveProperty('signing_secret');
       expect((await execute(t.apiKey, name, 'call', {})).status).toBe(200);
 
-      const rotated = await s.call(`/api/v1/modules/${name}`, { key: t.apiKey, method: 'PUT', body: { runtime: { type: 'http', endpoint, secret: 'a-brand-new-secret-987654' } } });
+      const rotated = await s.call(`/api/v1/modules/${name}`, {
+        key: t.apiKey,
+        method: 'PUT',
+        body: { runtime: { type: 'http', endpoint, secret: 'a-brand-new-secret-987654' } },
+      });
       expect(rotated.body.signing_secret).toBe('a-brand-new-secret-987654');
       // The receiver still checks the old secret: it answers 401, a module error (not the caller's fault).
       expectError(await execute(t.apiKey, name, 'call', {}), 502, 'module_error');
@@ -435,7 +505,14 @@ backends.describe('publishing http modules without WEBHOOK_ALLOW_PRIVATE (%s)', 
   it('refuses http://, loopback and private endpoints at publish time, before any request', async () => {
     expect(s.svc.config.webhooks.allowPrivate).toBe(false);
     const t = await s.register();
-    for (const url of [`http://127.0.0.1:${trapPort}/x`, `https://127.0.0.1:${trapPort}/x`, 'https://10.0.0.1/x', 'https://[::1]/x', 'https://169.254.169.254/latest', 'https://0x7f.1/x']) {
+    for (const url of [
+      `http://127.0.0.1:${trapPort}/x`,
+      `https://127.0.0.1:${trapPort}/x`,
+      'https://10.0.0.1/x',
+      'https://[::1]/x',
+      'https://169.254.169.254/latest',
+      'https://0x7f.1/x',
+    ]) {
       const res = await s.call('/api/v1/modules', {
         key: t.apiKey,
         body: jsModule(uniqueName('ssrf'), { runtime: { type: 'http', endpoint: url } }),

@@ -19,7 +19,15 @@ const jsModule = (name: string, description: string) => ({
   category: 'math',
   tags: ['snapshot'],
   runtime: { type: 'javascript', source: 'function handle(action, input) { return { a: input.a }; }' },
-  actions: [{ name: 'echo', description: `Echoes ${description}`, input_schema: objectSchema, output_schema: { type: 'object' }, examples: [{ input: { a: 1 }, output: { a: 1 } }] }],
+  actions: [
+    {
+      name: 'echo',
+      description: `Echoes ${description}`,
+      input_schema: objectSchema,
+      output_schema: { type: 'object' },
+      examples: [{ input: { a: 1 }, output: { a: 1 } }],
+    },
+  ],
 });
 
 /** Every id of the directory, page by page. */
@@ -80,7 +88,9 @@ backends.describe('catalog reads from memory (%s)', (backend) => {
     expect((await s.call('/api/v1/modules/text', { key: owner.apiKey })).body.installed).toBe(true);
     expect((await s.call('/api/v1/modules/text', { key: other.apiKey })).body.installed).toBe(false);
     // A first-use install (execute) too.
-    expect((await s.call(`/api/v1/modules/${name}/execute`, { key: owner.apiKey, body: { action: 'echo', input: { a: 1 } } })).status).toBe(200);
+    expect((await s.call(`/api/v1/modules/${name}/execute`, { key: owner.apiKey, body: { action: 'echo', input: { a: 1 } } })).status).toBe(
+      200,
+    );
     expect((await moduleNames(s, owner.apiKey, '&installed=true')).names).toEqual([name, 'text'].sort());
     expect((await s.call('/api/v1/modules/text/install', { key: owner.apiKey, method: 'DELETE' })).status).toBe(200);
     expect((await moduleNames(s, owner.apiKey, '&installed=false')).names).toContain('text');
@@ -97,7 +107,9 @@ backends.describe('catalog reads from memory (%s)', (backend) => {
     expect((await s.call(`/api/v1/catalog/search?q=${word}`, { key: other.apiKey })).body.total).toBe(0);
     expect((await s.call('/api/llms.txt')).text).not.toContain(name);
 
-    expect((await s.call(`/api/v1/modules/${name}`, { key: owner.apiKey, method: 'PUT', body: { visibility: 'public' } })).status).toBe(200);
+    expect((await s.call(`/api/v1/modules/${name}`, { key: owner.apiKey, method: 'PUT', body: { visibility: 'public' } })).status).toBe(
+      200,
+    );
     expect((await moduleNames(s, other.apiKey)).names).toContain(name);
     expect(await directoryIds(s, other.apiKey)).toContain(`${name}.echo`);
     const found = await s.call(`/api/v1/catalog/search?q=${word}`, { key: other.apiKey });
@@ -105,7 +117,9 @@ backends.describe('catalog reads from memory (%s)', (backend) => {
     expect((await s.call('/api/llms.txt')).text).toContain(name);
     expect((await s.call('/.well-known/agent.json')).text).toContain('Snapshot');
 
-    expect((await s.call(`/api/v1/modules/${name}`, { key: owner.apiKey, method: 'PUT', body: { visibility: 'private' } })).status).toBe(200);
+    expect((await s.call(`/api/v1/modules/${name}`, { key: owner.apiKey, method: 'PUT', body: { visibility: 'private' } })).status).toBe(
+      200,
+    );
     expect((await moduleNames(s, other.apiKey)).names).not.toContain(name);
     expect((await s.call(`/api/v1/catalog/search?q=${word}`, { key: other.apiKey })).body.total).toBe(0);
     expect((await s.call(`/api/v1/modules/${name}`, { key: other.apiKey })).status).toBe(404);
@@ -133,7 +147,8 @@ backends.describe('catalog reads from memory (%s)', (backend) => {
   it('answers checked once per snapshot are the bytes the output schemas would give (list, installed, search, private page)', async () => {
     const owner = await s.register();
     expect((await s.call('/api/v1/modules/text/install', { key: owner.apiKey, method: 'POST' })).status).toBe(201);
-    const exact = (schema: { parse: (v: unknown) => unknown }, raw: string) => expect(JSON.stringify(schema.parse(JSON.parse(raw)))).toBe(raw);
+    const exact = (schema: { parse: (v: unknown) => unknown }, raw: string) =>
+      expect(JSON.stringify(schema.parse(JSON.parse(raw)))).toBe(raw);
     for (let round = 0; round < 2; round++) {
       exact(moduleList, (await s.call('/api/v1/modules?limit=100', { key: owner.apiKey })).text);
       exact(moduleList, (await s.call('/api/v1/modules?installed=true', { key: owner.apiKey })).text);
@@ -192,7 +207,9 @@ describe.skipIf(missing.postgres !== undefined || missing.redis !== undefined)('
     await eventually(async () => expect((await moduleNames(b, owner.apiKey)).names).toContain(name));
     expect((await b.call(`/api/v1/modules/${name}`, { key: other.apiKey })).status).toBe(404);
 
-    expect((await a.call(`/api/v1/modules/${name}`, { key: owner.apiKey, method: 'PUT', body: { visibility: 'public' } })).status).toBe(200);
+    expect((await a.call(`/api/v1/modules/${name}`, { key: owner.apiKey, method: 'PUT', body: { visibility: 'public' } })).status).toBe(
+      200,
+    );
     await eventually(async () => expect(await directoryIds(b, other.apiKey)).toContain(`${name}.echo`));
     await eventually(async () => expect((await b.call('/api/llms.txt')).text).toContain(name));
 

@@ -114,7 +114,9 @@ backends.describe('trust scores (%s)', (backend) => {
     expectError(await s.call('/api/v1/trust/Not%20A%20Name', { key: t.apiKey }), 404, 'not_found');
     const owner = await s.register();
     const name = uniqueName('private');
-    expect((await s.call('/api/v1/modules', { key: owner.apiKey, body: { ...publicModule(name), visibility: 'private' } })).status).toBe(201);
+    expect((await s.call('/api/v1/modules', { key: owner.apiKey, body: { ...publicModule(name), visibility: 'private' } })).status).toBe(
+      201,
+    );
     expect((await s.call(`/api/v1/trust/${name}`, { key: owner.apiKey })).status).toBe(200);
     expectError(await s.call(`/api/v1/trust/${name}`, { key: t.apiKey }), 404, 'not_found');
     expectError(await rate(t.apiKey, name, { rating: 5 }), 404, 'not_found');
@@ -126,8 +128,18 @@ backends.describe('trust scores (%s)', (backend) => {
     expect(expectError(await rate(t.apiKey, 'text', { rating: 5 }), 403, 'forbidden').message).toMatch(/executed/);
     expectError(await rate(t.apiKey, 'no-such-module', { rating: 5 }), 404, 'not_found');
 
-    expect((await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Rate me' } } })).status).toBe(200);
-    for (const bad of [{ rating: 0 }, { rating: 6 }, { rating: 2.5 }, { rating: '5' }, {}, { rating: 4, stars: 4 }, { rating: 4, comment: 'x'.repeat(2001) }]) {
+    expect(
+      (await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Rate me' } } })).status,
+    ).toBe(200);
+    for (const bad of [
+      { rating: 0 },
+      { rating: 6 },
+      { rating: 2.5 },
+      { rating: '5' },
+      {},
+      { rating: 4, stars: 4 },
+      { rating: 4, comment: 'x'.repeat(2001) },
+    ]) {
       expectError(await rate(t.apiKey, 'text', bad), 400, 'invalid_request');
     }
     const first = await rate(t.apiKey, 'text', { rating: 5, comment: 'Works.' });
@@ -161,7 +173,11 @@ backends.describe('trust scores (%s)', (backend) => {
     const outsider = await proTenant();
     const freeInstaller = await s.register();
     expect((await s.call(`/api/v1/modules/${name}/install`, { key: freeInstaller.apiKey, method: 'POST' })).status).toBe(201);
-    const hooks = { publisher: await subscribe(publisher.apiKey), installer: await subscribe(installer.apiKey), outsider: await subscribe(outsider.apiKey) };
+    const hooks = {
+      publisher: await subscribe(publisher.apiKey),
+      installer: await subscribe(installer.apiKey),
+      outsider: await subscribe(outsider.apiKey),
+    };
 
     const rater = await s.register();
     expect((await execute(rater.apiKey, name)).status).toBe(200);
@@ -178,7 +194,11 @@ backends.describe('trust scores (%s)', (backend) => {
     for (const who of ['publisher', 'installer'] as const) {
       const got = await hooks[who].receiver.waitFor(2, { timeoutMs: 30_000 });
       const data = got.map((r) => r.body.data);
-      expect(got.every((r) => r.body.event === 'trust.score_changed' && verifySignature(hooks[who].secret, r.raw, r.headers['x-webhook-signature']))).toBe(true);
+      expect(
+        got.every(
+          (r) => r.body.event === 'trust.score_changed' && verifySignature(hooks[who].secret, r.raw, r.headers['x-webhook-signature']),
+        ),
+      ).toBe(true);
       expect(Object.keys(data[0]).sort()).toEqual(['module', 'previous_score', 'reason', 'score']);
       expect(data).toEqual(
         expect.arrayContaining([
@@ -204,7 +224,9 @@ backends.describe('trust scores (%s)', (backend) => {
     expect(view.trust_score).toBe(small.body.trust_score);
     expect(view.computed_score).toBe(view.trust_score);
     expect(view.feedback).toMatchObject({ count: 2, average: 3.5, distribution: { 1: 0, 2: 0, 3: 1, 4: 1, 5: 0 }, your_rating: null });
-    expect(view.history.map((h: { score: number; previous_score: number; reason: string }) => [h.previous_score, h.score, h.reason])).toEqual([
+    expect(
+      view.history.map((h: { score: number; previous_score: number; reason: string }) => [h.previous_score, h.score, h.reason]),
+    ).toEqual([
       [75, small.body.trust_score, 'feedback'],
       [80, 75, 'feedback'],
       [50, 80, 'feedback'],
@@ -246,9 +268,12 @@ backends.describe('trust scores (%s)', (backend) => {
     const list = await s.call('/api/v1/modules?category=math&limit=100', { key: t.apiKey });
     expect(list.body.data.find((m: { name: string }) => m.name === name)).toMatchObject(shown);
     const search = await s.call(`/api/v1/catalog/search?q=${name}`, { key: t.apiKey });
-    expect(search.body.data.filter((r: { module: string }) => r.module === name)).toEqual([expect.objectContaining(shown), expect.objectContaining(shown)]);
+    expect(search.body.data.filter((r: { module: string }) => r.module === name)).toEqual([
+      expect.objectContaining(shown),
+      expect.objectContaining(shown),
+    ]);
     let found: unknown[] = [];
-    for (let cursor = ''; ; ) {
+    for (let cursor = ''; ;) {
       const page = await s.call(`/api/v1/directory?category=math&limit=100${cursor}`, { key: t.apiKey });
       found = found.concat(page.body.data.filter((r: { module: string }) => r.module === name));
       if (!page.body.next_cursor) break;
@@ -325,7 +350,15 @@ backends.describe('trust scores (%s)', (backend) => {
     expect(res.text).toContain('/api/v1/trust/{name}/feedback');
 
     const doc = (await s.call('/api/openapi.json')).body;
-    const resolve = (node: any): any => (node?.$ref ? resolve(node.$ref.slice(2).split('/').reduce((at: any, part: string) => at?.[part], doc)) : node);
+    const resolve = (node: any): any =>
+      node?.$ref
+        ? resolve(
+            node.$ref
+              .slice(2)
+              .split('/')
+              .reduce((at: any, part: string) => at?.[part], doc),
+          )
+        : node;
     const envelope = resolve(doc.webhooks['trust.score_changed'].post.requestBody.content['application/json'].schema);
     const parts = [envelope, ...((envelope.allOf ?? []) as unknown[]).map(resolve)];
     const data = resolve(parts.find((p) => p.properties?.data)!.properties.data);

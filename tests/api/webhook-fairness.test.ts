@@ -22,7 +22,10 @@ backends.describe('webhook deliveries across tenants (%s)', (backend) => {
   let healthy: Receiver;
   beforeAll(async () => {
     // The deadline outlasts the test's waits: without lanes the hanging receiver's attempts would hold every slot until it.
-    s = await startTestServer({ backend, env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_RETRY_SCHEDULE_MS: '0,600000' } });
+    s = await startTestServer({
+      backend,
+      env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_TIMEOUT_MS: '30000', WEBHOOK_RETRY_SCHEDULE_MS: '0,600000' },
+    });
     hanging = await startReceiver(() => ({ status: 200, delayMs: 120_000 }));
     healthy = await startReceiver();
   });
@@ -51,27 +54,44 @@ backends.describe('webhook deliveries across tenants (%s)', (backend) => {
     // Its receiver answers nothing: every send it gets stays open.
     await hanging.waitFor(SENDS_PER_SUBSCRIPTION);
 
-    const res = await s.call('/api/v1/modules/text/execute', { key: fast.apiKey, body: { action: 'slugify', input: { text: 'Other tenant' } } });
+    const res = await s.call('/api/v1/modules/text/execute', {
+      key: fast.apiKey,
+      body: { action: 'slugify', input: { text: 'Other tenant' } },
+    });
     expect(res.status, res.text).toBe(200);
     const [got] = await healthy.waitFor(1, { timeoutMs: 15_000 });
     expect(got!.body.data.execution_id).toBe(res.body.execution_id);
     expect(hanging.received).toHaveLength(SENDS_PER_SUBSCRIPTION);
 
     // Attempts that waited too long were put back: their jobs completed, no attempt recorded.
-    const slowDeliveries = s.svc.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, slow.subscriptionId));
+    const slowDeliveries = s.svc.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.subscriptionId, slow.subscriptionId));
     const completedJobs = async () => {
-      const { rows } = await s.svc.boss.getDb().executeSql(`select count(*)::int as n from pgboss.job where name = $1 and state = 'completed' and group_id = $2`, [DELIVERY_QUEUE, slow.subscriptionId]);
+      const { rows } = await s.svc.boss
+        .getDb()
+        .executeSql(`select count(*)::int as n from pgboss.job where name = $1 and state = 'completed' and group_id = $2`, [
+          DELIVERY_QUEUE,
+          slow.subscriptionId,
+        ]);
       return (rows[0] as { n: number }).n;
     };
     for (let tries = 0; (await completedJobs()) === 0 && tries < 150; tries++) await new Promise((r) => setTimeout(r, 100));
     expect(await completedJobs()).toBeGreaterThan(0);
-    const [recorded] = await s.svc.db.select({ n: sql<number>`count(*)::int` }).from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, slowDeliveries));
+    const [recorded] = await s.svc.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhookAttempts)
+      .where(inArray(webhookAttempts.deliveryId, slowDeliveries));
     expect(Number(recorded!.n)).toBe(0);
 
     // The receiver goes away: every delivery gets its first attempt (refused), each exactly once.
     await hanging.close();
     const attempted = async () => {
-      const rows = await s.svc.db.select({ attempts: webhookDeliveries.attempts }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, slow.subscriptionId));
+      const rows = await s.svc.db
+        .select({ attempts: webhookDeliveries.attempts })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.subscriptionId, slow.subscriptionId));
       return rows.filter((r) => r.attempts === 1).length;
     };
     for (let tries = 0; (await attempted()) < HANGING_DELIVERIES && tries < 300; tries++) await new Promise((r) => setTimeout(r, 100));

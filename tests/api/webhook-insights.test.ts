@@ -12,7 +12,10 @@ backends.describe('Webhook list rates, stats over time, delivery payload (%s)', 
   let r: Receiver;
   let failing = false;
   beforeAll(async () => {
-    s = await startTestServer({ backend, env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,40', WEBHOOK_TIMEOUT_MS: '2000' } });
+    s = await startTestServer({
+      backend,
+      env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_MS: '0,40', WEBHOOK_TIMEOUT_MS: '2000' },
+    });
     r = await startReceiver(() => ({ status: failing ? 500 : 200, body: failing ? 'boom' : 'ok' }));
   });
   afterAll(async () => {
@@ -20,7 +23,8 @@ backends.describe('Webhook list rates, stats over time, delivery payload (%s)', 
     await s?.close();
   });
 
-  const slugify = (key: string) => s.call('/api/v1/modules/text/execute', { key, body: { action: 'slugify', input: { text: 'Hello World' } } });
+  const slugify = (key: string) =>
+    s.call('/api/v1/modules/text/execute', { key, body: { action: 'slugify', input: { text: 'Hello World' } } });
 
   async function settled(key: string, id: string) {
     const deadline = Date.now() + 30_000;

@@ -36,7 +36,10 @@ backends.describe('recording webhook attempts (%s)', (backend) => {
     const sub = await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: receiver.url, events: ['execution.completed'] } });
     expect(sub.status, sub.text).toBe(201);
     for (let i = 0; i < n; i++) {
-      const res = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: `Event ${i}` } } });
+      const res = await s.call('/api/v1/modules/text/execute', {
+        key: t.apiKey,
+        body: { action: 'slugify', input: { text: `Event ${i}` } },
+      });
       expect(res.status, res.text).toBe(200);
     }
     const jobs: FetchedJob[] = [];
@@ -72,7 +75,9 @@ backends.describe('recording webhook attempts (%s)', (backend) => {
     expect(view.body.stats).toMatchObject({ success_rate: 1, avg_latency_ms: 20, total_deliveries: 3, consecutive_failures: 0 });
 
     const jobIds = ready.map((r) => r.jobId);
-    const { rows } = await s.svc.boss.getDb().executeSql(`select state from pgboss.job where name = $1 and id = any($2::uuid[])`, [DELIVERY_QUEUE, jobIds]);
+    const { rows } = await s.svc.boss
+      .getDb()
+      .executeSql(`select state from pgboss.job where name = $1 and id = any($2::uuid[])`, [DELIVERY_QUEUE, jobIds]);
     expect(rows.map((r: { state: string }) => r.state)).toEqual(jobIds.map(() => 'completed'));
   });
 
@@ -94,7 +99,10 @@ backends.describe('recording webhook attempts (%s)', (backend) => {
   // PostgreSQL only: PGlite has one connection, so nothing runs beside a transaction there.
   it.skipIf(backend !== 'postgres')('deleting a subscription while a recorder writes its attempts: no deadlock, both finish', async () => {
     const { subscriptionId, apiKey } = await pendingAttempts(1);
-    const [{ id: deliveryId }] = (await s.svc.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, subscriptionId))) as [{ id: string }];
+    const [{ id: deliveryId }] = (await s.svc.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.subscriptionId, subscriptionId))) as [{ id: string }];
     let deleted: Promise<{ status: number; text: string }> | undefined;
     // What a recorder does, in its order: the delivery row first, then (statistics) the subscription's key.
     await s.svc.db.transaction(async (tx) => {
@@ -102,7 +110,10 @@ backends.describe('recording webhook attempts (%s)', (backend) => {
       deleted = s.call(`/api/v1/webhooks/${subscriptionId}`, { key: apiKey, method: 'DELETE' });
       // Until the DELETE waits for a lock (on the delivery this transaction holds).
       for (let i = 0; i < 100; i++) {
-        const [row] = await queryRows<{ n: number }>(s.svc.db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+        const [row] = await queryRows<{ n: number }>(
+          s.svc.db,
+          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        );
         if (Number(row?.n) > 0) break;
         await new Promise((r) => setTimeout(r, 20));
       }

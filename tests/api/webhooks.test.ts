@@ -78,14 +78,30 @@ backends.describe('Webhooks (%s)', (backend) => {
   it('validates the body: events must be known kinds or *, url required, secret printable', async () => {
     const t = await proTenant();
     const r = await receiver();
-    const bad = expectError(await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: r.url, events: ['execution.done'] } }), 400, 'invalid_request');
+    const bad = expectError(
+      await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: r.url, events: ['execution.done'] } }),
+      400,
+      'invalid_request',
+    );
     expect(bad.message).toMatch(/execution\.done/);
     expectError(await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: r.url, events: [] } }), 400, 'invalid_request');
     expectError(await s.call('/api/v1/webhooks', { key: t.apiKey, body: { events: ['*'] } }), 400, 'invalid_request');
     expectError(await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: 'not a url', events: ['*'] } }), 400, 'invalid_request');
-    expectError(await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: r.url, events: ['*'], secret: 'short' } }), 400, 'invalid_request');
-    expectError(await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: r.url, events: ['*'], colour: 'red' } }), 400, 'invalid_request');
-    expectError(await s.call('/api/v1/webhooks', { key: t.apiKey, rawBody: '{"url":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    expectError(
+      await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: r.url, events: ['*'], secret: 'short' } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: r.url, events: ['*'], colour: 'red' } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await s.call('/api/v1/webhooks', { key: t.apiKey, rawBody: '{"url":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('delivers signed envelopes: generated whsec_ secret shown once, masked after; same bytes as signed', async () => {
@@ -113,7 +129,12 @@ backends.describe('Webhooks (%s)', (backend) => {
       expect(got.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
       // The standardwebhooks library verifies id, timestamp and the exact body.
       expect(verifier.verify(got.raw.toString('utf8'), got.headers as Record<string, string>)).toEqual(got.body);
-      expect(() => new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(got.raw.toString('utf8'), got.headers as Record<string, string>)).toThrow();
+      expect(() =>
+        new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(
+          got.raw.toString('utf8'),
+          got.headers as Record<string, string>,
+        ),
+      ).toThrow();
       expect(new Date(got.body.timestamp).toISOString()).toBe(got.body.timestamp);
     }
     expect(completed!.body.data).toMatchObject({
@@ -146,7 +167,12 @@ backends.describe('Webhooks (%s)', (backend) => {
     const [first] = await r.waitFor(1);
     expect(verifySignature('my-own-signing-secret-1', first!.raw, first!.headers['x-webhook-signature'])).toBe(true);
     // A caller-chosen secret is the raw HMAC key of webhook-signature.
-    expect(new Webhook('my-own-signing-secret-1', { format: 'raw' }).verify(first!.raw.toString('utf8'), first!.headers as Record<string, string>)).toEqual(first!.body);
+    expect(
+      new Webhook('my-own-signing-secret-1', { format: 'raw' }).verify(
+        first!.raw.toString('utf8'),
+        first!.headers as Record<string, string>,
+      ),
+    ).toEqual(first!.body);
 
     const put = await s.call(`/api/v1/webhooks/${sub.id}`, { method: 'PUT', key: t.apiKey, body: { secret: 'rotated-secret-2222' } });
     expect(put.status).toBe(200);
@@ -155,8 +181,15 @@ backends.describe('Webhooks (%s)', (backend) => {
     const [, second] = await r.waitFor(2);
     expect(verifySignature('rotated-secret-2222', second!.raw, second!.headers['x-webhook-signature'])).toBe(true);
     expect(verifySignature('my-own-signing-secret-1', second!.raw, second!.headers['x-webhook-signature'])).toBe(false);
-    expect(new Webhook('rotated-secret-2222', { format: 'raw' }).verify(second!.raw.toString('utf8'), second!.headers as Record<string, string>)).toEqual(second!.body);
-    expect(() => new Webhook('my-own-signing-secret-1', { format: 'raw' }).verify(second!.raw.toString('utf8'), second!.headers as Record<string, string>)).toThrow();
+    expect(
+      new Webhook('rotated-secret-2222', { format: 'raw' }).verify(second!.raw.toString('utf8'), second!.headers as Record<string, string>),
+    ).toEqual(second!.body);
+    expect(() =>
+      new Webhook('my-own-signing-secret-1', { format: 'raw' }).verify(
+        second!.raw.toString('utf8'),
+        second!.headers as Record<string, string>,
+      ),
+    ).toThrow();
   });
 
   it('sends only subscribed kinds; * gets all; module.uninstalled and execution.failed are emitted', async () => {
@@ -198,11 +231,24 @@ backends.describe('Webhooks (%s)', (backend) => {
     const d = await settled(t.apiKey, sub.id);
     expect(d.deliveries).toHaveLength(1);
     const [delivery] = d.deliveries;
-    expect(delivery).toMatchObject({ event: 'execution.completed', status: 'succeeded', attempt: 3, status_code: 200, success: true, event_id: got[0]!.body.id });
+    expect(delivery).toMatchObject({
+      event: 'execution.completed',
+      status: 'succeeded',
+      attempt: 3,
+      status_code: 200,
+      success: true,
+      event_id: got[0]!.body.id,
+    });
     expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
     expect(delivery.attempts[0]).toMatchObject({ attempt: 1, success: false, response_body: 'not yet' });
     expect(delivery.attempts[0].error).toMatch(/500/);
-    expect(d.stats).toMatchObject({ success_rate: 1, total_deliveries: 1, succeeded_deliveries: 1, failed_deliveries: 0, consecutive_failures: 0 });
+    expect(d.stats).toMatchObject({
+      success_rate: 1,
+      total_deliveries: 1,
+      succeeded_deliveries: 1,
+      failed_deliveries: 0,
+      consecutive_failures: 0,
+    });
     expect(typeof d.stats.avg_latency_ms).toBe('number');
   });
 
@@ -236,7 +282,10 @@ backends.describe('Webhooks (%s)', (backend) => {
     for (let i = 0; i < 10; i++) expect((await slugify(t.apiKey, `n${i}`)).status).toBe(200);
     await r.waitFor(3 + 10 * SCHEDULE.length, { timeoutMs: 30_000 });
     const disabled = await settled(t.apiKey, sub.id, 20_000);
-    expect(disabled.status, JSON.stringify({ ...disabled, deliveries: disabled.deliveries.map((x: any) => [x.status, x.attempt, x.attempts.length]) })).toBe('disabled');
+    expect(
+      disabled.status,
+      JSON.stringify({ ...disabled, deliveries: disabled.deliveries.map((x: any) => [x.status, x.attempt, x.attempts.length]) }),
+    ).toBe('disabled');
     expect(disabled.disabled_at).not.toBeNull();
     expect(disabled.stats).toMatchObject({ failed_deliveries: 10, consecutive_failures: 10, success_rate: 0 });
 
@@ -264,7 +313,11 @@ backends.describe('Webhooks (%s)', (backend) => {
     const res = await s.call(`/api/v1/admin/webhooks/${sub.id}/enable`, { method: 'POST', headers: { 'x-admin-token': ADMIN_TOKEN } });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('active');
-    expectError(await s.call('/api/v1/admin/webhooks/wh_missing/enable', { method: 'POST', headers: { 'x-admin-token': ADMIN_TOKEN } }), 404, 'not_found');
+    expectError(
+      await s.call('/api/v1/admin/webhooks/wh_missing/enable', { method: 'POST', headers: { 'x-admin-token': ADMIN_TOKEN } }),
+      404,
+      'not_found',
+    );
   });
 
   it('caps the envelope at 64 KB: a 200 KB output is a truncated summary with the full result link', async () => {
@@ -280,7 +333,11 @@ backends.describe('Webhooks (%s)', (backend) => {
     const [got] = await r.waitFor(1);
     expect(got!.raw.length).toBeLessThanOrEqual(65_536);
     // Absolute, on PUBLIC_BASE_URL.
-    expect(got!.body.data).toMatchObject({ truncated: true, full_result_url: `${PUBLIC_BASE_URL}/api/v1/executions/${exec.body.execution_id}`, execution_id: exec.body.execution_id });
+    expect(got!.body.data).toMatchObject({
+      truncated: true,
+      full_result_url: `${PUBLIC_BASE_URL}/api/v1/executions/${exec.body.execution_id}`,
+      execution_id: exec.body.execution_id,
+    });
     const full = await s.call(new URL(got!.body.data.full_result_url).pathname, { key: t.apiKey });
     expect(full.status).toBe(200);
     expect(full.body.output.result).toHaveLength(200_000);
@@ -304,14 +361,23 @@ backends.describe('Webhooks (%s)', (backend) => {
     const again = await s.call(`/api/v1/webhooks/${sub.id}/replay`, { key: t.apiKey, body: { since, until: new Date().toISOString() } });
     expect(again.body.replayed).toBe(2);
     const more = await r.waitFor(4);
-    expect(more.slice(2).map((g) => g.body.id).sort()).toEqual([...ids].sort());
+    expect(
+      more
+        .slice(2)
+        .map((g) => g.body.id)
+        .sort(),
+    ).toEqual([...ids].sort());
     const d = await settled(t.apiKey, sub.id);
     expect(d.deliveries.filter((x: { kind: string }) => x.kind === 'replay')).toHaveLength(4);
 
     const old = new Date(Date.now() - 8 * 24 * 3600 * 1000).toISOString();
     expectError(await s.call(`/api/v1/webhooks/${sub.id}/replay`, { key: t.apiKey, body: { since: old } }), 400, 'invalid_request');
     expectError(await s.call(`/api/v1/webhooks/${sub.id}/replay`, { key: t.apiKey, body: { since: 'yesterday' } }), 400, 'invalid_request');
-    expectError(await s.call(`/api/v1/webhooks/${sub.id}/replay`, { key: t.apiKey, body: { since, until: since } }), 400, 'invalid_request');
+    expectError(
+      await s.call(`/api/v1/webhooks/${sub.id}/replay`, { key: t.apiKey, body: { since, until: since } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('test sends a signed webhook.test event synchronously and shows it in the history', async () => {
@@ -323,7 +389,11 @@ backends.describe('Webhooks (%s)', (backend) => {
     expect(res.body).toMatchObject({ delivered: true, status_code: 200, error: null });
     expect(r.received).toHaveLength(1);
     const [got] = r.received;
-    expect(got!.body).toMatchObject({ id: res.body.event_id, event: 'webhook.test', data: { subscription_id: sub.id, tenant_id: t.tenantId } });
+    expect(got!.body).toMatchObject({
+      id: res.body.event_id,
+      event: 'webhook.test',
+      data: { subscription_id: sub.id, tenant_id: t.tenantId },
+    });
     expect(EVENT_TYPES as readonly string[]).not.toContain(got!.body.event);
     expect(verifySignature(sub.secret, got!.raw, got!.headers['x-webhook-signature'])).toBe(true);
     expect(new Webhook(sub.secret).verify(got!.raw.toString('utf8'), got!.headers as Record<string, string>)).toEqual(got!.body);
@@ -347,7 +417,11 @@ backends.describe('Webhooks (%s)', (backend) => {
     expect((await s.call('/api/v1/webhooks', { key: other.apiKey })).body.data).toEqual([]);
     expect(r.received).toHaveLength(0);
 
-    const put = await s.call(base, { method: 'PUT', key: t.apiKey, body: { events: ['module.installed', 'module.installed', 'execution.failed'] } });
+    const put = await s.call(base, {
+      method: 'PUT',
+      key: t.apiKey,
+      body: { events: ['module.installed', 'module.installed', 'execution.failed'] },
+    });
     expect(put.status).toBe(200);
     expect(put.body.events).toEqual(['module.installed', 'execution.failed']);
     expectError(await s.call(base, { method: 'PUT', key: t.apiKey, body: {} }), 400, 'invalid_request');
@@ -373,7 +447,14 @@ backends.describe('Webhooks (%s)', (backend) => {
     const db = s.svc.db;
     await db.update(webhookDeliveries).set({ createdAt: old }).where(eq(webhookDeliveries.subscriptionId, sub.id));
     await db.update(events).set({ createdAt: old }).where(eq(events.tenantId, t.tenantId));
-    await db.insert(webhookDeliveries).values({ id: 'dlv_retention_pending', tenantId: t.tenantId, subscriptionId: sub.id, eventId: 'evt_x', eventType: 'module.installed', createdAt: old });
+    await db.insert(webhookDeliveries).values({
+      id: 'dlv_retention_pending',
+      tenantId: t.tenantId,
+      subscriptionId: sub.id,
+      eventId: 'evt_x',
+      eventType: 'module.installed',
+      createdAt: old,
+    });
     const removed = await purgeOldRecords(s.svc);
     expect(removed.deliveries).toBeGreaterThanOrEqual(2);
     expect(removed.events).toBeGreaterThanOrEqual(2);
@@ -388,7 +469,10 @@ backends.describe('Webhooks (%s)', (backend) => {
     const t = await proTenant();
     const r = await receiver();
     const sub = await subscribe(t.apiKey, { url: r.url, events: ['execution.completed'] });
-    await s.svc.db.update(webhookSubscriptions).set({ secretEncrypted: 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA==:AAAA' }).where(eq(webhookSubscriptions.id, sub.id));
+    await s.svc.db
+      .update(webhookSubscriptions)
+      .set({ secretEncrypted: 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA==:AAAA' })
+      .where(eq(webhookSubscriptions.id, sub.id));
     await slugify(t.apiKey);
     const d = await settled(t.apiKey, sub.id);
     expect(d.deliveries[0].status).toBe('failed');
@@ -403,7 +487,10 @@ backends.describe('Webhooks (%s)', (backend) => {
     const sub = await subscribe(t.apiKey, { url: r.url, events: ['module.installed'] });
     const db = s.svc.db;
     // A delivery with no job at all, due 20 minutes ago (as if pg-boss had given up on its job).
-    const [event] = await db.insert(events).values({ id: 'evt_stalled_1', tenantId: t.tenantId, type: 'module.installed', data: { module: 'x' } }).returning();
+    const [event] = await db
+      .insert(events)
+      .values({ id: 'evt_stalled_1', tenantId: t.tenantId, type: 'module.installed', data: { module: 'x' } })
+      .returning();
     await db.insert(webhookDeliveries).values({
       id: 'dlv_stalled_1',
       tenantId: t.tenantId,
@@ -467,7 +554,10 @@ describe('Webhook receivers without WEBHOOK_ALLOW_PRIVATE', () => {
   it('accepts a public-looking name that does not resolve yet (every attempt checks again)', async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'pro');
-    const res = await s.call('/api/v1/webhooks', { key: t.apiKey, body: { url: 'https://hooks.not-resolvable.invalid/amp', events: ['*'] } });
+    const res = await s.call('/api/v1/webhooks', {
+      key: t.apiKey,
+      body: { url: 'https://hooks.not-resolvable.invalid/amp', events: ['*'] },
+    });
     expect(res.status, res.text).toBe(201);
     const test = await s.call(`/api/v1/webhooks/${res.body.id}/test`, { method: 'POST', key: t.apiKey });
     expect(test.status).toBe(200);

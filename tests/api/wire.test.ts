@@ -59,7 +59,11 @@ backends.describe('wire conventions (%s)', (backend) => {
     const keys = await s.call('/api/v1/keys', { key: t.apiKey });
     const keyId = keys.body.data[0].key_id;
     // The truncated body must not rotate with no grace (the old secret would die at once).
-    const rotate = expectError(await s.call(`/api/v1/keys/${keyId}/rotate`, { key: t.apiKey, rawBody: '{"grace_seconds":86400' }), 400, 'invalid_request');
+    const rotate = expectError(
+      await s.call(`/api/v1/keys/${keyId}/rotate`, { key: t.apiKey, rawBody: '{"grace_seconds":86400' }),
+      400,
+      'invalid_request',
+    );
     expect(rotate.issues).toEqual([expect.objectContaining({ path: '' })]);
     expect((await s.call('/api/v1/keys', { key: t.apiKey })).status).toBe(200);
     for (const [method, path] of [
@@ -116,7 +120,10 @@ backends.describe('wire conventions (%s)', (backend) => {
     try {
       const ok = await s.call('/api/v1/keys?limit=5', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-1' } });
       const missing = await s.call('/api/v2/secret-in-path', { key: t.apiKey, headers: { 'x-request-id': 'trace-access-2' } });
-      const denied = await s.call('/api/v1/keys', { key: 'amp_wrongwrongwrongwrongwrongwrongwrong', headers: { 'x-request-id': 'trace-access-3' } });
+      const denied = await s.call('/api/v1/keys', {
+        key: 'amp_wrongwrongwrongwrongwrongwrongwrong',
+        headers: { 'x-request-id': 'trace-access-3' },
+      });
       const mcp = await s.call('/api/mcp', {
         key: t.apiKey,
         headers: { 'x-request-id': 'trace-access-4', accept: 'application/json, text/event-stream' },
@@ -126,11 +133,22 @@ backends.describe('wire conventions (%s)', (backend) => {
       const lines = spy.mock.calls.filter((c) => c[1] === 'request').map((c) => c[0] as Record<string, unknown>);
       const of = (id: string) => lines.filter((l) => l.request_id === id);
       expect(of('trace-access-1')).toEqual([
-        { method: 'GET', path: '/api/v1/keys', status: ok.status, latency_ms: expect.any(Number), request_id: 'trace-access-1', tenant_id: t.tenantId },
+        {
+          method: 'GET',
+          path: '/api/v1/keys',
+          status: ok.status,
+          latency_ms: expect.any(Number),
+          request_id: 'trace-access-1',
+          tenant_id: t.tenantId,
+        },
       ]);
-      expect(of('trace-access-2')).toEqual([expect.objectContaining({ method: 'GET', path: null, status: missing.status, tenant_id: t.tenantId })]);
+      expect(of('trace-access-2')).toEqual([
+        expect.objectContaining({ method: 'GET', path: null, status: missing.status, tenant_id: t.tenantId }),
+      ]);
       expect(of('trace-access-3')).toEqual([expect.objectContaining({ path: '/api/v1/keys', status: denied.status, tenant_id: null })]);
-      expect(of('trace-access-4')).toEqual([expect.objectContaining({ method: 'POST', path: '/api/mcp', status: mcp.status, tenant_id: t.tenantId })]);
+      expect(of('trace-access-4')).toEqual([
+        expect.objectContaining({ method: 'POST', path: '/api/mcp', status: mcp.status, tenant_id: t.tenantId }),
+      ]);
       const text = JSON.stringify(lines);
       expect(text).not.toContain(t.apiKey);
       expect(text).not.toContain('amp_wrong');
@@ -228,7 +246,11 @@ describe('admin API', () => {
       const path = '/api/v1/admin/webhooks/wh_x/enable';
       expectError(await s.call(path, { method: 'POST', rawBody: '{bad', headers: { 'x-admin-token': 'wrong' } }), 401, 'unauthorized');
       expectError(await s.call(path, { method: 'POST', rawBody: '{bad' }), 401, 'unauthorized');
-      expectError(await s.call(path, { method: 'POST', rawBody: '{bad', headers: { 'x-admin-token': ADMIN_TOKEN } }), 400, 'invalid_request');
+      expectError(
+        await s.call(path, { method: 'POST', rawBody: '{bad', headers: { 'x-admin-token': ADMIN_TOKEN } }),
+        400,
+        'invalid_request',
+      );
     });
 
     it('lists tenants and changes a plan with a request-limit override', async () => {
@@ -248,7 +270,11 @@ describe('admin API', () => {
       expect(keys.headers.get('x-ratelimit-limit')).toBe('12000');
 
       expectError(
-        await s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body: { plan: 'gold' } }),
+        await s.call(`/api/v1/admin/tenants/${t.tenantId}/plan`, {
+          method: 'PUT',
+          headers: { 'x-admin-token': ADMIN_TOKEN },
+          body: { plan: 'gold' },
+        }),
         400,
         'invalid_request',
       );

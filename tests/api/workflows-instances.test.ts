@@ -35,20 +35,32 @@ describe.skipIf(missing.postgres !== undefined)('workflow runs shared by two ins
           { id: 'a', module: 'text', action: 'slugify', input: { text: 'run {{input.name}}' } },
           { id: 'b', module: 'text', action: 'change_case', input: { text: '{{steps.a.output.slug}}', to: 'constant' }, depends_on: ['a'] },
           { id: 'c', module: 'text', action: 'change_case', input: { text: '{{steps.a.output.slug}}', to: 'camel' }, depends_on: ['a'] },
-          { id: 'd', module: 'json', action: 'merge', input: { objects: ['{{steps.b.output}}', { camel: '{{steps.c.output.result}}' }] }, depends_on: ['b', 'c'] },
+          {
+            id: 'd',
+            module: 'json',
+            action: 'merge',
+            input: { objects: ['{{steps.b.output}}', { camel: '{{steps.c.output.result}}' }] },
+            depends_on: ['b', 'c'],
+          },
         ],
       },
     });
     expect(wf.status, wf.text).toBe(201);
     const started = await Promise.all(
-      Array.from({ length: RUNS }, (_, n) => (n % 2 ? a : b).call(`/api/v1/workflows/${wf.body.id}/runs`, { key: t.apiKey, body: { input: { name: letter(n) } } })),
+      Array.from({ length: RUNS }, (_, n) =>
+        (n % 2 ? a : b).call(`/api/v1/workflows/${wf.body.id}/runs`, { key: t.apiKey, body: { input: { name: letter(n) } } }),
+      ),
     );
     expect(started.every((r) => r.status === 202)).toBe(true);
 
     const deadline = Date.now() + 180_000;
     let runs: any[];
     for (;;) {
-      runs = await Promise.all(started.map((r, n) => (n % 2 ? b : a).call(`/api/v1/workflows/${wf.body.id}/runs/${r.body.run_id}`, { key: t.apiKey }).then((x) => x.body)));
+      runs = await Promise.all(
+        started.map((r, n) =>
+          (n % 2 ? b : a).call(`/api/v1/workflows/${wf.body.id}/runs/${r.body.run_id}`, { key: t.apiKey }).then((x) => x.body),
+        ),
+      );
       if (runs.every((r) => r.status === 'completed' || r.status === 'failed')) break;
       if (Date.now() > deadline) throw new Error(`runs did not finish: ${JSON.stringify(runs.map((r) => r.status))}`);
       await new Promise((r) => setTimeout(r, 500));

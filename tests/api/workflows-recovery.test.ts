@@ -27,7 +27,11 @@ async function startFlaky(): Promise<{ url: string; hits: () => number; close():
     res.end(JSON.stringify({ ok: true }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/flaky`, hits: () => hits, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/flaky`,
+    hits: () => hits,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 /** Long enough that the kill surely comes while the retry waits in the database. */
@@ -68,10 +72,16 @@ backends.describe('workflow run after a crash (%s)', (backend) => {
 
       const first = await startChild(env, STARTUP_TIMEOUT_MS);
       children.push(first);
-      const reg = await call(first, '/api/v1/auth/register', { body: { agent_name: 'crash-agent', owner_email: `wf-crash-${Date.now()}@example.com` } });
+      const reg = await call(first, '/api/v1/auth/register', {
+        body: { agent_name: 'crash-agent', owner_email: `wf-crash-${Date.now()}@example.com` },
+      });
       expect(reg.status, reg.text).toBe(201);
       const key: string = reg.body.api_key;
-      const plan = await call(first, `/api/v1/admin/tenants/${reg.body.tenant_id}/plan`, { method: 'PUT', admin: true, body: { plan: 'business' } });
+      const plan = await call(first, `/api/v1/admin/tenants/${reg.body.tenant_id}/plan`, {
+        method: 'PUT',
+        admin: true,
+        body: { plan: 'business' },
+      });
       expect(plan.status, plan.text).toBe(200);
       const wf = await call(first, '/api/v1/workflows', {
         key,
@@ -79,10 +89,29 @@ backends.describe('workflow run after a crash (%s)', (backend) => {
           name: 'crash',
           steps: [
             { id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } },
-            { id: 'b', module: 'http', action: 'fetch', input: { url: `${flaky.url}?slug={{steps.a.output.slug}}` }, depends_on: ['a'], retry: { max_attempts: 2, backoff_ms: BACKOFF_MS, backoff: 'fixed' } },
-            { id: 'c', module: 'text', action: 'change_case', input: { text: '{{steps.a.output.slug}}', to: 'constant' }, depends_on: ['b'] },
+            {
+              id: 'b',
+              module: 'http',
+              action: 'fetch',
+              input: { url: `${flaky.url}?slug={{steps.a.output.slug}}` },
+              depends_on: ['a'],
+              retry: { max_attempts: 2, backoff_ms: BACKOFF_MS, backoff: 'fixed' },
+            },
+            {
+              id: 'c',
+              module: 'text',
+              action: 'change_case',
+              input: { text: '{{steps.a.output.slug}}', to: 'constant' },
+              depends_on: ['b'],
+            },
             { id: 'd', module: 'text', action: 'change_case', input: { text: '{{steps.a.output.slug}}', to: 'camel' }, depends_on: ['b'] },
-            { id: 'e', module: 'json', action: 'merge', input: { objects: ['{{steps.c.output}}', { camel: '{{steps.d.output.result}}', status: '{{steps.b.output.status}}' }] }, depends_on: ['c', 'd'] },
+            {
+              id: 'e',
+              module: 'json',
+              action: 'merge',
+              input: { objects: ['{{steps.c.output}}', { camel: '{{steps.d.output.result}}', status: '{{steps.b.output.status}}' }] },
+              depends_on: ['c', 'd'],
+            },
           ],
         },
       });
@@ -166,64 +195,78 @@ describe('workflow step interrupted by a crash (embedded)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it(
-    'the restarted service reruns the interrupted step once, and no finished step',
-    async () => {
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      const slow = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
-      const env = { AMP_NO_NEXT: '1', NODE_ENV: 'test', DATA_DIR: dataDir, ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE: '1', LOG_LEVEL: 'error', REGISTER_LIMIT_PER_HOUR: '10000' };
-      const first = await startChild(env, STARTUP_TIMEOUT_MS);
-      children.push(first);
-      const reg = await call(first, '/api/v1/auth/register', { body: { agent_name: 'crash-agent', owner_email: `wf-mid-${Date.now()}@example.com` } });
-      expect(reg.status, reg.text).toBe(201);
-      const key: string = reg.body.api_key;
-      expect((await call(first, `/api/v1/admin/tenants/${reg.body.tenant_id}/plan`, { method: 'PUT', admin: true, body: { plan: 'business' } })).status).toBe(200);
-      const wf = await call(first, '/api/v1/workflows', {
-        key,
-        body: {
-          name: 'midstep',
-          steps: [
-            { id: 'a', module: 'text', action: 'slugify', input: { text: 'Mid Step' } },
-            { id: 'b', module: 'http', action: 'fetch', input: { url: `${slow}?slug={{steps.a.output.slug}}` }, depends_on: ['a'] },
-            { id: 'c', module: 'text', action: 'slugify', input: { text: 'after {{steps.b.output.status}}' }, depends_on: ['b'] },
-          ],
-        },
-      });
-      expect(wf.status, wf.text).toBe(201);
-      const run = await call(first, `/api/v1/workflows/${wf.body.id}/runs`, { key, body: { input: {} } });
-      expect(run.status, run.text).toBe(202);
-      const runPath = `/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}`;
-      // http.fetch gives up after 10 s: kill while it waits.
-      await until('step b to be waiting on the slow server', async () => held.length === 1, 90_000, 50);
-      first.proc.kill('SIGKILL');
-      await first.exited;
-      hold = false;
+  it('the restarted service reruns the interrupted step once, and no finished step', async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const slow = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
+    const env = {
+      AMP_NO_NEXT: '1',
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      WEBHOOK_ALLOW_PRIVATE: '1',
+      LOG_LEVEL: 'error',
+      REGISTER_LIMIT_PER_HOUR: '10000',
+    };
+    const first = await startChild(env, STARTUP_TIMEOUT_MS);
+    children.push(first);
+    const reg = await call(first, '/api/v1/auth/register', {
+      body: { agent_name: 'crash-agent', owner_email: `wf-mid-${Date.now()}@example.com` },
+    });
+    expect(reg.status, reg.text).toBe(201);
+    const key: string = reg.body.api_key;
+    expect(
+      (await call(first, `/api/v1/admin/tenants/${reg.body.tenant_id}/plan`, { method: 'PUT', admin: true, body: { plan: 'business' } }))
+        .status,
+    ).toBe(200);
+    const wf = await call(first, '/api/v1/workflows', {
+      key,
+      body: {
+        name: 'midstep',
+        steps: [
+          { id: 'a', module: 'text', action: 'slugify', input: { text: 'Mid Step' } },
+          { id: 'b', module: 'http', action: 'fetch', input: { url: `${slow}?slug={{steps.a.output.slug}}` }, depends_on: ['a'] },
+          { id: 'c', module: 'text', action: 'slugify', input: { text: 'after {{steps.b.output.status}}' }, depends_on: ['b'] },
+        ],
+      },
+    });
+    expect(wf.status, wf.text).toBe(201);
+    const run = await call(first, `/api/v1/workflows/${wf.body.id}/runs`, { key, body: { input: {} } });
+    expect(run.status, run.text).toBe(202);
+    const runPath = `/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}`;
+    // http.fetch gives up after 10 s: kill while it waits.
+    await until('step b to be waiting on the slow server', async () => held.length === 1, 90_000, 50);
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    hold = false;
 
-      const second = await startChild(env, STARTUP_TIMEOUT_MS);
-      children.push(second);
-      const done = await until(
-        'the run to finish on the restarted service',
-        async () => {
-          const res = await call(second, runPath, { key });
-          return ['completed', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
-        },
-        120_000,
-        500,
-      );
-      expect(done.status, JSON.stringify(done)).toBe('completed');
-      expect(done.steps.map((x: any) => [x.id, x.status, x.attempts, x.execution_ids.length])).toEqual([
-        ['a', 'succeeded', 1, 1],
-        ['b', 'succeeded', 1, 1],
-        ['c', 'succeeded', 1, 1],
-      ]);
-      expect(done.steps[2].output).toEqual({ slug: 'after-200' });
-      // a once; b twice (the interrupted attempt, closed as such, and its rerun); c once.
-      const records: any[] = (await call(second, '/api/v1/executions?limit=100', { key })).body.data;
-      expect(records).toHaveLength(4);
-      const interrupted = records.filter((r) => r.status === 'failed');
-      expect(interrupted.map((r) => [r.action, r.error.code])).toEqual([['fetch', 'interrupted']]);
-      expect(records.filter((r) => r.status === 'success').map((r) => r.execution_id).sort()).toEqual(done.steps.flatMap((x: any) => x.execution_ids).sort());
-    },
-    400_000,
-  );
+    const second = await startChild(env, STARTUP_TIMEOUT_MS);
+    children.push(second);
+    const done = await until(
+      'the run to finish on the restarted service',
+      async () => {
+        const res = await call(second, runPath, { key });
+        return ['completed', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
+      },
+      120_000,
+      500,
+    );
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect(done.steps.map((x: any) => [x.id, x.status, x.attempts, x.execution_ids.length])).toEqual([
+      ['a', 'succeeded', 1, 1],
+      ['b', 'succeeded', 1, 1],
+      ['c', 'succeeded', 1, 1],
+    ]);
+    expect(done.steps[2].output).toEqual({ slug: 'after-200' });
+    // a once; b twice (the interrupted attempt, closed as such, and its rerun); c once.
+    const records: any[] = (await call(second, '/api/v1/executions?limit=100', { key })).body.data;
+    expect(records).toHaveLength(4);
+    const interrupted = records.filter((r) => r.status === 'failed');
+    expect(interrupted.map((r) => [r.action, r.error.code])).toEqual([['fetch', 'interrupted']]);
+    expect(
+      records
+        .filter((r) => r.status === 'success')
+        .map((r) => r.execution_id)
+        .sort(),
+    ).toEqual(done.steps.flatMap((x: any) => x.execution_ids).sort());
+  }, 400_000);
 });

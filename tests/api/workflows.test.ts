@@ -91,8 +91,16 @@ backends.describe('workflows (%s)', (backend) => {
       return ['completed', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
     });
   const workflowEvents = (tenantId: string, type: 'workflow.completed' | 'workflow.failed') =>
-    s.svc.db.select().from(events).where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
-  const executionsOf = (ids: string[]) => s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId)).then((rows) => rows.filter((r) => ids.includes(r.id)));
+    s.svc.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
+  const executionsOf = (ids: string[]) =>
+    s.svc.db
+      .select()
+      .from(executions)
+      .where(eq(executions.tenantId, t.tenantId))
+      .then((rows) => rows.filter((r) => ids.includes(r.id)));
 
   it('a diamond DAG runs its middle steps in parallel and joins them; workflow.completed carries the leaf output', async () => {
     // b and c are held by the gate until both are waiting: the run can only finish if they run at
@@ -103,7 +111,14 @@ backends.describe('workflows (%s)', (backend) => {
       name: 'diamond',
       steps: [
         { id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } },
-        { id: 'b', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/diamond?from=b&slug={{steps.a.output.slug}}` }, depends_on: ['a'], retry },
+        {
+          id: 'b',
+          module: 'http',
+          action: 'fetch',
+          input: { url: `${gate.url}/hold/diamond?from=b&slug={{steps.a.output.slug}}` },
+          depends_on: ['a'],
+          retry,
+        },
         { id: 'c', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/diamond?from=c` }, depends_on: ['a'], retry },
         {
           id: 'd',
@@ -136,7 +151,13 @@ backends.describe('workflows (%s)', (backend) => {
     expect(recorded.filter((r) => r.status === 'success')).toHaveLength(4);
     const completed = await workflowEvents(t.tenantId, 'workflow.completed');
     expect(completed.map((e) => e.data)).toContainEqual(
-      expect.objectContaining({ workflow_id: wf.body.id, run_id: run.body.run_id, status: 'completed', outputs: done.output, workflow_version: 1 }),
+      expect.objectContaining({
+        workflow_id: wf.body.id,
+        run_id: run.body.run_id,
+        status: 'completed',
+        outputs: done.output,
+        workflow_version: 1,
+      }),
     );
   });
 
@@ -144,15 +165,31 @@ backends.describe('workflows (%s)', (backend) => {
     const wf = await create(t.apiKey, {
       name: 'article card',
       steps: [
-        { id: 'fetch', module: 'http', action: 'fetch', input: { url: '{{input.url}}' }, retry: { max_attempts: 3, backoff_ms: 1000, backoff: 'exponential' } },
+        {
+          id: 'fetch',
+          module: 'http',
+          action: 'fetch',
+          input: { url: '{{input.url}}' },
+          retry: { max_attempts: 3, backoff_ms: 1000, backoff: 'exponential' },
+        },
         { id: 'parse', module: 'json', action: 'parse', input: { text: '{{steps.fetch.output.body}}' }, depends_on: ['fetch'] },
-        { id: 'title', module: 'text', action: 'change_case', input: { text: '{{steps.parse.output.data.title}}', to: 'title' }, depends_on: ['parse'] },
+        {
+          id: 'title',
+          module: 'text',
+          action: 'change_case',
+          input: { text: '{{steps.parse.output.data.title}}', to: 'title' },
+          depends_on: ['parse'],
+        },
         { id: 'slug', module: 'text', action: 'slugify', input: { text: '{{steps.parse.output.data.title}}' }, depends_on: ['parse'] },
         {
           id: 'card',
           module: 'json',
           action: 'merge',
-          input: { objects: [{ title: '{{steps.title.output.result}}', slug: '{{steps.slug.output.slug}}', tags: '{{steps.parse.output.data.tags}}' }] },
+          input: {
+            objects: [
+              { title: '{{steps.title.output.result}}', slug: '{{steps.slug.output.slug}}', tags: '{{steps.parse.output.data.tags}}' },
+            ],
+          },
           depends_on: ['title', 'slug'],
         },
       ],
@@ -170,9 +207,29 @@ backends.describe('workflows (%s)', (backend) => {
       name: 'types',
       steps: [
         // math's first call loads mathjs into a worker: on a loaded machine that can hit the action deadline once.
-        { id: 'a', module: 'math', action: 'evaluate', input: { expression: 'x * 2', variables: { x: '{{input.n}}' } }, retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' } },
-        { id: 'b', module: 'math', action: 'evaluate', input: { expression: 'y + 1' }, map: '{"variables": {"y": steps.a.output.result * 10}}', depends_on: ['a'], retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' } },
-        { id: 'c', module: 'json', action: 'merge', input: { objects: [{ whole: '{{steps.b.output}}', text: 'n={{input.n}} b={{steps.b.output.result}}', list: '{{input.list}}' }] }, depends_on: ['b'] },
+        {
+          id: 'a',
+          module: 'math',
+          action: 'evaluate',
+          input: { expression: 'x * 2', variables: { x: '{{input.n}}' } },
+          retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' },
+        },
+        {
+          id: 'b',
+          module: 'math',
+          action: 'evaluate',
+          input: { expression: 'y + 1' },
+          map: '{"variables": {"y": steps.a.output.result * 10}}',
+          depends_on: ['a'],
+          retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' },
+        },
+        {
+          id: 'c',
+          module: 'json',
+          action: 'merge',
+          input: { objects: [{ whole: '{{steps.b.output}}', text: 'n={{input.n}} b={{steps.b.output.result}}', list: '{{input.list}}' }] },
+          depends_on: ['b'],
+        },
         { id: 'd', module: 'text', action: 'slugify', input: { text: 'big' }, if: 'steps.b.output.result > 1000', depends_on: ['b'] },
       ],
     });
@@ -207,7 +264,13 @@ backends.describe('workflows (%s)', (backend) => {
   });
 
   it('refuses invalid definitions with 400 naming the step', async () => {
-    const step = (id: string, extra: Record<string, unknown> = {}) => ({ id, module: 'text', action: 'slugify', input: { text: 'x' }, ...extra });
+    const step = (id: string, extra: Record<string, unknown> = {}) => ({
+      id,
+      module: 'text',
+      action: 'slugify',
+      input: { text: 'x' },
+      ...extra,
+    });
     const cases: [string, unknown[], RegExp][] = [
       ['duplicate id', [step('a'), step('a')], /Step 'a' is defined more than once/],
       ['unknown dependency', [step('a', { depends_on: ['zz'] })], /Step 'a' depends on unknown step 'zz'/],
@@ -215,21 +278,57 @@ backends.describe('workflows (%s)', (backend) => {
       ['self cycle', [step('a', { depends_on: ['a'] })], /Step 'a' is part of a dependency cycle/],
       ['unknown module', [step('a', { module: 'no-such-module' })], /Step 'a' uses unknown module 'no-such-module'/],
       ['unknown action', [step('a', { action: 'no_such_action' })], /Step 'a': module 'text' has no action 'no_such_action'/],
-      ['reference to an unknown step', [step('a', { input: { text: '{{steps.zz.output.slug}}' } })], /Step 'a' references unknown step 'zz'/],
-      ['reference to a non-ancestor', [step('a'), step('b', { input: { text: '{{steps.a.output.slug}}' } })], /Step 'b' references step 'a', which is not one of its dependencies/],
-      ['reference to a sibling', [step('r'), step('a', { depends_on: ['r'] }), step('b', { depends_on: ['r'], input: { text: '{{steps.a.output.slug}}' } })], /Step 'b' references step 'a'/],
+      [
+        'reference to an unknown step',
+        [step('a', { input: { text: '{{steps.zz.output.slug}}' } })],
+        /Step 'a' references unknown step 'zz'/,
+      ],
+      [
+        'reference to a non-ancestor',
+        [step('a'), step('b', { input: { text: '{{steps.a.output.slug}}' } })],
+        /Step 'b' references step 'a', which is not one of its dependencies/,
+      ],
+      [
+        'reference to a sibling',
+        [step('r'), step('a', { depends_on: ['r'] }), step('b', { depends_on: ['r'], input: { text: '{{steps.a.output.slug}}' } })],
+        /Step 'b' references step 'a'/,
+      ],
       ['a bad reference', [step('a', { input: { text: '{{env.SECRET}}' } })], /Step 'a': '\{\{env.SECRET\}\}' is not a reference/],
       ['a non-ancestor in JSONata', [step('a'), step('b', { if: 'steps.a.output.slug = "x"' })], /Step 'b' references step 'a'/],
-      ['a non-ancestor by $lookup in if', [step('a'), step('b', { if: '$lookup(steps, "a").output.slug = "x"' })], /Step 'b' references step 'a', which is not one of its dependencies/],
-      ['a non-ancestor by $lookup in map', [step('a'), step('b', { map: '{"text": $lookup(steps, "a").output.slug}' })], /Step 'b' references step 'a', which is not one of its dependencies/],
-      ['a non-ancestor by ~> $lookup', [step('a'), step('b', { map: '{"text": (steps ~> $lookup("a")).output.slug}' })], /Step 'b' references step 'a'/],
+      [
+        'a non-ancestor by $lookup in if',
+        [step('a'), step('b', { if: '$lookup(steps, "a").output.slug = "x"' })],
+        /Step 'b' references step 'a', which is not one of its dependencies/,
+      ],
+      [
+        'a non-ancestor by $lookup in map',
+        [step('a'), step('b', { map: '{"text": $lookup(steps, "a").output.slug}' })],
+        /Step 'b' references step 'a', which is not one of its dependencies/,
+      ],
+      [
+        'a non-ancestor by ~> $lookup',
+        [step('a'), step('b', { map: '{"text": (steps ~> $lookup("a")).output.slug}' })],
+        /Step 'b' references step 'a'/,
+      ],
       ['a non-ancestor in backticks', [step('a'), step('b', { map: '{"text": steps.`a`.output.slug}' })], /Step 'b' references step 'a'/],
       ['a non-ancestor through $$', [step('a'), step('b', { map: '{"text": $$.steps.a.output.slug}' })], /Step 'b' references step 'a'/],
       ['a non-ancestor spaced out', [step('a'), step('b', { if: 'steps . a . output.slug = "x"' })], /Step 'b' references step 'a'/],
       ['an unknown step by $lookup', [step('a', { if: '$lookup(steps, "zz")' })], /Step 'a' references unknown step 'zz'/],
-      ['a dynamic $lookup', [step('a'), step('b', { depends_on: ['a'], map: '{"text": $lookup(steps, input.which).output.slug}' })], /Step 'b' map: reads steps without naming a step/],
-      ['steps.*', [step('a'), step('b', { depends_on: ['a'], if: '$count(steps.*) > 0' })], /Step 'b' if: reads steps without naming a step/],
-      ['$keys(steps)', [step('a'), step('b', { depends_on: ['a'], if: '"a" in $keys(steps)' })], /Step 'b' if: reads steps without naming a step/],
+      [
+        'a dynamic $lookup',
+        [step('a'), step('b', { depends_on: ['a'], map: '{"text": $lookup(steps, input.which).output.slug}' })],
+        /Step 'b' map: reads steps without naming a step/,
+      ],
+      [
+        'steps.*',
+        [step('a'), step('b', { depends_on: ['a'], if: '$count(steps.*) > 0' })],
+        /Step 'b' if: reads steps without naming a step/,
+      ],
+      [
+        '$keys(steps)',
+        [step('a'), step('b', { depends_on: ['a'], if: '"a" in $keys(steps)' })],
+        /Step 'b' if: reads steps without naming a step/,
+      ],
       ['invalid JSONata', [step('a', { map: '{{{' })], /Step 'a': Invalid JSONata expression/],
     ];
     for (const [what, steps, message] of cases) {
@@ -239,20 +338,41 @@ backends.describe('workflows (%s)', (backend) => {
       expect(body.issues[0].path, what).toMatch(/^steps\.\d+/);
     }
     // The place: the step's `if` or `map`.
-    const dynamic = expectError(await create(t.apiKey, { name: 'dynamic', steps: [step('a'), step('b', { depends_on: ['a'], map: '{"text": $lookup(steps, input.k)}' })] }), 400, 'invalid_request');
-    expect(dynamic.issues).toEqual([{ path: 'steps.1.map', message: expect.stringMatching(/^Step 'b' map: reads steps without naming a step/) }]);
-    const lookup = expectError(await create(t.apiKey, { name: 'lookup', steps: [step('a'), step('b', { if: '$lookup(steps, "a")' })] }), 400, 'invalid_request');
+    const dynamic = expectError(
+      await create(t.apiKey, {
+        name: 'dynamic',
+        steps: [step('a'), step('b', { depends_on: ['a'], map: '{"text": $lookup(steps, input.k)}' })],
+      }),
+      400,
+      'invalid_request',
+    );
+    expect(dynamic.issues).toEqual([
+      { path: 'steps.1.map', message: expect.stringMatching(/^Step 'b' map: reads steps without naming a step/) },
+    ]);
+    const lookup = expectError(
+      await create(t.apiKey, { name: 'lookup', steps: [step('a'), step('b', { if: '$lookup(steps, "a")' })] }),
+      400,
+      'invalid_request',
+    );
     expect(lookup.issues[0].path).toBe('steps.1.if');
     // Named references to ancestors are fine, and so are fields that are only called `steps`.
     const fine = await create(t.apiKey, {
       name: 'named references',
       steps: [
         step('a'),
-        step('b', { depends_on: ['a'], if: '$lookup(steps, "a").output.slug = "x" or input.steps.zz or "steps.zz" = input.s', map: '{"text": input.items[steps > 1].name}' }),
+        step('b', {
+          depends_on: ['a'],
+          if: '$lookup(steps, "a").output.slug = "x" or input.steps.zz or "steps.zz" = input.s',
+          map: '{"text": input.items[steps > 1].name}',
+        }),
       ],
     });
     expect(fine.status, fine.text).toBe(201);
-    expectError(await create(t.apiKey, { name: 'too many', steps: Array.from({ length: 51 }, (_, i) => step(`s${i}`)) }), 400, 'invalid_request');
+    expectError(
+      await create(t.apiKey, { name: 'too many', steps: Array.from({ length: 51 }, (_, i) => step(`s${i}`)) }),
+      400,
+      'invalid_request',
+    );
     expectError(await create(t.apiKey, { name: 'bad id', steps: [step('1abc')] }), 400, 'invalid_request');
     expectError(await create(t.apiKey, { name: 'no steps', steps: [] }), 400, 'invalid_request');
   });
@@ -265,7 +385,14 @@ backends.describe('workflows (%s)', (backend) => {
       steps: [
         { id: 'a', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/scoped` } },
         { id: 'other', module: 'text', action: 'slugify', input: { text: 'other' } },
-        { id: 'late', module: 'json', action: 'merge', input: { objects: [] }, map: '{"objects": [{"seen": $join($keys($eval("steps")), ",")}]}', depends_on: ['a'] },
+        {
+          id: 'late',
+          module: 'json',
+          action: 'merge',
+          input: { objects: [] },
+          map: '{"objects": [{"seen": $join($keys($eval("steps")), ",")}]}',
+          depends_on: ['a'],
+        },
       ],
     });
     expect(wf.status, wf.text).toBe(201);
@@ -287,7 +414,14 @@ backends.describe('workflows (%s)', (backend) => {
       name: 'retries',
       steps: [
         { id: 'ok', module: 'text', action: 'slugify', input: { text: 'fine' } },
-        { id: 'flaky', module: 'http', action: 'fetch', input: { url: closed }, depends_on: ['ok'], retry: { max_attempts: 3, backoff_ms: 200, backoff: 'exponential' } },
+        {
+          id: 'flaky',
+          module: 'http',
+          action: 'fetch',
+          input: { url: closed },
+          depends_on: ['ok'],
+          retry: { max_attempts: 3, backoff_ms: 200, backoff: 'exponential' },
+        },
         { id: 'after', module: 'text', action: 'slugify', input: { text: 'never' }, depends_on: ['flaky'] },
       ],
     });
@@ -308,14 +442,29 @@ backends.describe('workflows (%s)', (backend) => {
     expect(done.steps.find((x: any) => x.id === 'after').status).toBe('cancelled');
     const failed = (await workflowEvents(t.tenantId, 'workflow.failed')).map((e) => e.data);
     expect(failed).toContainEqual(
-      expect.objectContaining({ run_id: run.body.run_id, status: 'failed', failed_step: 'flaky', error: expect.objectContaining({ code: 'module_error' }), completed_steps: ['ok'] }),
+      expect.objectContaining({
+        run_id: run.body.run_id,
+        status: 'failed',
+        failed_step: 'flaky',
+        error: expect.objectContaining({ code: 'module_error' }),
+        completed_steps: ['ok'],
+      }),
     );
   });
 
   it("a step's timeout_ms stops its execution there: each attempt is a recorded timeout, and no retry overlaps one still running", async () => {
     const wf = await create(t.apiKey, {
       name: 'step-deadline',
-      steps: [{ id: 'slow', module: 'http', action: 'fetch', input: { url: `${gate.url}/hold/deadline` }, timeout_ms: 300, retry: { max_attempts: 2, backoff_ms: 100, backoff: 'fixed' } }],
+      steps: [
+        {
+          id: 'slow',
+          module: 'http',
+          action: 'fetch',
+          input: { url: `${gate.url}/hold/deadline` },
+          timeout_ms: 300,
+          retry: { max_attempts: 2, backoff_ms: 100, backoff: 'fixed' },
+        },
+      ],
     });
     expect(wf.status, wf.text).toBe(201);
     const run = await start(t.apiKey, wf.body.id);
@@ -358,7 +507,11 @@ backends.describe('workflows (%s)', (backend) => {
     expect(after.status).toBe('cancelled');
     expect(after.steps.map((x: any) => x.status)).toEqual(['succeeded', 'cancelled']);
     expect(after.steps[1].execution_ids).toEqual([]);
-    expectError(await s.call(`/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}/cancel`, { key: t.apiKey, method: 'POST' }), 409, 'conflict');
+    expectError(
+      await s.call(`/api/v1/workflows/${wf.body.id}/runs/${run.body.run_id}/cancel`, { key: t.apiKey, method: 'POST' }),
+      409,
+      'conflict',
+    );
     const list = await s.call(`/api/v1/workflows/${wf.body.id}/runs?status=cancelled`, { key: t.apiKey });
     expect(list.body.data.map((r: any) => r.run_id)).toEqual([run.body.run_id]);
   });
@@ -389,7 +542,14 @@ backends.describe('workflows (%s)', (backend) => {
       name: 'quota',
       steps: [
         { id: 'a', module: 'text', action: 'slugify', input: { text: 'a' } },
-        { id: 'b', module: 'http', action: 'fetch', input: { url: 'http://127.0.0.1:1/' }, depends_on: ['a'], retry: { max_attempts: 2, backoff_ms: 0, backoff: 'fixed' } },
+        {
+          id: 'b',
+          module: 'http',
+          action: 'fetch',
+          input: { url: 'http://127.0.0.1:1/' },
+          depends_on: ['a'],
+          retry: { max_attempts: 2, backoff_ms: 0, backoff: 'fixed' },
+        },
       ],
     });
     const done = await finished(u.apiKey, wf.body.id, (await start(u.apiKey, wf.body.id)).body.run_id);
@@ -397,13 +557,24 @@ backends.describe('workflows (%s)', (backend) => {
     const usage = await s.call('/api/v1/billing/usage', { key: u.apiKey });
     expect(usage.body.executions.used).toBe(3);
 
-    const quota = await s.call(`/api/v1/admin/tenants/${u.tenantId}/plan`, { method: 'PUT', headers: { 'x-admin-token': ADMIN_TOKEN }, body: { plan: 'free', executions_per_month: 4 } });
+    const quota = await s.call(`/api/v1/admin/tenants/${u.tenantId}/plan`, {
+      method: 'PUT',
+      headers: { 'x-admin-token': ADMIN_TOKEN },
+      body: { plan: 'free', executions_per_month: 4 },
+    });
     expect(quota.status, quota.text).toBe(200);
     const wf2 = await create(u.apiKey, {
       name: 'over',
       steps: [
         { id: 'a', module: 'text', action: 'slugify', input: { text: 'a' } },
-        { id: 'b', module: 'text', action: 'slugify', input: { text: 'b' }, depends_on: ['a'], retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' } },
+        {
+          id: 'b',
+          module: 'text',
+          action: 'slugify',
+          input: { text: 'b' },
+          depends_on: ['a'],
+          retry: { max_attempts: 3, backoff_ms: 0, backoff: 'fixed' },
+        },
       ],
     });
     const over = await finished(u.apiKey, wf2.body.id, (await start(u.apiKey, wf2.body.id)).body.run_id);
@@ -457,9 +628,15 @@ backends.describe('workflows (%s)', (backend) => {
     try {
       const u = await s.register();
       await s.setPlan(u.tenantId, 'pro');
-      const sub = await s.call('/api/v1/webhooks', { key: u.apiKey, body: { url: receiver.url, events: ['workflow.completed', 'workflow.failed'] } });
+      const sub = await s.call('/api/v1/webhooks', {
+        key: u.apiKey,
+        body: { url: receiver.url, events: ['workflow.completed', 'workflow.failed'] },
+      });
       expect(sub.status, sub.text).toBe(201);
-      const ok = await create(u.apiKey, { name: 'ok', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: 'Event Me' } }] });
+      const ok = await create(u.apiKey, {
+        name: 'ok',
+        steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: 'Event Me' } }],
+      });
       const bad = await create(u.apiKey, {
         name: 'bad',
         steps: [
@@ -472,9 +649,20 @@ backends.describe('workflows (%s)', (backend) => {
       const got = await receiver.waitFor(2, { timeoutMs: 120_000 });
       const byEvent = new Map(got.map((r) => [r.body.event, r.body.data]));
       const completed = EVENT_DATA_SCHEMAS['workflow.completed'].parse(byEvent.get('workflow.completed'));
-      expect(completed).toMatchObject({ workflow_id: ok.body.id, run_id: okRun.body.run_id, outputs: { a: { slug: 'event-me' } }, run_url: `/api/v1/workflows/${ok.body.id}/runs/${okRun.body.run_id}` });
+      expect(completed).toMatchObject({
+        workflow_id: ok.body.id,
+        run_id: okRun.body.run_id,
+        outputs: { a: { slug: 'event-me' } },
+        run_url: `/api/v1/workflows/${ok.body.id}/runs/${okRun.body.run_id}`,
+      });
       const failed = EVENT_DATA_SCHEMAS['workflow.failed'].parse(byEvent.get('workflow.failed'));
-      expect(failed).toMatchObject({ workflow_id: bad.body.id, run_id: badRun.body.run_id, failed_step: 'b', error: { code: 'module_error' }, completed_steps: ['a'] });
+      expect(failed).toMatchObject({
+        workflow_id: bad.body.id,
+        run_id: badRun.body.run_id,
+        failed_step: 'b',
+        error: { code: 'module_error' },
+        completed_steps: ['a'],
+      });
     } finally {
       await receiver.close();
     }
@@ -483,10 +671,19 @@ backends.describe('workflows (%s)', (backend) => {
   it('MCP: workflows__start and workflows__get_run, listed once the tenant has a workflow', async () => {
     const u = await s.register();
     const rpc = (body: unknown) =>
-      s.call('/api/mcp', { key: u.apiKey, method: 'POST', body, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } });
-    const names = async () => ((await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result.tools as { name: string }[]).map((x) => x.name);
+      s.call('/api/mcp', {
+        key: u.apiKey,
+        method: 'POST',
+        body,
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      });
+    const names = async () =>
+      ((await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result.tools as { name: string }[]).map((x) => x.name);
     expect(await names()).not.toContain('workflows__start');
-    const wf = await create(u.apiKey, { name: 'mcp', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.text}}' } }] });
+    const wf = await create(u.apiKey, {
+      name: 'mcp',
+      steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.text}}' } }],
+    });
     expect(await names()).toEqual(expect.arrayContaining(['workflows__start', 'workflows__get_run']));
     const call = (name: string, args: unknown) => rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } });
     const started = await call('workflows__start', { workflow_id: wf.body.id, input: { text: 'From MCP' } });
@@ -505,7 +702,14 @@ backends.describe('workflows (%s)', (backend) => {
     const owner = await s.register();
     await s.setPlan(owner.tenantId, 'business');
     const step = { id: 'a', module: 'text', action: 'slugify', input: { text: 'x' } };
-    await s.svc.db.insert(workflows).values(Array.from({ length: 197 }, (_, i) => ({ id: `wf_limit${owner.tenantId.slice(0, 8)}${i}`, tenantId: owner.tenantId, name: `w${i}`, steps: [step] })));
+    await s.svc.db.insert(workflows).values(
+      Array.from({ length: 197 }, (_, i) => ({
+        id: `wf_limit${owner.tenantId.slice(0, 8)}${i}`,
+        tenantId: owner.tenantId,
+        name: `w${i}`,
+        steps: [step],
+      })),
+    );
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create(owner.apiKey, { name: `race ${i}`, steps: [step] })));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 409, 409, 409]);
     for (const refused of answers.filter((a) => a.status === 409)) expectError(refused, 409, 'conflict');
@@ -526,7 +730,17 @@ backends.describe('workflows (%s)', (backend) => {
   });
 
   it('a template reads only the data of the input and outputs: {{input.constructor}} names nothing', async () => {
-    const wf = await create(t.apiKey, { name: 'proto', steps: [{ id: 'a', module: 'json', action: 'merge', input: { objects: [{ c: '{{input.constructor}}', p: '{{input.__proto__}}', s: 'x{{input.toString}}y', k: '{{input.k}}' }] } }] });
+    const wf = await create(t.apiKey, {
+      name: 'proto',
+      steps: [
+        {
+          id: 'a',
+          module: 'json',
+          action: 'merge',
+          input: { objects: [{ c: '{{input.constructor}}', p: '{{input.__proto__}}', s: 'x{{input.toString}}y', k: '{{input.k}}' }] },
+        },
+      ],
+    });
     expect(wf.status, wf.text).toBe(201);
     const run = await start(t.apiKey, wf.body.id, { input: { k: 1 } });
     const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
@@ -540,7 +754,15 @@ backends.describe('workflows (%s)', (backend) => {
     const other = await s.register();
     const base = `/api/v1/workflows/${wf.body.id}`;
     expectError(await s.call(base, { key: other.apiKey }), 404, 'not_found');
-    expectError(await s.call(base, { key: other.apiKey, method: 'PUT', body: { name: 'x', steps: [{ id: 'a', module: 'text', action: 'slugify' }] } }), 404, 'not_found');
+    expectError(
+      await s.call(base, {
+        key: other.apiKey,
+        method: 'PUT',
+        body: { name: 'x', steps: [{ id: 'a', module: 'text', action: 'slugify' }] },
+      }),
+      404,
+      'not_found',
+    );
     expectError(await s.call(base, { key: other.apiKey, method: 'DELETE' }), 404, 'not_found');
     expectError(await start(other.apiKey, wf.body.id), 404, 'not_found');
     expectError(await s.call(`${base}/runs`, { key: other.apiKey }), 404, 'not_found');
@@ -552,10 +774,18 @@ backends.describe('workflows (%s)', (backend) => {
     expect(readOnly.status, readOnly.text).toBe(201);
     const read = await s.call(base, { key: readOnly.body.api_key });
     expect(read.status, read.text).toBe(200);
-    expectError(await create(readOnly.body.api_key, { name: 'x', steps: [{ id: 'a', module: 'text', action: 'slugify' }] }), 403, 'insufficient_scope');
+    expectError(
+      await create(readOnly.body.api_key, { name: 'x', steps: [{ id: 'a', module: 'text', action: 'slugify' }] }),
+      403,
+      'insufficient_scope',
+    );
     expectError(await start(readOnly.body.api_key, wf.body.id), 403, 'insufficient_scope');
 
-    const updated = await s.call(base, { key: t.apiKey, method: 'PUT', body: { name: 'mine v2', steps: [{ id: 'b', module: 'text', action: 'slugify', input: { text: 'y' } }] } });
+    const updated = await s.call(base, {
+      key: t.apiKey,
+      method: 'PUT',
+      body: { name: 'mine v2', steps: [{ id: 'b', module: 'text', action: 'slugify', input: { text: 'y' } }] },
+    });
     expect(updated.body).toMatchObject({ version: 2, name: 'mine v2' });
     const old = await finished(t.apiKey, wf.body.id, run.body.run_id);
     expect(old).toMatchObject({ workflow_version: 1, steps: [{ id: 'a' }] });

@@ -30,7 +30,18 @@ async function freePort(): Promise<number> {
 }
 
 /** Variables of the runner's environment that would point the service elsewhere than the embedded default. */
-const DROPPED = ['DATABASE_URL', 'REDIS_URL', 'UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN', 'AUTH_URL', 'AUTH_JWKS_URL', 'AUTH_JWT_SECRET', 'SMTP_URL', 'AMP_NO_NEXT', 'ADMIN_EMAILS'];
+const DROPPED = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'UPSTASH_REDIS_REST_URL',
+  'UPSTASH_REDIS_REST_TOKEN',
+  'AUTH_URL',
+  'AUTH_JWKS_URL',
+  'AUTH_JWT_SECRET',
+  'SMTP_URL',
+  'AMP_NO_NEXT',
+  'ADMIN_EMAILS',
+];
 
 export async function startAppServer(env: Record<string, string> = {}, timeoutMs = 240_000): Promise<AppServer> {
   const port = await freePort();
@@ -38,7 +49,16 @@ export async function startAppServer(env: Record<string, string> = {}, timeoutMs
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-browser-'));
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !DROPPED.includes(k)));
   // The Node flags and environment `npm start` gives the server.
-  const childEnv: NodeJS.ProcessEnv = { ...runtimeEnv, ...base, NODE_ENV: 'production', PORT: String(port), PUBLIC_BASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...runtimeEnv,
+    ...base,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    PUBLIC_BASE_URL: url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    ...env,
+  };
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags(childEnv), await buildServer()], {
     cwd: ROOT,
     env: childEnv,

@@ -42,7 +42,10 @@ export async function startMailbox(): Promise<Mailbox> {
       for (;;) {
         const mail = received.find((m) => recipients(m).includes(to.toLowerCase()) && subject.test(m.subject ?? ''));
         if (mail) return mail;
-        if (Date.now() - started > timeoutMs) throw new Error(`no mail to ${to} matching ${subject} within ${timeoutMs} ms (received: ${received.map((m) => m.subject).join(', ') || 'none'})`);
+        if (Date.now() - started > timeoutMs)
+          throw new Error(
+            `no mail to ${to} matching ${subject} within ${timeoutMs} ms (received: ${received.map((m) => m.subject).join(', ') || 'none'})`,
+          );
         await new Promise((r) => setTimeout(r, 100));
       }
     },

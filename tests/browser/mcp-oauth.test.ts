@@ -44,10 +44,39 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
     certDir = mkdtempSync(path.join(tmpdir(), 'amp-cimd-'));
     const keyFile = path.join(certDir, 'key.pem');
     const certFile = path.join(certDir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
+      { stdio: 'ignore' },
+    );
     https = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
       if (req.url !== '/client.json') return void res.writeHead(404).end();
-      const doc = { client_id: cimdUrl, client_name: 'CIMD browser client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+      const doc = {
+        client_id: cimdUrl,
+        client_name: 'CIMD browser client',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
     });
     await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
@@ -55,13 +84,24 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
 
     await ensureNextBuild();
     server = await startAppServer({ AUTH_ANON_KEY: ANON_KEY, WEBHOOK_ALLOW_PRIVATE: '1', NODE_EXTRA_CA_CERTS: certFile });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
 
     // The user signs up and creates its tenant (as the account page would).
-    const signup = await fetch(`${server.url}/auth/v1/signup`, { method: 'POST', headers: { apikey: ANON_KEY, 'content-type': 'application/json' }, body: JSON.stringify(user) });
+    const signup = await fetch(`${server.url}/auth/v1/signup`, {
+      method: 'POST',
+      headers: { apikey: ANON_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify(user),
+    });
     expect(signup.status).toBe(200);
     const { access_token: token } = (await signup.json()) as { access_token: string };
-    const reg = await fetch(`${server.url}/api/v1/auth/register`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ agent_name: 'Browser OAuth' }) });
+    const reg = await fetch(`${server.url}/api/v1/auth/register`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_name: 'Browser OAuth' }),
+    });
     expect(reg.status).toBe(201);
   }, 900_000);
 
@@ -76,7 +116,10 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
     const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
     const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), name).toEqual([]);
+    expect(
+      serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+      name,
+    ).toEqual([]);
   }
 
   /** The MCP client's flow up to the browser, the browser's part, then the code exchange. */
@@ -112,7 +155,9 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
       // The consent page names the client, its redirect URI and the scopes.
       await page.getByRole('group', { name: 'Scopes requested' }).waitFor();
       expect(await page.getByRole('main').textContent()).toContain(REDIRECT);
-      expect(await page.getByRole('main').textContent()).toContain(provider.clientMetadataUrl ? 'CIMD browser client' : 'Browser MCP client');
+      expect(await page.getByRole('main').textContent()).toContain(
+        provider.clientMetadataUrl ? 'CIMD browser client' : 'Browser MCP client',
+      );
       expect(await page.getByRole('checkbox', { name: /modules:execute/ }).isChecked()).toBe(true);
       // The SDK asked for what the 401's challenge named: the endpoint's two scopes, not everything.
       expect(await page.getByRole('group', { name: 'Scopes requested' }).getByRole('checkbox').count()).toBe(2);
@@ -133,7 +178,9 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
     const provider = new MemoryProvider(REDIRECT, undefined, 'Browser MCP client');
     const client = await connectThroughBrowser(provider, 'oauth-dcr');
     expect((await client.listTools()).tools.some((t) => t.name === 'text__slugify')).toBe(true);
-    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'Through The Browser' } })).structuredContent).toEqual({ slug: 'through-the-browser' });
+    expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'Through The Browser' } })).structuredContent).toEqual({
+      slug: 'through-the-browser',
+    });
     await client.close();
   });
 

@@ -18,7 +18,16 @@ const LOCK = path.join(ROOT, '.test-data', `next-build${DIST_DIR === '.next' ? '
 const STALE_LOCK_MS = 15 * 60_000;
 
 /** What the build is made from: pages, components, the browser's glue, the contract, styles and the build's configuration. */
-const SOURCES = ['app', 'components', 'client', 'src/contract', 'next.config.ts', 'postcss.config.mjs', 'tsconfig.json', 'package-lock.json'];
+const SOURCES = [
+  'app',
+  'components',
+  'client',
+  'src/contract',
+  'next.config.ts',
+  'postcss.config.mjs',
+  'tsconfig.json',
+  'package-lock.json',
+];
 
 function newestMtime(p: string): number {
   const abs = path.join(ROOT, p);

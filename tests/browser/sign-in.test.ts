@@ -57,7 +57,10 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
     const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
     const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), name).toEqual([]);
+    expect(
+      serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+      name,
+    ).toEqual([]);
   }
 
   async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
@@ -66,118 +69,125 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
-  it('signs up (confirming the email), signs in, sees the account, creates a tenant, uses tRPC from the cookie, changes the password and signs out', STEP, async () => {
-    const { context, page } = await newPage();
-    const email = ADMIN;
-    await page.goto('/');
-    await check(page, 'home');
-    await page.getByRole('main').getByRole('link', { name: 'Create an account' }).click();
-    await page.waitForURL('**/sign-up');
-    await check(page, 'sign-up');
+  it(
+    'signs up (confirming the email), signs in, sees the account, creates a tenant, uses tRPC from the cookie, changes the password and signs out',
+    STEP,
+    async () => {
+      const { context, page } = await newPage();
+      const email = ADMIN;
+      await page.goto('/');
+      await check(page, 'home');
+      await page.getByRole('main').getByRole('link', { name: 'Create an account' }).click();
+      await page.waitForURL('**/sign-up');
+      await check(page, 'sign-up');
 
-    // Validation errors are shown next to their fields and announced.
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByText('Enter a valid email address.').waitFor();
-    expect(await page.getByLabel('Email', { exact: true }).getAttribute('aria-invalid')).toBe('true');
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password', { exact: true }).fill('first-password-1');
-    await page.getByLabel('Confirm password', { exact: true }).fill('first-password-1');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByText('Check your inbox').waitFor();
-    await check(page, 'sign-up-sent');
+      // Validation errors are shown next to their fields and announced.
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('Enter a valid email address.').waitFor();
+      expect(await page.getByLabel('Email', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+      await page.getByLabel('Email', { exact: true }).fill(email);
+      await page.getByLabel('Password', { exact: true }).fill('first-password-1');
+      await page.getByLabel('Confirm password', { exact: true }).fill('first-password-1');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('Check your inbox').waitFor();
+      await check(page, 'sign-up-sent');
 
-    // The confirmation link comes back to the sign-in page.
-    const confirmation = await mailbox.waitFor(email, /confirm/i);
-    await page.goto(verifyLink(confirmation));
-    await page.waitForURL(/\/sign-in\?confirmed=1/);
-    await page.getByText('Your email address is confirmed').waitFor();
-    await check(page, 'sign-in');
+      // The confirmation link comes back to the sign-in page.
+      const confirmation = await mailbox.waitFor(email, /confirm/i);
+      await page.goto(verifyLink(confirmation));
+      await page.waitForURL(/\/sign-in\?confirmed=1/);
+      await page.getByText('Your email address is confirmed').waitFor();
+      await check(page, 'sign-in');
 
-    // A wrong password is refused with the provider's message.
-    await signInWithPassword(page, email, 'not-the-password');
-    await page.getByRole('alert').filter({ hasText: 'Invalid login credentials' }).waitFor();
+      // A wrong password is refused with the provider's message.
+      await signInWithPassword(page, email, 'not-the-password');
+      await page.getByRole('alert').filter({ hasText: 'Invalid login credentials' }).waitFor();
 
-    await signInWithPassword(page, email, 'first-password-1');
-    // Signed in without a page asked for: the dashboard, which sends a user without a tenant to the account page.
-    await page.waitForURL('**/dashboard');
-    await page.getByText('No tenant yet').waitFor();
-    await page.getByRole('link', { name: 'account page' }).click();
-    await page.waitForURL('**/account');
-    expect(await page.getByTestId('account-email').textContent()).toBe(email);
-    expect(await page.getByTestId('account-role').textContent()).toContain('Operator');
+      await signInWithPassword(page, email, 'first-password-1');
+      // Signed in without a page asked for: the dashboard, which sends a user without a tenant to the account page.
+      await page.waitForURL('**/dashboard');
+      await page.getByText('No tenant yet').waitFor();
+      await page.getByRole('link', { name: 'account page' }).click();
+      await page.waitForURL('**/account');
+      expect(await page.getByTestId('account-email').textContent()).toBe(email);
+      expect(await page.getByTestId('account-role').textContent()).toContain('Operator');
 
-    // A new user owns no tenant: create one; its key is shown once.
-    await page.getByText('No tenant yet').waitFor();
-    await check(page, 'account-no-tenant');
-    await page.getByLabel('Agent name', { exact: true }).fill('Browser Test Agent');
-    await page.getByRole('button', { name: 'Create tenant' }).click();
-    await page.getByText('Your tenant is ready').waitFor();
-    const apiKey = (await page.locator('code').filter({ hasText: /^amp_/ }).textContent())!;
-    expect(apiKey).toMatch(/^amp_[A-Za-z0-9]{32,}$/);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByTestId('tenant-details').waitFor();
-    const tenantId = (await page.getByTestId('tenant-id').textContent())!;
-    expect(await page.getByTestId('tenant-plan').textContent()).toBe('free');
-    await check(page, 'account');
+      // A new user owns no tenant: create one; its key is shown once.
+      await page.getByText('No tenant yet').waitFor();
+      await check(page, 'account-no-tenant');
+      await page.getByLabel('Agent name', { exact: true }).fill('Browser Test Agent');
+      await page.getByRole('button', { name: 'Create tenant' }).click();
+      await page.getByText('Your tenant is ready').waitFor();
+      const apiKey = (await page.locator('code').filter({ hasText: /^amp_/ }).textContent())!;
+      expect(apiKey).toMatch(/^amp_[A-Za-z0-9]{32,}$/);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByTestId('tenant-details').waitFor();
+      const tenantId = (await page.getByTestId('tenant-id').textContent())!;
+      expect(await page.getByTestId('tenant-plan').textContent()).toBe('free');
+      await check(page, 'account');
 
-    // The page's tRPC call is authenticated by the session cookie: so is this one, as the same tenant.
-    const me = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
-    expect(me.status()).toBe(200);
-    expect((await me.json()).result.data).toMatchObject({ tenant_id: tenantId, credential: { type: 'bearer', scopes: ['*'] } });
-    // Without the cookie it is a 401.
-    const anonymous = await fetch(`${server.url}/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
-    expect(anonymous.status).toBe(401);
+      // The page's tRPC call is authenticated by the session cookie: so is this one, as the same tenant.
+      const me = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+      expect(me.status()).toBe(200);
+      expect((await me.json()).result.data).toMatchObject({ tenant_id: tenantId, credential: { type: 'bearer', scopes: ['*'] } });
+      // Without the cookie it is a 401.
+      const anonymous = await fetch(`${server.url}/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+      expect(anonymous.status).toBe(401);
 
-    // A mutation with the cookie from another origin is refused (CSRF) in the error format;
-    // from the dashboard's own origin it reaches the procedure (free plan: one key, so 403 plan_required).
-    const crossSite = await context.request.post('/api/trpc/keys.create', { data: { name: 'csrf' }, headers: { origin: 'https://evil.example' } });
-    expect(crossSite.status()).toBe(403);
-    const refusal = await crossSite.json();
-    expect(refusal).toMatchObject({ error: 'forbidden', request_id: expect.any(String) });
-    expect(refusal.message).toMatch(/cross-site/);
-    const sameSite = await context.request.post('/api/trpc/keys.create', { data: { name: 'second' }, headers: { origin: server.url } });
-    expect((await sameSite.json()).error?.data?.app?.error).toBe('plan_required');
+      // A mutation with the cookie from another origin is refused (CSRF) in the error format;
+      // from the dashboard's own origin it reaches the procedure (free plan: one key, so 403 plan_required).
+      const crossSite = await context.request.post('/api/trpc/keys.create', {
+        data: { name: 'csrf' },
+        headers: { origin: 'https://evil.example' },
+      });
+      expect(crossSite.status()).toBe(403);
+      const refusal = await crossSite.json();
+      expect(refusal).toMatchObject({ error: 'forbidden', request_id: expect.any(String) });
+      expect(refusal.message).toMatch(/cross-site/);
+      const sameSite = await context.request.post('/api/trpc/keys.create', { data: { name: 'second' }, headers: { origin: server.url } });
+      expect((await sameSite.json()).error?.data?.app?.error).toBe('plan_required');
 
-    // Change the password: the current one is checked first.
-    await page.getByLabel('Current password', { exact: true }).fill('wrong-password');
-    await page.getByLabel('New password', { exact: true }).fill('second-password-2');
-    await page.getByLabel('Confirm new password', { exact: true }).fill('second-password-2');
-    await page.getByRole('button', { name: 'Change password' }).click();
-    await page.getByRole('alert').filter({ hasText: 'The current password is not correct.' }).waitFor();
-    await page.getByLabel('Current password', { exact: true }).fill('first-password-1');
-    await page.getByRole('button', { name: 'Change password' }).click();
-    await page.getByText('Your password has been changed.').waitFor();
+      // Change the password: the current one is checked first.
+      await page.getByLabel('Current password', { exact: true }).fill('wrong-password');
+      await page.getByLabel('New password', { exact: true }).fill('second-password-2');
+      await page.getByLabel('Confirm new password', { exact: true }).fill('second-password-2');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByRole('alert').filter({ hasText: 'The current password is not correct.' }).waitFor();
+      await page.getByLabel('Current password', { exact: true }).fill('first-password-1');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByText('Your password has been changed.').waitFor();
 
-    // A second browser signed in as the same user.
-    const other = await newPage();
-    await other.page.goto('/account');
-    await other.page.waitForURL(/\/sign-in/);
-    await signInWithPassword(other.page, email, 'second-password-2');
-    await other.page.waitForURL('**/account');
+      // A second browser signed in as the same user.
+      const other = await newPage();
+      await other.page.goto('/account');
+      await other.page.waitForURL(/\/sign-in/);
+      await signInWithPassword(other.page, email, 'second-password-2');
+      await other.page.waitForURL('**/account');
 
-    // Sign out from the header: the dashboard is closed again.
-    await page.getByRole('navigation', { name: 'Account' }).getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${server.url}/`);
-    await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Sign in' }).waitFor();
-    await page.goto('/account');
-    await page.waitForURL(/\/sign-in\?callbackUrl=%2Faccount/);
-    const after = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
-    expect(after.status()).toBe(401);
-    // Only this browser's session ended (the sign-out page says so): the other one still works.
-    const elsewhere = await other.context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
-    expect(elsewhere.status()).toBe(200);
-    await other.context.close();
+      // Sign out from the header: the dashboard is closed again.
+      await page.getByRole('navigation', { name: 'Account' }).getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${server.url}/`);
+      await page.getByRole('navigation', { name: 'Account' }).getByRole('link', { name: 'Sign in' }).waitFor();
+      await page.goto('/account');
+      await page.waitForURL(/\/sign-in\?callbackUrl=%2Faccount/);
+      const after = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+      expect(after.status()).toBe(401);
+      // Only this browser's session ended (the sign-out page says so): the other one still works.
+      const elsewhere = await other.context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
+      expect(elsewhere.status()).toBe(200);
+      await other.context.close();
 
-    // The new password works; back to the page asked for.
-    await signInWithPassword(page, email, 'second-password-2');
-    await page.waitForURL('**/account');
-    await page.getByTestId('tenant-details').waitFor();
-    expect(await page.getByTestId('tenant-id').textContent()).toBe(tenantId);
-    await page.goto('/sign-out');
-    await check(page, 'sign-out');
-    await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
-    await page.getByText('You are signed out').waitFor();
-  });
+      // The new password works; back to the page asked for.
+      await signInWithPassword(page, email, 'second-password-2');
+      await page.waitForURL('**/account');
+      await page.getByTestId('tenant-details').waitFor();
+      expect(await page.getByTestId('tenant-id').textContent()).toBe(tenantId);
+      await page.goto('/sign-out');
+      await check(page, 'sign-out');
+      await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('You are signed out').waitFor();
+    },
+  );
 
   it('signs in with an API key holding * (a tenant registered by API)', STEP, async () => {
     const registered = await fetch(`${server.url}/api/v1/auth/register`, {
@@ -270,7 +280,10 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium w
   beforeAll(async () => {
     await ensureNextBuild();
     server = await startAppServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
   }, 900_000);
 
   afterAll(async () => {

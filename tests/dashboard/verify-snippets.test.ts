@@ -22,7 +22,12 @@ describe('webhook verification snippets (dashboard)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'amp-snippets-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const body = JSON.stringify({ id: 'evt_1', event: 'execution.completed', timestamp: new Date().toISOString(), data: { ok: true, text: 'héllo' } });
+  const body = JSON.stringify({
+    id: 'evt_1',
+    event: 'execution.completed',
+    timestamp: new Date().toISOString(),
+    data: { ok: true, text: 'héllo' },
+  });
   const legacy = `whsec_${Buffer.from('legacy-secret-bytes-24-xx>?~').toString('base64url')}`;
   const secrets = [generateWebhookSecret(), 'my-own-chosen-secret', legacy];
   const meta = { eventId: 'evt_1', eventType: 'execution.completed', deliveryId: 'dlv_1', attempt: 1 };
@@ -42,7 +47,9 @@ describe('webhook verification snippets (dashboard)', () => {
     for (const [i, [secret, raw, headers, expected]] of cases.entries()) {
       const file = path.join(dir, `verify-${i}.mjs`);
       writeFileSync(file, nodeSnippet({ value: secret }));
-      const { verifyWebhook } = (await import(pathToFileURL(file).href)) as { verifyWebhook: (raw: Buffer, headers: Record<string, string>) => boolean };
+      const { verifyWebhook } = (await import(pathToFileURL(file).href)) as {
+        verifyWebhook: (raw: Buffer, headers: Record<string, string>) => boolean;
+      };
       expect(verifyWebhook(Buffer.from(raw), headers), `case ${i}`).toBe(expected);
     }
     // The placeholder form reads the secret from the environment.

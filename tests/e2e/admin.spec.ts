@@ -22,7 +22,10 @@ test('an operator re-enables a disabled webhook of another tenant and changes it
     expect(sub.status).toBe(201);
     const subId = String(sub.body?.id);
     for (let i = 0; i < 10; i++) {
-      const run = await api(tenant.page, tenant.apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: `event ${i}` } });
+      const run = await api(tenant.page, tenant.apiKey, 'POST', '/api/v1/modules/text/execute', {
+        action: 'slugify',
+        input: { text: `event ${i}` },
+      });
       expect(run.status).toBe(200);
     }
     await expect
@@ -46,7 +49,10 @@ test('an operator re-enables a disabled webhook of another tenant and changes it
     const tenantRow = page.getByRole('table', { name: 'Tenants' }).getByRole('row').filter({ hasText: tenant.email });
     await expect(tenantRow).toContainText('pro');
     await expect(tenantRow).toContainText('1 disabled webhook');
-    const disabledRow = page.getByRole('table', { name: 'Disabled webhook subscriptions' }).getByRole('row').filter({ hasText: receiverUrl });
+    const disabledRow = page
+      .getByRole('table', { name: 'Disabled webhook subscriptions' })
+      .getByRole('row')
+      .filter({ hasText: receiverUrl });
     await expect(disabledRow).toBeVisible();
     await expect(page.getByRole('table', { name: 'Recent failed webhook deliveries' })).toContainText(receiverUrl);
     await check(page, 'admin');

@@ -22,7 +22,11 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   await expect(page.getByRole('table', { name: 'Executions per module' }).getByRole('row', { name: /^text 2 0$/ })).toHaveCount(1);
 
   // Every plan's price and limits, as GET /api/v1/billing/plans gives them; the current plan marked.
-  const plans = (await api(page, apiKey, 'GET', '/api/v1/billing/plans')).body?.data as { plan: string; monthly_fee_usd: string | null; overage_unit_usd: string | null }[];
+  const plans = (await api(page, apiKey, 'GET', '/api/v1/billing/plans')).body?.data as {
+    plan: string;
+    monthly_fee_usd: string | null;
+    overage_unit_usd: string | null;
+  }[];
   expect(plans.map((p) => p.plan)).toEqual(['free', 'pro', 'business', 'enterprise']);
   const comparison = page.getByTestId('plan-comparison');
   await expect(comparison.getByRole('columnheader', { name: /free/i })).toContainText('Current plan');
@@ -41,7 +45,9 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   const pro = plans.find((p) => p.plan === 'pro')!;
   const business = plans.find((p) => p.plan === 'business')!;
   await expect(page.getByLabel('New plan').locator('option[value="pro"]')).toHaveText(`Pro · $${pro.monthly_fee_usd} / month`);
-  await expect(page.getByLabel('New plan').locator('option[value="business"]')).toHaveText(`Business · $${business.monthly_fee_usd} / month`);
+  await expect(page.getByLabel('New plan').locator('option[value="business"]')).toHaveText(
+    `Business · $${business.monthly_fee_usd} / month`,
+  );
   await check(page, 'usage');
 
   // Upgrade to Pro through the confirmation dialog; the page then shows the Pro terms.
@@ -55,7 +61,9 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   expect(usage.body?.plan).toBe('pro');
   await expect(page.getByTestId('usage-projected')).toHaveText(`$${String(usage.body?.projected_total_usd)}`);
   // The plan changed in this cycle: the fee is prorated over both plans, so the page does not present Pro's list fee as the total's fee.
-  await expect(page.getByTestId('usage-summary')).toContainText(`Monthly fees prorated by days on each plan + $${String(usage.body?.overage_cost_usd)} overage`);
+  await expect(page.getByTestId('usage-summary')).toContainText(
+    `Monthly fees prorated by days on each plan + $${String(usage.body?.overage_cost_usd)} overage`,
+  );
   // The cycle lives in the URL: picking a month writes ?cycle=, and such a URL opens that cycle
   // (the month before this tenant registered has none: the API's message is shown).
   const cycle = String(usage.body?.cycle);
@@ -93,7 +101,11 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
     data: JSON.stringify({ at: usage.body?.cycle_end }),
   });
   expect(closed.status()).toBe(200);
-  const invoices = (await api(page, apiKey, 'GET', '/api/v1/billing/invoices')).body?.data as { id: string; number: string; total_usd: string }[];
+  const invoices = (await api(page, apiKey, 'GET', '/api/v1/billing/invoices')).body?.data as {
+    id: string;
+    number: string;
+    total_usd: string;
+  }[];
   expect(invoices).toHaveLength(1);
   const invoice = invoices[0]!;
 
@@ -120,7 +132,11 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   await page.getByRole('button', { name: 'Download PDF' }).click();
   const file = await download;
   expect(file.suggestedFilename()).toBe(`${invoice.number}.pdf`);
-  expect(readFileSync((await file.path())!).subarray(0, 5).toString()).toBe('%PDF-');
+  expect(
+    readFileSync((await file.path())!)
+      .subarray(0, 5)
+      .toString(),
+  ).toBe('%PDF-');
 
   // Another tenant: the invoice is not found by URL.
   const other = await newOwner(browser, { agentName: 'Other Billing Agent' });

@@ -16,7 +16,8 @@ test('executions list, filters and detail; another tenant sees none of them', as
     await api(page, apiKey, 'POST', '/api/v1/modules/math/execute', { action: 'evaluate', input: { expression: 'undefinedSymbol + 1' } }),
   ];
   expect(runs.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
-  const rest = async (query: string) => ((await api(page, apiKey, 'GET', `/api/v1/executions?limit=100${query}`)).body?.data as { execution_id: string; status: string }[]);
+  const rest = async (query: string) =>
+    (await api(page, apiKey, 'GET', `/api/v1/executions?limit=100${query}`)).body?.data as { execution_id: string; status: string }[];
   const all = await rest('');
   const failed = await rest('&status=failed');
 
@@ -75,7 +76,9 @@ test('"Load more" pages through a long list', async ({ browser }) => {
   const owner = await newOwner(browser, { agentName: 'Paging Agent' });
   const { page, apiKey } = owner;
   for (let i = 0; i < 27; i++) {
-    expect((await api(page, apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: `Run ${i}` } })).status).toBe(200);
+    expect(
+      (await api(page, apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: `Run ${i}` } })).status,
+    ).toBe(200);
   }
   await page.goto('/dashboard/executions');
   const table = page.getByRole('table', { name: 'Executions' });
@@ -98,15 +101,20 @@ test('search by request id, action, error code or message; kept in the URL; neve
     data: JSON.stringify({ action: 'slugify', input: { text: 'Tagged run' } }),
   });
   expect(tagged.status()).toBe(200);
-  expect((await api(page, apiKey, 'POST', '/api/v1/modules/math/execute', { action: 'evaluate', input: { expression: '6 * 7' } })).status).toBe(200);
-  expect((await api(page, apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: 'Untagged run' } })).status).toBe(200);
+  expect(
+    (await api(page, apiKey, 'POST', '/api/v1/modules/math/execute', { action: 'evaluate', input: { expression: '6 * 7' } })).status,
+  ).toBe(200);
+  expect(
+    (await api(page, apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: 'Untagged run' } })).status,
+  ).toBe(200);
   // A failed execution: the input breaks the action's schema (invalid_input is recorded with its message).
   const failed = await api(page, apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: 42 } });
   expect(failed.status).toBe(422);
   const failure = (failed.body?.execution as { execution_id: string; error: { code: string; message: string } }) ?? null;
   expect(failure?.error.code).toBe('invalid_input');
 
-  const rest = async (q: string) => ((await api(page, apiKey, 'GET', `/api/v1/executions?limit=100&q=${encodeURIComponent(q)}`)).body?.data as { execution_id: string }[]);
+  const rest = async (q: string) =>
+    (await api(page, apiKey, 'GET', `/api/v1/executions?limit=100&q=${encodeURIComponent(q)}`)).body?.data as { execution_id: string }[];
   await page.goto('/dashboard/executions');
   const table = page.getByRole('table', { name: 'Executions' });
   await expect(table.getByRole('row')).toHaveCount(4 + 1);

@@ -32,8 +32,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     onData(stream, _session, callback) {
       simpleParser(stream).then(
         (mail) => {
-          const to = (Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : []).flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase()));
-          writeFileSync(path.join(mailDir, `${String(++n).padStart(5, '0')}.json`), JSON.stringify({ to, subject: mail.subject ?? '', text: mail.text ?? '' }));
+          const to = (Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : []).flatMap((a) =>
+            a.value.map((v) => (v.address ?? '').toLowerCase()),
+          );
+          writeFileSync(
+            path.join(mailDir, `${String(++n).padStart(5, '0')}.json`),
+            JSON.stringify({ to, subject: mail.subject ?? '', text: mail.text ?? '' }),
+          );
           callback();
         },
         (err: Error) => callback(err),
@@ -45,7 +50,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   // Webhook receivers of the tests listen on 127.0.0.1 over http; a failed delivery is retried once, half a second later.
   const server = await startAppServer({
-    SMTP_URL: smtpUrl, ADMIN_EMAILS: ADMIN_EMAIL, ADMIN_TOKEN: E2E_ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE: '1',
+    SMTP_URL: smtpUrl,
+    ADMIN_EMAILS: ADMIN_EMAIL,
+    ADMIN_TOKEN: E2E_ADMIN_TOKEN,
+    WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_RETRY_SCHEDULE_MS: '0,500',
     // Every spec's users sign up, sign in and create tenants from 127.0.0.1: the per-IP limits
     // (20 sign-ups and registrations an hour, 30 sign-ins a minute) would refuse the whole run's.

@@ -90,7 +90,10 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   expect((await api(page, rotated, 'GET', '/api/v1/modules')).status).toBe(200);
 
   // Revoke, confirmed: the row goes and the secret stops working.
-  await page.getByRole('row', { name: /ci-bot/ }).getByRole('button', { name: 'Revoke ci-bot' }).click();
+  await page
+    .getByRole('row', { name: /ci-bot/ })
+    .getByRole('button', { name: 'Revoke ci-bot' })
+    .click();
   const confirm = page.getByRole('alertdialog', { name: 'Revoke “ci-bot”?' });
   await expect(confirm).toContainText('cannot be undone');
   await check(page, 'keys-revoke-confirm');
@@ -117,7 +120,9 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   await expect(other.page.getByRole('row', { name: /primary/i })).toBeVisible();
   await expect(other.page.getByRole('row')).toHaveCount(2); // header + its own primary key
   await expect(other.page.getByText(firstPrimary.prefix)).toHaveCount(0);
-  expect((await api(other.page, other.apiKey, 'POST', `/api/v1/keys/${firstPrimary.key_id}/rotate`, { grace_seconds: 0 })).status).toBe(404);
+  expect((await api(other.page, other.apiKey, 'POST', `/api/v1/keys/${firstPrimary.key_id}/rotate`, { grace_seconds: 0 })).status).toBe(
+    404,
+  );
   expect((await api(other.page, other.apiKey, 'DELETE', `/api/v1/keys/${firstPrimary.key_id}`)).status).toBe(404);
 });
 
@@ -153,7 +158,8 @@ test('"Load more" reaches every key past the first page', async ({ browser }) =>
   const { page, apiKey } = owner;
   expect((await api(page, apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
   // More keys than one page (50) holds, made through the API as a script would.
-  for (let i = 1; i <= 51; i++) expect((await api(page, apiKey, 'POST', '/api/v1/keys', { name: `bulk-${String(i).padStart(2, '0')}` })).status).toBe(201);
+  for (let i = 1; i <= 51; i++)
+    expect((await api(page, apiKey, 'POST', '/api/v1/keys', { name: `bulk-${String(i).padStart(2, '0')}` })).status).toBe(201);
   const total = 52; // the primary key and the 51 above
 
   await page.goto('/dashboard/keys');

@@ -50,7 +50,16 @@ test('"Load more" pages through an agent’s entries', async ({ browser }) => {
   const { page, apiKey } = await newOwner(browser, { agentName: 'Memory Paging Agent' });
   // Pro's request rate: the page size (50) and one more entry, written as an agent would.
   expect((await api(page, apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
-  for (let i = 1; i <= 51; i++) expect((await api(page, apiKey, 'POST', '/api/v1/memory', { agent_id: 'paging-bot', key: `note-${String(i).padStart(2, '0')}`, value: { i } })).status).toBe(201);
+  for (let i = 1; i <= 51; i++)
+    expect(
+      (
+        await api(page, apiKey, 'POST', '/api/v1/memory', {
+          agent_id: 'paging-bot',
+          key: `note-${String(i).padStart(2, '0')}`,
+          value: { i },
+        })
+      ).status,
+    ).toBe(201);
 
   await page.goto('/dashboard/memory?agent=paging-bot');
   const table = page.getByRole('table', { name: 'Memory entries of paging-bot' });

@@ -26,7 +26,10 @@ test('a new owner sees the plan and first steps; an action run with the key show
   // Nothing the page asks fails: a free plan's webhooks are not asked for (their answer is a known 403).
   expect(consoleErrors).toEqual([]);
 
-  const run = await api(page, owner.apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: 'Hello Overview' } });
+  const run = await api(page, owner.apiKey, 'POST', '/api/v1/modules/text/execute', {
+    action: 'slugify',
+    input: { text: 'Hello Overview' },
+  });
   expect(run.status).toBe(200);
   const executionId = String(run.body?.execution_id);
 

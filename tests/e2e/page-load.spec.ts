@@ -49,12 +49,17 @@ async function measure(page: Page, url: string): Promise<Timing> {
   // on every animation frame so the moment is exact. (A page still showing a skeleton after a
   // minute is reported as such, not failed: this spec measures.)
   const dataShown = await page
-    .waitForFunction(() => (document.querySelectorAll('main .animate-pulse').length === 0 ? performance.now() : false), null, { polling: 'raf', timeout: 60_000 })
+    .waitForFunction(() => (document.querySelectorAll('main .animate-pulse').length === 0 ? performance.now() : false), null, {
+      polling: 'raf',
+      timeout: 60_000,
+    })
     .then((handle) => handle.jsonValue() as Promise<number>)
     .catch(() => Number.NaN);
   const nav = await page.evaluate(() => {
     const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((r) => r.initiatorType === 'script' || /\.m?js(\?|$)/.test(r.name));
+    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(
+      (r) => r.initiatorType === 'script' || /\.m?js(\?|$)/.test(r.name),
+    );
     return {
       ttfb: n.responseStart - n.startTime,
       domContentLoaded: n.domContentLoadedEventEnd - n.startTime,
@@ -85,14 +90,24 @@ test('page-load timings of every dashboard page', async ({ browser }, testInfo) 
   const rows: Timing[] = [];
   for (const p of PAGES.filter((x) => existsSync(path.join(APP, x.file)))) {
     // A fresh context per page: a cold cache, as a first visit.
-    const context = await browser.newContext({ baseURL: process.env.E2E_BASE_URL, storageState: state, viewport: { width: 1280, height: 900 } });
+    const context = await browser.newContext({
+      baseURL: process.env.E2E_BASE_URL,
+      storageState: state,
+      viewport: { width: 1280, height: 900 },
+    });
     const page = await context.newPage();
     rows.push(await measure(page, p.url.replace('{execution}', String(run.body?.execution_id))));
     await context.close();
   }
   // "data shown" -1: a loading skeleton was still there after a minute.
   const header = '| page | TTFB ms | DOMContentLoaded ms | load ms | data shown ms | JS KB (transferred) | JS files | tRPC requests |';
-  const table = [header, '|---|---:|---:|---:|---:|---:|---:|---:|', ...rows.map((r) => `| ${r.page} | ${r.ttfb} | ${r.domContentLoaded} | ${r.load} | ${r.dataShown} | ${r.jsKb} | ${r.jsFiles} | ${r.apiCalls} |`)].join('\n');
+  const table = [
+    header,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) => `| ${r.page} | ${r.ttfb} | ${r.domContentLoaded} | ${r.load} | ${r.dataShown} | ${r.jsKb} | ${r.jsFiles} | ${r.apiCalls} |`,
+    ),
+  ].join('\n');
   console.log(`\nDashboard page loads (cold cache, ${new Date().toISOString()}):\n${table}\n`);
   writeFileSync(testInfo.outputPath('page-load-timings.md'), `${table}\n`);
   await testInfo.attach('page-load-timings', { body: table, contentType: 'text/markdown' });

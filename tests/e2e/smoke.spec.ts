@@ -81,7 +81,9 @@ test('at 375 px every section is reached and opened through the menu', async ({ 
   }
 });
 
-test('signing out ends this device\'s session only; a session ended elsewhere sends the device to sign in again, back to its page; sign-out stays on this origin', async ({ browser }) => {
+test("signing out ends this device's session only; a session ended elsewhere sends the device to sign in again, back to its page; sign-out stays on this origin", async ({
+  browser,
+}) => {
   const owner = await newOwner(browser);
   const other = await (await browser.newContext({ baseURL: process.env.E2E_BASE_URL })).newPage();
   await signIn(other, owner.email, owner.password, '/dashboard/keys');

@@ -14,7 +14,9 @@ export const ADMIN_EMAIL = 'operator@example.com';
 /** The operator token (ADMIN_TOKEN) of the service under test, for what only the admin API does (e.g. closing a billing cycle now). */
 export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 /** Screenshots land in the test output: test-results/screenshots/<name>-<width>[-dark].png (E2E_SCREENSHOT_DIR: elsewhere, e.g. a run of its own). */
-export const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR ? path.resolve(process.env.E2E_SCREENSHOT_DIR) : path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
+export const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR
+  ? path.resolve(process.env.E2E_SCREENSHOT_DIR)
+  : path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
 /** Playwright's test, skipped (not passed) when the global setup found no Chromium. */
 export const test = base.extend<{ browserPresent: void }>({
@@ -79,7 +81,9 @@ export async function signIn(page: Page, email: string, password: string, callba
  * then `logout?scope=global` with its token (the anon key from the server's DATA_DIR).
  */
 export async function endEverySession(email: string, password: string): Promise<void> {
-  const { AUTH_ANON_KEY: anonKey } = JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR ?? '', 'secrets.json'), 'utf8')) as { AUTH_ANON_KEY: string };
+  const { AUTH_ANON_KEY: anonKey } = JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR ?? '', 'secrets.json'), 'utf8')) as {
+    AUTH_ANON_KEY: string;
+  };
   const token = await fetch(`${baseUrl()}/auth/v1/token?grant_type=password`, {
     method: 'POST',
     headers: { apikey: anonKey, 'content-type': 'application/json' },
@@ -87,7 +91,10 @@ export async function endEverySession(email: string, password: string): Promise<
   });
   expect(token.status).toBe(200);
   const { access_token: accessToken } = (await token.json()) as { access_token: string };
-  const logout = await fetch(`${baseUrl()}/auth/v1/logout?scope=global`, { method: 'POST', headers: { apikey: anonKey, authorization: `Bearer ${accessToken}` } });
+  const logout = await fetch(`${baseUrl()}/auth/v1/logout?scope=global`, {
+    method: 'POST',
+    headers: { apikey: anonKey, authorization: `Bearer ${accessToken}` },
+  });
   expect(logout.status).toBe(204);
 }
 
@@ -161,16 +168,28 @@ export async function check(page: Page, name: string, opts: { exclude?: string[]
       await page.waitForFunction((w) => document.documentElement.scrollWidth <= w, width, { timeout: 5_000 }).catch(() => undefined);
       // Finite CSS transitions (colours switching with the scheme) are run to their end first, so
       // the screenshot and axe's contrast check see the final colours.
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true, animations: 'disabled' });
+      await page.screenshot({
+        path: path.join(SCREENSHOT_DIR, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`),
+        fullPage: true,
+        animations: 'disabled',
+      });
       // Dark: the colour rules only (the markup, names and roles are the same in both schemes and
       // were checked in light). Only violations come back: passes are not serialised (faster).
       let axe = new AxeBuilder({ page }).options({ resultTypes: ['violations'] });
-      axe = scheme === 'light' ? axe.withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']) : axe.withRules(['color-contrast', 'link-in-text-block']);
+      axe =
+        scheme === 'light'
+          ? axe.withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+          : axe.withRules(['color-contrast', 'link-in-text-block']);
       // Third-party markup a page embeds and cannot change (each caller says why).
       for (const selector of opts.exclude ?? []) axe = axe.exclude(selector);
       const result = await axe.analyze();
       const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect.soft(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), `${name} at ${width}px, ${scheme}`).toEqual([]);
+      expect
+        .soft(
+          serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+          `${name} at ${width}px, ${scheme}`,
+        )
+        .toEqual([]);
     }
   }
   await page.emulateMedia({ colorScheme: originalScheme });
@@ -181,6 +200,8 @@ export async function check(page: Page, name: string, opts: { exclude?: string[]
 export async function expectFitsNarrowScreen(page: Page): Promise<void> {
   const original = page.viewportSize() ?? { width: 1280, height: 900 };
   await page.setViewportSize({ width: 375, height: 812 });
-  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: 'page width at 375 px' }).toBeLessThanOrEqual(375);
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: 'page width at 375 px' })
+    .toBeLessThanOrEqual(375);
   await page.setViewportSize(original);
 }

@@ -36,7 +36,8 @@ async function startReceiver() {
   return { url, received, state, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-const slugify = (owner: Owner, text: string) => api(owner.page, owner.apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text } });
+const slugify = (owner: Owner, text: string) =>
+  api(owner.page, owner.apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text } });
 
 test('a free tenant is told webhooks need a higher plan', async ({ browser }) => {
   const owner = await newOwner(browser, { agentName: 'Free Hooks Agent' });
@@ -54,7 +55,9 @@ test('a free tenant is told webhooks need a higher plan', async ({ browser }) =>
   expect(consoleErrors).toEqual([]);
 });
 
-test('subscribe a receiver, see deliveries with attempts, test, auto-disable and enable, replay; another tenant sees nothing', async ({ browser }) => {
+test('subscribe a receiver, see deliveries with attempts, test, auto-disable and enable, replay; another tenant sees nothing', async ({
+  browser,
+}) => {
   test.setTimeout(420_000);
   const receiver = await startReceiver();
   try {
@@ -131,7 +134,10 @@ test('subscribe a receiver, see deliveries with attempts, test, auto-disable and
       await expect(page.getByTestId('webhook-status')).toContainText('Disabled', { timeout: 5_000 });
     }).toPass({ timeout: 120_000 });
     await expect(page.getByRole('alert').filter({ hasText: 'failed deliveries in a row' })).toBeVisible();
-    const failed = page.getByTestId('delivery').filter({ has: page.getByText('failed', { exact: true }) }).first();
+    const failed = page
+      .getByTestId('delivery')
+      .filter({ has: page.getByText('failed', { exact: true }) })
+      .first();
     await failed.getByRole('button').click();
     await expect(failed.getByTestId('attempts')).toContainText('500');
     await expect(failed.getByTestId('attempts')).toContainText('receiver down for the test');

@@ -18,7 +18,13 @@ test('a workflow run is started and followed to completion in the dashboard', as
     steps: [
       { id: 'slug', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } },
       { id: 'hash', module: 'crypto', action: 'hash', input: { text: '{{steps.slug.output.slug}}' }, depends_on: ['slug'] },
-      { id: 'upper', module: 'text', action: 'slugify', input: { text: '{{steps.slug.output.slug}}', separator: '_' }, depends_on: ['slug'] },
+      {
+        id: 'upper',
+        module: 'text',
+        action: 'slugify',
+        input: { text: '{{steps.slug.output.slug}}', separator: '_' },
+        depends_on: ['slug'],
+      },
     ],
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);

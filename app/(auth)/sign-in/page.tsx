@@ -36,7 +36,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
             value={`curl -X POST '${env.authPublicUrl}/auth/v1/token?grant_type=password' \\\n  -H 'apikey: ${env.anonKey}' -H 'content-type: application/json' \\\n  -d '{"email":"you@example.com","password":"…"}'`}
           />
           <p className="text-slate-700 dark:text-slate-300">
-            Send the returned <code className="font-mono">access_token</code> as <code className="font-mono">Authorization: Bearer …</code>. See{' '}
+            Send the returned <code className="font-mono">access_token</code> as <code className="font-mono">Authorization: Bearer …</code>.
+            See{' '}
             <a className="text-indigo-700 underline dark:text-indigo-300" href="/api/llms.txt">
               the API guide
             </a>

@@ -44,24 +44,45 @@ export function AdminView() {
 
   return (
     <div className="grid gap-8">
-      <PageHeader title="Admin" description="Operators only: every tenant with its plan and usage, disabled webhooks to re-enable, and recent failed deliveries." />
+      <PageHeader
+        title="Admin"
+        description="Operators only: every tenant with its plan and usage, disabled webhooks to re-enable, and recent failed deliveries."
+      />
       <section aria-labelledby="tenants-heading" className="grid gap-3">
         <h2 id="tenants-heading" className="text-lg font-semibold">
           Tenants
         </h2>
-        {tenants.isPending ? <SkeletonRows rows={5} label="Loading tenants" /> : tenants.isError ? <QueryError error={tenants.error} retry={() => void tenants.refetch()} /> : <TenantsTable data={tenants.data} />}
+        {tenants.isPending ? (
+          <SkeletonRows rows={5} label="Loading tenants" />
+        ) : tenants.isError ? (
+          <QueryError error={tenants.error} retry={() => void tenants.refetch()} />
+        ) : (
+          <TenantsTable data={tenants.data} />
+        )}
       </section>
       <section aria-labelledby="disabled-heading" className="grid gap-3">
         <h2 id="disabled-heading" className="text-lg font-semibold">
           Disabled webhooks
         </h2>
-        {disabled.isPending ? <SkeletonRows rows={3} label="Loading disabled webhooks" /> : disabled.isError ? <QueryError error={disabled.error} retry={() => void disabled.refetch()} /> : <DisabledTable data={disabled.data} />}
+        {disabled.isPending ? (
+          <SkeletonRows rows={3} label="Loading disabled webhooks" />
+        ) : disabled.isError ? (
+          <QueryError error={disabled.error} retry={() => void disabled.refetch()} />
+        ) : (
+          <DisabledTable data={disabled.data} />
+        )}
       </section>
       <section aria-labelledby="failed-heading" className="grid gap-3">
         <h2 id="failed-heading" className="text-lg font-semibold">
           Recent failed deliveries
         </h2>
-        {failed.isPending ? <SkeletonRows rows={3} label="Loading failed deliveries" /> : failed.isError ? <QueryError error={failed.error} retry={() => void failed.refetch()} /> : <FailedTable data={failed.data} />}
+        {failed.isPending ? (
+          <SkeletonRows rows={3} label="Loading failed deliveries" />
+        ) : failed.isError ? (
+          <QueryError error={failed.error} retry={() => void failed.refetch()} />
+        ) : (
+          <FailedTable data={failed.data} />
+        )}
       </section>
     </div>
   );
@@ -81,7 +102,11 @@ function TenantsTable({ data }: { data: RouterOutputs['admin']['listTenants'] })
         </div>
       ),
     },
-    { accessorKey: 'plan', header: 'Plan', cell: ({ row }) => <Badge tone={row.original.plan === 'free' ? 'neutral' : 'info'}>{row.original.plan}</Badge> },
+    {
+      accessorKey: 'plan',
+      header: 'Plan',
+      cell: ({ row }) => <Badge tone={row.original.plan === 'free' ? 'neutral' : 'info'}>{row.original.plan}</Badge>,
+    },
     {
       accessorKey: 'executions_this_cycle',
       header: 'Executions (cycle)',
@@ -109,12 +134,27 @@ function TenantsTable({ data }: { data: RouterOutputs['admin']['listTenants'] })
       ),
     },
     { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => <TenantStatus tenant={row.original} /> },
-    { id: 'actions', header: () => <span className="sr-only">Actions</span>, enableSorting: false, cell: ({ row }) => <ChangePlanDialog tenant={row.original} /> },
+    {
+      id: 'actions',
+      header: () => <span className="sr-only">Actions</span>,
+      enableSorting: false,
+      cell: ({ row }) => <ChangePlanDialog tenant={row.original} />,
+    },
   ];
   return (
     <>
-      <DataTable columns={columns} data={data.data} caption="Tenants" getRowId={(t) => t.tenant_id} empty={<EmptyState title="No tenants yet">Tenants appear here as they register.</EmptyState>} />
-      {data.has_more ? <p className="text-xs text-slate-600 dark:text-slate-400">The newest 100 tenants are shown (GET /api/v1/admin/tenants pages through all of them).</p> : null}
+      <DataTable
+        columns={columns}
+        data={data.data}
+        caption="Tenants"
+        getRowId={(t) => t.tenant_id}
+        empty={<EmptyState title="No tenants yet">Tenants appear here as they register.</EmptyState>}
+      />
+      {data.has_more ? (
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          The newest 100 tenants are shown (GET /api/v1/admin/tenants pages through all of them).
+        </p>
+      ) : null}
     </>
   );
 }
@@ -122,8 +162,18 @@ function TenantsTable({ data }: { data: RouterOutputs['admin']['listTenants'] })
 function TenantStatus({ tenant }: { tenant: Tenant }) {
   const quota = tenant.terms.executions_per_month;
   const badges = [];
-  if (quota !== null && tenant.executions_this_cycle >= quota) badges.push(<Badge key="q" tone={tenant.terms.overage === 'pause' ? 'danger' : 'warning'}>{tenant.terms.overage === 'pause' ? 'Quota reached: paused' : 'In overage'}</Badge>);
-  if (tenant.disabled_webhooks) badges.push(<Badge key="w" tone="danger">{tenant.disabled_webhooks} disabled webhook{tenant.disabled_webhooks === 1 ? '' : 's'}</Badge>);
+  if (quota !== null && tenant.executions_this_cycle >= quota)
+    badges.push(
+      <Badge key="q" tone={tenant.terms.overage === 'pause' ? 'danger' : 'warning'}>
+        {tenant.terms.overage === 'pause' ? 'Quota reached: paused' : 'In overage'}
+      </Badge>,
+    );
+  if (tenant.disabled_webhooks)
+    badges.push(
+      <Badge key="w" tone="danger">
+        {tenant.disabled_webhooks} disabled webhook{tenant.disabled_webhooks === 1 ? '' : 's'}
+      </Badge>,
+    );
   return <span className="flex flex-wrap gap-1">{badges.length ? badges : <Badge tone="success">OK</Badge>}</span>;
 }
 
@@ -133,7 +183,10 @@ const planForm = z.object({
   requests_per_minute: z
     .string()
     .trim()
-    .refine((v) => v === '' || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= REQUESTS_PER_MINUTE_MAX), `A whole number from 1 to ${REQUESTS_PER_MINUTE_MAX.toLocaleString('en-US')}, or empty for the plan’s limit`),
+    .refine(
+      (v) => v === '' || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= REQUESTS_PER_MINUTE_MAX),
+      `A whole number from 1 to ${REQUESTS_PER_MINUTE_MAX.toLocaleString('en-US')}, or empty for the plan’s limit`,
+    ),
 });
 type PlanForm = z.infer<typeof planForm>;
 
@@ -144,7 +197,10 @@ function ChangePlanDialog({ tenant }: { tenant: Tenant }) {
   const [apiError, setApiError] = useState<string>();
   const form = useForm<PlanForm>({
     resolver: zodResolver(planForm),
-    defaultValues: { plan: tenant.plan, requests_per_minute: tenant.requests_per_minute_override === null ? '' : String(tenant.requests_per_minute_override) },
+    defaultValues: {
+      plan: tenant.plan,
+      requests_per_minute: tenant.requests_per_minute_override === null ? '' : String(tenant.requests_per_minute_override),
+    },
   });
   const change = useMutation(
     trpc.admin.changePlan.mutationOptions({
@@ -170,7 +226,10 @@ function ChangePlanDialog({ tenant }: { tenant: Tenant }) {
         setOpen(next);
         if (next) {
           setApiError(undefined);
-          form.reset({ plan: tenant.plan, requests_per_minute: tenant.requests_per_minute_override === null ? '' : String(tenant.requests_per_minute_override) });
+          form.reset({
+            plan: tenant.plan,
+            requests_per_minute: tenant.requests_per_minute_override === null ? '' : String(tenant.requests_per_minute_override),
+          });
         }
       }}
     >
@@ -179,7 +238,10 @@ function ChangePlanDialog({ tenant }: { tenant: Tenant }) {
           Change plan
         </Button>
       </DialogTrigger>
-      <DialogContent title={`Change plan: ${tenant.agent_name}`} description={`${tenant.owner_email} is on ${tenant.plan}. The change takes effect at once and is prorated on the invoice.`}>
+      <DialogContent
+        title={`Change plan: ${tenant.agent_name}`}
+        description={`${tenant.owner_email} is on ${tenant.plan}. The change takes effect at once and is prorated on the invoice.`}
+      >
         <form
           className="grid gap-4"
           noValidate
@@ -265,13 +327,21 @@ function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhook
       ),
     },
     { accessorKey: 'consecutive_failures', header: 'Failures in a row' },
-    { accessorKey: 'disabled_at', header: 'Disabled', cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.disabled_at)}</span> },
+    {
+      accessorKey: 'disabled_at',
+      header: 'Disabled',
+      cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.disabled_at)}</span>,
+    },
     {
       id: 'actions',
       header: () => <span className="sr-only">Actions</span>,
       enableSorting: false,
       cell: ({ row }) => (
-        <Button size="sm" aria-label={`Re-enable ${row.original.url} of ${row.original.agent_name}`} onClick={() => enable.mutate({ id: row.original.id })}>
+        <Button
+          size="sm"
+          aria-label={`Re-enable ${row.original.url} of ${row.original.agent_name}`}
+          onClick={() => enable.mutate({ id: row.original.id })}
+        >
           Re-enable
         </Button>
       ),
@@ -283,7 +353,11 @@ function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhook
       data={data.data}
       caption="Disabled webhook subscriptions"
       getRowId={(w) => w.id}
-      empty={<EmptyState title="No disabled webhooks">A subscription is disabled after repeated failed deliveries; it appears here to be re-enabled once its receiver works again.</EmptyState>}
+      empty={
+        <EmptyState title="No disabled webhooks">
+          A subscription is disabled after repeated failed deliveries; it appears here to be re-enabled once its receiver works again.
+        </EmptyState>
+      }
     />
   );
 }

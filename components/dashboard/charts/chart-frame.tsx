@@ -36,7 +36,14 @@ export function ChartFrame({
             {description}
           </p>
         </div>
-        <Button type="button" size="sm" variant="ghost" aria-expanded={showData} aria-controls={showData ? `${id}-data` : undefined} onClick={() => setShowData((v) => !v)}>
+        <Button
+          type="button"
+          size="sm"
+          variant="ghost"
+          aria-expanded={showData}
+          aria-controls={showData ? `${id}-data` : undefined}
+          onClick={() => setShowData((v) => !v)}
+        >
           {showData ? 'Hide data' : 'Show data'}
         </Button>
       </div>
@@ -78,7 +85,17 @@ export function ChartTable({ caption, headers, rows }: { caption: string; header
       <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
         {rows.map((row) => (
           <tr key={String(row[0])}>
-            {row.map((cell, i) => (i === 0 ? <th key={i} scope="row" className="px-3 py-1.5 font-normal">{cell}</th> : <td key={i} className="px-3 py-1.5 tabular-nums">{cell}</td>))}
+            {row.map((cell, i) =>
+              i === 0 ? (
+                <th key={i} scope="row" className="px-3 py-1.5 font-normal">
+                  {cell}
+                </th>
+              ) : (
+                <td key={i} className="px-3 py-1.5 tabular-nums">
+                  {cell}
+                </td>
+              ),
+            )}
           </tr>
         ))}
       </tbody>

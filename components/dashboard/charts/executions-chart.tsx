@@ -14,7 +14,15 @@ export interface DailyExecutions {
  * Executions per UTC day, succeeded and failed stacked (numbers straight from
  * `billing.usage.daily`: succeeded = executions − failures, the API's own split).
  */
-export function ExecutionsPerDayChart({ daily, title = 'Executions per day', testId }: { daily: DailyExecutions[]; title?: string; testId?: string }) {
+export function ExecutionsPerDayChart({
+  daily,
+  title = 'Executions per day',
+  testId,
+}: {
+  daily: DailyExecutions[];
+  title?: string;
+  testId?: string;
+}) {
   const data = daily.map((d) => ({ day: d.date.slice(5), date: d.date, succeeded: d.executions - d.failures, failed: d.failures }));
   const total = daily.reduce((n, d) => n + d.executions, 0);
   return (
@@ -22,7 +30,9 @@ export function ExecutionsPerDayChart({ daily, title = 'Executions per day', tes
       <ChartFrame
         title={title}
         description={`Succeeded and failed executions per UTC day this cycle: ${total} in all.`}
-        table={<ChartTable caption={title} headers={['Day', 'Succeeded', 'Failed']} rows={data.map((d) => [d.date, d.succeeded, d.failed])} />}
+        table={
+          <ChartTable caption={title} headers={['Day', 'Succeeded', 'Failed']} rows={data.map((d) => [d.date, d.succeeded, d.failed])} />
+        }
       >
         <ResponsiveContainer width="100%" height="100%">
           <BarChart {...chartSurfaceProps} data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>

@@ -20,7 +20,10 @@ export function ExecutionDetail({ executionId }: { executionId: string }) {
   const execution = useQuery(trpc.executions.get.queryOptions({ execution_id: executionId }));
 
   const back = (
-    <Link href="/dashboard/executions" className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+    <Link
+      href="/dashboard/executions"
+      className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+    >
       ← All executions
     </Link>
   );
@@ -70,7 +73,10 @@ export function ExecutionDetail({ executionId }: { executionId: string }) {
           <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[10rem_1fr]" data-testid="execution-details">
             <dt className="text-slate-600 dark:text-slate-400">Module</dt>
             <dd>
-              <Link className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300" href={`/dashboard/modules/${encodeURIComponent(e.module)}`}>
+              <Link
+                className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+                href={`/dashboard/modules/${encodeURIComponent(e.module)}`}
+              >
                 {e.module}
               </Link>
             </dd>
@@ -106,7 +112,9 @@ export function ExecutionDetail({ executionId }: { executionId: string }) {
         </CardHeader>
         <CardContent>
           {output === null ? (
-            <p className="text-sm text-slate-600 dark:text-slate-400">{e.status === 'running' ? 'No output yet: the execution is still running.' : 'This execution has no output.'}</p>
+            <p className="text-sm text-slate-600 dark:text-slate-400">
+              {e.status === 'running' ? 'No output yet: the execution is still running.' : 'This execution has no output.'}
+            </p>
           ) : (
             <Copyable value={output} label="output" testId="execution-output" />
           )}

@@ -16,14 +16,26 @@ const columns: ColumnDef<ExecutionRow, unknown>[] = [
     header: 'Execution',
     enableSorting: false,
     cell: ({ row }) => (
-      <Link href={`/dashboard/executions/${encodeURIComponent(row.original.execution_id)}`} className="font-mono text-xs text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+      <Link
+        href={`/dashboard/executions/${encodeURIComponent(row.original.execution_id)}`}
+        className="font-mono text-xs text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+      >
         {row.original.execution_id}
       </Link>
     ),
   },
-  { id: 'action', accessorFn: (r) => `${r.module}.${r.action}`, header: 'Action', cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span> },
+  {
+    id: 'action',
+    accessorFn: (r) => `${r.module}.${r.action}`,
+    header: 'Action',
+    cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span>,
+  },
   { accessorKey: 'status', header: 'Status', cell: ({ row }) => <ExecutionStatusBadge status={row.original.status} /> },
-  { accessorKey: 'latency_ms', header: 'Latency', cell: ({ row }) => <span className="tabular-nums">{formatMs(row.original.latency_ms)}</span> },
+  {
+    accessorKey: 'latency_ms',
+    header: 'Latency',
+    cell: ({ row }) => <span className="tabular-nums">{formatMs(row.original.latency_ms)}</span>,
+  },
   { accessorKey: 'source', header: 'Source' },
   {
     accessorKey: 'created_at',

@@ -110,7 +110,9 @@ export function ExecutionsView() {
     ...(timeWindow.since && timeWindow.range === filters.range ? { since: timeWindow.since } : {}),
   };
   const client = useTRPCClient();
-  const list = useCursorPages(trpc.executions.list.queryKey(input), (cursor) => client.executions.list.query({ ...input, ...(cursor ? { cursor } : {}) }));
+  const list = useCursorPages(trpc.executions.list.queryKey(input), (cursor) =>
+    client.executions.list.query({ ...input, ...(cursor ? { cursor } : {}) }),
+  );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   const searchedBackTo = list.data?.pages.at(-1)?.searched_back_to;
   const filtered = Boolean(filters.q || filters.module || filters.status || filters.range);
@@ -143,7 +145,10 @@ export function ExecutionsView() {
         </Button>
       </form>
 
-      <section aria-label="Filters" className="grid gap-3 rounded-xl border border-slate-200 bg-white p-4 sm:grid-cols-3 dark:border-slate-800 dark:bg-slate-900">
+      <section
+        aria-label="Filters"
+        className="grid gap-3 rounded-xl border border-slate-200 bg-white p-4 sm:grid-cols-3 dark:border-slate-800 dark:bg-slate-900"
+      >
         <form
           role="search"
           aria-label="Executions"
@@ -166,14 +171,20 @@ export function ExecutionsView() {
             spellCheck={false}
           />
           <p id={`${id}-q-help`} className="text-xs text-slate-600 dark:text-slate-400">
-            An exact execution or request id; otherwise actions starting with the text (<code>slug</code> or <code>text.slug</code>), an error code (<code>timeout</code>) or words
-            in an error message.
+            An exact execution or request id; otherwise actions starting with the text (<code>slug</code> or <code>text.slug</code>), an
+            error code (<code>timeout</code>) or words in an error message.
           </p>
         </form>
         <form onSubmit={applyModule} className="grid gap-2">
           <Label htmlFor={`${id}-module`}>Module</Label>
           <div className="flex gap-2">
-            <Input id={`${id}-module`} value={moduleDraft} onChange={(e) => setModuleDraft(e.target.value)} onBlur={applyModule} placeholder="e.g. text" />
+            <Input
+              id={`${id}-module`}
+              value={moduleDraft}
+              onChange={(e) => setModuleDraft(e.target.value)}
+              onBlur={applyModule}
+              placeholder="e.g. text"
+            />
             <Button type="submit" variant="secondary">
               Filter
             </Button>
@@ -181,7 +192,12 @@ export function ExecutionsView() {
         </form>
         <div className="grid gap-2">
           <Label htmlFor={`${id}-status`}>Status</Label>
-          <select id={`${id}-status`} className={selectClass} value={filters.status} onChange={(e) => show({ status: e.target.value as Filters['status'] })}>
+          <select
+            id={`${id}-status`}
+            className={selectClass}
+            value={filters.status}
+            onChange={(e) => show({ status: e.target.value as Filters['status'] })}
+          >
             {STATUSES.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
@@ -218,7 +234,11 @@ export function ExecutionsView() {
             empty={
               filtered ? (
                 <EmptyState
-                  title={filters.q ? `No execution matches “${filters.q}”${filters.module || filters.status || filters.range ? ' with these filters' : ''}` : 'No execution matches these filters'}
+                  title={
+                    filters.q
+                      ? `No execution matches “${filters.q}”${filters.module || filters.status || filters.range ? ' with these filters' : ''}`
+                      : 'No execution matches these filters'
+                  }
                   action={
                     <Button variant="secondary" onClick={() => show({ q: '', module: '', status: '', range: '' })}>
                       Clear {filters.q ? 'search and ' : ''}filters
@@ -242,7 +262,11 @@ export function ExecutionsView() {
           />
           <p className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="executions-count">
             {filters.q ? `${rows.length} found` : `${rows.length} shown`}
-            {list.hasNextPage ? (filters.q && searchedBackTo ? `, searched back to ${formatDateTime(searchedBackTo)}; more to search` : ', more available') : ''}
+            {list.hasNextPage
+              ? filters.q && searchedBackTo
+                ? `, searched back to ${formatDateTime(searchedBackTo)}; more to search`
+                : ', more available'
+              : ''}
           </p>
           <LoadMore list={list} />
         </div>

@@ -29,7 +29,10 @@ export function InvoiceDetail({ invoiceId }: { invoiceId: string }) {
   const [pdfError, setPdfError] = useState<string>();
 
   const back = (
-    <Link href="/dashboard/invoices" className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline print:hidden dark:text-indigo-300">
+    <Link
+      href="/dashboard/invoices"
+      className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline print:hidden dark:text-indigo-300"
+    >
       ← All invoices
     </Link>
   );
@@ -183,7 +186,8 @@ export function InvoiceDetail({ invoiceId }: { invoiceId: string }) {
           </table>
         </div>
         <p className="text-xs text-slate-600 dark:text-slate-400 print:text-black">
-          Scripts fetch this invoice as PDF with an API key (scope billing:read): <code className="font-mono break-all">GET {inv.pdf_url}</code>
+          Scripts fetch this invoice as PDF with an API key (scope billing:read):{' '}
+          <code className="font-mono break-all">GET {inv.pdf_url}</code>
         </p>
       </article>
     </div>

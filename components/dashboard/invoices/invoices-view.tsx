@@ -24,14 +24,31 @@ const columns: ColumnDef<Invoice, unknown>[] = [
     accessorKey: 'number',
     header: 'Invoice',
     cell: ({ row }) => (
-      <Link href={`/dashboard/invoices/${encodeURIComponent(row.original.id)}`} className="font-mono text-xs text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+      <Link
+        href={`/dashboard/invoices/${encodeURIComponent(row.original.id)}`}
+        className="font-mono text-xs text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+      >
         {row.original.number}
       </Link>
     ),
   },
-  { id: 'period', accessorFn: (r) => r.period_start, header: 'Period', cell: ({ row }) => <span className="whitespace-nowrap">{formatDate(row.original.period_start)} – {formatDate(lastDayOf(row.original.period_end))}</span> },
+  {
+    id: 'period',
+    accessorFn: (r) => r.period_start,
+    header: 'Period',
+    cell: ({ row }) => (
+      <span className="whitespace-nowrap">
+        {formatDate(row.original.period_start)} – {formatDate(lastDayOf(row.original.period_end))}
+      </span>
+    ),
+  },
   { accessorKey: 'status', header: 'Status', cell: ({ row }) => <InvoiceStatusBadge status={row.original.status} /> },
-  { id: 'total', accessorFn: (r) => Number(r.total_usd), header: 'Total', cell: ({ row }) => <span className="tabular-nums">${row.original.total_usd}</span> },
+  {
+    id: 'total',
+    accessorFn: (r) => Number(r.total_usd),
+    header: 'Total',
+    cell: ({ row }) => <span className="tabular-nums">${row.original.total_usd}</span>,
+  },
   { accessorKey: 'created_at', header: 'Issued', cell: ({ row }) => formatDate(row.original.created_at) },
 ];
 
@@ -39,11 +56,16 @@ const columns: ColumnDef<Invoice, unknown>[] = [
 export function InvoicesView() {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  const list = useCursorPages(trpc.invoices.list.queryKey({ limit: 24 }), (cursor) => client.invoices.list.query({ limit: 24, ...(cursor ? { cursor } : {}) }));
+  const list = useCursorPages(trpc.invoices.list.queryKey({ limit: 24 }), (cursor) =>
+    client.invoices.list.query({ limit: 24, ...(cursor ? { cursor } : {}) }),
+  );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   return (
     <div className="grid gap-6">
-      <PageHeader title="Invoices" description="One invoice per closed billing cycle (a calendar month, UTC): the monthly fee, prorated when the plan changed, and the overage." />
+      <PageHeader
+        title="Invoices"
+        description="One invoice per closed billing cycle (a calendar month, UTC): the monthly fee, prorated when the plan changed, and the overage."
+      />
       {list.isPending ? (
         <SkeletonRows rows={4} label="Loading invoices" />
       ) : !list.data ? (

@@ -52,7 +52,9 @@ export function KeysView() {
   const client = useTRPCClient();
   // Both queries start together (one round of requests).
   const me = useQuery(trpc.tenants.me.queryOptions({}));
-  const keys = useCursorPages(trpc.keys.list.queryKey(LIST_INPUT), (cursor) => client.keys.list.query({ ...LIST_INPUT, ...(cursor ? { cursor } : {}) }));
+  const keys = useCursorPages(trpc.keys.list.queryKey(LIST_INPUT), (cursor) =>
+    client.keys.list.query({ ...LIST_INPUT, ...(cursor ? { cursor } : {}) }),
+  );
   const rows = keys.data?.pages.flatMap((p) => p.data) ?? [];
   const [creating, setCreating] = useState(false);
   const planLimited = me.data?.plan === 'free';
@@ -73,8 +75,8 @@ export function KeysView() {
       {planLimited ? (
         <Alert title="Your plan includes one key" id={limitId} data-testid="keys-plan-limit">
           <p>
-            The free plan comes with one API key: the primary key, with full access (scope <code>*</code>). Creating additional keys with their own scopes needs the{' '}
-            <span className="font-medium capitalize">{MULTIPLE_KEYS_PLAN}</span> plan or above.
+            The free plan comes with one API key: the primary key, with full access (scope <code>*</code>). Creating additional keys with
+            their own scopes needs the <span className="font-medium capitalize">{MULTIPLE_KEYS_PLAN}</span> plan or above.
           </p>
           <p className="mt-2">
             <Link href="/dashboard/usage" className="font-medium text-indigo-700 underline underline-offset-2 dark:text-indigo-300">
@@ -131,7 +133,11 @@ const columns: ColumnDef<KeySummary, unknown>[] = [
       </div>
     ),
   },
-  { accessorKey: 'prefix', header: 'Prefix', cell: ({ row }) => <code className="font-mono text-xs whitespace-nowrap">{row.original.prefix}…</code> },
+  {
+    accessorKey: 'prefix',
+    header: 'Prefix',
+    cell: ({ row }) => <code className="font-mono text-xs whitespace-nowrap">{row.original.prefix}…</code>,
+  },
   { id: 'scopes', header: 'Scopes', enableSorting: false, cell: ({ row }) => <ScopeBadges scopes={row.original.scopes} /> },
   {
     id: 'state',
@@ -147,7 +153,11 @@ const columns: ColumnDef<KeySummary, unknown>[] = [
         <Badge tone="success">Active</Badge>
       ),
   },
-  { accessorKey: 'created_at', header: 'Created', cell: ({ row }) => <span className="whitespace-nowrap">{formatDateTime(row.original.created_at)}</span> },
+  {
+    accessorKey: 'created_at',
+    header: 'Created',
+    cell: ({ row }) => <span className="whitespace-nowrap">{formatDateTime(row.original.created_at)}</span>,
+  },
   {
     accessorKey: 'last_used_at',
     header: 'Last used',
@@ -160,7 +170,12 @@ const columns: ColumnDef<KeySummary, unknown>[] = [
         'Never'
       ),
   },
-  { id: 'actions', header: () => <span className="sr-only">Actions</span>, enableSorting: false, cell: ({ row }) => <KeyActions keyRow={row.original} /> },
+  {
+    id: 'actions',
+    header: () => <span className="sr-only">Actions</span>,
+    enableSorting: false,
+    cell: ({ row }) => <KeyActions keyRow={row.original} />,
+  },
 ];
 
 function KeysTable({ keys }: { keys: KeySummary[] }) {
@@ -170,11 +185,7 @@ function KeysTable({ keys }: { keys: KeySummary[] }) {
       data={keys}
       caption="Your API keys"
       getRowId={(k) => k.key_id}
-      empty={
-        <EmptyState title="No keys yet">
-          Create a key to call the API from your agents and scripts.
-        </EmptyState>
-      }
+      empty={<EmptyState title="No keys yet">Create a key to call the API from your agents and scripts.</EmptyState>}
     />
   );
 }
@@ -218,7 +229,8 @@ function KeyActions({ keyRow }: { keyRow: KeySummary }) {
         title={`Revoke “${keyRow.name}”?`}
         description={
           <>
-            Every client using the key <code className="font-mono">{keyRow.prefix}…</code> is refused from its next request, on every instance. This cannot be undone.
+            Every client using the key <code className="font-mono">{keyRow.prefix}…</code> is refused from its next request, on every
+            instance. This cannot be undone.
           </>
         }
         confirmLabel="Revoke key"
@@ -287,7 +299,11 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
 
   return (
     <Dialog open={open} onOpenChange={close}>
-      <DialogContent title={secret ? 'Your new key' : 'Create an API key'} description={secret ? undefined : 'Give the key a name and only the scopes its client needs.'} className="max-w-xl">
+      <DialogContent
+        title={secret ? 'Your new key' : 'Create an API key'}
+        description={secret ? undefined : 'Give the key a name and only the scopes its client needs.'}
+        className="max-w-xl"
+      >
         {secret ? (
           <div className="grid grid-cols-1 gap-4">
             <OneTimeSecret value={secret} label="API key" />
@@ -298,7 +314,14 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
         ) : (
           <form onSubmit={onSubmit} noValidate className="grid grid-cols-1 gap-4">
             {create.isError ? <Alert variant="error">{errorMessage(create.error)}</Alert> : null}
-            <FormField label="Name" autoComplete="off" placeholder="e.g. research-bot production" required error={form.formState.errors.name?.message} {...form.register('name')} />
+            <FormField
+              label="Name"
+              autoComplete="off"
+              placeholder="e.g. research-bot production"
+              required
+              error={form.formState.errors.name?.message}
+              {...form.register('name')}
+            />
             <fieldset className="grid grid-cols-1 gap-2" aria-describedby={scopesError ? `${legendId}-error` : undefined}>
               <legend id={legendId} className="mb-1 text-sm font-medium text-slate-800 dark:text-slate-200">
                 Scopes
@@ -307,7 +330,13 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
                 const id = `${legendId}-${scope}`;
                 return (
                   <div key={scope} className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
-                    <Checkbox id={id} className="mt-0.5" checked={chosen.includes(scope)} onCheckedChange={(v) => toggle(scope, v === true)} aria-describedby={`${id}-meaning`} />
+                    <Checkbox
+                      id={id}
+                      className="mt-0.5"
+                      checked={chosen.includes(scope)}
+                      onCheckedChange={(v) => toggle(scope, v === true)}
+                      aria-describedby={`${id}-meaning`}
+                    />
                     <div className="grid grid-cols-1 gap-0.5">
                       <Label htmlFor={id} className="font-mono">
                         {scope}
@@ -353,7 +382,10 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
   const queryClient = useQueryClient();
   const rotate = useMutation(trpc.keys.rotate.mutationOptions());
   const [result, setResult] = useState<{ secret: string; oldUntil: string | null }>();
-  const form = useForm<z.input<typeof rotateSchema>, unknown, z.output<typeof rotateSchema>>({ resolver: zodResolver(rotateSchema), defaultValues: { grace: String(DEFAULT_GRACE_SECONDS) } });
+  const form = useForm<z.input<typeof rotateSchema>, unknown, z.output<typeof rotateSchema>>({
+    resolver: zodResolver(rotateSchema),
+    defaultValues: { grace: String(DEFAULT_GRACE_SECONDS) },
+  });
 
   const close = (next: boolean) => {
     onOpenChange(next);
@@ -379,12 +411,17 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
 
   return (
     <Dialog open={open} onOpenChange={close}>
-      <DialogContent title={`Rotate “${keyRow.name}”`} description={result ? undefined : 'Issues a new secret for the same key (same id, name and scopes).'}>
+      <DialogContent
+        title={`Rotate “${keyRow.name}”`}
+        description={result ? undefined : 'Issues a new secret for the same key (same id, name and scopes).'}
+      >
         {result ? (
           <div className="grid grid-cols-1 gap-4">
             <OneTimeSecret value={result.secret} label="new API key">
               <p className="mt-1">
-                {result.oldUntil ? `The old secret keeps working until ${formatDateTime(result.oldUntil)}.` : 'The old secret stopped working now.'}
+                {result.oldUntil
+                  ? `The old secret keeps working until ${formatDateTime(result.oldUntil)}.`
+                  : 'The old secret stopped working now.'}
               </p>
             </OneTimeSecret>
             <div className="flex justify-end">

@@ -68,8 +68,17 @@ export function MemoryView() {
 
   return (
     <div className="grid gap-6">
-      <PageHeader title="Memory" description="What your agents remember: browse an agent's entries, search them, read a value, delete what should go." />
-      <form role="search" aria-label="Memory entries" className="grid gap-3 sm:grid-cols-[1fr_1fr_10rem_auto] sm:items-end" onSubmit={apply} noValidate>
+      <PageHeader
+        title="Memory"
+        description="What your agents remember: browse an agent's entries, search them, read a value, delete what should go."
+      />
+      <form
+        role="search"
+        aria-label="Memory entries"
+        className="grid gap-3 sm:grid-cols-[1fr_1fr_10rem_auto] sm:items-end"
+        onSubmit={apply}
+        noValidate
+      >
         <div className="grid gap-2">
           <Label htmlFor={ids.agent}>Agent id</Label>
           <Input
@@ -84,7 +93,13 @@ export function MemoryView() {
         </div>
         <div className="grid gap-2">
           <Label htmlFor={ids.q}>Search keys and values</Label>
-          <Input id={ids.q} type="search" value={draft.q} onChange={(e) => setDraft({ ...draft, q: e.target.value })} placeholder='e.g. invoice, "due date"' />
+          <Input
+            id={ids.q}
+            type="search"
+            value={draft.q}
+            onChange={(e) => setDraft({ ...draft, q: e.target.value })}
+            placeholder='e.g. invoice, "due date"'
+          />
         </div>
         <div className="grid gap-2">
           <Label htmlFor={ids.tag}>Tag</Label>
@@ -109,7 +124,8 @@ export function MemoryView() {
         <Entries agent={agent} q={q} tag={tag} />
       ) : (
         <EmptyState title={agents.data?.data.length ? 'Choose an agent' : 'No memory yet'}>
-          Memory is kept per agent: enter the <code>agent_id</code> your agent writes with (POST /api/v1/memory or the memory tools), then search its entries by text or tag.
+          Memory is kept per agent: enter the <code>agent_id</code> your agent writes with (POST /api/v1/memory or the memory tools), then
+          search its entries by text or tag.
         </EmptyState>
       )}
     </div>
@@ -117,7 +133,15 @@ export function MemoryView() {
 }
 
 /** The tenant's agents that have entries (memory.agents), one click to browse each. */
-function AgentPicker({ agents, current, onPick }: { agents: UseQueryResult<RouterOutputs['memory']['agents'], unknown>; current: string; onPick: (agent: string) => void }) {
+function AgentPicker({
+  agents,
+  current,
+  onPick,
+}: {
+  agents: UseQueryResult<RouterOutputs['memory']['agents'], unknown>;
+  current: string;
+  onPick: (agent: string) => void;
+}) {
   if (agents.isPending) return <Skeleton className="h-8 w-2/3" />;
   if (agents.isError) return <QueryError error={agents.error} retry={() => void agents.refetch()} />;
   if (agents.data.data.length === 0) return null;
@@ -129,7 +153,12 @@ function AgentPicker({ agents, current, onPick }: { agents: UseQueryResult<Route
       <ul aria-labelledby="agents-label" className="flex flex-wrap gap-2">
         {agents.data.data.map((a) => (
           <li key={a.agent_id}>
-            <Button size="sm" variant={a.agent_id === current ? 'default' : 'secondary'} aria-pressed={a.agent_id === current} onClick={() => onPick(a.agent_id)}>
+            <Button
+              size="sm"
+              variant={a.agent_id === current ? 'default' : 'secondary'}
+              aria-pressed={a.agent_id === current}
+              onClick={() => onPick(a.agent_id)}
+            >
               <span className="font-mono">{a.agent_id}</span>
               <Badge className="ml-1">{a.entries}</Badge>
             </Button>
@@ -146,18 +175,26 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
   const input = { agent_id: agent, limit: PAGE_SIZE, ...(q ? { q } : {}), ...(tag ? { tag } : {}) };
   // Pages read so far: the first, then one per "Load more" (the cursor of the page before).
   const [cursors, setCursors] = useState<string[]>([]);
-  const pages = useQueries({ queries: [undefined, ...cursors].map((cursor) => trpc.memory.list.queryOptions({ ...input, ...(cursor ? { cursor } : {}) })) });
+  const pages = useQueries({
+    queries: [undefined, ...cursors].map((cursor) => trpc.memory.list.queryOptions({ ...input, ...(cursor ? { cursor } : {}) })),
+  });
   const listKey = trpc.memory.list.queryKey();
   const remove = useMutation(
     trpc.memory.delete.mutationOptions({
       // Optimistic: the row goes at once; back (refetched) if the API refuses.
       onMutate: async (vars) => {
         await queryClient.cancelQueries({ queryKey: listKey });
-        queryClient.setQueriesData<MemoryPage>({ queryKey: listKey }, (old) => (old ? { ...old, data: old.data.filter((e) => !(e.agent_id === vars.agent_id && e.key === vars.key)) } : old));
+        queryClient.setQueriesData<MemoryPage>({ queryKey: listKey }, (old) =>
+          old ? { ...old, data: old.data.filter((e) => !(e.agent_id === vars.agent_id && e.key === vars.key)) } : old,
+        );
       },
       onSuccess: (res) => toast.success(`Deleted “${res.key}”`),
       // The agents' entry counts (the picker's chips) change with a delete too.
-      onSettled: () => void Promise.all([queryClient.invalidateQueries({ queryKey: listKey }), queryClient.invalidateQueries({ queryKey: trpc.memory.agents.queryKey() })]),
+      onSettled: () =>
+        void Promise.all([
+          queryClient.invalidateQueries({ queryKey: listKey }),
+          queryClient.invalidateQueries({ queryKey: trpc.memory.agents.queryKey() }),
+        ]),
     }),
   );
   const first = pages[0]!;
@@ -186,7 +223,11 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
       id: 'value',
       header: 'Value',
       enableSorting: false,
-      cell: ({ row }) => <span className="line-clamp-2 max-w-xs font-mono text-xs break-all text-slate-700 dark:text-slate-300">{JSON.stringify(row.original.value)}</span>,
+      cell: ({ row }) => (
+        <span className="line-clamp-2 max-w-xs font-mono text-xs break-all text-slate-700 dark:text-slate-300">
+          {JSON.stringify(row.original.value)}
+        </span>
+      ),
     },
     {
       id: 'tags',
@@ -194,12 +235,24 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
       enableSorting: false,
       cell: ({ row }) => (
         <span className="flex flex-wrap gap-1">
-          {row.original.tags.length ? row.original.tags.map((t) => <Badge key={t}>{t}</Badge>) : <span className="text-slate-500 dark:text-slate-400">none</span>}
+          {row.original.tags.length ? (
+            row.original.tags.map((t) => <Badge key={t}>{t}</Badge>)
+          ) : (
+            <span className="text-slate-500 dark:text-slate-400">none</span>
+          )}
         </span>
       ),
     },
-    { accessorKey: 'updated_at', header: 'Updated', cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.updated_at)}</span> },
-    { accessorKey: 'expires_at', header: 'Expires', cell: ({ row }) => <span className="whitespace-nowrap">{row.original.expires_at ? when(row.original.expires_at) : 'Never'}</span> },
+    {
+      accessorKey: 'updated_at',
+      header: 'Updated',
+      cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.updated_at)}</span>,
+    },
+    {
+      accessorKey: 'expires_at',
+      header: 'Expires',
+      cell: ({ row }) => <span className="whitespace-nowrap">{row.original.expires_at ? when(row.original.expires_at) : 'Never'}</span>,
+    },
     {
       id: 'actions',
       header: () => <span className="sr-only">Actions</span>,
@@ -212,7 +265,11 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
                 View
               </Button>
             </DialogTrigger>
-            <DialogContent title={row.original.key} description={`Agent ${agent} · updated ${when(row.original.updated_at)}`} className="max-w-2xl">
+            <DialogContent
+              title={row.original.key}
+              description={`Agent ${agent} · updated ${when(row.original.updated_at)}`}
+              className="max-w-2xl"
+            >
               <JsonBlock value={row.original.value} label={`Value of ${row.original.key}`} testId="memory-value" />
             </DialogContent>
           </Dialog>
@@ -225,7 +282,11 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
             title={`Delete “${row.original.key}”?`}
             description={`The entry is removed from agent ${agent}'s memory for good.`}
             confirmLabel="Delete entry"
-            onConfirm={() => remove.mutateAsync({ agent_id: agent, key: row.original.key }).catch((err: unknown) => Promise.reject(new Error(errorMessage(err))))}
+            onConfirm={() =>
+              remove
+                .mutateAsync({ agent_id: agent, key: row.original.key })
+                .catch((err: unknown) => Promise.reject(new Error(errorMessage(err))))
+            }
           />
         </div>
       ),
@@ -247,7 +308,9 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
         getRowId={(e) => e.key}
         empty={
           <EmptyState title={q || tag ? 'No entry matches' : 'No entries for this agent'}>
-            {q || tag ? 'Try other words or another tag.' : 'Check the agent id: entries appear here once the agent writes them (POST /api/v1/memory).'}
+            {q || tag
+              ? 'Try other words or another tag.'
+              : 'Check the agent id: entries appear here once the agent writes them (POST /api/v1/memory).'}
           </EmptyState>
         }
       />

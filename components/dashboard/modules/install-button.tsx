@@ -15,7 +15,13 @@ type ModuleList = RouterOutputs['modules']['list'];
  * the new state at once and are put back if the API refuses (its message, e.g. the plan's module
  * limit, shown verbatim). The caches are refetched afterwards either way.
  */
-export function InstallButton({ module, size = 'sm' }: { module: Pick<ModuleItem, 'name' | 'installed' | 'title'>; size?: 'sm' | 'default' }) {
+export function InstallButton({
+  module,
+  size = 'sm',
+}: {
+  module: Pick<ModuleItem, 'name' | 'installed' | 'title'>;
+  size?: 'sm' | 'default';
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const listKey = trpc.modules.list.queryKey();
@@ -49,7 +55,13 @@ export function InstallButton({ module, size = 'sm' }: { module: Pick<ModuleItem
   const busy = install.isPending || uninstall.isPending;
 
   return module.installed ? (
-    <Button size={size} variant="secondary" loading={busy} aria-label={`Uninstall ${module.title}`} onClick={() => uninstall.mutate({ module: module.name })}>
+    <Button
+      size={size}
+      variant="secondary"
+      loading={busy}
+      aria-label={`Uninstall ${module.title}`}
+      onClick={() => uninstall.mutate({ module: module.name })}
+    >
       Uninstall
     </Button>
   ) : (

@@ -27,7 +27,12 @@ interface TrustComponents {
   feedback: { value: number; weight: number; average: number | null; count: number };
 }
 
-const COMPONENT_LABELS = { certification: 'Certification', success_rate: 'Success rate (30 days)', latency: 'Latency (p95)', feedback: 'Community feedback' } as const;
+const COMPONENT_LABELS = {
+  certification: 'Certification',
+  success_rate: 'Success rate (30 days)',
+  latency: 'Latency (p95)',
+  feedback: 'Community feedback',
+} as const;
 
 /** One module: what it is, its trust and each action with its schemas, examples and a playground link. */
 export function ModuleView({ name }: { name: string }) {
@@ -68,7 +73,12 @@ export function ModuleView({ name }: { name: string }) {
       <PageHeader title={m.title} description={m.description} actions={<InstallButton module={m} size="default" />} />
       <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm sm:grid-cols-4">
         {[
-          ['Name', <span key="n" className="font-mono">{m.name}</span>],
+          [
+            'Name',
+            <span key="n" className="font-mono">
+              {m.name}
+            </span>,
+          ],
           ['Version', m.version],
           ['Publisher', m.publisher],
           ['Category', m.category],
@@ -84,7 +94,13 @@ export function ModuleView({ name }: { name: string }) {
         ))}
       </dl>
 
-      <TrustCard score={m.trust_score} tier={m.certification_tier} trust={trust.data} error={trust.isError ? trust.error : undefined} loading={trust.isPending} />
+      <TrustCard
+        score={m.trust_score}
+        tier={m.certification_tier}
+        trust={trust.data}
+        error={trust.isError ? trust.error : undefined}
+        loading={trust.isPending}
+      />
 
       <CertificationCard report={report.data} error={report.isError ? report.error : undefined} loading={report.isPending} />
 
@@ -100,7 +116,19 @@ export function ModuleView({ name }: { name: string }) {
   );
 }
 
-function TrustCard({ score, tier, trust, error, loading }: { score: number; tier: string; trust?: RouterOutputs['trust']['get']; error?: unknown; loading: boolean }) {
+function TrustCard({
+  score,
+  tier,
+  trust,
+  error,
+  loading,
+}: {
+  score: number;
+  tier: string;
+  trust?: RouterOutputs['trust']['get'];
+  error?: unknown;
+  loading: boolean;
+}) {
   return (
     <Card>
       <CardHeader>
@@ -125,51 +153,79 @@ function TrustCard({ score, tier, trust, error, loading }: { score: number; tier
 
 function TrustTable({ components: c }: { components: TrustComponents }) {
   return (
-          <div className="overflow-x-auto">
-            <table className="w-full text-left text-sm" data-testid="trust-components">
-              <caption className="sr-only">Trust score components</caption>
-              <thead className="text-xs text-slate-600 uppercase dark:text-slate-400">
-                <tr>
-                  <th scope="col" className="py-1 pr-4">Component</th>
-                  <th scope="col" className="py-1 pr-4">Value</th>
-                  <th scope="col" className="py-1 pr-4">Weight</th>
-                  <th scope="col" className="py-1">Based on</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-                <tr>
-                  <th scope="row" className="py-1.5 pr-4 font-medium">{COMPONENT_LABELS.certification}</th>
-                  <td className="pr-4">{c.certification.value}</td>
-                  <td className="pr-4">{c.certification.weight}</td>
-                  <td>{c.certification.tier ? `Tier ${c.certification.tier}` : 'Never certified'}</td>
-                </tr>
-                <tr>
-                  <th scope="row" className="py-1.5 pr-4 font-medium">{COMPONENT_LABELS.success_rate}</th>
-                  <td className="pr-4">{c.success_rate.value}</td>
-                  <td className="pr-4">{c.success_rate.weight}</td>
-                  <td>
-                    {c.success_rate.succeeded} of {c.success_rate.executions} executions succeeded
-                  </td>
-                </tr>
-                <tr>
-                  <th scope="row" className="py-1.5 pr-4 font-medium">{COMPONENT_LABELS.latency}</th>
-                  <td className="pr-4">{c.latency.value}</td>
-                  <td className="pr-4">{c.latency.weight}</td>
-                  <td>{c.latency.p95_ms === null ? 'No data yet' : `p95 ${c.latency.p95_ms} ms (${c.latency.source})`}</td>
-                </tr>
-                <tr>
-                  <th scope="row" className="py-1.5 pr-4 font-medium">{COMPONENT_LABELS.feedback}</th>
-                  <td className="pr-4">{c.feedback.value}</td>
-                  <td className="pr-4">{c.feedback.weight}</td>
-                  <td>{c.feedback.count ? `${c.feedback.average} / 5 from ${c.feedback.count} rating${c.feedback.count === 1 ? '' : 's'}` : 'No ratings yet'}</td>
-                </tr>
-              </tbody>
-            </table>
-          </div>
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm" data-testid="trust-components">
+        <caption className="sr-only">Trust score components</caption>
+        <thead className="text-xs text-slate-600 uppercase dark:text-slate-400">
+          <tr>
+            <th scope="col" className="py-1 pr-4">
+              Component
+            </th>
+            <th scope="col" className="py-1 pr-4">
+              Value
+            </th>
+            <th scope="col" className="py-1 pr-4">
+              Weight
+            </th>
+            <th scope="col" className="py-1">
+              Based on
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+          <tr>
+            <th scope="row" className="py-1.5 pr-4 font-medium">
+              {COMPONENT_LABELS.certification}
+            </th>
+            <td className="pr-4">{c.certification.value}</td>
+            <td className="pr-4">{c.certification.weight}</td>
+            <td>{c.certification.tier ? `Tier ${c.certification.tier}` : 'Never certified'}</td>
+          </tr>
+          <tr>
+            <th scope="row" className="py-1.5 pr-4 font-medium">
+              {COMPONENT_LABELS.success_rate}
+            </th>
+            <td className="pr-4">{c.success_rate.value}</td>
+            <td className="pr-4">{c.success_rate.weight}</td>
+            <td>
+              {c.success_rate.succeeded} of {c.success_rate.executions} executions succeeded
+            </td>
+          </tr>
+          <tr>
+            <th scope="row" className="py-1.5 pr-4 font-medium">
+              {COMPONENT_LABELS.latency}
+            </th>
+            <td className="pr-4">{c.latency.value}</td>
+            <td className="pr-4">{c.latency.weight}</td>
+            <td>{c.latency.p95_ms === null ? 'No data yet' : `p95 ${c.latency.p95_ms} ms (${c.latency.source})`}</td>
+          </tr>
+          <tr>
+            <th scope="row" className="py-1.5 pr-4 font-medium">
+              {COMPONENT_LABELS.feedback}
+            </th>
+            <td className="pr-4">{c.feedback.value}</td>
+            <td className="pr-4">{c.feedback.weight}</td>
+            <td>
+              {c.feedback.count
+                ? `${c.feedback.average} / 5 from ${c.feedback.count} rating${c.feedback.count === 1 ? '' : 's'}`
+                : 'No ratings yet'}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+    </div>
   );
 }
 
-function CertificationCard({ report, error, loading }: { report?: RouterOutputs['certification']['report']; error?: unknown; loading: boolean }) {
+function CertificationCard({
+  report,
+  error,
+  loading,
+}: {
+  report?: RouterOutputs['certification']['report'];
+  error?: unknown;
+  loading: boolean;
+}) {
   return (
     <Card>
       <CardHeader>
@@ -184,8 +240,10 @@ function CertificationCard({ report, error, loading }: { report?: RouterOutputs[
             <p className="text-sm" data-testid="certification-summary">
               {report.ran_at ? (
                 <>
-                  Tier <span className="font-semibold">{report.tier}</span> for v{report.version}: {report.checks_passed} of {report.checks_total} checks passed
-                  {report.p95_ms !== null ? `, p95 ${report.p95_ms} ms (budget ${report.latency_budget_ms} ms)` : ''}, {new Date(report.ran_at).toLocaleString()}.
+                  Tier <span className="font-semibold">{report.tier}</span> for v{report.version}: {report.checks_passed} of{' '}
+                  {report.checks_total} checks passed
+                  {report.p95_ms !== null ? `, p95 ${report.p95_ms} ms (budget ${report.latency_budget_ms} ms)` : ''},{' '}
+                  {new Date(report.ran_at).toLocaleString()}.
                 </>
               ) : (
                 'Not certified yet.'
@@ -221,7 +279,10 @@ function ActionCard({ module, action }: { module: string; action: ActionItem }) 
             </CardTitle>
             <CardDescription>{action.description}</CardDescription>
           </div>
-          <Link className={buttonVariants({ size: 'sm' })} href={`/dashboard/modules/${encodeURIComponent(module)}/${encodeURIComponent(action.name)}`}>
+          <Link
+            className={buttonVariants({ size: 'sm' })}
+            href={`/dashboard/modules/${encodeURIComponent(module)}/${encodeURIComponent(action.name)}`}
+          >
             <Play aria-hidden="true" className="size-4" />
             Try {action.name}
           </Link>

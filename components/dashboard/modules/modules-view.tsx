@@ -46,10 +46,17 @@ export function ModulesView() {
   // One round: the list and (while a query is typed) the search are issued together.
   const all = useQuery(trpc.modules.list.queryOptions({ limit: 100 }));
   const filtered = useQuery({
-    ...trpc.modules.list.queryOptions({ limit: 100, ...(category ? { category } : {}), ...(installedOnly ? { installed: 'true' as const } : {}) }),
+    ...trpc.modules.list.queryOptions({
+      limit: 100,
+      ...(category ? { category } : {}),
+      ...(installedOnly ? { installed: 'true' as const } : {}),
+    }),
     enabled: Boolean(category || installedOnly),
   });
-  const search = useQuery({ ...trpc.catalog.search.queryOptions({ q, limit: 50, ...(category ? { category } : {}) }), enabled: q.length > 0 });
+  const search = useQuery({
+    ...trpc.catalog.search.queryOptions({ q, limit: 50, ...(category ? { category } : {}) }),
+    enabled: q.length > 0,
+  });
 
   const categories = [...new Set((all.data?.data ?? []).map((m) => m.category))].sort();
   const list = category || installedOnly ? filtered : all;
@@ -63,7 +70,15 @@ export function ModulesView() {
           <Label htmlFor={ids.search}>Search actions</Label>
           <div className="relative">
             <Search aria-hidden="true" className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-500" />
-            <Input id={ids.search} type="search" className="pl-9" placeholder='e.g. slugify, "json schema", -xml' maxLength={SEARCH_MAX_LENGTH} value={typed} onChange={(e) => setTyped(e.target.value)} />
+            <Input
+              id={ids.search}
+              type="search"
+              className="pl-9"
+              placeholder='e.g. slugify, "json schema", -xml'
+              maxLength={SEARCH_MAX_LENGTH}
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+            />
           </div>
         </div>
         <div className="grid gap-2">
@@ -78,23 +93,45 @@ export function ModulesView() {
           </select>
         </div>
         <label className="flex h-10 items-center gap-2 text-sm font-medium" htmlFor={ids.installed}>
-          <input id={ids.installed} type="checkbox" className="size-4 accent-indigo-600" checked={installedOnly} onChange={(e) => setInstalledOnly(e.target.checked)} />
+          <input
+            id={ids.installed}
+            type="checkbox"
+            className="size-4 accent-indigo-600"
+            checked={installedOnly}
+            onChange={(e) => setInstalledOnly(e.target.checked)}
+          />
           Installed only
         </label>
       </form>
 
-      {q ? <SearchResults query={search} installedOnly={installedOnly} installed={new Set((all.data?.data ?? []).filter((m) => m.installed).map((m) => m.name))} /> : <ModuleGrid query={list} filteredBy={category || installedOnly ? { category, installedOnly } : null} />}
+      {q ? (
+        <SearchResults
+          query={search}
+          installedOnly={installedOnly}
+          installed={new Set((all.data?.data ?? []).filter((m) => m.installed).map((m) => m.name))}
+        />
+      ) : (
+        <ModuleGrid query={list} filteredBy={category || installedOnly ? { category, installedOnly } : null} />
+      )}
     </div>
   );
 }
 
-function ModuleGrid({ query, filteredBy }: { query: UseQueryResult<RouterOutputs['modules']['list'], unknown>; filteredBy: { category: string; installedOnly: boolean } | null }) {
+function ModuleGrid({
+  query,
+  filteredBy,
+}: {
+  query: UseQueryResult<RouterOutputs['modules']['list'], unknown>;
+  filteredBy: { category: string; installedOnly: boolean } | null;
+}) {
   if (query.isPending) return <SkeletonRows rows={6} label="Loading modules" />;
   if (query.isError) return <QueryError error={query.error} retry={() => void query.refetch()} />;
   const modules = query.data.data;
   if (modules.length === 0) {
     return filteredBy?.installedOnly ? (
-      <EmptyState title="No module installed yet">Install a module below (clear the filter), or simply execute one of its actions: the first execution installs it.</EmptyState>
+      <EmptyState title="No module installed yet">
+        Install a module below (clear the filter), or simply execute one of its actions: the first execution installs it.
+      </EmptyState>
     ) : (
       <EmptyState title="No module matches">Choose another category or clear the filters.</EmptyState>
     );
@@ -112,7 +149,10 @@ function ModuleGrid({ query, filteredBy }: { query: UseQueryResult<RouterOutputs
               <div className="flex flex-wrap items-start justify-between gap-2">
                 <div className="min-w-0">
                   <h2 className="text-base font-semibold">
-                    <Link className="rounded-sm hover:underline focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none" href={`/dashboard/modules/${encodeURIComponent(m.name)}`}>
+                    <Link
+                      className="rounded-sm hover:underline focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none"
+                      href={`/dashboard/modules/${encodeURIComponent(m.name)}`}
+                    >
                       {m.title}
                     </Link>
                   </h2>
@@ -172,14 +212,20 @@ function SearchResults({
             <Card className="flex flex-wrap items-center justify-between gap-3 p-4" data-testid="search-hit">
               <div className="min-w-0">
                 <p className="font-medium">
-                  <Link className="rounded-sm hover:underline focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none" href={`/dashboard/modules/${encodeURIComponent(h.module)}/${encodeURIComponent(h.action)}`}>
+                  <Link
+                    className="rounded-sm hover:underline focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none"
+                    href={`/dashboard/modules/${encodeURIComponent(h.module)}/${encodeURIComponent(h.action)}`}
+                  >
                     {h.module}.{h.action}
                   </Link>
                   <span className="ml-2 text-sm font-normal text-slate-600 dark:text-slate-400">{h.title}</span>
                 </p>
                 <p className="text-sm text-slate-700 dark:text-slate-300">{h.description}</p>
               </div>
-              <Link className="text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/modules/${encodeURIComponent(h.module)}`}>
+              <Link
+                className="text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+                href={`/dashboard/modules/${encodeURIComponent(h.module)}`}
+              >
                 Module details
               </Link>
             </Card>

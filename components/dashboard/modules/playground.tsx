@@ -125,7 +125,8 @@ export function Playground({ module, action }: { module: ModuleItem; action: Act
     if (mode === 'form' && fields) return { input: inputFromValues(fields, values) };
     try {
       const parsed = JSON.parse(raw) as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { error: 'The input must be a JSON object, e.g. {"text": "Hello"}.' };
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return { error: 'The input must be a JSON object, e.g. {"text": "Hello"}.' };
       return { input: parsed as Record<string, unknown> };
     } catch (err) {
       return { error: `The input is not valid JSON: ${(err as Error).message}` };
@@ -156,7 +157,8 @@ export function Playground({ module, action }: { module: ModuleItem; action: Act
 
   const issues = appBody(failure).issues ?? [];
   const issuesByField = new Map<string, string[]>();
-  for (const issue of issues) issuesByField.set(fieldOfIssue(issue.path), [...(issuesByField.get(fieldOfIssue(issue.path)) ?? []), issue.message]);
+  for (const issue of issues)
+    issuesByField.set(fieldOfIssue(issue.path), [...(issuesByField.get(fieldOfIssue(issue.path)) ?? []), issue.message]);
 
   return (
     <div className="grid gap-6 xl:grid-cols-2">
@@ -189,7 +191,15 @@ export function Playground({ module, action }: { module: ModuleItem; action: Act
           >
             {modeError ? <Alert variant="error">{modeError}</Alert> : null}
             {mode === 'form' && fields ? (
-              fields.map((f) => <SchemaField key={f.name} field={f} value={values[f.name] ?? ''} onChange={(v) => setValues((old) => ({ ...old, [f.name]: v }))} errors={issuesByField.get(f.name)} />)
+              fields.map((f) => (
+                <SchemaField
+                  key={f.name}
+                  field={f}
+                  value={values[f.name] ?? ''}
+                  onChange={(v) => setValues((old) => ({ ...old, [f.name]: v }))}
+                  errors={issuesByField.get(f.name)}
+                />
+              ))
             ) : (
               <RawEditor value={raw} onChange={setRaw} error={now.error} />
             )}
@@ -213,11 +223,32 @@ export function Playground({ module, action }: { module: ModuleItem; action: Act
   );
 }
 
-function SchemaField({ field: f, value, onChange, errors }: { field: FormFieldSpec; value: string; onChange: (v: string) => void; errors?: string[] }) {
+function SchemaField({
+  field: f,
+  value,
+  onChange,
+  errors,
+}: {
+  field: FormFieldSpec;
+  value: string;
+  onChange: (v: string) => void;
+  errors?: string[];
+}) {
   const id = useId();
-  const help = [f.description, f.defaultValue !== undefined ? `Default: ${JSON.stringify(f.defaultValue)}.` : undefined, f.kind === 'list' ? 'One item per line.' : undefined].filter(Boolean).join(' ');
+  const help = [
+    f.description,
+    f.defaultValue !== undefined ? `Default: ${JSON.stringify(f.defaultValue)}.` : undefined,
+    f.kind === 'list' ? 'One item per line.' : undefined,
+  ]
+    .filter(Boolean)
+    .join(' ');
   const describedBy = [help ? `${id}-help` : undefined, errors?.length ? `${id}-error` : undefined].filter(Boolean).join(' ') || undefined;
-  const common = { id, 'aria-invalid': errors?.length ? true : undefined, 'aria-describedby': describedBy, 'aria-required': f.required || undefined };
+  const common = {
+    id,
+    'aria-invalid': errors?.length ? true : undefined,
+    'aria-describedby': describedBy,
+    'aria-required': f.required || undefined,
+  };
   let control;
   if (f.kind === 'boolean' || f.kind === 'enum') {
     const options = f.kind === 'boolean' ? [true, false] : (f.options ?? []);
@@ -232,9 +263,25 @@ function SchemaField({ field: f, value, onChange, errors }: { field: FormFieldSp
       </select>
     );
   } else if (f.kind === 'number') {
-    control = <Input {...common} type="number" step={f.itemType === 'integer' ? 1 : 'any'} value={value} onChange={(e) => onChange(e.target.value)} />;
+    control = (
+      <Input
+        {...common}
+        type="number"
+        step={f.itemType === 'integer' ? 1 : 'any'}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
   } else if (f.kind === 'list' || f.multiline) {
-    control = <textarea {...common} rows={f.kind === 'list' ? 4 : 3} className={controlClass} value={value} onChange={(e) => onChange(e.target.value)} />;
+    control = (
+      <textarea
+        {...common}
+        rows={f.kind === 'list' ? 4 : 3}
+        className={controlClass}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
   } else {
     control = <Input {...common} value={value} onChange={(e) => onChange(e.target.value)} />;
   }
@@ -291,7 +338,17 @@ function RawEditor({ value, onChange, error }: { value: string; onChange: (v: st
   );
 }
 
-function ResultCard({ result, failure, issues, running }: { result?: ExecuteResult; failure?: unknown; issues: Issue[]; running: boolean }) {
+function ResultCard({
+  result,
+  failure,
+  issues,
+  running,
+}: {
+  result?: ExecuteResult;
+  failure?: unknown;
+  issues: Issue[];
+  running: boolean;
+}) {
   const execution = appBody(failure).execution;
   const failedId = execution?.execution_id ?? execution?.id;
   return (
@@ -301,7 +358,9 @@ function ResultCard({ result, failure, issues, running }: { result?: ExecuteResu
       </CardHeader>
       <CardContent className="grid gap-3" aria-live="polite">
         {running ? <SkeletonRows rows={3} label="Running" /> : null}
-        {!running && !result && !failure ? <p className="text-sm text-slate-600 dark:text-slate-400">Run the action to see its output, latency and execution id here.</p> : null}
+        {!running && !result && !failure ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400">Run the action to see its output, latency and execution id here.</p>
+        ) : null}
         {result ? (
           <>
             <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" data-testid="playground-result">
@@ -313,7 +372,11 @@ function ResultCard({ result, failure, issues, running }: { result?: ExecuteResu
               <dd data-testid="playground-latency">{result.latency_ms} ms</dd>
               <dt className="text-slate-600 dark:text-slate-400">Execution</dt>
               <dd className="min-w-0 break-all">
-                <Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/executions/${encodeURIComponent(result.execution_id)}`} data-testid="playground-execution-id">
+                <Link
+                  className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300"
+                  href={`/dashboard/executions/${encodeURIComponent(result.execution_id)}`}
+                  data-testid="playground-execution-id"
+                >
                   {result.execution_id}
                 </Link>
               </dd>
@@ -355,8 +418,17 @@ function Snippets({ module, action, input }: { module: string; action: string; i
   useEffect(() => setOrigin(window.location.origin), []);
   const body = JSON.stringify({ action, input });
   const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const curl = [`curl -X POST ${origin}/api/v1/modules/${module}/execute \\`, `  -H "x-api-key: $AMP_API_KEY" \\`, `  -H "content-type: application/json" \\`, `  -d ${shellQuote(body)}`].join('\n');
-  const rpc = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${module}__${action}`, arguments: input } }, null, 2);
+  const curl = [
+    `curl -X POST ${origin}/api/v1/modules/${module}/execute \\`,
+    `  -H "x-api-key: $AMP_API_KEY" \\`,
+    `  -H "content-type: application/json" \\`,
+    `  -d ${shellQuote(body)}`,
+  ].join('\n');
+  const rpc = JSON.stringify(
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${module}__${action}`, arguments: input } },
+    null,
+    2,
+  );
   const mcp = [
     `# MCP endpoint: ${origin}/api/mcp (Streamable HTTP); tool ${module}__${action}`,
     `curl -X POST ${origin}/api/mcp \\`,

@@ -31,20 +31,32 @@ const isPrimitiveValue = (v: unknown) => v === null || ['string', 'number', 'boo
 function fieldOf(name: string, prop: unknown, required: boolean): FormFieldSpec | null {
   if (!isRecord(prop)) return null;
   if (['oneOf', 'anyOf', 'allOf', '$ref', 'not', 'if'].some((k) => k in prop)) return null;
-  const base = { name, required, description: typeof prop.description === 'string' ? prop.description : undefined, defaultValue: prop.default, multiline: false };
+  const base = {
+    name,
+    required,
+    description: typeof prop.description === 'string' ? prop.description : undefined,
+    defaultValue: prop.default,
+    multiline: false,
+  };
   if (Array.isArray(prop.enum)) {
     if (!prop.enum.every(isPrimitiveValue)) return null;
     return { ...base, kind: 'enum', itemType: 'string', options: prop.enum as Json[] };
   }
   const type = prop.type;
   if (typeof type !== 'string') return null;
-  if (type === 'string') return { ...base, kind: 'text', itemType: 'string', multiline: !(typeof prop.maxLength === 'number' && prop.maxLength <= 200) };
+  if (type === 'string')
+    return { ...base, kind: 'text', itemType: 'string', multiline: !(typeof prop.maxLength === 'number' && prop.maxLength <= 200) };
   if (type === 'number' || type === 'integer') return { ...base, kind: 'number', itemType: type };
   if (type === 'boolean') return { ...base, kind: 'boolean', itemType: 'boolean' };
   if (type === 'array' && isRecord(prop.items)) {
     const items = prop.items;
-    if (Array.isArray(items.enum) && items.enum.every((v) => typeof v === 'string')) return { ...base, kind: 'list', itemType: 'string', options: items.enum as Json[] };
-    if (typeof items.type === 'string' && PRIMITIVES.has(items.type) && Object.keys(items).every((k) => !['oneOf', 'anyOf', 'enum', '$ref'].includes(k))) {
+    if (Array.isArray(items.enum) && items.enum.every((v) => typeof v === 'string'))
+      return { ...base, kind: 'list', itemType: 'string', options: items.enum as Json[] };
+    if (
+      typeof items.type === 'string' &&
+      PRIMITIVES.has(items.type) &&
+      Object.keys(items).every((k) => !['oneOf', 'anyOf', 'enum', '$ref'].includes(k))
+    ) {
       return { ...base, kind: 'list', itemType: items.type as Primitive };
     }
   }

@@ -1,6 +1,11 @@
 import { Badge } from '@/components/ui/badge';
 
-const TIER_TONE: Record<string, 'success' | 'info' | 'warning' | 'neutral'> = { gold: 'warning', silver: 'info', bronze: 'neutral', none: 'neutral' };
+const TIER_TONE: Record<string, 'success' | 'info' | 'warning' | 'neutral'> = {
+  gold: 'warning',
+  silver: 'info',
+  bronze: 'neutral',
+  none: 'neutral',
+};
 
 /** The trust score and certification tier exactly as the API reports them. */
 export function TrustBadges({ score, tier }: { score: number; tier: string }) {

@@ -129,7 +129,8 @@ export function GettingStarted({
       <CardHeader>
         <CardTitle className="text-base">Get started</CardTitle>
         <CardDescription>
-          {done} of {steps.length} done. Set <code className="font-mono">AMP_API_KEY</code> to the key you were shown when you created your tenant.
+          {done} of {steps.length} done. Set <code className="font-mono">AMP_API_KEY</code> to the key you were shown when you created your
+          tenant.
         </CardDescription>
       </CardHeader>
       <CardContent>

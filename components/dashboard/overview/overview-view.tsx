@@ -73,14 +73,21 @@ export function OverviewView() {
                 </p>
                 <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-slate-700 dark:text-slate-300">
                   <dt>Executions / month</dt>
-                  <dd className="text-right tabular-nums">{me.data.limits.executions_per_month === null ? 'Unlimited' : formatCount(me.data.limits.executions_per_month)}</dd>
+                  <dd className="text-right tabular-nums">
+                    {me.data.limits.executions_per_month === null ? 'Unlimited' : formatCount(me.data.limits.executions_per_month)}
+                  </dd>
                   <dt>Requests / minute</dt>
                   <dd className="text-right tabular-nums">{formatCount(me.data.requests_per_minute)}</dd>
                   <dt>Installed modules</dt>
-                  <dd className="text-right tabular-nums">{me.data.limits.modules === null ? 'Unlimited' : formatCount(me.data.limits.modules)}</dd>
+                  <dd className="text-right tabular-nums">
+                    {me.data.limits.modules === null ? 'Unlimited' : formatCount(me.data.limits.modules)}
+                  </dd>
                 </dl>
                 <p className="font-mono text-xs break-all text-slate-500 dark:text-slate-400">Tenant {me.data.tenant_id}</p>
-                <Link href="/dashboard/usage#plan" className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+                <Link
+                  href="/dashboard/usage#plan"
+                  className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+                >
                   Change plan
                 </Link>
               </div>
@@ -93,7 +100,8 @@ export function OverviewView() {
             <CardTitle className="text-base">Executions this cycle</CardTitle>
             {usage.data ? (
               <CardDescription>
-                {formatDate(usage.data.cycle_start)} – {formatDate(new Date(new Date(usage.data.cycle_end).getTime() - 1).toISOString())}; the quota resets {formatDate(usage.data.cycle_end)}.
+                {formatDate(usage.data.cycle_start)} – {formatDate(new Date(new Date(usage.data.cycle_end).getTime() - 1).toISOString())};
+                the quota resets {formatDate(usage.data.cycle_end)}.
               </CardDescription>
             ) : null}
           </CardHeader>
@@ -103,7 +111,13 @@ export function OverviewView() {
             ) : usage.isError ? (
               <QueryError error={usage.error} retry={() => void usage.refetch()} />
             ) : (
-              <QuotaMeter used={usage.data.executions.used} limit={usage.data.executions.limit} remaining={usage.data.executions.remaining} overage={usage.data.executions.overage} failed={usage.data.executions.failed} />
+              <QuotaMeter
+                used={usage.data.executions.used}
+                limit={usage.data.executions.limit}
+                remaining={usage.data.executions.remaining}
+                overage={usage.data.executions.overage}
+                failed={usage.data.executions.failed}
+              />
             )}
           </CardContent>
         </Card>
@@ -121,10 +135,18 @@ export function OverviewView() {
             ) : (
               <div className="grid gap-2" data-testid="overview-rate">
                 <p className="text-2xl font-semibold tabular-nums">
-                  {formatCount(rate.data.used)} <span className="text-base font-normal text-slate-600 dark:text-slate-400">/ {formatCount(rate.data.limit)}</span>
+                  {formatCount(rate.data.used)}{' '}
+                  <span className="text-base font-normal text-slate-600 dark:text-slate-400">/ {formatCount(rate.data.limit)}</span>
                 </p>
-                <Progress value={rate.data.used} max={rate.data.limit} label="Requests in the current minute" tone={rate.data.used >= rate.data.limit * QUOTA_WARNING ? 'warning' : 'default'} />
-                <p className="text-xs text-slate-600 dark:text-slate-400">{formatCount(rate.data.remaining)} left in this window; past the limit the API answers 429 with Retry-After.</p>
+                <Progress
+                  value={rate.data.used}
+                  max={rate.data.limit}
+                  label="Requests in the current minute"
+                  tone={rate.data.used >= rate.data.limit * QUOTA_WARNING ? 'warning' : 'default'}
+                />
+                <p className="text-xs text-slate-600 dark:text-slate-400">
+                  {formatCount(rate.data.remaining)} left in this window; past the limit the API answers 429 with Retry-After.
+                </p>
               </div>
             )}
           </CardContent>
@@ -175,7 +197,19 @@ export function OverviewView() {
 }
 
 /** Executions used against the quota, warning from 80 %, with the overage when past it. */
-function QuotaMeter({ used, limit, remaining, overage, failed }: { used: number; limit: number | null; remaining: number | null; overage: number; failed: number }) {
+function QuotaMeter({
+  used,
+  limit,
+  remaining,
+  overage,
+  failed,
+}: {
+  used: number;
+  limit: number | null;
+  remaining: number | null;
+  overage: number;
+  failed: number;
+}) {
   if (limit === null) {
     return (
       <div className="grid gap-1" data-testid="overview-quota">
@@ -202,7 +236,8 @@ function QuotaMeter({ used, limit, remaining, overage, failed }: { used: number;
           <Link className="font-medium underline" href="/dashboard/usage">
             Usage
           </Link>{' '}
-          for what this cycle costs, or move to a larger plan there. <Badge tone="warning">{share >= 1 ? 'over quota' : 'near quota'}</Badge>
+          for what this cycle costs, or move to a larger plan there.{' '}
+          <Badge tone="warning">{share >= 1 ? 'over quota' : 'near quota'}</Badge>
         </Alert>
       ) : null}
     </div>

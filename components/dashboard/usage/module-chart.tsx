@@ -11,9 +11,19 @@ export function ModuleChart({ byModule }: { byModule: { module: string; executio
   return (
     <ChartFrame
       title="Executions per module"
-      description={byModule.length > 12 ? `The 12 most executed of ${byModule.length} modules this cycle.` : 'Every module executed this cycle, most executed first.'}
+      description={
+        byModule.length > 12
+          ? `The 12 most executed of ${byModule.length} modules this cycle.`
+          : 'Every module executed this cycle, most executed first.'
+      }
       height={height}
-      table={<ChartTable caption="Executions per module" headers={['Module', 'Succeeded', 'Failed']} rows={byModule.map((m) => [m.module, m.executions - m.failures, m.failures])} />}
+      table={
+        <ChartTable
+          caption="Executions per module"
+          headers={['Module', 'Succeeded', 'Failed']}
+          rows={byModule.map((m) => [m.module, m.executions - m.failures, m.failures])}
+        />
+      }
     >
       <ResponsiveContainer width="100%" height="100%">
         <BarChart {...chartSurfaceProps} data={data} layout="vertical" margin={{ top: 4, right: 12, bottom: 0, left: 8 }}>

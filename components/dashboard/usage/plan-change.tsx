@@ -71,7 +71,8 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
       <CardHeader>
         <CardTitle className="text-base">Change plan</CardTitle>
         <CardDescription>
-          You are on <span className="font-semibold capitalize">{current}</span>. A change takes effect at once; the monthly fee is prorated by whole UTC days on each plan (a day with a change counts at the dearer plan).{' '}
+          You are on <span className="font-semibold capitalize">{current}</span>. A change takes effect at once; the monthly fee is prorated
+          by whole UTC days on each plan (a day with a change counts at the dearer plan).{' '}
           <a className="underline" href="#plans">
             Compare the plans
           </a>
@@ -101,9 +102,13 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
               title={`Downgrade to ${target}?`}
               description={
                 <>
-                  Your limits drop at once. Keys and webhook subscriptions beyond the {target} plan&apos;s allowance are kept but stop working until you upgrade again
-                  {target === 'free' ? ': on Free only your primary key works (the others answer 403 plan_required) and no webhook is delivered' : ''}. Executions past the new
-                  quota are paused or billed as its terms say. Today (UTC) is still billed at <span className="capitalize">{current}</span>; the {target} fee applies from tomorrow.{targetFee}
+                  Your limits drop at once. Keys and webhook subscriptions beyond the {target} plan&apos;s allowance are kept but stop
+                  working until you upgrade again
+                  {target === 'free'
+                    ? ': on Free only your primary key works (the others answer 403 plan_required) and no webhook is delivered'
+                    : ''}
+                  . Executions past the new quota are paused or billed as its terms say. Today (UTC) is still billed at{' '}
+                  <span className="capitalize">{current}</span>; the {target} fee applies from tomorrow.{targetFee}
                 </>
               }
               confirmLabel={`Downgrade to ${target}`}
@@ -114,13 +119,24 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
               <DialogTrigger asChild>
                 <Button>Upgrade to {target}</Button>
               </DialogTrigger>
-              <DialogContent title={`Upgrade to ${target}?`} description={`The new limits, webhooks and extra keys apply at once; this cycle's fee is prorated by days on each plan, today at ${target}.${targetFee}`}>
+              <DialogContent
+                title={`Upgrade to ${target}?`}
+                description={`The new limits, webhooks and extra keys apply at once; this cycle's fee is prorated by days on each plan, today at ${target}.${targetFee}`}
+              >
                 {change.isError ? <Alert variant="error">{errorMessage(change.error)}</Alert> : null}
                 <div className="flex justify-end gap-2">
                   <DialogClose asChild>
                     <Button variant="secondary">Cancel</Button>
                   </DialogClose>
-                  <Button loading={change.isPending} onClick={() => void run().then(() => setUpgradeOpen(false), () => {})}>
+                  <Button
+                    loading={change.isPending}
+                    onClick={() =>
+                      void run().then(
+                        () => setUpgradeOpen(false),
+                        () => {},
+                      )
+                    }
+                  >
                     Upgrade to {target}
                   </Button>
                 </div>
@@ -140,12 +156,13 @@ function PlanChangeResult({ result }: { result: PlanChange }) {
   return (
     <Alert variant="success" title={result.changed ? `Now on ${result.plan} (was ${result.previous_plan})` : `Already on ${result.plan}`}>
       <p>
-        Terms in force: {result.terms.executions_per_month === null ? 'unlimited' : formatCount(result.terms.executions_per_month)} executions per month,{' '}
-        {formatCount(result.terms.requests_per_minute)} requests per minute.
+        Terms in force: {result.terms.executions_per_month === null ? 'unlimited' : formatCount(result.terms.executions_per_month)}{' '}
+        executions per month, {formatCount(result.terms.requests_per_minute)} requests per minute.
       </p>
       {suspended > 0 ? (
         <p>
-          Suspended: {result.suspended.keys.length} key(s) {result.suspended.keys.join(', ')}; {result.suspended.webhooks.length} webhook(s) {result.suspended.webhooks.join(', ')}.
+          Suspended: {result.suspended.keys.length} key(s) {result.suspended.keys.join(', ')}; {result.suspended.webhooks.length} webhook(s){' '}
+          {result.suspended.webhooks.join(', ')}.
         </p>
       ) : null}
       {restored > 0 ? (

@@ -39,7 +39,10 @@ export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current
     ['Concurrent executions', (o) => formatCount(o.concurrency)],
     ['Installed modules', (o) => unlimited(o.modules)],
     ['Past the monthly quota', pastQuota],
-    ...featureNames.map((f): [string, (o: PlanOffer) => string] => [FEATURE_LABELS[f] ?? f.replace(/_/g, ' '), (o) => (o.features[f] ? 'Included' : 'Not included')]),
+    ...featureNames.map((f): [string, (o: PlanOffer) => string] => [
+      FEATURE_LABELS[f] ?? f.replace(/_/g, ' '),
+      (o) => (o.features[f] ? 'Included' : 'Not included'),
+    ]),
   ];
   const cell = (o: PlanOffer) => cn('px-3 py-2 align-top', o.plan === current && 'bg-indigo-50 dark:bg-indigo-950/60');
   return (
@@ -47,11 +50,18 @@ export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current
     <Card id="plans" className="min-w-0">
       <CardHeader>
         <CardTitle className="text-base">Compare plans</CardTitle>
-        <CardDescription>The list prices and limits of every plan, as the API applies them. A custom contract&apos;s own terms are shown above.</CardDescription>
+        <CardDescription>
+          The list prices and limits of every plan, as the API applies them. A custom contract&apos;s own terms are shown above.
+        </CardDescription>
       </CardHeader>
       <CardContent>
         {/* Focusable so a keyboard user can scroll it at 375 px. */}
-        <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800" tabIndex={0} role="region" aria-label="Plan comparison, scrolls sideways">
+        <div
+          className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800"
+          tabIndex={0}
+          role="region"
+          aria-label="Plan comparison, scrolls sideways"
+        >
           <table className="w-full min-w-[36rem] text-left text-sm" data-testid="plan-comparison">
             <caption className="sr-only">Plans compared{current ? `; your current plan is ${current}` : ''}</caption>
             <thead className="bg-slate-50 dark:bg-slate-800/60">
@@ -60,7 +70,12 @@ export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current
                   <span className="sr-only">Term</span>
                 </th>
                 {plans.map((o) => (
-                  <th key={o.plan} scope="col" className={cn(cell(o), 'font-semibold')} aria-current={o.plan === current ? 'true' : undefined}>
+                  <th
+                    key={o.plan}
+                    scope="col"
+                    className={cn(cell(o), 'font-semibold')}
+                    aria-current={o.plan === current ? 'true' : undefined}
+                  >
                     <span className="capitalize">{o.plan}</span>
                     {o.plan === current ? (
                       <Badge tone="info" className="ml-2">

@@ -69,13 +69,35 @@ export function UsageView() {
         <>
           {usage.isError ? <QueryError error={usage.error} /> : null}
           <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4" data-testid="usage-summary" aria-busy={usage.isFetching}>
-            <Stat label="Executions" value={formatCount(u.executions.used)} detail={u.executions.limit === null ? 'Unlimited' : `of ${formatCount(u.executions.limit)} included`} testId="usage-executions">
+            <Stat
+              label="Executions"
+              value={formatCount(u.executions.used)}
+              detail={u.executions.limit === null ? 'Unlimited' : `of ${formatCount(u.executions.limit)} included`}
+              testId="usage-executions"
+            >
               {u.executions.limit !== null ? (
-                <Progress className="mt-2" value={u.executions.used} max={u.executions.limit} label="Executions used this cycle" tone={u.executions.used >= u.executions.limit ? 'danger' : u.executions.used >= u.executions.limit * 0.8 ? 'warning' : 'default'} />
+                <Progress
+                  className="mt-2"
+                  value={u.executions.used}
+                  max={u.executions.limit}
+                  label="Executions used this cycle"
+                  tone={
+                    u.executions.used >= u.executions.limit
+                      ? 'danger'
+                      : u.executions.used >= u.executions.limit * 0.8
+                        ? 'warning'
+                        : 'default'
+                  }
+                />
               ) : null}
             </Stat>
             <Stat label="Failed" value={formatCount(u.executions.failed)} detail="Failures count toward the quota" />
-            <Stat label="Overage so far" value={`$${u.overage_cost_usd}`} detail={`${formatCount(u.executions.overage)} executions × $${u.terms.overage_unit_usd}`} testId="usage-overage" />
+            <Stat
+              label="Overage so far"
+              value={`$${u.overage_cost_usd}`}
+              detail={`${formatCount(u.executions.overage)} executions × $${u.terms.overage_unit_usd}`}
+              testId="usage-overage"
+            />
             <Stat
               label={u.is_current ? 'Projected invoice' : 'Invoice total'}
               value={`$${u.projected_total_usd}`}
@@ -110,7 +132,8 @@ export function UsageView() {
               <div className="grid gap-2 text-sm">
                 <h3 className="font-semibold">Requests</h3>
                 <p className="text-slate-700 dark:text-slate-300">
-                  {formatCount(u.daily.reduce((n, d) => n + d.requests, 0))} API requests this cycle, at most {formatCount(u.terms.requests_per_minute)} per minute.
+                  {formatCount(u.daily.reduce((n, d) => n + d.requests, 0))} API requests this cycle, at most{' '}
+                  {formatCount(u.terms.requests_per_minute)} per minute.
                 </p>
               </div>
               {u.plan_changes.length > 0 ? (
@@ -119,7 +142,8 @@ export function UsageView() {
                   <ul className="grid gap-1">
                     {u.plan_changes.map((c) => (
                       <li key={c.changed_at}>
-                        <time dateTime={c.changed_at}>{formatDateTime(c.changed_at)}</time>: <span className="capitalize">{c.from_plan}</span> → <span className="capitalize">{c.to_plan}</span> (by {c.actor})
+                        <time dateTime={c.changed_at}>{formatDateTime(c.changed_at)}</time>:{' '}
+                        <span className="capitalize">{c.from_plan}</span> → <span className="capitalize">{c.to_plan}</span> (by {c.actor})
                       </li>
                     ))}
                   </ul>
@@ -144,7 +168,19 @@ export function UsageView() {
   );
 }
 
-function Stat({ label, value, detail, testId, children }: { label: string; value: string; detail: string; testId?: string; children?: React.ReactNode }) {
+function Stat({
+  label,
+  value,
+  detail,
+  testId,
+  children,
+}: {
+  label: string;
+  value: string;
+  detail: string;
+  testId?: string;
+  children?: React.ReactNode;
+}) {
   return (
     <Card>
       <CardContent className="pt-6">

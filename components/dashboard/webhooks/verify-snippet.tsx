@@ -18,7 +18,8 @@ export function VerifySnippet({ secret }: { secret: { value?: string; masked?: s
         <a className="underline underline-offset-2" href="https://www.standardwebhooks.com/" target="_blank" rel="noreferrer">
           Standard Webhooks
         </a>
-        ), and <code>X-Webhook-Signature</code> (hex HMAC-SHA256 of the raw body keyed with the secret). Verify before you trust the body; answer 2xx within 10 seconds; deduplicate on the envelope <code>id</code>.
+        ), and <code>X-Webhook-Signature</code> (hex HMAC-SHA256 of the raw body keyed with the secret). Verify before you trust the body;
+        answer 2xx within 10 seconds; deduplicate on the envelope <code>id</code>.
       </p>
       <Tabs defaultValue="node">
         <TabsList aria-label="Language">

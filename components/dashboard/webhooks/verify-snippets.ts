@@ -11,7 +11,9 @@ export type SnippetLanguage = 'node' | 'python';
 
 /** The secret as the snippet's comment names it: in full when just shown, else by its masked form. */
 function secretComment(secret: { value?: string; masked?: string }): string {
-  return secret.value ? 'shown once: keep it in your secret store' : `your signing secret${secret.masked ? ` (ends in ${secret.masked.replace(/^…/, '')})` : ''}`;
+  return secret.value
+    ? 'shown once: keep it in your secret store'
+    : `your signing secret${secret.masked ? ` (ends in ${secret.masked.replace(/^…/, '')})` : ''}`;
 }
 
 export function nodeSnippet(secret: { value?: string; masked?: string } = {}): string {

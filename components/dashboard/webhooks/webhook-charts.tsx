@@ -35,7 +35,12 @@ export function DeliveryRateChart({ series }: { series: WebhookSeries }) {
           <ChartTable
             caption={`Deliveries per ${unit}`}
             headers={['Start (UTC)', 'Succeeded', 'Failed', 'Success rate']}
-            rows={series.points.map((p) => [p.start.slice(0, 16).replace('T', ' '), p.succeeded_deliveries, p.failed_deliveries, formatRate(p.success_rate)])}
+            rows={series.points.map((p) => [
+              p.start.slice(0, 16).replace('T', ' '),
+              p.succeeded_deliveries,
+              p.failed_deliveries,
+              formatRate(p.success_rate),
+            ])}
           />
         }
       >
@@ -44,12 +49,38 @@ export function DeliveryRateChart({ series }: { series: WebhookSeries }) {
             <CartesianGrid {...gridProps} vertical={false} />
             <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
             <YAxis yAxisId="n" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />
-            <YAxis yAxisId="rate" orientation="right" domain={[0, 100]} unit="%" tick={axisTick} tickLine={false} axisLine={false} width={44} />
+            <YAxis
+              yAxisId="rate"
+              orientation="right"
+              domain={[0, 100]}
+              unit="%"
+              tick={axisTick}
+              tickLine={false}
+              axisLine={false}
+              width={44}
+            />
             <Tooltip {...tooltipProps} />
             <Legend {...legendProps} />
             <Bar yAxisId="n" dataKey="succeeded" name="Succeeded" stackId="d" fill={CHART_COLORS.success} isAnimationActive={false} />
-            <Bar yAxisId="n" dataKey="failed" name="Failed" stackId="d" fill={CHART_COLORS.failure} radius={[3, 3, 0, 0]} isAnimationActive={false} />
-            <Line yAxisId="rate" dataKey="rate" name="Success rate (%)" stroke={CHART_COLORS.neutral} strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+            <Bar
+              yAxisId="n"
+              dataKey="failed"
+              name="Failed"
+              stackId="d"
+              fill={CHART_COLORS.failure}
+              radius={[3, 3, 0, 0]}
+              isAnimationActive={false}
+            />
+            <Line
+              yAxisId="rate"
+              dataKey="rate"
+              name="Success rate (%)"
+              stroke={CHART_COLORS.neutral}
+              strokeWidth={2}
+              dot={{ r: 2 }}
+              connectNulls
+              isAnimationActive={false}
+            />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartFrame>
@@ -71,7 +102,12 @@ export function LatencyChart({ series }: { series: WebhookSeries }) {
           <ChartTable
             caption={`Latency per ${unit}`}
             headers={['Start (UTC)', 'Answered attempts', 'Mean', 'p95']}
-            rows={series.points.map((p) => [p.start.slice(0, 16).replace('T', ' '), p.answered_attempts, formatMs(p.avg_latency_ms), formatMs(p.p95_latency_ms)])}
+            rows={series.points.map((p) => [
+              p.start.slice(0, 16).replace('T', ' '),
+              p.answered_attempts,
+              formatMs(p.avg_latency_ms),
+              formatMs(p.p95_latency_ms),
+            ])}
           />
         }
       >
@@ -82,8 +118,24 @@ export function LatencyChart({ series }: { series: WebhookSeries }) {
             <YAxis unit=" ms" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} width={60} />
             <Tooltip {...tooltipProps} />
             <Legend {...legendProps} />
-            <Line dataKey="avg" name="Mean (ms)" stroke={CHART_COLORS.neutral} strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
-            <Line dataKey="p95" name="p95 (ms)" stroke={CHART_COLORS.accent} strokeWidth={2} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+            <Line
+              dataKey="avg"
+              name="Mean (ms)"
+              stroke={CHART_COLORS.neutral}
+              strokeWidth={2}
+              dot={{ r: 2 }}
+              connectNulls
+              isAnimationActive={false}
+            />
+            <Line
+              dataKey="p95"
+              name="p95 (ms)"
+              stroke={CHART_COLORS.accent}
+              strokeWidth={2}
+              dot={{ r: 2 }}
+              connectNulls
+              isAnimationActive={false}
+            />
           </LineChart>
         </ResponsiveContainer>
       </ChartFrame>

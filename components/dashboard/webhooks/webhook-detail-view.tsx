@@ -72,7 +72,14 @@ export function WebhookDetailView({ id }: { id: string }) {
       return (
         <div className="grid grid-cols-1 gap-6" data-testid="webhook-not-found">
           <PageHeader title="Webhook not found" />
-          <EmptyState title="There is no such webhook in your tenant" action={<Link className="font-medium text-indigo-700 underline dark:text-indigo-300" href="/dashboard/webhooks">Back to your webhooks</Link>}>
+          <EmptyState
+            title="There is no such webhook in your tenant"
+            action={
+              <Link className="font-medium text-indigo-700 underline dark:text-indigo-300" href="/dashboard/webhooks">
+                Back to your webhooks
+              </Link>
+            }
+          >
             {errorMessage(detail.error)}
           </EmptyState>
         </div>
@@ -95,7 +102,15 @@ export function WebhookDetailView({ id }: { id: string }) {
         <span aria-hidden="true"> / </span>
         <span className="font-mono text-xs">{webhook.id}</span>
       </nav>
-      <PageHeader title={webhook.url} description={<>Created {formatDateTime(webhook.created_at)} · events: {webhook.events.includes('*') ? 'all' : webhook.events.join(', ')}</>} actions={<HeaderActions webhook={webhook} />} />
+      <PageHeader
+        title={webhook.url}
+        description={
+          <>
+            Created {formatDateTime(webhook.created_at)} · events: {webhook.events.includes('*') ? 'all' : webhook.events.join(', ')}
+          </>
+        }
+        actions={<HeaderActions webhook={webhook} />}
+      />
       <StatusPanel webhook={webhook} />
       <TestPanel webhook={webhook} />
       <StatsCards webhook={webhook} />
@@ -194,7 +209,15 @@ function HeaderActions({ webhook }: { webhook: WebhookDetail }) {
 }
 
 /** A new generated secret, PUT as the subscription's secret and shown this once with the snippet filled in. */
-function RotateSecretDialog({ webhook, open, onOpenChange }: { webhook: WebhookDetail; open: boolean; onOpenChange: (open: boolean) => void }) {
+function RotateSecretDialog({
+  webhook,
+  open,
+  onOpenChange,
+}: {
+  webhook: WebhookDetail;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}) {
   const trpc = useTRPC();
   const update = useMutation(trpc.webhooks.update.mutationOptions());
   const invalidate = useInvalidateWebhook(webhook.id);
@@ -208,7 +231,15 @@ function RotateSecretDialog({ webhook, open, onOpenChange }: { webhook: WebhookD
   };
   return (
     <Dialog open={open} onOpenChange={close}>
-      <DialogContent title="Rotate the signing secret" className="max-w-2xl" description={secret ? undefined : 'A new secret signs every attempt from now on, retries of earlier events included; the current one stops at once.'}>
+      <DialogContent
+        title="Rotate the signing secret"
+        className="max-w-2xl"
+        description={
+          secret
+            ? undefined
+            : 'A new secret signs every attempt from now on, retries of earlier events included; the current one stops at once.'
+        }
+      >
         {secret ? (
           <div className="grid grid-cols-1 gap-4">
             <Alert variant="success" title="Copy the new signing secret now">
@@ -272,8 +303,8 @@ function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
       {webhook.status === 'disabled' ? (
         <Alert variant="error" title="Disabled">
           <p>
-            Turned off {webhook.disabled_at ? `on ${formatDateTime(webhook.disabled_at)}` : ''} after {webhook.stats.consecutive_failures} failed deliveries in a row. Events recorded while it is
-            disabled are not sent; after enabling, replay the window you missed.
+            Turned off {webhook.disabled_at ? `on ${formatDateTime(webhook.disabled_at)}` : ''} after {webhook.stats.consecutive_failures}{' '}
+            failed deliveries in a row. Events recorded while it is disabled are not sent; after enabling, replay the window you missed.
           </p>
           {enable.isError ? <p className="mt-2 font-medium">{errorMessage(enable.error)}</p> : null}
           <Button
@@ -309,11 +340,18 @@ function TestPanel({ webhook }: { webhook: WebhookDetail }) {
     <Card>
       <CardHeader>
         <CardTitle>Send a test event</CardTitle>
-        <CardDescription>One signed <code>webhook.test</code> delivery, now; not retried and not counted in the statistics. Works while disabled, to check your receiver first.</CardDescription>
+        <CardDescription>
+          One signed <code>webhook.test</code> delivery, now; not retried and not counted in the statistics. Works while disabled, to check
+          your receiver first.
+        </CardDescription>
       </CardHeader>
       <CardContent className="grid grid-cols-1 gap-3">
         <div>
-          <Button variant="secondary" loading={test.isPending} onClick={() => test.mutate({ id: webhook.id }, { onSettled: () => void invalidate() })}>
+          <Button
+            variant="secondary"
+            loading={test.isPending}
+            onClick={() => test.mutate({ id: webhook.id }, { onSettled: () => void invalidate() })}
+          >
             <Send aria-hidden="true" className="size-4" />
             Send test event
           </Button>
@@ -369,7 +407,8 @@ function Deliveries({ webhook }: { webhook: WebhookDetail }) {
       <CardContent>
         {webhook.deliveries.length === 0 ? (
           <EmptyState title="No deliveries yet">
-            Deliveries appear here when an event of a subscribed kind happens (for instance, run a module action for <code>execution.completed</code>), or send a test event above.
+            Deliveries appear here when an event of a subscribed kind happens (for instance, run a module action for{' '}
+            <code>execution.completed</code>), or send a test event above.
           </EmptyState>
         ) : (
           <ul className="grid grid-cols-1 gap-2" aria-label="Deliveries" data-testid="deliveries">
@@ -386,7 +425,12 @@ function Deliveries({ webhook }: { webhook: WebhookDetail }) {
 function DeliveryItem({ webhookId, delivery }: { webhookId: string; delivery: Delivery }) {
   const [open, setOpen] = useState(false);
   return (
-    <li className="rounded-lg border border-slate-200 dark:border-slate-800" data-testid="delivery" data-event={delivery.event} data-status={delivery.status}>
+    <li
+      className="rounded-lg border border-slate-200 dark:border-slate-800"
+      data-testid="delivery"
+      data-event={delivery.event}
+      data-status={delivery.status}
+    >
       <Collapsible.Root open={open} onOpenChange={setOpen}>
         <Collapsible.Trigger asChild>
           <button
@@ -434,17 +478,34 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
       {delivery.attempts.length === 0 ? (
         <p className="text-slate-600 dark:text-slate-400">No attempt made yet.</p>
       ) : (
-        <div tabIndex={0} role="region" aria-label={`Attempts of delivery ${delivery.id}`} className="overflow-x-auto rounded-lg border border-slate-200 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none dark:border-slate-800">
+        <div
+          tabIndex={0}
+          role="region"
+          aria-label={`Attempts of delivery ${delivery.id}`}
+          className="overflow-x-auto rounded-lg border border-slate-200 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none dark:border-slate-800"
+        >
           <table className="w-full text-left text-sm" data-testid="attempts">
             <caption className="sr-only">Attempts of delivery {delivery.id}</caption>
             <thead className="bg-slate-50 text-xs text-slate-600 uppercase dark:bg-slate-950 dark:text-slate-400">
               <tr>
-                <th scope="col" className="px-3 py-2">#</th>
-                <th scope="col" className="px-3 py-2">Result</th>
-                <th scope="col" className="px-3 py-2">Status</th>
-                <th scope="col" className="px-3 py-2">Latency</th>
-                <th scope="col" className="px-3 py-2">At</th>
-                <th scope="col" className="px-3 py-2">Error and response (first 1 KB)</th>
+                <th scope="col" className="px-3 py-2">
+                  #
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Result
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Status
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Latency
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  At
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Error and response (first 1 KB)
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
@@ -458,7 +519,11 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
                   <td className="px-3 py-2">
                     <div className="grid grid-cols-1 gap-1">
                       {a.error ? <span className="text-red-700 dark:text-red-400">{a.error}</span> : null}
-                      {a.response_body !== null ? <code className="block max-w-md font-mono text-xs break-all whitespace-pre-wrap">{a.response_body || '(empty body)'}</code> : null}
+                      {a.response_body !== null ? (
+                        <code className="block max-w-md font-mono text-xs break-all whitespace-pre-wrap">
+                          {a.response_body || '(empty body)'}
+                        </code>
+                      ) : null}
                     </div>
                   </td>
                 </tr>
@@ -474,11 +539,17 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
         ) : full.isError ? (
           <QueryError error={full.error} retry={() => void full.refetch()} />
         ) : full.data.payload ? (
-          <pre tabIndex={0} className="max-h-80 overflow-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs dark:border-slate-700 dark:bg-slate-950" data-testid="delivery-payload">
+          <pre
+            tabIndex={0}
+            className="max-h-80 overflow-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs dark:border-slate-700 dark:bg-slate-950"
+            data-testid="delivery-payload"
+          >
             {JSON.stringify(full.data.payload, null, 2)}
           </pre>
         ) : (
-          <p className="text-slate-600 dark:text-slate-400">{delivery.kind === 'test' ? 'Test events are not stored.' : 'The event is past its 30-day retention.'}</p>
+          <p className="text-slate-600 dark:text-slate-400">
+            {delivery.kind === 'test' ? 'Test events are not stored.' : 'The event is past its 30-day retention.'}
+          </p>
         )}
       </div>
     </div>
@@ -503,7 +574,10 @@ function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
     <Card>
       <CardHeader>
         <CardTitle>Replay a time window</CardTitle>
-        <CardDescription>Re-sends the recorded events of the subscribed kinds in [from, to) as new deliveries with the same event ids, oldest first: at most 7 days back. Times are your local time.</CardDescription>
+        <CardDescription>
+          Re-sends the recorded events of the subscribed kinds in [from, to) as new deliveries with the same event ids, oldest first: at
+          most 7 days back. Times are your local time.
+        </CardDescription>
       </CardHeader>
       <CardContent>
         <form
@@ -516,7 +590,10 @@ function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
             if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime())) return setInvalid('Enter both times.');
             if (since >= until) return setInvalid('“From” must be before “To”.');
             setInvalid(undefined);
-            replay.mutate({ id: webhook.id, since: since.toISOString(), until: until.toISOString() }, { onSuccess: () => void invalidate() });
+            replay.mutate(
+              { id: webhook.id, since: since.toISOString(), until: until.toISOString() },
+              { onSuccess: () => void invalidate() },
+            );
           }}
         >
           <FormField label="From" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} required error={invalid} />

@@ -47,7 +47,10 @@ const { min: SECRET_MIN, max: SECRET_MAX } = WEBHOOK_SECRET_LENGTH;
 const secretField = z
   .string()
   .trim()
-  .refine((s) => s === '' || (s.length >= SECRET_MIN && s.length <= SECRET_MAX), `The secret must be ${SECRET_MIN} to ${SECRET_MAX} characters.`)
+  .refine(
+    (s) => s === '' || (s.length >= SECRET_MIN && s.length <= SECRET_MAX),
+    `The secret must be ${SECRET_MIN} to ${SECRET_MAX} characters.`,
+  )
   .refine((s) => s === '' || WEBHOOK_SECRET_PATTERN.test(s), 'The secret must be printable ASCII without spaces.');
 const formSchema = z.object({
   url: z.string().trim().min(1, 'Enter the receiver URL.').max(WEBHOOK_URL_MAX_LENGTH, atMostCharacters(WEBHOOK_URL_MAX_LENGTH)),
@@ -141,7 +144,8 @@ export function WebhookFormDialog({
         {created ? (
           <div className="grid grid-cols-1 gap-4">
             <Alert variant="success" title="Copy the signing secret now">
-              It is shown only this once (later views show its last four characters). Your receiver uses it to check that a delivery came from us.
+              It is shown only this once (later views show its last four characters). Your receiver uses it to check that a delivery came
+              from us.
             </Alert>
             <Copyable value={created.secret} label="signing secret" testId="new-webhook-secret" />
             <VerifySnippet secret={{ value: created.secret }} />
@@ -171,7 +175,13 @@ export function WebhookFormDialog({
             <fieldset className="grid grid-cols-1 gap-2" aria-describedby={eventsError ? `${pickerId}-error` : undefined}>
               <legend className="mb-1 text-sm font-medium text-slate-800 dark:text-slate-200">Events</legend>
               <div className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
-                <Checkbox id={`${pickerId}-all`} className="mt-0.5" checked={all} onCheckedChange={(v) => form.setValue('all', v === true)} aria-describedby={`${pickerId}-all-meaning`} />
+                <Checkbox
+                  id={`${pickerId}-all`}
+                  className="mt-0.5"
+                  checked={all}
+                  onCheckedChange={(v) => form.setValue('all', v === true)}
+                  aria-describedby={`${pickerId}-all-meaning`}
+                />
                 <div className="grid grid-cols-1 gap-0.5">
                   <Label htmlFor={`${pickerId}-all`}>All events</Label>
                   <span id={`${pickerId}-all-meaning`} className="text-xs text-slate-600 dark:text-slate-400">
@@ -184,7 +194,14 @@ export function WebhookFormDialog({
                   const id = `${pickerId}-${kind}`;
                   return (
                     <div key={kind} className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
-                      <Checkbox id={id} className="mt-0.5" disabled={all} checked={all || chosen.includes(kind)} onCheckedChange={(v) => toggle(kind, v === true)} aria-describedby={`${id}-meaning`} />
+                      <Checkbox
+                        id={id}
+                        className="mt-0.5"
+                        disabled={all}
+                        checked={all || chosen.includes(kind)}
+                        onCheckedChange={(v) => toggle(kind, v === true)}
+                        aria-describedby={`${id}-meaning`}
+                      />
                       <div className="grid min-w-0 gap-0.5">
                         <Label htmlFor={id} className="font-mono text-xs break-all">
                           {kind}
@@ -206,7 +223,11 @@ export function WebhookFormDialog({
               type="password"
               autoComplete="off"
               spellCheck={false}
-              description={editing ? `Leave empty to keep the current secret (ending in ${webhook?.secret.replace(/^…/, '')}).` : 'Leave empty and one is generated for you (whsec_…), shown once.'}
+              description={
+                editing
+                  ? `Leave empty to keep the current secret (ending in ${webhook?.secret.replace(/^…/, '')}).`
+                  : 'Leave empty and one is generated for you (whsec_…), shown once.'
+              }
               error={form.formState.errors.secret?.message}
               {...form.register('secret')}
             />

@@ -72,7 +72,10 @@ const columns: ColumnDef<WebhookView, unknown>[] = [
     accessorKey: 'url',
     header: 'Receiver',
     cell: ({ row }) => (
-      <Link href={`/dashboard/webhooks/${row.original.id}`} className="font-medium break-all text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300">
+      <Link
+        href={`/dashboard/webhooks/${row.original.id}`}
+        className="font-medium break-all text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+      >
         {row.original.url}
       </Link>
     ),
@@ -83,17 +86,34 @@ const columns: ColumnDef<WebhookView, unknown>[] = [
     enableSorting: false,
     cell: ({ row }) => {
       const events = row.original.events;
-      return events.includes('*') ? 'All events' : <span title={events.join(', ')}>{events.length === 1 ? events[0] : `${events.length} kinds`}</span>;
+      return events.includes('*') ? (
+        'All events'
+      ) : (
+        <span title={events.join(', ')}>{events.length === 1 ? events[0] : `${events.length} kinds`}</span>
+      );
     },
   },
-  { id: 'status', accessorFn: (w) => (w.suspended ? 'suspended' : w.status), header: 'Status', cell: ({ row }) => <WebhookStatusBadge webhook={row.original} /> },
+  {
+    id: 'status',
+    accessorFn: (w) => (w.suspended ? 'suspended' : w.status),
+    header: 'Status',
+    cell: ({ row }) => <WebhookStatusBadge webhook={row.original} />,
+  },
   {
     accessorKey: 'success_rate',
     header: 'Success rate',
     cell: ({ row }) => <span className="tabular-nums">{formatRate(row.original.success_rate)}</span>,
   },
-  { accessorKey: 'consecutive_failures', header: 'Failures in a row', cell: ({ row }) => <span className="tabular-nums">{row.original.consecutive_failures}</span> },
-  { accessorKey: 'created_at', header: 'Created', cell: ({ row }) => <span className="whitespace-nowrap">{formatDateTime(row.original.created_at)}</span> },
+  {
+    accessorKey: 'consecutive_failures',
+    header: 'Failures in a row',
+    cell: ({ row }) => <span className="tabular-nums">{row.original.consecutive_failures}</span>,
+  },
+  {
+    accessorKey: 'created_at',
+    header: 'Created',
+    cell: ({ row }) => <span className="whitespace-nowrap">{formatDateTime(row.original.created_at)}</span>,
+  },
 ];
 
 function WebhooksTable({ webhooks, onCreate }: { webhooks: WebhookView[]; onCreate: () => void }) {
@@ -105,7 +125,8 @@ function WebhooksTable({ webhooks, onCreate }: { webhooks: WebhookView[]; onCrea
       getRowId={(w) => w.id}
       empty={
         <EmptyState title="No webhooks yet" action={<Button onClick={onCreate}>Create your first webhook</Button>}>
-          Subscribe an HTTPS endpoint to event kinds such as <code>execution.completed</code>: every matching event is POSTed to it, signed, and retried on failure.
+          Subscribe an HTTPS endpoint to event kinds such as <code>execution.completed</code>: every matching event is POSTed to it, signed,
+          and retried on failure.
         </EmptyState>
       }
     />

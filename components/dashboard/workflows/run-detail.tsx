@@ -34,7 +34,14 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
   if (run.isError) {
     if (statusOf(run.error) === 404) {
       return (
-        <EmptyState title="Run not found" action={<Link className="underline" href={`/dashboard/workflows/${encodeURIComponent(workflowId)}`}>Back to the workflow</Link>}>
+        <EmptyState
+          title="Run not found"
+          action={
+            <Link className="underline" href={`/dashboard/workflows/${encodeURIComponent(workflowId)}`}>
+              Back to the workflow
+            </Link>
+          }
+        >
           There is no run {runId} of workflow {workflowId} in your tenant.
         </EmptyState>
       );
@@ -81,7 +88,9 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
           </p>
           <p>Started: {formatDateTime(r.started_at ?? r.created_at)}</p>
           <p>Finished: {formatDateTime(r.finished_at)}</p>
-          {isActive(r.status) ? <p className="text-slate-600 dark:text-slate-400">Updating every {POLL_MS / 1000} s while the run is active.</p> : null}
+          {isActive(r.status) ? (
+            <p className="text-slate-600 dark:text-slate-400">Updating every {POLL_MS / 1000} s while the run is active.</p>
+          ) : null}
         </CardContent>
       </Card>
       {r.error ? (
@@ -112,7 +121,10 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
 
 function StepCard({ step }: { step: RunView['steps'][number] }) {
   return (
-    <li className="grid gap-2 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900" data-testid={`step-${step.id}`}>
+    <li
+      className="grid gap-2 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900"
+      data-testid={`step-${step.id}`}
+    >
       <div className="flex flex-wrap items-center gap-2">
         <span className="font-mono text-sm font-semibold">{step.id}</span>
         <span className="font-mono text-xs text-slate-600 dark:text-slate-400">
@@ -135,13 +147,19 @@ function StepCard({ step }: { step: RunView['steps'][number] }) {
         <p className="flex flex-wrap gap-2 text-xs">
           Executions:
           {step.execution_ids.map((id) => (
-            <Link key={id} className="font-mono text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/executions/${encodeURIComponent(id)}`}>
+            <Link
+              key={id}
+              className="font-mono text-indigo-700 hover:underline dark:text-indigo-300"
+              href={`/dashboard/executions/${encodeURIComponent(id)}`}
+            >
               {id}
             </Link>
           ))}
         </p>
       ) : null}
-      {step.input !== null && step.input !== undefined ? <CollapsibleJson title={`Input of ${step.id} (resolved)`} value={step.input} /> : null}
+      {step.input !== null && step.input !== undefined ? (
+        <CollapsibleJson title={`Input of ${step.id} (resolved)`} value={step.input} />
+      ) : null}
       {step.status === 'succeeded' ? <CollapsibleJson title={`Output of ${step.id}`} value={step.output} /> : null}
     </li>
   );

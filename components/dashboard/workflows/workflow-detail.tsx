@@ -24,10 +24,24 @@ type Step = WorkflowView['steps'][number];
 
 const stepColumns: ColumnDef<Step, unknown>[] = [
   { accessorKey: 'id', header: 'Step', cell: ({ row }) => <span className="font-mono text-xs">{row.original.id}</span> },
-  { id: 'action', header: 'Action', accessorFn: (s) => `${s.module}.${s.action}`, cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span> },
+  {
+    id: 'action',
+    header: 'Action',
+    accessorFn: (s) => `${s.module}.${s.action}`,
+    cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span>,
+  },
   { id: 'depends_on', header: 'Depends on', accessorFn: (s) => (s.depends_on ?? []).join(', ') || '—' },
-  { id: 'retry', header: 'Retry', accessorFn: (s) => (s.retry ? `${s.retry.max_attempts} attempts, ${s.retry.backoff} from ${s.retry.backoff_ms} ms` : '—') },
-  { id: 'if', header: 'Condition', accessorFn: (s) => s.if ?? '—', cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span> },
+  {
+    id: 'retry',
+    header: 'Retry',
+    accessorFn: (s) => (s.retry ? `${s.retry.max_attempts} attempts, ${s.retry.backoff} from ${s.retry.backoff_ms} ms` : '—'),
+  },
+  {
+    id: 'if',
+    header: 'Condition',
+    accessorFn: (s) => s.if ?? '—',
+    cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span>,
+  },
 ];
 
 function runColumns(workflowId: string): ColumnDef<RunSummary, unknown>[] {
@@ -36,7 +50,10 @@ function runColumns(workflowId: string): ColumnDef<RunSummary, unknown>[] {
       accessorKey: 'run_id',
       header: 'Run',
       cell: ({ row }) => (
-        <Link className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/workflows/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(row.original.run_id)}`}>
+        <Link
+          className="font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300"
+          href={`/dashboard/workflows/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(row.original.run_id)}`}
+        >
           {row.original.run_id}
         </Link>
       ),
@@ -61,7 +78,14 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
   if (workflow.isError) {
     if (statusOf(workflow.error) === 404) {
       return (
-        <EmptyState title="Workflow not found" action={<Link className="underline" href="/dashboard/workflows">All workflows</Link>}>
+        <EmptyState
+          title="Workflow not found"
+          action={
+            <Link className="underline" href="/dashboard/workflows">
+              All workflows
+            </Link>
+          }
+        >
           There is no workflow {workflowId} in your tenant.
         </EmptyState>
       );
@@ -114,7 +138,11 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
             columns={runColumns(workflowId)}
             data={runs.data.data}
             getRowId={(r) => r.run_id}
-            empty={<EmptyState title={status ? `No ${status} runs` : 'No runs yet'}>Start one above, or with POST /api/v1/workflows/{workflowId}/runs.</EmptyState>}
+            empty={
+              <EmptyState title={status ? `No ${status} runs` : 'No runs yet'}>
+                Start one above, or with POST /api/v1/workflows/{workflowId}/runs.
+              </EmptyState>
+            }
           />
         )}
       </section>

@@ -17,7 +17,10 @@ const columns: ColumnDef<WorkflowView, unknown>[] = [
     accessorKey: 'name',
     header: 'Name',
     cell: ({ row }) => (
-      <Link className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href={`/dashboard/workflows/${encodeURIComponent(row.original.id)}`}>
+      <Link
+        className="font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+        href={`/dashboard/workflows/${encodeURIComponent(row.original.id)}`}
+      >
         {row.original.name}
       </Link>
     ),
@@ -45,7 +48,8 @@ export function WorkflowsView() {
         title="Workflows"
         description={
           <>
-            Durable multi-step runs: steps form a graph, run in parallel when their dependencies are done, retry as configured and survive restarts. See{' '}
+            Durable multi-step runs: steps form a graph, run in parallel when their dependencies are done, retry as configured and survive
+            restarts. See{' '}
             <a className="underline" href="/api/llms.txt">
               llms.txt
             </a>{' '}

@@ -87,7 +87,9 @@ export const requestCounts = pgTable(
       .references(() => tenants.id, { onDelete: 'cascade' }),
     day: date('day', { mode: 'string' }).notNull(),
     requests: bigint('requests', { mode: 'number' }).notNull().default(0),
-    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`now()`),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' })
+      .notNull()
+      .default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.day] })],
 );

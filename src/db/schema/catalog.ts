@@ -3,9 +3,7 @@ import { timestamps } from './columns';
 import { tenants } from './tenants';
 
 export type ModuleRuntime =
-  | { type: 'builtin' }
-  | { type: 'http'; endpoint: string; secret_encrypted: string }
-  | { type: 'javascript'; source: string };
+  { type: 'builtin' } | { type: 'http'; endpoint: string; secret_encrypted: string } | { type: 'javascript'; source: string };
 
 /** A module: built-in packs are synced at start-up; tenants publish their own. Names are global. */
 export const modules = pgTable(
@@ -20,7 +18,9 @@ export const modules = pgTable(
     /** `platform` for built-in packs, else the publishing tenant's agent name. */
     publisher: text('publisher').notNull(),
     ownerTenantId: uuid('owner_tenant_id').references(() => tenants.id, { onDelete: 'cascade' }),
-    visibility: text('visibility', { enum: ['public', 'private'] }).notNull().default('public'),
+    visibility: text('visibility', { enum: ['public', 'private'] })
+      .notNull()
+      .default('public'),
     runtime: jsonb('runtime').$type<ModuleRuntime>().notNull(),
     trustScore: integer('trust_score').notNull().default(50),
     certificationTier: text('certification_tier').notNull().default('none'),

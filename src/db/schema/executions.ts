@@ -33,7 +33,9 @@ export const executions = pgTable(
     index('executions_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
     // Only the few rows still running (crash recovery looks for them): a partial index stays tiny
     // at any table size, where one over every row's status grew with the table.
-    index('executions_running_idx').on(t.createdAt).where(sql`status = 'running'`),
+    index('executions_running_idx')
+      .on(t.createdAt)
+      .where(sql`status = 'running'`),
     // Trust scores: one module's executions of the last 30 days, across tenants (src/trust/score.ts).
     index('executions_module_created_idx').on(t.module, t.createdAt),
   ],

@@ -30,7 +30,9 @@ export const memoryEntries = pgTable(
     // Full-text search (`q`): the same expression as src/memory/queries.ts.
     index('memory_entries_search_idx').using('gin', sql`to_tsvector('simple', ${t.key} || ' ' || (${t.value})::text)`),
     // The purge.
-    index('memory_entries_expires_idx').on(t.expiresAt).where(sql`${t.expiresAt} is not null`),
+    index('memory_entries_expires_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.expiresAt} is not null`),
   ],
 );
 

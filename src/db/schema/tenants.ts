@@ -8,7 +8,9 @@ export const tenants = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     agentName: text('agent_name').notNull(),
     ownerEmail: text('owner_email').notNull(),
-    plan: text('plan', { enum: ['free', 'pro', 'business', 'enterprise'] }).notNull().default('free'),
+    plan: text('plan', { enum: ['free', 'pro', 'business', 'enterprise'] })
+      .notNull()
+      .default('free'),
     /** Operator override of the plan's request limit (enterprise "custom"). */
     requestsPerMinute: integer('requests_per_minute'),
     /** Operator override of the plan's monthly execution quota (custom contracts); null = the plan's. */

@@ -69,8 +69,10 @@ export async function runHttpModule(call: HttpCall): Promise<SandboxOutcome> {
       requireHttps: !call.allowPrivate,
     });
   } catch (err) {
-    if (err instanceof SsrfError) return { ok: false, code: 'module_error', message: "The module's endpoint is not allowed (it must be a public https URL)." };
-    if (err instanceof FetchError && err.code === 'timeout') return { ok: false, code: 'timeout', message: `The module's endpoint did not answer within ${call.timeoutMs} ms.` };
+    if (err instanceof SsrfError)
+      return { ok: false, code: 'module_error', message: "The module's endpoint is not allowed (it must be a public https URL)." };
+    if (err instanceof FetchError && err.code === 'timeout')
+      return { ok: false, code: 'timeout', message: `The module's endpoint did not answer within ${call.timeoutMs} ms.` };
     const detail = err instanceof FetchError ? ` ${err.message}` : '';
     return { ok: false, code: 'module_error', message: `The module's endpoint could not be reached.${detail}` };
   }
@@ -79,7 +81,8 @@ export async function runHttpModule(call: HttpCall): Promise<SandboxOutcome> {
   const parsed = parseJson(res.body);
   const status = res.status;
   if (status >= 200 && status < 300) {
-    if (!parsed.ok) return { ok: false, code: 'module_error', message: `The module's endpoint answered HTTP ${status} without a JSON body.` };
+    if (!parsed.ok)
+      return { ok: false, code: 'module_error', message: `The module's endpoint answered HTTP ${status} without a JSON body.` };
     return { ok: true, output: parsed.value };
   }
   const told = parsed.ok ? publisherMessage(parsed.value) : undefined;
@@ -88,7 +91,8 @@ export async function runHttpModule(call: HttpCall): Promise<SandboxOutcome> {
   if (status >= 400 && status < 500 && ![401, 403, 407, 429].includes(status)) {
     return { ok: false, code: 'invalid_input', message: told ?? `The module rejected the input (HTTP ${status}).` };
   }
-  if (status >= 300 && status < 400) return { ok: false, code: 'module_error', message: `The module's endpoint answered HTTP ${status}; redirects are not followed.` };
+  if (status >= 300 && status < 400)
+    return { ok: false, code: 'module_error', message: `The module's endpoint answered HTTP ${status}; redirects are not followed.` };
   return { ok: false, code: 'module_error', message: `The module's endpoint answered HTTP ${status}${suffix}` };
 }
 

@@ -17,7 +17,14 @@
  * recursion is a guest `InternalError`, never a host crash) and an interrupt deadline (a runaway
  * loop or regex is stopped inside the interpreter and reported as `timeout`).
  */
-import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSWASMModule } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
 
 export const SANDBOX_MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
 /**
@@ -41,12 +48,10 @@ const MAX_MESSAGE_CHARS = 500;
 export const MAX_OUTPUT_DEPTH = 1000;
 
 export type SandboxTask =
-  | { kind: 'run'; source: string; action: string; input: unknown; timeoutMs: number }
-  | { kind: 'check'; source: string; timeoutMs: number };
+  { kind: 'run'; source: string; action: string; input: unknown; timeoutMs: number } | { kind: 'check'; source: string; timeoutMs: number };
 
 export type SandboxOutcome =
-  | { ok: true; output: unknown }
-  | { ok: false; code: 'invalid_input' | 'module_error' | 'timeout'; message: string };
+  { ok: true; output: unknown } | { ok: false; code: 'invalid_input' | 'module_error' | 'timeout'; message: string };
 
 const PRELUDE = `globalThis.InputError = class InputError extends Error {
   constructor(message) { super(message); this.name = 'InputError'; }
@@ -77,7 +82,10 @@ let loading: Promise<QuickJSWASMModule> | undefined;
 /** The WASM module, loaded once per thread (a fresh one after a WASM-level failure). */
 function quickjs(): Promise<QuickJSWASMModule> {
   if (loading) return loading;
-  const memory = new WebAssembly.Memory({ initial: (16 * 1024 * 1024) / WASM_PAGE_BYTES, maximum: SANDBOX_WASM_MEMORY_BYTES / WASM_PAGE_BYTES });
+  const memory = new WebAssembly.Memory({
+    initial: (16 * 1024 * 1024) / WASM_PAGE_BYTES,
+    maximum: SANDBOX_WASM_MEMORY_BYTES / WASM_PAGE_BYTES,
+  });
   loading = newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory: memory })).catch((err: unknown) => {
     loading = undefined;
     throw err;
@@ -156,7 +164,11 @@ function runInFreshContext(module: QuickJSWASMModule, task: SandboxTask): Sandbo
       if (jobs.error) return guestFailure(ctx, keep(jobs.error), timedOut(), false);
       const state = ctx.getPromiseState(result);
       if (state.type === 'pending') {
-        return { ok: false, code: 'module_error', message: 'handle() returned a promise that never settled (the sandbox has no timers or I/O).' };
+        return {
+          ok: false,
+          code: 'module_error',
+          message: 'handle() returned a promise that never settled (the sandbox has no timers or I/O).',
+        };
       }
       if (state.type === 'rejected') return guestFailure(ctx, keep(state.error), timedOut(), false);
       result = keep(state.value);
@@ -165,7 +177,11 @@ function runInFreshContext(module: QuickJSWASMModule, task: SandboxTask): Sandbo
     const deep = ctx.callFunction(nestsDeeperThan, ctx.undefined, result, keep(ctx.newNumber(MAX_OUTPUT_DEPTH)));
     if (deep.error) return guestFailure(ctx, keep(deep.error), timedOut(), false);
     if (ctx.dump(keep(deep.value)) === true) {
-      return { ok: false, code: 'module_error', message: `The action output is nested deeper than ${MAX_OUTPUT_DEPTH} levels (or refers to itself).` };
+      return {
+        ok: false,
+        code: 'module_error',
+        message: `The action output is nested deeper than ${MAX_OUTPUT_DEPTH} levels (or refers to itself).`,
+      };
     }
     const serialized = ctx.callFunction(stringify, json, result);
     if (serialized.error) return guestFailure(ctx, keep(serialized.error), timedOut(), false);
@@ -197,10 +213,18 @@ function guestFailure(ctx: QuickJSContext, error: QuickJSHandle, timedOut: boole
   const name = typeof dumped?.name === 'string' ? dumped.name : undefined;
   const message = typeof dumped?.message === 'string' ? dumped.message : undefined;
   if (name === 'InternalError' && message === 'interrupted' && timedOut) {
-    return { ok: false, code: 'timeout', message: compile ? 'The source did not finish evaluating in time.' : 'The action did not finish within its timeout.' };
+    return {
+      ok: false,
+      code: 'timeout',
+      message: compile ? 'The source did not finish evaluating in time.' : 'The action did not finish within its timeout.',
+    };
   }
   if (name === 'InternalError' && message === 'out of memory') {
-    return { ok: false, code: 'module_error', message: `The action ran out of memory (limit ${SANDBOX_MEMORY_LIMIT_BYTES / 1024 / 1024} MiB).` };
+    return {
+      ok: false,
+      code: 'module_error',
+      message: `The action ran out of memory (limit ${SANDBOX_MEMORY_LIMIT_BYTES / 1024 / 1024} MiB).`,
+    };
   }
   if (name === 'InternalError' && message === 'stack overflow') {
     return { ok: false, code: 'module_error', message: 'The action overflowed its stack (too deep recursion).' };
@@ -229,7 +253,10 @@ function safeDump(ctx: QuickJSContext, handle: QuickJSHandle): Record<string, un
 }
 
 function safeJson(value: unknown): string {
-  const v = typeof value === 'object' && value !== null && 'value' in value && Object.keys(value).length === 1 ? (value as { value: unknown }).value : value;
+  const v =
+    typeof value === 'object' && value !== null && 'value' in value && Object.keys(value).length === 1
+      ? (value as { value: unknown }).value
+      : value;
   if (typeof v === 'string') return v;
   try {
     return JSON.stringify(v) ?? String(v);

@@ -89,8 +89,10 @@ export class JavaScriptSandbox {
     try {
       return (await this.piscina.run({ ...task, started: port2 }, { signal: controller.signal, transferList: [port2] })) as SandboxOutcome;
     } catch {
-      if (controller.signal.reason === 'deadline') return { ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` };
-      if (controller.signal.reason === 'queue') return { ok: false, code: 'timeout', message: 'The sandbox was too busy to start the action in time.' };
+      if (controller.signal.reason === 'deadline')
+        return { ok: false, code: 'timeout', message: `The action did not finish within ${task.timeoutMs} ms.` };
+      if (controller.signal.reason === 'queue')
+        return { ok: false, code: 'timeout', message: 'The sandbox was too busy to start the action in time.' };
       return { ok: false, code: 'module_error', message: 'The sandbox crashed.' };
     } finally {
       clearTimeout(queued);

@@ -52,7 +52,9 @@ describe('compress limits and errors', () => {
     await expect(action('gunzip')({ data: bomb.toString('base64') })).rejects.toThrow(/larger than 10485760 bytes/);
     await expect(action('decompress')({ data: bomb.toString('base64') })).rejects.toThrow(/larger than/);
     const small = zlib.brotliCompressSync(Buffer.alloc(5000));
-    await expect(action('brotli_decompress')({ data: small.toString('base64'), max_output_bytes: 4096 })).rejects.toBeInstanceOf(ActionInputError);
+    await expect(action('brotli_decompress')({ data: small.toString('base64'), max_output_bytes: 4096 })).rejects.toBeInstanceOf(
+      ActionInputError,
+    );
   });
 
   it('rejects corrupt and non-base64 data as input errors', async () => {

@@ -10,11 +10,13 @@ type OutEncoding = 'auto' | 'utf8' | 'base64';
 
 function decodeBase64(value: string, field = 'data'): Buffer {
   const compact = value.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) throw new ActionInputError(`${field} is not valid base64.`);
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.replace(/=+$/, '').length % 4 === 1)
+    throw new ActionInputError(`${field} is not valid base64.`);
   return Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
 }
 
-const readInput = (data: string, encoding: InEncoding | undefined) => (encoding === 'base64' ? decodeBase64(data) : Buffer.from(data, 'utf8'));
+const readInput = (data: string, encoding: InEncoding | undefined) =>
+  encoding === 'base64' ? decodeBase64(data) : Buffer.from(data, 'utf8');
 
 function isUtf8(buf: Buffer): boolean {
   try {
@@ -36,7 +38,8 @@ function compressed(input: Buffer, output: Buffer) {
 
 function decompressed(out: Buffer, encoding: OutEncoding | undefined, format: string) {
   const asText = encoding === 'utf8' || ((encoding ?? 'auto') === 'auto' && isUtf8(out));
-  if (encoding === 'utf8' && !isUtf8(out)) throw new ActionInputError('The decompressed data is not valid UTF-8 text; ask for output_encoding "base64".');
+  if (encoding === 'utf8' && !isUtf8(out))
+    throw new ActionInputError('The decompressed data is not valid UTF-8 text; ask for output_encoding "base64".');
   return { data: out.toString(asText ? 'utf8' : 'base64'), encoding: asText ? 'utf8' : 'base64', bytes: out.length, format };
 }
 
@@ -73,7 +76,11 @@ const compressInput = (levelSchema: JsonSchema, extra: Record<string, JsonSchema
   additionalProperties: false,
   required: ['data'],
   properties: {
-    data: { type: 'string', maxLength: MAX_INPUT_CHARS, description: 'The data to compress: text, or base64 bytes with input_encoding "base64".' },
+    data: {
+      type: 'string',
+      maxLength: MAX_INPUT_CHARS,
+      description: 'The data to compress: text, or base64 bytes with input_encoding "base64".',
+    },
     input_encoding: { type: 'string', enum: ['utf8', 'base64'], default: 'utf8', description: 'How `data` is encoded.' },
     level: levelSchema,
     ...extra,
@@ -104,7 +111,13 @@ const decompressInput = (extra: Record<string, JsonSchema> = {}): JsonSchema => 
       default: 'auto',
       description: 'auto: UTF-8 text when the bytes are valid UTF-8, else base64.',
     },
-    max_output_bytes: { type: 'integer', minimum: 1, maximum: MAX_OUTPUT_BYTES, default: MAX_OUTPUT_BYTES, description: 'Refuse output larger than this (zip-bomb guard).' },
+    max_output_bytes: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_OUTPUT_BYTES,
+      default: MAX_OUTPUT_BYTES,
+      description: 'Refuse output larger than this (zip-bomb guard).',
+    },
     ...extra,
   },
 });
@@ -137,10 +150,16 @@ const compress: ModuleDefinition = {
   actions: [
     {
       name: 'gzip',
-      description: 'Compress text or base64 bytes with gzip (RFC 1952), returning base64. Use for .gz files or Content-Encoding: gzip bodies.',
+      description:
+        'Compress text or base64 bytes with gzip (RFC 1952), returning base64. Use for .gz files or Content-Encoding: gzip bodies.',
       inputSchema: compressInput(zlibLevel),
       outputSchema: compressOutput,
-      examples: [{ input: { data: SAMPLE }, output: { data: 'H4sIAAAAAAAAA8tIzcnJV8gglgQAanYsuS8AAAA=', bytes_in: 47, bytes_out: 29, ratio: 0.617 } }],
+      examples: [
+        {
+          input: { data: SAMPLE },
+          output: { data: 'H4sIAAAAAAAAA8tIzcnJV8gglgQAanYsuS8AAAA=', bytes_in: 47, bytes_out: 29, ratio: 0.617 },
+        },
+      ],
       run(input: { data: string; input_encoding?: InEncoding; level?: number }) {
         const buf = readInput(input.data, input.input_encoding);
         return compressed(buf, zlib.gzipSync(buf, { level: input.level ?? 6 }));
@@ -151,9 +170,18 @@ const compress: ModuleDefinition = {
       description: 'Decompress gzip data (base64) back to text or bytes, refusing output above max_output_bytes.',
       inputSchema: decompressInput(),
       outputSchema: decompressOutput,
-      examples: [{ input: { data: 'H4sIAAAAAAAAA8tIzcnJV8gglgQAanYsuS8AAAA=' }, output: { data: SAMPLE, encoding: 'utf8', bytes: 47, format: 'gzip' } }],
+      examples: [
+        {
+          input: { data: 'H4sIAAAAAAAAA8tIzcnJV8gglgQAanYsuS8AAAA=' },
+          output: { data: SAMPLE, encoding: 'utf8', bytes: 47, format: 'gzip' },
+        },
+      ],
       run(input: { data: string; output_encoding?: OutEncoding; max_output_bytes?: number }) {
-        return decompressed(inflateWith('gzip', decodeBase64(input.data), input.max_output_bytes ?? MAX_OUTPUT_BYTES), input.output_encoding, 'gzip');
+        return decompressed(
+          inflateWith('gzip', decodeBase64(input.data), input.max_output_bytes ?? MAX_OUTPUT_BYTES),
+          input.output_encoding,
+          'gzip',
+        );
       },
     },
     {
@@ -179,12 +207,17 @@ const compress: ModuleDefinition = {
       examples: [{ input: { data: 'eJzLSM3JyVfIIJYEAKOWEYE=' }, output: { data: SAMPLE, encoding: 'utf8', bytes: 47, format: 'deflate' } }],
       run(input: { data: string; output_encoding?: OutEncoding; max_output_bytes?: number; raw?: boolean }) {
         const kind = input.raw ? 'deflate_raw' : 'deflate';
-        return decompressed(inflateWith(kind, decodeBase64(input.data), input.max_output_bytes ?? MAX_OUTPUT_BYTES), input.output_encoding, kind);
+        return decompressed(
+          inflateWith(kind, decodeBase64(input.data), input.max_output_bytes ?? MAX_OUTPUT_BYTES),
+          input.output_encoding,
+          kind,
+        );
       },
     },
     {
       name: 'brotli_compress',
-      description: 'Compress with brotli (RFC 7932; best ratio for text, Content-Encoding: br), returning base64. Quality 0-11; higher is smaller but slower.',
+      description:
+        'Compress with brotli (RFC 7932; best ratio for text, Content-Encoding: br), returning base64. Quality 0-11; higher is smaller but slower.',
       inputSchema: compressInput(
         { type: 'integer', minimum: 0, maximum: 11, default: 6, description: 'Brotli quality 0-11 (11 is slowest).' },
         { mode: { type: 'string', enum: ['generic', 'text'], default: 'generic', description: 'Hint: text for UTF-8 text.' } },
@@ -196,7 +229,8 @@ const compress: ModuleDefinition = {
         const out = zlib.brotliCompressSync(buf, {
           params: {
             [zlib.constants.BROTLI_PARAM_QUALITY]: input.level ?? 6,
-            [zlib.constants.BROTLI_PARAM_MODE]: input.mode === 'text' ? zlib.constants.BROTLI_MODE_TEXT : zlib.constants.BROTLI_MODE_GENERIC,
+            [zlib.constants.BROTLI_PARAM_MODE]:
+              input.mode === 'text' ? zlib.constants.BROTLI_MODE_TEXT : zlib.constants.BROTLI_MODE_GENERIC,
             [zlib.constants.BROTLI_PARAM_SIZE_HINT]: buf.length,
           },
         });
@@ -210,16 +244,24 @@ const compress: ModuleDefinition = {
       outputSchema: decompressOutput,
       examples: [{ input: { data: 'Gy4AACRAahBn6vCcPgA=' }, output: { data: SAMPLE, encoding: 'utf8', bytes: 47, format: 'brotli' } }],
       run(input: { data: string; output_encoding?: OutEncoding; max_output_bytes?: number }) {
-        return decompressed(inflateWith('brotli', decodeBase64(input.data), input.max_output_bytes ?? MAX_OUTPUT_BYTES), input.output_encoding, 'brotli');
+        return decompressed(
+          inflateWith('brotli', decodeBase64(input.data), input.max_output_bytes ?? MAX_OUTPUT_BYTES),
+          input.output_encoding,
+          'brotli',
+        );
       },
     },
     {
       name: 'decompress',
-      description: 'Decompress base64 data whose format is unknown: detects gzip and zlib by their headers and otherwise tries brotli, then raw deflate. Reports the format found.',
+      description:
+        'Decompress base64 data whose format is unknown: detects gzip and zlib by their headers and otherwise tries brotli, then raw deflate. Reports the format found.',
       inputSchema: decompressInput(),
       outputSchema: decompressOutput,
       examples: [
-        { input: { data: 'H4sIAAAAAAAAA8tIzcnJV8gglgQAanYsuS8AAAA=' }, output: { data: SAMPLE, encoding: 'utf8', bytes: 47, format: 'gzip' } },
+        {
+          input: { data: 'H4sIAAAAAAAAA8tIzcnJV8gglgQAanYsuS8AAAA=' },
+          output: { data: SAMPLE, encoding: 'utf8', bytes: 47, format: 'gzip' },
+        },
         { input: { data: 'Gy4AACRAahBn6vCcPgA=' }, output: { data: SAMPLE, encoding: 'utf8', bytes: 47, format: 'brotli' } },
       ],
       run(input: { data: string; output_encoding?: OutEncoding; max_output_bytes?: number }) {
@@ -228,7 +270,7 @@ const compress: ModuleDefinition = {
         const [b0, b1] = [buf[0] ?? 0, buf[1] ?? 0];
         let kinds: ('gzip' | 'deflate' | 'deflate_raw' | 'brotli')[];
         if (b0 === 0x1f && b1 === 0x8b) kinds = ['gzip'];
-        else if ((b0 & 0x0f) === 8 && (b0 >> 4) <= 7 && ((b0 << 8) | b1) % 31 === 0) kinds = ['deflate', 'brotli', 'deflate_raw'];
+        else if ((b0 & 0x0f) === 8 && b0 >> 4 <= 7 && ((b0 << 8) | b1) % 31 === 0) kinds = ['deflate', 'brotli', 'deflate_raw'];
         else kinds = ['brotli', 'deflate_raw'];
         let lastError: unknown;
         for (const kind of kinds) {

@@ -42,7 +42,9 @@ describe('crypto edge cases', () => {
 
   it('hmac_verify accepts base64 signatures and rejects wrong lengths without throwing', async () => {
     const { signature } = await action('hmac')({ message: 'payload', key: 'secret', encoding: 'base64' });
-    expect(await action('hmac_verify')({ message: 'payload', key: 'secret', signature, encoding: 'base64' })).toMatchObject({ valid: true });
+    expect(await action('hmac_verify')({ message: 'payload', key: 'secret', signature, encoding: 'base64' })).toMatchObject({
+      valid: true,
+    });
     expect(await action('hmac_verify')({ message: 'payload', key: 'secret', signature: 'abc' })).toMatchObject({ valid: false });
     const hex = (await action('hmac')({ message: 'payload', key: 'secret' })).signature as string;
     expect(await action('hmac_verify')({ message: 'payload', key: 'secret', signature: hex.toUpperCase() })).toMatchObject({ valid: true });
@@ -89,6 +91,8 @@ describe('crypto edge cases', () => {
     expect(await action('password_verify')({ password: 'pässwörd', hash })).toEqual({ valid: true });
     expect(await action('password_verify')({ password: 'passwort', hash })).toEqual({ valid: false });
     await expect(action('password_verify')({ password: 'x', hash: '$2b$10$abc' })).rejects.toBeInstanceOf(ActionInputError);
-    await expect(action('password_verify')({ password: 'x', hash: '$scrypt$ln=20,r=32,p=1$c2FsdA$c2FsdHNhbHRzYWx0c2FsdA' })).rejects.toBeInstanceOf(ActionInputError);
+    await expect(
+      action('password_verify')({ password: 'x', hash: '$scrypt$ln=20,r=32,p=1$c2FsdA$c2FsdHNhbHRzYWx0c2FsdA' }),
+    ).rejects.toBeInstanceOf(ActionInputError);
   });
 });

@@ -3,7 +3,12 @@ import { promisify } from 'node:util';
 import { v4 as uuidv4, v5 as uuidv5, v7 as uuidv7, validate as uuidValidate, version as uuidVersion } from 'uuid';
 import { ActionInputError, type ModuleDefinition } from '../types';
 
-const scryptAsync = promisify(scrypt) as (password: string | Buffer, salt: Buffer, keylen: number, options: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (
+  password: string | Buffer,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
 
 const MAX_TEXT = 1_048_576;
 const HASH_ALGORITHMS = ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha3-256', 'sha3-512'] as const;
@@ -28,13 +33,19 @@ function decodeInput(value: string, encoding: InputEncoding, field: string): Buf
 
 function decodeBase64(value: string, field: string, urlSafe?: boolean): Buffer {
   const compact = value.replace(/\s+/g, '');
-  const ok = urlSafe === true ? BASE64URL.test(compact) : urlSafe === false ? BASE64.test(compact) : BASE64.test(compact) || BASE64URL.test(compact);
+  const ok =
+    urlSafe === true ? BASE64URL.test(compact) : urlSafe === false ? BASE64.test(compact) : BASE64.test(compact) || BASE64URL.test(compact);
   if (!ok || compact.replace(/=+$/, '').length % 4 === 1) throw new ActionInputError(`${field} is not valid base64.`);
   return Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
 }
 
 const encodingInput = (description: string) => ({ type: 'string', enum: ['utf8', 'base64', 'hex'], default: 'utf8', description });
-const outputEncoding = { type: 'string', enum: OUTPUT_ENCODINGS, default: 'hex', description: 'Encoding of the digest: hex (lower-case), base64 or base64url (no padding).' };
+const outputEncoding = {
+  type: 'string',
+  enum: OUTPUT_ENCODINGS,
+  default: 'hex',
+  description: 'Encoding of the digest: hex (lower-case), base64 or base64url (no padding).',
+};
 
 const TOKEN_ALPHABETS: Record<string, string> = {
   alphanumeric: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',
@@ -60,7 +71,8 @@ const crypto: ModuleDefinition = {
   actions: [
     {
       name: 'hash',
-      description: 'Compute a cryptographic digest (md5, sha1, sha256, sha512, sha3…) of a text or of base64/hex-encoded bytes. Use for checksums, cache keys and integrity checks.',
+      description:
+        'Compute a cryptographic digest (md5, sha1, sha256, sha512, sha3…) of a text or of base64/hex-encoded bytes. Use for checksums, cache keys and integrity checks.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -83,7 +95,10 @@ const crypto: ModuleDefinition = {
           input: { text: 'hello', algorithm: 'sha256' },
           output: { hash: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824', algorithm: 'sha256', encoding: 'hex' },
         },
-        { input: { text: 'hello', algorithm: 'md5', encoding: 'base64' }, output: { hash: 'XUFAKrxLKna5cZ2REBfFkg==', algorithm: 'md5', encoding: 'base64' } },
+        {
+          input: { text: 'hello', algorithm: 'md5', encoding: 'base64' },
+          output: { hash: 'XUFAKrxLKna5cZ2REBfFkg==', algorithm: 'md5', encoding: 'base64' },
+        },
       ],
       inline: true,
       run(input: { text: string; algorithm?: string; encoding?: Encoding; input_encoding?: InputEncoding }) {
@@ -95,13 +110,18 @@ const crypto: ModuleDefinition = {
     },
     {
       name: 'hmac',
-      description: 'Compute an HMAC signature of a message with a secret key (e.g. to sign a webhook payload or an API request). Returns the signature in hex or base64.',
+      description:
+        'Compute an HMAC signature of a message with a secret key (e.g. to sign a webhook payload or an API request). Returns the signature in hex or base64.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
         required: ['message', 'key'],
         properties: {
-          message: { type: 'string', maxLength: MAX_TEXT, description: 'The message to sign (UTF-8 unless message_encoding says otherwise).' },
+          message: {
+            type: 'string',
+            maxLength: MAX_TEXT,
+            description: 'The message to sign (UTF-8 unless message_encoding says otherwise).',
+          },
           key: { type: 'string', minLength: 1, maxLength: 4096, description: 'The secret key (UTF-8 unless key_encoding says otherwise).' },
           algorithm: { type: 'string', enum: HMAC_ALGORITHMS, default: 'sha256', description: 'Hash function of the HMAC.' },
           encoding: outputEncoding,
@@ -122,7 +142,14 @@ const crypto: ModuleDefinition = {
         },
       ],
       inline: true,
-      run(input: { message: string; key: string; algorithm?: string; encoding?: Encoding; message_encoding?: InputEncoding; key_encoding?: InputEncoding }) {
+      run(input: {
+        message: string;
+        key: string;
+        algorithm?: string;
+        encoding?: Encoding;
+        message_encoding?: InputEncoding;
+        key_encoding?: InputEncoding;
+      }) {
         const algorithm = input.algorithm ?? 'sha256';
         const encoding = input.encoding ?? 'hex';
         const key = decodeInput(input.key, input.key_encoding ?? 'utf8', 'key');
@@ -141,7 +168,11 @@ const crypto: ModuleDefinition = {
         properties: {
           message: { type: 'string', maxLength: MAX_TEXT, description: 'The signed message (UTF-8).' },
           key: { type: 'string', minLength: 1, maxLength: 4096, description: 'The secret key.' },
-          signature: { type: 'string', maxLength: 1024, description: 'The signature to check, hex or base64 (an "algo=" prefix is allowed).' },
+          signature: {
+            type: 'string',
+            maxLength: 1024,
+            description: 'The signature to check, hex or base64 (an "algo=" prefix is allowed).',
+          },
           algorithm: { type: 'string', enum: HMAC_ALGORITHMS, default: 'sha256', description: 'Hash function of the HMAC.' },
           encoding: { type: 'string', enum: OUTPUT_ENCODINGS, default: 'hex', description: 'Encoding of `signature`.' },
           key_encoding: encodingInput('How `key` is encoded.'),
@@ -158,7 +189,11 @@ const crypto: ModuleDefinition = {
       },
       examples: [
         {
-          input: { message: 'The quick brown fox jumps over the lazy dog', key: 'key', signature: 'sha256=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8' },
+          input: {
+            message: 'The quick brown fox jumps over the lazy dog',
+            key: 'key',
+            signature: 'sha256=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8',
+          },
           output: { valid: true, expected: 'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8' },
         },
         {
@@ -167,7 +202,14 @@ const crypto: ModuleDefinition = {
         },
       ],
       inline: true,
-      run(input: { message: string; key: string; signature: string; algorithm?: string; encoding?: Encoding; key_encoding?: InputEncoding }) {
+      run(input: {
+        message: string;
+        key: string;
+        signature: string;
+        algorithm?: string;
+        encoding?: Encoding;
+        key_encoding?: InputEncoding;
+      }) {
         const algorithm = input.algorithm ?? 'sha256';
         const encoding = input.encoding ?? 'hex';
         const key = decodeInput(input.key, input.key_encoding ?? 'utf8', 'key');
@@ -204,7 +246,10 @@ const crypto: ModuleDefinition = {
       },
       examples: [
         { input: {}, output: { uuids: ['3b241101-e2bb-4255-8caf-4136c566a962'], version: 4 } },
-        { input: { version: 7, count: 2 }, output: { uuids: ['0192b1a2-6e51-7c3a-9f3e-5d7c2a1b4e60', '0192b1a2-6e51-7c3b-8a41-0f6d2e9c7b13'], version: 7 } },
+        {
+          input: { version: 7, count: 2 },
+          output: { uuids: ['0192b1a2-6e51-7c3a-9f3e-5d7c2a1b4e60', '0192b1a2-6e51-7c3b-8a41-0f6d2e9c7b13'], version: 7 },
+        },
       ],
       inline: true,
       run(input: { version?: 4 | 7; count?: number }) {
@@ -215,13 +260,18 @@ const crypto: ModuleDefinition = {
     },
     {
       name: 'uuid_from_name',
-      description: 'Derive a deterministic name-based UUID (version 5, SHA-1) from a name and a namespace: the same name always gives the same UUID. Namespace "dns", "url" or any UUID.',
+      description:
+        'Derive a deterministic name-based UUID (version 5, SHA-1) from a name and a namespace: the same name always gives the same UUID. Namespace "dns", "url" or any UUID.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
         required: ['name'],
         properties: {
-          name: { type: 'string', maxLength: 10_000, description: 'The name to derive from (e.g. a domain, URL or any stable identifier).' },
+          name: {
+            type: 'string',
+            maxLength: 10_000,
+            description: 'The name to derive from (e.g. a domain, URL or any stable identifier).',
+          },
           namespace: { type: 'string', maxLength: 36, default: 'url', description: '"dns", "url", or a UUID to use as the namespace.' },
         },
       },
@@ -232,7 +282,10 @@ const crypto: ModuleDefinition = {
         properties: { uuid: { type: 'string', format: 'uuid' }, namespace: { type: 'string', format: 'uuid' } },
       },
       examples: [
-        { input: { name: 'example.com', namespace: 'dns' }, output: { uuid: 'cfbff0d1-9375-5685-968c-48ce8b15ae17', namespace: '6ba7b810-9dad-11d1-80b4-00c04fd430c8' } },
+        {
+          input: { name: 'example.com', namespace: 'dns' },
+          output: { uuid: 'cfbff0d1-9375-5685-968c-48ce8b15ae17', namespace: '6ba7b810-9dad-11d1-80b4-00c04fd430c8' },
+        },
       ],
       inline: true,
       run(input: { name: string; namespace?: string }) {
@@ -244,7 +297,8 @@ const crypto: ModuleDefinition = {
     },
     {
       name: 'uuid_inspect',
-      description: 'Check whether a string is a valid UUID and report its version and variant; for version 7 (and 1) UUIDs, also the embedded creation time.',
+      description:
+        'Check whether a string is a valid UUID and report its version and variant; for version 7 (and 1) UUIDs, also the embedded creation time.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -257,13 +311,19 @@ const crypto: ModuleDefinition = {
         required: ['valid', 'version', 'variant', 'timestamp'],
         properties: {
           valid: { type: 'boolean' },
-          version: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'UUID version (1-8), null when invalid; 0 for the nil UUID, 15 for the max UUID.' },
+          version: {
+            anyOf: [{ type: 'integer' }, { type: 'null' }],
+            description: 'UUID version (1-8), null when invalid; 0 for the nil UUID, 15 for the max UUID.',
+          },
           variant: { anyOf: [{ type: 'string' }, { type: 'null' }], enum: ['rfc9562', 'ncs', 'microsoft', 'future', null] },
           timestamp: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'ISO 8601 creation time for v1/v6/v7 UUIDs.' },
         },
       },
       examples: [
-        { input: { uuid: '01890a5d-ac96-774b-bcce-b302099a8057' }, output: { valid: true, version: 7, variant: 'rfc9562', timestamp: '2023-06-30T03:34:18.518Z' } },
+        {
+          input: { uuid: '01890a5d-ac96-774b-bcce-b302099a8057' },
+          output: { valid: true, version: 7, variant: 'rfc9562', timestamp: '2023-06-30T03:34:18.518Z' },
+        },
         { input: { uuid: 'not-a-uuid' }, output: { valid: false, version: null, variant: null, timestamp: null } },
       ],
       inline: true,
@@ -277,7 +337,10 @@ const crypto: ModuleDefinition = {
         let timestamp: string | null = null;
         if (version === 7) timestamp = new Date(parseInt(hex.slice(0, 12), 16)).toISOString();
         else if (version === 1 || version === 6) {
-          const ticks = version === 1 ? BigInt(`0x${hex.slice(13, 16)}${hex.slice(8, 12)}${hex.slice(0, 8)}`) : BigInt(`0x${hex.slice(0, 12)}${hex.slice(13, 16)}`);
+          const ticks =
+            version === 1
+              ? BigInt(`0x${hex.slice(13, 16)}${hex.slice(8, 12)}${hex.slice(0, 8)}`)
+              : BigInt(`0x${hex.slice(0, 12)}${hex.slice(13, 16)}`);
           const ms = Number((ticks - 122192928000000000n) / 10000n);
           timestamp = new Date(ms).toISOString();
         }
@@ -322,7 +385,12 @@ const crypto: ModuleDefinition = {
         required: [],
         properties: {
           length: { type: 'integer', minimum: 1, maximum: 1024, default: 32, description: 'Number of characters.' },
-          alphabet: { type: 'string', enum: Object.keys(TOKEN_ALPHABETS), default: 'alphanumeric', description: 'Character set (ignored when `characters` is given).' },
+          alphabet: {
+            type: 'string',
+            enum: Object.keys(TOKEN_ALPHABETS),
+            default: 'alphanumeric',
+            description: 'Character set (ignored when `characters` is given).',
+          },
           characters: { type: 'string', minLength: 2, maxLength: 256, description: 'A custom character set (distinct characters).' },
           prefix: { type: 'string', maxLength: 32, default: '', description: 'Text put before the random part (e.g. "sk_").' },
           count: { type: 'integer', minimum: 1, maximum: 100, default: 1, description: 'How many tokens.' },
@@ -346,12 +414,16 @@ const crypto: ModuleDefinition = {
         if (chars.length < 2) throw new ActionInputError('characters must contain at least 2 distinct characters.');
         const length = input.length ?? 32;
         const make = () => (input.prefix ?? '') + Array.from({ length }, () => chars[randomInt(chars.length)]).join('');
-        return { tokens: Array.from({ length: input.count ?? 1 }, make), entropy_bits: Math.round(length * Math.log2(chars.length) * 100) / 100 };
+        return {
+          tokens: Array.from({ length: input.count ?? 1 }, make),
+          entropy_bits: Math.round(length * Math.log2(chars.length) * 100) / 100,
+        };
       },
     },
     {
       name: 'base64_encode',
-      description: 'Encode UTF-8 text (or hex bytes) as base64; url_safe gives the URL- and filename-safe alphabet (- and _) without padding, as used in JWTs.',
+      description:
+        'Encode UTF-8 text (or hex bytes) as base64; url_safe gives the URL- and filename-safe alphabet (- and _) without padding, as used in JWTs.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -380,7 +452,8 @@ const crypto: ModuleDefinition = {
     },
     {
       name: 'base64_decode',
-      description: 'Decode base64 or base64url (padding optional, whitespace ignored) to UTF-8 text, or to hex when the bytes are binary. Fails on characters outside the base64 alphabets.',
+      description:
+        'Decode base64 or base64url (padding optional, whitespace ignored) to UTF-8 text, or to hex when the bytes are binary. Fails on characters outside the base64 alphabets.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -419,7 +492,8 @@ const crypto: ModuleDefinition = {
     },
     {
       name: 'compare',
-      description: 'Compare two secrets (tokens, signatures, API keys) for equality in constant time, so the comparison leaks neither content nor length through timing.',
+      description:
+        'Compare two secrets (tokens, signatures, API keys) for equality in constant time, so the comparison leaks neither content nor length through timing.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -443,7 +517,8 @@ const crypto: ModuleDefinition = {
     },
     {
       name: 'password_hash',
-      description: 'Hash a password with scrypt and a random salt for storage. Returns a self-describing string ($scrypt$…) to check later with password_verify.',
+      description:
+        'Hash a password with scrypt and a random salt for storage. Returns a self-describing string ($scrypt$…) to check later with password_verify.',
       nondeterministic: true,
       inputSchema: {
         type: 'object',
@@ -465,8 +540,16 @@ const crypto: ModuleDefinition = {
       ],
       async run(input: { password: string }) {
         const salt = randomBytes(16);
-        const key = await scryptAsync(input.password.normalize('NFKC'), salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 });
-        return { hash: `$scrypt$ln=${Math.log2(SCRYPT.N)},r=${SCRYPT.r},p=${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`, algorithm: 'scrypt' };
+        const key = await scryptAsync(input.password.normalize('NFKC'), salt, SCRYPT.keylen, {
+          N: SCRYPT.N,
+          r: SCRYPT.r,
+          p: SCRYPT.p,
+          maxmem: 64 * 1024 * 1024,
+        });
+        return {
+          hash: `$scrypt$ln=${Math.log2(SCRYPT.N)},r=${SCRYPT.r},p=${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`,
+          algorithm: 'scrypt',
+        };
       },
     },
     {
@@ -484,10 +567,16 @@ const crypto: ModuleDefinition = {
       outputSchema: { type: 'object', additionalProperties: false, required: ['valid'], properties: { valid: { type: 'boolean' } } },
       examples: [
         {
-          input: { password: 'correct horse battery staple', hash: '$scrypt$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$bHXojks4sm1uMH4CDw9EcLZ_muyLxbYYc9xGzvNAnuQ' },
+          input: {
+            password: 'correct horse battery staple',
+            hash: '$scrypt$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$bHXojks4sm1uMH4CDw9EcLZ_muyLxbYYc9xGzvNAnuQ',
+          },
           output: { valid: true },
         },
-        { input: { password: 'wrong', hash: '$scrypt$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$bHXojks4sm1uMH4CDw9EcLZ_muyLxbYYc9xGzvNAnuQ' }, output: { valid: false } },
+        {
+          input: { password: 'wrong', hash: '$scrypt$ln=10,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$bHXojks4sm1uMH4CDw9EcLZ_muyLxbYYc9xGzvNAnuQ' },
+          output: { valid: false },
+        },
       ],
       async run(input: { password: string; hash: string }) {
         const m = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/.exec(input.hash.trim());

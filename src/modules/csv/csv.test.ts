@@ -43,7 +43,16 @@ describe('csv edge cases', () => {
     expect(() => run('filter', { csv, conditions: [{ column: 'c', operator: 'equals', value: 1 }] })).toThrow(/unknown column "c"/);
     expect(() => run('filter', { csv, conditions: [{ column: 'a', operator: 'equals' }] })).toThrow(ActionInputError);
     expect(() => run('filter', { csv, conditions: [{ column: 'b', operator: 'regex', value: '[' }] })).toThrow(ActionInputError);
-    expect(run('filter', { csv, conditions: [{ column: 'a', operator: 'equals', value: 1 }, { column: 'b', operator: 'equals', value: 'y' }], match: 'any' }).matched).toBe(2);
+    expect(
+      run('filter', {
+        csv,
+        conditions: [
+          { column: 'a', operator: 'equals', value: 1 },
+          { column: 'b', operator: 'equals', value: 'y' },
+        ],
+        match: 'any',
+      }).matched,
+    ).toBe(2);
     expect(run('filter', { csv, conditions: [{ column: 'b', operator: 'regex', value: '^[xz]$' }] }).rows).toEqual([{ a: 1, b: 'x' }]);
   });
 

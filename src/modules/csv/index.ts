@@ -37,7 +37,10 @@ interface Parsed {
   errors: { row: number | null; message: string }[];
 }
 
-function parseCsv(csv: string, opts: { header?: boolean; delimiter?: string; dynamic_typing?: boolean; skip_empty_lines?: boolean; max_rows?: number }): Parsed {
+function parseCsv(
+  csv: string,
+  opts: { header?: boolean; delimiter?: string; dynamic_typing?: boolean; skip_empty_lines?: boolean; max_rows?: number },
+): Parsed {
   const { header = true, delimiter = '', dynamic_typing = true, skip_empty_lines = true, max_rows = MAX_ROWS } = opts;
   const result = Papa.parse<string[]>(csv.replace(/^\uFEFF/, ''), {
     header: false,
@@ -73,12 +76,16 @@ function parseCsv(csv: string, opts: { header?: boolean; delimiter?: string; dyn
       })
     : kept.map((r) => r.map(cell));
   const offset = header ? 1 : 0;
-  const errors = result.errors.slice(0, MAX_ERRORS).map((e) => ({ row: typeof e.row === 'number' ? e.row - offset + 1 : null, message: e.message }));
+  const errors = result.errors
+    .slice(0, MAX_ERRORS)
+    .map((e) => ({ row: typeof e.row === 'number' ? e.row - offset + 1 : null, message: e.message }));
   if (header) {
     for (let i = 0; i < kept.length && errors.length < MAX_ERRORS; i++) {
       const len = kept[i]!.length;
-      if (len > columns.length) errors.push({ row: i + 1, message: `row has ${len} fields, expected ${columns.length}; extra fields dropped` });
-      else if (len < columns.length) errors.push({ row: i + 1, message: `row has ${len} fields, expected ${columns.length}; missing cells are null` });
+      if (len > columns.length)
+        errors.push({ row: i + 1, message: `row has ${len} fields, expected ${columns.length}; extra fields dropped` });
+      else if (len < columns.length)
+        errors.push({ row: i + 1, message: `row has ${len} fields, expected ${columns.length}; missing cells are null` });
     }
   }
   return { columns, rows, total, truncated: total > kept.length, delimiter: result.meta.delimiter || ',', errors };
@@ -90,7 +97,8 @@ function requireHeaderRows(parsed: Parsed): Row[] {
 
 function checkColumns(parsed: Parsed, names: string[]) {
   for (const name of names) {
-    if (!parsed.columns.includes(name)) throw new ActionInputError(`unknown column "${name}"; columns are: ${parsed.columns.map((c) => JSON.stringify(c)).join(', ')}`);
+    if (!parsed.columns.includes(name))
+      throw new ActionInputError(`unknown column "${name}"; columns are: ${parsed.columns.map((c) => JSON.stringify(c)).join(', ')}`);
   }
 }
 
@@ -106,7 +114,10 @@ function toCsv(rows: Row[], columns: string[], delimiter: string, header = true,
 
 const rowsOutput = {
   type: 'array',
-  items: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } },
+  items: {
+    type: 'object',
+    additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
+  },
 };
 const errorsOutput = {
   type: 'array',
@@ -116,7 +127,10 @@ const errorsOutput = {
     type: 'object',
     additionalProperties: false,
     required: ['row', 'message'],
-    properties: { row: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: '1-based data row (header excluded).' }, message: { type: 'string' } },
+    properties: {
+      row: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: '1-based data row (header excluded).' },
+      message: { type: 'string' },
+    },
   },
 };
 
@@ -132,7 +146,11 @@ const parse: ActionDefinition = {
       csv: csvInput,
       header: { type: 'boolean', default: true, description: 'The first row holds column names; rows become objects.' },
       delimiter: delimiterInput,
-      dynamic_typing: { type: 'boolean', default: true, description: 'Convert numbers (not ones with leading zeros), true/false and empty cells (null).' },
+      dynamic_typing: {
+        type: 'boolean',
+        default: true,
+        description: 'Convert numbers (not ones with leading zeros), true/false and empty cells (null).',
+      },
       skip_empty_lines: { type: 'boolean', default: true, description: 'Ignore blank lines.' },
       max_rows: { type: 'integer', minimum: 1, maximum: MAX_ROWS, default: MAX_ROWS, description: 'Return at most this many rows.' },
     },
@@ -144,7 +162,12 @@ const parse: ActionDefinition = {
     properties: {
       rows: {
         type: 'array',
-        items: { oneOf: [rowsOutput.items, { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } }] },
+        items: {
+          oneOf: [
+            rowsOutput.items,
+            { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] } },
+          ],
+        },
       },
       columns: { type: 'array', items: { type: 'string' }, description: 'Column names (empty when header is false).' },
       row_count: { type: 'integer', minimum: 0, description: 'Rows returned.' },
@@ -172,12 +195,39 @@ const parse: ActionDefinition = {
     },
     {
       input: { csv: 'a;b\n1;2\n3;4', header: false, dynamic_typing: false },
-      output: { rows: [['a', 'b'], ['1', '2'], ['3', '4']], columns: [], row_count: 3, total_rows: 3, truncated: false, delimiter: ';', errors: [] },
+      output: {
+        rows: [
+          ['a', 'b'],
+          ['1', '2'],
+          ['3', '4'],
+        ],
+        columns: [],
+        row_count: 3,
+        total_rows: 3,
+        truncated: false,
+        delimiter: ';',
+        errors: [],
+      },
     },
   ],
-  run(input: { csv: string; header?: boolean; delimiter?: string; dynamic_typing?: boolean; skip_empty_lines?: boolean; max_rows?: number }) {
+  run(input: {
+    csv: string;
+    header?: boolean;
+    delimiter?: string;
+    dynamic_typing?: boolean;
+    skip_empty_lines?: boolean;
+    max_rows?: number;
+  }) {
     const p = parseCsv(input.csv, input);
-    return { rows: p.rows, columns: p.columns, row_count: p.rows.length, total_rows: p.total, truncated: p.truncated, delimiter: p.delimiter, errors: p.errors };
+    return {
+      rows: p.rows,
+      columns: p.columns,
+      row_count: p.rows.length,
+      total_rows: p.total,
+      truncated: p.truncated,
+      delimiter: p.delimiter,
+      errors: p.errors,
+    };
   },
 };
 
@@ -202,11 +252,20 @@ const stringify: ActionDefinition = {
         items: { anyOf: [{ type: 'object' }, { type: 'array' }] },
         description: 'Objects (keys become columns) or arrays of cells; do not mix the two.',
       },
-      columns: { type: 'array', maxItems: 1000, items: { type: 'string' }, description: 'Columns to write, in order (objects only); default: all keys.' },
+      columns: {
+        type: 'array',
+        maxItems: 1000,
+        items: { type: 'string' },
+        description: 'Columns to write, in order (objects only); default: all keys.',
+      },
       header: { type: 'boolean', default: true, description: 'Write a header row (objects only).' },
       delimiter: { type: 'string', minLength: 1, maxLength: 1, default: ',' },
       newline: { type: 'string', enum: ['\n', '\r\n'], default: '\n' },
-      escape_formulae: { type: 'boolean', default: false, description: 'Prefix cells starting with = + - @ with a quote so spreadsheets do not run them.' },
+      escape_formulae: {
+        type: 'boolean',
+        default: false,
+        description: 'Prefix cells starting with = + - @ with a quote so spreadsheets do not run them.',
+      },
     },
   },
   outputSchema: {
@@ -217,14 +276,29 @@ const stringify: ActionDefinition = {
   },
   examples: [
     {
-      input: { rows: [{ name: 'Ann', age: 31 }, { name: 'Smith, Bob', city: 'Oslo', tags: ['a', 'b'] }] },
+      input: {
+        rows: [
+          { name: 'Ann', age: 31 },
+          { name: 'Smith, Bob', city: 'Oslo', tags: ['a', 'b'] },
+        ],
+      },
       output: { csv: 'name,age,city,tags\nAnn,31,,\n"Smith, Bob",,Oslo,"[""a"",""b""]"\n', row_count: 2 },
     },
-    { input: { rows: [['x', 'y'], [1, 2]], delimiter: ';' }, output: { csv: 'x;y\n1;2\n', row_count: 2 } },
+    {
+      input: {
+        rows: [
+          ['x', 'y'],
+          [1, 2],
+        ],
+        delimiter: ';',
+      },
+      output: { csv: 'x;y\n1;2\n', row_count: 2 },
+    },
   ],
   run(input: { rows: unknown[]; columns?: string[]; header?: boolean; delimiter?: string; newline?: string; escape_formulae?: boolean }) {
     const { rows, header = true, delimiter = ',', newline = '\n', escape_formulae = false } = input;
-    if (rows.length === 0) return { csv: header && input.columns?.length ? toCsv([], input.columns, delimiter, header, newline) : '', row_count: 0 };
+    if (rows.length === 0)
+      return { csv: header && input.columns?.length ? toCsv([], input.columns, delimiter, header, newline) : '', row_count: 0 };
     const arrays = rows.filter(Array.isArray).length;
     if (arrays !== 0 && arrays !== rows.length) throw new ActionInputError('rows must be all objects or all arrays');
     if (arrays) {
@@ -257,7 +331,11 @@ const toJson: ActionDefinition = {
     properties: {
       csv: csvInput,
       delimiter: delimiterInput,
-      dynamic_typing: { type: 'boolean', default: true, description: 'Convert numbers, booleans and empty cells (null); false keeps every value a string.' },
+      dynamic_typing: {
+        type: 'boolean',
+        default: true,
+        description: 'Convert numbers, booleans and empty cells (null); false keeps every value a string.',
+      },
       indent: { type: 'integer', minimum: 0, maximum: 8, default: 0, description: 'Pretty-print indent; 0 for compact JSON.' },
     },
   },
@@ -268,7 +346,10 @@ const toJson: ActionDefinition = {
     properties: { json: { type: 'string' }, row_count: { type: 'integer', minimum: 0 }, truncated: { type: 'boolean' } },
   },
   examples: [
-    { input: { csv: 'id,name\n1,Ann\n2,Bob' }, output: { json: '[{"id":1,"name":"Ann"},{"id":2,"name":"Bob"}]', row_count: 2, truncated: false } },
+    {
+      input: { csv: 'id,name\n1,Ann\n2,Bob' },
+      output: { json: '[{"id":1,"name":"Ann"},{"id":2,"name":"Bob"}]', row_count: 2, truncated: false },
+    },
   ],
   run(input: { csv: string; delimiter?: string; dynamic_typing?: boolean; indent?: number }) {
     const p = parseCsv(input.csv, { delimiter: input.delimiter, dynamic_typing: input.dynamic_typing });
@@ -323,7 +404,10 @@ const stats: ActionDefinition = {
                 type: 'object',
                 additionalProperties: false,
                 required: ['value', 'count'],
-                properties: { value: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, count: { type: 'integer', minimum: 1 } },
+                properties: {
+                  value: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+                  count: { type: 'integer', minimum: 1 },
+                },
               },
             },
           },
@@ -338,9 +422,44 @@ const stats: ActionDefinition = {
         row_count: 4,
         truncated: false,
         columns: [
-          { name: 'city', type: 'string', count: 4, empty: 0, distinct: 3, top_values: [{ value: 'Oslo', count: 2 }, { value: 'Bergen', count: 1 }] },
-          { name: 'temp', type: 'number', count: 4, empty: 0, distinct: 4, min: 10, max: 20, mean: 14.5, median: 14, sum: 58, top_values: [{ value: 12.5, count: 1 }, { value: 10, count: 1 }] },
-          { name: 'rain', type: 'boolean', count: 3, empty: 1, distinct: 2, top_values: [{ value: true, count: 2 }, { value: false, count: 1 }] },
+          {
+            name: 'city',
+            type: 'string',
+            count: 4,
+            empty: 0,
+            distinct: 3,
+            top_values: [
+              { value: 'Oslo', count: 2 },
+              { value: 'Bergen', count: 1 },
+            ],
+          },
+          {
+            name: 'temp',
+            type: 'number',
+            count: 4,
+            empty: 0,
+            distinct: 4,
+            min: 10,
+            max: 20,
+            mean: 14.5,
+            median: 14,
+            sum: 58,
+            top_values: [
+              { value: 12.5, count: 1 },
+              { value: 10, count: 1 },
+            ],
+          },
+          {
+            name: 'rain',
+            type: 'boolean',
+            count: 3,
+            empty: 1,
+            distinct: 2,
+            top_values: [
+              { value: true, count: 2 },
+              { value: false, count: 1 },
+            ],
+          },
         ],
       },
     },
@@ -388,7 +507,21 @@ const stats: ActionDefinition = {
   },
 };
 
-const OPERATORS = ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'not_empty', 'regex'] as const;
+const OPERATORS = [
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'is_empty',
+  'not_empty',
+  'regex',
+] as const;
 type Operator = (typeof OPERATORS)[number];
 interface Condition {
   column: string;
@@ -468,7 +601,10 @@ const filter: ActionDefinition = {
           properties: {
             column: { type: 'string', description: 'Header name of the column.' },
             operator: { type: 'string', enum: [...OPERATORS] },
-            value: { anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }, { type: 'boolean' }], description: 'Value to compare with (not needed for is_empty/not_empty).' },
+            value: {
+              anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'number' }, { type: 'boolean' }],
+              description: 'Value to compare with (not needed for is_empty/not_empty).',
+            },
           },
         },
       },
@@ -492,20 +628,43 @@ const filter: ActionDefinition = {
   },
   examples: [
     {
-      input: { csv: 'name,dept,salary\nAnn,Sales,5200\nBob,IT,6100\nCy,sales,4100', conditions: [{ column: 'dept', operator: 'equals', value: 'sales' }, { column: 'salary', operator: 'gt', value: 5000 }] },
+      input: {
+        csv: 'name,dept,salary\nAnn,Sales,5200\nBob,IT,6100\nCy,sales,4100',
+        conditions: [
+          { column: 'dept', operator: 'equals', value: 'sales' },
+          { column: 'salary', operator: 'gt', value: 5000 },
+        ],
+      },
       output: { rows: [{ name: 'Ann', dept: 'Sales', salary: 5200 }], matched: 1, returned: 1, total_rows: 3 },
     },
     {
-      input: { csv: 'name,email\nAnn,ann@acme.com\nBob,bob@other.org', conditions: [{ column: 'email', operator: 'ends_with', value: '@acme.com' }], output: 'csv' },
+      input: {
+        csv: 'name,email\nAnn,ann@acme.com\nBob,bob@other.org',
+        conditions: [{ column: 'email', operator: 'ends_with', value: '@acme.com' }],
+        output: 'csv',
+      },
       output: { csv: 'name,email\nAnn,ann@acme.com\n', matched: 1, returned: 1, total_rows: 2 },
     },
   ],
-  run(input: { csv: string; delimiter?: string; conditions: Condition[]; match?: string; case_sensitive?: boolean; output?: string; limit?: number }) {
+  run(input: {
+    csv: string;
+    delimiter?: string;
+    conditions: Condition[];
+    match?: string;
+    case_sensitive?: boolean;
+    output?: string;
+    limit?: number;
+  }) {
     const p = parseCsv(input.csv, { delimiter: input.delimiter });
-    checkColumns(p, input.conditions.map((c) => c.column));
+    checkColumns(
+      p,
+      input.conditions.map((c) => c.column),
+    );
     const tests = input.conditions.map((c) => ({ column: c.column, test: matcher(c, input.case_sensitive ?? false) }));
     const any = input.match === 'any';
-    const matching = requireHeaderRows(p).filter((r) => (any ? tests.some((t) => t.test(r[t.column] ?? null)) : tests.every((t) => t.test(r[t.column] ?? null))));
+    const matching = requireHeaderRows(p).filter((r) =>
+      any ? tests.some((t) => t.test(r[t.column] ?? null)) : tests.every((t) => t.test(r[t.column] ?? null)),
+    );
     const rows = matching.slice(0, input.limit ?? 1000);
     const base = { matched: matching.length, returned: rows.length, total_rows: p.rows.length };
     if (input.output === 'csv') return { csv: toCsv(rows, p.columns, p.delimiter), ...base };
@@ -524,8 +683,18 @@ const selectColumns: ActionDefinition = {
     properties: {
       csv: csvInput,
       delimiter: delimiterInput,
-      columns: { type: 'array', minItems: 1, maxItems: 500, items: { type: 'string' }, description: 'Header names to keep, in output order.' },
-      rename: { type: 'object', additionalProperties: { type: 'string' }, description: 'Map of old name -> new name for the output header.' },
+      columns: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 500,
+        items: { type: 'string' },
+        description: 'Header names to keep, in output order.',
+      },
+      rename: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'Map of old name -> new name for the output header.',
+      },
     },
   },
   outputSchema: {
@@ -588,7 +757,10 @@ const sort: ActionDefinition = {
   ],
   run(input: { csv: string; delimiter?: string; by: { column: string; descending?: boolean }[] }) {
     const p = parseCsv(input.csv, { delimiter: input.delimiter });
-    checkColumns(p, input.by.map((b) => b.column));
+    checkColumns(
+      p,
+      input.by.map((b) => b.column),
+    );
     const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
     const rows = [...requireHeaderRows(p)].sort((x, y) => {
       for (const { column, descending } of input.by) {
@@ -606,7 +778,15 @@ const sort: ActionDefinition = {
     const raw = parseCsv(input.csv, { delimiter: input.delimiter, dynamic_typing: false });
     const rawRows = requireHeaderRows(raw);
     const index = new Map(requireHeaderRows(p).map((r, i) => [r, i]));
-    return { csv: toCsv(rows.map((r) => rawRows[index.get(r)!]!), p.columns, p.delimiter), row_count: rows.length, truncated: p.truncated };
+    return {
+      csv: toCsv(
+        rows.map((r) => rawRows[index.get(r)!]!),
+        p.columns,
+        p.delimiter,
+      ),
+      row_count: rows.length,
+      truncated: p.truncated,
+    };
   },
 };
 

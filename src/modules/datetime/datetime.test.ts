@@ -51,7 +51,12 @@ describe('datetime edge cases', () => {
 
   it('business days handle reversed ranges, custom weekends and limits', async () => {
     const bd = action('business_days');
-    expect(await bd({ start: '2024-12-31', end: '2024-12-20', holidays: ['2024-12-25', '2024-12-26'] })).toEqual({ business_days: -6, calendar_days: -12, weekend_days: -4, holidays: -2 });
+    expect(await bd({ start: '2024-12-31', end: '2024-12-20', holidays: ['2024-12-25', '2024-12-26'] })).toEqual({
+      business_days: -6,
+      calendar_days: -12,
+      weekend_days: -4,
+      holidays: -2,
+    });
     // Friday-Saturday weekend: 2024-03-01 is a Friday.
     expect((await bd({ start: '2024-03-01', end: '2024-03-07', weekend: [5, 6] })).business_days).toBe(5);
     await expect(bd({ start: '2024-01-01', end: '2024-01-02', weekend: [1, 2, 3, 4, 5, 6, 7] })).rejects.toBeInstanceOf(ActionInputError);

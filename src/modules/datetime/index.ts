@@ -18,7 +18,8 @@ interface ParseOptions {
 /** Validates an IANA zone ("Europe/Paris"), "UTC", or a fixed offset ("UTC+3"). */
 function checkZone(zone: string | undefined, field = 'zone'): string {
   const z = zone ?? 'UTC';
-  if (!DateTime.now().setZone(z).isValid) throw new ActionInputError(`${field}: unknown time zone "${z}" (use an IANA name such as "Europe/Paris", "UTC", or "UTC+3").`);
+  if (!DateTime.now().setZone(z).isValid)
+    throw new ActionInputError(`${field}: unknown time zone "${z}" (use an IANA name such as "Europe/Paris", "UTC", or "UTC+3").`);
   return z;
 }
 
@@ -33,7 +34,9 @@ function checkLocale(locale: string | undefined): string {
 }
 
 function invalid(dt: DateTime, text: string, field: string): never {
-  throw new ActionInputError(`${field}: cannot parse "${text.slice(0, 100)}"${dt.invalidExplanation ? ` (${dt.invalidExplanation})` : ''}.`);
+  throw new ActionInputError(
+    `${field}: cannot parse "${text.slice(0, 100)}"${dt.invalidExplanation ? ` (${dt.invalidExplanation})` : ''}.`,
+  );
 }
 
 /**
@@ -63,7 +66,10 @@ function parseDateTime(text: string, options: ParseOptions = {}, field = 'dateti
         break;
       case 'unix':
       case 'unix_ms': {
-        if (!/^-?\d+(\.\d+)?$/.test(trimmed)) throw new ActionInputError(`${field}: "${trimmed.slice(0, 100)}" is not a number of ${options.format === 'unix' ? 'seconds' : 'milliseconds'}.`);
+        if (!/^-?\d+(\.\d+)?$/.test(trimmed))
+          throw new ActionInputError(
+            `${field}: "${trimmed.slice(0, 100)}" is not a number of ${options.format === 'unix' ? 'seconds' : 'milliseconds'}.`,
+          );
         const n = Number(trimmed);
         dt = options.format === 'unix' ? DateTime.fromSeconds(n, opts) : DateTime.fromMillis(n, opts);
         break;
@@ -100,19 +106,28 @@ const instantSchema: JsonSchema = {
   },
 };
 
-const datetimeField = (description = 'A date/time: ISO 8601 ("2024-03-10", "2024-03-10T14:30:00+01:00"), RFC 2822, HTTP or SQL format.') => ({
+const datetimeField = (
+  description = 'A date/time: ISO 8601 ("2024-03-10", "2024-03-10T14:30:00+01:00"), RFC 2822, HTTP or SQL format.',
+) => ({
   type: 'string',
   minLength: 1,
   maxLength: 100,
   description,
 });
-const zoneField = (description = 'IANA time zone for values without an offset and for the result (e.g. "Europe/Paris"); "UTC" by default.') => ({
+const zoneField = (
+  description = 'IANA time zone for values without an offset and for the result (e.g. "Europe/Paris"); "UTC" by default.',
+) => ({
   type: 'string',
   maxLength: 64,
   default: 'UTC',
   description,
 });
-const localeField = { type: 'string', maxLength: 35, default: 'en-US', description: 'BCP 47 locale for names of months and days, e.g. "en-US", "fr", "de-DE".' };
+const localeField = {
+  type: 'string',
+  maxLength: 35,
+  default: 'en-US',
+  description: 'BCP 47 locale for names of months and days, e.g. "en-US", "fr", "de-DE".',
+};
 
 const DURATION_UNITS = ['years', 'quarters', 'months', 'weeks', 'days', 'hours', 'minutes', 'seconds', 'milliseconds'] as const;
 
@@ -153,7 +168,13 @@ function businessCalendar(holidays: string[] | undefined, weekend: number[] | un
 }
 
 const businessInputs = {
-  holidays: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 40 }, default: [], description: 'Dates that are not business days (ISO "2024-12-25").' },
+  holidays: {
+    type: 'array',
+    maxItems: 1000,
+    items: { type: 'string', maxLength: 40 },
+    default: [],
+    description: 'Dates that are not business days (ISO "2024-12-25").',
+  },
   weekend: {
     type: 'array',
     maxItems: 6,
@@ -232,7 +253,9 @@ const shiftInput = (verb: string): JsonSchema => ({
   properties: {
     datetime: datetimeField(`The date/time to ${verb}.`),
     duration: durationField,
-    zone: zoneField('Time zone the calendar arithmetic happens in (matters across DST changes: +1 day keeps the wall-clock time); "UTC" by default.'),
+    zone: zoneField(
+      'Time zone the calendar arithmetic happens in (matters across DST changes: +1 day keeps the wall-clock time); "UTC" by default.',
+    ),
   },
 });
 
@@ -255,7 +278,12 @@ const datetime: ModuleDefinition = {
         required: ['text'],
         properties: {
           text: { type: 'string', minLength: 1, maxLength: 100, description: 'The date/time text.' },
-          format: { type: 'string', enum: FORMATS, default: 'auto', description: 'Input format; auto tries ISO, RFC 2822, HTTP and SQL. Ignored when `pattern` is set.' },
+          format: {
+            type: 'string',
+            enum: FORMATS,
+            default: 'auto',
+            description: 'Input format; auto tries ISO, RFC 2822, HTTP and SQL. Ignored when `pattern` is set.',
+          },
           pattern: { type: 'string', maxLength: 100, description: 'Custom luxon pattern, e.g. "dd/MM/yyyy", "MMMM d, yyyy h:mm a".' },
           zone: zoneField('Zone assumed when the text has no offset, and zone of the result; "UTC" by default.'),
           locale: localeField,
@@ -290,7 +318,11 @@ const datetime: ModuleDefinition = {
         required: ['datetime'],
         properties: {
           datetime: datetimeField(),
-          pattern: { type: 'string', maxLength: 200, description: 'luxon format tokens; text in single quotes is literal. Takes precedence over preset.' },
+          pattern: {
+            type: 'string',
+            maxLength: 200,
+            description: 'luxon format tokens; text in single quotes is literal. Takes precedence over preset.',
+          },
           preset: {
             type: 'string',
             enum: ['iso', 'iso_date', 'iso_time', 'rfc2822', 'http', 'sql', 'unix', ...Object.keys(PRESETS)],
@@ -303,7 +335,10 @@ const datetime: ModuleDefinition = {
       },
       outputSchema: { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string' } } },
       examples: [
-        { input: { datetime: '2024-03-10T12:00:00Z', pattern: "cccc d LLLL yyyy 'at' HH:mm", zone: 'Asia/Tokyo' }, output: { text: 'Sunday 10 March 2024 at 21:00' } },
+        {
+          input: { datetime: '2024-03-10T12:00:00Z', pattern: "cccc d LLLL yyyy 'at' HH:mm", zone: 'Asia/Tokyo' },
+          output: { text: 'Sunday 10 March 2024 at 21:00' },
+        },
         { input: { datetime: '2024-03-10T12:00:00Z', preset: 'date_full', locale: 'fr' }, output: { text: '10 mars 2024' } },
         { input: { datetime: '2024-03-10T12:00:00Z', preset: 'http' }, output: { text: 'Sun, 10 Mar 2024 12:00:00 GMT' } },
       ],
@@ -333,7 +368,8 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'add',
-      description: 'Add a duration (e.g. {"days": 30} or "P1M") to a date/time, with calendar-aware months and DST-aware days in the given time zone.',
+      description:
+        'Add a duration (e.g. {"days": 30} or "P1M") to a date/time, with calendar-aware months and DST-aware days in the given time zone.',
       inputSchema: shiftInput('add to'),
       outputSchema: instantSchema,
       examples: [
@@ -343,7 +379,13 @@ const datetime: ModuleDefinition = {
         },
         {
           input: { datetime: '2024-03-09T12:00:00', duration: 'P1D', zone: 'America/New_York' },
-          output: { iso: '2024-03-10T12:00:00-04:00', unix: 1710086400, unix_ms: 1710086400000, zone: 'America/New_York', offset_minutes: -240 },
+          output: {
+            iso: '2024-03-10T12:00:00-04:00',
+            unix: 1710086400,
+            unix_ms: 1710086400000,
+            zone: 'America/New_York',
+            offset_minutes: -240,
+          },
         },
       ],
       run: shift(1),
@@ -363,7 +405,8 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'diff',
-      description: 'Difference between two date/times (end − start) broken down into the requested units (e.g. months + days + hours), plus an ISO 8601 duration, a readable text and the exact milliseconds.',
+      description:
+        'Difference between two date/times (end − start) broken down into the requested units (e.g. months + days + hours), plus an ISO 8601 duration, a readable text and the exact milliseconds.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -397,7 +440,12 @@ const datetime: ModuleDefinition = {
       examples: [
         {
           input: { start: '2024-01-01T00:00:00Z', end: '2024-03-10T12:00:00Z', units: ['months', 'days', 'hours'] },
-          output: { values: { months: 2, days: 9, hours: 12 }, iso_duration: 'P2M9DT12H', text: '2 months, 9 days, 12 hours', milliseconds: 6004800000 },
+          output: {
+            values: { months: 2, days: 9, hours: 12 },
+            iso_duration: 'P2M9DT12H',
+            text: '2 months, 9 days, 12 hours',
+            milliseconds: 6004800000,
+          },
         },
         {
           input: { start: '2024-01-01', end: '2024-01-02T06:00:00Z' },
@@ -412,12 +460,18 @@ const datetime: ModuleDefinition = {
         const values = d.toObject() as Record<string, number>;
         const out: Record<string, number> = {};
         for (const u of units) out[u] = Number((values[u] ?? 0).toPrecision(15)) + 0;
-        return { values: out, iso_duration: d.toISO() ?? '', text: Duration.fromObject(out).toHuman({ listStyle: 'narrow' }) || '0', milliseconds: end.toMillis() - start.toMillis() };
+        return {
+          values: out,
+          iso_duration: d.toISO() ?? '',
+          text: Duration.fromObject(out).toHuman({ listStyle: 'narrow' }) || '0',
+          milliseconds: end.toMillis() - start.toMillis(),
+        };
       },
     },
     {
       name: 'convert_timezone',
-      description: 'Express a date/time in another time zone (e.g. "what time is 9:00 in New York in Tokyo"), with the offset, zone abbreviation and whether daylight saving time applies.',
+      description:
+        'Express a date/time in another time zone (e.g. "what time is 9:00 in New York in Tokyo"), with the offset, zone abbreviation and whether daylight saving time applies.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -444,21 +498,43 @@ const datetime: ModuleDefinition = {
       examples: [
         {
           input: { datetime: '2024-07-01T09:00:00', from_zone: 'America/New_York', to_zone: 'Asia/Tokyo' },
-          output: { iso: '2024-07-01T22:00:00+09:00', zone: 'Asia/Tokyo', offset: '+09:00', offset_minutes: 540, abbreviation: 'GMT+9', is_dst: false },
+          output: {
+            iso: '2024-07-01T22:00:00+09:00',
+            zone: 'Asia/Tokyo',
+            offset: '+09:00',
+            offset_minutes: 540,
+            abbreviation: 'GMT+9',
+            is_dst: false,
+          },
         },
         {
           input: { datetime: '2024-07-01T12:00:00Z', to_zone: 'Europe/London' },
-          output: { iso: '2024-07-01T13:00:00+01:00', zone: 'Europe/London', offset: '+01:00', offset_minutes: 60, abbreviation: 'GMT+1', is_dst: true },
+          output: {
+            iso: '2024-07-01T13:00:00+01:00',
+            zone: 'Europe/London',
+            offset: '+01:00',
+            offset_minutes: 60,
+            abbreviation: 'GMT+1',
+            is_dst: true,
+          },
         },
       ],
       run(input: { datetime: string; from_zone?: string; to_zone: string }) {
         const dt = parseDateTime(input.datetime, { zone: input.from_zone }).setZone(checkZone(input.to_zone, 'to_zone'));
-        return { iso: iso(dt), zone: dt.zoneName ?? input.to_zone, offset: dt.toFormat('ZZ'), offset_minutes: dt.offset, abbreviation: dt.offsetNameShort ?? dt.toFormat('ZZ'), is_dst: dt.isInDST };
+        return {
+          iso: iso(dt),
+          zone: dt.zoneName ?? input.to_zone,
+          offset: dt.toFormat('ZZ'),
+          offset_minutes: dt.offset,
+          abbreviation: dt.offsetNameShort ?? dt.toFormat('ZZ'),
+          is_dst: dt.isInDST,
+        };
       },
     },
     {
       name: 'now',
-      description: 'The current date and time in a time zone, as ISO 8601 and Unix time. Use it as the reference for other date calculations.',
+      description:
+        'The current date and time in a time zone, as ISO 8601 and Unix time. Use it as the reference for other date calculations.',
       nondeterministic: true,
       inputSchema: {
         type: 'object',
@@ -468,10 +544,19 @@ const datetime: ModuleDefinition = {
       },
       outputSchema: instantSchema,
       examples: [
-        { input: {}, output: { iso: '2024-03-10T12:00:00.123Z', unix: 1710072000.123, unix_ms: 1710072000123, zone: 'UTC', offset_minutes: 0 } },
+        {
+          input: {},
+          output: { iso: '2024-03-10T12:00:00.123Z', unix: 1710072000.123, unix_ms: 1710072000123, zone: 'UTC', offset_minutes: 0 },
+        },
         {
           input: { zone: 'Europe/Berlin' },
-          output: { iso: '2024-03-10T13:00:00.123+01:00', unix: 1710072000.123, unix_ms: 1710072000123, zone: 'Europe/Berlin', offset_minutes: 60 },
+          output: {
+            iso: '2024-03-10T13:00:00.123+01:00',
+            unix: 1710072000.123,
+            unix_ms: 1710072000123,
+            zone: 'Europe/Berlin',
+            offset_minutes: 60,
+          },
         },
       ],
       run(input: { zone?: string }) {
@@ -480,7 +565,8 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'business_days',
-      description: 'Count business days between two dates (both included), skipping weekends and the given holidays; also returns calendar, weekend and holiday day counts.',
+      description:
+        'Count business days between two dates (both included), skipping weekends and the given holidays; also returns calendar, weekend and holiday day counts.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -503,7 +589,10 @@ const datetime: ModuleDefinition = {
         },
       },
       examples: [
-        { input: { start: '2024-12-20', end: '2024-12-31', holidays: ['2024-12-25', '2024-12-26'] }, output: { business_days: 6, calendar_days: 12, weekend_days: 4, holidays: 2 } },
+        {
+          input: { start: '2024-12-20', end: '2024-12-31', holidays: ['2024-12-25', '2024-12-26'] },
+          output: { business_days: 6, calendar_days: 12, weekend_days: 4, holidays: 2 },
+        },
       ],
       run(input: { start: string; end: string; holidays?: string[]; weekend?: number[] }) {
         let start = dateOnly(input.start, 'start');
@@ -526,7 +615,8 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'add_business_days',
-      description: 'Move a date forward (or backward, with a negative count) by a number of business days, skipping weekends and holidays, e.g. for due dates and SLAs.',
+      description:
+        'Move a date forward (or backward, with a negative count) by a number of business days, skipping weekends and holidays, e.g. for due dates and SLAs.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -544,14 +634,17 @@ const datetime: ModuleDefinition = {
         properties: { date: { type: 'string', description: 'ISO date.' }, weekday: { type: 'string' } },
       },
       examples: [
-        { input: { date: '2024-12-20', days: 5, holidays: ['2024-12-25', '2024-12-26'] }, output: { date: '2024-12-31', weekday: 'Tuesday' } },
+        {
+          input: { date: '2024-12-20', days: 5, holidays: ['2024-12-25', '2024-12-26'] },
+          output: { date: '2024-12-31', weekday: 'Tuesday' },
+        },
         { input: { date: '2024-03-04', days: -1 }, output: { date: '2024-03-01', weekday: 'Friday' } },
       ],
       run(input: { date: string; days: number; holidays?: string[]; weekend?: number[] }) {
         const cal = businessCalendar(input.holidays, input.weekend);
         const step = input.days < 0 ? -1 : 1;
         let d = dateOnly(input.date, 'date');
-        for (let left = Math.abs(input.days); left > 0; ) {
+        for (let left = Math.abs(input.days); left > 0;) {
           d = d.plus({ days: step });
           if (cal.isBusinessDay(d)) left--;
         }
@@ -560,7 +653,8 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'is_valid',
-      description: 'Check whether a string is a valid date/time (in an expected format or pattern) without failing; returns the reason when it is not, e.g. "2024-02-30" has no such day.',
+      description:
+        'Check whether a string is a valid date/time (in an expected format or pattern) without failing; returns the reason when it is not, e.g. "2024-02-30" has no such day.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -577,12 +671,30 @@ const datetime: ModuleDefinition = {
         type: 'object',
         additionalProperties: false,
         required: ['valid', 'iso', 'reason'],
-        properties: { valid: { type: 'boolean' }, iso: { anyOf: [{ type: 'string' }, { type: 'null' }] }, reason: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+        properties: {
+          valid: { type: 'boolean' },
+          iso: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        },
       },
       examples: [
         { input: { text: '2024-02-29' }, output: { valid: true, iso: '2024-02-29T00:00:00Z', reason: null } },
-        { input: { text: '2023-02-29' }, output: { valid: false, iso: null, reason: 'text: cannot parse "2023-02-29" (you specified 29 (of type number) as a day, which is invalid).' } },
-        { input: { text: '03/15/2024', pattern: 'dd/MM/yyyy' }, output: { valid: false, iso: null, reason: 'text: cannot parse "03/15/2024" (you specified 15 (of type number) as a month, which is invalid).' } },
+        {
+          input: { text: '2023-02-29' },
+          output: {
+            valid: false,
+            iso: null,
+            reason: 'text: cannot parse "2023-02-29" (you specified 29 (of type number) as a day, which is invalid).',
+          },
+        },
+        {
+          input: { text: '03/15/2024', pattern: 'dd/MM/yyyy' },
+          output: {
+            valid: false,
+            iso: null,
+            reason: 'text: cannot parse "03/15/2024" (you specified 15 (of type number) as a month, which is invalid).',
+          },
+        },
       ],
       run(input: { text: string; format?: Format; pattern?: string; zone?: string; locale?: string }) {
         checkZone(input.zone);
@@ -596,12 +708,17 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'start_of',
-      description: 'The start of the year, quarter, month, ISO week (Monday), day, hour, minute or second containing a date/time, in a time zone (e.g. midnight today in Paris).',
+      description:
+        'The start of the year, quarter, month, ISO week (Monday), day, hour, minute or second containing a date/time, in a time zone (e.g. midnight today in Paris).',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
         required: ['datetime', 'unit'],
-        properties: { datetime: datetimeField(), unit: { type: 'string', enum: UNITS_OF_TIME, description: 'The period.' }, zone: zoneField() },
+        properties: {
+          datetime: datetimeField(),
+          unit: { type: 'string', enum: UNITS_OF_TIME, description: 'The period.' },
+          zone: zoneField(),
+        },
       },
       outputSchema: instantSchema,
       examples: [
@@ -616,12 +733,17 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'end_of',
-      description: 'The last millisecond of the year, quarter, month, ISO week (Sunday), day, hour, minute or second containing a date/time, in a time zone (e.g. the end of this month).',
+      description:
+        'The last millisecond of the year, quarter, month, ISO week (Sunday), day, hour, minute or second containing a date/time, in a time zone (e.g. the end of this month).',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
         required: ['datetime', 'unit'],
-        properties: { datetime: datetimeField(), unit: { type: 'string', enum: UNITS_OF_TIME, description: 'The period.' }, zone: zoneField() },
+        properties: {
+          datetime: datetimeField(),
+          unit: { type: 'string', enum: UNITS_OF_TIME, description: 'The period.' },
+          zone: zoneField(),
+        },
       },
       outputSchema: instantSchema,
       examples: [
@@ -636,7 +758,8 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'info',
-      description: 'Calendar facts about a date: weekday, ISO week number, quarter, day of the year, days in the month and year, leap year, weekend, and daylight saving time in a zone.',
+      description:
+        'Calendar facts about a date: weekday, ISO week number, quarter, day of the year, days in the month and year, leap year, weekend, and daylight saving time in a zone.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -646,7 +769,21 @@ const datetime: ModuleDefinition = {
       outputSchema: {
         type: 'object',
         additionalProperties: false,
-        required: ['date', 'weekday', 'weekday_name', 'iso_week', 'iso_week_year', 'quarter', 'day_of_year', 'days_in_month', 'days_in_year', 'is_leap_year', 'is_weekend', 'is_dst', 'offset_minutes'],
+        required: [
+          'date',
+          'weekday',
+          'weekday_name',
+          'iso_week',
+          'iso_week_year',
+          'quarter',
+          'day_of_year',
+          'days_in_month',
+          'days_in_year',
+          'is_leap_year',
+          'is_weekend',
+          'is_dst',
+          'offset_minutes',
+        ],
         properties: {
           date: { type: 'string' },
           weekday: { type: 'integer', description: '1 = Monday … 7 = Sunday.' },
@@ -704,7 +841,8 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'relative',
-      description: 'Describe a date/time relative to a base time in words, e.g. "in 3 days", "2 hours ago", "hier" (localised). Get the base from `now` for "relative to now".',
+      description:
+        'Describe a date/time relative to a base time in words, e.g. "in 3 days", "2 hours ago", "hier" (localised). Get the base from `now` for "relative to now".',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -712,9 +850,17 @@ const datetime: ModuleDefinition = {
         properties: {
           datetime: datetimeField('The date/time to describe.'),
           base: datetimeField('The reference time (e.g. the output of now).'),
-          unit: { type: 'string', enum: ['years', 'quarters', 'months', 'weeks', 'days', 'hours', 'minutes', 'seconds'], description: 'Force a unit; by default the largest that fits.' },
+          unit: {
+            type: 'string',
+            enum: ['years', 'quarters', 'months', 'weeks', 'days', 'hours', 'minutes', 'seconds'],
+            description: 'Force a unit; by default the largest that fits.',
+          },
           style: { type: 'string', enum: ['long', 'short', 'narrow'], default: 'long', description: 'Length of the unit words.' },
-          calendar: { type: 'boolean', default: false, description: 'Calendar wording ("tomorrow", "last year") based on calendar days instead of elapsed time.' },
+          calendar: {
+            type: 'boolean',
+            default: false,
+            description: 'Calendar wording ("tomorrow", "last year") based on calendar days instead of elapsed time.',
+          },
           zone: zoneField(),
           locale: localeField,
         },
@@ -725,7 +871,15 @@ const datetime: ModuleDefinition = {
         { input: { datetime: '2024-03-10T09:00:00Z', base: '2024-03-10T12:00:00Z', locale: 'de' }, output: { text: 'vor 3 Stunden' } },
         { input: { datetime: '2024-03-09T09:00:00Z', base: '2024-03-10T12:00:00Z', calendar: true }, output: { text: 'yesterday' } },
       ],
-      run(input: { datetime: string; base: string; unit?: DurationUnit; style?: 'long' | 'short' | 'narrow'; calendar?: boolean; zone?: string; locale?: string }) {
+      run(input: {
+        datetime: string;
+        base: string;
+        unit?: DurationUnit;
+        style?: 'long' | 'short' | 'narrow';
+        calendar?: boolean;
+        zone?: string;
+        locale?: string;
+      }) {
         const dt = parseDateTime(input.datetime, { zone: input.zone }).setLocale(checkLocale(input.locale));
         const base = parseDateTime(input.base, { zone: input.zone }, 'base');
         const text = input.calendar
@@ -737,7 +891,8 @@ const datetime: ModuleDefinition = {
     },
     {
       name: 'list_timezones',
-      description: 'List the IANA time-zone names this server knows, optionally filtered by a case-insensitive substring (e.g. "america", "berlin"); use to find a valid zone name.',
+      description:
+        'List the IANA time-zone names this server knows, optionally filtered by a case-insensitive substring (e.g. "america", "berlin"); use to find a valid zone name.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,

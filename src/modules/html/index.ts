@@ -4,12 +4,44 @@ import { ActionInputError, type ActionDefinition, type ModuleDefinition } from '
 
 const MAX_HTML = 1_000_000;
 const htmlInput = { type: 'string', maxLength: MAX_HTML, description: 'HTML document or fragment.' };
-const baseUrlInput = { type: 'string', format: 'uri', maxLength: 2048, description: 'URL of the page, used to make relative URLs absolute (a <base href> in the page is honoured too).' };
+const baseUrlInput = {
+  type: 'string',
+  format: 'uri',
+  maxLength: 2048,
+  description: 'URL of the page, used to make relative URLs absolute (a <base href> in the page is honoured too).',
+};
 
 const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'canvas', 'iframe', 'object', 'select', 'button']);
 /** Elements separated from their neighbours by a blank line (2) or a line break (1). */
 const BREAKS: Record<string, number> = Object.fromEntries([
-  ...['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'table', 'ul', 'ol', 'dl', 'section', 'article', 'header', 'footer', 'main', 'nav', 'aside', 'figure', 'form', 'fieldset', 'details', 'hr', 'address'].map((t) => [t, 2]),
+  ...[
+    'p',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'blockquote',
+    'pre',
+    'table',
+    'ul',
+    'ol',
+    'dl',
+    'section',
+    'article',
+    'header',
+    'footer',
+    'main',
+    'nav',
+    'aside',
+    'figure',
+    'form',
+    'fieldset',
+    'details',
+    'hr',
+    'address',
+  ].map((t) => [t, 2]),
   ...['div', 'li', 'tr', 'dt', 'dd', 'caption', 'figcaption', 'summary', 'body', 'html', 'option', 'label', 'legend'].map((t) => [t, 1]),
 ]);
 
@@ -125,7 +157,12 @@ const selectAction: ActionDefinition = {
     required: ['html', 'selector'],
     properties: {
       html: htmlInput,
-      selector: { type: 'string', minLength: 1, maxLength: 1000, description: 'CSS selector (CSS3 plus :contains(), :has(), :first, :eq(n)).' },
+      selector: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 1000,
+        description: 'CSS selector (CSS3 plus :contains(), :has(), :first, :eq(n)).',
+      },
       attributes: { type: 'array', maxItems: 50, items: { type: 'string' }, description: 'Only return these attributes (default: all).' },
       include_html: { type: 'boolean', default: false, description: 'Also return the inner HTML of each match.' },
       limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'Return at most this many matches.' },
@@ -155,7 +192,10 @@ const selectAction: ActionDefinition = {
   },
   examples: [
     {
-      input: { html: '<ul><li class="p" data-id="1">Pen <b>$2</b></li><li class="p" data-id="2">Book</li><li>Other</li></ul>', selector: 'li.p' },
+      input: {
+        html: '<ul><li class="p" data-id="1">Pen <b>$2</b></li><li class="p" data-id="2">Book</li><li>Other</li></ul>',
+        selector: 'li.p',
+      },
       output: {
         count: 2,
         matches: [
@@ -169,7 +209,19 @@ const selectAction: ActionDefinition = {
       output: { count: 1, matches: [{ tag: 'p', text: 'Hi there', attributes: {}, html: 'Hi <em>there</em>' }] },
     },
   ],
-  run({ html, selector, attributes, include_html = false, limit = 100 }: { html: string; selector: string; attributes?: string[]; include_html?: boolean; limit?: number }) {
+  run({
+    html,
+    selector,
+    attributes,
+    include_html = false,
+    limit = 100,
+  }: {
+    html: string;
+    selector: string;
+    attributes?: string[];
+    include_html?: boolean;
+    limit?: number;
+  }) {
     const $ = load(html);
     const found = select($, selector);
     const matches = found
@@ -179,7 +231,11 @@ const selectAction: ActionDefinition = {
       .map((el) => {
         const all = el.attribs ?? {};
         const attrs = attributes ? Object.fromEntries(attributes.filter((a) => a in all).map((a) => [a, all[a]!])) : { ...all };
-        const m: { tag: string; text: string; attributes: Record<string, string>; html?: string } = { tag: el.name, text: collapse($(el).text()), attributes: attrs };
+        const m: { tag: string; text: string; attributes: Record<string, string>; html?: string } = {
+          tag: el.name,
+          text: collapse($(el).text()),
+          attributes: attrs,
+        };
         if (include_html) m.html = $(el).html() ?? '';
         return m;
       });
@@ -197,7 +253,11 @@ const textAction: ActionDefinition = {
     required: ['html'],
     properties: {
       html: htmlInput,
-      selector: { type: 'string', maxLength: 1000, description: 'Only the text of these elements (e.g. "main, article"); default the whole document.' },
+      selector: {
+        type: 'string',
+        maxLength: 1000,
+        description: 'Only the text of these elements (e.g. "main, article"); default the whole document.',
+      },
       max_length: { type: 'integer', minimum: 1, maximum: 1_000_000, description: 'Cut the text to this many characters.' },
     },
   },
@@ -209,7 +269,9 @@ const textAction: ActionDefinition = {
   },
   examples: [
     {
-      input: { html: '<html><head><title>T</title><style>p{}</style></head><body><h1>News</h1><p>First   paragraph<br>second line.</p><script>track()</script><ul><li>one</li><li>two</li></ul><p hidden>secret</p></body></html>' },
+      input: {
+        html: '<html><head><title>T</title><style>p{}</style></head><body><h1>News</h1><p>First   paragraph<br>second line.</p><script>track()</script><ul><li>one</li><li>two</li></ul><p hidden>secret</p></body></html>',
+      },
       output: { text: 'News\n\nFirst paragraph\nsecond line.\n\n- one\n- two', length: 47, truncated: false },
     },
   ],
@@ -282,10 +344,28 @@ const links: ActionDefinition = {
     },
     {
       input: { html: '<a href="/a">A</a><a href="mailto:hi@example.com">Mail</a>' },
-      output: { links: [{ url: '/a', text: 'A' }, { url: 'mailto:hi@example.com', text: 'Mail' }], count: 2 },
+      output: {
+        links: [
+          { url: '/a', text: 'A' },
+          { url: 'mailto:hi@example.com', text: 'Mail' },
+        ],
+        count: 2,
+      },
     },
   ],
-  run({ html, base_url, selector, unique = true, limit = 1000 }: { html: string; base_url?: string; selector?: string; unique?: boolean; limit?: number }) {
+  run({
+    html,
+    base_url,
+    selector,
+    unique = true,
+    limit = 1000,
+  }: {
+    html: string;
+    base_url?: string;
+    selector?: string;
+    unique?: boolean;
+    limit?: number;
+  }) {
     const $ = load(html);
     const base = baseFor($, base_url);
     let baseHost: string | undefined;
@@ -326,7 +406,7 @@ const links: ActionDefinition = {
 const meta: ActionDefinition = {
   name: 'meta',
   description:
-    'Reads a page\'s metadata: title, meta description, canonical URL, language, keywords, robots, favicon, and all Open Graph (og:*) and Twitter card tags. Use to preview or summarise a link, or to check SEO tags.',
+    "Reads a page's metadata: title, meta description, canonical URL, language, keywords, robots, favicon, and all Open Graph (og:*) and Twitter card tags. Use to preview or summarise a link, or to check SEO tags.",
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -345,7 +425,11 @@ const meta: ActionDefinition = {
       keywords: { type: 'array', items: { type: 'string' } },
       robots: { anyOf: [{ type: 'string' }, { type: 'null' }] },
       icon: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-      open_graph: { type: 'object', additionalProperties: { type: 'string' }, description: 'og:* properties without the prefix (first value of each).' },
+      open_graph: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'og:* properties without the prefix (first value of each).',
+      },
       twitter: { type: 'object', additionalProperties: { type: 'string' }, description: 'twitter:* names without the prefix.' },
     },
   },
@@ -404,7 +488,12 @@ const meta: ActionDefinition = {
       description: metaContent('description') ?? metaContent('og:description'),
       canonical: link('canonical'),
       lang: $('html').attr('lang')?.trim() || null,
-      keywords: keywords ? keywords.split(',').map((k) => k.trim()).filter(Boolean) : [],
+      keywords: keywords
+        ? keywords
+            .split(',')
+            .map((k) => k.trim())
+            .filter(Boolean)
+        : [],
       robots: metaContent('robots'),
       icon: link('icon') ?? link('apple-touch-icon'),
       open_graph: prefixed('og:'),
@@ -424,7 +513,11 @@ const tables: ActionDefinition = {
     properties: {
       html: htmlInput,
       selector: { type: 'string', maxLength: 1000, default: 'table', description: 'Which tables (CSS selector).' },
-      as_objects: { type: 'boolean', default: false, description: 'Return rows as objects keyed by header text (when the table has headers).' },
+      as_objects: {
+        type: 'boolean',
+        default: false,
+        description: 'Return rows as objects keyed by header text (when the table has headers).',
+      },
       max_tables: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
       max_rows: { type: 'integer', minimum: 1, maximum: 10_000, default: 1000, description: 'Per table.' },
     },
@@ -446,7 +539,12 @@ const tables: ActionDefinition = {
             headers: { type: 'array', items: { type: 'string' } },
             rows: {
               type: 'array',
-              items: { oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'string' } }] },
+              items: {
+                oneOf: [
+                  { type: 'array', items: { type: 'string' } },
+                  { type: 'object', additionalProperties: { type: 'string' } },
+                ],
+              },
             },
             truncated: { type: 'boolean' },
           },
@@ -459,20 +557,56 @@ const tables: ActionDefinition = {
       input: {
         html: '<table><caption>Prices</caption><thead><tr><th>Item</th><th>Price</th></tr></thead><tbody><tr><td>Pen</td><td>$2</td></tr><tr><td colspan="2">Sold out</td></tr></tbody></table>',
       },
-      output: { count: 1, tables: [{ caption: 'Prices', headers: ['Item', 'Price'], rows: [['Pen', '$2'], ['Sold out', 'Sold out']], truncated: false }] },
+      output: {
+        count: 1,
+        tables: [
+          {
+            caption: 'Prices',
+            headers: ['Item', 'Price'],
+            rows: [
+              ['Pen', '$2'],
+              ['Sold out', 'Sold out'],
+            ],
+            truncated: false,
+          },
+        ],
+      },
     },
     {
-      input: { html: '<table><tr><th>City</th><th>Pop</th></tr><tr><td>Oslo</td><td>709k</td></tr></table><table><tr><td>a</td><td rowspan="2">b</td></tr><tr><td>c</td></tr></table>', as_objects: true },
+      input: {
+        html: '<table><tr><th>City</th><th>Pop</th></tr><tr><td>Oslo</td><td>709k</td></tr></table><table><tr><td>a</td><td rowspan="2">b</td></tr><tr><td>c</td></tr></table>',
+        as_objects: true,
+      },
       output: {
         count: 2,
         tables: [
           { caption: null, headers: ['City', 'Pop'], rows: [{ City: 'Oslo', Pop: '709k' }], truncated: false },
-          { caption: null, headers: [], rows: [['a', 'b'], ['c', 'b']], truncated: false },
+          {
+            caption: null,
+            headers: [],
+            rows: [
+              ['a', 'b'],
+              ['c', 'b'],
+            ],
+            truncated: false,
+          },
         ],
       },
     },
   ],
-  run({ html, selector = 'table', as_objects = false, max_tables = 20, max_rows = 1000 }: { html: string; selector?: string; as_objects?: boolean; max_tables?: number; max_rows?: number }) {
+  run({
+    html,
+    selector = 'table',
+    as_objects = false,
+    max_tables = 20,
+    max_rows = 1000,
+  }: {
+    html: string;
+    selector?: string;
+    as_objects?: boolean;
+    max_tables?: number;
+    max_rows?: number;
+  }) {
     const $ = load(html);
     const found = select($, selector).filter('table');
     const out = found
@@ -480,7 +614,10 @@ const tables: ActionDefinition = {
       .toArray()
       .map((table) => {
         // Rows of this table only (not of nested tables).
-        const trs = $(table).find('tr').filter((_, tr) => $(tr).closest('table')[0] === table).toArray();
+        const trs = $(table)
+          .find('tr')
+          .filter((_, tr) => $(tr).closest('table')[0] === table)
+          .toArray();
         const grid: string[][] = [];
         const headerRow: boolean[] = [];
         const pending: Map<number, { text: string }>[] = [];
@@ -508,7 +645,7 @@ const tables: ActionDefinition = {
           }
           fill();
           grid.push(Array.from(row, (v) => v ?? ''));
-          headerRow.push(cells.length > 0 && cells.every((c) => c.name === 'th') && ($(tr).parents('tfoot').length === 0));
+          headerRow.push(cells.length > 0 && cells.every((c) => c.name === 'th') && $(tr).parents('tfoot').length === 0);
         });
         let headers: string[] = [];
         let body = grid;
@@ -523,7 +660,10 @@ const tables: ActionDefinition = {
         body = body.filter((r) => r.length > 0).map(pad);
         const truncated = body.length > max_rows;
         body = body.slice(0, max_rows);
-        const rows = as_objects && headers.length ? body.map((r) => Object.fromEntries(headers.map((h, i) => [h || `column_${i + 1}`, r[i] ?? '']))) : body;
+        const rows =
+          as_objects && headers.length
+            ? body.map((r) => Object.fromEntries(headers.map((h, i) => [h || `column_${i + 1}`, r[i] ?? ''])))
+            : body;
         const caption = $(table).children('caption').first().text();
         return { caption: caption ? collapse(caption) : null, headers, rows, truncated };
       });
@@ -534,7 +674,7 @@ const tables: ActionDefinition = {
 const images: ActionDefinition = {
   name: 'images',
   description:
-    'Lists the images (<img>) of an HTML page with src (absolute when a base URL is known), alt text, title and declared width/height. Use to find a page\'s pictures or check missing alt text.',
+    "Lists the images (<img>) of an HTML page with src (absolute when a base URL is known), alt text, title and declared width/height. Use to find a page's pictures or check missing alt text.",
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -570,7 +710,10 @@ const images: ActionDefinition = {
   },
   examples: [
     {
-      input: { html: '<img src="/logo.png" alt="Logo" width="120" height="40"><img data-src="lazy.jpg" src="data:image/gif;base64,R0lGOD"><img src="photo.jpg">', base_url: 'https://example.com/blog/' },
+      input: {
+        html: '<img src="/logo.png" alt="Logo" width="120" height="40"><img data-src="lazy.jpg" src="data:image/gif;base64,R0lGOD"><img src="photo.jpg">',
+        base_url: 'https://example.com/blog/',
+      },
       output: {
         images: [
           { src: 'https://example.com/logo.png', alt: 'Logo', width: 120, height: 40 },
@@ -607,7 +750,8 @@ const images: ActionDefinition = {
 
 const headings: ActionDefinition = {
   name: 'headings',
-  description: 'Returns the outline of an HTML page: every h1-h6 heading in document order with its level, text and id. Use to understand the structure of a page before reading parts of it.',
+  description:
+    'Returns the outline of an HTML page: every h1-h6 heading in document order with its level, text and id. Use to understand the structure of a page before reading parts of it.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -625,7 +769,11 @@ const headings: ActionDefinition = {
           type: 'object',
           additionalProperties: false,
           required: ['level', 'text', 'id'],
-          properties: { level: { type: 'integer', minimum: 1, maximum: 6 }, text: { type: 'string' }, id: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+          properties: {
+            level: { type: 'integer', minimum: 1, maximum: 6 },
+            text: { type: 'string' },
+            id: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          },
         },
       },
     },
@@ -659,7 +807,21 @@ const mod: ModuleDefinition = {
   description:
     'Scrape and read HTML you already have (cheerio): CSS-selector queries, readable text, links (absolute with a base URL), page metadata (title, description, Open Graph, canonical), tables as rows, images and the heading outline.',
   category: 'web',
-  tags: ['html', 'scrape', 'scraping', 'css selector', 'cheerio', 'links', 'meta', 'open graph', 'seo', 'tables', 'text', 'images', 'headings'],
+  tags: [
+    'html',
+    'scrape',
+    'scraping',
+    'css selector',
+    'cheerio',
+    'links',
+    'meta',
+    'open graph',
+    'seo',
+    'tables',
+    'text',
+    'images',
+    'headings',
+  ],
   actions: [selectAction, textAction, links, meta, tables, images, headings],
 };
 

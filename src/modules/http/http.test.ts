@@ -130,12 +130,27 @@ afterEach(() => {
 describe('http.fetch against a local server (allowPrivateNetwork)', () => {
   it('GET text', async () => {
     const out = await action('fetch')({ url: `${base}/text` });
-    expect(out).toMatchObject({ status: 200, ok: true, body: 'héllo', body_encoding: 'text', truncated: false, bytes: 6, content_type: 'text/plain; charset=utf-8', redirects: 0 });
+    expect(out).toMatchObject({
+      status: 200,
+      ok: true,
+      body: 'héllo',
+      body_encoding: 'text',
+      truncated: false,
+      bytes: 6,
+      content_type: 'text/plain; charset=utf-8',
+      redirects: 0,
+    });
     expect(out.elapsed_ms).toBeGreaterThanOrEqual(0);
   });
 
   it('POST with headers, query and body', async () => {
-    const out = await action('fetch')({ url: `${base}/echo?a=1`, method: 'POST', query: { b: 'x y', c: 3 }, headers: { 'Content-Type': 'text/plain', 'X-Test': 'yes' }, body: 'payload' });
+    const out = await action('fetch')({
+      url: `${base}/echo?a=1`,
+      method: 'POST',
+      query: { b: 'x y', c: 3 },
+      headers: { 'Content-Type': 'text/plain', 'X-Test': 'yes' },
+      body: 'payload',
+    });
     const echoed = JSON.parse(out.body);
     expect(echoed).toMatchObject({ method: 'POST', body: 'payload', query: { a: '1', b: 'x y', c: '3' } });
     expect(echoed.headers['x-test']).toBe('yes');
@@ -145,7 +160,9 @@ describe('http.fetch against a local server (allowPrivateNetwork)', () => {
   it('binary bodies come back as base64', async () => {
     const out = await action('fetch')({ url: `${base}/binary` });
     expect(out).toMatchObject({ body: '//4AAQ==', body_encoding: 'base64', bytes: 4 });
-    expect((await action('fetch')({ url: `${base}/text`, response_encoding: 'base64' })).body).toBe(Buffer.from('héllo').toString('base64'));
+    expect((await action('fetch')({ url: `${base}/text`, response_encoding: 'base64' })).body).toBe(
+      Buffer.from('héllo').toString('base64'),
+    );
   });
 
   it('truncates at 1 MB (after decompression) and at max_bytes', async () => {
@@ -166,8 +183,17 @@ describe('http.fetch against a local server (allowPrivateNetwork)', () => {
   });
 
   it('follows redirects unless told not to; non-2xx is a result, not an error', async () => {
-    expect(await action('fetch')({ url: `${base}/moved` })).toMatchObject({ status: 200, redirects: 1, url: `${base}/text`, body: 'héllo' });
-    expect(await action('fetch')({ url: `${base}/moved`, follow_redirects: false })).toMatchObject({ status: 301, ok: false, redirects: 0 });
+    expect(await action('fetch')({ url: `${base}/moved` })).toMatchObject({
+      status: 200,
+      redirects: 1,
+      url: `${base}/text`,
+      body: 'héllo',
+    });
+    expect(await action('fetch')({ url: `${base}/moved`, follow_redirects: false })).toMatchObject({
+      status: 301,
+      ok: false,
+      redirects: 0,
+    });
     expect(await action('fetch')({ url: `${base}/html` })).toMatchObject({ status: 404, ok: false, body: '<h1>nope</h1>' });
   });
 
@@ -187,7 +213,9 @@ describe('http.fetch against a local server (allowPrivateNetwork)', () => {
   it('refuses bodies on GET and forbidden headers', async () => {
     await expect(action('fetch')({ url: `${base}/echo`, body: 'x' })).rejects.toBeInstanceOf(ActionInputError);
     await expect(action('fetch')({ url: `${base}/echo`, headers: { Host: 'evil' } })).rejects.toThrow(/cannot be set/);
-    await expect(action('fetch')({ url: `${base}/echo`, headers: { 'Transfer-Encoding': 'chunked' } })).rejects.toBeInstanceOf(ActionInputError);
+    await expect(action('fetch')({ url: `${base}/echo`, headers: { 'Transfer-Encoding': 'chunked' } })).rejects.toBeInstanceOf(
+      ActionInputError,
+    );
     await expect(action('fetch')({ url: `${base}/echo`, headers: { 'X-A': 'a\r\nInjected: 1' } })).rejects.toThrow(/line break/);
   });
 });

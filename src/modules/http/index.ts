@@ -57,7 +57,11 @@ function checkHeaders(headers: Record<string, string> | undefined): Record<strin
   return out;
 }
 
-async function send(input: RequestInput, ctx: ActionContext, extra: { body?: string; headers?: Record<string, string> } = {}): Promise<GuardedResponse> {
+async function send(
+  input: RequestInput,
+  ctx: ActionContext,
+  extra: { body?: string; headers?: Record<string, string> } = {},
+): Promise<GuardedResponse> {
   const method = input.method ?? 'GET';
   const body = extra.body ?? input.body;
   if (body !== undefined && (method === 'GET' || method === 'HEAD')) throw new ActionInputError(`A ${method} request cannot have a body.`);
@@ -80,7 +84,8 @@ async function send(input: RequestInput, ctx: ActionContext, extra: { body?: str
   }
 }
 
-const TEXTUAL = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|problem\+json|graphql|yaml|x-yaml|csv|rss\+xml|atom\+xml)|[^;]*\+(json|xml)\b)/i;
+const TEXTUAL =
+  /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|problem\+json|graphql|yaml|x-yaml|csv|rss\+xml|atom\+xml)|[^;]*\+(json|xml)\b)/i;
 
 /** What a fetch's output may take as JSON: the engine's 1 MiB output cap, with room to spare. */
 const OUTPUT_BUDGET_BYTES = 1024 * 1024 - 1024;
@@ -101,14 +106,21 @@ function decodeBody(res: Pick<GuardedResponse, 'headers' | 'body'>, mode: 'auto'
   return { body: text, body_encoding: 'text' as const };
 }
 
-const urlField = { type: 'string', minLength: 8, maxLength: 4096, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: 'Absolute http:// or https:// URL (public hosts only).' };
+const urlField = {
+  type: 'string',
+  minLength: 8,
+  maxLength: 4096,
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+  description: 'Absolute http:// or https:// URL (public hosts only).',
+};
 const headersField = {
   type: 'object',
   maxProperties: 50,
   propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
   additionalProperties: { type: 'string', maxLength: 8192 },
   default: {},
-  description: 'Request headers, e.g. {"Authorization": "Bearer …", "Accept": "application/json"}. Host, Content-Length and hop-by-hop headers are set by the platform.',
+  description:
+    'Request headers, e.g. {"Authorization": "Bearer …", "Accept": "application/json"}. Host, Content-Length and hop-by-hop headers are set by the platform.',
 };
 const queryField = {
   type: 'object',
@@ -117,7 +129,13 @@ const queryField = {
   default: {},
   description: 'Query parameters appended to the URL (URL-encoded for you).',
 };
-const timeoutField = { type: 'integer', minimum: 100, maximum: DEFAULT_TIMEOUT_MS, default: DEFAULT_TIMEOUT_MS, description: 'Time limit for the whole request, redirects included, in ms.' };
+const timeoutField = {
+  type: 'integer',
+  minimum: 100,
+  maximum: DEFAULT_TIMEOUT_MS,
+  default: DEFAULT_TIMEOUT_MS,
+  description: 'Time limit for the whole request, redirects included, in ms.',
+};
 const redirectsField = { type: 'boolean', default: true, description: 'Follow up to 5 redirects (each target is checked again).' };
 
 const responseHeaders = { type: 'object', additionalProperties: { type: 'string' }, description: 'Response headers, lower-case names.' };
@@ -167,12 +185,27 @@ const http: ModuleDefinition = {
         required: ['url'],
         properties: {
           url: urlField,
-          method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'], default: 'GET', description: 'HTTP method.' },
+          method: {
+            type: 'string',
+            enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+            default: 'GET',
+            description: 'HTTP method.',
+          },
           headers: headersField,
           query: queryField,
-          body: { type: 'string', maxLength: MAX_BODY_BYTES, description: 'Request body (set a Content-Type header to match). Not allowed for GET/HEAD.' },
+          body: {
+            type: 'string',
+            maxLength: MAX_BODY_BYTES,
+            description: 'Request body (set a Content-Type header to match). Not allowed for GET/HEAD.',
+          },
           timeout_ms: timeoutField,
-          max_bytes: { type: 'integer', minimum: 1, maximum: MAX_BODY_BYTES, default: MAX_BODY_BYTES, description: 'Keep at most this many bytes of the response body.' },
+          max_bytes: {
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_BODY_BYTES,
+            default: MAX_BODY_BYTES,
+            description: 'Keep at most this many bytes of the response body.',
+          },
           follow_redirects: redirectsField,
           response_encoding: {
             type: 'string',
@@ -185,21 +218,44 @@ const http: ModuleDefinition = {
       outputSchema: {
         type: 'object',
         additionalProperties: false,
-        required: ['status', 'status_text', 'ok', 'url', 'redirects', 'headers', 'content_type', 'body', 'body_encoding', 'truncated', 'bytes', 'elapsed_ms'],
+        required: [
+          'status',
+          'status_text',
+          'ok',
+          'url',
+          'redirects',
+          'headers',
+          'content_type',
+          'body',
+          'body_encoding',
+          'truncated',
+          'bytes',
+          'elapsed_ms',
+        ],
         properties: {
           ...common,
           status_text: { type: 'string' },
           content_type: { anyOf: [{ type: 'string' }, { type: 'null' }] },
           body: { type: 'string' },
           body_encoding: { type: 'string', enum: ['text', 'base64'] },
-          truncated: { type: 'boolean', description: 'The body was cut: at max_bytes, or shorter so that the whole output fits in 1 MiB as JSON (base64 and escapes take more room than the bytes).' },
+          truncated: {
+            type: 'boolean',
+            description:
+              'The body was cut: at max_bytes, or shorter so that the whole output fits in 1 MiB as JSON (base64 and escapes take more room than the bytes).',
+          },
           bytes: { type: 'integer', description: 'Body bytes returned (after decompression).' },
         },
       },
       examples: [
         { input: { url: 'https://example.com/' }, output: FETCH_EXAMPLE_OUTPUT },
         {
-          input: { url: 'https://httpbin.org/post', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"hello":"world"}', timeout_ms: 5000 },
+          input: {
+            url: 'https://httpbin.org/post',
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: '{"hello":"world"}',
+            timeout_ms: 5000,
+          },
           output: {
             ...FETCH_EXAMPLE_OUTPUT,
             url: 'https://httpbin.org/post',
@@ -238,7 +294,8 @@ const http: ModuleDefinition = {
     },
     {
       name: 'head',
-      description: 'Check a public URL without downloading it (HTTP HEAD): status, final URL after redirects, content type, size and headers. Useful to test that a link works.',
+      description:
+        'Check a public URL without downloading it (HTTP HEAD): status, final URL after redirects, content type, size and headers. Useful to test that a link works.',
       nondeterministic: true,
       timeoutMs: ACTION_TIMEOUT_MS,
       io: true,
@@ -358,7 +415,15 @@ const http: ModuleDefinition = {
             throw new Error(`The response (HTTP ${res.status}, ${res.headers['content-type'] ?? 'no content type'}) is not valid JSON.`);
           }
         }
-        return { status: res.status, ok: res.status >= 200 && res.status < 300, url: res.url, redirects: res.redirects, headers: res.headers, data, elapsed_ms: res.elapsedMs };
+        return {
+          status: res.status,
+          ok: res.status >= 200 && res.status < 300,
+          url: res.url,
+          redirects: res.redirects,
+          headers: res.headers,
+          data,
+          elapsed_ms: res.elapsedMs,
+        };
       },
     },
   ],

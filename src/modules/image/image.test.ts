@@ -37,7 +37,11 @@ beforeAll(async () => {
       raw[i + 2] = 128;
       raw[i + 3] = x < 10 ? 0 : 255;
     }
-  photo = (await sharp(raw, { raw: { width: w, height: h, channels: 4 } }).png().toBuffer()).toString('base64');
+  photo = (
+    await sharp(raw, { raw: { width: w, height: h, channels: 4 } })
+      .png()
+      .toBuffer()
+  ).toString('base64');
 });
 
 describe('image actions', () => {
@@ -47,7 +51,11 @@ describe('image actions', () => {
         const out = (await a.run(structuredClone(ex.input), ctx)) as any;
         await decoded(out);
         const declared = ex.output as any;
-        expect({ format: out.format, width: out.width, height: out.height }).toEqual({ format: declared.format, width: declared.width, height: declared.height });
+        expect({ format: out.format, width: out.width, height: out.height }).toEqual({
+          format: declared.format,
+          width: declared.width,
+          height: declared.height,
+        });
       }
     }
   });
@@ -100,12 +108,23 @@ describe('image actions', () => {
   });
 
   it('adjust applies filters', async () => {
-    const out = await action('adjust')({ image: photo, grayscale: true, blur: 1, brightness: 1.2, normalize: true, sharpen: true, negate: true, saturation: 0.5 });
+    const out = await action('adjust')({
+      image: photo,
+      grayscale: true,
+      blur: 1,
+      brightness: 1.2,
+      normalize: true,
+      sharpen: true,
+      negate: true,
+      saturation: 0.5,
+    });
     await decoded(out);
   });
 
   it('refuses non-images, bad base64, oversize input and pixel bombs', async () => {
-    await expect(action('metadata')({ image: Buffer.from('hello world, not an image').toString('base64') })).rejects.toBeInstanceOf(ActionInputError);
+    await expect(action('metadata')({ image: Buffer.from('hello world, not an image').toString('base64') })).rejects.toBeInstanceOf(
+      ActionInputError,
+    );
     await expect(action('convert')({ image: 'not*base64!', format: 'png' })).rejects.toBeInstanceOf(ActionInputError);
     await expect(action('metadata')({ image: 'data:image/png,rawtext' })).rejects.toBeInstanceOf(ActionInputError);
     const big = Buffer.alloc(MAX_INPUT_BYTES + 1).toString('base64');

@@ -127,7 +127,8 @@ const imageOutput: JsonSchema = {
 const encodeProps = { format: formatField, quality: qualityField };
 
 /** A tiny 4×2 PNG (red, green, blue, yellow / white, black, grey, cyan) used in the examples. */
-const SAMPLE_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAGUlEQVQImWP4z8DAAMb//0MJhoaGBob//wGJGAt3Y0hjbQAAAABJRU5ErkJggg==';
+const SAMPLE_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAGUlEQVQImWP4z8DAAMb//0MJhoaGBob//wGJGAt3Y0hjbQAAAABJRU5ErkJggg==';
 
 const image: ModuleDefinition = {
   name: 'image',
@@ -140,12 +141,27 @@ const image: ModuleDefinition = {
   actions: [
     {
       name: 'metadata',
-      description: 'Read an image\'s format, width, height, channels, alpha, colour space, bit depth, EXIF orientation and size without changing it.',
+      description:
+        "Read an image's format, width, height, channels, alpha, colour space, bit depth, EXIF orientation and size without changing it.",
       inputSchema: { type: 'object', additionalProperties: false, required: ['image'], properties: { image: imageField } },
       outputSchema: {
         type: 'object',
         additionalProperties: false,
-        required: ['format', 'mime_type', 'width', 'height', 'channels', 'has_alpha', 'space', 'depth', 'density', 'orientation', 'pages', 'bytes', 'is_progressive'],
+        required: [
+          'format',
+          'mime_type',
+          'width',
+          'height',
+          'channels',
+          'has_alpha',
+          'space',
+          'depth',
+          'density',
+          'orientation',
+          'pages',
+          'bytes',
+          'is_progressive',
+        ],
         properties: {
           format: { type: 'string' },
           mime_type: { type: 'string' },
@@ -219,7 +235,12 @@ const image: ModuleDefinition = {
           image: imageField,
           width: { type: 'integer', minimum: 1, maximum: MAX_SIDE, description: 'Target width in pixels.' },
           height: { type: 'integer', minimum: 1, maximum: MAX_SIDE, description: 'Target height in pixels.' },
-          fit: { type: 'string', enum: ['inside', 'cover', 'contain', 'fill', 'outside'], default: 'inside', description: 'How to fit both dimensions.' },
+          fit: {
+            type: 'string',
+            enum: ['inside', 'cover', 'contain', 'fill', 'outside'],
+            default: 'inside',
+            description: 'How to fit both dimensions.',
+          },
           position: {
             type: 'string',
             enum: ['centre', 'top', 'right', 'bottom', 'left', 'entropy', 'attention'],
@@ -236,7 +257,8 @@ const image: ModuleDefinition = {
         {
           input: { image: SAMPLE_PNG, width: 8 },
           output: {
-            image: 'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAECAIAAAA8r+mnAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAU0lEQVQI12P4z8AARI0TwFTbVCDVkt39HyIKRA39CKqhoB8s0dDxv6GhpsWEoYGBJyTGweFAypw1Df8bGP6DQUVFBQMDg4WGRkNDg8eJEwz//wMA7UEr2WBqOlgAAAAASUVORK5CYII=',
+            image:
+              'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAECAIAAAA8r+mnAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAU0lEQVQI12P4z8AARI0TwFTbVCDVkt39HyIKRA39CKqhoB8s0dDxv6GhpsWEoYGBJyTGweFAypw1Df8bGP6DQUVFBQMDg4WGRkNDg8eJEwz//wMA7UEr2WBqOlgAAAAASUVORK5CYII=',
             format: 'png',
             mime_type: 'image/png',
             width: 8,
@@ -245,7 +267,16 @@ const image: ModuleDefinition = {
           },
         },
       ],
-      run(input: EncodeOptions & { image: string; width?: number; height?: number; fit?: keyof FitEnum; position?: string; without_enlargement?: boolean }) {
+      run(
+        input: EncodeOptions & {
+          image: string;
+          width?: number;
+          height?: number;
+          fit?: keyof FitEnum;
+          position?: string;
+          without_enlargement?: boolean;
+        },
+      ) {
         if (!input.width && !input.height) throw new ActionInputError('Give a width, a height, or both.');
         return guard(async () => {
           const img = open(input.image);
@@ -264,7 +295,8 @@ const image: ModuleDefinition = {
     },
     {
       name: 'convert',
-      description: 'Convert an image to another format (png, jpeg, webp, avif, gif, tiff) with a quality setting; transparency becomes the background colour for jpeg.',
+      description:
+        'Convert an image to another format (png, jpeg, webp, avif, gif, tiff) with a quality setting; transparency becomes the background colour for jpeg.',
       nondeterministic: true,
       inputSchema: {
         type: 'object',
@@ -298,7 +330,8 @@ const image: ModuleDefinition = {
     },
     {
       name: 'rotate',
-      description: 'Rotate an image by an angle in degrees (clockwise; multiples of 90 are lossless in size, others widen the canvas filled with the background), or straighten it from its EXIF orientation.',
+      description:
+        'Rotate an image by an angle in degrees (clockwise; multiples of 90 are lossless in size, others widen the canvas filled with the background), or straighten it from its EXIF orientation.',
       nondeterministic: true,
       inputSchema: {
         type: 'object',
@@ -316,7 +349,8 @@ const image: ModuleDefinition = {
         {
           input: { image: SAMPLE_PNG, angle: 90 },
           output: {
-            image: 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAAECAIAAAArjXluAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAFklEQVQI12P4DwQMEACkGxoawDRYFACdkAt3FhqTEAAAAABJRU5ErkJggg==',
+            image:
+              'iVBORw0KGgoAAAANSUhEUgAAAAIAAAAECAIAAAArjXluAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAFklEQVQI12P4DwQMEACkGxoawDRYFACdkAt3FhqTEAAAAABJRU5ErkJggg==',
             format: 'png',
             mime_type: 'image/png',
             width: 2,
@@ -345,7 +379,11 @@ const image: ModuleDefinition = {
         required: ['image', 'direction'],
         properties: {
           image: imageField,
-          direction: { type: 'string', enum: ['horizontal', 'vertical', 'both'], description: 'horizontal mirrors left-right; vertical turns upside down.' },
+          direction: {
+            type: 'string',
+            enum: ['horizontal', 'vertical', 'both'],
+            description: 'horizontal mirrors left-right; vertical turns upside down.',
+          },
           ...encodeProps,
         },
       },
@@ -354,7 +392,8 @@ const image: ModuleDefinition = {
         {
           input: { image: SAMPLE_PNG, direction: 'horizontal' },
           output: {
-            image: 'iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAGUlEQVQI12P4/5+BgeE/GIIY/xsaGsD0fwCNmAt3ztUe3AAAAABJRU5ErkJggg==',
+            image:
+              'iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAGUlEQVQI12P4/5+BgeE/GIIY/xsaGsD0fwCNmAt3ztUe3AAAAABJRU5ErkJggg==',
             format: 'png',
             mime_type: 'image/png',
             width: 4,
@@ -375,7 +414,8 @@ const image: ModuleDefinition = {
     },
     {
       name: 'thumbnail',
-      description: 'Make a small preview: fits the image within a square of `size` pixels (or crops to exactly that square), auto-oriented, metadata stripped, as WebP by default.',
+      description:
+        'Make a small preview: fits the image within a square of `size` pixels (or crops to exactly that square), auto-oriented, metadata stripped, as WebP by default.',
       nondeterministic: true,
       inputSchema: {
         type: 'object',
@@ -394,7 +434,8 @@ const image: ModuleDefinition = {
         {
           input: { image: SAMPLE_PNG, size: 16, format: 'png' },
           output: {
-            image: 'iVBORw0KGgoAAAANSUhEUgAAABAAAAAICAIAAAB/FOjAAAAACXBIWXMAAAPoAAAD6AG1e1JrAAABTklEQVQY02P4z8AAQacNGRonMJi+AHOe2DK0TWVQfQrkGEg9bMnuvnZY//9/hv9w1SANBgyNExlMX4E5z+wY2qYxqD4DaZB82JLVff2wHoYGK4aGfgaTu2DOdTBHA8QxUbrbUNB/+qgVTIOW+X9N8/8mJqfCVeq6eIx2ArUyMKzRZ8irYjI6JCX11MHmYmnT7BVnYk//N7nxX53hf0PH/4bO/w0NpxoTa1pMDFp4GRoYGPIUeEJiNB1mOTgcCEo+kDJnTcn1iQ3/G1r+VzP8v3rj/7Vb/0+fPrl6XlVtjK6/PIMJA4uBgJqVrb9vUVrarOTO9cHb9jg8PGry/7TB//NAZ0HBiRMnKioqtLW1GRgYuFlZLTQ0MsPDGxoa8hcv9jhxQvbFCwaIJxAaLl0rL2vSktMHauBlYLRTUiyK8uvsLC9eM9/l3BnBV18gqgFkc7N39cbKZgAAAABJRU5ErkJggg==',
+            image:
+              'iVBORw0KGgoAAAANSUhEUgAAABAAAAAICAIAAAB/FOjAAAAACXBIWXMAAAPoAAAD6AG1e1JrAAABTklEQVQY02P4z8AAQacNGRonMJi+AHOe2DK0TWVQfQrkGEg9bMnuvnZY//9/hv9w1SANBgyNExlMX4E5z+wY2qYxqD4DaZB82JLVff2wHoYGK4aGfgaTu2DOdTBHA8QxUbrbUNB/+qgVTIOW+X9N8/8mJqfCVeq6eIx2ArUyMKzRZ8irYjI6JCX11MHmYmnT7BVnYk//N7nxX53hf0PH/4bO/w0NpxoTa1pMDFp4GRoYGPIUeEJiNB1mOTgcCEo+kDJnTcn1iQ3/G1r+VzP8v3rj/7Vb/0+fPrl6XlVtjK6/PIMJA4uBgJqVrb9vUVrarOTO9cHb9jg8PGry/7TB//NAZ0HBiRMnKioqtLW1GRgYuFlZLTQ0MsPDGxoa8hcv9jhxQvbFCwaIJxAaLl0rL2vSktMHauBlYLRTUiyK8uvsLC9eM9/l3BnBV18gqgFkc7N39cbKZgAAAABJRU5ErkJggg==',
             format: 'png',
             mime_type: 'image/png',
             width: 16,
@@ -434,7 +475,8 @@ const image: ModuleDefinition = {
         {
           input: { image: SAMPLE_PNG, left: 1, top: 0, width: 2, height: 2 },
           output: {
-            image: 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEklEQVQI12Ng+M/AAMYMDQ0NABb6A3+bX5GTAAAAAElFTkSuQmCC',
+            image:
+              'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEklEQVQI12Ng+M/AAMYMDQ0NABb6A3+bX5GTAAAAAElFTkSuQmCC',
             format: 'png',
             mime_type: 'image/png',
             width: 2,
@@ -450,7 +492,9 @@ const image: ModuleDefinition = {
           const w = meta.autoOrient?.width ?? meta.width ?? 0;
           const h = meta.autoOrient?.height ?? meta.height ?? 0;
           if (input.left + input.width > w || input.top + input.height > h) {
-            throw new ActionInputError(`The rectangle ${input.left},${input.top} ${input.width}×${input.height} does not fit in the ${w}×${h} image.`);
+            throw new ActionInputError(
+              `The rectangle ${input.left},${input.top} ${input.width}×${input.height} does not fit in the ${w}×${h} image.`,
+            );
           }
           img.extract({ left: input.left, top: input.top, width: input.width, height: input.height });
           return encode(img, input, await sourceFormat(img));
@@ -459,7 +503,8 @@ const image: ModuleDefinition = {
     },
     {
       name: 'adjust',
-      description: 'Apply simple filters to an image: grayscale, negate, blur, sharpen, normalize (auto-contrast), brightness and saturation.',
+      description:
+        'Apply simple filters to an image: grayscale, negate, blur, sharpen, normalize (auto-contrast), brightness and saturation.',
       nondeterministic: true,
       inputSchema: {
         type: 'object',
@@ -473,7 +518,12 @@ const image: ModuleDefinition = {
           sharpen: { type: 'boolean', default: false, description: 'Sharpen edges.' },
           normalize: { type: 'boolean', default: false, description: 'Stretch contrast to the full range.' },
           brightness: { type: 'number', minimum: 0.1, maximum: 5, description: 'Brightness multiplier (1 = unchanged).' },
-          saturation: { type: 'number', exclusiveMinimum: 0, maximum: 5, description: 'Saturation multiplier (near 0 = grey, 1 = unchanged).' },
+          saturation: {
+            type: 'number',
+            exclusiveMinimum: 0,
+            maximum: 5,
+            description: 'Saturation multiplier (near 0 = grey, 1 = unchanged).',
+          },
           ...encodeProps,
         },
       },
@@ -482,7 +532,8 @@ const image: ModuleDefinition = {
         {
           input: { image: SAMPLE_PNG, grayscale: true },
           output: {
-            image: 'iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAI0lEQVQI12Oor6+/c+eOj4/P9+/fGf7//8/AwNDQ0PDs2TMAwywPCl1sDgoAAAAASUVORK5CYII=',
+            image:
+              'iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAI0lEQVQI12Oor6+/c+eOj4/P9+/fGf7//8/AwNDQ0PDs2TMAwywPCl1sDgoAAAAASUVORK5CYII=',
             format: 'png',
             mime_type: 'image/png',
             width: 4,
@@ -491,12 +542,26 @@ const image: ModuleDefinition = {
           },
         },
       ],
-      run(input: EncodeOptions & { image: string; grayscale?: boolean; negate?: boolean; blur?: number; sharpen?: boolean; normalize?: boolean; brightness?: number; saturation?: number }) {
+      run(
+        input: EncodeOptions & {
+          image: string;
+          grayscale?: boolean;
+          negate?: boolean;
+          blur?: number;
+          sharpen?: boolean;
+          normalize?: boolean;
+          brightness?: number;
+          saturation?: number;
+        },
+      ) {
         return guard(async () => {
           const img = open(input.image);
           const fallback = await sourceFormat(img);
           if (input.brightness !== undefined || input.saturation !== undefined) {
-            img.modulate({ ...(input.brightness !== undefined && { brightness: input.brightness }), ...(input.saturation !== undefined && { saturation: input.saturation }) });
+            img.modulate({
+              ...(input.brightness !== undefined && { brightness: input.brightness }),
+              ...(input.saturation !== undefined && { saturation: input.saturation }),
+            });
           }
           if (input.normalize) img.normalize();
           if (input.blur !== undefined) img.blur(input.blur);
@@ -509,7 +574,8 @@ const image: ModuleDefinition = {
     },
     {
       name: 'stats',
-      description: 'Colour statistics of an image: per-channel min/max/mean/standard deviation, the dominant colour (hex), whether it is fully opaque, entropy and sharpness.',
+      description:
+        'Colour statistics of an image: per-channel min/max/mean/standard deviation, the dominant colour (hex), whether it is fully opaque, entropy and sharpness.',
       inputSchema: { type: 'object', additionalProperties: false, required: ['image'], properties: { image: imageField } },
       outputSchema: {
         type: 'object',

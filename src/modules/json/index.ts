@@ -26,7 +26,8 @@ function pointer(path: (string | number)[]): string {
 }
 
 function errorMessage(e: unknown): string {
-  if (e && typeof e === 'object' && 'message' in e && typeof (e as { message: unknown }).message === 'string') return (e as { message: string }).message;
+  if (e && typeof e === 'object' && 'message' in e && typeof (e as { message: unknown }).message === 'string')
+    return (e as { message: string }).message;
   return String(e);
 }
 
@@ -40,7 +41,12 @@ const queryJsonata: ActionDefinition = {
     required: ['data', 'expression'],
     properties: {
       data: anyJson('The JSON document to query, any JSON value (the context of the expression).'),
-      expression: { type: 'string', minLength: 1, maxLength: 10_000, description: 'JSONata expression, e.g. "$sum(orders.(price * qty))".' },
+      expression: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 10_000,
+        description: 'JSONata expression, e.g. "$sum(orders.(price * qty))".',
+      },
       bindings: { type: 'object', maxProperties: 100, description: 'Variables available as $name in the expression.' },
     },
   },
@@ -52,11 +58,29 @@ const queryJsonata: ActionDefinition = {
   },
   examples: [
     {
-      input: { data: { orders: [{ item: 'pen', price: 2, qty: 3 }, { item: 'book', price: 12.5, qty: 1 }] }, expression: '$sum(orders.(price * qty))' },
+      input: {
+        data: {
+          orders: [
+            { item: 'pen', price: 2, qty: 3 },
+            { item: 'book', price: 12.5, qty: 1 },
+          ],
+        },
+        expression: '$sum(orders.(price * qty))',
+      },
       output: { result: 18.5 },
     },
     {
-      input: { data: { people: [{ name: 'Ann', age: 31 }, { name: 'Bob', age: 17 }, { name: 'Cy', age: 45 }] }, expression: 'people[age >= $min].name', bindings: { min: 18 } },
+      input: {
+        data: {
+          people: [
+            { name: 'Ann', age: 31 },
+            { name: 'Bob', age: 17 },
+            { name: 'Cy', age: 45 },
+          ],
+        },
+        expression: 'people[age >= $min].name',
+        bindings: { min: 18 },
+      },
       output: { result: ['Ann', 'Cy'] },
     },
   ],
@@ -97,7 +121,16 @@ const queryJmespath: ActionDefinition = {
   },
   examples: [
     {
-      input: { data: { people: [{ name: 'Ann', age: 31 }, { name: 'Bob', age: 17 }, { name: 'Cy', age: 45 }] }, expression: 'people[?age > `30`].name' },
+      input: {
+        data: {
+          people: [
+            { name: 'Ann', age: 31 },
+            { name: 'Bob', age: 17 },
+            { name: 'Cy', age: 45 },
+          ],
+        },
+        expression: 'people[?age > `30`].name',
+      },
       output: { result: ['Ann', 'Cy'] },
     },
     {
@@ -220,7 +253,13 @@ const flatten: ActionDefinition = {
     properties: {
       data: { anyOf: [{ type: 'object' }, { type: 'array' }], description: 'The object or array to flatten.' },
       separator: { type: 'string', minLength: 1, maxLength: 5, default: '.', description: 'Joins path segments.' },
-      max_depth: { type: 'integer', minimum: 1, maximum: 1000, default: 1000, description: 'Stop flattening below this depth; deeper values are kept whole.' },
+      max_depth: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 1000,
+        default: 1000,
+        description: 'Stop flattening below this depth; deeper values are kept whole.',
+      },
     },
   },
   outputSchema: {
@@ -289,12 +328,14 @@ const unflatten: ActionDefinition = {
         const part = parts[i]!;
         const last = i === parts.length - 1;
         if (last) {
-          if (part in node && (isPlainObject(node[part]) || Array.isArray(node[part]))) throw new ActionInputError(`conflicting paths at "${key}"`);
+          if (part in node && (isPlainObject(node[part]) || Array.isArray(node[part])))
+            throw new ActionInputError(`conflicting paths at "${key}"`);
           node[part] = data[key];
         } else {
           const existing = node[part];
           if (existing === undefined) node[part] = isIndex(parts[i + 1]!) ? [] : {};
-          else if (!isPlainObject(existing) && !Array.isArray(existing)) throw new ActionInputError(`conflicting paths at "${key}": "${parts.slice(0, i + 1).join(separator)}" already holds a value`);
+          else if (!isPlainObject(existing) && !Array.isArray(existing))
+            throw new ActionInputError(`conflicting paths at "${key}": "${parts.slice(0, i + 1).join(separator)}" already holds a value`);
           node = node[part] as Record<string, unknown>;
         }
       }
@@ -334,8 +375,19 @@ const merge: ActionDefinition = {
     additionalProperties: false,
     required: ['objects'],
     properties: {
-      objects: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'object' }, description: 'Objects to merge, in order of increasing priority.' },
-      arrays: { type: 'string', enum: ['replace', 'concat', 'merge_by_index'], default: 'replace', description: 'How two arrays at the same path combine.' },
+      objects: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 100,
+        items: { type: 'object' },
+        description: 'Objects to merge, in order of increasing priority.',
+      },
+      arrays: {
+        type: 'string',
+        enum: ['replace', 'concat', 'merge_by_index'],
+        default: 'replace',
+        description: 'How two arrays at the same path combine.',
+      },
     },
   },
   outputSchema: {
@@ -346,7 +398,12 @@ const merge: ActionDefinition = {
   },
   examples: [
     {
-      input: { objects: [{ server: { host: 'localhost', port: 80, tags: ['a'] }, debug: false }, { server: { port: 8080, tags: ['b', 'c'] }, debug: true }] },
+      input: {
+        objects: [
+          { server: { host: 'localhost', port: 80, tags: ['a'] }, debug: false },
+          { server: { port: 8080, tags: ['b', 'c'] }, debug: true },
+        ],
+      },
       output: { result: { server: { host: 'localhost', port: 8080, tags: ['b', 'c'] }, debug: true } },
     },
     { input: { objects: [{ tags: ['a'] }, { tags: ['b'] }], arrays: 'concat' }, output: { result: { tags: ['a', 'b'] } } },
@@ -427,7 +484,10 @@ const diff: ActionDefinition = {
   },
   examples: [
     {
-      input: { a: { name: 'Ann', age: 30, tags: ['x', 'y'], city: 'Oslo' }, b: { name: 'Ann', age: 31, tags: ['x'], email: 'ann@example.com' } },
+      input: {
+        a: { name: 'Ann', age: 30, tags: ['x', 'y'], city: 'Oslo' },
+        b: { name: 'Ann', age: 31, tags: ['x'], email: 'ann@example.com' },
+      },
       output: {
         equal: false,
         differences: [
@@ -444,13 +504,22 @@ const diff: ActionDefinition = {
   run({ a, b }: { a: unknown; b: unknown }) {
     const differences: Difference[] = [];
     diffValues(a, b, [], differences);
-    return { equal: differences.length === 0, differences: differences.slice(0, MAX_DIFFERENCES), truncated: differences.length > MAX_DIFFERENCES };
+    return {
+      equal: differences.length === 0,
+      differences: differences.slice(0, MAX_DIFFERENCES),
+      truncated: differences.length > MAX_DIFFERENCES,
+    };
   },
 };
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isPlainObject(value)) return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
+  if (isPlainObject(value))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys(value[k])]),
+    );
   return value;
 }
 
@@ -468,11 +537,12 @@ const parse: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['data', 'type'],
-    properties: { data: anyJson('Any JSON value.'), type: { type: 'string', enum: ['object', 'array', 'string', 'number', 'boolean', 'null'] } },
+    properties: {
+      data: anyJson('Any JSON value.'),
+      type: { type: 'string', enum: ['object', 'array', 'string', 'number', 'boolean', 'null'] },
+    },
   },
-  examples: [
-    { input: { text: '{"ok": true, "items": [1, 2]}' }, output: { data: { ok: true, items: [1, 2] }, type: 'object' } },
-  ],
+  examples: [{ input: { text: '{"ok": true, "items": [1, 2]}' }, output: { data: { ok: true, items: [1, 2] }, type: 'object' } }],
   run({ text }: { text: string }) {
     let data: Json;
     try {

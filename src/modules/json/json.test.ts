@@ -10,7 +10,9 @@ const run = (name: string, input: Record<string, unknown>) => def.actions.find((
 describe('json edge cases', () => {
   it('query_jsonata: bad expression and runaway evaluation are input errors, no match is null', async () => {
     await expect(run('query_jsonata', { data: {}, expression: 'foo[' })).rejects.toBeInstanceOf(ActionInputError);
-    await expect(run('query_jsonata', { data: {}, expression: '($f := function($n){ $f($n + 1) }; $f(0))' })).rejects.toThrow(/JSONata evaluation failed/);
+    await expect(run('query_jsonata', { data: {}, expression: '($f := function($n){ $f($n + 1) }; $f(0))' })).rejects.toThrow(
+      /JSONata evaluation failed/,
+    );
     expect(await run('query_jsonata', { data: { a: 1 }, expression: 'b' })).toEqual({ result: null });
     expect(await run('query_jsonata', { data: { a: [1] }, expression: 'a' })).toEqual({ result: [1] });
   });
@@ -39,7 +41,9 @@ describe('json edge cases', () => {
 
   it('merge refuses __proto__ and merges arrays by index', () => {
     expect(() => run('merge', { objects: [{}, JSON.parse('{"__proto__": {"x": 1}}')] })).toThrow(ActionInputError);
-    expect(run('merge', { objects: [{ a: [{ x: 1 }, 2] }, { a: [{ y: 2 }] }], arrays: 'merge_by_index' }).result).toEqual({ a: [{ x: 1, y: 2 }, 2] });
+    expect(run('merge', { objects: [{ a: [{ x: 1 }, 2] }, { a: [{ y: 2 }] }], arrays: 'merge_by_index' }).result).toEqual({
+      a: [{ x: 1, y: 2 }, 2],
+    });
   });
 
   it('diff reports type changes and escapes pointer segments', () => {

@@ -11,7 +11,10 @@ const displayNames = new Intl.DisplayNames(['en'], { type: 'language' });
 
 /** ISO 639-3 codes franc-min can return. */
 const SUPPORTED: string[] = [
-  ...new Set([...Object.values(trigramData).flatMap((langs) => Object.keys(langs)), ...Object.keys(expressions).filter((k) => /^[a-z]{3}$/.test(k))]),
+  ...new Set([
+    ...Object.values(trigramData).flatMap((langs) => Object.keys(langs)),
+    ...Object.keys(expressions).filter((k) => /^[a-z]{3}$/.test(k)),
+  ]),
 ].sort();
 
 function twoLetter(code: string): string | null {
@@ -99,7 +102,10 @@ const detectionSchema = {
   additionalProperties: false,
   required: ['language', 'iso639_1', 'name', 'reliable', 'candidates'],
   properties: {
-    language: { type: 'string', description: 'ISO 639-3 code of the most likely language, or "und" when the text is too short or has no letters.' },
+    language: {
+      type: 'string',
+      description: 'ISO 639-3 code of the most likely language, or "und" when the text is too short or has no letters.',
+    },
     iso639_1: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     name: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     reliable: { type: 'boolean', description: 'At least 40 characters and a clear lead over the second candidate.' },
@@ -153,7 +159,8 @@ const detect: ActionDefinition = {
 
 const detectBatch: ActionDefinition = {
   name: 'detect_batch',
-  description: 'Detects the language of up to 100 texts at once (same method and output as detect, one result per text, in order). Use to sort or route many messages by language.',
+  description:
+    'Detects the language of up to 100 texts at once (same method and output as detect, one result per text, in order). Use to sort or route many messages by language.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -173,11 +180,26 @@ const detectBatch: ActionDefinition = {
   },
   examples: [
     {
-      input: { texts: ['Où est la gare la plus proche, s\'il vous plaît ?', '¿Dónde está la estación de tren más cercana, por favor?'], only: ['fr', 'es', 'it', 'pt'] },
+      input: {
+        texts: ["Où est la gare la plus proche, s'il vous plaît ?", '¿Dónde está la estación de tren más cercana, por favor?'],
+        only: ['fr', 'es', 'it', 'pt'],
+      },
       output: {
         results: [
-          { language: 'fra', iso639_1: 'fr', name: 'French', reliable: false, candidates: [{ language: 'fra', iso639_1: 'fr', name: 'French', score: 1 }] },
-          { language: 'spa', iso639_1: 'es', name: 'Spanish', reliable: true, candidates: [{ language: 'spa', iso639_1: 'es', name: 'Spanish', score: 1 }] },
+          {
+            language: 'fra',
+            iso639_1: 'fr',
+            name: 'French',
+            reliable: false,
+            candidates: [{ language: 'fra', iso639_1: 'fr', name: 'French', score: 1 }],
+          },
+          {
+            language: 'spa',
+            iso639_1: 'es',
+            name: 'Spanish',
+            reliable: true,
+            candidates: [{ language: 'spa', iso639_1: 'es', name: 'Spanish', score: 1 }],
+          },
         ],
       },
     },
@@ -188,9 +210,41 @@ const detectBatch: ActionDefinition = {
 };
 
 const SCRIPTS = [
-  'Latin', 'Cyrillic', 'Greek', 'Arabic', 'Hebrew', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Devanagari', 'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil',
-  'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Thai', 'Lao', 'Tibetan', 'Myanmar', 'Khmer', 'Georgian', 'Armenian', 'Ethiopic', 'Mongolian', 'Thaana', 'Syriac',
-  'Cherokee', 'Canadian_Aboriginal', 'Tifinagh', 'Javanese', 'Balinese',
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Arabic',
+  'Hebrew',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Hangul',
+  'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+  'Oriya',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Sinhala',
+  'Thai',
+  'Lao',
+  'Tibetan',
+  'Myanmar',
+  'Khmer',
+  'Georgian',
+  'Armenian',
+  'Ethiopic',
+  'Mongolian',
+  'Thaana',
+  'Syriac',
+  'Cherokee',
+  'Canadian_Aboriginal',
+  'Tifinagh',
+  'Javanese',
+  'Balinese',
 ] as const;
 const SCRIPT_RE = SCRIPTS.map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')] as const);
 
@@ -209,7 +263,10 @@ const detectScript: ActionDefinition = {
     additionalProperties: false,
     required: ['script', 'mixed', 'letters', 'scripts'],
     properties: {
-      script: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Script with the most letters; null when there are no letters.' },
+      script: {
+        anyOf: [{ type: 'string' }, { type: 'null' }],
+        description: 'Script with the most letters; null when there are no letters.',
+      },
       mixed: { type: 'boolean', description: 'More than one script is present.' },
       letters: { type: 'integer', minimum: 0, description: 'Letters counted (digits, punctuation and spaces are ignored).' },
       scripts: {
@@ -218,7 +275,11 @@ const detectScript: ActionDefinition = {
           type: 'object',
           additionalProperties: false,
           required: ['script', 'count', 'ratio'],
-          properties: { script: { type: 'string' }, count: { type: 'integer', minimum: 1 }, ratio: { type: 'number', minimum: 0, maximum: 1 } },
+          properties: {
+            script: { type: 'string' },
+            count: { type: 'integer', minimum: 1 },
+            ratio: { type: 'number', minimum: 0, maximum: 1 },
+          },
         },
       },
     },
@@ -226,11 +287,28 @@ const detectScript: ActionDefinition = {
   examples: [
     {
       input: { text: 'Привет, world! 123' },
-      output: { script: 'Cyrillic', mixed: true, letters: 11, scripts: [{ script: 'Cyrillic', count: 6, ratio: 0.5455 }, { script: 'Latin', count: 5, ratio: 0.4545 }] },
+      output: {
+        script: 'Cyrillic',
+        mixed: true,
+        letters: 11,
+        scripts: [
+          { script: 'Cyrillic', count: 6, ratio: 0.5455 },
+          { script: 'Latin', count: 5, ratio: 0.4545 },
+        ],
+      },
     },
     {
       input: { text: '東京タワーへ行きます' },
-      output: { script: 'Hiragana', mixed: true, letters: 9, scripts: [{ script: 'Hiragana', count: 4, ratio: 0.4444 }, { script: 'Han', count: 3, ratio: 0.3333 }, { script: 'Katakana', count: 2, ratio: 0.2222 }] },
+      output: {
+        script: 'Hiragana',
+        mixed: true,
+        letters: 9,
+        scripts: [
+          { script: 'Hiragana', count: 4, ratio: 0.4444 },
+          { script: 'Han', count: 3, ratio: 0.3333 },
+          { script: 'Katakana', count: 2, ratio: 0.2222 },
+        ],
+      },
     },
   ],
   run({ text }: { text: string }) {
@@ -310,13 +388,25 @@ const supported: ActionDefinition = {
           type: 'object',
           additionalProperties: false,
           required: ['language', 'iso639_1', 'name'],
-          properties: { language: { type: 'string' }, iso639_1: { anyOf: [{ type: 'string' }, { type: 'null' }] }, name: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+          properties: {
+            language: { type: 'string' },
+            iso639_1: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+            name: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          },
         },
       },
       count: { type: 'integer', minimum: 1 },
     },
   },
-  examples: [{ input: {}, output: { languages: SUPPORTED.map((c) => ({ language: c, iso639_1: twoLetter(c), name: languageName(c) })), count: SUPPORTED.length } }],
+  examples: [
+    {
+      input: {},
+      output: {
+        languages: SUPPORTED.map((c) => ({ language: c, iso639_1: twoLetter(c), name: languageName(c) })),
+        count: SUPPORTED.length,
+      },
+    },
+  ],
   run() {
     return { languages: SUPPORTED.map((c) => ({ language: c, iso639_1: twoLetter(c), name: languageName(c) })), count: SUPPORTED.length };
   },

@@ -9,10 +9,7 @@ const MAX_MD = 1_000_000;
 const mdInput = { type: 'string', maxLength: MAX_MD, description: 'Markdown text (CommonMark + GitHub extensions).' };
 
 const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: [
-    ...sanitizeHtml.defaults.allowedTags,
-    'img', 'del', 'ins', 'sup', 'sub', 'input', 'details', 'summary', 'kbd', 'mark',
-  ],
+  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'ins', 'sup', 'sub', 'input', 'details', 'summary', 'kbd', 'mark'],
   allowedAttributes: {
     a: ['href', 'title', 'name'],
     img: ['src', 'alt', 'title', 'width', 'height'],
@@ -21,7 +18,12 @@ const SANITIZE: sanitizeHtml.IOptions = {
     th: ['align', 'colspan', 'rowspan'],
     td: ['align', 'colspan', 'rowspan'],
     input: ['type', 'checked', 'disabled'],
-    h1: ['id'], h2: ['id'], h3: ['id'], h4: ['id'], h5: ['id'], h6: ['id'],
+    h1: ['id'],
+    h2: ['id'],
+    h3: ['id'],
+    h4: ['id'],
+    h5: ['id'],
+    h6: ['id'],
   },
   allowedClasses: { code: ['language-*'] },
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
@@ -51,7 +53,9 @@ function walk(tokens: Token[], visit: (t: Token) => void) {
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", nbsp: '\u00a0' };
 function decode(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_, e: string) => ENTITIES[e]!).replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)));
+  return text
+    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_, e: string) => ENTITIES[e]!)
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)));
 }
 
 function inlineText(tokens: Token[] | undefined): string {
@@ -143,7 +147,11 @@ const toHtml: ActionDefinition = {
     required: ['markdown'],
     properties: {
       markdown: mdInput,
-      gfm: { type: 'boolean', default: true, description: 'Enable GitHub Flavored Markdown (tables, task lists, strikethrough, autolinks).' },
+      gfm: {
+        type: 'boolean',
+        default: true,
+        description: 'Enable GitHub Flavored Markdown (tables, task lists, strikethrough, autolinks).',
+      },
       breaks: { type: 'boolean', default: false, description: 'Turn single line breaks into <br>.' },
       heading_ids: { type: 'boolean', default: false, description: 'Add GitHub-style id attributes to headings (for anchors).' },
     },
@@ -156,17 +164,31 @@ const toHtml: ActionDefinition = {
   },
   examples: [
     {
-      input: { markdown: '# Title\n\nSome **bold** text and a [link](https://example.com).\n\n- [x] done\n- item <script>alert(1)</script>' },
+      input: {
+        markdown: '# Title\n\nSome **bold** text and a [link](https://example.com).\n\n- [x] done\n- item <script>alert(1)</script>',
+      },
       output: {
         html: '<h1>Title</h1>\n<p>Some <strong>bold</strong> text and a <a href="https://example.com">link</a>.</p>\n<ul>\n<li><input checked disabled type="checkbox" /> done</li>\n<li>item </li>\n</ul>\n',
       },
     },
     {
       input: { markdown: '## Setup\n\n| a | b |\n|---|---|\n| 1 | 2 |', heading_ids: true },
-      output: { html: '<h2 id="setup">Setup</h2>\n<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody><tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody></table>\n' },
+      output: {
+        html: '<h2 id="setup">Setup</h2>\n<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody><tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody></table>\n',
+      },
     },
   ],
-  run({ markdown, gfm: gfmOn = true, breaks = false, heading_ids = false }: { markdown: string; gfm?: boolean; breaks?: boolean; heading_ids?: boolean }) {
+  run({
+    markdown,
+    gfm: gfmOn = true,
+    breaks = false,
+    heading_ids = false,
+  }: {
+    markdown: string;
+    gfm?: boolean;
+    breaks?: boolean;
+    heading_ids?: boolean;
+  }) {
     const marked = new Marked({ gfm: gfmOn, breaks, async: false });
     if (heading_ids) {
       const slugger = new GithubSlugger();
@@ -207,7 +229,9 @@ const fromHtml: ActionDefinition = {
   },
   examples: [
     {
-      input: { html: '<h1>Hello</h1><p>This is <b>bold</b> and <a href="https://example.com">a link</a>.</p><ul><li>one</li><li>two</li></ul><script>x()</script>' },
+      input: {
+        html: '<h1>Hello</h1><p>This is <b>bold</b> and <a href="https://example.com">a link</a>.</p><ul><li>one</li><li>two</li></ul><script>x()</script>',
+      },
       output: { markdown: '# Hello\n\nThis is **bold** and [a link](https://example.com).\n\n-   one\n-   two' },
     },
     {
@@ -215,8 +239,23 @@ const fromHtml: ActionDefinition = {
       output: { markdown: '| Name | Qty |\n| --- | --- |\n| Pen | 2   |' },
     },
   ],
-  run({ html, heading_style = 'atx', bullet = '-', code_block_style = 'fenced' }: { html: string; heading_style?: 'atx' | 'setext'; bullet?: '-' | '*' | '+'; code_block_style?: 'fenced' | 'indented' }) {
-    const td = new TurndownService({ headingStyle: heading_style, bulletListMarker: bullet, codeBlockStyle: code_block_style, emDelimiter: '_' });
+  run({
+    html,
+    heading_style = 'atx',
+    bullet = '-',
+    code_block_style = 'fenced',
+  }: {
+    html: string;
+    heading_style?: 'atx' | 'setext';
+    bullet?: '-' | '*' | '+';
+    code_block_style?: 'fenced' | 'indented';
+  }) {
+    const td = new TurndownService({
+      headingStyle: heading_style,
+      bulletListMarker: bullet,
+      codeBlockStyle: code_block_style,
+      emDelimiter: '_',
+    });
     td.use(gfm);
     td.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'head'] as TurndownService.TagName[]);
     return { markdown: td.turndown(html) };
@@ -254,7 +293,9 @@ const extractHeadings: ActionDefinition = {
   },
   examples: [
     {
-      input: { markdown: '# Guide\n\nIntro.\n\n## Install `npm`\n\n### On macOS\n\n## Usage\n\nSetext\n------\n\n```\n# not a heading\n```' },
+      input: {
+        markdown: '# Guide\n\nIntro.\n\n## Install `npm`\n\n### On macOS\n\n## Usage\n\nSetext\n------\n\n```\n# not a heading\n```',
+      },
       output: {
         headings: [
           { level: 1, text: 'Guide', slug: 'guide' },
@@ -281,7 +322,13 @@ const toc: ActionDefinition = {
     required: ['markdown'],
     properties: {
       markdown: mdInput,
-      min_level: { type: 'integer', minimum: 1, maximum: 6, default: 1, description: 'Skip headings above this level (e.g. 2 to leave out the document title).' },
+      min_level: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 6,
+        default: 1,
+        description: 'Skip headings above this level (e.g. 2 to leave out the document title).',
+      },
       max_level: { type: 'integer', minimum: 1, maximum: 6, default: 3, description: 'Skip headings deeper than this level.' },
     },
   },
@@ -344,7 +391,10 @@ const extractLinks: ActionDefinition = {
   },
   examples: [
     {
-      input: { markdown: 'See [the docs](https://example.com/docs "Docs") and ![logo](/logo.png).\nAlso https://example.org and [ref][1].\n\n[1]: https://example.net' },
+      input: {
+        markdown:
+          'See [the docs](https://example.com/docs "Docs") and ![logo](/logo.png).\nAlso https://example.org and [ref][1].\n\n[1]: https://example.net',
+      },
       output: {
         links: [
           { type: 'link', text: 'the docs', url: 'https://example.com/docs', title: 'Docs' },
@@ -396,7 +446,10 @@ const extractCodeBlocks: ActionDefinition = {
           type: 'object',
           additionalProperties: false,
           required: ['language', 'code'],
-          properties: { language: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Info-string language, null when none.' }, code: { type: 'string' } },
+          properties: {
+            language: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Info-string language, null when none.' },
+            code: { type: 'string' },
+          },
         },
       },
       count: { type: 'integer', minimum: 0 },
@@ -450,7 +503,10 @@ const strip: ActionDefinition = {
   },
   examples: [
     {
-      input: { markdown: '# Title\n\nSome **bold** and _italic_ text with a [link](https://x.io) &amp; `code`.\n\n- one\n- two\n\n> quoted <b>html</b>' },
+      input: {
+        markdown:
+          '# Title\n\nSome **bold** and _italic_ text with a [link](https://x.io) &amp; `code`.\n\n- one\n- two\n\n> quoted <b>html</b>',
+      },
       output: { text: 'Title\n\nSome bold and italic text with a link & code.\n\none\ntwo\n\nquoted html' },
     },
   ],

@@ -9,7 +9,8 @@ const run = (name: string, input: Record<string, unknown>) => def.actions.find((
 describe('markdown edge cases', () => {
   it('to_html removes dangerous HTML and URLs', () => {
     const { html } = run('to_html', {
-      markdown: '[x](javascript:alert(1)) <img src=x onerror=alert(1)> <iframe src="https://evil"></iframe>\n\n<a href="data:text/html,hi" onclick="x()">d</a> <style>body{}</style>',
+      markdown:
+        '[x](javascript:alert(1)) <img src=x onerror=alert(1)> <iframe src="https://evil"></iframe>\n\n<a href="data:text/html,hi" onclick="x()">d</a> <style>body{}</style>',
     });
     expect(html).not.toMatch(/javascript:|onerror|onclick|<iframe|<style|data:/i);
   });

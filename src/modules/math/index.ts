@@ -38,7 +38,8 @@ function clean(x: number, digits = 15): number {
   return Number.isFinite(x) ? Number(x.toPrecision(digits)) : x;
 }
 
-const cleanMatrix = (m: unknown): number[][] => (math.isMatrix(m) ? (m.toArray() as number[][]) : (m as number[][])).map((row) => row.map((x) => clean(Number(x))));
+const cleanMatrix = (m: unknown): number[][] =>
+  (math.isMatrix(m) ? (m.toArray() as number[][]) : (m as number[][])).map((row) => row.map((x) => clean(Number(x))));
 
 const mathModule: ModuleDefinition = {
   name: 'math',
@@ -80,13 +81,19 @@ const mathModule: ModuleDefinition = {
           result: anyJson(
             'The value as JSON, so any JSON value: a number (or "Infinity"/"NaN"), boolean, string, nested arrays for matrices, {re, im} for complex numbers, {value, unit} for units, a decimal string for BigNumbers, null for no value.',
           ),
-          type: { type: 'string', enum: ['number', 'boolean', 'string', 'matrix', 'bignumber', 'fraction', 'complex', 'unit', 'object', 'null'] },
+          type: {
+            type: 'string',
+            enum: ['number', 'boolean', 'string', 'matrix', 'bignumber', 'fraction', 'complex', 'unit', 'object', 'null'],
+          },
           text: { type: 'string', description: 'The value formatted for people.' },
         },
       },
       examples: [
         { input: { expression: 'sqrt(3^2 + 4^2)' }, output: { result: 5, type: 'number', text: '5' } },
-        { input: { expression: 'price * (1 + vat)', variables: { price: 80, vat: 0.25 } }, output: { result: 100, type: 'number', text: '100' } },
+        {
+          input: { expression: 'price * (1 + vat)', variables: { price: 80, vat: 0.25 } },
+          output: { result: 100, type: 'number', text: '100' },
+        },
         { input: { expression: '5 cm + 2 inch to mm' }, output: { result: { value: 100.8, unit: 'mm' }, type: 'unit', text: '100.8 mm' } },
         { input: { expression: 'f(x) = x^2 + 1; f(3)' }, output: { result: 10, type: 'number', text: '10' } },
         { input: { expression: '[1, 2; 3, 4] * [1; 1]' }, output: { result: [[3], [7]], type: 'matrix', text: '[[3], [7]]' } },
@@ -99,7 +106,8 @@ const mathModule: ModuleDefinition = {
     },
     {
       name: 'statistics',
-      description: 'Descriptive statistics of a list of numbers: count, sum, mean, median, mode, min, max, range, variance, standard deviation and quantiles (e.g. quartiles or percentiles).',
+      description:
+        'Descriptive statistics of a list of numbers: count, sum, mean, median, mode, min, max, range, variance, standard deviation and quantiles (e.g. quartiles or percentiles).',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -138,7 +146,12 @@ const mathModule: ModuleDefinition = {
           std: { anyOf: [{ type: 'number' }, { type: 'null' }] },
           quantiles: {
             type: 'array',
-            items: { type: 'object', additionalProperties: false, required: ['p', 'value'], properties: { p: { type: 'number' }, value: { type: 'number' } } },
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['p', 'value'],
+              properties: { p: { type: 'number' }, value: { type: 'number' } },
+            },
           },
         },
       },
@@ -198,7 +211,13 @@ const mathModule: ModuleDefinition = {
           value: { type: 'number', description: 'The amount.' },
           from: { type: 'string', minLength: 1, maxLength: 100, description: 'Source unit, e.g. "km", "lb", "degF", "km/h", "GiB".' },
           to: { type: 'string', minLength: 1, maxLength: 100, description: 'Target unit (same dimension).' },
-          precision: { type: 'integer', minimum: 1, maximum: 17, default: 15, description: 'Significant digits of the result (15 removes floating-point noise).' },
+          precision: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 17,
+            default: 15,
+            description: 'Significant digits of the result (15 removes floating-point noise).',
+          },
         },
       },
       outputSchema: {
@@ -225,15 +244,27 @@ const mathModule: ModuleDefinition = {
     },
     {
       name: 'round',
-      description: 'Round a number to a number of decimal places (negative rounds to tens, hundreds…) with a chosen mode: half away from zero, half to even (banker\'s), floor, ceil or toward zero.',
+      description:
+        "Round a number to a number of decimal places (negative rounds to tens, hundreds…) with a chosen mode: half away from zero, half to even (banker's), floor, ceil or toward zero.",
       inputSchema: {
         type: 'object',
         additionalProperties: false,
         required: ['value'],
         properties: {
           value: { type: 'number', description: 'The number to round.' },
-          decimals: { type: 'integer', minimum: -15, maximum: 15, default: 0, description: 'Decimal places to keep (negative: round to 10^-decimals).' },
-          mode: { type: 'string', enum: ['half_away_from_zero', 'half_even', 'floor', 'ceil', 'trunc'], default: 'half_away_from_zero', description: 'Rounding rule.' },
+          decimals: {
+            type: 'integer',
+            minimum: -15,
+            maximum: 15,
+            default: 0,
+            description: 'Decimal places to keep (negative: round to 10^-decimals).',
+          },
+          mode: {
+            type: 'string',
+            enum: ['half_away_from_zero', 'half_even', 'floor', 'ceil', 'trunc'],
+            default: 'half_away_from_zero',
+            description: 'Rounding rule.',
+          },
         },
       },
       outputSchema: { type: 'object', additionalProperties: false, required: ['result'], properties: { result: { type: 'number' } } },
@@ -277,10 +308,25 @@ const mathModule: ModuleDefinition = {
         required: ['value'],
         properties: {
           value: { type: 'number', description: 'The number.' },
-          locale: { type: 'string', maxLength: 35, default: 'en-US', description: 'BCP 47 locale, e.g. "en-US", "de-DE", "ja-JP", "en-IN".' },
-          style: { type: 'string', enum: ['decimal', 'percent', 'currency'], default: 'decimal', description: 'percent multiplies by 100; currency needs `currency`.' },
+          locale: {
+            type: 'string',
+            maxLength: 35,
+            default: 'en-US',
+            description: 'BCP 47 locale, e.g. "en-US", "de-DE", "ja-JP", "en-IN".',
+          },
+          style: {
+            type: 'string',
+            enum: ['decimal', 'percent', 'currency'],
+            default: 'decimal',
+            description: 'percent multiplies by 100; currency needs `currency`.',
+          },
           currency: { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code for style currency, e.g. "USD", "EUR".' },
-          notation: { type: 'string', enum: ['standard', 'scientific', 'engineering', 'compact'], default: 'standard', description: 'Notation.' },
+          notation: {
+            type: 'string',
+            enum: ['standard', 'scientific', 'engineering', 'compact'],
+            default: 'standard',
+            description: 'Notation.',
+          },
           minimum_fraction_digits: { type: 'integer', minimum: 0, maximum: 20, description: 'At least this many decimals.' },
           maximum_fraction_digits: { type: 'integer', minimum: 0, maximum: 20, description: 'At most this many decimals.' },
           use_grouping: { type: 'boolean', default: true, description: 'Thousands separators.' },
@@ -303,8 +349,13 @@ const mathModule: ModuleDefinition = {
         maximum_fraction_digits?: number;
         use_grouping?: boolean;
       }) {
-        if (input.style === 'currency' && !input.currency) throw new ActionInputError('style "currency" needs a currency code, e.g. "USD".');
-        if (input.minimum_fraction_digits !== undefined && input.maximum_fraction_digits !== undefined && input.minimum_fraction_digits > input.maximum_fraction_digits) {
+        if (input.style === 'currency' && !input.currency)
+          throw new ActionInputError('style "currency" needs a currency code, e.g. "USD".');
+        if (
+          input.minimum_fraction_digits !== undefined &&
+          input.maximum_fraction_digits !== undefined &&
+          input.minimum_fraction_digits > input.maximum_fraction_digits
+        ) {
           throw new ActionInputError('minimum_fraction_digits must not exceed maximum_fraction_digits.');
         }
         try {
@@ -370,7 +421,12 @@ const mathModule: ModuleDefinition = {
         required: ['matrix'],
         properties: { matrix: matrixSchema('A square matrix, as rows of numbers.') },
       },
-      outputSchema: { type: 'object', additionalProperties: false, required: ['determinant'], properties: { determinant: { type: 'number' } } },
+      outputSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['determinant'],
+        properties: { determinant: { type: 'number' } },
+      },
       examples: [
         {
           input: {
@@ -462,17 +518,29 @@ const mathModule: ModuleDefinition = {
     },
     {
       name: 'solve_linear',
-      description: 'Solve a system of linear equations A·x = b with a unique solution (A square and non-singular, b one value per row), e.g. 2x + y = 3 and x + 3y = 5 is a = [[2,1],[1,3]], b = [3,5].',
+      description:
+        'Solve a system of linear equations A·x = b with a unique solution (A square and non-singular, b one value per row), e.g. 2x + y = 3 and x + 3y = 5 is a = [[2,1],[1,3]], b = [3,5].',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
         required: ['a', 'b'],
         properties: {
           a: matrixSchema('Coefficient matrix (square).'),
-          b: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'number' }, description: 'Right-hand side, one value per equation.' },
+          b: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 100,
+            items: { type: 'number' },
+            description: 'Right-hand side, one value per equation.',
+          },
         },
       },
-      outputSchema: { type: 'object', additionalProperties: false, required: ['x'], properties: { x: { type: 'array', items: { type: 'number' } } } },
+      outputSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['x'],
+        properties: { x: { type: 'array', items: { type: 'number' } } },
+      },
       examples: [
         {
           input: {
@@ -488,7 +556,8 @@ const mathModule: ModuleDefinition = {
       run(input: { a: Matrix; b: number[] }) {
         assertSquare(input.a, 'a');
         if (input.b.length !== input.a.length) throw new ActionInputError(`b needs ${input.a.length} values, one per row of a.`);
-        if (Math.abs(matrixOp(() => math.det(input.a))) < 1e-12) throw new ActionInputError('a is singular (determinant 0): the system has no unique solution.');
+        if (Math.abs(matrixOp(() => math.det(input.a))) < 1e-12)
+          throw new ActionInputError('a is singular (determinant 0): the system has no unique solution.');
         const solution = matrixOp(() => math.lusolve(input.a, input.b));
         return { x: cleanMatrix(solution).map((row) => row[0]!) };
       },

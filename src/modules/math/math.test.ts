@@ -40,7 +40,11 @@ describe('math.evaluate is sandboxed', () => {
 
   it('config cannot be changed for later expressions', async () => {
     await evaluate({ expression: 'config({number: "BigNumber"})' }).catch(() => undefined);
-    expect(await evaluate({ expression: '0.1 + 0.2', precision: 17 })).toEqual({ result: 0.30000000000000004, type: 'number', text: '0.30000000000000004' });
+    expect(await evaluate({ expression: '0.1 + 0.2', precision: 17 })).toEqual({
+      result: 0.30000000000000004,
+      type: 'number',
+      text: '0.30000000000000004',
+    });
   });
 
   it('variables do not leak between calls', async () => {
@@ -97,16 +101,48 @@ describe('math actions', () => {
   it('format_number refuses a bad locale, currency or digit range', async () => {
     await expect(action('format_number')({ value: 1, style: 'currency' })).rejects.toBeInstanceOf(ActionInputError);
     await expect(action('format_number')({ value: 1, locale: 'not a locale!!' })).rejects.toBeInstanceOf(ActionInputError);
-    await expect(action('format_number')({ value: 1, minimum_fraction_digits: 3, maximum_fraction_digits: 1 })).rejects.toBeInstanceOf(ActionInputError);
+    await expect(action('format_number')({ value: 1, minimum_fraction_digits: 3, maximum_fraction_digits: 1 })).rejects.toBeInstanceOf(
+      ActionInputError,
+    );
     expect(await action('format_number')({ value: 12345678.9, locale: 'en-IN' })).toEqual({ text: '1,23,45,678.9' });
   });
 
   it('matrix errors are input errors', async () => {
-    await expect(action('matrix_inverse')({ matrix: [[1, 2], [2, 4]] })).rejects.toThrow(/determinant is zero/);
-    await expect(action('matrix_determinant')({ matrix: [[1, 2, 3], [4, 5, 6]] })).rejects.toThrow(/square/);
+    await expect(
+      action('matrix_inverse')({
+        matrix: [
+          [1, 2],
+          [2, 4],
+        ],
+      }),
+    ).rejects.toThrow(/determinant is zero/);
+    await expect(
+      action('matrix_determinant')({
+        matrix: [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+      }),
+    ).rejects.toThrow(/square/);
     await expect(action('matrix_multiply')({ a: [[1, 2]], b: [[1, 2]] })).rejects.toThrow(/columns/);
     await expect(action('matrix_transpose')({ matrix: [[1, 2], [3]] })).rejects.toThrow(/rectangular/);
-    await expect(action('solve_linear')({ a: [[1, 2], [3, 4]], b: [1] })).rejects.toBeInstanceOf(ActionInputError);
-    await expect(action('solve_linear')({ a: [[1, 2], [2, 4]], b: [1, 2] })).rejects.toBeInstanceOf(ActionInputError);
+    await expect(
+      action('solve_linear')({
+        a: [
+          [1, 2],
+          [3, 4],
+        ],
+        b: [1],
+      }),
+    ).rejects.toBeInstanceOf(ActionInputError);
+    await expect(
+      action('solve_linear')({
+        a: [
+          [1, 2],
+          [2, 4],
+        ],
+        b: [1, 2],
+      }),
+    ).rejects.toBeInstanceOf(ActionInputError);
   });
 });

@@ -75,7 +75,11 @@ export function parseSafe(expression: string): MathNode {
   }
   node.traverse((n) => {
     const name = (n as MathNode & { name?: string }).name;
-    if ((n.type === 'SymbolNode' || n.type === 'FunctionNode' || n.type === 'FunctionAssignmentNode' || n.type === 'AssignmentNode') && typeof name === 'string' && DENIED.has(name)) {
+    if (
+      (n.type === 'SymbolNode' || n.type === 'FunctionNode' || n.type === 'FunctionAssignmentNode' || n.type === 'AssignmentNode') &&
+      typeof name === 'string' &&
+      DENIED.has(name)
+    ) {
       throw new ActionInputError(`"${name}" is not available in expressions.`);
     }
   });

@@ -50,7 +50,10 @@ interface Rendered {
 }
 
 /** Builds a PDF with pdfkit and returns it as base64 with its page count. */
-async function renderPdf(input: CommonInput, build: (doc: Doc, clean: (s: string) => string, fonts: (typeof FONTS)[FontName]) => void): Promise<Rendered> {
+async function renderPdf(
+  input: CommonInput,
+  build: (doc: Doc, clean: (s: string) => string, fonts: (typeof FONTS)[FontName]) => void,
+): Promise<Rendered> {
   let creationDate: Date | undefined;
   if (input.creation_date !== undefined) {
     creationDate = new Date(input.creation_date);
@@ -112,7 +115,11 @@ async function renderPdf(input: CommonInput, build: (doc: Doc, clean: (s: string
 }
 
 function heading(doc: Doc, text: string, size: number, font: string) {
-  doc.font(font).fontSize(size).fillColor('#000000').text(text, { paragraphGap: size * 0.4 });
+  doc
+    .font(font)
+    .fontSize(size)
+    .fillColor('#000000')
+    .text(text, { paragraphGap: size * 0.4 });
 }
 
 interface TableInput {
@@ -125,7 +132,8 @@ function drawTable(doc: Doc, table: TableInput, clean: (s: string) => string, fo
   if (width === 0) return;
   const pad = (r: string[]) => [...r.map((c) => clean(String(c))), ...Array<string>(width - r.length).fill('')];
   const data: (string | PDFKit.Mixins.CellOptions)[][] = [];
-  if (table.headers?.length) data.push(pad(table.headers).map((text) => ({ text, font: { src: fonts.bold }, backgroundColor: '#eeeeee', type: 'TH' as const })));
+  if (table.headers?.length)
+    data.push(pad(table.headers).map((text) => ({ text, font: { src: fonts.bold }, backgroundColor: '#eeeeee', type: 'TH' as const })));
   for (const row of table.rows) data.push(pad(row));
   doc.font(fonts.regular).fontSize(fontSize).fillColor('#000000');
   doc.moveDown(0.5);
@@ -142,7 +150,10 @@ const pdfOutput: JsonSchema = {
     pdf: { type: 'string', description: 'The PDF file, base64.' },
     pages: { type: 'integer', minimum: 1 },
     bytes: { type: 'integer' },
-    replaced_characters: { type: 'integer', description: 'Characters outside Windows-1252 (e.g. CJK, emoji) that the standard fonts cannot show, printed as "?".' },
+    replaced_characters: {
+      type: 'integer',
+      description: 'Characters outside Windows-1252 (e.g. CJK, emoji) that the standard fonts cannot show, printed as "?".',
+    },
   },
 };
 
@@ -153,7 +164,12 @@ const commonProperties = {
   keywords: { type: 'string', maxLength: 500, description: 'Keywords metadata.' },
   page_size: { type: 'string', enum: ['A4', 'LETTER', 'LEGAL', 'A5'], default: 'A4', description: 'Paper size.' },
   landscape: { type: 'boolean', default: false, description: 'Landscape orientation.' },
-  font: { type: 'string', enum: Object.keys(FONTS), default: 'Helvetica', description: 'Standard font family (Latin text; other scripts print as "?").' },
+  font: {
+    type: 'string',
+    enum: Object.keys(FONTS),
+    default: 'Helvetica',
+    description: 'Standard font family (Latin text; other scripts print as "?").',
+  },
   font_size: { type: 'number', minimum: 6, maximum: 32, default: 11, description: 'Body text size in points.' },
   margin: { type: 'number', minimum: 18, maximum: 144, default: 56, description: 'Page margin in points (72 = 1 inch).' },
   page_numbers: { type: 'boolean', default: true, description: 'Print "n / total" at the bottom of each page.' },
@@ -198,13 +214,19 @@ const pdf: ModuleDefinition = {
   actions: [
     {
       name: 'create',
-      description: 'Create a simple PDF report: a title, paragraphs of text and an optional table with a header row. Returns base64 PDF and the page count.',
+      description:
+        'Create a simple PDF report: a title, paragraphs of text and an optional table with a header row. Returns base64 PDF and the page count.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
         required: ['paragraphs'],
         properties: {
-          paragraphs: { type: 'array', maxItems: 2000, items: { type: 'string', maxLength: 20_000 }, description: 'Body paragraphs, in order.' },
+          paragraphs: {
+            type: 'array',
+            maxItems: 2000,
+            items: { type: 'string', maxLength: 20_000 },
+            description: 'Body paragraphs, in order.',
+          },
           table: tableSchema,
           ...commonProperties,
         },
@@ -231,14 +253,20 @@ const pdf: ModuleDefinition = {
           const size = input.font_size ?? 11;
           if (input.title) heading(doc, clean(input.title), size * 2, fonts.bold);
           doc.font(fonts.regular).fontSize(size);
-          for (const p of input.paragraphs) doc.font(fonts.regular).fontSize(size).fillColor('#000000').text(clean(p), { paragraphGap: size * 0.6, align: 'left' });
+          for (const p of input.paragraphs)
+            doc
+              .font(fonts.regular)
+              .fontSize(size)
+              .fillColor('#000000')
+              .text(clean(p), { paragraphGap: size * 0.6, align: 'left' });
           if (input.table) drawTable(doc, input.table, clean, fonts, size);
         });
       },
     },
     {
       name: 'text_to_pdf',
-      description: 'Turn plain text (line breaks kept, long lines wrapped) into a PDF, e.g. to export a log, a letter or a transcript. Courier keeps columns aligned.',
+      description:
+        'Turn plain text (line breaks kept, long lines wrapped) into a PDF, e.g. to export a log, a letter or a transcript. Courier keeps columns aligned.',
       inputSchema: {
         type: 'object',
         additionalProperties: false,
@@ -298,7 +326,12 @@ const pdf: ModuleDefinition = {
                 items: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 5000 }, description: 'list items.' },
                 ordered: { type: 'boolean', default: false, description: 'numbered list.' },
                 headers: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 200 }, description: 'table header row.' },
-                rows: { type: 'array', maxItems: 2000, items: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 2000 } }, description: 'table rows.' },
+                rows: {
+                  type: 'array',
+                  maxItems: 2000,
+                  items: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 2000 } },
+                  description: 'table rows.',
+                },
               },
             },
           },
@@ -350,7 +383,11 @@ const pdf: ModuleDefinition = {
                 doc.moveDown(0.5);
                 break;
               case 'code':
-                doc.font(FONTS.Courier.regular).fontSize(size * 0.9).fillColor('#222222').text(clean((block.text ?? '').replace(/\t/g, '    ')), { paragraphGap: size * 0.6 });
+                doc
+                  .font(FONTS.Courier.regular)
+                  .fontSize(size * 0.9)
+                  .fillColor('#222222')
+                  .text(clean((block.text ?? '').replace(/\t/g, '    ')), { paragraphGap: size * 0.6 });
                 break;
               case 'table':
                 drawTable(doc, { headers: block.headers, rows: block.rows ?? [] }, clean, fonts, size * 0.9);

@@ -46,7 +46,13 @@ describe('pdf edge cases', () => {
 
   it('tables with ragged rows and many rows span pages', async () => {
     const rows = Array.from({ length: 120 }, (_, i) => [`row ${i}`, String(i * 2), i % 2 ? 'odd' : '']);
-    const out = await action('create_document')({ blocks: [{ type: 'table', headers: ['Name', 'Double'], rows }, { type: 'code', text: 'const x = 1;\n\tindent' }, { type: 'list', ordered: true, items: ['a', 'b'] }] });
+    const out = await action('create_document')({
+      blocks: [
+        { type: 'table', headers: ['Name', 'Double'], rows },
+        { type: 'code', text: 'const x = 1;\n\tindent' },
+        { type: 'list', ordered: true, items: ['a', 'b'] },
+      ],
+    });
     expect(out.pages).toBeGreaterThan(1);
   });
 

@@ -5,7 +5,11 @@ import { ActionInputError, type ActionDefinition, type ModuleDefinition } from '
 Mustache.templateCache = undefined;
 
 const MAX_TEMPLATE = 200_000;
-const templateInput = { type: 'string', maxLength: MAX_TEMPLATE, description: 'Mustache template, e.g. "Hello {{name}}! {{#items}}- {{.}}\\n{{/items}}".' };
+const templateInput = {
+  type: 'string',
+  maxLength: MAX_TEMPLATE,
+  description: 'Mustache template, e.g. "Hello {{name}}! {{#items}}- {{.}}\\n{{/items}}".',
+};
 const partialsInput = {
   type: 'object',
   maxProperties: 50,
@@ -19,7 +23,12 @@ const tagsInput = {
   items: { type: 'string', minLength: 1, maxLength: 5 },
   description: 'Custom delimiters instead of ["{{", "}}"], e.g. ["<%", "%>"].',
 };
-const escapeInput = { type: 'boolean', default: true, description: 'HTML-escape {{var}} values (& < > " \' / ` =); set false for plain text, Markdown or JSON output. {{{var}}} is never escaped.' };
+const escapeInput = {
+  type: 'boolean',
+  default: true,
+  description:
+    'HTML-escape {{var}} values (& < > " \' / ` =); set false for plain text, Markdown or JSON output. {{{var}}} is never escaped.',
+};
 
 type Tags = [string, string];
 type MustacheToken = [string, string, number, number, MustacheToken[]?, ...unknown[]];
@@ -87,17 +96,42 @@ const render: ActionDefinition = {
   examples: [
     {
       input: {
-        template: 'Hi {{user.name}}, you have {{count}} new messages:\n{{#messages}}- {{subject}} from {{from}}\n{{/messages}}{{^messages}}(none)\n{{/messages}}',
-        view: { user: { name: 'Ann' }, count: 2, messages: [{ subject: 'Q3 <report>', from: 'Bob' }, { subject: 'Lunch', from: 'Cy' }] },
+        template:
+          'Hi {{user.name}}, you have {{count}} new messages:\n{{#messages}}- {{subject}} from {{from}}\n{{/messages}}{{^messages}}(none)\n{{/messages}}',
+        view: {
+          user: { name: 'Ann' },
+          count: 2,
+          messages: [
+            { subject: 'Q3 <report>', from: 'Bob' },
+            { subject: 'Lunch', from: 'Cy' },
+          ],
+        },
       },
       output: { output: 'Hi Ann, you have 2 new messages:\n- Q3 &lt;report&gt; from Bob\n- Lunch from Cy\n' },
     },
     {
-      input: { template: '# {{title}}\n{{> footer}}', view: { title: 'R&D notes', year: 2025 }, escape_html: false, partials: { footer: '(c) {{year}}' } },
+      input: {
+        template: '# {{title}}\n{{> footer}}',
+        view: { title: 'R&D notes', year: 2025 },
+        escape_html: false,
+        partials: { footer: '(c) {{year}}' },
+      },
       output: { output: '# R&D notes\n(c) 2025' },
     },
   ],
-  run({ template, view, escape_html = true, partials, tags }: { template: string; view: Record<string, unknown>; escape_html?: boolean; partials?: Record<string, string>; tags?: Tags }) {
+  run({
+    template,
+    view,
+    escape_html = true,
+    partials,
+    tags,
+  }: {
+    template: string;
+    view: Record<string, unknown>;
+    escape_html?: boolean;
+    partials?: Record<string, string>;
+    tags?: Tags;
+  }) {
     return { output: renderOne(template, view, partials, escape_html, tags) };
   },
 };
@@ -126,17 +160,42 @@ const renderMany: ActionDefinition = {
   },
   examples: [
     {
-      input: { template: 'Dear {{name}}, your order #{{order}} has shipped.', views: [{ name: 'Ann', order: 101 }, { name: 'Bob', order: 102 }] },
+      input: {
+        template: 'Dear {{name}}, your order #{{order}} has shipped.',
+        views: [
+          { name: 'Ann', order: 101 },
+          { name: 'Bob', order: 102 },
+        ],
+      },
       output: { outputs: ['Dear Ann, your order #101 has shipped.', 'Dear Bob, your order #102 has shipped.'], count: 2 },
     },
   ],
-  run({ template, views, escape_html = true, partials, tags }: { template: string; views: Record<string, unknown>[]; escape_html?: boolean; partials?: Record<string, string>; tags?: Tags }) {
+  run({
+    template,
+    views,
+    escape_html = true,
+    partials,
+    tags,
+  }: {
+    template: string;
+    views: Record<string, unknown>[];
+    escape_html?: boolean;
+    partials?: Record<string, string>;
+    tags?: Tags;
+  }) {
     const outputs = views.map((v) => renderOne(template, v, partials, escape_html, tags));
     return { outputs, count: outputs.length };
   },
 };
 
-const KINDS: Record<string, string> = { name: 'variable', '&': 'unescaped', '{': 'unescaped', '#': 'section', '^': 'inverted', '>': 'partial' };
+const KINDS: Record<string, string> = {
+  name: 'variable',
+  '&': 'unescaped',
+  '{': 'unescaped',
+  '#': 'section',
+  '^': 'inverted',
+  '>': 'partial',
+};
 
 const variables: ActionDefinition = {
   name: 'variables',
@@ -166,7 +225,11 @@ const variables: ActionDefinition = {
           },
         },
       },
-      top_level: { type: 'array', items: { type: 'string' }, description: 'Distinct first name segments used outside any section (and section names), i.e. the keys the view needs.' },
+      top_level: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Distinct first name segments used outside any section (and section names), i.e. the keys the view needs.',
+      },
       partials: { type: 'array', items: { type: 'string' } },
     },
   },
@@ -208,7 +271,8 @@ const variables: ActionDefinition = {
 
 const validate: ActionDefinition = {
   name: 'validate',
-  description: 'Checks that a Mustache template parses (balanced sections, closed tags) and returns the parser error otherwise. Use before saving a template you wrote.',
+  description:
+    'Checks that a Mustache template parses (balanced sections, closed tags) and returns the parser error otherwise. Use before saving a template you wrote.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,

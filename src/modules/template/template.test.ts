@@ -21,7 +21,12 @@ describe('template edge cases', () => {
   });
 
   it('cannot reach the prototype chain', () => {
-    expect(run('render', { template: '[{{constructor}}][{{#constructor}}x{{/constructor}}][{{__proto__}}][{{toString}}]', view: { a: { b: 1 } } }).output).toBe('[][][][]');
+    expect(
+      run('render', {
+        template: '[{{constructor}}][{{#constructor}}x{{/constructor}}][{{__proto__}}][{{toString}}]',
+        view: { a: { b: 1 } },
+      }).output,
+    ).toBe('[][][][]');
   });
 
   it('self-recursive partials fail cleanly', () => {

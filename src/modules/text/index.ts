@@ -1,4 +1,15 @@
-import { camelCase, capitalCase, constantCase, dotCase, kebabCase, pascalCase, pathCase, sentenceCase, snakeCase, trainCase } from 'change-case';
+import {
+  camelCase,
+  capitalCase,
+  constantCase,
+  dotCase,
+  kebabCase,
+  pascalCase,
+  pathCase,
+  sentenceCase,
+  snakeCase,
+  trainCase,
+} from 'change-case';
 import { createTwoFilesPatch, diffChars, diffLines, diffWords, type ChangeObject } from 'diff';
 import slugifyLib from 'slugify';
 import validator from 'validator';
@@ -80,7 +91,19 @@ const slugify: ActionDefinition = {
     { input: { text: 'Über große Straße', separator: '_', locale: 'de' }, output: { slug: 'ueber_grosse_strasse' } },
   ],
   inline: true,
-  run({ text, separator = '-', lowercase = true, strict = true, locale }: { text: string; separator?: string; lowercase?: boolean; strict?: boolean; locale?: string }) {
+  run({
+    text,
+    separator = '-',
+    lowercase = true,
+    strict = true,
+    locale,
+  }: {
+    text: string;
+    separator?: string;
+    lowercase?: boolean;
+    strict?: boolean;
+    locale?: string;
+  }) {
     let slug = slugifyLib(text, { replacement: separator, lower: lowercase, strict, locale, trim: true });
     if (separator) {
       // Collapse repeated separators left by removed characters and trim them from the ends.
@@ -154,7 +177,17 @@ const extractEmails: ActionDefinition = {
       output: { emails: ['Ann@Example.com', 'sales@example.co.uk'], count: 2 },
     },
   ],
-  run({ text, unique = true, lowercase = false, max_results = 1000 }: { text: string; unique?: boolean; lowercase?: boolean; max_results?: number }) {
+  run({
+    text,
+    unique = true,
+    lowercase = false,
+    max_results = 1000,
+  }: {
+    text: string;
+    unique?: boolean;
+    lowercase?: boolean;
+    max_results?: number;
+  }) {
     const emails: string[] = [];
     const seen = new Set<string>();
     for (const candidate of emailCandidates(text)) {
@@ -176,7 +209,11 @@ const URL_CANDIDATE = /\b(?:https?:\/\/|www\.)[^\s<>"'`]+/giu;
 function trimUrl(raw: string): string {
   let url = raw.replace(/[.,;:!?'"*]+$/, '');
   // Drop a closing bracket that has no opening one inside the URL (e.g. "(see https://x.org)").
-  for (const [open, close] of [['(', ')'], ['[', ']'], ['{', '}']] as const) {
+  for (const [open, close] of [
+    ['(', ')'],
+    ['[', ']'],
+    ['{', '}'],
+  ] as const) {
     while (url.endsWith(close) && url.split(close).length > url.split(open).length) url = url.slice(0, -1).replace(/[.,;:!?]+$/, '');
   }
   return url;
@@ -215,7 +252,9 @@ const extractUrls: ActionDefinition = {
   },
   examples: [
     {
-      input: { text: 'Docs: https://example.com/docs?page=2. Mirror (see www.example.org/a_(b)), and https://example.com/docs?page=2 again.' },
+      input: {
+        text: 'Docs: https://example.com/docs?page=2. Mirror (see www.example.org/a_(b)), and https://example.com/docs?page=2 again.',
+      },
       output: {
         urls: [
           { url: 'https://example.com/docs?page=2', hostname: 'example.com' },
@@ -265,13 +304,28 @@ const wordCount: ActionDefinition = {
     required: ['text'],
     properties: {
       text: { type: 'string', maxLength: MAX_TEXT, description: 'Text to measure.' },
-      words_per_minute: { type: 'integer', minimum: 50, maximum: 1000, default: 200, description: 'Reading speed used for the reading-time estimate.' },
+      words_per_minute: {
+        type: 'integer',
+        minimum: 50,
+        maximum: 1000,
+        default: 200,
+        description: 'Reading speed used for the reading-time estimate.',
+      },
     },
   },
   outputSchema: {
     type: 'object',
     additionalProperties: false,
-    required: ['words', 'characters', 'characters_no_spaces', 'sentences', 'paragraphs', 'lines', 'reading_time_seconds', 'reading_time_minutes'],
+    required: [
+      'words',
+      'characters',
+      'characters_no_spaces',
+      'sentences',
+      'paragraphs',
+      'lines',
+      'reading_time_seconds',
+      'reading_time_minutes',
+    ],
     properties: {
       words: { type: 'integer', minimum: 0 },
       characters: { type: 'integer', minimum: 0 },
@@ -286,7 +340,16 @@ const wordCount: ActionDefinition = {
   examples: [
     {
       input: { text: 'Hello world. This is a test!\n\nSecond paragraph here 🎉' },
-      output: { words: 9, characters: 53, characters_no_spaces: 43, sentences: 3, paragraphs: 2, lines: 3, reading_time_seconds: 3, reading_time_minutes: 1 },
+      output: {
+        words: 9,
+        characters: 53,
+        characters_no_spaces: 43,
+        sentences: 3,
+        paragraphs: 2,
+        lines: 3,
+        reading_time_seconds: 3,
+        reading_time_minutes: 1,
+      },
     },
   ],
   run({ text, words_per_minute = 200 }: { text: string; words_per_minute?: number }) {
@@ -326,9 +389,24 @@ const diff: ActionDefinition = {
     properties: {
       old: { type: 'string', maxLength: 500_000, description: 'Original text.' },
       new: { type: 'string', maxLength: 500_000, description: 'Changed text.' },
-      mode: { type: 'string', enum: ['lines', 'words', 'chars'], default: 'lines', description: 'Granularity of the `changes` list (the patch is always line-based).' },
-      context: { type: 'integer', minimum: 0, maximum: 100, default: 3, description: 'Unchanged lines shown around each change in the patch.' },
-      ignore_whitespace: { type: 'boolean', default: false, description: 'Ignore leading/trailing whitespace differences when comparing lines.' },
+      mode: {
+        type: 'string',
+        enum: ['lines', 'words', 'chars'],
+        default: 'lines',
+        description: 'Granularity of the `changes` list (the patch is always line-based).',
+      },
+      context: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 100,
+        default: 3,
+        description: 'Unchanged lines shown around each change in the patch.',
+      },
+      ignore_whitespace: {
+        type: 'boolean',
+        default: false,
+        description: 'Ignore leading/trailing whitespace differences when comparing lines.',
+      },
       old_name: { type: 'string', maxLength: 200, default: 'old', description: 'File name used in the patch header for the old text.' },
       new_name: { type: 'string', maxLength: 200, default: 'new', description: 'File name used in the patch header for the new text.' },
     },
@@ -376,7 +454,8 @@ const diff: ActionDefinition = {
       input: { old: 'The quick brown fox', new: 'The quick red fox', mode: 'words' },
       output: {
         identical: false,
-        patch: '--- old\n+++ new\n@@ -1,1 +1,1 @@\n-The quick brown fox\n\\ No newline at end of file\n+The quick red fox\n\\ No newline at end of file\n',
+        patch:
+          '--- old\n+++ new\n@@ -1,1 +1,1 @@\n-The quick brown fox\n\\ No newline at end of file\n+The quick red fox\n\\ No newline at end of file\n',
         lines_added: 1,
         lines_removed: 1,
         changes: [
@@ -390,9 +469,25 @@ const diff: ActionDefinition = {
     },
   ],
   timeoutMs: 15_000,
-  run(input: { old: string; new: string; mode?: string; context?: number; ignore_whitespace?: boolean; old_name?: string; new_name?: string }) {
+  run(input: {
+    old: string;
+    new: string;
+    mode?: string;
+    context?: number;
+    ignore_whitespace?: boolean;
+    old_name?: string;
+    new_name?: string;
+  }) {
     const { old: a, new: b, mode = 'lines', context = 3, ignore_whitespace = false, old_name = 'old', new_name = 'new' } = input;
-    if (a === b) return { identical: true, patch: '', lines_added: 0, lines_removed: 0, changes: a ? [{ type: 'unchanged', value: a }] : [], truncated: false };
+    if (a === b)
+      return {
+        identical: true,
+        patch: '',
+        lines_added: 0,
+        lines_removed: 0,
+        changes: a ? [{ type: 'unchanged', value: a }] : [],
+        truncated: false,
+      };
     // One time budget for all diff passes, well inside the action's hard deadline.
     const deadline = Date.now() + 12_000;
     const budget = () => Math.max(1, deadline - Date.now());
@@ -405,12 +500,19 @@ const diff: ActionDefinition = {
       if (c.added) lines_added += c.count ?? 0;
       else if (c.removed) lines_removed += c.count ?? 0;
     }
-    const patchText = createTwoFilesPatch(old_name, new_name, a, b, undefined, undefined, { context, ignoreWhitespace: ignore_whitespace, timeout: budget() });
+    const patchText = createTwoFilesPatch(old_name, new_name, a, b, undefined, undefined, {
+      context,
+      ignoreWhitespace: ignore_whitespace,
+      timeout: budget(),
+    });
     if (patchText === undefined) throw tooDifferent();
     const patch = patchText.replace(/^=+\n/, '');
-    const detailed = mode === 'words' ? diffWords(a, b, { timeout: budget() }) : mode === 'chars' ? diffChars(a, b, { timeout: budget() }) : lineChanges;
+    const detailed =
+      mode === 'words' ? diffWords(a, b, { timeout: budget() }) : mode === 'chars' ? diffChars(a, b, { timeout: budget() }) : lineChanges;
     if (!detailed) throw tooDifferent();
-    const changes = detailed.slice(0, MAX_CHANGES).map((c) => ({ type: c.added ? 'added' : c.removed ? 'removed' : 'unchanged', value: c.value }));
+    const changes = detailed
+      .slice(0, MAX_CHANGES)
+      .map((c) => ({ type: c.added ? 'added' : c.removed ? 'removed' : 'unchanged', value: c.value }));
     return { identical: false, patch, lines_added, lines_removed, changes, truncated: detailed.length > MAX_CHANGES };
   },
 };
@@ -437,10 +539,26 @@ const truncate: ActionDefinition = {
     properties: { result: { type: 'string' }, truncated: { type: 'boolean' }, length: { type: 'integer', minimum: 0 } },
   },
   examples: [
-    { input: { text: 'The quick brown fox jumps over the lazy dog', max_length: 20 }, output: { result: 'The quick brown fox…', truncated: true, length: 20 } },
-    { input: { text: 'Supercalifragilistic', max_length: 10, ending: '...', word_boundary: false }, output: { result: 'Superca...', truncated: true, length: 10 } },
+    {
+      input: { text: 'The quick brown fox jumps over the lazy dog', max_length: 20 },
+      output: { result: 'The quick brown fox…', truncated: true, length: 20 },
+    },
+    {
+      input: { text: 'Supercalifragilistic', max_length: 10, ending: '...', word_boundary: false },
+      output: { result: 'Superca...', truncated: true, length: 10 },
+    },
   ],
-  run({ text, max_length, ending = '…', word_boundary = true }: { text: string; max_length: number; ending?: string; word_boundary?: boolean }) {
+  run({
+    text,
+    max_length,
+    ending = '…',
+    word_boundary = true,
+  }: {
+    text: string;
+    max_length: number;
+    ending?: string;
+    word_boundary?: boolean;
+  }) {
     const chars = graphemes(text);
     if (chars.length <= max_length) return { result: text, truncated: false, length: chars.length };
     const endChars = graphemes(ending);
@@ -467,7 +585,12 @@ const replace: ActionDefinition = {
     required: ['text', 'find', 'replacement'],
     properties: {
       text: { type: 'string', maxLength: MAX_TEXT, description: 'Text to edit.' },
-      find: { type: 'string', minLength: 1, maxLength: 1000, description: 'Literal text, or a regular expression source when regex is true.' },
+      find: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Literal text, or a regular expression source when regex is true.',
+      },
       replacement: { type: 'string', maxLength: 10_000, description: 'Replacement; with regex, $1, $<name> and $& refer to the match.' },
       regex: { type: 'boolean', default: false, description: 'Treat find as a regular expression.' },
       case_sensitive: { type: 'boolean', default: true },
@@ -481,13 +604,30 @@ const replace: ActionDefinition = {
     properties: { result: { type: 'string' }, replacements: { type: 'integer', minimum: 0 } },
   },
   examples: [
-    { input: { text: 'cat, Cat, CAT', find: 'cat', replacement: 'dog', case_sensitive: false }, output: { result: 'dog, dog, dog', replacements: 3 } },
+    {
+      input: { text: 'cat, Cat, CAT', find: 'cat', replacement: 'dog', case_sensitive: false },
+      output: { result: 'dog, dog, dog', replacements: 3 },
+    },
     {
       input: { text: 'Dates: 2024-01-31 and 2025-12-01', find: '(\\d{4})-(\\d{2})-(\\d{2})', replacement: '$3/$2/$1', regex: true },
       output: { result: 'Dates: 31/01/2024 and 01/12/2025', replacements: 2 },
     },
   ],
-  run({ text, find, replacement, regex = false, case_sensitive = true, all = true }: { text: string; find: string; replacement: string; regex?: boolean; case_sensitive?: boolean; all?: boolean }) {
+  run({
+    text,
+    find,
+    replacement,
+    regex = false,
+    case_sensitive = true,
+    all = true,
+  }: {
+    text: string;
+    find: string;
+    replacement: string;
+    regex?: boolean;
+    case_sensitive?: boolean;
+    all?: boolean;
+  }) {
     const source = regex ? find : find.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     let re: RegExp;
     try {
@@ -512,7 +652,22 @@ const mod: ModuleDefinition = {
   description:
     'Everyday text processing for agents: change case (camel, snake, kebab, title…), slugify, extract emails and URLs, count words and reading time, diff two texts as a unified patch, truncate at word boundaries, and find/replace with regular expressions.',
   category: 'text',
-  tags: ['text', 'string', 'case', 'slug', 'slugify', 'email', 'url', 'extract', 'word count', 'diff', 'patch', 'truncate', 'regex', 'replace'],
+  tags: [
+    'text',
+    'string',
+    'case',
+    'slug',
+    'slugify',
+    'email',
+    'url',
+    'extract',
+    'word count',
+    'diff',
+    'patch',
+    'truncate',
+    'regex',
+    'replace',
+  ],
   actions: [changeCase, slugify, extractEmails, extractUrls, wordCount, diff, truncate, replace],
 };
 

@@ -45,12 +45,24 @@ describe('text edge cases', () => {
   });
 
   it('extract_urls trims punctuation and ignores non-URLs', () => {
-    expect(run('extract_urls', { text: 'Go to https://a.io/x, then "https://b.io".' }).urls.map((u: any) => u.url)).toEqual(['https://a.io/x', 'https://b.io']);
+    expect(run('extract_urls', { text: 'Go to https://a.io/x, then "https://b.io".' }).urls.map((u: any) => u.url)).toEqual([
+      'https://a.io/x',
+      'https://b.io',
+    ]);
     expect(run('extract_urls', { text: 'no links here' }).count).toBe(0);
   });
 
   it('word_count of empty text is all zeros', () => {
-    expect(run('word_count', { text: '' })).toEqual({ words: 0, characters: 0, characters_no_spaces: 0, sentences: 0, paragraphs: 0, lines: 0, reading_time_seconds: 0, reading_time_minutes: 0 });
+    expect(run('word_count', { text: '' })).toEqual({
+      words: 0,
+      characters: 0,
+      characters_no_spaces: 0,
+      sentences: 0,
+      paragraphs: 0,
+      lines: 0,
+      reading_time_seconds: 0,
+      reading_time_minutes: 0,
+    });
   });
 
   it('diff of identical texts', () => {

@@ -1,4 +1,14 @@
-import { electronicFormatIBAN, extractBIC, extractIBAN, friendlyFormatIBAN, isSEPACountry, validateBIC, validateIBAN, ValidationErrorsBIC, ValidationErrorsIBAN } from 'ibantools';
+import {
+  electronicFormatIBAN,
+  extractBIC,
+  extractIBAN,
+  friendlyFormatIBAN,
+  isSEPACountry,
+  validateBIC,
+  validateIBAN,
+  ValidationErrorsBIC,
+  ValidationErrorsIBAN,
+} from 'ibantools';
 import ipaddr from 'ipaddr.js';
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import validator from 'validator';
@@ -32,14 +42,39 @@ const email: ActionDefinition = {
       reason: reasonSchema,
       local: { anyOf: [{ type: 'string' }, { type: 'null' }] },
       domain: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Lowercased domain.' },
-      normalized: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Trimmed address with the domain lowercased (display name removed).' },
+      normalized: {
+        anyOf: [{ type: 'string' }, { type: 'null' }],
+        description: 'Trimmed address with the domain lowercased (display name removed).',
+      },
     },
   },
   examples: [
-    { input: { email: ' Ann.Lee+news@Example.COM ' }, output: { valid: true, reason: null, local: 'Ann.Lee+news', domain: 'example.com', normalized: 'Ann.Lee+news@example.com' } },
-    { input: { email: 'ann@localhost' }, output: { valid: false, reason: 'the domain needs a top-level domain such as .com', local: 'ann', domain: 'localhost', normalized: null } },
+    {
+      input: { email: ' Ann.Lee+news@Example.COM ' },
+      output: { valid: true, reason: null, local: 'Ann.Lee+news', domain: 'example.com', normalized: 'Ann.Lee+news@example.com' },
+    },
+    {
+      input: { email: 'ann@localhost' },
+      output: {
+        valid: false,
+        reason: 'the domain needs a top-level domain such as .com',
+        local: 'ann',
+        domain: 'localhost',
+        normalized: null,
+      },
+    },
   ],
-  run({ email: raw, allow_display_name = false, allow_ip_domain = false, allow_utf8_local_part = true }: { email: string; allow_display_name?: boolean; allow_ip_domain?: boolean; allow_utf8_local_part?: boolean }) {
+  run({
+    email: raw,
+    allow_display_name = false,
+    allow_ip_domain = false,
+    allow_utf8_local_part = true,
+  }: {
+    email: string;
+    allow_display_name?: boolean;
+    allow_ip_domain?: boolean;
+    allow_utf8_local_part?: boolean;
+  }) {
     let value = raw.trim();
     if (allow_display_name) {
       const m = /<([^<>]+)>\s*$/.exec(value);
@@ -76,7 +111,13 @@ const url: ActionDefinition = {
     required: ['url'],
     properties: {
       url: { type: 'string', maxLength: 8192 },
-      protocols: { type: 'array', maxItems: 10, items: { type: 'string', pattern: '^[a-z][a-z0-9+.-]*$' }, default: ['http', 'https'], description: 'Accepted schemes.' },
+      protocols: {
+        type: 'array',
+        maxItems: 10,
+        items: { type: 'string', pattern: '^[a-z][a-z0-9+.-]*$' },
+        default: ['http', 'https'],
+        description: 'Accepted schemes.',
+      },
       require_protocol: { type: 'boolean', default: true, description: 'Reject "example.com/x" without a scheme.' },
       require_tld: { type: 'boolean', default: true, description: 'Reject hosts like "localhost" or "intranet".' },
       allow_ip: { type: 'boolean', default: true, description: 'Accept IP-address hosts.' },
@@ -101,11 +142,33 @@ const url: ActionDefinition = {
   examples: [
     {
       input: { url: 'HTTPS://Example.com:443/a/b?q=1&lang=en#top' },
-      output: { valid: true, reason: null, normalized: 'https://example.com/a/b?q=1&lang=en#top', protocol: 'https', hostname: 'example.com', port: null, path: '/a/b', query: { q: '1', lang: 'en' }, fragment: 'top' },
+      output: {
+        valid: true,
+        reason: null,
+        normalized: 'https://example.com/a/b?q=1&lang=en#top',
+        protocol: 'https',
+        hostname: 'example.com',
+        port: null,
+        path: '/a/b',
+        query: { q: '1', lang: 'en' },
+        fragment: 'top',
+      },
     },
     { input: { url: 'ftp://files.example.com/x' }, output: { valid: false, reason: 'protocol not allowed (allowed: http, https)' } },
   ],
-  run({ url: raw, protocols = ['http', 'https'], require_protocol = true, require_tld = true, allow_ip = true }: { url: string; protocols?: string[]; require_protocol?: boolean; require_tld?: boolean; allow_ip?: boolean }) {
+  run({
+    url: raw,
+    protocols = ['http', 'https'],
+    require_protocol = true,
+    require_tld = true,
+    allow_ip = true,
+  }: {
+    url: string;
+    protocols?: string[];
+    require_protocol?: boolean;
+    require_tld?: boolean;
+    allow_ip?: boolean;
+  }) {
     const value = raw.trim();
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1]?.toLowerCase();
     if (scheme && !protocols.includes(scheme)) return { valid: false, reason: `protocol not allowed (allowed: ${protocols.join(', ')})` };
@@ -117,7 +180,8 @@ const url: ActionDefinition = {
     } catch {
       return { valid: false, reason: 'not a valid URL' };
     }
-    if (!allow_ip && (ipaddr.isValid(u.hostname) || u.hostname.startsWith('['))) return { valid: false, reason: 'IP-address hosts are not allowed' };
+    if (!allow_ip && (ipaddr.isValid(u.hostname) || u.hostname.startsWith('[')))
+      return { valid: false, reason: 'IP-address hosts are not allowed' };
     const query: Record<string, string> = {};
     for (const [k, v] of u.searchParams) if (!(k in query)) query[k] = v;
     return {
@@ -139,14 +203,22 @@ const url: ActionDefinition = {
 const phone: ActionDefinition = {
   name: 'phone',
   description:
-    'Validates and normalises a phone number with Google\'s libphonenumber metadata: E.164 form (+14155552671), international and national formats, country, calling code and line type (mobile, fixed_line, toll_free…). Numbers without a + need default_country.',
+    "Validates and normalises a phone number with Google's libphonenumber metadata: E.164 form (+14155552671), international and national formats, country, calling code and line type (mobile, fixed_line, toll_free…). Numbers without a + need default_country.",
   inputSchema: {
     type: 'object',
     additionalProperties: false,
     required: ['phone'],
     properties: {
-      phone: { type: 'string', maxLength: 100, description: 'Phone number in any common format, e.g. "+44 20 7946 0958" or "(415) 555-2671".' },
-      default_country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 country for numbers written without +, e.g. "US".' },
+      phone: {
+        type: 'string',
+        maxLength: 100,
+        description: 'Phone number in any common format, e.g. "+44 20 7946 0958" or "(415) 555-2671".',
+      },
+      default_country: {
+        type: 'string',
+        pattern: '^[A-Za-z]{2}$',
+        description: 'ISO 3166-1 alpha-2 country for numbers written without +, e.g. "US".',
+      },
     },
   },
   outputSchema: {
@@ -164,7 +236,20 @@ const phone: ActionDefinition = {
       calling_code: { anyOf: [{ type: 'string' }, { type: 'null' }] },
       type: {
         anyOf: [{ type: 'string' }, { type: 'null' }],
-        enum: ['mobile', 'fixed_line', 'fixed_line_or_mobile', 'toll_free', 'premium_rate', 'shared_cost', 'voip', 'personal_number', 'pager', 'uan', 'voicemail', null],
+        enum: [
+          'mobile',
+          'fixed_line',
+          'fixed_line_or_mobile',
+          'toll_free',
+          'premium_rate',
+          'shared_cost',
+          'voip',
+          'personal_number',
+          'pager',
+          'uan',
+          'voicemail',
+          null,
+        ],
       },
       uri: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'tel: URI.' },
     },
@@ -172,23 +257,58 @@ const phone: ActionDefinition = {
   examples: [
     {
       input: { phone: '(415) 555-2671', default_country: 'US' },
-      output: { valid: true, possible: true, reason: null, e164: '+14155552671', international: '+1 415 555 2671', national: '(415) 555-2671', country: 'US', calling_code: '1', type: 'fixed_line_or_mobile', uri: 'tel:+14155552671' },
+      output: {
+        valid: true,
+        possible: true,
+        reason: null,
+        e164: '+14155552671',
+        international: '+1 415 555 2671',
+        national: '(415) 555-2671',
+        country: 'US',
+        calling_code: '1',
+        type: 'fixed_line_or_mobile',
+        uri: 'tel:+14155552671',
+      },
     },
     {
       input: { phone: '+33 6 12 34 56 78' },
-      output: { valid: true, possible: true, reason: null, e164: '+33612345678', international: '+33 6 12 34 56 78', national: '06 12 34 56 78', country: 'FR', calling_code: '33', type: 'mobile', uri: 'tel:+33612345678' },
+      output: {
+        valid: true,
+        possible: true,
+        reason: null,
+        e164: '+33612345678',
+        international: '+33 6 12 34 56 78',
+        national: '06 12 34 56 78',
+        country: 'FR',
+        calling_code: '33',
+        type: 'mobile',
+        uri: 'tel:+33612345678',
+      },
     },
     {
       input: { phone: '555-0100' },
-      output: { valid: false, possible: false, reason: 'cannot parse the number: add the +country code or a default_country', e164: null, international: null, national: null, country: null, calling_code: null, type: null, uri: null },
+      output: {
+        valid: false,
+        possible: false,
+        reason: 'cannot parse the number: add the +country code or a default_country',
+        e164: null,
+        international: null,
+        national: null,
+        country: null,
+        calling_code: null,
+        type: null,
+        uri: null,
+      },
     },
   ],
   run({ phone: raw, default_country }: { phone: string; default_country?: string }) {
     const empty = { e164: null, international: null, national: null, country: null, calling_code: null, type: null, uri: null };
     const cc = default_country?.toUpperCase();
-    if (cc && !isSupportedCountry(cc)) return { valid: false, possible: false, reason: `unknown default_country "${default_country}"`, ...empty };
+    if (cc && !isSupportedCountry(cc))
+      return { valid: false, possible: false, reason: `unknown default_country "${default_country}"`, ...empty };
     const n = parsePhoneNumberFromString(raw, cc as CountryCode | undefined);
-    if (!n) return { valid: false, possible: false, reason: 'cannot parse the number: add the +country code or a default_country', ...empty };
+    if (!n)
+      return { valid: false, possible: false, reason: 'cannot parse the number: add the +country code or a default_country', ...empty };
     const valid = n.isValid();
     const possible = n.isPossible();
     const type = n.getType();
@@ -228,12 +348,25 @@ const iban: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['iban'],
-    properties: { iban: { type: 'string', maxLength: 100, description: 'IBAN with or without spaces, e.g. "DE89 3704 0044 0532 0130 00".' } },
+    properties: {
+      iban: { type: 'string', maxLength: 100, description: 'IBAN with or without spaces, e.g. "DE89 3704 0044 0532 0130 00".' },
+    },
   },
   outputSchema: {
     type: 'object',
     additionalProperties: false,
-    required: ['valid', 'errors', 'electronic', 'formatted', 'country', 'bban', 'bank_identifier', 'branch_identifier', 'account_number', 'sepa'],
+    required: [
+      'valid',
+      'errors',
+      'electronic',
+      'formatted',
+      'country',
+      'bban',
+      'bank_identifier',
+      'branch_identifier',
+      'account_number',
+      'sepa',
+    ],
     properties: {
       valid: { type: 'boolean' },
       errors: { type: 'array', items: { type: 'string' } },
@@ -308,7 +441,8 @@ const BIC_ERRORS: Record<number, string> = {
 
 const bic: ActionDefinition = {
   name: 'bic',
-  description: 'Validates a BIC / SWIFT code (8 or 11 characters) and splits it into bank code, country, location and branch, flagging test BICs.',
+  description:
+    'Validates a BIC / SWIFT code (8 or 11 characters) and splits it into bank code, country, location and branch, flagging test BICs.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -330,8 +464,22 @@ const bic: ActionDefinition = {
     },
   },
   examples: [
-    { input: { bic: 'deutdeff500' }, output: { valid: true, errors: [], bank_code: 'DEUT', country: 'DE', location_code: 'FF', branch_code: '500', test: false } },
-    { input: { bic: 'DEUTXXFF' }, output: { valid: false, errors: ['unknown country code'], bank_code: null, country: null, location_code: null, branch_code: null, test: false } },
+    {
+      input: { bic: 'deutdeff500' },
+      output: { valid: true, errors: [], bank_code: 'DEUT', country: 'DE', location_code: 'FF', branch_code: '500', test: false },
+    },
+    {
+      input: { bic: 'DEUTXXFF' },
+      output: {
+        valid: false,
+        errors: ['unknown country code'],
+        bank_code: null,
+        country: null,
+        location_code: null,
+        branch_code: null,
+        test: false,
+      },
+    },
   ],
   run({ bic: raw }: { bic: string }) {
     const value = raw.replace(/\s+/g, '').toUpperCase();
@@ -339,7 +487,15 @@ const bic: ActionDefinition = {
     const errors = check.errorCodes.map((c) => BIC_ERRORS[c] ?? `error ${c}`);
     if (!check.valid) return { valid: false, errors, bank_code: null, country: null, location_code: null, branch_code: null, test: false };
     const p = extractBIC(value);
-    return { valid: true, errors, bank_code: p.bankCode ?? null, country: p.countryCode ?? null, location_code: p.locationCode ?? null, branch_code: p.branchCode ?? null, test: p.testBIC };
+    return {
+      valid: true,
+      errors,
+      bank_code: p.bankCode ?? null,
+      country: p.countryCode ?? null,
+      location_code: p.locationCode ?? null,
+      branch_code: p.branchCode ?? null,
+      test: p.testBIC,
+    };
   },
 };
 
@@ -362,7 +518,7 @@ const creditCard: ActionDefinition = {
     additionalProperties: false,
     required: ['valid', 'luhn_valid', 'brand', 'last4', 'length'],
     properties: {
-      valid: { type: 'boolean', description: 'Passes Luhn and matches a known brand\'s prefix and length.' },
+      valid: { type: 'boolean', description: "Passes Luhn and matches a known brand's prefix and length." },
       luhn_valid: { type: 'boolean' },
       brand: { anyOf: [{ type: 'string' }, { type: 'null' }], enum: [...PROVIDERS, null] },
       last4: { anyOf: [{ type: 'string' }, { type: 'null' }] },
@@ -387,7 +543,8 @@ const creditCard: ActionDefinition = {
 
 const uuid: ActionDefinition = {
   name: 'uuid',
-  description: 'Checks whether a string is a UUID (RFC 9562, versions 1-8, nil and max) and reports its version and variant. Optionally requires a specific version.',
+  description:
+    'Checks whether a string is a UUID (RFC 9562, versions 1-8, nil and max) and reports its version and variant. Optionally requires a specific version.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -409,14 +566,25 @@ const uuid: ActionDefinition = {
     },
   },
   examples: [
-    { input: { uuid: '0190A8B2-7C4D-7E3F-9A1B-2C3D4E5F6A7B' }, output: { valid: true, version: 7, variant: 'rfc9562', normalized: '0190a8b2-7c4d-7e3f-9a1b-2c3d4e5f6a7b' } },
-    { input: { uuid: '550e8400-e29b-41d4-a716-446655440000', version: 7 }, output: { valid: false, version: 4, variant: 'rfc9562', normalized: '550e8400-e29b-41d4-a716-446655440000' } },
+    {
+      input: { uuid: '0190A8B2-7C4D-7E3F-9A1B-2C3D4E5F6A7B' },
+      output: { valid: true, version: 7, variant: 'rfc9562', normalized: '0190a8b2-7c4d-7e3f-9a1b-2c3d4e5f6a7b' },
+    },
+    {
+      input: { uuid: '550e8400-e29b-41d4-a716-446655440000', version: 7 },
+      output: { valid: false, version: 4, variant: 'rfc9562', normalized: '550e8400-e29b-41d4-a716-446655440000' },
+    },
   ],
   run({ uuid: raw, version }: { uuid: string; version?: number }) {
-    const value = raw.trim().replace(/^\{(.*)\}$/, '$1').replace(/^urn:uuid:/i, '');
-    if (!validator.isUUID(value, 'all') && !validator.isUUID(value, 'loose')) return { valid: false, version: null, variant: null, normalized: null };
+    const value = raw
+      .trim()
+      .replace(/^\{(.*)\}$/, '$1')
+      .replace(/^urn:uuid:/i, '');
+    if (!validator.isUUID(value, 'all') && !validator.isUUID(value, 'loose'))
+      return { valid: false, version: null, variant: null, normalized: null };
     const normalized = value.toLowerCase();
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(normalized)) return { valid: false, version: null, variant: null, normalized: null };
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(normalized))
+      return { valid: false, version: null, variant: null, normalized: null };
     const v = Number.parseInt(normalized[14]!, 16);
     const n = Number.parseInt(normalized[19]!, 16);
     const variant = n < 8 ? 'ncs' : n < 12 ? 'rfc9562' : n < 14 ? 'microsoft' : 'future';
@@ -436,7 +604,9 @@ const ip: ActionDefinition = {
     type: 'object',
     additionalProperties: false,
     required: ['ip'],
-    properties: { ip: { type: 'string', maxLength: 100, description: 'Address such as "192.168.1.10", "2001:db8::1" or a CIDR "10.0.0.0/8".' } },
+    properties: {
+      ip: { type: 'string', maxLength: 100, description: 'Address such as "192.168.1.10", "2001:db8::1" or a CIDR "10.0.0.0/8".' },
+    },
   },
   outputSchema: {
     type: 'object',
@@ -446,16 +616,32 @@ const ip: ActionDefinition = {
       valid: { type: 'boolean' },
       version: { anyOf: [{ type: 'integer' }, { type: 'null' }], enum: [4, 6, null] },
       normalized: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Canonical form (IPv6 compressed).' },
-      range: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'ipaddr.js range: unicast, private, loopback, linkLocal, multicast, carrierGradeNat, reserved, uniqueLocal, ipv4Mapped…' },
+      range: {
+        anyOf: [{ type: 'string' }, { type: 'null' }],
+        description:
+          'ipaddr.js range: unicast, private, loopback, linkLocal, multicast, carrierGradeNat, reserved, uniqueLocal, ipv4Mapped…',
+      },
       public: { anyOf: [{ type: 'boolean' }, { type: 'null' }], description: 'Globally routable unicast.' },
       prefix_length: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'For CIDR input.' },
     },
   },
   examples: [
-    { input: { ip: '192.168.1.10' }, output: { valid: true, version: 4, normalized: '192.168.1.10', range: 'private', public: false, prefix_length: null } },
-    { input: { ip: '2001:4860:4860:0:0:0:0:8888' }, output: { valid: true, version: 6, normalized: '2001:4860:4860::8888', range: 'unicast', public: true, prefix_length: null } },
-    { input: { ip: '10.0.0.0/8' }, output: { valid: true, version: 4, normalized: '10.0.0.0', range: 'private', public: false, prefix_length: 8 } },
-    { input: { ip: '256.1.1.1' }, output: { valid: false, version: null, normalized: null, range: null, public: null, prefix_length: null } },
+    {
+      input: { ip: '192.168.1.10' },
+      output: { valid: true, version: 4, normalized: '192.168.1.10', range: 'private', public: false, prefix_length: null },
+    },
+    {
+      input: { ip: '2001:4860:4860:0:0:0:0:8888' },
+      output: { valid: true, version: 6, normalized: '2001:4860:4860::8888', range: 'unicast', public: true, prefix_length: null },
+    },
+    {
+      input: { ip: '10.0.0.0/8' },
+      output: { valid: true, version: 4, normalized: '10.0.0.0', range: 'private', public: false, prefix_length: 8 },
+    },
+    {
+      input: { ip: '256.1.1.1' },
+      output: { valid: false, version: null, normalized: null, range: null, public: null, prefix_length: null },
+    },
   ],
   run({ ip: raw }: { ip: string }) {
     const value = raw.trim();
@@ -468,14 +654,22 @@ const ip: ActionDefinition = {
         addr = a;
         prefix = p;
       } else {
-        if (!ipaddr.isValid(value) || (value.includes('.') && !value.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(value))) return invalid;
+        if (!ipaddr.isValid(value) || (value.includes('.') && !value.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(value)))
+          return invalid;
         addr = ipaddr.parse(value);
       }
     } catch {
       return invalid;
     }
     const range = addr.range();
-    return { valid: true, version: addr.kind() === 'ipv4' ? 4 : 6, normalized: addr.toString(), range, public: range === 'unicast', prefix_length: prefix };
+    return {
+      valid: true,
+      version: addr.kind() === 'ipv4' ? 4 : 6,
+      normalized: addr.toString(),
+      range,
+      public: range === 'unicast',
+      prefix_length: prefix,
+    };
   },
 };
 
@@ -518,7 +712,23 @@ const mod: ModuleDefinition = {
   description:
     'Validate and normalise everyday identifiers: email addresses, URLs, phone numbers (libphonenumber: E.164, country, line type), IBANs and BIC/SWIFT codes (ibantools), payment card numbers (Luhn + brand), UUIDs, IP addresses with range classification, and postal codes for 60+ countries.',
   category: 'validation',
-  tags: ['validate', 'validation', 'email', 'url', 'phone', 'e164', 'iban', 'bic', 'swift', 'credit card', 'luhn', 'uuid', 'ip', 'postal code', 'zip'],
+  tags: [
+    'validate',
+    'validation',
+    'email',
+    'url',
+    'phone',
+    'e164',
+    'iban',
+    'bic',
+    'swift',
+    'credit card',
+    'luhn',
+    'uuid',
+    'ip',
+    'postal code',
+    'zip',
+  ],
   actions: [email, url, phone, iban, bic, creditCard, uuid, ip, postalCode],
 };
 

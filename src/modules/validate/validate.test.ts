@@ -26,7 +26,12 @@ describe('validate edge cases', () => {
     expect(run('phone', { phone: '123', default_country: 'ZZ' }).reason).toMatch(/unknown default_country/);
     const short = run('phone', { phone: '+1 415 555' });
     expect(short.valid).toBe(false);
-    expect(run('phone', { phone: '020 7946 0958', default_country: 'gb' })).toMatchObject({ valid: true, country: 'GB', type: 'fixed_line', e164: '+442079460958' });
+    expect(run('phone', { phone: '020 7946 0958', default_country: 'gb' })).toMatchObject({
+      valid: true,
+      country: 'GB',
+      type: 'fixed_line',
+      e164: '+442079460958',
+    });
   });
 
   it('iban: unknown country, wrong length, garbage', () => {
@@ -36,12 +41,23 @@ describe('validate edge cases', () => {
   });
 
   it('credit_card never echoes the number and rejects letters', () => {
-    expect(run('credit_card', { number: '5555 5555 5555 4444' })).toEqual({ valid: true, luhn_valid: true, brand: 'mastercard', last4: '4444', length: 16 });
+    expect(run('credit_card', { number: '5555 5555 5555 4444' })).toEqual({
+      valid: true,
+      luhn_valid: true,
+      brand: 'mastercard',
+      last4: '4444',
+      length: 16,
+    });
     expect(run('credit_card', { number: 'abcd' })).toEqual({ valid: false, luhn_valid: false, brand: null, last4: null, length: 4 });
   });
 
   it('uuid: nil, braces, urn and invalid', () => {
-    expect(run('uuid', { uuid: '00000000-0000-0000-0000-000000000000' })).toEqual({ valid: true, version: 0, variant: null, normalized: '00000000-0000-0000-0000-000000000000' });
+    expect(run('uuid', { uuid: '00000000-0000-0000-0000-000000000000' })).toEqual({
+      valid: true,
+      version: 0,
+      variant: null,
+      normalized: '00000000-0000-0000-0000-000000000000',
+    });
     expect(run('uuid', { uuid: '{550E8400-E29B-41D4-A716-446655440000}' }).valid).toBe(true);
     expect(run('uuid', { uuid: 'urn:uuid:550e8400-e29b-41d4-a716-446655440000' }).version).toBe(4);
     expect(run('uuid', { uuid: 'not-a-uuid' }).valid).toBe(false);
@@ -58,6 +74,9 @@ describe('validate edge cases', () => {
 describe('validate url hosts', () => {
   it('allow_ip false rejects IP hosts', () => {
     expect(run('url', { url: 'http://93.184.216.34/x' }).valid).toBe(true);
-    expect(run('url', { url: 'http://93.184.216.34/x', allow_ip: false })).toEqual({ valid: false, reason: 'IP-address hosts are not allowed' });
+    expect(run('url', { url: 'http://93.184.216.34/x', allow_ip: false })).toEqual({
+      valid: false,
+      reason: 'IP-address hosts are not allowed',
+    });
   });
 });

@@ -21,7 +21,12 @@ interface Problem {
 
 function yamlProblem(e: YAMLError): Problem {
   const pos = e.linePos?.[0];
-  return { message: e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), line: pos?.line ?? null, column: pos?.col ?? null, code: e.code };
+  return {
+    message: e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''),
+    line: pos?.line ?? null,
+    column: pos?.col ?? null,
+    code: e.code,
+  };
 }
 
 function parseYaml(text: string, lineCounter?: LineCounter): Document.Parsed[] {
@@ -37,7 +42,12 @@ function unresolvedAliases(doc: Document.Parsed, lc: LineCounter): Problem[] {
     Alias(_key, node) {
       if (isAlias(node) && node.resolve(doc) === undefined) {
         const pos = node.range ? lc.linePos(node.range[0]) : undefined;
-        out.push({ message: `Unresolved alias (the first anchor must be set before use): *${node.source}`, line: pos?.line ?? null, column: pos?.col ?? null, code: 'BAD_ALIAS' });
+        out.push({
+          message: `Unresolved alias (the first anchor must be set before use): *${node.source}`,
+          line: pos?.line ?? null,
+          column: pos?.col ?? null,
+          code: 'BAD_ALIAS',
+        });
       }
     },
   });
@@ -89,8 +99,20 @@ const yamlToJson: ActionDefinition = {
   },
   examples: [
     {
-      input: { yaml: 'name: app\nversion: 1.2\nenabled: true\nports:\n  - 80\n  - 443\ndefaults: &d\n  retries: 3\nprod:\n  <<: *d\n  host: example.com\nempty:\n' },
-      output: { data: { name: 'app', version: 1.2, enabled: true, ports: [80, 443], defaults: { retries: 3 }, prod: { retries: 3, host: 'example.com' }, empty: null } },
+      input: {
+        yaml: 'name: app\nversion: 1.2\nenabled: true\nports:\n  - 80\n  - 443\ndefaults: &d\n  retries: 3\nprod:\n  <<: *d\n  host: example.com\nempty:\n',
+      },
+      output: {
+        data: {
+          name: 'app',
+          version: 1.2,
+          enabled: true,
+          ports: [80, 443],
+          defaults: { retries: 3 },
+          prod: { retries: 3, host: 'example.com' },
+          empty: null,
+        },
+      },
     },
     { input: { yaml: 'a: 1\n---\na: 2\n', all_documents: true }, output: { data: [{ a: 1 }, { a: 2 }] } },
   ],
@@ -120,7 +142,13 @@ const jsonToYaml: ActionDefinition = {
       data: anyJson('The value to convert, any JSON value.'),
       indent: { type: 'integer', minimum: 1, maximum: 8, default: 2 },
       sort_keys: { type: 'boolean', default: false, description: 'Sort mapping keys alphabetically.' },
-      line_width: { type: 'integer', minimum: 0, maximum: 1000, default: 0, description: 'Fold long strings at this width; 0 never folds.' },
+      line_width: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 1000,
+        default: 0,
+        description: 'Fold long strings at this width; 0 never folds.',
+      },
     },
   },
   outputSchema: {
@@ -135,7 +163,17 @@ const jsonToYaml: ActionDefinition = {
       output: { yaml: 'name: app\nports:\n  - 80\n  - 443\nenv:\n  DEBUG: "false"\n  NOTE: "a: b"\ntags: []\n' },
     },
   ],
-  run({ data, indent = 2, sort_keys = false, line_width = 0 }: { data: unknown; indent?: number; sort_keys?: boolean; line_width?: number }) {
+  run({
+    data,
+    indent = 2,
+    sort_keys = false,
+    line_width = 0,
+  }: {
+    data: unknown;
+    indent?: number;
+    sort_keys?: boolean;
+    line_width?: number;
+  }) {
     return { yaml: stringify(data, { indent, sortMapEntries: sort_keys, lineWidth: line_width, aliasDuplicateObjects: false }) };
   },
 };
@@ -152,8 +190,17 @@ const xmlToJson: ActionDefinition = {
       xml: { type: 'string', maxLength: MAX_TEXT, description: 'XML text.' },
       ignore_attributes: { type: 'boolean', default: false, description: 'Drop attributes.' },
       attribute_prefix: { type: 'string', maxLength: 10, default: '@_', description: 'Prefix for attribute keys.' },
-      parse_values: { type: 'boolean', default: true, description: 'Convert numeric and boolean text to numbers/booleans (leading-zero numbers stay strings).' },
-      always_array: { type: 'array', maxItems: 100, items: { type: 'string' }, description: 'Element names that are always arrays, even when they occur once (e.g. ["item"]).' },
+      parse_values: {
+        type: 'boolean',
+        default: true,
+        description: 'Convert numeric and boolean text to numbers/booleans (leading-zero numbers stay strings).',
+      },
+      always_array: {
+        type: 'array',
+        maxItems: 100,
+        items: { type: 'string' },
+        description: 'Element names that are always arrays, even when they occur once (e.g. ["item"]).',
+      },
       remove_namespace_prefix: { type: 'boolean', default: false, description: 'Turn "ns:tag" into "tag".' },
     },
   },
@@ -165,7 +212,9 @@ const xmlToJson: ActionDefinition = {
   },
   examples: [
     {
-      input: { xml: '<?xml version="1.0"?><catalog><book id="b1" lang="en"><title>XML &amp; You</title><price>29.99</price></book><book id="b2"><title>Zip</title><isbn>0012</isbn></book></catalog>' },
+      input: {
+        xml: '<?xml version="1.0"?><catalog><book id="b1" lang="en"><title>XML &amp; You</title><price>29.99</price></book><book id="b2"><title>Zip</title><isbn>0012</isbn></book></catalog>',
+      },
       output: {
         data: {
           catalog: {
@@ -182,8 +231,22 @@ const xmlToJson: ActionDefinition = {
       output: { data: { rss: { channel: { item: [{ title: 'One' }] } } } },
     },
   ],
-  run(input: { xml: string; ignore_attributes?: boolean; attribute_prefix?: string; parse_values?: boolean; always_array?: string[]; remove_namespace_prefix?: boolean }) {
-    const { xml, ignore_attributes = false, attribute_prefix = '@_', parse_values = true, always_array = [], remove_namespace_prefix = false } = input;
+  run(input: {
+    xml: string;
+    ignore_attributes?: boolean;
+    attribute_prefix?: string;
+    parse_values?: boolean;
+    always_array?: string[];
+    remove_namespace_prefix?: boolean;
+  }) {
+    const {
+      xml,
+      ignore_attributes = false,
+      attribute_prefix = '@_',
+      parse_values = true,
+      always_array = [],
+      remove_namespace_prefix = false,
+    } = input;
     const check = XMLValidator.validate(xml, { allowBooleanAttributes: true });
     if (check !== true) throw new ActionInputError(`invalid XML: ${check.err.msg} (line ${check.err.line}, column ${check.err.col})`);
     const arrays = new Set(always_array);
@@ -233,18 +296,33 @@ const jsonToXml: ActionDefinition = {
   },
   examples: [
     {
-      input: { data: { catalog: { book: [{ '@_id': 'b1', title: 'XML & You', price: 29.99 }, { '@_id': 'b2', title: 'Zip' }] } } },
+      input: {
+        data: {
+          catalog: {
+            book: [
+              { '@_id': 'b1', title: 'XML & You', price: 29.99 },
+              { '@_id': 'b2', title: 'Zip' },
+            ],
+          },
+        },
+      },
       output: {
         xml: '<?xml version="1.0" encoding="UTF-8"?>\n<catalog>\n  <book id="b1">\n    <title>XML &amp; You</title>\n    <price>29.99</price>\n  </book>\n  <book id="b2">\n    <title>Zip</title>\n  </book>\n</catalog>\n',
       },
     },
-    { input: { data: { a: 1, b: [true, false] }, root: 'flags', indent: 0, declaration: false }, output: { xml: '<flags><a>1</a><b>true</b><b>false</b></flags>' } },
+    {
+      input: { data: { a: 1, b: [true, false] }, root: 'flags', indent: 0, declaration: false },
+      output: { xml: '<flags><a>1</a><b>true</b><b>false</b></flags>' },
+    },
   ],
   run(input: { data: unknown; root?: string; attribute_prefix?: string; indent?: number; declaration?: boolean }) {
     const { data, attribute_prefix = '@_', indent = 2, declaration = true } = input;
     let root = input.root;
     let body: unknown = data;
-    const keys = !Array.isArray(data) && data && typeof data === 'object' ? Object.keys(data).filter((k) => !k.startsWith(attribute_prefix) && !k.startsWith('?')) : [];
+    const keys =
+      !Array.isArray(data) && data && typeof data === 'object'
+        ? Object.keys(data).filter((k) => !k.startsWith(attribute_prefix) && !k.startsWith('?'))
+        : [];
     if (!root) {
       const only = keys.length === 1 ? (data as Record<string, unknown>)[keys[0]!] : undefined;
       if (keys.length === 1 && !Array.isArray(only)) root = undefined;
@@ -259,7 +337,8 @@ const jsonToXml: ActionDefinition = {
       if (v && typeof v === 'object') {
         for (const [k, x] of Object.entries(v)) {
           const name = k.startsWith(attribute_prefix) ? k.slice(attribute_prefix.length) : k;
-          if (k !== '#text' && !k.startsWith('?') && !NAME.test(name)) throw new ActionInputError(`"${k}" at ${path || 'the top level'} is not a valid XML name`);
+          if (k !== '#text' && !k.startsWith('?') && !NAME.test(name))
+            throw new ActionInputError(`"${k}" at ${path || 'the top level'} is not a valid XML name`);
           checkNames(x, path ? `${path}.${k}` : k);
         }
       }
@@ -345,7 +424,17 @@ const validateXml: ActionDefinition = {
     { input: { xml: '<a><b x="1">t</b></a>' }, output: { valid: true, errors: [] } },
     {
       input: { xml: '<a>\n  <b>text</c>\n</a>' },
-      output: { valid: false, errors: [{ message: "Expected closing tag 'b' (opened in line 2, col 3) instead of closing tag 'c'.", line: 2, column: 10, code: 'InvalidTag' }] },
+      output: {
+        valid: false,
+        errors: [
+          {
+            message: "Expected closing tag 'b' (opened in line 2, col 3) instead of closing tag 'c'.",
+            line: 2,
+            column: 10,
+            code: 'InvalidTag',
+          },
+        ],
+      },
     },
   ],
   run({ xml }: { xml: string }) {

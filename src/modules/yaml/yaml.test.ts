@@ -16,7 +16,12 @@ describe('yaml/xml edge cases', () => {
 
   it('yaml_to_json bounds alias expansion (billion laughs)', () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 9; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 9; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     expect(() => run('yaml_to_json', { yaml: lines.join('\n') })).toThrow(ActionInputError);
   });
 
@@ -29,7 +34,8 @@ describe('yaml/xml edge cases', () => {
 
   it('xml_to_json rejects malformed XML with a position and entity bombs', () => {
     expect(() => run('xml_to_json', { xml: '<a><b></a>' })).toThrow(/invalid XML: .*line 1/);
-    const bomb = '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]><l>&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;</l>';
+    const bomb =
+      '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]><l>&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;</l>';
     let size = 0;
     try {
       size = JSON.stringify(run('xml_to_json', { xml: bomb })).length;

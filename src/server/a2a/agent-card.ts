@@ -36,8 +36,18 @@ export function a2aProtocolCard(base: string, description = 'Agent Module Platfo
     documentationUrl: `${base}/api/llms.txt`,
     capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {
-      apiKey: { scheme: { $case: 'apiKeySecurityScheme', value: { description: 'API key from POST /api/v1/auth/register', location: 'header', name: 'x-api-key' } } },
-      bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'OAuth 2.1 access token (JWT) from the identity provider', scheme: 'Bearer', bearerFormat: 'JWT' } } },
+      apiKey: {
+        scheme: {
+          $case: 'apiKeySecurityScheme',
+          value: { description: 'API key from POST /api/v1/auth/register', location: 'header', name: 'x-api-key' },
+        },
+      },
+      bearer: {
+        scheme: {
+          $case: 'httpAuthSecurityScheme',
+          value: { description: 'OAuth 2.1 access token (JWT) from the identity provider', scheme: 'Bearer', bearerFormat: 'JWT' },
+        },
+      },
     },
     securityRequirements: [apiKey, bearer],
     defaultInputModes: ['application/json', 'text/plain'],
@@ -103,7 +113,9 @@ function renderAgentCard(base: string, catalog: PublicModule[]): unknown {
         name: `${category[0]!.toUpperCase()}${category.slice(1)} modules`,
         description: entries.map((m) => `${m.module.title}: ${m.module.description}`).join(' '),
         tags: [...new Set(entries.flatMap((m) => m.module.tags))].slice(0, 30),
-        examples: entries.flatMap((m) => m.actions.slice(0, 2).map((a) => `${m.module.name}.${a.name}: ${firstSentence(a.description)}`)).slice(0, 6),
+        examples: entries
+          .flatMap((m) => m.actions.slice(0, 2).map((a) => `${m.module.name}.${a.name}: ${firstSentence(a.description)}`))
+          .slice(0, 6),
         inputModes: ['application/json'],
         outputModes: ['application/json'],
         securityRequirements: [apiKey, bearer],

@@ -16,7 +16,16 @@
  *   tenant's task is "task not found"; durable and shared by every instance. Nothing is kept in
  *   memory across requests, and the record is the only state (`save` has nothing to add).
  */
-import { Role, TaskState, type AgentCard, type CancelTaskRequest, type Message, type Part, type SendMessageRequest, type Task } from '@a2a-js/sdk';
+import {
+  Role,
+  TaskState,
+  type AgentCard,
+  type CancelTaskRequest,
+  type Message,
+  type Part,
+  type SendMessageRequest,
+  type Task,
+} from '@a2a-js/sdk';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   AgentEvent,
@@ -77,7 +86,8 @@ export function parseCall(message: Message): ParsedCall {
     if (isPlainObject(value) && ('module' in value || 'action' in value || 'tool' in value || 'name' in value)) calls.push(value);
   }
   if (calls.length === 0) return { kind: 'help' };
-  if (calls.length > 1) return { kind: 'invalid', message: 'A message runs one action: send one data part naming {module, action, input}.' };
+  if (calls.length > 1)
+    return { kind: 'invalid', message: 'A message runs one action: send one data part naming {module, action, input}.' };
   const data = calls[0]!;
   let module: unknown = data.module;
   let action: unknown = data.action;
@@ -88,7 +98,10 @@ export function parseCall(message: Message): ParsedCall {
     [, module, action] = m;
   }
   if (typeof module !== 'string' || typeof action !== 'string' || module === '' || action === '') {
-    return { kind: 'invalid', message: 'The data part must name the action to run: {"module": "<module>", "action": "<action>", "input": {...}}.' };
+    return {
+      kind: 'invalid',
+      message: 'The data part must name the action to run: {"module": "<module>", "action": "<action>", "input": {...}}.',
+    };
   }
   const input = data.input ?? data.arguments ?? {};
   if (!isPlainObject(input)) return { kind: 'invalid', message: "'input' must be a JSON object (the action's input)." };
@@ -96,10 +109,24 @@ export function parseCall(message: Message): ParsedCall {
 }
 
 const textPart = (text: string): Part => ({ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: {} });
-const dataPart = (value: unknown): Part => ({ content: { $case: 'data', value }, mediaType: 'application/json', filename: '', metadata: {} });
+const dataPart = (value: unknown): Part => ({
+  content: { $case: 'data', value },
+  mediaType: 'application/json',
+  filename: '',
+  metadata: {},
+});
 
 function agentMessage(parts: Part[], taskId = '', contextId = ''): Message {
-  return { messageId: crypto.randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: {}, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: crypto.randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata: {},
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** The fields of an execution record a Task is made of. */
@@ -116,22 +143,46 @@ type ExecutionRecord = Pick<ExecutionView, 'execution_id' | 'module' | 'action' 
  */
 export function taskOf(e: ExecutionRecord): Task {
   const id = e.execution_id;
-  const state = e.status === 'success' ? TaskState.TASK_STATE_COMPLETED : e.status === 'failed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_WORKING;
+  const state =
+    e.status === 'success'
+      ? TaskState.TASK_STATE_COMPLETED
+      : e.status === 'failed'
+        ? TaskState.TASK_STATE_FAILED
+        : TaskState.TASK_STATE_WORKING;
   const error = e.error ?? { code: 'internal_error', message: 'The execution failed.' };
   return {
     id,
     contextId: id,
     status: {
       state,
-      message: e.status === 'failed' ? agentMessage([textPart(`${error.code}: ${error.message}`), dataPart({ error: error.code, message: error.message })], id, id) : undefined,
+      message:
+        e.status === 'failed'
+          ? agentMessage([textPart(`${error.code}: ${error.message}`), dataPart({ error: error.code, message: error.message })], id, id)
+          : undefined,
       timestamp: e.finished_at ?? e.created_at ?? new Date().toISOString(),
     },
     artifacts:
       e.status === 'success'
-        ? [{ artifactId: 'output', name: 'output', description: `Output of ${e.module}.${e.action}`, parts: [dataPart(e.output ?? null)], metadata: {}, extensions: [] }]
+        ? [
+            {
+              artifactId: 'output',
+              name: 'output',
+              description: `Output of ${e.module}.${e.action}`,
+              parts: [dataPart(e.output ?? null)],
+              metadata: {},
+              extensions: [],
+            },
+          ]
         : [],
     history: [],
-    metadata: { execution_id: id, module: e.module, action: e.action, status: e.status, latency_ms: e.latency_ms, request_id: e.request_id },
+    metadata: {
+      execution_id: id,
+      module: e.module,
+      action: e.action,
+      status: e.status,
+      latency_ms: e.latency_ms,
+      request_id: e.request_id,
+    },
   };
 }
 
@@ -162,7 +213,11 @@ async function helpText(svc: Services): Promise<{ text: string; example: Record<
   const categories = [...new Set(catalog.map((m) => m.module.category))];
   const first = catalog.find((m) => m.module.name === 'text') ?? catalog[0];
   const action = first?.actions.find((a) => a.name === 'slugify') ?? first?.actions[0];
-  const example = { module: first?.module.name ?? 'text', action: action?.name ?? 'slugify', input: (action?.examples[0]?.input as Record<string, unknown> | undefined) ?? { text: 'Hello World' } };
+  const example = {
+    module: first?.module.name ?? 'text',
+    action: action?.name ?? 'slugify',
+    input: (action?.examples[0]?.input as Record<string, unknown> | undefined) ?? { text: 'Hello World' },
+  };
   const text = [
     'This agent runs module actions: one execution per message, counted against your monthly quota.',
     `Send a message with a data part naming the action: ${JSON.stringify(example)} (or {"tool": "<module>__<action>", "input": {...}}).`,
@@ -201,7 +256,8 @@ class ModuleActionExecutor implements AgentExecutor {
       }
       bus.publish(AgentEvent.task(task));
     } catch (err) {
-      if (!(err instanceof AppError) || err.code === 'internal_error') this.svc.logger.error({ err, requestId: user.requestId }, 'a2a execution failed');
+      if (!(err instanceof AppError) || err.code === 'internal_error')
+        this.svc.logger.error({ err, requestId: user.requestId }, 'a2a execution failed');
       user.refusal = err instanceof AppError ? err : new AppError('internal_error');
       reply([textPart(user.refusal.message)]);
     } finally {
@@ -214,12 +270,22 @@ class ModuleActionExecutor implements AgentExecutor {
   }
 }
 
-const TERMINAL_STATES = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL_STATES = new Set<TaskState>([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 /** A task state's name as A2A 0.3 writes it (`completed`, `input-required`), for messages. */
 export function stateName(state: TaskState): string {
   const name = TaskState[state] as string | undefined;
-  return name ? name.replace(/^TASK_STATE_/, '').toLowerCase().replaceAll('_', '-') : 'unknown';
+  return name
+    ? name
+        .replace(/^TASK_STATE_/, '')
+        .toLowerCase()
+        .replaceAll('_', '-')
+    : 'unknown';
 }
 
 /**

@@ -105,7 +105,9 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
   const { svc, requestId } = ctx;
 
   if (req.method !== 'POST') {
-    const err = new AppError('method_not_allowed', 'Use POST on /api/a2a: it is the A2A JSON-RPC 2.0 endpoint (no streaming).', { allowed_methods: ['POST'] });
+    const err = new AppError('method_not_allowed', 'Use POST on /api/a2a: it is the A2A JSON-RPC 2.0 endpoint (no streaming).', {
+      allowed_methods: ['POST'],
+    });
     // The caller's pool (the tenant's with a valid credential), reported without consuming it.
     return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)), Allow: 'POST, OPTIONS' });
   }
@@ -136,7 +138,11 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
 
   if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
     // A2A's JSON-RPC binding has no batches: one request object per HTTP request.
-    const error = { code: INVALID_REQUEST, message: 'Invalid Request: the body must be one JSON-RPC 2.0 request object (no batches).', data: { request_id: requestId } };
+    const error = {
+      code: INVALID_REQUEST,
+      message: 'Invalid Request: the body must be one JSON-RPC 2.0 request object (no batches).',
+      data: { request_id: requestId },
+    };
     return sendJson(res, 200, jsonRpcError(null, error), headers);
   }
   const rpc = body.value as { method?: unknown; id?: unknown; params?: unknown };
@@ -144,7 +150,12 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
   if (idProblem) {
     // The id cannot be used (absent, or not a string, number or null): answered with id null, and
     // nothing is dispatched, whatever the method.
-    return sendJson(res, 200, jsonRpcError(null, { code: INVALID_REQUEST, message: `Invalid Request: ${idProblem}`, data: { request_id: requestId } }), headers);
+    return sendJson(
+      res,
+      200,
+      jsonRpcError(null, { code: INVALID_REQUEST, message: `Invalid Request: ${idProblem}`, data: { request_id: requestId } }),
+      headers,
+    );
   }
   const method = rpc.method;
   const id = rpc.id as JsonRpcId;
@@ -155,13 +166,22 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     return sendError(res, err as AppError, requestId, headers);
   }
   if (!knownMethod(method)) {
-    const error = typeof method === 'string' ? { code: METHOD_NOT_FOUND, message: `Method not found: ${method.slice(0, 100)}` } : { code: INVALID_REQUEST, message: 'Invalid Request: "method" must be a string.' };
+    const error =
+      typeof method === 'string'
+        ? { code: METHOD_NOT_FOUND, message: `Method not found: ${method.slice(0, 100)}` }
+        : { code: INVALID_REQUEST, message: 'Invalid Request: "method" must be a string.' };
     return sendJson(res, 200, jsonRpcError(id, { ...error, data: { request_id: requestId } }), headers);
   }
   const legacy = !isV1JsonRpcMethod(method);
-  const paramsProblem = idParamProblem(rpc.params) ?? methodParamsProblem(legacy ? legacyJsonRpcToV1Method(method) : method, rpc.params, legacy);
+  const paramsProblem =
+    idParamProblem(rpc.params) ?? methodParamsProblem(legacy ? legacyJsonRpcToV1Method(method) : method, rpc.params, legacy);
   if (paramsProblem) {
-    return sendJson(res, 200, jsonRpcError(id, { code: INVALID_PARAMS, message: `Invalid params: ${paramsProblem}`, data: { request_id: requestId } }), headers);
+    return sendJson(
+      res,
+      200,
+      jsonRpcError(id, { code: INVALID_PARAMS, message: `Invalid params: ${paramsProblem}`, data: { request_id: requestId } }),
+      headers,
+    );
   }
 
   const t = transportsFor(svc);
@@ -247,13 +267,15 @@ function historyLengthProblem(value: unknown, path: string, legacy: boolean): st
 function methodParamsProblem(v1Method: string, params: unknown, legacy: boolean): string | undefined {
   if (!isObject(params)) return undefined;
   const history = (obj: Record<string, unknown>, path: string) =>
-    historyLengthProblem(obj.historyLength, `${path}historyLength`, legacy) ?? (legacy ? undefined : historyLengthProblem(obj.history_length, `${path}history_length`, legacy));
+    historyLengthProblem(obj.historyLength, `${path}historyLength`, legacy) ??
+    (legacy ? undefined : historyLengthProblem(obj.history_length, `${path}history_length`, legacy));
   if (SEND_METHODS.has(v1Method)) {
     const message = params.message;
     if (isObject(message)) {
       const role = message.role;
       const user = legacy ? role === 'user' : role === 'ROLE_USER' || role === Role.ROLE_USER;
-      if (!user) return `params.message.role must be ${legacy ? '"user"' : '"ROLE_USER"'}: the client sends the user's messages (got ${JSON.stringify(role ?? null)?.slice(0, 40)}).`;
+      if (!user)
+        return `params.message.role must be ${legacy ? '"user"' : '"ROLE_USER"'}: the client sends the user's messages (got ${JSON.stringify(role ?? null)?.slice(0, 40)}).`;
     }
     const configuration = params.configuration;
     if (configuration !== undefined && configuration !== null && !isObject(configuration)) return 'params.configuration must be an object.';

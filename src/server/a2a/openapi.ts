@@ -20,10 +20,13 @@ export function a2aPaths(): PathItems {
         responses: {
           200: withHeaders('200', jsonRpcBody('The JSON-RPC response: a result, or an error (protocol errors and refusals)', rpcError)),
           400: withHeaders('400', jsonRpcBody('The body is not JSON (-32700) or not a JSON-RPC request (-32600)', rpcError)),
-          401: errorResponse('401', 'No valid credential (`unauthorized`); counts against the client IP\'s public pool'),
+          401: errorResponse('401', "No valid credential (`unauthorized`); counts against the client IP's public pool"),
           403: errorResponse('403', 'The credential lacks the scope of the method (`insufficient_scope`)'),
           413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error (-32600)', rpcError)),
-          429: errorResponse('429', "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool"),
+          429: errorResponse(
+            '429',
+            "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool",
+          ),
           500: errorResponse('500', INTERNAL),
         },
       },

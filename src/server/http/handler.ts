@@ -34,16 +34,31 @@ export function isApiPath(pathname: string): boolean {
 }
 
 /** API paths without parameters outside the route table: logged as they are. */
-const FIXED_PATHS = new Set(['/api/openapi.json', '/openapi.json', '/api/llms.txt', '/.well-known/agent.json', '/.well-known/agent-card.json', '/api/mcp', '/api/a2a']);
+const FIXED_PATHS = new Set([
+  '/api/openapi.json',
+  '/openapi.json',
+  '/api/llms.txt',
+  '/.well-known/agent.json',
+  '/.well-known/agent-card.json',
+  '/api/mcp',
+  '/api/a2a',
+]);
 
 /** Calls one /api/trpc batch may carry (the dashboard's httpBatchLink sets maxItems to it). */
 export const MAX_TRPC_BATCH = 20;
 
-const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed';
+const EXPOSED =
+  'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed';
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
 function requestContext(svc: Services, req: IncomingMessage, requestId: string): Context {
-  return { svc, requestId, ip: forwardedClientIp(req.headers) ?? clientIp(req, svc.config.trustProxy), headers: req.headers, res: { headers: {} } };
+  return {
+    svc,
+    requestId,
+    ip: forwardedClientIp(req.headers) ?? clientIp(req, svc.config.trustProxy),
+    headers: req.headers,
+    res: { headers: {} },
+  };
 }
 
 /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
@@ -80,9 +95,16 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         return next(req, res);
       }
       // The API alone (no dashboard): still a response of this service, with the caller's pool.
-      return sendError(res, new AppError('not_found', 'No such endpoint.'), requestId, await withPool({ ...CORS, 'Cache-Control': 'no-store' }, requestContext(svc, req, requestId)));
+      return sendError(
+        res,
+        new AppError('not_found', 'No such endpoint.'),
+        requestId,
+        await withPool({ ...CORS, 'Cache-Control': 'no-store' }, requestContext(svc, req, requestId)),
+      );
     }
-    const base: Record<string, string> = restCall ? { ...CORS, 'Cache-Control': 'no-store', 'X-Request-Id': requestId } : { ...CORS, 'Cache-Control': 'no-store' };
+    const base: Record<string, string> = restCall
+      ? { ...CORS, 'Cache-Control': 'no-store', 'X-Request-Id': requestId }
+      : { ...CORS, 'Cache-Control': 'no-store' };
     const ctx = requestContext(svc, req, requestId);
     const access: AccessLog = { template: null };
     // No listener (and no line built) when the level leaves access lines out (e.g. LOG_LEVEL=warn).
@@ -105,7 +127,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       }
       if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool(base, ctx));
-        if (pathname === '/api/llms.txt') return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPool(base, ctx));
+        if (pathname === '/api/llms.txt')
+          return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPool(base, ctx));
         return sendText(res, 200, await agentCard(svc), 'application/json; charset=utf-8', await withPool(base, ctx));
       }
       if (pathname.startsWith('/api/trpc/')) {
@@ -125,7 +148,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         const trpcPath = pathname.slice('/api/trpc/'.length);
         // A procedure path that does not even decode names no procedure (tRPC would refuse it
         // before the context exists, without the request id).
-        if (!decodes(trpcPath)) return sendError(res, new AppError('not_found', 'No such procedure.'), requestId, { ...base, ...(await reportedPool(ctx)) });
+        if (!decodes(trpcPath))
+          return sendError(res, new AppError('not_found', 'No such procedure.'), requestId, { ...base, ...(await reportedPool(ctx)) });
         // Each call of a batch is metered, but one HTTP request may not carry an unbounded number of them.
         if (searchParamsOf(target).get('batch') === '1' && trpcPath.split(',').length > MAX_TRPC_BATCH) {
           const err = new AppError('invalid_request', `A tRPC batch carries at most ${MAX_TRPC_BATCH} calls; set the client's maxItems.`);
@@ -142,7 +166,9 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
           responseMeta: ({ errors }) => {
             // The status of the first error, mapped as its body is (toAppError, as on REST).
             const app = errors[0] && toAppError(errors[0]);
-            return app ? { status: app.status, headers: new Headers({ ...base, ...early, ...ctx.res.headers, ...app.headers }) } : { headers: new Headers({ ...base, ...early, ...ctx.res.headers }) };
+            return app
+              ? { status: app.status, headers: new Headers({ ...base, ...early, ...ctx.res.headers, ...app.headers }) }
+              : { headers: new Headers({ ...base, ...early, ...ctx.res.headers }) };
           },
           onError: ({ error }) => {
             if (toAppError(error).code === 'internal_error') svc.logger.error({ err: error, requestId }, 'trpc error');

@@ -42,7 +42,8 @@ export function discoveryPaths(): PathItems {
         operationId: 'discovery-llms-txt',
         tags: ['discovery'],
         summary: 'LLM-readable description of the service and its modules',
-        description: 'Markdown following llmstxt.org: how to authenticate and call, then the public modules by category with links to their documentation. Public; exempt from the request limit.',
+        description:
+          'Markdown following llmstxt.org: how to authenticate and call, then the public modules by category with links to their documentation. Public; exempt from the request limit.',
         security: [],
         responses: ok('The llms.txt document', 'text/plain', { type: 'string' }),
       },

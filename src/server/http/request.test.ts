@@ -19,15 +19,22 @@ describe('readJsonBody', () => {
   });
 
   it('takes a blank body (whitespace of any kind, or only a byte order mark) as none', async () => {
-    for (const blank of ['', ' \n\t ', '\u00a0', '\uFEFF', '\uFEFF  ']) expect(await readJsonBody(request([blank]))).toEqual({ kind: 'empty' });
+    for (const blank of ['', ' \n\t ', '\u00a0', '\uFEFF', '\uFEFF  '])
+      expect(await readJsonBody(request([blank]))).toEqual({ kind: 'empty' });
     const bare = Object.assign(Readable.from([]), { headers: {} }) as unknown as IncomingMessage;
     expect(await readJsonBody(bare)).toEqual({ kind: 'empty' });
   });
 
   it('refuses what is not JSON, and JSON nested too deep', async () => {
-    expect(await readJsonBody(request(['{"a":']))).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/^The request body is not valid JSON/) });
+    expect(await readJsonBody(request(['{"a":']))).toMatchObject({
+      kind: 'invalid',
+      message: expect.stringMatching(/^The request body is not valid JSON/),
+    });
     expect(await readJsonBody(request(['\uFEFF\uFEFF{}']))).toMatchObject({ kind: 'invalid' });
-    expect(await readJsonBody(request(['['.repeat(200) + ']'.repeat(200)]))).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/deeper than/) });
+    expect(await readJsonBody(request(['['.repeat(200) + ']'.repeat(200)]))).toMatchObject({
+      kind: 'invalid',
+      message: expect.stringMatching(/deeper than/),
+    });
   });
 
   it('stops at the limit', async () => {

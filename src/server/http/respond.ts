@@ -13,7 +13,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** `body` as text, or bytes encoded once and kept (the discovery documents). */
-export function sendText(res: ServerResponse, status: number, body: string | Buffer, contentType: string, headers: Record<string, string> = {}): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  contentType: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -45,7 +45,15 @@ export async function handleRestCall(
     input = rest;
   }
   try {
-    const output = await callTRPCProcedure({ router: appRouter, path: called.procedure, type: called.type, ctx, getRawInput: resolving(input), signal: undefined, batchIndex: 0 });
+    const output = await callTRPCProcedure({
+      router: appRouter,
+      path: called.procedure,
+      type: called.type,
+      ctx,
+      getRawInput: resolving(input),
+      signal: undefined,
+      batchIndex: 0,
+    });
     const status = ctx.res.status ?? route.meta.successStatus ?? 200;
     if (called.meta.file) return sendFile(res, status, output as FileOutput, { ...baseHeaders, ...ctx.res.headers });
     sendJson(res, status, output, { ...baseHeaders, ...ctx.res.headers });
@@ -71,7 +79,12 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
     if (Array.isArray(held)) held.push(value);
     else if (key === '__proto__') {
       // Defined, not assigned: `__proto__` stays an own (unknown, so refused) parameter instead of a prototype.
-      Object.defineProperty(out, key, { value: held === undefined ? value : [held, value], enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: held === undefined ? value : [held, value],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else out[key] = held === undefined ? value : [held, value];
   }
   return out;

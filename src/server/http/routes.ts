@@ -49,7 +49,10 @@ export class RouteTable {
     // routes with as many segments (matching scanned every route, ~2-3% of a request's CPU).
     const byProcedure = new Map(this.routes.map((r) => [r.procedure, r]));
     for (const route of this.routes) {
-      if (route.meta.formats) route.formats = Object.fromEntries(Object.entries(route.meta.formats).map(([name, procedure]) => [name, byProcedure.get(procedure)!]));
+      if (route.meta.formats)
+        route.formats = Object.fromEntries(
+          Object.entries(route.meta.formats).map(([name, procedure]) => [name, byProcedure.get(procedure)!]),
+        );
       if (route.params.length === 0) append(this.literal, route.template, route);
       else append(this.bySlashes, slashes(route.template), route);
     }

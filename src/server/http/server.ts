@@ -31,7 +31,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const handler = createRequestHandler(svc, options.next);
   // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; ours has the error format.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
-    if (req.headers.host === undefined && req.httpVersion === '1.1') return void refuseUnparsable(svc, httpError('MISSING_HOST'), req.socket);
+    if (req.headers.host === undefined && req.httpVersion === '1.1')
+      return void refuseUnparsable(svc, httpError('MISSING_HOST'), req.socket);
     return handler(req, res);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => void refuseUnparsable(svc, err, socket));
@@ -119,6 +120,8 @@ async function refuseUnparsable(svc: Services, err: NodeJS.ErrnoException, socke
     }
   }
   if (!socket.writable) return void socket.destroy();
-  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${payload}`);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTarget, searchParamsOf } from './target';
 
 describe('the request target', () => {
-  it("reads a query as the URL parser does, for plain targets and every other kind", () => {
+  it('reads a query as the URL parser does, for plain targets and every other kind', () => {
     const targets = [
       '/api/v1/modules?limit=1',
       '/api/v1/modules',

@@ -9,7 +9,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { recover, safeRedirect, signUp, updateUser, verifyToken } from '../../identity/account';
 import { identityKeys } from '../../identity/keys';
 import { sessionEnded } from '../../identity/link';
-import { issueSession, isSessionRevoked, refreshSession, revokeSessions, type GoTrueSession, type LogoutScope } from '../../identity/sessions';
+import {
+  issueSession,
+  isSessionRevoked,
+  refreshSession,
+  revokeSessions,
+  type GoTrueSession,
+  type LogoutScope,
+} from '../../identity/sessions';
 import { signInWithPassword } from '../../identity/sign-in';
 import { findUserById, presentUser } from '../../identity/users';
 import { findUnstorable, isStorableText, unstorableMessage } from '../../lib/storable';
@@ -65,9 +72,21 @@ const CORS_HEADERS = 'Content-Type, Authorization, apikey, X-Client-Info, X-Supa
 
 /** The routes: path -> method -> handler; `apikey` is required except on the `open` methods (the JWKS, the mailed verify link). */
 const ROUTES: Record<string, { open?: string[]; methods: Record<string, Handler> }> = {
-  '/.well-known/jwks.json': { open: ['GET'], methods: { GET: async ({ ctx }) => ({ status: 200, body: { keys: [identityKeys(ctx.svc).publicJwk] } }) } },
+  '/.well-known/jwks.json': {
+    open: ['GET'],
+    methods: { GET: async ({ ctx }) => ({ status: 200, body: { keys: [identityKeys(ctx.svc).publicJwk] } }) },
+  },
   '/health': {
-    methods: { GET: async () => ({ status: 200, body: { version: VERSION, name: 'GoTrue', description: 'The built-in identity provider of Agent Module Platform (a subset of Supabase Auth).' } }) },
+    methods: {
+      GET: async () => ({
+        status: 200,
+        body: {
+          version: VERSION,
+          name: 'GoTrue',
+          description: 'The built-in identity provider of Agent Module Platform (a subset of Supabase Auth).',
+        },
+      }),
+    },
   },
   '/settings': {
     methods: {
@@ -87,8 +106,15 @@ const ROUTES: Record<string, { open?: string[]; methods: Record<string, Handler>
   '/signup': {
     methods: {
       POST: async ({ ctx, url, body }) => {
-        if (body.phone !== undefined) throw new AppError('invalid_request', 'Phone sign-ups are not supported.', { error_code: 'phone_provider_disabled' });
-        const answer = await signUp(ctx.svc, { email: body.email, password: body.password, data: body.data, redirectTo: redirectParam(url), ip: ctx.ip });
+        if (body.phone !== undefined)
+          throw new AppError('invalid_request', 'Phone sign-ups are not supported.', { error_code: 'phone_provider_disabled' });
+        const answer = await signUp(ctx.svc, {
+          email: body.email,
+          password: body.password,
+          data: body.data,
+          redirectTo: redirectParam(url),
+          ip: ctx.ip,
+        });
         return { status: 200, body: answer };
       },
     },
@@ -98,12 +124,15 @@ const ROUTES: Record<string, { open?: string[]; methods: Record<string, Handler>
       POST: async ({ ctx, url, body }) => {
         const grant = url.searchParams.get('grant_type');
         if (grant === 'password') {
-          if (body.email === undefined && body.phone !== undefined) throw new AppError('invalid_request', 'Phone sign-in is not supported.', { error_code: 'phone_provider_disabled' });
+          if (body.email === undefined && body.phone !== undefined)
+            throw new AppError('invalid_request', 'Phone sign-in is not supported.', { error_code: 'phone_provider_disabled' });
           const { user } = await signInWithPassword(ctx.svc, { email: body.email, password: body.password, ip: ctx.ip });
           return { status: 200, body: await issueSession(ctx.svc, user.id, 'password') };
         }
         if (grant === 'refresh_token') return { status: 200, body: await refreshSession(ctx.svc, body.refresh_token) };
-        throw new AppError('invalid_request', 'Unsupported grant_type: use password or refresh_token.', { error_code: 'unsupported_grant_type' });
+        throw new AppError('invalid_request', 'Unsupported grant_type: use password or refresh_token.', {
+          error_code: 'unsupported_grant_type',
+        });
       },
     },
   },
@@ -155,7 +184,10 @@ const ROUTES: Record<string, { open?: string[]; methods: Record<string, Handler>
       GET: async ({ ctx, url }) => {
         const target = new URL(safeRedirect(ctx.svc, url.searchParams.get('redirect_to')) ?? `${ctx.svc.config.publicBaseUrl}/`);
         try {
-          const { session, type } = await verifyToken(ctx.svc, { type: url.searchParams.get('type'), token: url.searchParams.get('token') });
+          const { session, type } = await verifyToken(ctx.svc, {
+            type: url.searchParams.get('type'),
+            token: url.searchParams.get('token'),
+          });
           target.hash = fragment(session, type);
         } catch (err) {
           if (!(err instanceof AppError) || err.status >= 500) throw err;
@@ -224,10 +256,20 @@ function apikeyMatches(given: string | undefined, expected: string): boolean {
  * Answers a request under `/auth/v1/`. When AUTH_URL (or AUTH_JWKS_URL / AUTH_JWT_SECRET) points
  * at another provider, these paths do not exist here (404).
  */
-export async function handleIdentity(req: IncomingMessage, res: ServerResponse, ctx: Context, base: Record<string, string>, url: URL, pathname: string): Promise<void> {
+export async function handleIdentity(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Context,
+  base: Record<string, string>,
+  url: URL,
+  pathname: string,
+): Promise<void> {
   const { svc } = ctx;
   if (!svc.config.auth.builtin) {
-    const err = new AppError('not_found', 'The built-in identity provider is off: AUTH_URL (or AUTH_JWKS_URL / AUTH_JWT_SECRET) names another one.');
+    const err = new AppError(
+      'not_found',
+      'The built-in identity provider is off: AUTH_URL (or AUTH_JWKS_URL / AUTH_JWT_SECRET) names another one.',
+    );
     return sendIdentityError(res, err, ctx, { ...base, ...(await reportedPool(ctx)) });
   }
   const sub = pathname.slice(IDENTITY_PREFIX.length);
@@ -264,7 +306,9 @@ export async function handleIdentity(req: IncomingMessage, res: ServerResponse, 
       const given = header(ctx.headers, 'apikey');
       throw new AppError(
         'unauthorized',
-        given ? 'Invalid API key: the apikey header must carry this service\'s anon key.' : 'No API key found in request: send the anon key in the apikey header.',
+        given
+          ? "Invalid API key: the apikey header must carry this service's anon key."
+          : 'No API key found in request: send the anon key in the apikey header.',
         { error_code: given ? 'invalid_api_key' : 'no_api_key' },
       );
     }

@@ -78,7 +78,8 @@ export function parseToolName(name: string): { module: string; action: string } 
 }
 
 /** The module's current trust score and tier, as tool descriptions show them (docs/trust.md). */
-const trustNote = (m: Pick<ModuleView, 'trust_score' | 'certification_tier'>) => `trust score ${m.trust_score}/100, certification ${m.certification_tier}`;
+const trustNote = (m: Pick<ModuleView, 'trust_score' | 'certification_tier'>) =>
+  `trust score ${m.trust_score}/100, certification ${m.certification_tier}`;
 
 function toTool(m: ModuleView, a: ActionView): Tool {
   const output = a.output_schema as Record<string, unknown>;
@@ -195,7 +196,12 @@ export async function listResources(svc: Services, principal: Principal, scope: 
 }
 
 /** resources/read: `amp://modules/<name>` as Markdown; anything else is -32002. */
-export async function readResource(svc: Services, principal: Principal, uri: string, scope: ConnectionScope = {}): Promise<ReadResourceResult> {
+export async function readResource(
+  svc: Services,
+  principal: Principal,
+  uri: string,
+  scope: ConnectionScope = {},
+): Promise<ReadResourceResult> {
   const name = uri.startsWith(RESOURCE_SCHEME) ? uri.slice(RESOURCE_SCHEME.length) : '';
   const notFound = () => new McpError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
   if (!moduleName.safeParse(name).success || !inScope(scope, name)) throw notFound();
@@ -228,10 +234,28 @@ export function moduleMarkdown(m: ModuleView): string {
     '## Actions',
   ];
   for (const a of m.actions) {
-    lines.push('', `### ${a.name}`, '', a.description, '', `MCP tool: \`${toolName(m.name, a.name)}\`; REST: \`POST /api/v1/modules/${m.name}/execute\` with \`{"action": "${a.name}", "input": {...}}\`.`);
+    lines.push(
+      '',
+      `### ${a.name}`,
+      '',
+      a.description,
+      '',
+      `MCP tool: \`${toolName(m.name, a.name)}\`; REST: \`POST /api/v1/modules/${m.name}/execute\` with \`{"action": "${a.name}", "input": {...}}\`.`,
+    );
     lines.push('', '**Input schema**', '', json(a.input_schema), '', '**Output schema**', '', json(a.output_schema));
     a.examples.forEach((ex, i) => {
-      lines.push('', a.examples.length > 1 ? `**Example ${i + 1}**` : '**Example**', '', 'Input:', '', json(ex.input), '', 'Output:', '', json(ex.output));
+      lines.push(
+        '',
+        a.examples.length > 1 ? `**Example ${i + 1}**` : '**Example**',
+        '',
+        'Input:',
+        '',
+        json(ex.input),
+        '',
+        'Output:',
+        '',
+        json(ex.output),
+      );
     });
   }
   return `${lines.join('\n')}\n`;

@@ -43,7 +43,9 @@ const jsonRpcError = (code: number, message: string, data?: Record<string, unkno
 export function requestCost(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length > MAX_BATCH_SIZE) return 1; // refused by the transport, nothing dispatched
-  const calls = messages.filter((m) => typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' && 'id' in m);
+  const calls = messages.filter(
+    (m) => typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' && 'id' in m,
+  );
   return Math.max(1, calls.length);
 }
 
@@ -53,11 +55,20 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   const publicPool = async () => ({ ...base, ...(await reportedPool(ctx)) });
 
   if (!originAllowed(header(req, 'origin'), header(req, 'host'), svc.config.publicBaseUrl)) {
-    return sendJson(res, 403, jsonRpcError(-32000, `Forbidden: requests from the origin '${header(req, 'origin')}' are not accepted (DNS rebinding protection).`, { request_id: requestId }), await publicPool());
+    return sendJson(
+      res,
+      403,
+      jsonRpcError(-32000, `Forbidden: requests from the origin '${header(req, 'origin')}' are not accepted (DNS rebinding protection).`, {
+        request_id: requestId,
+      }),
+      await publicPool(),
+    );
   }
   if (req.method !== 'POST') {
     // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
-    const err = new AppError('method_not_allowed', 'Use POST on /api/mcp: the server is stateless and offers no SSE stream or session.', { allowed_methods: ['POST'] });
+    const err = new AppError('method_not_allowed', 'Use POST on /api/mcp: the server is stateless and offers no SSE stream or session.', {
+      allowed_methods: ['POST'],
+    });
     return sendError(res, err, requestId, { ...(await publicPool()), Allow: 'POST, OPTIONS' });
   }
 
@@ -71,7 +82,11 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   } catch (err) {
     // An OAuth token's checks raise nothing but its 401: anything else is an internal error.
     if (!(err instanceof AppError) || (viaOAuth && err.code !== 'unauthorized' && err.code !== 'rate_limit_exceeded')) throw err;
-    return sendError(res, err, requestId, { ...base, ...ctx.res.headers, ...(err.code === 'unauthorized' ? unauthorizedChallenge(ctx, viaOAuth, err) : {}) });
+    return sendError(res, err, requestId, {
+      ...base,
+      ...ctx.res.headers,
+      ...(err.code === 'unauthorized' ? unauthorizedChallenge(ctx, viaOAuth, err) : {}),
+    });
   }
   if (viaOAuth) ctx.principal = principal;
 
@@ -86,11 +101,17 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   }
   const headers: HeaderMap = { ...base, ...ctx.res.headers };
   if (body.kind === 'too_large') {
-    return sendJson(res, 413, jsonRpcError(-32000, 'Payload Too Large: the request body must not exceed 1 MiB.', { request_id: requestId }), headers);
+    return sendJson(
+      res,
+      413,
+      jsonRpcError(-32000, 'Payload Too Large: the request body must not exceed 1 MiB.', { request_id: requestId }),
+      headers,
+    );
   }
   if (body.kind !== 'json') {
     // Not JSON, or JSON nested deeper than MAX_JSON_DEPTH: the reader's reason, never an internal one.
-    const reason = body.kind === 'invalid' && body.message === TOO_DEEP_MESSAGE ? `Parse error: ${TOO_DEEP_MESSAGE}` : 'Parse error: Invalid JSON';
+    const reason =
+      body.kind === 'invalid' && body.message === TOO_DEEP_MESSAGE ? `Parse error: ${TOO_DEEP_MESSAGE}` : 'Parse error: Invalid JSON';
     return sendJson(res, 400, jsonRpcError(ErrorCode.ParseError, reason, { request_id: requestId }), headers);
   }
 
@@ -104,7 +125,10 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   const needed = viaOAuth ? missingMethodScope(body.value, principal.scopes) : undefined;
   if (needed) {
     const err = insufficientScope(needed);
-    return sendError(res, err, requestId, { ...headers, 'WWW-Authenticate': mcpChallenge(svc, { error: 'insufficient_scope', scope: needed, description: err.message }) });
+    return sendError(res, err, requestId, {
+      ...headers,
+      'WWW-Authenticate': mcpChallenge(svc, { error: 'insufficient_scope', scope: needed, description: err.message }),
+    });
   }
 
   const scope = parseConnectionScope(new URL(req.url ?? '/api/mcp', 'http://localhost').searchParams);
@@ -144,7 +168,8 @@ function invalidMessage(body: unknown): string | undefined {
       // tools/call, bill twice) but be answered once.
       const m = message as { method?: unknown; id?: string | number };
       if (m.method === undefined || m.id === undefined) continue;
-      if (ids.has(m.id)) return `the request id ${JSON.stringify(m.id)} appears more than once in the batch; each request needs its own id.`;
+      if (ids.has(m.id))
+        return `the request id ${JSON.stringify(m.id)} appears more than once in the batch; each request needs its own id.`;
       ids.add(m.id);
     }
     return undefined;
@@ -154,13 +179,16 @@ function invalidMessage(body: unknown): string | undefined {
   if (m.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0".';
   if ('id' in m && typeof m.id !== 'string' && !Number.isSafeInteger(m.id)) return '"id" must be a string or an integer.';
   if ('method' in m && typeof m.method !== 'string') return '"method" must be a string.';
-  if (!('method' in m) && !('result' in m) && !('error' in m)) return 'a message needs a "method" (or is a response with "result" or "error").';
+  if (!('method' in m) && !('result' in m) && !('error' in m))
+    return 'a message needs a "method" (or is a response with "result" or "error").';
   if ('params' in m && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params))) return '"params" must be an object.';
   // Whatever else the SDK's transport would refuse as a "parse error" (members JSON-RPC does not
   // define, a malformed "error" object, ...): it parsed, so it is an Invalid Request.
   if (!JSONRPCMessageSchema.safeParse(body).success) {
     const extra = Object.keys(m).filter((k) => !MESSAGE_MEMBERS.has(k));
-    return extra.length > 0 ? `unknown member ${JSON.stringify(extra[0])}; a JSON-RPC 2.0 message has only ${[...MESSAGE_MEMBERS].join(', ')}.` : 'not a valid JSON-RPC 2.0 request, notification or response.';
+    return extra.length > 0
+      ? `unknown member ${JSON.stringify(extra[0])}; a JSON-RPC 2.0 message has only ${[...MESSAGE_MEMBERS].join(', ')}.`
+      : 'not a valid JSON-RPC 2.0 request, notification or response.';
   }
   return undefined;
 }
@@ -178,7 +206,11 @@ function missingMethodScope(body: unknown, held: string[]): string | undefined {
 
 /** The challenge of a 401 at /api/mcp: it names the resource metadata, and why a credential that was sent is refused. */
 function unauthorizedChallenge(ctx: Context, viaOAuth: boolean, err: AppError): HeaderMap {
-  const refused = viaOAuth ? { error: 'invalid_token' as const, description: err.message } : headerOf(ctx.headers, 'authorization') ? { error: 'invalid_token' as const } : {};
+  const refused = viaOAuth
+    ? { error: 'invalid_token' as const, description: err.message }
+    : headerOf(ctx.headers, 'authorization')
+      ? { error: 'invalid_token' as const }
+      : {};
   return { 'WWW-Authenticate': mcpChallenge(ctx.svc, refused) };
 }
 

@@ -1,9 +1,19 @@
 /** The OpenAPI path items of /api/mcp (src/server/mcp/handler.ts), assembled by src/server/openapi.ts. */
-import { API_SECURITY, errorResponse, INTERNAL, JSON_RPC_RESPONSE, jsonRpcBody, responseHeaders, withHeaders, type PathItems } from '../openapi-parts';
+import {
+  API_SECURITY,
+  errorResponse,
+  INTERNAL,
+  JSON_RPC_RESPONSE,
+  jsonRpcBody,
+  responseHeaders,
+  withHeaders,
+  type PathItems,
+} from '../openapi-parts';
 
 /** The challenge of a refusal at /api/mcp (MCP authorization, RFC 6750 / RFC 9728). */
 const WWW_AUTHENTICATE = {
-  description: 'Bearer challenge: `resource_metadata` (the protected resource metadata URL), and `error` (`invalid_token`, `insufficient_scope`) with `scope` when a token was refused',
+  description:
+    'Bearer challenge: `resource_metadata` (the protected resource metadata URL), and `error` (`invalid_token`, `insufficient_scope`) with `scope` when a token was refused',
   schema: { type: 'string' },
 };
 
@@ -13,7 +23,12 @@ export function mcpPaths(): PathItems {
     description,
     content: {
       'application/json': {
-        schema: { oneOf: [{ $ref: '#/components/schemas/JsonRpcRequest' }, { type: 'array', items: { $ref: '#/components/schemas/JsonRpcRequest' } }] },
+        schema: {
+          oneOf: [
+            { $ref: '#/components/schemas/JsonRpcRequest' },
+            { type: 'array', items: { $ref: '#/components/schemas/JsonRpcRequest' } },
+          ],
+        },
       },
     },
   });
@@ -47,17 +62,26 @@ export function mcpPaths(): PathItems {
             name: 'modules',
             in: 'query',
             required: false,
-            description: 'Narrows the toolset and resources of this connection to these modules: comma-separated names, and the parameter may be repeated (`?modules=text,json`). Names that are not visible modules are ignored and reported. Absent: every visible module.',
+            description:
+              'Narrows the toolset and resources of this connection to these modules: comma-separated names, and the parameter may be repeated (`?modules=text,json`). Names that are not visible modules are ignored and reported. Absent: every visible module.',
             schema: { type: 'string' },
           },
         ],
         requestBody: requestBody('One JSON-RPC 2.0 message, or a batch of them (an array)'),
         responses: {
-          200: withHeaders('200', jsonRpcBody('The JSON-RPC response (or an array of them for a batch), errors included', { oneOf: [rpcError, { type: 'array', items: rpcError }] })),
+          200: withHeaders(
+            '200',
+            jsonRpcBody('The JSON-RPC response (or an array of them for a batch), errors included', {
+              oneOf: [rpcError, { type: 'array', items: rpcError }],
+            }),
+          ),
           202: { description: 'The body held only notifications or responses: accepted, no body', headers: responseHeaders('202') },
           400: withHeaders('400', jsonRpcBody('The body is not JSON: a JSON-RPC parse error (-32700)', rpcError)),
           401: {
-            ...errorResponse('401', 'No valid credential (`unauthorized`); counts against the client IP\'s public pool. `WWW-Authenticate` names the OAuth protected resource metadata (MCP authorization).'),
+            ...errorResponse(
+              '401',
+              "No valid credential (`unauthorized`); counts against the client IP's public pool. `WWW-Authenticate` names the OAuth protected resource metadata (MCP authorization).",
+            ),
             headers: { ...responseHeaders('401'), 'WWW-Authenticate': WWW_AUTHENTICATE },
           },
           403: {
@@ -67,7 +91,10 @@ export function mcpPaths(): PathItems {
             content: { 'application/json': { schema: { oneOf: [rpcError, { $ref: '#/components/schemas/Error' }] } } },
           },
           413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error', rpcError)),
-          429: errorResponse('429', "The tenant's request pool cannot admit the body's requests (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool is spent"),
+          429: errorResponse(
+            '429',
+            "The tenant's request pool cannot admit the body's requests (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool is spent",
+          ),
           500: errorResponse('500', INTERNAL),
         },
       },

@@ -52,7 +52,10 @@ export function scopeFor(method: string): Scope | undefined {
  * dispatcher and reports a mismatch as -32603 with the raw validator output; checked here first,
  * a mismatch is the JSON-RPC -32602 "Invalid params" it is.
  */
-const REQUEST_SCHEMAS = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>([
+const REQUEST_SCHEMAS = new Map<
+  string,
+  { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }
+>([
   ['initialize', InitializeRequestSchema],
   ['ping', PingRequestSchema],
   ['tools/list', ListToolsRequestSchema],
@@ -67,7 +70,10 @@ function invalidParams(message: JSONRPCRequest): string | undefined {
   const parsed = REQUEST_SCHEMAS.get(message.method)?.safeParse(message);
   if (!parsed || parsed.success) return undefined;
   const issue = parsed.error?.issues[0];
-  const path = issue?.path.filter((p) => p !== 'params').map(String).join('.');
+  const path = issue?.path
+    .filter((p) => p !== 'params')
+    .map(String)
+    .join('.');
   return `Invalid params for ${message.method}: ${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'}`;
 }
 
@@ -173,5 +179,7 @@ export async function connectWithScopes(server: Server, transport: Transport, pr
 export function withoutCodePrefix(message: JSONRPCMessage): JSONRPCMessage {
   if (!('error' in message)) return message;
   const prefix = `MCP error ${message.error.code}: `;
-  return message.error.message.startsWith(prefix) ? { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } } : message;
+  return message.error.message.startsWith(prefix)
+    ? { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } }
+    : message;
 }

@@ -37,10 +37,14 @@ export const WORKFLOW_TOOLS: Tool[] = [
   {
     name: GET_RUN,
     title: 'Workflows: get a run',
-    description: 'A workflow run with its status (queued, running, completed, failed, cancelled), each step\u2019s status, attempts, resolved input, output or error, and the outputs of the leaf steps once completed.',
+    description:
+      'A workflow run with its status (queued, running, completed, failed, cancelled), each step\u2019s status, attempts, resolved input, output or error, and the outputs of the leaf steps once completed.',
     inputSchema: {
       type: 'object',
-      properties: { workflow_id: { type: 'string', description: 'The workflow (`wf_...`)' }, run_id: { type: 'string', description: 'The run (`run_...`)' } },
+      properties: {
+        workflow_id: { type: 'string', description: 'The workflow (`wf_...`)' },
+        run_id: { type: 'string', description: 'The run (`run_...`)' },
+      },
       required: ['workflow_id', 'run_id'],
     },
   },
@@ -52,16 +56,32 @@ export const isWorkflowTool = (name: string) => name === START || name === GET_R
  * The first page of tools/list of an unnarrowed connection ends with the workflow tools, once the
  * tenant has a workflow (before that they could only fail).
  */
-export async function withWorkflowTools(svc: Services, principal: Principal, tools: Tool[], cursor: string | undefined, scope: ConnectionScope): Promise<Tool[]> {
+export async function withWorkflowTools(
+  svc: Services,
+  principal: Principal,
+  tools: Tool[],
+  cursor: string | undefined,
+  scope: ConnectionScope,
+): Promise<Tool[]> {
   if (cursor || scope.modules || !(await hasWorkflows(svc, principal.tenantId))) return tools;
   return [...tools, ...WORKFLOW_TOOLS];
 }
 
-const startArgs = z.strictObject({ workflow_id: z.string(), input: startRunInput.shape.input, idempotency_key: startRunInput.shape.idempotency_key });
+const startArgs = z.strictObject({
+  workflow_id: z.string(),
+  input: startRunInput.shape.input,
+  idempotency_key: startRunInput.shape.idempotency_key,
+});
 const getRunArgs = z.strictObject({ workflow_id: z.string(), run_id: z.string() });
 
-const result = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> });
-const failure = (err: AppError): CallToolResult => ({ isError: true, content: [{ type: 'text', text: JSON.stringify({ error: err.code, message: err.message, ...err.details }) }] });
+const result = (value: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+  structuredContent: value as Record<string, unknown>,
+});
+const failure = (err: AppError): CallToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: JSON.stringify({ error: err.code, message: err.message, ...err.details }) }],
+});
 
 /**
  * What the procedure chain refuses on REST before the service runs (src/server/trpc.ts): text
@@ -75,14 +95,28 @@ function assertStorable(args: Record<string, unknown> | undefined): void {
 }
 
 /** tools/call of a workflow tool; domain errors are `isError` results the model can read. */
-export async function callWorkflowTool(svc: Services, principal: Principal, name: string, args: Record<string, unknown> | undefined, requestId: string): Promise<CallToolResult> {
+export async function callWorkflowTool(
+  svc: Services,
+  principal: Principal,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  requestId: string,
+): Promise<CallToolResult> {
   try {
     if (name === START) {
       assertStorable(args);
       const parsed = startArgs.safeParse(args ?? {});
-      if (!parsed.success) throw new AppError('invalid_request', `Invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new AppError(
+          'invalid_request',
+          `Invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+        );
       // The arguments passed above; only the id can still fail (empty, or longer than any id): no such workflow.
-      const input = startRunInput.safeParse({ id: parsed.data.workflow_id, input: parsed.data.input, idempotency_key: parsed.data.idempotency_key });
+      const input = startRunInput.safeParse({
+        id: parsed.data.workflow_id,
+        input: parsed.data.input,
+        idempotency_key: parsed.data.idempotency_key,
+      });
       if (!input.success) throw notFound('workflow');
       return result(await startRun(svc, principal, input.data, requestId));
     }

@@ -40,23 +40,36 @@ const headersOf = { 'Cache-Control': 'no-store' };
 export const INTERACTION_BODY_LIMIT = 16 * 1024;
 
 /** Answers one request under /oauth/interaction/. */
-export async function handleInteraction(svc: Services, req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string, ip: string): Promise<void> {
+export async function handleInteraction(
+  svc: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  requestId: string,
+  ip: string,
+): Promise<void> {
   try {
     const [uid, action, ...rest] = pathname.slice(INTERACTION_PREFIX.length).split('/');
     if (!uid || rest.length > 0 || !/^[A-Za-z0-9_-]{1,64}$/.test(uid)) throw new AppError('not_found', 'No such sign-in request.');
     const wanted = action === undefined ? 'GET' : 'POST';
     if (action !== undefined && !['login', 'consent', 'abort'].includes(action)) throw new AppError('not_found', 'No such sign-in step.');
-    if (req.method !== wanted) throw new AppError('method_not_allowed', `Use ${wanted} on this path.`, { allowed_methods: [wanted] }, { Allow: wanted });
+    if (req.method !== wanted)
+      throw new AppError('method_not_allowed', `Use ${wanted} on this path.`, { allowed_methods: [wanted] }, { Allow: wanted });
     if (wanted === 'POST') assertSameOrigin(svc, req);
 
     const provider = await (await loadProvider()).oauthProvider(svc);
     const interaction = await provider.Interaction.find(uid);
-    if (!interaction) throw new AppError('not_found', 'This sign-in request has expired or does not exist; start again from your MCP client.');
+    if (!interaction)
+      throw new AppError('not_found', 'This sign-in request has expired or does not exist; start again from your MCP client.');
 
     if (action === undefined) return sendJson(res, 200, await describe(svc, interaction), headersOf);
 
     const body = await readJsonBody(req, INTERACTION_BODY_LIMIT);
-    if (body.kind === 'too_large') throw new AppError('payload_too_large', `The body is larger than ${INTERACTION_BODY_LIMIT} bytes (16 KiB), the limit of the sign-in and consent endpoints.`);
+    if (body.kind === 'too_large')
+      throw new AppError(
+        'payload_too_large',
+        `The body is larger than ${INTERACTION_BODY_LIMIT} bytes (16 KiB), the limit of the sign-in and consent endpoints.`,
+      );
     const value = body.kind === 'json' ? body.value : body.kind === 'empty' ? {} : undefined;
     if (value === undefined) throw invalidRequest('The body must be JSON.');
     // PostgreSQL cannot store U+0000 or unpaired surrogates: refused here, never taken to the database.
@@ -68,7 +81,11 @@ export async function handleInteraction(svc: Services, req: IncomingMessage, res
 
     if (action === 'login') {
       const parsed = loginBody.safeParse(value);
-      if (!parsed.success) throw invalidRequest('Send {email, password}.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+      if (!parsed.success)
+        throw invalidRequest(
+          'Send {email, password}.',
+          parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+        );
       const session = await signInWithPassword(svc, { email: parsed.data.email, password: parsed.data.password, ip });
       interaction.result = { ...interaction.result, login: { accountId: session.user.id } };
       await interaction.save(ttlOf(interaction));
@@ -83,11 +100,17 @@ export async function handleInteraction(svc: Services, req: IncomingMessage, res
 
     // consent
     const parsed = consentBody.safeParse(value);
-    if (!parsed.success) throw invalidRequest('Send {scopes: [...]}.', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+    if (!parsed.success)
+      throw invalidRequest(
+        'Send {scopes: [...]}.',
+        parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      );
     const accountId = accountOf(interaction);
     if (!accountId) throw new AppError('unauthorized', 'Sign in first.');
     if (!(await userTenant(svc, accountId))) {
-      throw new AppError('conflict', 'Your account has no tenant yet: create one on your account page, then start again.', { reason: 'no_tenant' });
+      throw new AppError('conflict', 'Your account has no tenant yet: create one on your account page, then start again.', {
+        reason: 'no_tenant',
+      });
     }
     const requested = requestedScopes(interaction);
     const granted = parsed.data.scopes.filter((s) => requested.includes(s));
@@ -97,7 +120,9 @@ export async function handleInteraction(svc: Services, req: IncomingMessage, res
     const rejected = requested.filter((s) => !granted.includes(s));
 
     const clientId = String(interaction.params.client_id);
-    const grant = interaction.grantId ? ((await provider.Grant.find(interaction.grantId)) ?? new provider.Grant({ accountId, clientId })) : new provider.Grant({ accountId, clientId });
+    const grant = interaction.grantId
+      ? ((await provider.Grant.find(interaction.grantId)) ?? new provider.Grant({ accountId, clientId }))
+      : new provider.Grant({ accountId, clientId });
     const resource = mcpResource(svc);
     // Both as resource scopes (what the access token carries) and as OpenID-level scopes (the
     // provider knows them too); refused ones are recorded as rejected so consent is complete.
@@ -108,7 +133,12 @@ export async function handleInteraction(svc: Services, req: IncomingMessage, res
       g.rejectResourceScope(resource, rejected.join(' '));
       g.rejectOIDCScope(rejected.join(' '));
     }
-    if (String(interaction.params.scope ?? '').split(' ').includes('offline_access')) g.addOIDCScope('offline_access');
+    if (
+      String(interaction.params.scope ?? '')
+        .split(' ')
+        .includes('offline_access')
+    )
+      g.addOIDCScope('offline_access');
     const grantId = await grant.save();
     interaction.result = { ...interaction.result, login: { accountId }, consent: { grantId } };
     await interaction.save(ttlOf(interaction));
@@ -128,7 +158,11 @@ async function describe(svc: Services, interaction: InteractionRecord) {
   let account: { id: string; email: string } | null = null;
   let tenant: { id: string; name: string } | null = null;
   if (accountId) {
-    const [user] = await svc.db.select({ id: authUsers.id, email: authUsers.email }).from(authUsers).where(eq(authUsers.id, accountId)).limit(1);
+    const [user] = await svc.db
+      .select({ id: authUsers.id, email: authUsers.email })
+      .from(authUsers)
+      .where(eq(authUsers.id, accountId))
+      .limit(1);
     account = user ?? null;
     const t = user ? await userTenant(svc, user.id) : undefined;
     tenant = t ? { id: t.id, name: t.agentName } : null;
@@ -160,7 +194,9 @@ function accountOf(interaction: InteractionRecord): string | undefined {
 
 /** The spec scopes the client asked for (the MCP endpoint's when it named none). */
 function requestedScopes(interaction: InteractionRecord): string[] {
-  const asked = String(interaction.params.scope ?? '').split(' ').filter(Boolean);
+  const asked = String(interaction.params.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
   const known = asked.filter((s) => OAUTH_SCOPES.includes(s));
   return known.length ? [...new Set(known)] : [...MCP_SCOPES];
 }

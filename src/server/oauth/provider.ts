@@ -61,7 +61,11 @@ async function buildProvider(svc: Services): Promise<Provider> {
   const provider = new Provider(oauthIssuer(svc), {
     adapter: oauthAdapter(svc.db, svc.config.encryptionKey),
     jwks: { keys: [privateJwk] },
-    cookies: { keys: [cookieKey], long: { signed: true, httpOnly: true, sameSite: 'lax' }, short: { signed: true, httpOnly: true, sameSite: 'lax' } },
+    cookies: {
+      keys: [cookieKey],
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
     // The identity provider's users: `sub` is the auth user id.
     async findAccount(_ctx: unknown, sub: string) {
       const [user] = await svc.db.select({ id: authUsers.id }).from(authUsers).where(eq(authUsers.id, sub)).limit(1);
@@ -97,7 +101,11 @@ async function buildProvider(svc: Services): Promise<Provider> {
       // RFC 7009 §2.1: only the client a token was issued to may revoke it. Another client's
       // request is answered 200 like an unknown token's (oidc-provider's answer when this is
       // false), so it learns nothing about the token, and nothing is revoked.
-      revocation: { enabled: true, allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) =>
+          token.clientId === client.clientId,
+      },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
       clientIdMetadataDocument: {
         enabled: true,
@@ -146,11 +154,22 @@ async function buildProvider(svc: Services): Promise<Provider> {
       init.headers?.forEach((value, name) => {
         if (value) headers[name] = value;
       });
-      const res = await guardedFetch(url, { method: init.method ?? 'GET', headers, requireHttps: true, allowPrivate, timeoutMs: 5000, maxRedirects: 0, maxBytes: 64 * 1024 });
+      const res = await guardedFetch(url, {
+        method: init.method ?? 'GET',
+        headers,
+        requireHttps: true,
+        allowPrivate,
+        timeoutMs: 5000,
+        maxRedirects: 0,
+        maxBytes: 64 * 1024,
+      });
       // Only what oidc-provider reads (caching and type); the body is already decoded.
       const kept: Record<string, string> = {};
       for (const name of ['cache-control', 'expires', 'content-type']) if (res.headers[name]) kept[name] = res.headers[name];
-      return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(res.body), { status: res.status, headers: kept });
+      return new Response(res.status === 204 || res.status === 304 ? null : new Uint8Array(res.body), {
+        status: res.status,
+        headers: kept,
+      });
     },
     renderError: async (ctx: { type: string; body: string }, out: Record<string, string>) => {
       ctx.type = 'html';
@@ -218,7 +237,10 @@ async function bodyTooLarge(ctx: KoaContext, next: () => Promise<void>): Promise
   await next();
   if (ctx.status !== 400 || ctx.req.readableEnded) return;
   if ((ctx.body as { error_description?: unknown } | undefined)?.error_description !== 'failed to parse the request body') return;
-  const err = new AppError('payload_too_large', `The request body is larger than ${PROVIDER_BODY_LIMIT} bytes (56 KiB), the limit of the OAuth endpoints.`);
+  const err = new AppError(
+    'payload_too_large',
+    `The request body is larger than ${PROVIDER_BODY_LIMIT} bytes (56 KiB), the limit of the OAuth endpoints.`,
+  );
   ctx.status = err.status;
   ctx.body = oauthErrorBody(err, String(ctx.res.getHeader('x-request-id') ?? ''));
 }
@@ -290,13 +312,24 @@ function providerMethods(providerPath: string): string[] | undefined {
  * Serves one request under `/oauth/*` (and the RFC 8414 / OpenID discovery aliases) with
  * oidc-provider: the path is rewritten relative to its mount, as Koa's mount would.
  */
-export async function handleOAuthProvider(svc: Services, req: IncomingMessage, res: ServerResponse, providerPath: string, requestId: string): Promise<void> {
+export async function handleOAuthProvider(
+  svc: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  providerPath: string,
+  requestId: string,
+): Promise<void> {
   // Elsewhere, or with another method, oidc-provider would answer a plain-text 404: ours are
   // JSON, in the OAuth format (404, or 405 with Allow as on every other path).
   const methods = providerMethods(providerPath);
   if (!methods || !methods.includes(req.method ?? 'GET')) {
     const err = methods
-      ? new AppError('method_not_allowed', `Use ${methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(' or ')} on ${OAUTH_MOUNT}${providerPath}.`, { allowed_methods: methods }, { Allow: methods.join(', ') })
+      ? new AppError(
+          'method_not_allowed',
+          `Use ${methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(' or ')} on ${OAUTH_MOUNT}${providerPath}.`,
+          { allowed_methods: methods },
+          { Allow: methods.join(', ') },
+        )
       : new AppError('not_found', `No OAuth endpoint at ${OAUTH_MOUNT}${providerPath}.`);
     sendJson(res, err.status, oauthErrorBody(err, requestId), { 'Access-Control-Allow-Origin': '*', ...err.headers });
     return;

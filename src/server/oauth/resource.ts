@@ -46,7 +46,10 @@ const quote = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
  * otherwise `scope` names the endpoint's scopes (MCP authorization: clients ask for those rather
  * than everything in `scopes_supported`).
  */
-export function mcpChallenge(svc: Services, opts: { error?: 'invalid_token' | 'insufficient_scope'; scope?: string; description?: string } = {}): string {
+export function mcpChallenge(
+  svc: Services,
+  opts: { error?: 'invalid_token' | 'insufficient_scope'; scope?: string; description?: string } = {},
+): string {
   // Without the built-in authorization server (AUTH_URL elsewhere) there is no metadata to name.
   const parts = oauthEnabled(svc) ? [`resource_metadata=${quote(mcpResourceMetadataUrl(svc))}`] : [];
   if (opts.error) parts.push(`error=${quote(opts.error)}`);
@@ -95,7 +98,8 @@ export async function authenticateMcpAccessToken(svc: Services, token: string): 
     }));
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw invalid('The access token has expired.');
-    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw invalid(`The access token is not for this resource (${mcpResource(svc)}).`);
+    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud')
+      throw invalid(`The access token is not for this resource (${mcpResource(svc)}).`);
     throw invalid();
   }
   const grantId = typeof payload.gid === 'string' ? payload.gid : undefined;
@@ -108,7 +112,7 @@ export async function authenticateMcpAccessToken(svc: Services, token: string): 
   if (!grant || (grant.expiresAt && grant.expiresAt.getTime() <= Date.now())) throw invalid('The access token has been revoked.');
 
   const tenant = await userTenant(svc, String(payload.sub));
-  if (!tenant) throw invalid('The access token\'s user has no tenant.');
+  if (!tenant) throw invalid("The access token's user has no tenant.");
   const known = new Set<string>(SCOPES);
   const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => known.has(s)) : [];
   return tenantPrincipal(tenant, scopes, 'bearer');

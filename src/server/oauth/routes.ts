@@ -25,22 +25,41 @@ const SERVER_METADATA = new Set(['/.well-known/oauth-authorization-server/oauth'
 
 /** Whether `pathname` is one of the OAuth paths (routed to the API side, never to Next). */
 export function isOAuthPath(pathname: string): boolean {
-  return pathname === OAUTH_MOUNT || pathname.startsWith(`${OAUTH_MOUNT}/`) || RESOURCE_METADATA.has(pathname) || SERVER_METADATA.has(pathname);
+  return (
+    pathname === OAUTH_MOUNT || pathname.startsWith(`${OAUTH_MOUNT}/`) || RESOURCE_METADATA.has(pathname) || SERVER_METADATA.has(pathname)
+  );
 }
 
 /** Answers an OAuth path; false when `pathname` is not one. */
-export async function handleOAuthRoute(svc: Services, req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string, ip: string): Promise<boolean> {
+export async function handleOAuthRoute(
+  svc: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  requestId: string,
+  ip: string,
+): Promise<boolean> {
   if (!isOAuthPath(pathname)) return false;
   const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'X-Request-Id, WWW-Authenticate' };
   if (!oauthEnabled(svc)) {
     // AUTH_URL points at another identity provider: this service is no authorization server.
-    sendError(res, new AppError('not_found', 'OAuth for MCP clients needs the built-in identity provider (AUTH_URL is set).'), requestId, cors);
+    sendError(
+      res,
+      new AppError('not_found', 'OAuth for MCP clients needs the built-in identity provider (AUTH_URL is set).'),
+      requestId,
+      cors,
+    );
     return true;
   }
   if (RESOURCE_METADATA.has(pathname)) {
     if (req.method === 'OPTIONS') return preflight(res, cors);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendError(res, new AppError('method_not_allowed', 'Use GET on this path.', { allowed_methods: ['GET'] }, { Allow: 'GET, HEAD, OPTIONS' }), requestId, cors);
+      sendError(
+        res,
+        new AppError('method_not_allowed', 'Use GET on this path.', { allowed_methods: ['GET'] }, { Allow: 'GET, HEAD, OPTIONS' }),
+        requestId,
+        cors,
+      );
       return true;
     }
     sendJson(res, 200, protectedResourceMetadata(svc), { ...cors, 'Cache-Control': 'public, max-age=300' });
@@ -56,7 +75,12 @@ export async function handleOAuthRoute(svc: Services, req: IncomingMessage, res:
 }
 
 function preflight(res: ServerResponse, cors: Record<string, string>): true {
-  res.writeHead(204, { ...cors, 'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS', 'Access-Control-Allow-Headers': 'MCP-Protocol-Version, Accept', 'Access-Control-Max-Age': '86400' });
+  res.writeHead(204, {
+    ...cors,
+    'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+    'Access-Control-Allow-Headers': 'MCP-Protocol-Version, Accept',
+    'Access-Control-Max-Age': '86400',
+  });
   res.end();
   return true;
 }

@@ -41,7 +41,7 @@ export const adminRouter = router({
           'Sets the plan and, for custom contracts, per-tenant terms: `requests_per_minute`, `executions_per_month`, `overage_unit_usd` and ' +
           '`monthly_fee_usd` (USD as a decimal string or number, non-negative, at most 6 decimals; at most 1000 per execution and 10000000 a month, so every invoice stays exact). Each one absent keeps the current value; ' +
           "`null` clears it back to the plan's. Takes effect at once (metering, headers, billing events, invoices). The same service as " +
-          '`PUT /api/v1/billing/plan`: the change is recorded for proration, and keys and webhook subscriptions beyond the new plan\'s ' +
+          "`PUT /api/v1/billing/plan`: the change is recorded for proration, and keys and webhook subscriptions beyond the new plan's " +
           'allowance are suspended (or restored), as the answer lists.',
         errorResponses: { 400: 'Invalid body (`invalid_request`, with `issues`)', ...errorResponses, 404: 'No such tenant' },
       },
@@ -58,7 +58,8 @@ export const adminRouter = router({
         protect: false,
         tags,
         summary: "Re-enable any tenant's webhook subscription (operators)",
-        description: 'Sets `active` and resets the consecutive-failure count of a subscription of any tenant, as the tenant\'s own enable does.',
+        description:
+          "Sets `active` and resets the consecutive-failure count of a subscription of any tenant, as the tenant's own enable does.",
         errorResponses,
       },
     })

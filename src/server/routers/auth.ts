@@ -37,7 +37,7 @@ export const authRouter = router({
         summary: 'Register a tenant',
         description:
           'Creates a tenant on the free plan and returns its primary API key (scope `*`), shown only once. Without credentials, `agent_name` and `owner_email` are required. `owner_email` is unique (case-insensitive): a second registration is 409. Limited per client IP.\n\n' +
-          'With `Authorization: Bearer <token>` of a signed-in user linked to no tenant (the built-in identity provider at `/auth/v1`, or the configured one), the tenant is created for that user and linked to it: `owner_email` is the token\'s email (the field may be left out, or must equal it), `agent_name` defaults to the email\'s local part. 409 when the user is already linked to a tenant, or when the email already owns one (link it with `POST /api/v1/auth/link`). An invalid or expired token is 401.',
+          "With `Authorization: Bearer <token>` of a signed-in user linked to no tenant (the built-in identity provider at `/auth/v1`, or the configured one), the tenant is created for that user and linked to it: `owner_email` is the token's email (the field may be left out, or must equal it), `agent_name` defaults to the email's local part. 409 when the user is already linked to a tenant, or when the email already owns one (link it with `POST /api/v1/auth/link`). An invalid or expired token is 401.",
         errorResponses: {
           400: 'Invalid body',
           401: 'The bearer token is invalid or expired',
@@ -69,7 +69,7 @@ export const authRouter = router({
         tags: ['auth'],
         summary: 'Link the signed-in user to a tenant',
         description:
-          'Requires `Authorization: Bearer <token>` of a signed-in user (the built-in identity provider at `/auth/v1`, or the configured one), and no tenant link yet. `api_key` proves ownership of the tenant: a valid, unrevoked key holding `*` (a narrower key is 403, an invalid or revoked one 401). Afterwards the user\'s bearer tokens act for that tenant with scope `*`. Idempotent: linking again to the same tenant answers 200; a user linked to another tenant is 409. An email alone never links a tenant, except when the provider proves it (see docs/auth.md).',
+          "Requires `Authorization: Bearer <token>` of a signed-in user (the built-in identity provider at `/auth/v1`, or the configured one), and no tenant link yet. `api_key` proves ownership of the tenant: a valid, unrevoked key holding `*` (a narrower key is 403, an invalid or revoked one 401). Afterwards the user's bearer tokens act for that tenant with scope `*`. Idempotent: linking again to the same tenant answers 200; a user linked to another tenant is 409. An email alone never links a tenant, except when the provider proves it (see docs/auth.md).",
         errorResponses: {
           400: 'Invalid body',
           401: 'Missing or invalid bearer token, or an invalid or revoked api_key',
@@ -82,10 +82,14 @@ export const authRouter = router({
     // Authenticate before the body is validated (401 before 400).
     .use(async ({ ctx, next }) => {
       const token = bearerToken(ctx);
-      if (!token) throw new AppError('unauthorized', 'Linking needs the signed-in user\'s `Authorization: Bearer <token>`.');
+      if (!token) throw new AppError('unauthorized', "Linking needs the signed-in user's `Authorization: Bearer <token>`.");
       return next({ ctx: { ...ctx, claims: await verifyIdentity(ctx.svc, token) } });
     })
-    .input(z.strictObject({ api_key: z.string().min(1).max(LINK_API_KEY_MAX_LENGTH).describe('A key of the tenant holding `*` (e.g. its primary key)') }))
+    .input(
+      z.strictObject({
+        api_key: z.string().min(1).max(LINK_API_KEY_MAX_LENGTH).describe('A key of the tenant holding `*` (e.g. its primary key)'),
+      }),
+    )
     .output(z.object({ tenant_id: z.string().describe('The tenant the user now acts for') }))
     .mutation(async ({ ctx, input }) => linkWithApiKey(ctx.svc, ctx.claims, input.api_key)),
 });

@@ -4,7 +4,7 @@ import { adminProcedure, apiProcedure, router } from '../trpc';
 
 const tags = ['certification'];
 const runDescription =
-  'Queues a certification run of the module\'s current version (202): its examples, generated malformed inputs, latency over repeated runs, metadata, and for published modules the http endpoint\'s signature check or the javascript sandbox\'s limits (docs/trust.md). Not billed, no execution events. A run of this version already queued or running is returned instead (`shared: true`). When it completes: the tier, the trust score, and `certification.completed` (and `certification.tier_changed` when the tier moved) to the publisher and every tenant that installed the module.';
+  "Queues a certification run of the module's current version (202): its examples, generated malformed inputs, latency over repeated runs, metadata, and for published modules the http endpoint's signature check or the javascript sandbox's limits (docs/trust.md). Not billed, no execution events. A run of this version already queued or running is returned instead (`shared: true`). When it completes: the tier, the trust score, and `certification.completed` (and `certification.tier_changed` when the tier moved) to the publisher and every tenant that installed the module.";
 
 export const certificationRouter = router({
   run: apiProcedure('modules:write')
@@ -16,8 +16,8 @@ export const certificationRouter = router({
         summary: 'Certify your module',
         description: `${runDescription} Only the module's publisher may start it here; operators use the admin route.`,
         errorResponses: {
-          403: 'The credential lacks the scope `modules:write` (`insufficient_scope`), or the module is not yours (`forbidden`: another tenant\'s public module, a built-in)',
-          404: 'No such module (or another tenant\'s private one)',
+          403: "The credential lacks the scope `modules:write` (`insufficient_scope`), or the module is not yours (`forbidden`: another tenant's public module, a built-in)",
+          404: "No such module (or another tenant's private one)",
         },
       },
       successStatus: 202,
@@ -49,8 +49,13 @@ export const certificationRouter = router({
         path: '/api/v1/certification/{module}/runs',
         tags,
         summary: 'Certification history',
-        description: 'Every certification run of a module visible to the tenant (queued, running, completed, failed) with its checks, newest first, paginated (`limit`, `cursor`).',
-        errorResponses: { 400: 'Invalid query or cursor', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)', 404: 'No such module' },
+        description:
+          'Every certification run of a module visible to the tenant (queued, running, completed, failed) with its checks, newest first, paginated (`limit`, `cursor`).',
+        errorResponses: {
+          400: 'Invalid query or cursor',
+          403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)',
+          404: 'No such module',
+        },
       },
     })
     .input(listRunsInput)

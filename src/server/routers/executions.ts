@@ -49,7 +49,9 @@ export const executionsRouter = router({
           .string()
           .nullable()
           .optional()
-          .describe('With `q` only: the creation time (ISO 8601) of the oldest execution this page examined; null when the search examined every execution in range'),
+          .describe(
+            'With `q` only: the creation time (ISO 8601) of the oldest execution this page examined; null when the search examined every execution in range',
+          ),
       }),
     )
     .query(({ ctx, input }) => listExecutions(ctx.svc, ctx.principal, input)),
@@ -61,7 +63,8 @@ export const executionsRouter = router({
         path: '/api/v1/executions/{execution_id}',
         tags: ['executions'],
         summary: 'Get an execution with its full output',
-        description: 'One execution of the tenant, with its full output (failed ones with their error). Executions of other tenants are 404.',
+        description:
+          'One execution of the tenant, with its full output (failed ones with their error). Executions of other tenants are 404.',
         errorResponses: { 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)', 404: 'No such execution' },
       },
     })

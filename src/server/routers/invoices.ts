@@ -82,8 +82,13 @@ export const invoicesRouter = router({
         protect: false,
         tags: ['admin'],
         summary: 'Mark an invoice paid (operators)',
-        description: 'Payment happens outside the service (no payment provider): an operator records it. Only an `open` invoice can be paid; `paid_at` is set.',
-        errorResponses: { ...admin, 404: 'No such invoice (or the admin API is disabled: `not_found`)', 409: 'The invoice is not `open` (already `paid` or `void`): `conflict`, with its `status`' },
+        description:
+          'Payment happens outside the service (no payment provider): an operator records it. Only an `open` invoice can be paid; `paid_at` is set.',
+        errorResponses: {
+          ...admin,
+          404: 'No such invoice (or the admin API is disabled: `not_found`)',
+          409: 'The invoice is not `open` (already `paid` or `void`): `conflict`, with its `status`',
+        },
       },
     })
     .input(invoiceIdInput)
@@ -98,8 +103,13 @@ export const invoicesRouter = router({
         protect: false,
         tags: ['admin'],
         summary: 'Void an invoice (operators)',
-        description: 'Cancels an `open` invoice (`voided_at` is set); it stays listed, with status `void`. Its cycle is not invoiced again.',
-        errorResponses: { ...admin, 404: 'No such invoice (or the admin API is disabled: `not_found`)', 409: 'The invoice is not `open` (already `paid` or `void`): `conflict`, with its `status`' },
+        description:
+          'Cancels an `open` invoice (`voided_at` is set); it stays listed, with status `void`. Its cycle is not invoiced again.',
+        errorResponses: {
+          ...admin,
+          404: 'No such invoice (or the admin API is disabled: `not_found`)',
+          409: 'The invoice is not `open` (already `paid` or `void`): `conflict`, with its `status`',
+        },
       },
     })
     .input(invoiceIdInput)
@@ -116,7 +126,10 @@ export const invoicesRouter = router({
         summary: 'Close ended billing cycles now (operators)',
         description:
           'What the hourly job does, on demand: every tenant gets an invoice for each cycle that ended at or before `at` (default now) and has something to bill and no invoice yet, with its `billing.invoice_created` event. Idempotent: a cycle is invoiced once however often, and on however many instances, this runs. Each tenant is closed on its own: a cycle that cannot be invoiced (e.g. charges past the largest exact amount, 409 `conflict` on its usage) is listed under `failed`, logged, and tried again by the next run, and the others are invoiced all the same. The same as `npm run billing:close -- --at <ISO time>`, for a running service (an embedded database can only be opened by the running process).',
-        errorResponses: { 400: 'Invalid body (`invalid_request`): `at` not an ISO 8601 date-time, or not before the end of the next cycle (a later one would invoice cycles that have not begun)', ...admin },
+        errorResponses: {
+          400: 'Invalid body (`invalid_request`): `at` not an ISO 8601 date-time, or not before the end of the next cycle (a later one would invoice cycles that have not begun)',
+          ...admin,
+        },
       },
     })
     .input(closeCyclesInput)

@@ -59,7 +59,11 @@ export const keysRouter = router({
         summary: 'Rotate an API key',
         description:
           'Issues a new secret for the same key. The old secret keeps working for `grace_seconds` (0–86400, default 0). The caller must hold every scope of the rotated key.',
-        errorResponses: { 400: 'Invalid body', 403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)', 404: 'No such key' },
+        errorResponses: {
+          400: 'Invalid body',
+          403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)',
+          404: 'No such key',
+        },
       },
     })
     .input(rotateKeyInput)
@@ -75,7 +79,11 @@ export const keysRouter = router({
         summary: 'Revoke an API key',
         description:
           'The key stops working on the very next request, on every instance. Revoking the last key that can manage keys is 409.',
-        errorResponses: { 403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)', 404: 'No such key', 409: 'Last key able to manage keys' },
+        errorResponses: {
+          403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)',
+          404: 'No such key',
+          409: 'Last key able to manage keys',
+        },
       },
     })
     .input(keyIdInput)

@@ -1,7 +1,16 @@
 import { listMemoryAgents } from '../../memory/agents';
 import { deleteMemory } from '../../memory/delete';
 import { getMemory, listMemory } from '../../memory/read';
-import { deletedMemoryEntry, listMemoryAgentsInput, listMemoryInput, memoryAgentList, memoryEntryInput, memoryEntryView, memoryList, upsertMemoryInput } from '../../memory/schema';
+import {
+  deletedMemoryEntry,
+  listMemoryAgentsInput,
+  listMemoryInput,
+  memoryAgentList,
+  memoryEntryInput,
+  memoryEntryView,
+  memoryList,
+  upsertMemoryInput,
+} from '../../memory/schema';
 import { upsertMemory } from '../../memory/upsert';
 import { apiProcedure, router } from '../trpc';
 
@@ -70,7 +79,11 @@ export const memoryRouter = router({
         tags,
         summary: 'Get a memory entry',
         description: 'URL-encode the key. An absent or expired entry is 404.',
-        errorResponses: { 400: 'Invalid agent id or key', 403: 'The credential lacks the scope `memory:read` (`insufficient_scope`)', 404: 'No such entry' },
+        errorResponses: {
+          400: 'Invalid agent id or key',
+          403: 'The credential lacks the scope `memory:read` (`insufficient_scope`)',
+          404: 'No such entry',
+        },
       },
     })
     .input(memoryEntryInput)
@@ -85,7 +98,11 @@ export const memoryRouter = router({
         tags,
         summary: 'Delete a memory entry',
         description: 'URL-encode the key. An absent or expired entry is 404.',
-        errorResponses: { 400: 'Invalid agent id or key', 403: 'The credential lacks the scope `memory:write` (`insufficient_scope`)', 404: 'No such entry' },
+        errorResponses: {
+          400: 'Invalid agent id or key',
+          403: 'The credential lacks the scope `memory:write` (`insufficient_scope`)',
+          404: 'No such entry',
+        },
       },
     })
     .input(memoryEntryInput)

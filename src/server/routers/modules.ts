@@ -61,8 +61,13 @@ export const modulesRouter = router({
         path: '/api/v1/modules/{module}',
         tags,
         summary: 'Get a module',
-        description: 'A module visible to the tenant (public, or its own), with its actions, their JSON Schemas and examples, and whether it is installed.',
-        errorResponses: { 400: 'Invalid module name', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)', 404: 'No such module' },
+        description:
+          'A module visible to the tenant (public, or its own), with its actions, their JSON Schemas and examples, and whether it is installed.',
+        errorResponses: {
+          400: 'Invalid module name',
+          403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)',
+          404: 'No such module',
+        },
       },
     })
     .input(moduleInput)
@@ -117,14 +122,13 @@ export const modulesRouter = router({
         tags,
         summary: 'Execute a module action',
         description:
-          'Runs one action; installs the module on first use. Counts one execution. Failures are recorded executions: 422 `invalid_input` (input does not match `input_schema`), 502 `module_error`, 504 `timeout`, each with the failed record under `execution`. 429 `quota_exceeded` (free plan past its monthly quota) and `concurrency_limit_exceeded` (the plan\'s executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; retry after 1 second) are not executions and are not counted.',
+          "Runs one action; installs the module on first use. Counts one execution. Failures are recorded executions: 422 `invalid_input` (input does not match `input_schema`), 502 `module_error`, 504 `timeout`, each with the failed record under `execution`. 429 `quota_exceeded` (free plan past its monthly quota) and `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; retry after 1 second) are not executions and are not counted.",
         errorResponses: {
           400: 'Invalid body',
-          403: 'The credential lacks the scope `modules:execute` (`insufficient_scope`), or installing the module on first use would pass the plan\'s module limit (`plan_required`)',
+          403: "The credential lacks the scope `modules:execute` (`insufficient_scope`), or installing the module on first use would pass the plan's module limit (`plan_required`)",
           404: 'No such module or action',
           422: 'Input does not match the action schema (failed execution)',
-          429:
-            "Not an execution, not counted: the tenant's request pool is spent (`rate_limit_exceeded`); the free plan's monthly quota is exhausted (`quota_exceeded`, Retry-After until the next cycle); or `concurrency_limit_exceeded` (Retry-After: 1): the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait",
+          429: "Not an execution, not counted: the tenant's request pool is spent (`rate_limit_exceeded`); the free plan's monthly quota is exhausted (`quota_exceeded`, Retry-After until the next cycle); or `concurrency_limit_exceeded` (Retry-After: 1): the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait",
           502: 'The module failed (failed execution)',
           504: 'The module timed out (failed execution)',
         },
@@ -134,7 +138,9 @@ export const modulesRouter = router({
     .output(skipsChecked(executeOutput))
     // executeAction composes the answer of values it constructs (ids, names, the rounded latency)
     // and the module's output, which executeOutput takes as it is: nothing for the parser to check.
-    .mutation(async ({ ctx, input }) => markTrusted(await executeAction(ctx.svc, ctx.principal, input, { requestId: ctx.requestId, slotClaim: ctx.slotClaim }))),
+    .mutation(async ({ ctx, input }) =>
+      markTrusted(await executeAction(ctx.svc, ctx.principal, input, { requestId: ctx.requestId, slotClaim: ctx.slotClaim })),
+    ),
 
   publish: apiProcedure('modules:write')
     .meta({
@@ -145,7 +151,11 @@ export const modulesRouter = router({
         summary: 'Publish a module',
         description:
           "Publishes a module of the tenant: `private` (default, visible to the tenant only) or `public`. Runtime `http` (the platform POSTs `{action, input}` to a public https endpoint, signed with HMAC-SHA256 in `X-Module-Signature`; the signing secret is returned once, as `signing_secret`) or `javascript` (a script defining `function handle(action, input)`, run in a QuickJS sandbox without network or host access). Action schemas must compile as JSON Schema 2020-12 and every example must match them. A name already used by any module (built-in or another tenant's) is 409. See docs/publishing.md.",
-        errorResponses: { 400: 'Invalid module (names, schemas, examples, endpoint or source)', 403: 'The credential lacks the scope `modules:write` (`insufficient_scope`)', 409: 'The name is taken' },
+        errorResponses: {
+          400: 'Invalid module (names, schemas, examples, endpoint or source)',
+          403: 'The credential lacks the scope `modules:write` (`insufficient_scope`)',
+          409: 'The name is taken',
+        },
       },
       successStatus: 201,
     })
@@ -162,7 +172,11 @@ export const modulesRouter = router({
         summary: 'Update a published module',
         description:
           "Changes any field of one of the tenant's own modules; `actions`, when given, replace all actions. `visibility: public` makes it visible to every tenant. A new http `secret` (or a first http runtime) is returned once as `signing_secret`; changing only the endpoint keeps the secret. Built-in modules and other tenants' modules are 404.",
-        errorResponses: { 400: 'Invalid changes', 403: 'The credential lacks the scope `modules:write` (`insufficient_scope`)', 404: 'Not a module of this tenant' },
+        errorResponses: {
+          400: 'Invalid changes',
+          403: 'The credential lacks the scope `modules:write` (`insufficient_scope`)',
+          404: 'Not a module of this tenant',
+        },
       },
     })
     .input(updateModuleInput)

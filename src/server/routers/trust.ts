@@ -15,7 +15,11 @@ export const trustRouter = router({
         summary: "A module's trust score",
         description:
           'The trust score (0–100) of a module visible to the tenant, each weighted component with its value (certification tier, 30-day success rate and p95 latency over all tenants, community feedback), the certification tier, the feedback summary and the history of score changes. See docs/trust.md. Exempt from the request limit.',
-        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)', 404: 'No such module' },
+        errorResponses: {
+          400: 'Invalid query',
+          403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)',
+          404: 'No such module',
+        },
       },
       rateLimitExempt: true,
     })

@@ -46,7 +46,16 @@ export const webhooksRouter = router({
     .mutation(({ ctx, input }) => createWebhook(ctx.svc, ctx.principal, input)),
 
   list: manageWebhooks
-    .meta({ openapi: { method: 'GET', path: '/api/v1/webhooks', tags, summary: 'List webhook subscriptions', description: 'Newest first; secrets masked.', errorResponses: { 400: 'Invalid query', ...errors } } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/webhooks',
+        tags,
+        summary: 'List webhook subscriptions',
+        description: 'Newest first; secrets masked.',
+        errorResponses: { 400: 'Invalid query', ...errors },
+      },
+    })
     .input(listWebhooksInput)
     .output(webhookList)
     .query(({ ctx, input }) => listWebhooks(ctx.svc, ctx.principal, input)),
@@ -74,7 +83,7 @@ export const webhooksRouter = router({
         tags,
         summary: 'Delivery statistics over time',
         description:
-          'Succeeded and failed deliveries, success rate and answered-attempt latency (mean, p95) per UTC hour (`range=24h`) or day (`7d`, `30d`), every bucket present, oldest first. Counted as the detail view\'s `stats` (a delivery in the bucket it finished in; test sends excluded), from the 30-day history.',
+          "Succeeded and failed deliveries, success rate and answered-attempt latency (mean, p95) per UTC hour (`range=24h`) or day (`7d`, `30d`), every bucket present, oldest first. Counted as the detail view's `stats` (a delivery in the bucket it finished in; test sends excluded), from the 30-day history.",
         errorResponses: { 400: 'Invalid range', ...withId },
       },
     })
@@ -89,7 +98,8 @@ export const webhooksRouter = router({
         path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}',
         tags,
         summary: 'Get one delivery with its attempts and payload',
-        description: 'The delivery as in the detail view\'s history, plus `payload`: the envelope its attempts send (null for test sends and past retention).',
+        description:
+          "The delivery as in the detail view's history, plus `payload`: the envelope its attempts send (null for test sends and past retention).",
         errorResponses: { ...errors, 404: 'No such webhook or delivery' },
       },
     })
@@ -113,7 +123,16 @@ export const webhooksRouter = router({
     .mutation(({ ctx, input }) => updateWebhook(ctx.svc, ctx.principal, input)),
 
   delete: manageWebhooks
-    .meta({ openapi: { method: 'DELETE', path: '/api/v1/webhooks/{id}', tags, summary: 'Delete a webhook subscription', description: 'Pending deliveries are dropped.', errorResponses: withId } })
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/v1/webhooks/{id}',
+        tags,
+        summary: 'Delete a webhook subscription',
+        description: 'Pending deliveries are dropped.',
+        errorResponses: withId,
+      },
+    })
     .input(webhookIdInput)
     .output(deletedWebhook)
     .mutation(({ ctx, input }) => deleteWebhook(ctx.svc, ctx.principal, input.id)),

@@ -32,7 +32,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'Create a workflow',
         description:
-          'Steps `{id, module, action, input, depends_on?, retry?, timeout_ms?, if?, map?}` form a DAG (at most 50 steps). Inputs are templates over `{{input.*}}` and `{{steps.<id>.output.*}}` (a whole-value reference keeps its JSON type); `if` and `map` are JSONata over `{input, steps}`, where `steps` holds only the step\'s ancestors. Version 1.',
+          "Steps `{id, module, action, input, depends_on?, retry?, timeout_ms?, if?, map?}` form a DAG (at most 50 steps). Inputs are templates over `{{input.*}}` and `{{steps.<id>.output.*}}` (a whole-value reference keeps its JSON type); `if` and `map` are JSONata over `{input, steps}`, where `steps` holds only the step's ancestors. Version 1.",
         errorResponses: { 400: invalidDefinition, ...scopeError('modules:write'), 409: 'Too many workflows' },
       },
       successStatus: 201,
@@ -42,14 +42,30 @@ export const workflowsRouter = router({
     .mutation(({ ctx, input }) => createWorkflow(ctx.svc, ctx.principal, input)),
 
   list: apiProcedure('modules:read')
-    .meta({ openapi: { method: 'GET', path: '/api/v1/workflows', tags, summary: 'List workflows', description: 'Newest first.', errorResponses: { 400: 'Invalid query', ...scopeError('modules:read') } } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/workflows',
+        tags,
+        summary: 'List workflows',
+        description: 'Newest first.',
+        errorResponses: { 400: 'Invalid query', ...scopeError('modules:read') },
+      },
+    })
     .input(listWorkflowsInput)
     .output(workflowList)
     .query(({ ctx, input }) => listWorkflows(ctx.svc, ctx.principal, input)),
 
   get: apiProcedure('modules:read')
     .meta({
-      openapi: { method: 'GET', path: '/api/v1/workflows/{id}', tags, summary: 'Get a workflow', description: 'The current version of the definition.', errorResponses: { ...scopeError('modules:read'), 404: 'No such workflow' } },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/workflows/{id}',
+        tags,
+        summary: 'Get a workflow',
+        description: 'The current version of the definition.',
+        errorResponses: { ...scopeError('modules:read'), 404: 'No such workflow' },
+      },
     })
     .input(workflowIdInput)
     .output(workflowView)
@@ -124,7 +140,8 @@ export const workflowsRouter = router({
         path: '/api/v1/workflows/{id}/runs/{run_id}',
         tags,
         summary: 'Get a workflow run with per-step status',
-        description: 'Each step: status (pending, running, succeeded, failed, skipped, cancelled), attempts, timing, the input as resolved, the output or error, and its execution ids.',
+        description:
+          'Each step: status (pending, running, succeeded, failed, skipped, cancelled), attempts, timing, the input as resolved, the output or error, and its execution ids.',
         errorResponses: { ...scopeError('modules:read'), 404: 'No such workflow or run' },
       },
     })
