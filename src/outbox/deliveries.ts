@@ -3,13 +3,11 @@ import type { Executor } from '../db';
 import { jobsDb } from '../db/job-tx';
 import { webhookDeliveries, type DeliveryKind } from '../db/schema';
 import { newTimeOrderedId } from '../lib/ids';
+import { planAllows, PLAN_NAMES } from '../contract/plans';
 import type { OutboxServices } from './context';
 
-/**
- * Plans that have webhooks (Pro and above: src/tenants/plans.ts `PLAN_FEATURES.webhooks`, which
- * src/outbox/deliveries.test.ts holds this to).
- */
-export const WEBHOOK_PLANS = ['pro', 'business', 'enterprise'] as const;
+/** Plans that have webhooks (`PLAN_FEATURES.webhooks` of the contract). */
+export const WEBHOOK_PLANS = PLAN_NAMES.filter((plan) => planAllows(plan, 'webhooks'));
 
 /** The pg-boss queue of delivery attempts: one job per attempt, `startAfter` its scheduled time. */
 export const DELIVERY_QUEUE = 'webhook-delivery';
