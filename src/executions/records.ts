@@ -20,6 +20,7 @@ import { cycleStart, nextCycleStart } from '../metering/cycle';
 import { quotaExceeded, reserveExecutions } from '../metering/usage';
 import { BatchedUnits, unitOfWork, type BatchRow, type BatchSpec } from '../outbox';
 import type { Services } from '../services';
+import { ALL, columnTypes, FINISHED, insertWritten, rowValues, STARTED } from './columns';
 import type { Outcome } from './engine';
 import { executionEventData } from './present';
 
@@ -45,58 +46,6 @@ export interface RecordRequest extends StartRequest {
   outcome: Outcome;
   latencyMs: number;
   startedAt: Date;
-}
-
-/** An execution row's columns as the flush statements' JSON records name and type them, and its field of each. */
-const COLUMNS = {
-  id: ['text', 'id'],
-  tenant_id: ['uuid', 'tenantId'],
-  module: ['text', 'module'],
-  action: ['text', 'action'],
-  status: ['text', 'status'],
-  request_id: ['text', 'requestId'],
-  key_id: ['text', 'keyId'],
-  input_bytes: ['int', 'inputBytes'],
-  source: ['text', 'source'],
-  output: ['jsonb', 'output'],
-  output_bytes: ['int', 'outputBytes'],
-  error_code: ['text', 'errorCode'],
-  error_message: ['text', 'errorMessage'],
-  latency_ms: ['int', 'latencyMs'],
-  created_at: ['timestamptz', 'createdAt'],
-  finished_at: ['timestamptz', 'finishedAt'],
-} as const satisfies Record<string, readonly [string, keyof ExecutionRow]>;
-
-type Column = keyof typeof COLUMNS;
-const ALL = Object.keys(COLUMNS) as Column[];
-/** A start writes these (the database sets `created_at`); a finish these over its `running` row (found by `id`). */
-const STARTED: Column[] = ['id', 'tenant_id', 'module', 'action', 'status', 'request_id', 'key_id', 'input_bytes', 'source'];
-const FINISHED: Column[] = [
-  'id',
-  'tenant_id',
-  'status',
-  'output',
-  'output_bytes',
-  'error_code',
-  'error_message',
-  'latency_ms',
-  'finished_at',
-];
-
-const columnTypes = (columns: Column[]) => columns.map((c) => `${c} ${COLUMNS[c][0]}`).join(', ');
-
-function insertWritten(columns: Column[], returning: string): string {
-  return `written as (insert into executions (${columns.join(', ')}) select ${columns.map((c) => `v.${c}`).join(', ')} from v order by v.tenant_id returning ${returning})`;
-}
-
-/** The JSON record of `row` with `columns`. */
-function rowValues(row: ExecutionRow, columns: Column[]): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const c of columns) {
-    const value = row[COLUMNS[c][1]];
-    values[c] = value instanceof Date ? value.toISOString() : value;
-  }
-  return values;
 }
 
 /**
@@ -199,14 +148,7 @@ export async function startExecution(
   // then start as ordinary calls (or, should it fail, each tries on its own).
   const key = `${principal.tenantId}/${call.module}`;
   const first = w.installs.get(key);
-  if (
-    first &&
-    (await first.then(
-      () => true,
-      () => false,
-    ))
-  )
-    return submit();
+  if (first && (await succeeds(first))) return submit();
   const started = startOne(svc, principal, call, opts, true);
   w.installs.set(key, started);
   const forget = () => w.installs.get(key) === started && w.installs.delete(key);
@@ -280,6 +222,12 @@ function startOne(
     return inserted!;
   });
 }
+
+const succeeds = (p: Promise<unknown>): Promise<boolean> =>
+  p.then(
+    () => true,
+    () => false,
+  );
 
 type FinishedRow = ReturnType<typeof finishedRow>;
 
