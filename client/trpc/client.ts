@@ -6,10 +6,11 @@
  */
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { getSession } from 'next-auth/react';
+import { TRPC_BATCH_MAX_CALLS } from '@/src/contract/limits';
 import type { AppRouter } from '@/src/server/router';
 
-/** Calls per batch: server.ts refuses larger batches (MAX_TRPC_BATCH). */
-const MAX_BATCH = 20;
+/** Calls per batch: the server refuses larger batches. */
+const MAX_BATCH = TRPC_BATCH_MAX_CALLS;
 
 export const trpc = createTRPCClient<AppRouter>({
   links: [httpBatchLink({ url: '/api/trpc', maxItems: MAX_BATCH })],

@@ -23,9 +23,7 @@ export const usageView = z.object({
   cycle_start: z.string().describe('Start of the cycle (ISO 8601, inclusive)'),
   cycle_end: z.string().describe('End of the cycle (ISO 8601, exclusive): the start of the next cycle, when the quota resets'),
   is_current: z.boolean().describe('Whether this is the cycle in progress'),
-  plan: z
-    .enum(['free', 'pro', 'business', 'enterprise'])
-    .describe('The plan in force: now for the current cycle, at its end for a past one'),
+  plan: z.enum(PLAN_NAMES).describe('The plan in force: now for the current cycle, at its end for a past one'),
   terms: z
     .object({
       executions_per_month: z.number().int().nullable().describe('Monthly execution quota; null = unlimited'),
@@ -60,8 +58,8 @@ export const usageView = z.object({
   plan_changes: z
     .array(
       z.object({
-        from_plan: z.enum(['free', 'pro', 'business', 'enterprise']),
-        to_plan: z.enum(['free', 'pro', 'business', 'enterprise']),
+        from_plan: z.enum(PLAN_NAMES),
+        to_plan: z.enum(PLAN_NAMES),
         changed_at: z.string(),
         actor: z.string().describe('`tenant` (PUT /api/v1/billing/plan) or `admin`'),
       }),

@@ -24,6 +24,12 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_SECRET_LENGTH = { min: 8, max: 256 } as const;
 export const WEBHOOK_SECRET_PATTERN = /^[\x21-\x7e]+$/;
 
+/** Failed deliveries in a row that disable a webhook subscription. */
+export const WEBHOOK_AUTO_DISABLE_AFTER = 10;
+
+/** Calls in one tRPC batch request (`/api/trpc/a,b,c?batch=1`), at most; the dashboard's client batches up to it. */
+export const TRPC_BATCH_MAX_CALLS = 20;
+
 /** Search text of the catalog and the executions list (`q`). */
 export const SEARCH_MAX_LENGTH = 200;
 

@@ -3,6 +3,7 @@ import { queryRows, type Executor } from '../db';
 import { statementRows } from '../db/statements';
 import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
 import { jobsDb } from '../db/job-tx';
+import { WEBHOOK_AUTO_DISABLE_AFTER } from '../contract/limits';
 import { decryptSecret, SecretDecryptionError } from '../lib/secrets';
 import { DELIVERY_QUEUE, scheduleAttempts, type DeliveryJob } from '../outbox';
 import type { Services } from '../services';
@@ -10,7 +11,7 @@ import { deliveryHeaders, envelopeBody } from './envelope';
 import type { AttemptOutcome } from './send';
 
 /** This many failed deliveries in a row disable the subscription (docs/webhooks.md). */
-export const AUTO_DISABLE_AFTER = 10;
+const AUTO_DISABLE_AFTER = WEBHOOK_AUTO_DISABLE_AFTER;
 /** Rows each subscription's statistics are spread over (see webhookStats). */
 const STATS_SHARDS = 8;
 

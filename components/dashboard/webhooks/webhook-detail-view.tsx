@@ -26,6 +26,7 @@ import { DeliveryRateChart, LatencyChart } from './webhook-charts';
 import { formatRate, newSigningSecret, WebhookFormDialog, WebhookStatusBadge } from './webhook-form';
 import { VerifySnippet } from './verify-snippet';
 import type { RouterOutputs } from '@/client/trpc/types';
+import { WEBHOOK_AUTO_DISABLE_AFTER } from '@/src/contract/limits';
 
 type WebhookDetail = RouterOutputs['webhooks']['get'];
 type Delivery = WebhookDetail['deliveries'][number];
@@ -379,7 +380,7 @@ function StatsCards({ webhook }: { webhook: WebhookDetail }) {
     { label: 'Succeeded', value: formatCount(s.succeeded_deliveries), testId: 'stat-succeeded' },
     { label: 'Failed', value: formatCount(s.failed_deliveries), testId: 'stat-failed' },
     { label: 'Pending', value: formatCount(s.pending_deliveries) },
-    { label: 'Failures in a row', value: `${s.consecutive_failures} of 10` },
+    { label: 'Failures in a row', value: `${s.consecutive_failures} of ${WEBHOOK_AUTO_DISABLE_AFTER}` },
   ];
   return (
     <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">

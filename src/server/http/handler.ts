@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { agentCard } from '../a2a/agent-card';
 import { llmsTxt } from '../../discovery/llms';
+import { TRPC_BATCH_MAX_CALLS } from '../../contract/limits';
 import type { Services } from '../../services';
 import { AppError, toAppError } from '../errors';
 import { handleA2a } from '../a2a/handler';
@@ -43,9 +44,6 @@ const FIXED_PATHS = new Set([
   '/api/mcp',
   '/api/a2a',
 ]);
-
-/** Calls one /api/trpc batch may carry (the dashboard's httpBatchLink sets maxItems to it). */
-export const MAX_TRPC_BATCH = 20;
 
 const EXPOSED =
   'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Execution-Remaining, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed';
@@ -151,8 +149,11 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         if (!decodes(trpcPath))
           return sendError(res, new AppError('not_found', 'No such procedure.'), requestId, { ...base, ...(await reportedPool(ctx)) });
         // Each call of a batch is metered, but one HTTP request may not carry an unbounded number of them.
-        if (searchParamsOf(target).get('batch') === '1' && trpcPath.split(',').length > MAX_TRPC_BATCH) {
-          const err = new AppError('invalid_request', `A tRPC batch carries at most ${MAX_TRPC_BATCH} calls; set the client's maxItems.`);
+        if (searchParamsOf(target).get('batch') === '1' && trpcPath.split(',').length > TRPC_BATCH_MAX_CALLS) {
+          const err = new AppError(
+            'invalid_request',
+            `A tRPC batch carries at most ${TRPC_BATCH_MAX_CALLS} calls; set the client's maxItems.`,
+          );
           return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)) });
         }
         // What tRPC refuses before any procedure runs (unknown procedure, wrong method) reports the caller's pool too.
