@@ -3,7 +3,8 @@
  * Playwright's own runner driving Debian's Chromium (no browser download). The global setup
  * builds Next when stale, starts a local SMTP drop and the real service (server.ts + Next,
  * embedded database), and passes their addresses to the tests through the environment.
- * One worker: the service under test is one process on a 2-core machine.
+ * Two workers (E2E_WORKERS to change it) share that one service and one build; every test makes
+ * its own accounts and tenants, so no test sees another's data. Tests of one file run in order.
  */
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM } from './tests/needs';
@@ -14,7 +15,7 @@ export default defineConfig({
   outputDir: process.env.E2E_OUTPUT_DIR ?? 'test-results/e2e',
   globalSetup: './tests/e2e/global-setup.ts',
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 180_000,
   expect: { timeout: 30_000 },

@@ -1,14 +1,17 @@
 /**
- * Builds one migrated PGlite database (with pg-boss's schema) and dumps it, so every embedded
- * test server starts from a copy instead of running initdb and every migration again.
+ * Builds one migrated database per backend (with pg-boss's schema) once per run, so every test
+ * server starts from a copy instead of running initdb and every migration again: a PGlite data
+ * directory dumped to a tar file, and on TEST_DATABASE_URL's server a template database that
+ * `createTestDatabase()` clones with `CREATE DATABASE … TEMPLATE`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { openDatabase } from '../src/db';
 import { startBoss } from '../src/jobs/boss';
 import { createLogger } from '../src/logger';
-import { skippedLine } from './needs';
+import { skippedLine, TEST_DATABASE_URL } from './needs';
 
 export default async function setup() {
   // Once per run: why the tests needing PostgreSQL, Redis or Chromium are reported as skipped.
@@ -26,5 +29,33 @@ export default async function setup() {
   await database.close();
   rmSync(dir, { recursive: true, force: true });
   process.env.AMP_TEST_PGLITE_TEMPLATE = file;
-  return () => rmSync(file, { force: true });
+  const dropTemplate = TEST_DATABASE_URL ? await createPostgresTemplate(TEST_DATABASE_URL) : undefined;
+  return async () => {
+    rmSync(file, { force: true });
+    await dropTemplate?.();
+  };
+}
+
+/** A migrated database with pg-boss's schema, no connection left open (a template must have none). */
+async function createPostgresTemplate(serverUrl: string): Promise<() => Promise<void>> {
+  const name = `amp_template_${process.pid}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 2 });
+  const boss = await startBoss(database, createLogger('silent'));
+  await boss.stop({ graceful: false });
+  await database.close();
+  process.env.AMP_TEST_PG_TEMPLATE = name;
+  return () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }

@@ -35,13 +35,18 @@ backends.describe = (name: string, fn: (backend: Backend) => void): void => {
   }
 };
 
-/** A fresh, empty PostgreSQL database on the TEST_DATABASE_URL server; dropped by the returned function. */
-export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A fresh PostgreSQL database on the TEST_DATABASE_URL server, dropped by the returned function:
+ * a clone of the run's migrated template (tests/global-setup.ts), or `{ empty: true }` one that
+ * nothing has touched (for what migrations do to a fresh database).
+ */
+export async function createTestDatabase(opts: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
   const name = `amp_t_${randomBytes(6).toString('hex')}`;
+  const template = opts.empty ? undefined : process.env.AMP_TEST_PG_TEMPLATE;
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;

@@ -137,7 +137,7 @@ describe.skipIf(needsMissing)('two instances sharing PostgreSQL and Redis', () =
 
 describe.skipIf(needsMissing)('instances starting together', () => {
   it('both migrate one fresh database (advisory lock) and answer health 200', async () => {
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ empty: true });
     let servers: TestServer[] = [];
     try {
       const started = await Promise.allSettled([

@@ -1,0 +1,109 @@
+/**
+ * `npm run test:timings -- <vitest.json> [<playwright.json>]`: the slowest test files and tests of
+ * a run, from vitest's JSON reporter (`--reporter=json --outputFile.json=…`) and Playwright's
+ * (`PLAYWRIGHT_JSON_OUTPUT_NAME=… --reporter=json`). docs/testing.md says how to record a run.
+ *
+ *   TIMINGS_TOP=20   how many files and tests to list (20)
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+interface VitestReport {
+  startTime: number;
+  numTotalTests: number;
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  testResults: {
+    name: string;
+    startTime: number;
+    endTime: number;
+    assertionResults: { fullName: string; duration?: number | null; status: string }[];
+  }[];
+}
+
+interface PlaywrightSuite {
+  title: string;
+  file?: string;
+  specs?: { title: string; tests: { results: { duration: number; status: string }[] }[] }[];
+  suites?: PlaywrightSuite[];
+}
+
+interface PlaywrightReport {
+  suites: PlaywrightSuite[];
+  stats: { duration: number; expected: number; unexpected: number; skipped: number; flaky: number };
+}
+
+const TOP = Number(process.env.TIMINGS_TOP ?? 20);
+/** Paths are shown relative to where the script runs (the checkout the report came from). */
+const root = process.cwd();
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function vitestSection(file: string): string {
+  const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport;
+  const files = report.testResults.map((r) => ({
+    file: path.relative(root, r.name),
+    ms: r.endTime - r.startTime,
+    tests: r.assertionResults.length,
+    testMs: r.assertionResults.reduce((sum, t) => sum + (t.duration ?? 0), 0),
+  }));
+  const wall = Math.max(...report.testResults.map((r) => r.endTime)) - report.startTime;
+  const busy = files.reduce((sum, f) => sum + f.ms, 0);
+  const tests = report.testResults.flatMap((r) =>
+    r.assertionResults.map((t) => ({ file: path.relative(root, r.name), name: t.fullName, ms: t.duration ?? 0 })),
+  );
+  files.sort((a, b) => b.ms - a.ms);
+  tests.sort((a, b) => b.ms - a.ms);
+  return [
+    `## vitest: ${report.numTotalTests} tests in ${files.length} files, ${seconds(wall)} wall, ${seconds(busy)} of file time`,
+    `passed ${report.numPassedTests}, failed ${report.numFailedTests}, skipped ${report.numPendingTests}`,
+    '',
+    `### Slowest ${TOP} files (file time includes its hooks: server start-ups, database set-up)`,
+    table(
+      ['file', 'file time', 'tests', 'in tests', 'in hooks'],
+      files.slice(0, TOP).map((f) => [f.file, seconds(f.ms), String(f.tests), seconds(f.testMs), seconds(Math.max(0, f.ms - f.testMs))]),
+    ),
+    '',
+    `### Slowest ${TOP} tests`,
+    table(
+      ['test', 'file', 'time'],
+      tests.slice(0, TOP).map((t) => [t.name.replace(/\|/g, '\\|'), t.file, seconds(t.ms)]),
+    ),
+  ].join('\n');
+}
+
+function playwrightSection(file: string): string {
+  const report = JSON.parse(readFileSync(file, 'utf8')) as PlaywrightReport;
+  const tests: { file: string; name: string; ms: number }[] = [];
+  const walk = (suite: PlaywrightSuite, file: string) => {
+    for (const spec of suite.specs ?? [])
+      for (const t of spec.tests) tests.push({ file, name: spec.title, ms: t.results.reduce((sum, r) => sum + r.duration, 0) });
+    for (const child of suite.suites ?? []) walk(child, suite.file ?? file);
+  };
+  for (const suite of report.suites) walk(suite, suite.file ?? suite.title);
+  tests.sort((a, b) => b.ms - a.ms);
+  const total = tests.reduce((sum, t) => sum + t.ms, 0);
+  const { stats } = report;
+  return [
+    `## Playwright: ${tests.length} tests, ${seconds(stats.duration)} wall (setup included), ${seconds(total)} in tests`,
+    `passed ${stats.expected}, failed ${stats.unexpected}, flaky ${stats.flaky}, skipped ${stats.skipped}`,
+    '',
+    table(
+      ['test', 'file', 'time'],
+      tests.slice(0, TOP).map((t) => [t.name.replace(/\|/g, '\\|'), t.file, seconds(t.ms)]),
+    ),
+  ].join('\n');
+}
+
+const [vitestFile, playwrightFile] = process.argv.slice(2);
+if (!vitestFile) {
+  console.error('usage: npm run test:timings -- <vitest.json> [<playwright.json>]');
+  process.exit(2);
+}
+console.log(vitestSection(vitestFile));
+if (playwrightFile) console.log(`\n${playwrightSection(playwrightFile)}`);
