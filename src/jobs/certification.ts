@@ -10,8 +10,16 @@ import type { Services } from '../services';
 export async function startCertification(svc: Services): Promise<void> {
   if (svc.database.kind === 'pglite') await retryOrphanedRuns(svc);
   await svc.boss.schedule(CERTIFICATION_WEEKLY_QUEUE, CERTIFICATION_WEEKLY_CRON);
-  await svc.boss.work<{ runId: string }>(CERTIFICATION_QUEUE, { pollingIntervalSeconds: 2 }, async ([job]) => {
-    if (job) await performRun(svc, job.data.runId);
+  // A requested run starts within half a second; after a run the worker looks for the next one at
+  // once, so queued runs follow each other instead of waiting out the interval between them.
+  const worker: { id?: string } = {};
+  worker.id = await svc.boss.work<{ runId: string }>(CERTIFICATION_QUEUE, { pollingIntervalSeconds: 0.5 }, async ([job]) => {
+    if (!job) return;
+    try {
+      await performRun(svc, job.data.runId);
+    } finally {
+      if (worker.id) svc.boss.notifyWorker(worker.id);
+    }
   });
   await svc.boss.work(CERTIFICATION_WEEKLY_QUEUE, { pollingIntervalSeconds: 60 }, async () => {
     const queued = await requestScheduledRuns(svc);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { expect, it } from 'vitest';
+import { CERTIFICATION_QUEUE } from '../../src/certification/queue';
 import { certificationRuns } from '../../src/db/schema';
 import { backends, createTestDatabase, startTestServer, type TestServer } from '../harness';
 import { objectSchema } from '../module-fixtures';
@@ -15,7 +16,7 @@ backends.describe('certification runs survive a restart (%s)', (backend) => {
   it('a run queued before the service stopped is performed after it starts again', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-cert-restart-'));
     const database = backend === 'postgres' ? await createTestDatabase() : undefined;
-    // The publish's run starts 15 s later: after the first instance is gone.
+    // The publish's run starts 15 s later: surely after the first instance is gone.
     const options = { backend, dataDir, databaseUrl: database?.url, env: { CERTIFICATION_PUBLISH_DELAY_MS: '15000' } };
     let second: TestServer | undefined;
     try {
@@ -61,11 +62,15 @@ backends.describe('certification runs survive a restart (%s)', (backend) => {
       await first.close();
 
       second = await startTestServer(options);
+      // The first instance is gone: the run's delayed start is brought forward instead of waited out.
+      await second.svc.boss
+        .getDb()
+        .executeSql(`update pgboss.job set start_after = now() where name = $1 and state = 'created'`, [CERTIFICATION_QUEUE]);
       const until = Date.now() + 180_000;
       let run = queued!;
       while (run.status === 'queued' || run.status === 'running') {
         if (Date.now() > until) throw new Error(`the run did not finish after the restart: ${run.status}`);
-        await new Promise((r) => setTimeout(r, 1000));
+        await new Promise((r) => setTimeout(r, 250));
         run = (await second.svc.db.select().from(certificationRuns).where(eq(certificationRuns.id, queued!.id)))[0]!;
       }
       expect(run).toMatchObject({ status: 'completed', checksTotal: 5 });

@@ -84,7 +84,7 @@ backends.describe('certification (%s)', (backend) => {
       const run = res.body.data.find((r: any) => r.id === id);
       if (run && (run.status === 'completed' || run.status === 'failed')) return run;
       if (Date.now() > until) throw new Error(`run ${id} of ${module} did not finish: ${JSON.stringify(run)}`);
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
   let readerTenant: { apiKey: string } | undefined;
