@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { openDatabase, queryRows } from '../src/db';
 import { ADMIN_TOKEN } from './harness';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -120,5 +122,23 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
+  }
+}
+
+/**
+ * Between a kill and a restart, with no service on the database: the jobs of `queue` waiting for
+ * a later start (a retry's backoff) are made due now, so the restarted service runs them at once
+ * instead of the test waiting the delay out. Returns how many there were.
+ */
+export async function makeDueNow(data: { databaseUrl?: string; dataDir: string }, queue: string): Promise<number> {
+  const database = await openDatabase({ databaseUrl: data.databaseUrl, dataDir: data.dataDir, poolSize: 2 });
+  try {
+    const due = await queryRows<{ id: string }>(
+      database.db,
+      sql`update pgboss.job set start_after = now() where name = ${queue} and state in ('created', 'retry') and start_after > now() returning id`,
+    );
+    return due.length;
+  } finally {
+    await database.close();
   }
 }

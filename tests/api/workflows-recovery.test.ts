@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, killChild, startChild, until, type Child } from '../child-service';
+import { WORKFLOW_STEP_QUEUE } from '../../src/workflows/queue';
+import { call, killChild, makeDueNow, startChild, until, type Child } from '../child-service';
 import { ADMIN_TOKEN, backends, createTestDatabase } from '../harness';
 
 /** Start-up under load: the child's migrations and pg-boss can take minutes on a busy machine. */
@@ -134,6 +135,8 @@ backends.describe('workflow run after a crash (%s)', (backend) => {
       await first.exited;
       expect(before.steps.map((x: any) => x.status)).toEqual(['succeeded', 'pending', 'pending', 'pending', 'pending']);
       expect(flaky.hits()).toBe(1);
+      // b's retry is the one job waiting in the database; it is made due instead of waited out.
+      expect(await makeDueNow({ databaseUrl: env.DATABASE_URL, dataDir }, WORKFLOW_STEP_QUEUE)).toBe(1);
 
       const second = await startChild(env, STARTUP_TIMEOUT_MS);
       children.push(second);
