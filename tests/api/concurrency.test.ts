@@ -146,6 +146,15 @@ backends.describe('fair execution (%s)', (backend) => {
   it('a business tenant with 100 http.fetch calls in flight (and its 101st refused) does not delay a pro tenant: I/O does not hold a worker', async () => {
     const business = await tenant('business');
     const pro = await tenant('pro');
+    // Each flood call's fetch fails 10 s after it starts (http.fetch's own limit), and the flood is held until the pro call is
+    // answered: the one-off work (installs; the worker pool's threads starting and loading the text pack) is done before it.
+    const install = async (key: string, module: string) =>
+      expect((await s.call(`/api/v1/modules/${module}/install`, { key, method: 'POST' })).status).toBe(201);
+    await install(business.apiKey, 'http');
+    await install(pro.apiKey, 'text');
+    const warmUp = await tenant('business');
+    const warmed = await Promise.all(Array.from({ length: s.svc.pool.queue.capacity }, () => slugify(warmUp.apiKey)));
+    expect(warmed.map((r) => r.status)).toEqual(warmed.map(() => 200));
     held = [];
     const flood = Array.from({ length: 101 }, () => execute(business.apiKey, 'http', 'fetch', { url: upstreamUrl }));
     // All 100 admitted calls are waiting on the network at once (none waits for a worker).
