@@ -92,5 +92,9 @@ describe.skipIf(missing.postgres !== undefined)('PostgreSQL connections dropped 
       back = await execute();
     }
     expect(back.status, back.text).toBe(200);
+    // No client is left checked out by a transaction whose BEGIN met the cut: each would hold one
+    // of the pool's connections for good, and the server's close would wait for it forever.
+    const pool = s.svc.database.pool!;
+    await expect.poll(() => pool.totalCount - pool.idleCount, { timeout: 10_000 }).toBe(0);
   }, 120_000);
 });
