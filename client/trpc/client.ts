@@ -9,11 +9,8 @@ import { getSession } from 'next-auth/react';
 import { TRPC_BATCH_MAX_CALLS } from '@/src/contract/limits';
 import type { AppRouter } from '@/src/server/router';
 
-/** Calls per batch: the server refuses larger batches. */
-const MAX_BATCH = TRPC_BATCH_MAX_CALLS;
-
 export const trpc = createTRPCClient<AppRouter>({
-  links: [httpBatchLink({ url: '/api/trpc', maxItems: MAX_BATCH })],
+  links: [httpBatchLink({ url: '/api/trpc', maxItems: TRPC_BATCH_MAX_CALLS })],
 });
 
 export function isTrpcError(err: unknown): err is TRPCClientError<AppRouter> {

@@ -10,8 +10,6 @@ import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
 import type { AttemptOutcome } from './send';
 
-/** This many failed deliveries in a row disable the subscription (docs/webhooks.md). */
-const AUTO_DISABLE_AFTER = WEBHOOK_AUTO_DISABLE_AFTER;
 /** Rows each subscription's statistics are spread over (see webhookStats). */
 const STATS_SHARDS = 8;
 
@@ -326,7 +324,7 @@ async function addToStats(tx: Executor, kept: Planned[]) {
 
 /**
  * Finished deliveries in the order they finished, per subscription: a success resets the count,
- * a failure adds one. The subscription is disabled when the count reaches AUTO_DISABLE_AFTER.
+ * a failure adds one. The subscription is disabled when the count reaches WEBHOOK_AUTO_DISABLE_AFTER.
  */
 async function countConsecutiveFailures(tx: Executor, finished: Planned[]) {
   const bySubscription = new Map<string, { reset: boolean; failuresAfter: number }>();
@@ -353,8 +351,8 @@ async function countConsecutiveFailures(tx: Executor, finished: Planned[]) {
       .update(s)
       .set({
         consecutiveFailures: count,
-        status: sql`case when ${count} >= ${AUTO_DISABLE_AFTER} then 'disabled' else ${s.status} end`,
-        disabledAt: sql`case when ${count} >= ${AUTO_DISABLE_AFTER} and ${s.status} = 'active' then now() else ${s.disabledAt} end`,
+        status: sql`case when ${count} >= ${WEBHOOK_AUTO_DISABLE_AFTER} then 'disabled' else ${s.status} end`,
+        disabledAt: sql`case when ${count} >= ${WEBHOOK_AUTO_DISABLE_AFTER} and ${s.status} = 'active' then now() else ${s.disabledAt} end`,
       })
       .where(eq(s.id, id));
   }
