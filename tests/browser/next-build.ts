@@ -1,11 +1,14 @@
 /**
  * The browser tests run the real dashboard, so they need a Next.js build: `ensureNextBuild()`
- * runs `next build` when `.next/BUILD_ID` is missing or older than the dashboard's sources, and
- * reuses it otherwise. A lock directory keeps concurrent test files (and workers) from building
- * at the same time: the others wait, then find the build fresh.
+ * runs `next build` when `.next/BUILD_ID` is missing or the dashboard's sources have changed
+ * since it was built (a hash of their paths and contents, stored beside the build: touching a
+ * file, a fresh clone or a branch switch back does not rebuild), and reuses it otherwise. A lock
+ * directory keeps concurrent test files (and workers) from building at the same time: the
+ * others wait, then find the build fresh.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -13,6 +16,8 @@ export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 /** NEXT_DIST_DIR (next.config.ts) gives a run its own build directory; `.next` by default. */
 const DIST_DIR = process.env.NEXT_DIST_DIR || '.next';
 const BUILD_ID = path.join(ROOT, DIST_DIR, 'BUILD_ID');
+/** The hash of the sources the build in DIST_DIR was made from. */
+const SOURCES_HASH = path.join(ROOT, DIST_DIR, 'amp-sources.sha256');
 const LOCK = path.join(ROOT, '.test-data', `next-build${DIST_DIR === '.next' ? '' : `-${path.basename(DIST_DIR)}`}.lock`);
 /** A lock older than this was left by a run that died: it is taken over. */
 const STALE_LOCK_MS = 15 * 60_000;
@@ -23,27 +28,34 @@ const SOURCES = [
   'components',
   'client',
   'src/contract',
+  'proxy.ts',
   'next.config.ts',
   'postcss.config.mjs',
   'tsconfig.json',
   'package-lock.json',
 ];
 
-function newestMtime(p: string): number {
+function hashTree(hash: ReturnType<typeof createHash>, p: string): void {
   const abs = path.join(ROOT, p);
-  if (!existsSync(abs)) return 0;
-  const st = statSync(abs);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const entry of readdirSync(abs)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
-  return newest;
+  if (!existsSync(abs)) return;
+  if (!statSync(abs).isDirectory()) {
+    hash.update(`${p}\0`).update(readFileSync(abs)).update('\0');
+    return;
+  }
+  for (const entry of readdirSync(abs).sort()) hashTree(hash, path.join(p, entry));
 }
 
-/** Whether `.next` holds a build at least as new as every source file. */
+/** A hash of every source file's path and contents. */
+export function sourcesHash(): string {
+  const hash = createHash('sha256');
+  for (const source of SOURCES) hashTree(hash, source);
+  return hash.digest('hex');
+}
+
+/** Whether DIST_DIR holds a build made from the sources as they are now. */
 export function buildIsFresh(): boolean {
-  if (!existsSync(BUILD_ID)) return false;
-  const built = statSync(BUILD_ID).mtimeMs;
-  return SOURCES.every((s) => newestMtime(s) <= built);
+  if (!existsSync(BUILD_ID) || !existsSync(SOURCES_HASH)) return false;
+  return readFileSync(SOURCES_HASH, 'utf8').trim() === sourcesHash();
 }
 
 function tryLock(): boolean {
@@ -84,7 +96,12 @@ export async function ensureNextBuild(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
   }
   try {
-    if (!buildIsFresh()) await runBuild();
+    if (!buildIsFresh()) {
+      // Hashed before the build: a source edited while it runs makes the next run build again.
+      const hash = sourcesHash();
+      await runBuild();
+      writeFileSync(SOURCES_HASH, `${hash}\n`);
+    }
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
   }
