@@ -77,7 +77,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     requestCounts: new RequestCounter(database.db, logger),
     bearer: createBearerVerifier(config.auth),
     pool: new ActionPool(),
-    sandbox: new JavaScriptSandbox(),
+    sandbox: new JavaScriptSandbox(config.sandboxWorkers),
     schemas: new SchemaCache(),
     moduleCache: new ModuleCache(),
     outbox: new OutboxHooks(),

@@ -62,6 +62,7 @@ const envSchema = z.object({
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   EXECUTION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  SANDBOX_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   WORKFLOW_MAX_RUN_MS: z.coerce
     .number()
     .int()
@@ -69,6 +70,9 @@ const envSchema = z.object({
     .max(30 * 86_400_000)
     .default(86_400_000),
   CERTIFICATION_PUBLISH_DELAY_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -110,10 +114,17 @@ export interface Config {
   logLevel: string;
   /** How long an execution may wait for a free worker before it is refused (429, nothing counted). */
   executionQueueWaitMs: number;
+  /** Worker threads running `javascript` modules; unset: one per core (at least 2). */
+  sandboxWorkers?: number;
   /** How long after a publish or update its certification run starts (an edit within it shares the run). */
   certificationPublishDelayMs: number;
   /** Wall time of one workflow run: past it, the run fails at its next step (`timeout`). */
   workflowMaxRunMs: number;
+  /**
+   * PostgreSQL deadlines of every connection (docs/operations.md, Database deadlines); 0 turns one
+   * off. Not used by the embedded database, whose one connection belongs to this process alone.
+   */
+  database: { statementTimeoutMs: number; lockTimeoutMs: number; idleInTransactionTimeoutMs: number };
   /** Names of secrets not configured that this load generated into DATA_DIR (first start). */
   generatedSecrets: string[];
   /** Names of secrets not configured that this load read from DATA_DIR (generated earlier). */
@@ -183,8 +194,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionSecret: secret('SESSION_SECRET', e.SESSION_SECRET, () => randomBytes(32).toString('base64url')),
     logLevel: e.LOG_LEVEL,
     executionQueueWaitMs: e.EXECUTION_QUEUE_WAIT_MS,
+    sandboxWorkers: e.SANDBOX_WORKERS,
     certificationPublishDelayMs: e.CERTIFICATION_PUBLISH_DELAY_MS,
     workflowMaxRunMs: e.WORKFLOW_MAX_RUN_MS,
+    database: {
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: e.DATABASE_LOCK_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
     generatedSecrets,
     storedSecrets,
   };
