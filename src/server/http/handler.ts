@@ -17,6 +17,7 @@ import type { Context } from '../context';
 import { clientIp, resolveRequestId } from './request';
 import { sendError, sendText } from './respond';
 import { handleRestCall } from './rest';
+import { apiHeadersFor, securityHeaders, setHeaders } from './security-headers';
 import { RouteTable } from './routes';
 import { parseTarget, rawPathname, searchParamsOf } from './target';
 
@@ -70,6 +71,7 @@ async function withPool(base: Record<string, string>, ctx: Context): Promise<Rec
  */
 export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHandler {
   const routes = new RouteTable(appRouter);
+  const security = securityHeaders(svc.config);
   let openapi: Buffer | undefined;
   // Built and encoded once: 150 KB re-encoded per request cost three times the CPU.
   const openapiJson = () => (openapi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(svc.config.publicBaseUrl))));
@@ -86,7 +88,10 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const match = pathname.startsWith('/api/v1/') ? routes.match(req.method ?? 'GET', pathname) : undefined;
     const restCall = match && 'route' in match ? match : undefined;
     if (!restCall) res.setHeader('X-Request-Id', requestId);
-    if (!isApiPath(pathname) && !isApiPath(parseTarget(target).pathname)) {
+    const api = isApiPath(pathname) || isApiPath(parseTarget(target).pathname);
+    // A REST answer carries them in its one header object (base, below).
+    if (!restCall) setHeaders(res, api ? apiHeadersFor(security, pathname) : security.page);
+    if (!api) {
       if (next) {
         // The client as this server sees it, for the dashboard's own calls to the API (overwrites any sent).
         req.headers[CLIENT_IP_HEADER] = clientIp(req, svc.config.trustProxy);
@@ -101,7 +106,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       );
     }
     const base: Record<string, string> = restCall
-      ? { ...CORS, 'Cache-Control': 'no-store', 'X-Request-Id': requestId }
+      ? { ...CORS, ...security.api, 'Cache-Control': 'no-store', 'X-Request-Id': requestId }
       : { ...CORS, 'Cache-Control': 'no-store' };
     const ctx = requestContext(svc, req, requestId);
     const access: AccessLog = { template: null };

@@ -1,13 +1,16 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createServices } from '../../app';
+import { checkLiveness, markDraining, startingReadiness } from '../../health/probes';
 import { loadConfig, type Config } from '../../config';
 import type { Services } from '../../services';
 import { consumePublicRequest, rateLimitHeaders } from '../../metering/requests';
-import { errorBody, invalidRequest } from '../errors';
+import { AppError, errorBody, invalidRequest } from '../errors';
 import { createRequestHandler, type NodeHandler } from './handler';
 import { resolveRequestId } from './request';
+import { sendError, sendJson } from './respond';
+import { securityHeaders } from './security-headers';
 
 export interface RunningServer {
   url: string;
@@ -27,59 +30,124 @@ export interface StartOptions {
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const config = loadConfig(options.env ?? process.env);
-  const svc = await createServices(config, { pgliteTemplate: options.pgliteTemplate });
-  const handler = createRequestHandler(svc, options.next);
+  // The port is taken before the database opens: a second start on a busy port stops there. Until
+  // the services are built, requests are answered here (live 200, anything else 503).
+  let svc: Awaited<ReturnType<typeof createServices>> | undefined;
+  let handler: NodeHandler | undefined;
+  let draining = false;
+  const inFlight = new Set<ServerResponse>();
   // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; ours has the error format.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (!svc || !handler) return answerWhileStarting(req, res);
+    if (draining) {
+      res.setHeader('Connection', 'close');
+      if (!isHealthPath(req.url)) return refuse(req, res, 'The service is shutting down; retry on another instance.');
+    }
     if (req.headers.host === undefined && req.httpVersion === '1.1')
       return void refuseUnparsable(svc, httpError('MISSING_HOST'), req.socket);
     return handler(req, res);
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => void refuseUnparsable(svc, err, socket));
+  server.on(
+    'clientError',
+    (err: NodeJS.ErrnoException, socket: Duplex) => void (svc ? refuseUnparsable(svc, err, socket) : socket.destroy()),
+  );
   // Without a listener Node closes a CONNECT's socket unanswered.
-  server.on('connect', (_req, socket: Duplex) => void refuseUnparsable(svc, httpError('CONNECT'), socket));
+  server.on('connect', (_req, socket: Duplex) => void (svc ? refuseUnparsable(svc, httpError('CONNECT'), socket) : socket.destroy()));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, resolve);
   });
+  let services: Awaited<ReturnType<typeof createServices>>;
+  try {
+    services = await createServices(config, { pgliteTemplate: options.pgliteTemplate });
+  } catch (err) {
+    server.close();
+    server.closeAllConnections();
+    throw err;
+  }
+  handler = createRequestHandler(services, options.next);
+  svc = services;
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     server,
-    svc,
+    svc: services,
     config,
     close: () =>
       (closing ??= (async () => {
-        await drain(server);
-        await svc.close();
+        draining = true;
+        markDraining(services);
+        await drain(server, inFlight);
+        await services.close();
       })()),
   };
+}
+
+const isHealthPath = (url: string | undefined) => /^\/api\/v1\/health(\/|\?|$)/.test(url ?? '');
+
+/** Before the services exist: the probes answer (live 200, ready 503 `starting`), every other request 503 `unavailable`. */
+function answerWhileStarting(req: IncomingMessage, res: ServerResponse): void {
+  const probe = req.method === 'GET' ? (req.url ?? '').split('?')[0] : undefined;
+  const headers = { 'Cache-Control': 'no-store', 'X-Request-Id': resolveRequestId(req.headers['x-request-id']) };
+  if (probe === '/api/v1/health/live') return sendJson(res, 200, checkLiveness(), headers);
+  if (probe === '/api/v1/health/ready') return sendJson(res, 503, startingReadiness(), { ...headers, 'Retry-After': '1' });
+  refuse(req, res, 'The service is starting; retry shortly.');
+}
+
+function refuse(req: IncomingMessage, res: ServerResponse, message: string): void {
+  const requestId = resolveRequestId(req.headers['x-request-id']);
+  sendError(res, new AppError('unavailable', message), requestId, {
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestId,
+    'Retry-After': '1',
+  });
 }
 
 /** How long a shutdown waits for requests in flight to be answered before it closes their connections. */
 const SHUTDOWN_DRAIN_MS = 25_000;
 
 /**
- * Stops taking connections and lets the requests in flight finish (an execution that ran is
- * answered, not recorded and billed behind a reset socket): idle keep-alive connections close at
+ * Lets the requests in flight finish (an execution that ran is answered, not recorded and billed
+ * behind a reset socket), then stops taking connections. Until they are answered the port stays
+ * open so that load balancers' probes see ready turn 503 (live stays 200); any other new request is
+ * refused 503 `unavailable` and its connection closed. Then idle keep-alive connections close at
  * once and the others as soon as their response is out; any still busy after SHUTDOWN_DRAIN_MS
  * (past the default action deadline of 10 s; an action still running is later recorded as
  * `interrupted` by the execution recovery) are closed then.
  */
-function drain(server: Server): Promise<void> {
-  return new Promise<void>((resolve) => {
+async function drain(server: Server, inFlight: Set<ServerResponse>): Promise<void> {
+  const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
+  await answered([...inFlight], SHUTDOWN_DRAIN_MS);
+  await new Promise<void>((resolve) => {
     const idle = setInterval(() => server.closeIdleConnections(), 50);
-    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
+    const force = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));
     server.close(() => {
       clearInterval(idle);
       clearTimeout(force);
       resolve();
     });
     server.closeIdleConnections();
+  });
+}
+
+/** Resolves when every one of `responses` is closed, or after `ms`. */
+function answered(responses: ServerResponse[], ms: number): Promise<void> {
+  if (responses.length === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    let left = responses.length;
+    const done = () => {
+      if (--left > 0) return;
+      clearTimeout(timer);
+      resolve();
+    };
+    for (const res of responses) res.closed ? done() : res.once('close', done);
   });
 }
 
@@ -109,6 +177,7 @@ async function refuseUnparsable(svc: Services, err: NodeJS.ErrnoException, socke
     'Content-Length': String(Buffer.byteLength(payload)),
     'Cache-Control': 'no-store',
     'X-Request-Id': requestId,
+    ...securityHeaders(svc.config).api,
     Connection: 'close',
   };
   const address = (socket as Socket).remoteAddress;
