@@ -81,6 +81,8 @@ export function authOptions(): NextAuthOptions {
   return {
     secret: process.env.NEXTAUTH_SECRET,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
+    // Secure (and __Secure- prefixed, the name src/server/session.ts reads) exactly when the service is served over https.
+    useSecureCookies: dashboardEnv().publicBaseUrl.startsWith('https://'),
     pages: { signIn: '/sign-in', signOut: '/sign-out', error: '/sign-in' },
     providers: [
       CredentialsProvider({
