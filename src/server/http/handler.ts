@@ -90,7 +90,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     if (!restCall) res.setHeader('X-Request-Id', requestId);
     const api = isApiPath(pathname) || isApiPath(parseTarget(target).pathname);
     // A REST answer carries them in its one header object (base, below).
-    if (!restCall) setHeaders(res, api ? apiHeadersFor(security, pathname) : security.page);
+    if (!restCall) setHeaders(res, api || !next ? apiHeadersFor(security, pathname) : security.page);
     if (!api) {
       if (next) {
         // The client as this server sees it, for the dashboard's own calls to the API (overwrites any sent).
