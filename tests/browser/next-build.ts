@@ -30,7 +30,6 @@ const SOURCES = [
   'src/contract',
   'proxy.ts',
   'next.config.ts',
-  'proxy.ts',
   'postcss.config.mjs',
   'tsconfig.json',
   'package-lock.json',
