@@ -1,5 +1,5 @@
 import { createBearerVerifier } from './auth/bearer';
-import { logSecretOrigins, type Config } from './config';
+import { logSecretOrigins, warnDefaultPublicBaseUrl, type Config } from './config';
 import { ModuleCache } from './catalog/queries';
 import { syncBuiltinModules } from './catalog/sync';
 import { openDatabase } from './db';
@@ -22,6 +22,8 @@ import { DELIVERIES_IN_FLIGHT, startDeliveryWorker, stopDeliveryWorker } from '.
 import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from './jobs/workflows';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
+import { Metrics } from './metrics';
+import { scrapeSources } from './metrics/sources';
 import { MemorySlots, RedisSlots, withFallback, type SlotStore } from './metering/concurrency';
 import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
 import { connectRedis, connectUpstash } from './metering/redis';
@@ -42,7 +44,13 @@ export interface ServiceOptions {
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services & { close(): Promise<void> }> {
   const logger = options.logger ?? createLogger(config.logLevel);
   logSecretOrigins(config, logger);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteTemplate: options.pgliteTemplate });
+  warnDefaultPublicBaseUrl(config, logger);
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteTemplate: options.pgliteTemplate,
+    deadlines: config.database,
+  });
   // OAuth payloads written in plain before they were encrypted at rest (none on a new database).
   const sealed = await sealOAuthPayloads(database.db, config.encryptionKey);
   if (sealed > 0) logger.info({ sealed }, 'oauth_store: encrypted payloads written before encryption at rest');
@@ -81,8 +89,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
     schemas: new SchemaCache(),
     moduleCache: new ModuleCache(),
     outbox: new OutboxHooks(),
+    metrics: new Metrics(),
     startedAt: new Date(),
   };
+  svc.metrics.watch(scrapeSources(svc));
   svc.outbox.afterCommit(({ events, counts }) => {
     for (const [tenantId, used] of counts) svc.usage.note(tenantId, used);
     // The tenant's cached view of the catalog (src/catalog/snapshot.ts) holds its installations.

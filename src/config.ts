@@ -52,6 +52,7 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(10_000),
   WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  OAUTH_REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(20),
   SIGN_IN_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   TRUST_PROXY: flag.default(false),
   PUBLIC_BASE_URL: optionalUrl,
@@ -61,6 +62,8 @@ const envSchema = z.object({
     .optional(),
   SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   EXECUTION_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   SANDBOX_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   WORKFLOW_MAX_RUN_MS: z.coerce
@@ -105,13 +108,21 @@ export interface Config {
   smtpUrl?: string;
   webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: boolean };
   registerLimitPerHour: number;
+  /** OAuth dynamic client registrations (POST /oauth/register) per client IP per hour. */
+  oauthRegisterLimitPerHour: number;
   /** Password sign-ins per client IP per minute (the built-in identity provider). */
   signInLimitPerMinute: number;
   trustProxy: boolean;
   publicBaseUrl: string;
+  /** PUBLIC_BASE_URL is not set: publicBaseUrl is the default `http://localhost:PORT`. */
+  publicBaseUrlDefaulted: boolean;
   encryptionKey: Buffer;
   sessionSecret: string;
   logLevel: string;
+  /** Bearer token GET /metrics requires; unset: metrics answer loopback clients only. */
+  metricsToken?: string;
+  /** OTLP/HTTP endpoint traces are exported to; unset: no tracing (src/telemetry). */
+  otlpEndpoint?: string;
   /** How long an execution may wait for a free worker before it is refused (429, nothing counted). */
   executionQueueWaitMs: number;
   /** Worker threads running `javascript` modules; unset: one per core (at least 2). */
@@ -184,15 +195,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     },
     registerLimitPerHour: e.REGISTER_LIMIT_PER_HOUR,
+    oauthRegisterLimitPerHour: e.OAUTH_REGISTER_LIMIT_PER_HOUR,
     signInLimitPerMinute: e.SIGN_IN_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     publicBaseUrl,
+    publicBaseUrlDefaulted: e.PUBLIC_BASE_URL === undefined,
     encryptionKey: Buffer.from(
       secret('ENCRYPTION_KEY', e.ENCRYPTION_KEY, () => randomBytes(32).toString('base64')),
       'base64',
     ),
     sessionSecret: secret('SESSION_SECRET', e.SESSION_SECRET, () => randomBytes(32).toString('base64url')),
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
     executionQueueWaitMs: e.EXECUTION_QUEUE_WAIT_MS,
     sandboxWorkers: e.SANDBOX_WORKERS,
     certificationPublishDelayMs: e.CERTIFICATION_PUBLISH_DELAY_MS,
@@ -205,6 +220,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     generatedSecrets,
     storedSecrets,
   };
+}
+
+/**
+ * Tracing's settings, read before anything else is loaded (src/telemetry/start.ts) and without the
+ * rest of the configuration (which writes generated secrets): undefined when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is unset or malformed (then the full configuration's load fails the
+ * start). The exporter reads the other OTEL_EXPORTER_OTLP_* variables itself.
+ */
+export function tracingConfig(env: Record<string, string | undefined> = process.env): { endpoint: string; serviceName: string } | undefined {
+  const parsed = z
+    .object({ endpoint: z.url(), serviceName: z.string().min(1).default('agent-module-platform') })
+    .safeParse({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined, serviceName: env.OTEL_SERVICE_NAME || undefined });
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -224,6 +252,18 @@ export function logSecretOrigins(
   if (config.storedSecrets.length > 0) {
     logger.info({ secrets: config.storedSecrets, dataDir: config.dataDir }, 'using the secrets generated earlier in DATA_DIR');
   }
+}
+
+/**
+ * Warns when PUBLIC_BASE_URL is not set: the default `http://localhost:PORT` goes into links in
+ * mails, token issuers and the OAuth metadata, which only clients on this machine can follow.
+ */
+export function warnDefaultPublicBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'publicBaseUrlDefaulted'>, logger: Pick<Logger, 'warn'>): void {
+  if (!config.publicBaseUrlDefaulted) return;
+  logger.warn(
+    { publicBaseUrl: config.publicBaseUrl },
+    'PUBLIC_BASE_URL is not set: using the default; set it to the URL clients reach this service at (links in mails, token issuers, OAuth metadata)',
+  );
 }
 
 /** A fresh P-256 private key as a JWK (JSON): the built-in identity provider's ES256 signing key. */

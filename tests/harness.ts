@@ -121,6 +121,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       DATABASE_URL: databaseUrl,
       REDIS_URL: useRedis ? TEST_REDIS_URL : undefined,
       REGISTER_LIMIT_PER_HOUR: '10000',
+      OAUTH_REGISTER_LIMIT_PER_HOUR: '10000',
       // Every PostgreSQL variant shares one Redis and every test client is 127.0.0.1: concurrent
       // files' sign-ins would share one per-IP window.
       SIGN_IN_LIMIT_PER_MINUTE: '10000',

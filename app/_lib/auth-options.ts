@@ -11,7 +11,7 @@ import type { NextAuthOptions, User } from 'next-auth';
 import type { JWT } from 'next-auth/jwt';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import type { DashboardSessionView } from '@/client/session';
-import { dashboardEnv } from './env';
+import { dashboardEnv, safeCallbackPath } from './env';
 import { AuthApiError, apiFetch, authFetch, passwordGrant, refreshGrant, type GoTrueSession } from './gotrue';
 
 /** Sessions last a week of inactivity at most (the refresh token rotates as it is used). */
@@ -44,14 +44,27 @@ declare module 'next-auth' {
   }
 }
 
-const isAdmin = (email: string | undefined) => Boolean(email && dashboardEnv().adminEmails.includes(email.toLowerCase()));
+/**
+ * Whether the API takes this access token for an operator's: the rule is the API's alone
+ * (src/identity/operator.ts: an email in ADMIN_EMAILS, and proven), so the dashboard asks it with
+ * an operator call instead of repeating it. Only users listed in ADMIN_EMAILS are asked about.
+ */
+async function isOperator(accessToken: string, email: string): Promise<boolean> {
+  if (!dashboardEnv().adminEmails.includes(email)) return false;
+  try {
+    await apiFetch('/api/v1/admin/tenants?limit=1', { bearer: accessToken });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
-export function tokenFromSession(session: GoTrueSession, email: string): DashboardToken {
+export async function tokenFromSession(session: GoTrueSession, email: string): Promise<DashboardToken> {
   const userEmail = (session.user.email ?? email).toLowerCase();
   return {
     kind: 'password',
     email: userEmail,
-    admin: isAdmin(userEmail),
+    admin: await isOperator(session.access_token, userEmail),
     accessToken: session.access_token,
     refreshToken: session.refresh_token,
     expiresAt: session.expires_at ?? Math.floor(Date.now() / 1000) + session.expires_in,
@@ -63,7 +76,7 @@ export async function refreshIfNeeded(token: DashboardToken): Promise<DashboardT
   if (token.kind !== 'password' || token.error || !token.refreshToken) return token;
   if ((token.expiresAt ?? 0) - REFRESH_MARGIN_SECONDS > Date.now() / 1000) return token;
   try {
-    return { ...tokenFromSession(await refreshGrant(token.refreshToken), token.email ?? ''), email: token.email };
+    return { ...(await tokenFromSession(await refreshGrant(token.refreshToken), token.email ?? '')), email: token.email };
   } catch (err) {
     // Unreachable provider: keep the session and try again on the next call.
     if (err instanceof AuthApiError && err.status >= 500) return token;
@@ -97,7 +110,7 @@ export function authOptions(): NextAuthOptions {
           if (!email || !password) throw new Error('Enter your email and password.');
           // AuthApiError's message is the provider's (e.g. "Invalid login credentials"): next-auth hands it to the page.
           const session = await passwordGrant(email, password);
-          const token = tokenFromSession(session, email);
+          const token = await tokenFromSession(session, email);
           return { id: session.user.id, email: token.email, token };
         },
       }),
@@ -119,6 +132,10 @@ export function authOptions(): NextAuthOptions {
       }),
     ],
     callbacks: {
+      // Where next-auth itself redirects after signing in or out: the service's own origin only.
+      redirect({ url, baseUrl }) {
+        return new URL(safeCallbackPath(url, baseUrl), baseUrl).href;
+      },
       async jwt({ token, user }) {
         if (user) return { sub: user.id, dashboard: (user as AuthorizedUser).token };
         const dashboard = dashboardOf(token);

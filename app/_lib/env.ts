@@ -28,8 +28,22 @@ export function dashboardEnv(): DashboardEnv {
   return JSON.parse(raw) as DashboardEnv;
 }
 
-/** A same-site path to return to after signing in; anything else (absolute, protocol-relative) is the dashboard's overview. */
-export function safeCallbackPath(value: string | string[] | undefined): string {
+const DEFAULT_CALLBACK_PATH = '/dashboard';
+
+/**
+ * Where to return after signing in: `value` resolved against the service's public origin with the
+ * WHATWG URL parser (as a browser resolves a Location header), kept only when it stays on that
+ * origin, and answered as its path, query and fragment (the parser has dropped tabs and newlines
+ * and percent-encoded other control characters, so the result is safe in a header). Anything
+ * else (another origin, `//host`, `/\\host`, `/<TAB>/host`, `/.//host`, not a URL) is the dashboard's overview.
+ */
+export function safeCallbackPath(value: string | string[] | undefined, origin = dashboardEnv().publicBaseUrl): string {
   const v = Array.isArray(value) ? value[0] : value;
-  return v && v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\') ? v : '/dashboard';
+  if (!v) return DEFAULT_CALLBACK_PATH;
+  const base = new URL(origin);
+  const url = URL.parse(v, base);
+  if (!url || url.origin !== base.origin || url.username || url.password) return DEFAULT_CALLBACK_PATH;
+  // `/.//host` resolves to the path `//host`, which a browser would take for another host.
+  if (url.pathname.startsWith('//')) return DEFAULT_CALLBACK_PATH;
+  return `${url.pathname}${url.search}${url.hash}`;
 }

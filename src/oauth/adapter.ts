@@ -10,6 +10,8 @@
  * `client_secret`, token claims) are encrypted under ENCRYPTION_KEY (src/lib/secrets.ts), stored
  * as a JSON string. A payload written before (an object) is still read, and re-encrypted at
  * start-up (`sealOAuthPayloads`); migration 0014 hashed the keys written before.
+ *
+ * Registered clients expire when unused (`CLIENT_UNUSED_TTL_SECONDS`).
  */
 import { and, eq, isNull, lt, or, gt, sql } from 'drizzle-orm';
 import type { Db } from '../db';
@@ -24,6 +26,17 @@ export type AdapterPayload = Record<string, unknown> & {
   uid?: string;
   consumed?: number;
 };
+
+/**
+ * Registered clients expire unless used: a client is kept for `CLIENT_UNUSED_TTL_SECONDS.registered`
+ * after its registration, and for `.used` after each authorization it takes part in (an
+ * authorization code, a grant or a refresh token issued to it). Anyone may register a client, so
+ * those never used are not kept for ever; the hourly purge deletes the expired rows.
+ */
+export const CLIENT_UNUSED_TTL_SECONDS = { registered: 24 * 3600, used: 30 * 24 * 3600 } as const;
+
+/** The artifacts that mean their client is in use. */
+const CLIENT_USES = new Set(['AuthorizationCode', 'Grant', 'RefreshToken']);
 
 /** The methods oidc-provider calls on an adapter instance (one instance per model name). */
 export interface OAuthAdapter {
@@ -61,11 +74,21 @@ function openPayload(key: Buffer, stored: unknown): AdapterPayload {
 
 /** The adapter constructor oidc-provider instantiates once per model (`new Adapter('AccessToken')`). */
 export function oauthAdapter(db: Db, encryptionKey: Buffer): new (model: string) => OAuthAdapter {
+  /** A registered client in use is kept `CLIENT_UNUSED_TTL_SECONDS.used` from now. */
+  async function keepClient(clientId: string): Promise<void> {
+    if (!storable(clientId)) return;
+    await db
+      .update(oauthStore)
+      .set({ expiresAt: new Date(Date.now() + CLIENT_UNUSED_TTL_SECONDS.used * 1000) })
+      .where(and(eq(oauthStore.model, 'Client'), eq(oauthStore.id, storedKey(clientId)), live()));
+  }
+
   return class DrizzleOAuthAdapter implements OAuthAdapter {
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
-      const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+      const lifetime = expiresIn || (this.model === 'Client' ? CLIENT_UNUSED_TTL_SECONDS.registered : undefined);
+      const expiresAt = lifetime ? new Date(Date.now() + lifetime * 1000) : null;
       const row = {
         payload: sealPayload(encryptionKey, payload) as unknown as Record<string, unknown>,
         grantId: storedKeyOrNull(payload.grantId),
@@ -77,6 +100,7 @@ export function oauthAdapter(db: Db, encryptionKey: Buffer): new (model: string)
         .insert(oauthStore)
         .values({ model: this.model, id: storedKey(id), ...row })
         .onConflictDoUpdate({ target: [oauthStore.model, oauthStore.id], set: { ...row, consumedAt: null } });
+      if (CLIENT_USES.has(this.model) && typeof payload.clientId === 'string') await keepClient(payload.clientId);
     }
 
     private async findWhere(key: string, where: ReturnType<typeof eq>): Promise<AdapterPayload | undefined> {

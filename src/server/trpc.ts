@@ -1,6 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import { verifyIdentity } from '../identity/link';
 import { assertOperator } from '../identity/operator';
 import type { Scope } from '../contract/scopes';
 import { releaseUnusedSlot } from '../metering/slots';
@@ -11,7 +12,7 @@ import { isChecked } from '../lib/checked-output';
 import { findUnstorable, unstorableInput } from '../lib/storable';
 import { admitAnyone, admitTenant, assertAllowed, header, idempotencyKeyOf, idempotent } from './admission';
 import type { Context, Meta } from './context';
-import { TRPC_CODES, errorBody, invalidRequest, notFound, toAppError } from './errors';
+import { AppError, TRPC_CODES, errorBody, invalidRequest, notFound, toAppError } from './errors';
 
 export type { Context, Meta } from './context';
 
@@ -75,6 +76,23 @@ export const publicProcedure = t.procedure.meta({ caller: 'anyone' }).use(async 
   await assertAcceptableInput(getRawInput, meta);
   return next();
 });
+
+/**
+ * Operations of a signed-in user whose token may act for no tenant yet (linking one): the
+ * caller's pool -> the bearer token, verified (401) -> body and input (400/413). So a request
+ * without a valid token is 401 whatever its body.
+ */
+export const bearerProcedure = t.procedure
+  .meta({ caller: 'anyone', bearerOnly: true })
+  .use(async ({ ctx, meta, next, getRawInput }) => {
+    await admitAnyone(ctx, meta?.rateLimitExempt === true);
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header(ctx.headers, 'authorization') ?? '')?.[1];
+    if (!token) throw new AppError('unauthorized', "This operation needs the signed-in user's `Authorization: Bearer <token>`.");
+    const claims = await verifyIdentity(ctx.svc, token);
+    assertBodyUsable(ctx);
+    await assertAcceptableInput(getRawInput, meta);
+    return next({ ctx: { claims } });
+  });
 
 /**
  * A tenant's operation: admission (src/server/admission.ts: authenticate 401 -> rate limit 429

@@ -127,7 +127,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     const err = insufficientScope(needed);
     return sendError(res, err, requestId, {
       ...headers,
-      'WWW-Authenticate': mcpChallenge(svc, { error: 'insufficient_scope', scope: needed, description: err.message }),
+      'WWW-Authenticate': mcpChallenge(svc, { error: 'insufficient_scope', scope: needed, description: err.message, host: req.headers.host }),
     });
   }
 
@@ -211,7 +211,7 @@ function unauthorizedChallenge(ctx: Context, viaOAuth: boolean, err: AppError): 
     : headerOf(ctx.headers, 'authorization')
       ? { error: 'invalid_token' as const }
       : {};
-  return { 'WWW-Authenticate': mcpChallenge(ctx.svc, refused) };
+  return { 'WWW-Authenticate': mcpChallenge(ctx.svc, { ...refused, host: headerOf(ctx.headers, 'host') }) };
 }
 
 /**

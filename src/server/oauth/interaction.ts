@@ -25,7 +25,7 @@ import type { Services } from '../../services';
 import { eq } from 'drizzle-orm';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
-import { MCP_SCOPES, mcpResource, OAUTH_SCOPES } from './endpoints';
+import { MCP_SCOPES, mcpResource, mcpResources, OAUTH_SCOPES } from './endpoints';
 import { loadProvider } from './load';
 import { userTenant } from './resource';
 
@@ -123,7 +123,7 @@ export async function handleInteraction(
     const grant = interaction.grantId
       ? ((await provider.Grant.find(interaction.grantId)) ?? new provider.Grant({ accountId, clientId }))
       : new provider.Grant({ accountId, clientId });
-    const resource = mcpResource(svc);
+    const resource = requestedResource(svc, interaction);
     // Both as resource scopes (what the access token carries) and as OpenID-level scopes (the
     // provider knows them too); refused ones are recorded as rejected so consent is complete.
     const g = grant as typeof grant & { addOIDCScope(s: string): void; rejectOIDCScope(s: string): void };
@@ -147,6 +147,12 @@ export async function handleInteraction(
     if (!(err instanceof AppError)) throw err;
     return sendError(res, err, requestId, headersOf);
   }
+}
+
+/** The resource the client asked for when it is a name of /api/mcp (a loopback alias, see publicBaseFor), else the MCP resource. */
+function requestedResource(svc: Services, interaction: InteractionRecord): string {
+  const asked = interaction.params.resource;
+  return typeof asked === 'string' && mcpResources(svc).includes(asked) ? asked : mcpResource(svc);
 }
 
 /** The page's view of the request. */
@@ -179,7 +185,7 @@ async function describe(svc: Services, interaction: InteractionRecord) {
       /** Named by a Client ID Metadata Document (an https URL) rather than registered here. */
       metadata_document: /^https:\/\//.test(clientId),
     },
-    resource: mcpResource(svc),
+    resource: requestedResource(svc, interaction),
     scopes: requestedScopes(interaction),
     account,
     tenant,

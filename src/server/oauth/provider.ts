@@ -27,12 +27,13 @@ import { eq } from 'drizzle-orm';
 import Provider, { errors as oidcErrors } from 'oidc-provider';
 import { authUsers } from '../../db/schema';
 import { identityKeys } from '../../identity/keys';
+import { rateLimitExceeded } from '../../metering/requests';
 import { guardedFetch } from '../../net/ssrf';
 import { oauthAdapter } from '../../oauth/adapter';
 import type { Services } from '../../services';
 import { AppError, errorBody } from '../errors';
 import { sendJson } from '../http/respond';
-import { CONSENT_PAGE, mcpResource, OAUTH_MOUNT, OAUTH_SCOPES, oauthIssuer } from './endpoints';
+import { CONSENT_PAGE, mcpResource, mcpResources, OAUTH_MOUNT, OAUTH_SCOPES, oauthIssuer } from './endpoints';
 
 const ACCESS_TOKEN_TTL = 60 * 60;
 
@@ -53,6 +54,7 @@ async function buildProvider(svc: Services): Promise<Provider> {
   const keys = identityKeys(svc);
   const privateJwk = keys.privateJwk;
   const resource = mcpResource(svc);
+  const resources = mcpResources(svc);
   // Cookie signing keys, derived from the persistent private key: stable across restarts and
   // instances, never the key itself.
   const cookieKey = createHmac('sha256', String(privateJwk.d)).update('oauth-cookies').digest('base64url');
@@ -85,13 +87,12 @@ async function buildProvider(svc: Services): Promise<Provider> {
     },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     extraClientMetadata: {
-      // Not an extra property: listed so that this validator sees it, before oidc-provider's own
+      // Not extra properties: listed so that this validator sees them, before oidc-provider's own
       // checks, for every client (registered, stored, or named by a metadata document).
-      properties: ['redirect_uris'],
-      validator(_ctx: unknown, key: string, value: unknown) {
-        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
-        const refused = value.find((uri) => typeof uri === 'string' && !redirectUriAllowed(uri));
-        if (refused !== undefined) throw new oidcErrors.InvalidClientMetadata(REDIRECT_URI_RULE);
+      properties: ['client_name', 'redirect_uris'],
+      validator(_ctx: unknown, key: string, value: unknown, metadata: Record<string, unknown>) {
+        const problem = clientMetadataProblem(key, value, metadata);
+        if (problem) throw new oidcErrors.InvalidClientMetadata(problem);
       },
     },
     routes: PROVIDER_ROUTES,
@@ -120,10 +121,11 @@ async function buildProvider(svc: Services): Promise<Provider> {
         defaultResource: async () => resource,
         useGrantedResource: async () => true,
         async getResourceServerInfo(_ctx: unknown, indicator: string) {
-          if (indicator !== resource) throw new oidcErrors.InvalidTarget(`The only protected resource here is ${resource}.`);
+          if (!resources.includes(indicator)) throw new oidcErrors.InvalidTarget(`The only protected resource here is ${resource}.`);
           return {
             scope: OAUTH_SCOPES.join(' '),
-            audience: resource,
+            // The name the client asked for (a loopback alias of the default PUBLIC_BASE_URL, see publicBaseFor).
+            audience: indicator,
             accessTokenTTL: ACCESS_TOKEN_TTL,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'ES256' } },
@@ -206,6 +208,34 @@ function enforceSecretMethod(provider: Provider): void {
 interface SecretClient {
   clientAuthMethod: string;
   compareClientSecret(secret: string): Promise<boolean>;
+}
+
+/**
+ * What one client may register (RFC 7591 `invalid_client_metadata` past them): anyone may
+ * register, so a client's stored size is bounded. docs/auth.md lists them.
+ */
+export const CLIENT_METADATA_LIMITS = {
+  clientNameLength: 200,
+  redirectUris: 10,
+  redirectUriLength: 2000,
+  /** The client's metadata as stored (JSON, what oidc-provider recognises of the body), in bytes. */
+  metadataBytes: 16 * 1024,
+} as const;
+
+/** Why a client's metadata is refused, or undefined. Called for each of `extraClientMetadata.properties` in turn (redirect_uris last). */
+function clientMetadataProblem(key: string, value: unknown, metadata: Record<string, unknown>): string | undefined {
+  const limits = CLIENT_METADATA_LIMITS;
+  if (key === 'client_name' && typeof value === 'string' && value.length > limits.clientNameLength)
+    return `client_name must be at most ${limits.clientNameLength} characters`;
+  if (key !== 'redirect_uris' || !Array.isArray(value)) return undefined;
+  if (value.length > limits.redirectUris) return `redirect_uris must have at most ${limits.redirectUris} members`;
+  if (value.some((uri) => typeof uri === 'string' && uri.length > limits.redirectUriLength))
+    return `redirect_uris members must each be at most ${limits.redirectUriLength} characters`;
+  if (value.some((uri) => typeof uri === 'string' && !redirectUriAllowed(uri))) return REDIRECT_URI_RULE;
+  // Once per client (redirect_uris is always there): the whole of what would be stored.
+  if (Buffer.byteLength(JSON.stringify(metadata)) > limits.metadataBytes)
+    return `the client metadata must be at most ${limits.metadataBytes} bytes (16 KiB) as JSON`;
+  return undefined;
 }
 
 /** Redirect URIs a client may register: https, or http on a loopback host (any port). */
@@ -295,6 +325,22 @@ export const PROVIDER_ENDPOINTS: readonly { path: string; methods: readonly stri
   { path: `${PROVIDER_ROUTES.end_session}/success`, methods: ['GET'] },
 ];
 
+const HOUR_MS = 3_600_000;
+
+const isRegistration = (providerPath: string, method: string | undefined) =>
+  method === 'POST' && (providerPath === PROVIDER_ROUTES.registration || providerPath === `${PROVIDER_ROUTES.registration}/`);
+
+/**
+ * Dynamic client registration is open to anyone: OAUTH_REGISTER_LIMIT_PER_HOUR registrations per
+ * client IP per hour (every attempt counts), on the shared limiter (Redis when configured, so
+ * across instances). The refusal, or undefined when the registration may go ahead.
+ */
+async function registrationRefusal(svc: Services, ip: string): Promise<AppError | undefined> {
+  const result = await svc.limiter.limit(`oauth-register:${ip}`, svc.config.oauthRegisterLimitPerHour, HOUR_MS);
+  if (result.allowed) return undefined;
+  return rateLimitExceeded(result, 'Too many client registrations from this address; retry after the indicated number of seconds.', false);
+}
+
 /** The methods `providerPath` answers (HEAD included with GET), or undefined when it is no endpoint. */
 function providerMethods(providerPath: string): string[] | undefined {
   // oidc-provider's router takes a path with one trailing slash as the path without it.
@@ -318,6 +364,7 @@ export async function handleOAuthProvider(
   res: ServerResponse,
   providerPath: string,
   requestId: string,
+  ip: string,
 ): Promise<void> {
   // Elsewhere, or with another method, oidc-provider would answer a plain-text 404: ours are
   // JSON, in the OAuth format (404, or 405 with Allow as on every other path).
@@ -333,6 +380,13 @@ export async function handleOAuthProvider(
       : new AppError('not_found', `No OAuth endpoint at ${OAUTH_MOUNT}${providerPath}.`);
     sendJson(res, err.status, oauthErrorBody(err, requestId), { 'Access-Control-Allow-Origin': '*', ...err.headers });
     return;
+  }
+  if (isRegistration(providerPath, req.method)) {
+    const refused = await registrationRefusal(svc, ip);
+    if (refused) {
+      sendJson(res, refused.status, oauthErrorBody(refused, requestId), { 'Access-Control-Allow-Origin': '*', ...refused.headers });
+      return;
+    }
   }
   const provider = await oauthProvider(svc);
   const original = req.url ?? '/';

@@ -13,12 +13,12 @@ import { identityKeys } from '../../identity/keys';
 import { storedKey } from '../../oauth/adapter';
 import { AppError } from '../../lib/errors';
 import type { Services } from '../../services';
-import { MCP_SCOPES, mcpResource, mcpResourceMetadataUrl, oauthIssuer } from './endpoints';
+import { MCP_SCOPES, mcpResource, mcpResourceMetadataUrl, mcpResources, oauthIssuer } from './endpoints';
 
-/** RFC 9728 metadata of the MCP endpoint. */
-export function protectedResourceMetadata(svc: Services) {
+/** RFC 9728 metadata of the MCP endpoint, naming it as the client at `host` does (`publicBaseFor`). */
+export function protectedResourceMetadata(svc: Services, host?: string) {
   return {
-    resource: mcpResource(svc),
+    resource: mcpResource(svc, host),
     authorization_servers: [oauthIssuer(svc)],
     scopes_supported: [...MCP_SCOPES],
     bearer_methods_supported: ['header'],
@@ -48,10 +48,10 @@ const quote = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
  */
 export function mcpChallenge(
   svc: Services,
-  opts: { error?: 'invalid_token' | 'insufficient_scope'; scope?: string; description?: string } = {},
+  opts: { error?: 'invalid_token' | 'insufficient_scope'; scope?: string; description?: string; host?: string } = {},
 ): string {
   // Without the built-in authorization server (AUTH_URL elsewhere) there is no metadata to name.
-  const parts = oauthEnabled(svc) ? [`resource_metadata=${quote(mcpResourceMetadataUrl(svc))}`] : [];
+  const parts = oauthEnabled(svc) ? [`resource_metadata=${quote(mcpResourceMetadataUrl(svc, opts.host))}`] : [];
   if (opts.error) parts.push(`error=${quote(opts.error)}`);
   const scope = opts.scope ?? (parts.length ? MCP_SCOPES.join(' ') : undefined);
   if (scope) parts.push(`scope=${quote(scope)}`);
@@ -92,7 +92,7 @@ export async function authenticateMcpAccessToken(svc: Services, token: string): 
     ({ payload } = await jwtVerify(token, await key, {
       algorithms: ['ES256'],
       issuer: oauthIssuer(svc),
-      audience: mcpResource(svc),
+      audience: mcpResources(svc),
       requiredClaims: ['exp', 'sub'],
       typ: 'at+jwt',
     }));

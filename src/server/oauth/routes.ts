@@ -62,7 +62,7 @@ export async function handleOAuthRoute(
       );
       return true;
     }
-    sendJson(res, 200, protectedResourceMetadata(svc), { ...cors, 'Cache-Control': 'public, max-age=300' });
+    sendJson(res, 200, protectedResourceMetadata(svc, req.headers.host), { ...cors, 'Cache-Control': 'public, max-age=300' });
     return true;
   }
   if (pathname.startsWith(INTERACTION_PREFIX)) {
@@ -70,7 +70,7 @@ export async function handleOAuthRoute(
     return true;
   }
   const providerPath = SERVER_METADATA.has(pathname) ? '/.well-known/openid-configuration' : pathname.slice(OAUTH_MOUNT.length) || '/';
-  await (await loadProvider()).handleOAuthProvider(svc, req, res, providerPath, requestId);
+  await (await loadProvider()).handleOAuthProvider(svc, req, res, providerPath, requestId, ip);
   return true;
 }
 

@@ -7,7 +7,7 @@ import { registerTenant, registerTenantForIdentity } from '../../tenants/registe
 import { registerInput, registerOutput } from '../../tenants/schema';
 import { AppError } from '../errors';
 import { header } from '../admission';
-import { publicProcedure, router, type Context } from '../trpc';
+import { bearerProcedure, publicProcedure, router, type Context } from '../trpc';
 
 const registrationLimited = publicProcedure.use(async ({ ctx, next }) => {
   await consumeRegistration(ctx.svc, ctx.ip);
@@ -60,7 +60,7 @@ export const authRouter = router({
       return registerTenant(ctx.svc, parsed.data);
     }),
 
-  link: publicProcedure
+  link: bearerProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -77,13 +77,6 @@ export const authRouter = router({
           409: 'The user is already linked to another tenant',
         },
       },
-      bearerOnly: true,
-    })
-    // Authenticate before the body is validated (401 before 400).
-    .use(async ({ ctx, next }) => {
-      const token = bearerToken(ctx);
-      if (!token) throw new AppError('unauthorized', "Linking needs the signed-in user's `Authorization: Bearer <token>`.");
-      return next({ ctx: { ...ctx, claims: await verifyIdentity(ctx.svc, token) } });
     })
     .input(
       z.strictObject({
