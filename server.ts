@@ -4,6 +4,7 @@
  */
 import next from 'next';
 import { ConfigError, type Config } from './src/config';
+import { DataDirInUseError } from './src/db/data-dir-lock';
 import type { NodeHandler } from './src/server/http/handler';
 import { startServer } from './src/server/http/server';
 import { dashboardForwardToken } from './src/server/session';
@@ -69,8 +70,10 @@ function dashboardEnv(config: Config, port: number): Record<string, string> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof DataDirInUseError) {
     console.error(err.message);
+  } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    console.error(`PORT ${(err as { port?: number }).port} is in use by another process; stop it or choose another PORT`);
   } else {
     console.error('Failed to start:', err);
   }

@@ -9,6 +9,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock';
 import { openEmbedded, type EmbeddedClient } from './embedded';
 import * as schema from './schema';
 
@@ -56,7 +57,19 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
  */
 const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB', '-c', 'wal_init_zero=off'];
 
+/** The data directory is locked first: a second process opening the same PGlite files would ruin them (src/db/data-dir-lock.ts). */
 async function openPglite(dataDir: string, template?: string): Promise<Database> {
+  const lock = lockDataDir(dataDir);
+  try {
+    const database = await openLockedPglite(dataDir, template);
+    return { ...database, close: once(() => database.close().then(lock.release)) };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function openLockedPglite(dataDir: string, template?: string): Promise<Database> {
   const dir = path.join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));

@@ -32,16 +32,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const config = loadConfig(options.env ?? process.env);
   // The port is taken before the database opens: a second start on a busy port stops there. Until
   // the services are built, requests are answered here (live 200, anything else 503).
-  let svc: Awaited<ReturnType<typeof createServices>> | undefined;
-  let handler: NodeHandler | undefined;
-  let draining = false;
+  const state: { svc?: Services; handler?: NodeHandler; draining?: boolean } = {};
   const inFlight = new Set<ServerResponse>();
   // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; ours has the error format.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
+    const { svc, handler } = state;
     if (!svc || !handler) return answerWhileStarting(req, res);
-    if (draining) {
+    if (state.draining) {
       res.setHeader('Connection', 'close');
       if (!isHealthPath(req.url)) return refuse(req, res, 'The service is shutting down; retry on another instance.');
     }
@@ -51,10 +50,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   });
   server.on(
     'clientError',
-    (err: NodeJS.ErrnoException, socket: Duplex) => void (svc ? refuseUnparsable(svc, err, socket) : socket.destroy()),
+    (err: NodeJS.ErrnoException, socket: Duplex) => void (state.svc ? refuseUnparsable(state.svc, err, socket) : socket.destroy()),
   );
   // Without a listener Node closes a CONNECT's socket unanswered.
-  server.on('connect', (_req, socket: Duplex) => void (svc ? refuseUnparsable(svc, httpError('CONNECT'), socket) : socket.destroy()));
+  server.on(
+    'connect',
+    (_req, socket: Duplex) => void (state.svc ? refuseUnparsable(state.svc, httpError('CONNECT'), socket) : socket.destroy()),
+  );
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
@@ -69,8 +71,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     server.closeAllConnections();
     throw err;
   }
-  handler = createRequestHandler(services, options.next);
-  svc = services;
+  state.handler = createRequestHandler(services, options.next);
+  state.svc = services;
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
@@ -81,7 +83,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     config,
     close: () =>
       (closing ??= (async () => {
-        draining = true;
+        state.draining = true;
         markDraining(services);
         await drain(server, inFlight);
         await services.close();
@@ -147,7 +149,10 @@ function answered(responses: ServerResponse[], ms: number): Promise<void> {
       clearTimeout(timer);
       resolve();
     };
-    for (const res of responses) res.closed ? done() : res.once('close', done);
+    for (const res of responses) {
+      if (res.closed) done();
+      else res.once('close', done);
+    }
   });
 }
 
