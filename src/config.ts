@@ -228,7 +228,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * OTEL_EXPORTER_OTLP_ENDPOINT is unset or malformed (then the full configuration's load fails the
  * start). The exporter reads the other OTEL_EXPORTER_OTLP_* variables itself.
  */
-export function tracingConfig(env: Record<string, string | undefined> = process.env): { endpoint: string; serviceName: string } | undefined {
+export function tracingConfig(
+  env: Record<string, string | undefined> = process.env,
+): { endpoint: string; serviceName: string } | undefined {
   const parsed = z
     .object({ endpoint: z.url(), serviceName: z.string().min(1).default('agent-module-platform') })
     .safeParse({ endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined, serviceName: env.OTEL_SERVICE_NAME || undefined });
@@ -258,7 +260,10 @@ export function logSecretOrigins(
  * Warns when PUBLIC_BASE_URL is not set: the default `http://localhost:PORT` goes into links in
  * mails, token issuers and the OAuth metadata, which only clients on this machine can follow.
  */
-export function warnDefaultPublicBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'publicBaseUrlDefaulted'>, logger: Pick<Logger, 'warn'>): void {
+export function warnDefaultPublicBaseUrl(
+  config: Pick<Config, 'publicBaseUrl' | 'publicBaseUrlDefaulted'>,
+  logger: Pick<Logger, 'warn'>,
+): void {
   if (!config.publicBaseUrlDefaulted) return;
   logger.warn(
     { publicBaseUrl: config.publicBaseUrl },

@@ -187,6 +187,7 @@ function NoTenant({
         </div>
       </form>
       <form
+        method="post"
         onSubmit={onLink}
         noValidate
         className="grid gap-3 border-t border-slate-200 pt-6 dark:border-slate-800"
@@ -244,7 +245,7 @@ function ChangePasswordCard({ changePassword }: { changePassword: AccountActions
         <CardDescription>Confirm your current password, then choose the new one.</CardDescription>
       </CardHeader>
       <CardContent>
-        <form onSubmit={onSubmit} noValidate className="grid gap-4 sm:max-w-md" aria-label="Change password">
+        <form method="post" onSubmit={onSubmit} noValidate className="grid gap-4 sm:max-w-md" aria-label="Change password">
           {result ? <Alert variant={result.ok ? 'success' : 'error'}>{result.message}</Alert> : null}
           <FormField
             label="Current password"

@@ -30,7 +30,7 @@ export function ResetRequestForm({ requestPasswordReset }: { requestPasswordRese
             {result.message}
           </Alert>
         ) : (
-          <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Request a password reset link">
+          <form method="post" onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Request a password reset link">
             {result ? <Alert variant="error">{result.message}</Alert> : null}
             <FormField label="Email" type="email" autoComplete="email" required error={errors.email?.message} {...form.register('email')} />
             <Button type="submit" loading={isSubmitting}>

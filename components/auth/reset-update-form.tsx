@@ -71,7 +71,7 @@ export function ResetUpdateForm({ updatePasswordWithRecovery }: { updatePassword
             </Link>
           </Alert>
         ) : (
-          <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Set a new password">
+          <form method="post" onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Set a new password">
             {result ? <Alert variant="error">{result.message}</Alert> : null}
             <FormField
               label="New password"

@@ -76,7 +76,7 @@ function PasswordForm({ callbackUrl }: { callbackUrl: string }) {
         <CardDescription>With the email and password of your account.</CardDescription>
       </CardHeader>
       <CardContent>
-        <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Sign in with email and password">
+        <form method="post" onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Sign in with email and password">
           {error ? <Alert variant="error">{error}</Alert> : null}
           <FormField label="Email" type="email" autoComplete="email" required error={errors.email?.message} {...form.register('email')} />
           <FormField
@@ -124,7 +124,7 @@ function ApiKeyForm({ callbackUrl }: { callbackUrl: string }) {
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Sign in with an API key">
+        <form method="post" onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Sign in with an API key">
           {error ? <Alert variant="error">{error}</Alert> : null}
           <FormField
             label="API key"

@@ -47,7 +47,7 @@ export function SignUpForm({ signUp }: { signUp: SignUpAction }) {
             {sent}
           </Alert>
         ) : (
-          <form onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Create an account">
+          <form method="post" onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Create an account">
             {error ? <Alert variant="error">{error}</Alert> : null}
             <FormField label="Email" type="email" autoComplete="email" required error={errors.email?.message} {...form.register('email')} />
             <FormField

@@ -146,7 +146,7 @@ function LoginForm({ api, onDone }: { api: string; onDone: (d: Details) => void 
 
   return (
     <Card>
-      <form onSubmit={submit} noValidate>
+      <form method="post" onSubmit={submit} noValidate>
         <CardHeader>
           <CardTitle className="text-base">Sign in</CardTitle>
           <CardDescription>With the email and password of your account on this platform.</CardDescription>

@@ -82,17 +82,15 @@ export const publicProcedure = t.procedure.meta({ caller: 'anyone' }).use(async 
  * caller's pool -> the bearer token, verified (401) -> body and input (400/413). So a request
  * without a valid token is 401 whatever its body.
  */
-export const bearerProcedure = t.procedure
-  .meta({ caller: 'anyone', bearerOnly: true })
-  .use(async ({ ctx, meta, next, getRawInput }) => {
-    await admitAnyone(ctx, meta?.rateLimitExempt === true);
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(header(ctx.headers, 'authorization') ?? '')?.[1];
-    if (!token) throw new AppError('unauthorized', "This operation needs the signed-in user's `Authorization: Bearer <token>`.");
-    const claims = await verifyIdentity(ctx.svc, token);
-    assertBodyUsable(ctx);
-    await assertAcceptableInput(getRawInput, meta);
-    return next({ ctx: { claims } });
-  });
+export const bearerProcedure = t.procedure.meta({ caller: 'anyone', bearerOnly: true }).use(async ({ ctx, meta, next, getRawInput }) => {
+  await admitAnyone(ctx, meta?.rateLimitExempt === true);
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header(ctx.headers, 'authorization') ?? '')?.[1];
+  if (!token) throw new AppError('unauthorized', "This operation needs the signed-in user's `Authorization: Bearer <token>`.");
+  const claims = await verifyIdentity(ctx.svc, token);
+  assertBodyUsable(ctx);
+  await assertAcceptableInput(getRawInput, meta);
+  return next({ ctx: { claims } });
+});
 
 /**
  * A tenant's operation: admission (src/server/admission.ts: authenticate 401 -> rate limit 429

@@ -121,7 +121,12 @@ backends.describe('audit findings on the API (%s)', (backend) => {
       expect(signup.status).toBe(200);
       const bearer = signup.body.access_token as string;
       expectError(
-        await s.call('/api/v1/auth/link', { method: 'POST', rawBody: '{not json', bearer, headers: { 'content-type': 'application/json' } }),
+        await s.call('/api/v1/auth/link', {
+          method: 'POST',
+          rawBody: '{not json',
+          bearer,
+          headers: { 'content-type': 'application/json' },
+        }),
         400,
         'invalid_request',
       );
@@ -148,7 +153,10 @@ backends.describe('audit findings on the API (%s)', (backend) => {
         [{ redirect_uris: [`http://127.0.0.1:1/${'p'.repeat(2000)}`] }, 'invalid_redirect_uri', '2000'],
         // Each field within its own limit, the whole past 16 KiB.
         [
-          { redirect_uris: Array.from({ length: 10 }, (_, i) => `https://app.example/${i}/${'p'.repeat(1900)}`), client_uri: `https://app.example/${'q'.repeat(1900)}` },
+          {
+            redirect_uris: Array.from({ length: 10 }, (_, i) => `https://app.example/${i}/${'p'.repeat(1900)}`),
+            client_uri: `https://app.example/${'q'.repeat(1900)}`,
+          },
           'invalid_client_metadata',
           '16 KiB',
         ],

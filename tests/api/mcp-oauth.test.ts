@@ -740,7 +740,11 @@ backends.describe('MCP OAuth (%s)', (backend) => {
       const metadata = (size: number) =>
         JSON.stringify({ client_name: 'x'.repeat(size), redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' });
       // Under the body limit, but past the client metadata's (docs/auth.md): RFC 7591's 400.
-      const within = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: metadata(40_000) });
+      const within = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: metadata(40_000),
+      });
       expect(within.status).toBe(400);
       expect(await within.json()).toMatchObject({ error: 'invalid_client_metadata' });
       for (const size of [100_000, 2_000_000]) {

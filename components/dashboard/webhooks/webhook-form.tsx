@@ -159,7 +159,7 @@ export function WebhookFormDialog({
             </div>
           </div>
         ) : (
-          <form onSubmit={onSubmit} noValidate className="grid grid-cols-1 gap-4">
+          <form method="post" onSubmit={onSubmit} noValidate className="grid grid-cols-1 gap-4">
             {failure ? <Alert variant="error">{errorMessage(failure)}</Alert> : null}
             <FormField
               label="Receiver URL"

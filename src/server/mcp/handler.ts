@@ -127,7 +127,12 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     const err = insufficientScope(needed);
     return sendError(res, err, requestId, {
       ...headers,
-      'WWW-Authenticate': mcpChallenge(svc, { error: 'insufficient_scope', scope: needed, description: err.message, host: req.headers.host }),
+      'WWW-Authenticate': mcpChallenge(svc, {
+        error: 'insufficient_scope',
+        scope: needed,
+        description: err.message,
+        host: req.headers.host,
+      }),
     });
   }
 
