@@ -26,6 +26,8 @@ export interface Database {
   pglite?: EmbeddedClient;
   /** Present on PostgreSQL. */
   pool?: pg.Pool;
+  /** Present on PostgreSQL: the deadlines its connections carry. */
+  deadlines?: DatabaseDeadlines;
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -40,10 +42,14 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** A PGlite data-dir dump to start from when the data dir is empty (tests: skips initdb). */
   pgliteTemplate?: string;
+  /** PostgreSQL only; DEFAULT_DEADLINES when absent. */
+  deadlines?: DatabaseDeadlines;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 20) : openPglite(opts.dataDir, opts.pgliteTemplate);
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, opts.poolSize ?? 20, opts.deadlines ?? DEFAULT_DEADLINES)
+    : openPglite(opts.dataDir, opts.pgliteTemplate);
 }
 
 /**
@@ -107,26 +113,90 @@ async function openLockedPglite(dataDir: string, template?: string): Promise<Dat
 /** The types drizzle-orm/pglite reads as raw text (it converts them itself): src/db/embedded.ts. */
 const DRIZZLE_RAW_TYPES = [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DATE, 1231, 1115, 1185, 1187, 1182];
 
-async function openPostgres(url: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
+/**
+ * How long a PostgreSQL session may wait (docs/operations.md, Database deadlines): one statement,
+ * one lock, and a transaction idle between its statements (its holder frozen, or its connection
+ * silently gone), past which PostgreSQL ends the session and releases its locks. 0 turns one off.
+ */
+export interface DatabaseDeadlines {
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+export const DEFAULT_DEADLINES: DatabaseDeadlines = { statementTimeoutMs: 5000, lockTimeoutMs: 2000, idleInTransactionTimeoutMs: 10_000 };
+
+/** The client stops waiting for an answer this long after the server's statement_timeout would have ended the statement. */
+const QUERY_TIMEOUT_MARGIN_MS = 1000;
+/** TCP keepalive probes start after this much silence (the operating system's settings then decide when a dead peer is dropped). */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/**
+ * The pg.Pool settings of every PostgreSQL connection the service opens (its own pool's and
+ * pg-boss's): the deadlines as session settings, a client-side query timeout just above the
+ * statement timeout (a connection that stopped answering is abandoned instead of awaited), TCP
+ * keepalive, and a client that closes a connection whose query went unanswered.
+ */
+export function postgresSessionOptions(deadlines: DatabaseDeadlines): pg.PoolConfig {
+  const { statementTimeoutMs, lockTimeoutMs, idleInTransactionTimeoutMs } = deadlines;
+  return {
+    statement_timeout: statementTimeoutMs,
+    lock_timeout: lockTimeoutMs,
+    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
+    query_timeout: statementTimeoutMs > 0 ? statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS : undefined,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    Client: DeadlineClient,
+  };
+}
+
+/**
+ * A client that closes its connection when a query outlives `query_timeout`. node-postgres only
+ * stops waiting: the unanswered query stays in flight on the connection, so the ROLLBACK after it,
+ * and every query of the client's next user, would queue behind it. Closed, they fail at once and
+ * the pool replaces the client; PostgreSQL ends the session's transaction when it sees the
+ * connection gone, or at its idle-in-transaction timeout.
+ */
+class DeadlineClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const run = super.query as unknown as (...a: unknown[]) => unknown;
+    const last = args.at(-1);
+    if (typeof last === 'function') {
+      args[args.length - 1] = (err: unknown, res: unknown) => {
+        this.dropOnReadTimeout(err);
+        (last as (e: unknown, r: unknown) => void)(err, res);
+      };
+      return run.apply(this, args) as never;
+    }
+    const result = run.apply(this, args);
+    if (result instanceof Promise) result.catch((err: unknown) => this.dropOnReadTimeout(err));
+    return result as never;
+  }
+
+  private dropOnReadTimeout(err: unknown): void {
+    if (err instanceof Error && err.message === QUERY_READ_TIMEOUT) {
+      (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    }
+  }
+}
+
+/** node-postgres' error when `query_timeout` passes without an answer. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+async function openPostgres(url: string, max: number, deadlines: DatabaseDeadlines): Promise<Database> {
+  await migratePostgres(url);
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, ...postgresSessionOptions(deadlines) });
   // A client losing its connection must not crash the process: idle ones report to the pool,
   // checked-out ones (between a transaction's statements) to themselves. Their query fails, and
   // the pool drops a client that is no longer queryable when it is released.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
-  const lockClient = await pool.connect();
-  try {
-    await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-    await migratePg(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
-  } finally {
-    await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
-    lockClient.release();
-  }
   return {
     db,
     kind: 'postgres',
     pool,
+    deadlines,
     ping: async (timeoutMs = 2000) => {
       try {
         await withTimeout(pool.query('select 1'), timeoutMs);
@@ -137,6 +207,22 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     },
     close: once(() => pool.end()),
   };
+}
+
+/**
+ * Applies the migrations on a connection of its own, without the deadlines: a migration may
+ * rewrite a large table, and an instance starting while another migrates waits for its lock.
+ */
+async function migratePostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, keepAlive: true });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await migratePg(drizzlePg({ client, schema }) as never, { migrationsFolder: MIGRATIONS_FOLDER });
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** Closing twice (e.g. a test closes the database, then the server) is harmless. */

@@ -1,5 +1,5 @@
 import { PgBoss, fromPglite, type QueueOptions } from 'pg-boss';
-import type { Database } from '../db';
+import { postgresSessionOptions, type Database } from '../db';
 import type { Logger } from '../logger';
 
 export type Boss = PgBoss;
@@ -20,7 +20,7 @@ export async function startBoss(
   const boss =
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', ...SUPERVISION })
-      : new PgBoss({ connectionString: poolConnectionString(database), max: 4, ...SUPERVISION });
+      : new PgBoss({ connectionString: poolConnectionString(database), max: 4, ...bossSessionOptions(database), ...SUPERVISION });
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'));
   await boss.start();
   for (const { name, options } of queues) {
@@ -28,6 +28,20 @@ export async function startBoss(
     if (options) await boss.updateQueue(name, options);
   }
   return boss;
+}
+
+/**
+ * pg-boss's connections carry the service's deadlines (docs/operations.md, Database deadlines),
+ * except that a statement may run for up to a minute: maintenance archives and deletes jobs in
+ * bulk. Its own locked transactions (migrations, maintenance) set their lock and idle timeouts to
+ * 30 s themselves.
+ */
+const BOSS_STATEMENT_TIMEOUT_MS = 60_000;
+
+function bossSessionOptions(database: Database): object {
+  const deadlines = database.deadlines!;
+  const statementTimeoutMs = deadlines.statementTimeoutMs === 0 ? 0 : Math.max(deadlines.statementTimeoutMs, BOSS_STATEMENT_TIMEOUT_MS);
+  return postgresSessionOptions({ ...deadlines, statementTimeoutMs });
 }
 
 function poolConnectionString(database: Database): string {

@@ -1,5 +1,6 @@
 import type { EventType } from '../contract/events';
 import { statementRows } from '../db/statements';
+import { DatabaseDeadlineExceeded, isDatabaseUnreachable } from '../db/unreachable';
 import type { OutboxServices } from './context';
 import { deliveryTargets, noSubscription, subscribedCte, WEBHOOK_PLANS, type NewDelivery, type Subscription } from './deliveries';
 import { GroupCommit, type Pending } from './group-commit';
@@ -60,6 +61,9 @@ export interface BatchSpec<I, R> {
  */
 const LOUD_MS = 10_000;
 
+/** Tenants whose calls a failed flush retries at once, each tenant's calls in order (a connection each). */
+const RETRY_LANES = 4;
+
 /**
  * The unit of work's batching strategy (group commit, src/outbox/group-commit.ts). A flush first
  * writes, in one statement that is its own transaction (one round trip instead of the three of
@@ -69,13 +73,21 @@ const LOUD_MS = 10_000;
  * that also writes what they need; each call's promise settles only after that commit. A tenant
  * whose group does not fit in its pausing quota, and every call of a transaction that failed,
  * are then written one call per unit of work, so the quota is decided per call as unbatched.
+ *
+ * On PostgreSQL a call is written only within the statement timeout of its submission (the
+ * database's deadlines bound each attempt): a call a stalled flush kept waiting past it fails as
+ * unavailable instead of being recorded after its client gave up. A failed flush retries its
+ * calls tenant by tenant, so a tenant whose rows are locked by a stalled transaction fails alone.
  */
-export class BatchedUnits<I, R> {
+export class BatchedUnits<I extends object, R> {
   private readonly commit: GroupCommit<I, R>;
   /** Tenants a one-statement write left to the transaction, until when (epoch ms). */
   private readonly loud = new Map<string, number>();
   private readonly quiet: Statement;
   private readonly transactional: Statement;
+  /** When each call stops being written (epoch ms), on a database with a statement timeout. */
+  private readonly due = new WeakMap<I, number>();
+  private readonly writeDeadlineMs: number;
 
   constructor(
     private readonly svc: OutboxServices,
@@ -87,19 +99,44 @@ export class BatchedUnits<I, R> {
     this.commit = new GroupCommit((batch) => this.flush(batch), { maxBatch, maxInFlight });
     this.quiet = flushStatement(spec, true);
     this.transactional = flushStatement(spec, false);
+    this.writeDeadlineMs = svc.database.deadlines?.statementTimeoutMs ?? 0;
   }
 
   /** Settles after the call's commit. */
   submit(item: I): Promise<R> {
+    if (this.writeDeadlineMs > 0) this.due.set(item, Date.now() + this.writeDeadlineMs);
     return this.commit.submit(item);
   }
 
   private async flush(batch: Pending<I, R>[]): Promise<void> {
-    const rest = await this.writeQuietly(batch);
-    if (rest.length > 0) await this.writeInTransaction(rest);
+    const live = this.withinDeadline(batch);
+    let rest: Pending<I, R>[];
+    try {
+      rest = await this.writeQuietly(live);
+    } catch (err) {
+      // Past a deadline: the same flush in a transaction would wait as long again.
+      await this.retryByTenant(live, err);
+      return;
+    }
+    if (rest.length > 0) await this.writeInTransaction(this.withinDeadline(rest));
   }
 
-  /** Writes what the one-statement flush can of the batch; returns the calls it left. */
+  /** The calls still to be written; those past their deadline fail as unavailable. */
+  private withinDeadline(batch: Pending<I, R>[], failure: unknown = new DatabaseDeadlineExceeded()): Pending<I, R>[] {
+    if (this.writeDeadlineMs === 0) return batch;
+    const now = Date.now();
+    const live: Pending<I, R>[] = [];
+    for (const p of batch) {
+      if ((this.due.get(p.item) ?? Infinity) > now) live.push(p);
+      else p.reject(failure);
+    }
+    return live;
+  }
+
+  /**
+   * Writes what the one-statement flush can of the batch; returns the calls it left. Throws,
+   * answering none, when the database is unreachable or past a deadline.
+   */
   private async writeQuietly(batch: Pending<I, R>[]): Promise<Pending<I, R>[]> {
     const now = new Date();
     const candidates: Pending<I, R>[] = [];
@@ -115,6 +152,7 @@ export class BatchedUnits<I, R> {
     try {
       answer = await this.run(this.quiet, groups, now);
     } catch (err) {
+      if (isDatabaseUnreachable(err)) throw err;
       this.svc.logger.debug(
         { err: String(err), calls: candidates.length },
         `${this.spec.name}: one-statement flush failed; writing in a transaction`,
@@ -142,8 +180,11 @@ export class BatchedUnits<I, R> {
     return rest;
   }
 
-  /** Writes the calls in one unit of work with what they need; the quota decides each tenant's group. */
-  private async writeInTransaction(batch: Pending<I, R>[]): Promise<void> {
+  /**
+   * Writes the calls in one unit of work with what they need; the quota decides each tenant's
+   * group. Answers the error of a single call's write that failed.
+   */
+  private async writeInTransaction(batch: Pending<I, R>[]): Promise<unknown> {
     const now = new Date();
     const { groups, alone } = this.groupByTenant(batch);
     let answer: Answer;
@@ -169,15 +210,10 @@ export class BatchedUnits<I, R> {
         return answer;
       });
     } catch (err) {
-      if (batch.length === 1) {
-        const only = batch[0]!;
-        if (this.spec.alone) await this.spec.alone(only.item).then(only.resolve, only.reject);
-        else only.reject(err);
-        return;
-      }
+      if (batch.length === 1) return this.writeAlone(batch[0]!, err);
       this.svc.logger.warn({ err: String(err), calls: batch.length }, `${this.spec.name}: flush failed; writing each call on its own`);
-      for (const p of batch) await this.writeInTransaction([p]);
-      return;
+      await this.retryByTenant(batch, err);
+      return undefined;
     }
     for (const g of groups) {
       if (!g.terms || answer.used.has(g)) {
@@ -189,7 +225,53 @@ export class BatchedUnits<I, R> {
         alone.push(...g.entries.map((e) => e.pending as Pending<I, R>));
       }
     }
-    for (const p of alone) await this.writeInTransaction([p]);
+    for (const p of this.withinDeadline(alone)) await this.writeInTransaction([p]);
+    return undefined;
+  }
+
+  /** The call on its own after its flush failed with `err` (or that failure, without `alone`). */
+  private async writeAlone(only: Pending<I, R>, err: unknown): Promise<unknown> {
+    if (!this.spec.alone) {
+      only.reject(err);
+      return err;
+    }
+    try {
+      only.resolve(await this.spec.alone(only.item));
+      return undefined;
+    } catch (failure) {
+      only.reject(failure);
+      return failure;
+    }
+  }
+
+  /**
+   * Each call of a failed flush on its own: tenants side by side (RETRY_LANES at once), each
+   * tenant's calls in order. Once one of a tenant's calls fails past a deadline (or unreachable),
+   * the tenant's calls after it fail with its error: what failed it (a row lock a stalled
+   * transaction holds, a database not answering) would make each of them wait as long.
+   */
+  private async retryByTenant(batch: Pending<I, R>[], err: unknown): Promise<void> {
+    const byTenant = new Map<string, Pending<I, R>[]>();
+    for (const p of batch) {
+      const tenant = this.spec.tenantId(p.item);
+      const calls = byTenant.get(tenant);
+      if (calls) calls.push(p);
+      else byTenant.set(tenant, [p]);
+    }
+    const lanes = [...byTenant.values()];
+    const next = async (): Promise<void> => {
+      for (let calls = lanes.shift(); calls; calls = lanes.shift()) {
+        let failure: unknown;
+        for (const p of calls) {
+          if (failure !== undefined) p.reject(failure);
+          else if (this.withinDeadline([p], err).length > 0) {
+            const error = await this.writeInTransaction([p]);
+            if (error !== undefined && isDatabaseUnreachable(error)) failure = error;
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RETRY_LANES, lanes.length) }, next));
   }
 
   /** Runs a flush statement over the groups, in `tx` or as its own transaction. */
