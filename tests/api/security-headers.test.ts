@@ -59,7 +59,7 @@ describe.each(backends())('security headers (%s)', (backend) => {
   beforeAll(async () => {
     server = await startTestServer({ backend });
     ({ apiKey } = await server.register());
-  });
+  }, 180_000);
   afterAll(() => server?.close());
 
   it('on REST answers: JSON 200, 404, 401, 400, 405 and a preflight', async () => {
@@ -121,7 +121,7 @@ describe('security headers behind an https public URL', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ env: { PUBLIC_BASE_URL: 'https://platform.example.com' } });
-  });
+  }, 180_000);
   afterAll(() => server?.close());
 
   it('adds HSTS to every kind of answer', async () => {
