@@ -54,10 +54,12 @@ export function workerQueue(
 /**
  * A worker lease within the bounded wait, or 429 `concurrency_limit_exceeded` before anything is
  * recorded or counted: the machine is saturated, and the call is refused instead of waiting
- * without bound (or failing after it was counted).
+ * without bound (or failing after it was counted). In the sandbox the admission wait bounds only a
+ * tenant's calls beyond its share of the workers (fair-queue.ts `TenantShare`); `taskMs` is the
+ * action's deadline.
  */
-export async function admit(svc: Services, queue: FairQueue, tenantId: string): Promise<Lease> {
-  const lease = await queue.admit(tenantId, svc.config.executionQueueWaitMs);
+export async function admit(svc: Services, queue: FairQueue, tenantId: string, taskMs: number): Promise<Lease> {
+  const lease = await queue.admit(tenantId, svc.config.executionQueueWaitMs, taskMs);
   if (lease) return lease;
   throw new AppError(
     'concurrency_limit_exceeded',

@@ -63,7 +63,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
       const { outcome, latencyMs } = await timedRun(svc, () => runValidated(svc, found.module, action, call.input, undefined));
       result = await recordExecution(svc, { principal, call, opts, outcome, latencyMs, startedAt });
     } else {
-      if (queue) lease = await admit(svc, queue, principal.tenantId);
+      if (queue) lease = await admit(svc, queue, principal.tenantId, action.timeoutMs);
       const row = await startExecution(svc, principal, call, opts, !found.installed);
       const { outcome, latencyMs } = await timedRun(svc, () => runValidated(svc, found.module, action, call.input, lease), row.id);
       lease?.release();

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { FairQueue } from '../fair-queue';
+import { FairQueue, halfShare } from '../fair-queue';
 import { WORKER_RESOURCE_LIMITS } from '../pool';
 import type { SchemaCheck } from '../schemas';
 import type { SandboxOutcome, SandboxTask } from './javascript';
@@ -20,6 +20,11 @@ interface ValidateTask {
 const KILL_GRACE_MS = 1000;
 /** How long a task may wait for a free worker (all busy, or starting) before it fails as a timeout. */
 const QUEUE_LIMIT_MS = 30_000;
+/**
+ * The longest a task can hold a worker: the longest deadline a module may declare (30 s), the
+ * kill grace, and a replacement worker's start. A call within its tenant's share waits this long.
+ */
+export const LONGEST_HOLD_MS = 30_000 + KILL_GRACE_MS + 4000;
 
 /**
  * Worker threads running `javascript`-runtime modules in QuickJS (see javascript.ts). The
@@ -30,7 +35,9 @@ const QUEUE_LIMIT_MS = 30_000;
  * so time spent queued or waiting for a worker to start does not count against the action.
  * Guest code never runs on the event loop that serves requests. Executions take a lease from
  * `queue` (fair across tenants, see fair-queue.ts) before `run`, so they never queue inside
- * piscina; the publish-time `check` does not.
+ * piscina; the publish-time `check` does not. A guest may loop until its deadline (up to 30 s),
+ * so one tenant holds at most half the workers for such tasks (`TenantShare`, fair-queue.ts):
+ * the others stay free for the other tenants.
  */
 export class JavaScriptSandbox {
   private pool: Piscina | undefined;
@@ -38,7 +45,7 @@ export class JavaScriptSandbox {
   readonly queue: FairQueue;
 
   constructor(private readonly maxThreads = Math.max(2, availableParallelism())) {
-    this.queue = new FairQueue(maxThreads);
+    this.queue = new FairQueue(maxThreads, { perTenant: halfShare(maxThreads), withinShareWaitMs: LONGEST_HOLD_MS });
   }
 
   private get piscina(): Piscina {
