@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readJsonBody } from './request';
 
@@ -40,5 +40,29 @@ describe('readJsonBody', () => {
   it('stops at the limit', async () => {
     expect(await readJsonBody(request(['{"a":"0123456789"}']), 10)).toEqual({ kind: 'too_large' });
     expect(await readJsonBody(request(['{"a":', '"0123456789"}'], true), 10)).toEqual({ kind: 'too_large' });
+  });
+
+  it('stops waiting for a body that does not arrive in time: shorter than declared, or chunked without an end', async () => {
+    const stalled = (headers: Record<string, string>) => {
+      const stream = new PassThrough();
+      stream.write('a=1&b=2');
+      return Object.assign(stream, { headers }) as unknown as IncomingMessage;
+    };
+    const declaredMore: Record<string, string> = { 'content-length': '100', 'content-type': 'application/x-www-form-urlencoded' };
+    for (const headers of [declaredMore, { 'transfer-encoding': 'chunked' }]) {
+      const req = stalled(headers);
+      expect(await readJsonBody(req, 1024, 50)).toEqual({
+        kind: 'invalid',
+        message: expect.stringMatching(/did not arrive/),
+        timedOut: true,
+      });
+      expect(req.listenerCount('data')).toBe(0);
+    }
+  });
+
+  it('fails at once for a request that closed before its body ended', async () => {
+    const req = Object.assign(new PassThrough(), { headers: { 'content-length': '10' } }) as unknown as IncomingMessage;
+    req.destroy();
+    await expect(readJsonBody(req)).rejects.toThrow(/ended before its body/);
   });
 });

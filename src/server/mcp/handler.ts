@@ -2,10 +2,11 @@
  * POST /api/mcp: MCP over Streamable HTTP, stateless, JSON responses (docs/mcp.md).
  *
  * Order: Origin check (403, DNS rebinding) -> method (405) -> authenticate (401; counts the
- * client IP's public pool) -> read the body -> count one request per JSON-RPC request in it
- * against the tenant's pool (429 before dispatch) -> dispatch through the SDK's transport, with
- * scopes checked per method. Authentication and the count are src/server/admission.ts's. HTTP-level 401/405/429 use the REST error format; everything the
- * protocol answers is JSON-RPC.
+ * client IP's public pool) -> read the body (408 when it has not arrived within BODY_TIMEOUT_MS)
+ * -> count one request per JSON-RPC request in it against the tenant's pool (429 before
+ * dispatch) -> dispatch through the SDK's transport, with scopes checked per method.
+ * Authentication and the count are src/server/admission.ts's. HTTP-level 401/405/429 use the
+ * REST error format; everything the protocol answers is JSON-RPC.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
@@ -107,6 +108,13 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
       jsonRpcError(-32000, 'Payload Too Large: the request body must not exceed 1 MiB.', { request_id: requestId }),
       headers,
     );
+  }
+  if (body.kind === 'invalid' && body.timedOut) {
+    // The client sent less than it declared (or never ended a chunked body): answered, and the connection closed.
+    return sendJson(res, 408, jsonRpcError(-32000, `Request Timeout: ${body.message}`, { request_id: requestId }), {
+      ...headers,
+      Connection: 'close',
+    });
   }
   if (body.kind !== 'json') {
     // Not JSON, or JSON nested deeper than MAX_JSON_DEPTH: the reader's reason, never an internal one.
