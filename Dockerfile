@@ -1,0 +1,39 @@
+# The service's image: the dashboard (next build) and the server (scripts/build-server.mjs) built
+# at image build time, run by Node 24 from the `node` npm package as uid 10001; the application
+# directory is read-only to it, DATA_DIR is the /data volume. docs/operations.md, Container.
+#
+# Without registry access, make the base images first: scripts/container-base.sh
+#   buildah bud --isolation chroot -t amp:local .      (or: podman build -t amp:local .)
+
+# --- build: npm ci (Debian's Node 18 and npm run it; it installs Node 24), then the builds -----
+FROM localhost/amp-build:bookworm AS build
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1
+COPY package.json package-lock.json ./
+COPY patches ./patches
+RUN npm ci --no-audit --no-fund
+COPY . .
+# Node 24 from here on: npm scripts and npx put node_modules/.bin (the `node` package) first.
+RUN npm run build \
+ && npx node scripts/build-server.mjs \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && rm -rf .next/cache node_modules/.cache
+
+# --- runtime: minbase + ca-certificates, no compiler, no Debian Node -----------------------------
+FROM localhost/amp-base:bookworm
+RUN useradd --uid 10001 --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin amp \
+ && mkdir /data && chown 10001:10001 /data
+WORKDIR /app
+# Owned by root: the service cannot write into its own code.
+COPY --from=build /app /app
+ENV NODE_ENV=production \
+    NEXT_TELEMETRY_DISABLED=1 \
+    PORT=3000 \
+    DATA_DIR=/data \
+    PATH=/app/node_modules/.bin:$PATH
+USER 10001:10001
+VOLUME /data
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/api/v1/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "scripts/start.mjs"]
