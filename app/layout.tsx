@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { SiteHeader } from '@/components/site-header';
+import { StrictCsp } from '@/client/strict-csp';
 import { currentSession } from './_lib/session';
 import './globals.css';
 
@@ -20,6 +21,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         >
           Skip to content
         </a>
+        <StrictCsp />
         <SiteHeader session={session} />
         {children}
       </body>
