@@ -66,7 +66,7 @@ async function expectServes(s: TestServer, seeded: Awaited<ReturnType<typeof see
   expect(me.text).toContain(seeded.tenant.tenantId);
   const executions = await s.call('/api/v1/executions', { key: seeded.tenant.apiKey });
   expect(executions.status).toBe(200);
-  expect(executions.body.data.map((e: { id: string }) => e.id)).toEqual([seeded.executionId]);
+  expect(executions.body.data.map((e: { execution_id: string }) => e.execution_id)).toEqual([seeded.executionId]);
   const webhook = await s.call(`/api/v1/webhooks/${seeded.webhookId}`, { key: seeded.tenant.apiKey });
   expect(webhook.status).toBe(200);
 }
@@ -79,8 +79,13 @@ backends.describe('backup and restore (%s)', (backend: Backend) => {
     const databaseUrl = postgres ? await freshPostgres() : undefined;
     const original = await startTestServer({ backend, dataDir, databaseUrl });
     const seeded = await seed(original);
-    // The embedded database admits one process: the service stops before its backup.
-    if (!postgres) await original.close();
+    if (!postgres) {
+      // The embedded database admits one process: refused while the service runs, taken once it stops.
+      const refused = await dbScript('backup', [path.join(dataDir, 'early.backup')], { DATA_DIR: dataDir });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`process ${process.pid}`);
+      await original.close();
+    }
     const file = path.join(tempDir(), 'amp.backup');
     const backup = await dbScript('backup', [file], { DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
     expect(backup, backup.stderr).toMatchObject({ code: 0 });
