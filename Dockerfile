@@ -5,7 +5,7 @@
 # Without registry access, make the base images first: scripts/container-base.sh
 #   buildah bud --isolation chroot -t amp:local .      (or: podman build -t amp:local .)
 
-# --- build: npm ci (Debian's Node 18 and npm run it; it installs Node 24), then the builds -----
+# --- build: npm ci (Node 24 and npm 11 of the build image), then the builds ----------------------
 FROM localhost/amp-build:bookworm AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
@@ -35,5 +35,5 @@ USER 10001:10001
 VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/api/v1/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/api/v1/health/ready`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "scripts/start.mjs"]

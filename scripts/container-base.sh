@@ -4,7 +4,9 @@
 #
 #   localhost/amp-base:bookworm   minbase + ca-certificates: the runtime stage (Node 24 itself comes
 #                                 from the `node` npm package, installed by `npm ci`)
-#   localhost/amp-build:bookworm  the above + Debian's nodejs and npm, which only run `npm ci`;
+#   localhost/amp-build:bookworm  the above + Node 24 and npm 11 from the npm registry (installed by
+#                                 Debian's nodejs and npm: bookworm's npm 9 leaves platform packages
+#                                 of this lock file out, e.g. @tailwindcss/oxide-linux-x64-gnu);
 #                                 it also trusts the host's local CAs (/usr/local/share/ca-certificates,
 #                                 e.g. a TLS-inspecting proxy's), so npm reaches the registry as the host does
 #
@@ -55,6 +57,11 @@ if ! have_image "$BUILD_IMAGE"; then
   buildah run --isolation chroot "$container" -- sh -c \
     'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm &&
      update-ca-certificates && rm -rf /var/lib/apt/lists/*'
+  # Node 24 (the `node` package) and npm 11 first on the PATH (/usr/local/bin). Node's own build
+  # trusts its bundled CAs only: NODE_EXTRA_CA_CERTS adds the system's (and the host's local ones).
+  buildah config --env NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt "$container"
+  buildah run --isolation chroot "$container" -- sh -c \
+    'npm install -g --no-audit --no-fund node@24 && npm install -g --no-audit --no-fund npm@11 && hash -r && node -v && npm -v'
   buildah commit --rm "$container" "$BUILD_IMAGE"
   trap - EXIT
 else

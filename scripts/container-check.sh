@@ -96,6 +96,11 @@ until [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE_URL/api/v1/health")" = 
   sleep 2
 done
 echo "healthy after $((SECONDS - started)) s: $(curl -s "$BASE_URL/api/v1/health")"
+until curl -sf -o /dev/null "$BASE_URL/api/v1/health/ready"; do
+  [ $((SECONDS - started)) -le 300 ] || fail "/api/v1/health/ready: $(curl -s "$BASE_URL/api/v1/health/ready")"
+  sleep 1
+done
+echo "ready: $(curl -s "$BASE_URL/api/v1/health/ready")"
 
 step 'register'
 registered=$(curl -s -w '\n%{http_code}' -X POST "$BASE_URL/api/v1/auth/register" \

@@ -57,7 +57,9 @@ describe('compose.yaml', () => {
   it('follows the Compose specification (JSON schema)', () => {
     const dclint = path.dirname(createRequire(import.meta.url).resolve('dclint/package.json'));
     const schemaFile = path.join(dclint, 'schemas', 'compose.schema.json');
-    const validate = new Ajv({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(schemaFile, 'utf8')));
+    // Draft 07, Ajv's default; its `$schema` (https, no `#`) is not the address Ajv knows it by.
+    const { $schema: _draft, ...schema } = JSON.parse(readFileSync(schemaFile, 'utf8'));
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
     expect(validate(compose) ? [] : validate.errors).toEqual([]);
   });
 
@@ -71,7 +73,7 @@ describe('compose.yaml', () => {
     }
     const caddyfile = read('deploy/Caddyfile');
     expect(caddyfile).toMatch(/reverse_proxy app1:3000 app2:3000/);
-    expect(caddyfile).toContain('health_uri /api/v1/health');
+    expect(caddyfile).toContain('health_uri /api/v1/health/ready');
     expect(services.proxy.volumes).toContain('./deploy/Caddyfile:/etc/caddy/Caddyfile:ro');
   });
 
@@ -82,7 +84,7 @@ describe('compose.yaml', () => {
     }
     for (const app of apps) {
       expect(services[app].depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
-      expect(services[app].healthcheck!.test.join(' ')).toContain('http://127.0.0.1:3000/api/v1/health');
+      expect(services[app].healthcheck!.test.join(' ')).toContain('http://127.0.0.1:3000/api/v1/health/ready');
     }
     expect(services.proxy.depends_on).toEqual({ app1: { condition: 'service_healthy' }, app2: { condition: 'service_healthy' } });
   });
