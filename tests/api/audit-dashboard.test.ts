@@ -61,9 +61,14 @@ describe('the dashboard and the audit findings', () => {
   });
 
   it('signed out, the page hands the forms no other origin to return to', async () => {
-    const res = await fetch(`${server.url}/sign-in?callbackUrl=/%09/evil.example/x`);
-    expect(res.status).toBe(200);
-    expect(await res.text()).not.toContain('evil.example');
+    for (const callback of ['/%09/evil.example/x', '/%0a/evil.example/x', '/.//evil.example/x']) {
+      const res = await fetch(`${server.url}/sign-in?callbackUrl=${callback}`);
+      expect(res.status, callback).toBe(200);
+      // The forms' prop in the page's RSC payload (the payload also carries the requested URL itself).
+      const html = await res.text();
+      expect(html, callback).toContain('\\"callbackUrl\\":\\"/dashboard\\"');
+      expect(html, callback).not.toMatch(/\\"callbackUrl\\":\\"[^"\\]*evil/);
+    }
   });
 
   it('every form with a secret field posts it: none is sent in a URL', async () => {
