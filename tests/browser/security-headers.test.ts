@@ -76,7 +76,7 @@ describe.skipIf(missing.chromium !== undefined)('page security headers', () => {
   );
 
   /** CSP violations seen by the page (its securitypolicyviolation events) and reported to the console. */
-  async function violationsOn(path: string, loaded: (page: Page) => Promise<void>): Promise<string[]> {
+  async function violationsOn(path: string, loaded: (page: Page) => Promise<unknown>): Promise<string[]> {
     const context = await browser.newContext({ baseURL: server.url });
     const page = await context.newPage();
     const seen: string[] = [];
