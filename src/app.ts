@@ -23,7 +23,7 @@ import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORK
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics';
-import { scrapeSources } from './metrics/sources';
+import { scrapeSources, timeLeases } from './metrics/sources';
 import { MemorySlots, RedisSlots, withFallback, type SlotStore } from './metering/concurrency';
 import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
 import { connectRedis, connectUpstash } from './metering/redis';
@@ -93,6 +93,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     startedAt: new Date(),
   };
   svc.metrics.watch(scrapeSources(svc));
+  timeLeases(svc.metrics, svc);
   svc.outbox.afterCommit(({ events, counts }) => {
     for (const [tenantId, used] of counts) svc.usage.note(tenantId, used);
     // The tenant's cached view of the catalog (src/catalog/snapshot.ts) holds its installations.

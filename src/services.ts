@@ -8,6 +8,7 @@ import type { SchemaCache } from './executions/schemas';
 import type { Boss } from './jobs/boss';
 import type { KeyCache } from './keys/cache';
 import type { Logger } from './logger';
+import type { Metrics } from './metrics';
 import type { SlotStore } from './metering/concurrency';
 import type { Limiter } from './metering/limiter';
 import type { RedisLike } from './metering/redis';
@@ -43,5 +44,7 @@ export interface Services {
   moduleCache: ModuleCache;
   /** What runs after each unit of work commits (src/outbox): the delivery worker's wake-up, cache and usage updates. */
   outbox: OutboxHooks;
+  /** Prometheus metrics (GET /metrics): domains count through it. */
+  metrics: Metrics;
   startedAt: Date;
 }

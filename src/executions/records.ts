@@ -142,14 +142,14 @@ export async function startExecution(
   install: boolean,
 ): Promise<ExecutionRow> {
   const w = writersOf(svc);
-  const submit = () => w.starts.submit({ principal, call, opts, row: newRunningRow(principal, call, opts) });
+  const submit = () => svc.metrics.reserving(w.starts.submit({ principal, call, opts, row: newRunningRow(principal, call, opts) }));
   if (!install) return submit();
   // Concurrent first uses of a module by one tenant: one installs, the others wait for it and
   // then start as ordinary calls (or, should it fail, each tries on its own).
   const key = `${principal.tenantId}/${call.module}`;
   const first = w.installs.get(key);
   if (first && (await succeeds(first))) return submit();
-  const started = startOne(svc, principal, call, opts, true);
+  const started = svc.metrics.reserving(startOne(svc, principal, call, opts, true));
   w.installs.set(key, started);
   const forget = () => w.installs.get(key) === started && w.installs.delete(key);
   void started.then(forget, forget);
@@ -164,7 +164,7 @@ export async function startExecution(
  * the caller gets.
  */
 export function finishExecution(svc: Services, row: ExecutionRow, outcome: Outcome, latencyMs: number): Promise<Finished> {
-  return writersOf(svc).finishes.submit({ row, outcome, latencyMs, written: finishedRow(row, outcome, latencyMs) });
+  return svc.metrics.executed(writersOf(svc).finishes.submit({ row, outcome, latencyMs, written: finishedRow(row, outcome, latencyMs) }));
 }
 
 /**
@@ -177,7 +177,9 @@ export function finishExecution(svc: Services, row: ExecutionRow, outcome: Outco
  */
 export function recordExecution(svc: Services, request: RecordRequest): Promise<Finished> {
   const running = { ...newRunningRow(request.principal, request.call, request.opts), createdAt: request.startedAt };
-  return writersOf(svc).records.submit({ ...request, written: finishedRow(running, request.outcome, request.latencyMs) });
+  return svc.metrics.executed(
+    svc.metrics.reserving(writersOf(svc).records.submit({ ...request, written: finishedRow(running, request.outcome, request.latencyMs) })),
+  );
 }
 
 function newRunningRow(principal: Principal, call: StartRequest['call'], opts: StartRequest['opts']): ExecutionRow {

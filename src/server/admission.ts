@@ -70,7 +70,12 @@ export async function reportedPool(ctx: Context): Promise<Record<string, string>
 
 /** Reports the pool's headers (a 429 carries its own, see rateLimitExceeded). */
 async function metered(ctx: Context, count: () => Promise<LimitResult>): Promise<void> {
-  Object.assign(ctx.res.headers, rateLimitHeaders(await count()));
+  try {
+    Object.assign(ctx.res.headers, rateLimitHeaders(await count()));
+  } catch (err) {
+    ctx.svc.metrics.refused(err); // amp_admission_refusals_total
+    throw err;
+  }
 }
 
 /** Counts one request against the client IP's public pool (only reported when `exempt`): the identity provider's calls. */
@@ -104,6 +109,7 @@ export async function authenticateCaller(ctx: Context, authenticateWith?: () => 
     return principal;
   } catch (err) {
     if (err instanceof AppError && err.code === 'unauthorized') await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, false));
+    ctx.svc.metrics.refused(err);
     throw err;
   }
 }
@@ -128,6 +134,9 @@ export async function countTenant(
     declined = result === undefined;
     if (result) Object.assign(ctx.res.headers, rateLimitHeaders(result));
     return !declined;
+  } catch (err) {
+    ctx.svc.metrics.refused(err);
+    throw err;
   } finally {
     // Every authenticated response carries it, a 429 included.
     const value = await remaining;

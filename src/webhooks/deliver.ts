@@ -109,8 +109,10 @@ export async function prepareAttempts(
       deliveryId: delivery.id,
       attempt: job.data.attempt,
     });
+    svc.metrics.webhookDue(delivery.nextAttemptAt ?? delivery.createdAt);
     ready.push(attempt);
   }
+  svc.metrics.webhooksCancelled(cancel.length);
   if (cancel.length > 0) {
     await svc.db
       .update(webhookDeliveries)
@@ -128,6 +130,7 @@ export async function prepareAttempts(
  * subscription row only to reset a failure count. Returns the delays of scheduled retries.
  */
 export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promise<number[]> {
+  svc.metrics.webhookAttempts(made, svc.config.webhooks.retryScheduleMs);
   if (made.every((m) => m.outcome.success)) {
     await recordSuccesses(svc, made);
     return [];
@@ -184,10 +187,11 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
         })),
       );
       await addToStats(tx, kept);
-      await countConsecutiveFailures(
+      const disabled = await countConsecutiveFailures(
         tx,
         kept.filter((p) => p.finished),
       );
+      svc.metrics.webhooksDisabled(disabled);
     }
     await svc.boss.complete(
       DELIVERY_QUEUE,
@@ -326,7 +330,7 @@ async function addToStats(tx: Executor, kept: Planned[]) {
  * Finished deliveries in the order they finished, per subscription: a success resets the count,
  * a failure adds one. The subscription is disabled when the count reaches WEBHOOK_AUTO_DISABLE_AFTER.
  */
-async function countConsecutiveFailures(tx: Executor, finished: Planned[]) {
+async function countConsecutiveFailures(tx: Executor, finished: Planned[]): Promise<number> {
   const bySubscription = new Map<string, { reset: boolean; failuresAfter: number }>();
   for (const { prepared, outcome } of finished) {
     const c = bySubscription.get(prepared.subscriptionId) ?? { reset: false, failuresAfter: 0 };
@@ -337,6 +341,7 @@ async function countConsecutiveFailures(tx: Executor, finished: Planned[]) {
     bySubscription.set(prepared.subscriptionId, c);
   }
   const s = webhookSubscriptions;
+  let disabled = 0;
   // In id order, so two transactions never wait on each other's rows in opposite orders.
   for (const [id, c] of [...bySubscription].sort(([a], [b]) => a.localeCompare(b))) {
     if (c.reset && c.failuresAfter === 0) {
@@ -347,13 +352,17 @@ async function countConsecutiveFailures(tx: Executor, finished: Planned[]) {
       continue;
     }
     const count = c.reset ? sql`${c.failuresAfter}::int` : sql`${s.consecutiveFailures} + ${c.failuresAfter}`;
-    await tx
+    const [row] = await tx
       .update(s)
       .set({
         consecutiveFailures: count,
         status: sql`case when ${count} >= ${WEBHOOK_AUTO_DISABLE_AFTER} then 'disabled' else ${s.status} end`,
         disabledAt: sql`case when ${count} >= ${WEBHOOK_AUTO_DISABLE_AFTER} and ${s.status} = 'active' then now() else ${s.disabledAt} end`,
       })
-      .where(eq(s.id, id));
+      .where(eq(s.id, id))
+      // disabled_at is now() only when this update disabled it (now() is the transaction's start).
+      .returning({ disabledNow: sql<boolean>`${s.disabledAt} is not distinct from now()` });
+    if (row?.disabledNow) disabled++;
   }
+  return disabled;
 }

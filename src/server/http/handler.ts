@@ -16,6 +16,7 @@ import { appRouter } from '../router';
 import type { Context } from '../context';
 import { clientIp, resolveRequestId } from './request';
 import { sendError, sendText } from './respond';
+import { handleMetrics, METRICS_PATH, observeRequest } from './metrics';
 import { handleRestCall } from './rest';
 import { apiHeadersFor, securityHeaders, setHeaders } from './security-headers';
 import { RouteTable } from './routes';
@@ -81,6 +82,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const started = performance.now();
     const target = req.url ?? '/';
     const pathname = rawPathname(target);
+    if (pathname === METRICS_PATH) return handleMetrics(svc, req, res, requestId);
     // A REST route's answer carries X-Request-Id in the one header object it is written with: with
     // no header set before, node:http takes that object as it is (setHeader on each of its fields
     // cost 3-6% of a read's CPU). Other paths set it up front, because some of their answers are
@@ -110,8 +112,12 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       : { ...CORS, 'Cache-Control': 'no-store' };
     const ctx = requestContext(svc, req, requestId);
     const access: AccessLog = { template: null };
-    // No listener (and no line built) when the level leaves access lines out (e.g. LOG_LEVEL=warn).
-    if (svc.logger.isLevelEnabled('info')) res.once('finish', () => logAccess(svc, req, res, ctx, access, started));
+    // Counted under its route template (GET /metrics); no access line built when the level leaves them out (e.g. LOG_LEVEL=warn).
+    const logs = svc.logger.isLevelEnabled('info');
+    res.once('finish', () => {
+      observeRequest(svc, req, res, access.template, started, requestId);
+      if (logs) logAccess(svc, req, res, ctx, access, started);
+    });
     if (FIXED_PATHS.has(pathname)) access.template = pathname;
     try {
       // The OAuth authorization server and the MCP resource's metadata (their own CORS and error format).
