@@ -155,5 +155,13 @@ describe('security headers behind an https public URL', () => {
     expect(cookies.length).toBeGreaterThan(0);
     for (const cookie of cookies) expect(cookie.toLowerCase()).toMatch(/;\s*secure(;|$)/);
     expectSecurityHeaders(res, 'authorize redirect', { https: true, oauth: true });
+
+    // An error answered by form_post: oidc-provider's page with its one inline script, whose hash
+    // it appends to the policy's script-src (and nothing else runs there).
+    query.set('response_mode', 'form_post');
+    query.set('code_challenge_method', 'plain');
+    const formPost = await get(server, `/oauth/authorize?${query}`);
+    expect(await formPost.text()).toContain('<script>');
+    expect(formPost.headers.get('content-security-policy')).toMatch(/script-src 'none' 'sha256-[A-Za-z0-9+/=]+'/);
   });
 });
