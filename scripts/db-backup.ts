@@ -23,25 +23,34 @@ function usage(command: string): string {
 }
 
 function parse(argv: string[]): { command: Command; file: string; newSecrets: boolean } {
-  const [command, ...rest] = argv;
-  if (!COMMANDS.includes(command as Command)) {
+  const [first, ...rest] = argv;
+  if (!COMMANDS.includes(first as Command)) {
     process.stderr.write(`db-backup: the first argument is backup or restore\n`);
     process.exit(2);
   }
-  let positionals: string[];
-  let values: { 'new-secrets'?: boolean };
+  const command = first as Command;
+  let parsed: { positionals: string[]; values: { 'new-secrets'?: boolean } };
   try {
-    const options = command === 'restore' ? { 'new-secrets': { type: 'boolean' as const } } : {};
-    ({ positionals, values } = parseArgs({ args: rest, options, strict: true, allowPositionals: true }));
+    parsed = parseArgs({
+      args: rest,
+      options: { 'new-secrets': { type: 'boolean' } },
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (err) {
     process.stderr.write(`db:${command}: ${(err as Error).message}\n${usage(command)}\n`);
+    process.exit(2);
+  }
+  const { positionals, values } = parsed;
+  if (command === 'backup' && values['new-secrets']) {
+    process.stderr.write(`db:backup: --new-secrets is an option of db:restore\n${usage(command)}\n`);
     process.exit(2);
   }
   if (positionals.length !== 1) {
     process.stderr.write(`db:${command}: one file, please\n${usage(command)}\n`);
     process.exit(2);
   }
-  return { command: command as Command, file: path.resolve(positionals[0]), newSecrets: Boolean(values['new-secrets']) };
+  return { command, file: path.resolve(positionals[0]!), newSecrets: Boolean(values['new-secrets']) };
 }
 
 /** Takes back the secrets this run's configuration generated into DATA_DIR, so a run after the refusal is refused too. */

@@ -30,10 +30,13 @@ async function freshPostgres(): Promise<string> {
 
 /** Runs scripts/db-backup.ts as `npm run db:<command>` does, with the service's configuration in `env`. */
 function dbScript(command: 'backup' | 'restore', args: string[], env: Record<string, string | undefined>) {
+  // Only what the script needs: none of the test run's own configuration leaks in.
+  const childEnv: NodeJS.ProcessEnv = { NODE_ENV: 'test', PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent' };
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
   return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/db-backup.ts', command, ...args], {
       cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', ...env },
+      env: childEnv,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
