@@ -2,6 +2,7 @@
  * Owns the port. The API surface (REST, /api/trpc, discovery) is answered by our own handler;
  * every other path (pages, assets, next-auth) goes to Next's request handler.
  */
+import './src/telemetry/start'; // first: tracing, when configured, starts before what it instruments is loaded
 import next from 'next';
 import { ConfigError, type Config } from './src/config';
 import { DataDirInUseError } from './src/db/data-dir-lock';
