@@ -9,6 +9,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { moduleLabel } from './labels';
+import { CounterSeries, HistogramSeries, registerCounter, registerHistogram } from './series';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -42,25 +43,6 @@ export interface ScrapeSources {
 export class Metrics {
   readonly registry = new Registry();
 
-  private readonly httpRequests = new Counter({
-    name: 'amp_http_requests_total',
-    help: 'API requests answered, by route template, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  private readonly httpDuration = new Histogram({
-    name: 'amp_http_request_duration_seconds',
-    help: 'Time from the request to the last byte of its answer, by route template and method.',
-    labelNames: ['route', 'method'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly executions = new Counter({
-    name: 'amp_executions_total',
-    help: 'Executions recorded, by module (built-in name or custom), outcome and surface.',
-    labelNames: ['module', 'outcome', 'surface'] as const,
-    registers: [this.registry],
-  });
   private readonly refusals = new Counter({
     name: 'amp_admission_refusals_total',
     help: 'Requests refused by admission (401, 403, 429), by error code.',
@@ -111,14 +93,29 @@ export class Metrics {
   });
 
   private sources: ScrapeSources | undefined;
-  private readonly httpChildren = new Map<
-    string,
-    Map<string, { duration: Histogram.Internal<string>; byStatus: Map<number, Counter.Internal> }>
-  >();
-  private readonly executionChildren = new Map<string, Counter.Internal>();
+  /** Requests by route, then method: their duration, and their count by status. */
+  private readonly http = new Map<string, Map<string, { duration: HistogramSeries; byStatus: Map<number, CounterSeries> }>>();
+  private readonly executions = new Map<string, CounterSeries>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'amp_' });
+    const byRoute = () => [...this.http.values()].flatMap((m) => [...m.values()]);
+    registerCounter(this.registry, 'amp_http_requests_total', 'API requests answered, by route template, method and status.', () =>
+      byRoute().flatMap((e) => [...e.byStatus.values()]),
+    );
+    registerHistogram(
+      this.registry,
+      'amp_http_request_duration_seconds',
+      'Time from the request to the last byte of its answer, by route template and method.',
+      LATENCY_BUCKETS,
+      () => byRoute().map((e) => e.duration),
+    );
+    registerCounter(
+      this.registry,
+      'amp_executions_total',
+      'Executions recorded, by module (built-in name or custom), outcome and surface.',
+      () => this.executions.values(),
+    );
     const pools = () => this.sources?.pools() ?? [];
     const poolGauge = (name: string, help: string, value: (p: ReturnType<ScrapeSources['pools']>[number]) => number) => {
       const gauge: Gauge<'pool'> = new Gauge({
@@ -175,13 +172,16 @@ export class Metrics {
   request(route: string | null, method: string | undefined, status: number, seconds: number): void {
     const routeKey = route ?? 'other';
     const methodKey = method && METHODS.has(method) ? method : 'other';
-    let byMethod = this.httpChildren.get(routeKey);
-    if (!byMethod) this.httpChildren.set(routeKey, (byMethod = new Map()));
+    let byMethod = this.http.get(routeKey);
+    if (!byMethod) this.http.set(routeKey, (byMethod = new Map()));
     let entry = byMethod.get(methodKey);
-    if (!entry) byMethod.set(methodKey, (entry = { duration: this.httpDuration.labels(routeKey, methodKey), byStatus: new Map() }));
+    if (!entry) {
+      const duration = new HistogramSeries({ route: routeKey, method: methodKey }, LATENCY_BUCKETS);
+      byMethod.set(methodKey, (entry = { duration, byStatus: new Map() }));
+    }
     let counter = entry.byStatus.get(status);
-    if (!counter) entry.byStatus.set(status, (counter = this.httpRequests.labels(routeKey, methodKey, String(status))));
-    counter.inc();
+    if (!counter) entry.byStatus.set(status, (counter = new CounterSeries({ route: routeKey, method: methodKey, status: String(status) })));
+    counter.value++;
     entry.duration.observe(seconds);
   }
 
@@ -197,9 +197,9 @@ export class Metrics {
   /** A finished execution; `module` is already bounded (a built-in's name or `custom`). */
   execution(module: string, outcome: 'success' | 'failed', surface: string): void {
     const key = `${module}\n${outcome}\n${surface}`;
-    let child = this.executionChildren.get(key);
-    if (!child) this.executionChildren.set(key, (child = this.executions.labels(module, outcome, surface)));
-    child.inc();
+    let series = this.executions.get(key);
+    if (!series) this.executions.set(key, (series = new CounterSeries({ module, outcome, surface })));
+    series.value++;
   }
 
   /** Counts `err` when it is an admission refusal (an AppError answered 401, 403 or 429). */
