@@ -3,7 +3,7 @@
 # directory is read-only to it, DATA_DIR is the /data volume. docs/operations.md, Container.
 #
 # Without registry access, make the base images first: scripts/container-base.sh
-#   buildah bud --isolation chroot -t amp:local .      (or: podman build -t amp:local .)
+#   buildah bud --isolation chroot --format docker -t amp:local .      (or: podman build -t amp:local .)
 
 # --- build: npm ci (Node 24 and npm 11 of the build image), then the builds ----------------------
 FROM localhost/amp-build:bookworm AS build

@@ -10,6 +10,7 @@
 #   AMP_CHECK_PORT      port the service listens on (3999)
 #   AMP_CHECK_DB        database created afresh for the check (amp_container), as postgres@127.0.0.1
 #   AMP_CHECK_REDIS_URL (redis://127.0.0.1:6379)
+#   AMP_CHECK_SKIP_BUILD=1 checks the image as it is (no base images, no build)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -39,11 +40,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 fi
 
-step 'base images (scripts/container-base.sh; kept between runs)'
-timed scripts/container-base.sh
+if [ "${AMP_CHECK_SKIP_BUILD:-0}" != 1 ]; then
+  step 'base images (scripts/container-base.sh; kept between runs)'
+  timed scripts/container-base.sh
 
-step "image $IMAGE"
-timed buildah bud --isolation chroot --layers -t "$IMAGE" .
+  step "image $IMAGE"
+  timed buildah bud --isolation chroot --layers --format docker -t "$IMAGE" .
+fi
 echo "image size: $(podman image inspect --format '{{.Size}}' "$IMAGE" | awk '{ printf "%.0f MB", $1 / 1e6 }')"
 
 step "database $DB"
@@ -56,11 +59,40 @@ data_dir=$(mktemp -d /var/tmp/amp-container-data.XXXXXX)
 log=$(mktemp /var/tmp/amp-container-log.XXXXXX)
 chown 10001:10001 "$data_dir"
 server_pid=
+# `buildah run` does not pass signals on to the container's process: the entrypoint (start.mjs)
+# is signalled itself, found among the descendants of `buildah run`.
+descendants() {
+  local child
+  for child in $(pgrep -P "$1"); do
+    echo "$child"
+    descendants "$child"
+  done
+}
+entrypoint_pid() {
+  local pid
+  for pid in $(descendants "$server_pid"); do
+    # Node itself (buildah's own helper processes carry the command line as arguments too).
+    if [ "$(head -z -n 1 "/proc/$pid/cmdline" 2>/dev/null | tr -d '\0' | xargs -r basename)" = node ] &&
+      tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'scripts/start.mjs'; then
+      echo "$pid"
+      return
+    fi
+  done
+}
+stop_server() {
+  local pid
+  pid=$(entrypoint_pid)
+  [ -z "$pid" ] || kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 30); do kill -0 "$server_pid" 2>/dev/null || return 0; sleep 1; done
+  return 1
+}
 cleanup() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    for _ in $(seq 1 30); do kill -0 "$server_pid" 2>/dev/null || break; sleep 1; done
-    kill -KILL "$server_pid" 2>/dev/null || true
+    stop_server || {
+      # Last resort: everything under `buildah run`, then buildah itself.
+      for pid in $(descendants "$server_pid"); do kill -KILL "$pid" 2>/dev/null || true; done
+      kill -KILL "$server_pid" 2>/dev/null || true
+    }
   fi
   buildah umount "$container" >/dev/null 2>&1 || true
   buildah rm "$container" >/dev/null || true
@@ -125,15 +157,14 @@ rm -f "$marker"
 [ -z "$written" ] || fail "the service wrote into /app: $written"
 echo 'none'
 
-step 'stop'
-kill -TERM "$server_pid"
-for _ in $(seq 1 30); do kill -0 "$server_pid" 2>/dev/null || break; sleep 1; done
-if kill -0 "$server_pid" 2>/dev/null; then
+step 'stop (SIGTERM to the entrypoint)'
+if ! stop_server; then
   tail -n 30 "$log" >&2
   fail 'the service did not stop within 30 s of SIGTERM'
 fi
+# start.mjs exits the way the server did (here: by the signal), so buildah reports a failure.
 wait "$server_pid" || true
 server_pid=
-tail -n 5 "$log"
+tail -n 3 "$log"
 psql -h 127.0.0.1 -U postgres -w -q -c "DROP DATABASE IF EXISTS $DB" || true
 echo 'container check passed'

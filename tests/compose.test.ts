@@ -26,9 +26,13 @@ interface Service {
   healthcheck?: { test: string[] };
   volumes?: string[];
 }
-const compose = parse(read('compose.yaml'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+type ServiceName = 'app1' | 'app2' | 'proxy' | 'postgres' | 'redis';
+const compose = parse(read('compose.yaml'), { merge: true }) as {
+  services: Record<ServiceName, Service>;
+  volumes: Record<string, unknown>;
+};
 const { services } = compose;
-const apps = ['app1', 'app2'];
+const apps = ['app1', 'app2'] as const;
 
 /** The settings .env would hold: every required variable, with values the service accepts. */
 const dotEnv: Record<string, string> = {
@@ -90,7 +94,7 @@ describe('compose.yaml', () => {
   });
 
   it('gives each instance a volume of its own for DATA_DIR, and keeps the databases in volumes', () => {
-    const dataVolumes = apps.map((app) => services[app].volumes!.find((v) => v.endsWith(':/data'))!.split(':')[0]);
+    const dataVolumes = apps.map((app) => services[app].volumes!.find((v) => v.endsWith(':/data'))!.split(':')[0]!);
     expect(new Set(dataVolumes).size).toBe(2);
     expect(services.postgres.volumes).toContain('postgres-data:/var/lib/postgresql/data');
     expect(services.redis.volumes).toContain('redis-data:/data');
