@@ -148,6 +148,13 @@ backends.describe('GET /metrics (%s)', (backend) => {
     expectError(post, 405, 'method_not_allowed');
   });
 
+  it('carries the API security headers, on the exposition and on a refusal', async () => {
+    for (const res of [await s.call('/metrics'), await s.call('/metrics', { headers: { 'x-forwarded-for': '203.0.113.7' } })]) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    }
+  });
+
   it('exposes every metric the Grafana dashboard and the alert rules use', async () => {
     const text = await scrape();
     const types = new Set([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => m[1]!));

@@ -82,7 +82,10 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
     const started = performance.now();
     const target = req.url ?? '/';
     const pathname = rawPathname(target);
-    if (pathname === METRICS_PATH) return handleMetrics(svc, req, res, requestId);
+    if (pathname === METRICS_PATH) {
+      setHeaders(res, security.api);
+      return handleMetrics(svc, req, res, requestId);
+    }
     // A REST route's answer carries X-Request-Id in the one header object it is written with: with
     // no header set before, node:http takes that object as it is (setHeader on each of its fields
     // cost 3-6% of a read's CPU). Other paths set it up front, because some of their answers are
