@@ -59,6 +59,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   );
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  // A request (headers and body) not received in two minutes loses its connection; a body that
+  // stalls is answered after BODY_TIMEOUT_MS already (src/server/http/request.ts); this closes the socket of
+  // a client that keeps trickling one. Node's default is five minutes.
+  server.requestTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, resolve);
