@@ -88,6 +88,7 @@ backends.describe('health probes (%s)', (backend) => {
       expect(live.body).toEqual({ status: 'ok' });
       const other = await d.call('/api/v1/modules', { key: apiKey });
       expectError(other, 503, 'unavailable');
+      expect(other.headers.get('x-content-type-options')).toBe('nosniff');
 
       release();
       const answer = await inFlight;
@@ -135,6 +136,7 @@ describe('health probes while the service starts (embedded)', () => {
       expectError(health, 503, 'unavailable');
       expect(health.body.request_id).toBe(health.headers.get('x-request-id'));
       expect(health.headers.get('retry-after')).toBeTruthy();
+      expect(health.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
 
       await openGate();
       await starting;

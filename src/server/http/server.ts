@@ -39,10 +39,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     const { svc, handler } = state;
-    if (!svc || !handler) return answerWhileStarting(req, res);
+    if (!svc || !handler) return answerWhileStarting(config, req, res);
     if (state.draining) {
       res.setHeader('Connection', 'close');
-      if (!isHealthPath(req.url)) return refuse(req, res, 'The service is shutting down; retry on another instance.');
+      if (!isHealthPath(req.url)) return refuse(config, req, res, 'The service is shutting down; retry on another instance.');
     }
     if (req.headers.host === undefined && req.httpVersion === '1.1')
       return void refuseUnparsable(svc, httpError('MISSING_HOST'), req.socket);
@@ -98,17 +98,22 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 const isHealthPath = (url: string | undefined) => /^\/api\/v1\/health(\/|\?|$)/.test(url ?? '');
 
 /** Before the services exist: the probes answer (live 200, ready 503 `starting`), every other request 503 `unavailable`. */
-function answerWhileStarting(req: IncomingMessage, res: ServerResponse): void {
+function answerWhileStarting(config: Config, req: IncomingMessage, res: ServerResponse): void {
   const probe = req.method === 'GET' ? (req.url ?? '').split('?')[0] : undefined;
-  const headers = { 'Cache-Control': 'no-store', 'X-Request-Id': resolveRequestId(req.headers['x-request-id']) };
+  const headers = {
+    ...securityHeaders(config).api,
+    'Cache-Control': 'no-store',
+    'X-Request-Id': resolveRequestId(req.headers['x-request-id']),
+  };
   if (probe === '/api/v1/health/live') return sendJson(res, 200, checkLiveness(), headers);
   if (probe === '/api/v1/health/ready') return sendJson(res, 503, startingReadiness(), { ...headers, 'Retry-After': '1' });
-  refuse(req, res, 'The service is starting; retry shortly.');
+  refuse(config, req, res, 'The service is starting; retry shortly.');
 }
 
-function refuse(req: IncomingMessage, res: ServerResponse, message: string): void {
+function refuse(config: Config, req: IncomingMessage, res: ServerResponse, message: string): void {
   const requestId = resolveRequestId(req.headers['x-request-id']);
   sendError(res, new AppError('unavailable', message), requestId, {
+    ...securityHeaders(config).api,
     'Cache-Control': 'no-store',
     'X-Request-Id': requestId,
     'Retry-After': '1',
