@@ -106,7 +106,12 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
   return t.procedure.meta({ caller: 'tenant' }).use(async ({ ctx, meta, next, getRawInput, path, type }) => {
     const { principal, claim } = await admitTenant(ctx, meta?.rateLimitExempt === true, meta?.claimsSlot === true);
     try {
-      assertAllowed(principal, scope, feature);
+      try {
+        assertAllowed(principal, scope, feature);
+      } catch (err) {
+        ctx.svc.metrics.refused(err);
+        throw err;
+      }
       assertBodyUsable(ctx);
       await assertAcceptableInput(getRawInput, meta);
       const run = () => next({ ctx: claim ? { principal, slotClaim: claim } : { principal } });

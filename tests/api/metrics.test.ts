@@ -104,6 +104,16 @@ backends.describe('GET /metrics (%s)', (backend) => {
     expect(sample(after, 'amp_admission_refusals_total', reason) - sample(before, 'amp_admission_refusals_total', reason)).toBe(1);
   });
 
+  it('counts a refusal for scope or plan (403) by its reason', async () => {
+    const t = await s.register();
+    const before = await scrape();
+    // A free tenant has no webhooks.
+    expectError(await s.call('/api/v1/webhooks', { key: t.apiKey }), 403, 'plan_required');
+    const after = await scrape();
+    const reason = { reason: 'plan_required' };
+    expect(sample(after, 'amp_admission_refusals_total', reason) - sample(before, 'amp_admission_refusals_total', reason)).toBe(1);
+  });
+
   it('counts a webhook delivery, its attempt and its lag', async () => {
     const t = await s.register();
     await s.setPlan(t.tenantId, 'pro');

@@ -163,6 +163,7 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
   try {
     assertAllowed(principal, scope);
   } catch (err) {
+    svc.metrics.refused(err);
     return sendError(res, err as AppError, requestId, headers);
   }
   if (!knownMethod(method)) {
