@@ -16,7 +16,7 @@ export const adminDisabledWebhookList = pageSchema(webhookView.extend(ownerField
 export const adminFailedDeliveryList = pageSchema(
   deliveryView.extend({
     subscription_id: z.string(),
-    url: z.string().describe("The subscription's receiver"),
+    url: z.string().nullable().describe("The subscription's receiver (null for a `poll` subscription)"),
     ...ownerFields,
   }),
 );

@@ -73,7 +73,7 @@ export async function prepareAttempts(
       continue;
     }
     const { delivery } = row;
-    if (row.subscriptionStatus !== 'active' || row.subscriptionSuspendedAt !== null || !row.eventData || !row.eventAt) {
+    if (row.subscriptionStatus !== 'active' || row.subscriptionSuspendedAt !== null || !row.url || !row.eventData || !row.eventAt) {
       cancel.push(delivery.id);
       idle.push(job.id);
       continue;

@@ -58,7 +58,7 @@ export const replayInput = z.strictObject({
 
 export const webhookView = z.object({
   id: z.string(),
-  url: z.string(),
+  url: z.string().nullable().describe('The receiver; null for a `poll` subscription'),
   events: z.array(z.string()),
   status: z.enum(['active', 'disabled']),
   secret: z.string().describe('The full secret on create; masked (`…` + last 4) afterwards'),
@@ -94,7 +94,7 @@ export const deliveryView = z.object({
   id: z.string(),
   event_id: z.string().describe('The envelope id: the same on every attempt and replay'),
   event: z.string(),
-  kind: z.enum(['event', 'replay', 'test']),
+  kind: z.enum(['event', 'replay', 'recover', 'test']),
   status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
   attempt: z.number().int().describe('Attempts made so far'),
   status_code: z.number().int().nullable().describe('Of the latest attempt'),

@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
 import { postToReceiver } from './send';
 import { findSubscription } from './subscriptions';
+import { invalidRequest } from '../lib/errors';
 
 /**
  * POST /api/v1/webhooks/{id}/test: one synchronous, signed attempt of a `webhook.test` event
@@ -16,6 +17,7 @@ import { findSubscription } from './subscriptions';
  */
 export async function sendTestEvent(svc: Services, principal: Principal, id: string) {
   const subscription = await findSubscription(svc, principal.tenantId, id);
+  if (subscription.url === null) throw invalidRequest('A poll subscription has no receiver to send a test to.');
   const eventId = newTimeOrderedId('evt');
   const deliveryId = newId('dlv');
   const body = envelopeBody(

@@ -104,7 +104,7 @@ export function WebhookDetailView({ id }: { id: string }) {
         <span className="font-mono text-xs">{webhook.id}</span>
       </nav>
       <PageHeader
-        title={webhook.url}
+        title={webhook.url ?? 'Polling endpoint'}
         description={
           <>
             Created {formatDateTime(webhook.created_at)} · events: {webhook.events.includes('*') ? 'all' : webhook.events.join(', ')}

@@ -1,8 +1,23 @@
-import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 import { tenants } from './tenants';
 
 export type WebhookStatus = 'active' | 'disabled';
+/** `push`: POSTed to `url`; `poll`: kept for the receiver to fetch (`GET …/messages`), no URL. */
+export type WebhookKind = 'push' | 'poll';
 
 /** A tenant's receiver: where events of the subscribed kinds are POSTed, signed with its secret. */
 export const webhookSubscriptions = pgTable(
@@ -12,13 +27,28 @@ export const webhookSubscriptions = pgTable(
     tenantId: uuid('tenant_id')
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),
-    url: text('url').notNull(),
+    kind: text('kind').$type<WebhookKind>().notNull().default('push'),
+    /** The receiver; null for a `poll` subscription. */
+    url: text('url'),
     /** Event kinds, or `['*']` for all. */
     events: text('events').array().notNull(),
     /** The signing secret, AES-256-GCM under ENCRYPTION_KEY (src/lib/secrets.ts). */
     secretEncrypted: text('secret_encrypted').notNull(),
     /** Last four characters of the secret, to recognise it in a masked view. */
     secretLast4: text('secret_last4').notNull(),
+    /** The secret being rotated out: it still signs (beside the new one) until `previousSecretExpiresAt`. */
+    previousSecretEncrypted: text('previous_secret_encrypted'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true, mode: 'date' }),
+    /** Headers added to every request to the receiver (names and values as given; never secrets of ours). */
+    headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+    /** An expression over the event (docs/webhooks.md, Filters); only matching events are delivered. */
+    filter: text('filter'),
+    /** Deliveries paced to at most this many per second (queued, never dropped); null: unpaced. */
+    rateLimitPerSecond: integer('rate_limit_per_second'),
+    /** Consecutive failed deliveries that first alert the owner (before the auto-disable at 10). */
+    failureAlertThreshold: integer('failure_alert_threshold').notNull().default(3),
+    /** When the current run of failures reached `failureAlertThreshold` (alerted once); cleared by a success. */
+    failingSince: timestamp('failing_since', { withTimezone: true, mode: 'date' }),
     status: text('status').$type<WebhookStatus>().notNull().default('active'),
     /** Failed deliveries in a row; 10 disables the subscription, a success resets it. */
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
@@ -52,7 +82,7 @@ export const webhookStats = pgTable(
   (t) => [primaryKey({ columns: [t.subscriptionId, t.shard] })],
 );
 
-export type DeliveryKind = 'event' | 'replay' | 'test';
+export type DeliveryKind = 'event' | 'replay' | 'recover' | 'test';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
 /** One event sent to one subscription: up to WEBHOOK_RETRY_SCHEDULE_MS.length attempts. */
