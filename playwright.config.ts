@@ -7,19 +7,28 @@
  * its own accounts and tenants, so no test sees another's data. Tests of one file run in order.
  */
 import { defineConfig } from '@playwright/test';
+import path from 'node:path';
 import { CHROMIUM } from './tests/needs';
+
+const outputDir = process.env.E2E_OUTPUT_DIR ?? 'test-results/e2e';
+/** When set, the run's timings are also written there as JSON (`npm run test:timings` reads them). */
+const reportDir = process.env.TEST_REPORT_DIR;
 
 export default defineConfig({
   testDir: 'tests/e2e',
   testMatch: '**/*.spec.ts',
-  outputDir: process.env.E2E_OUTPUT_DIR ?? 'test-results/e2e',
+  outputDir,
   globalSetup: './tests/e2e/global-setup.ts',
   fullyParallel: false,
   workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 180_000,
   expect: { timeout: 30_000 },
-  reporter: [['list'], ['html', { open: 'never', outputFolder: `${process.env.E2E_OUTPUT_DIR ?? 'test-results/e2e'}-report` }]],
+  reporter: [
+    ['list'],
+    ['html', { open: 'never', outputFolder: `${outputDir}-report` }],
+    ...(reportDir ? [['json', { outputFile: path.join(reportDir, 'playwright.json') }] as const] : []),
+  ],
   use: {
     baseURL: process.env.E2E_BASE_URL,
     viewport: { width: 1280, height: 900 },

@@ -1,4 +1,8 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/** When set, each run also writes its timings as JSON there (`npm run test:timings` reads them). */
+const reportDir = process.env.TEST_REPORT_DIR;
 
 export default defineConfig({
   // The `@/` alias of tsconfig.json (the dashboard's files, which some tests import).
@@ -13,5 +17,6 @@ export default defineConfig({
     // Measured on the 2-core reference machine (docs/testing.md): two workers left it a third
     // idle (tests wait on servers, receivers and databases); three keep it busy.
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? 3),
+    reporters: reportDir ? ['default', ['json', { outputFile: path.join(reportDir, 'vitest.json') }]] : ['default'],
   },
 });
