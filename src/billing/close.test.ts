@@ -32,6 +32,16 @@ describe('draftInvoice', () => {
     expect(d.totalMicroUsd).toBe(29_250_000);
   });
 
+  it('executions within the quota are a line at 0.00 between the fee and the overage', () => {
+    const d = draftInvoice({ currentTerms: pro, changes: [], included: 100_000, overage: 250, cycleStart, cycleEnd });
+    expect(d.lines).toEqual([
+      { description: 'Pro plan, November 2026', quantity: 1, unit_amount_micro_usd: 29_000_000, amount_micro_usd: 29_000_000 },
+      { description: 'Executions included in the plan: 100,000', quantity: 100_000, unit_amount_micro_usd: 0, amount_micro_usd: 0 },
+      { description: 'Overage: 250 executions × 0.001 USD', quantity: 250, unit_amount_micro_usd: 1_000, amount_micro_usd: 250_000 },
+    ]);
+    expect(d.totalMicroUsd).toBe(29_250_000);
+  });
+
   it('free with nothing, and enterprise at fee 0 without overage: total 0 (no invoice is made)', () => {
     expect(draftInvoice({ currentTerms: free, changes: [], overage: 0, cycleStart, cycleEnd })).toEqual({
       lines: [],

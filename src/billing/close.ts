@@ -12,6 +12,7 @@ import { formatUnitUsd, formatUsd, isExactAmount, MAX_USD_MICRO } from './money'
 import { prorateFees } from './proration';
 import { snapshotTerms, termsSnapshot } from './terms';
 import { futureCloseRefusal } from './close-at';
+import { INVOICE_NET_DAYS } from '../contract/invoice-document';
 
 /**
  * Closing billing cycles: one invoice per tenant and ended cycle that has something to bill.
@@ -209,10 +210,12 @@ export async function closeTenantCycle(svc: Services, tenantId: string, cycleSta
       .where(and(eq(planChanges.tenantId, tenantId), gte(planChanges.changedAt, cycleStart)))
       .orderBy(asc(planChanges.changedAt), asc(planChanges.id));
     const [usage] = await tx
-      .select({ overage: usageCounters.overage })
+      .select({ executions: usageCounters.executions, overage: usageCounters.overage })
       .from(usageCounters)
       .where(and(eq(usageCounters.tenantId, tenantId), eq(usageCounters.cycleStart, ymd(cycleStart))));
-    const draft = draftInvoice({ currentTerms: termsSnapshot(tenant), changes, overage: usage?.overage ?? 0, cycleStart, cycleEnd });
+    const overage = usage?.overage ?? 0;
+    const included = Math.max(0, (usage?.executions ?? 0) - overage);
+    const draft = draftInvoice({ currentTerms: termsSnapshot(tenant), changes, included, overage, cycleStart, cycleEnd });
     if (draft.totalMicroUsd <= 0) return null;
 
     const [{ next } = { next: 1 }] = await queryRows<{ next: number }>(
@@ -233,6 +236,9 @@ export async function closeTenantCycle(svc: Services, tenantId: string, cycleSta
         lines: draft.lines,
         subtotalMicroUsd: draft.subtotalMicroUsd,
         totalMicroUsd: draft.totalMicroUsd,
+        billedToName: tenant.agentName,
+        billedToEmail: tenant.ownerEmail,
+        dueAt: sql`clock_timestamp() + make_interval(days => ${INVOICE_NET_DAYS})`,
         // Taken after the lock: creation order is number order (the list is newest first).
         createdAt: sql`clock_timestamp()`,
         updatedAt: sql`clock_timestamp()`,
@@ -260,6 +266,8 @@ export interface DraftInput {
   currentTerms: TermsSnapshot;
   /** The tenant's plan changes at or after the cycle start, oldest first (later ones too). */
   changes: readonly { changedAt: Date; fromTerms: TermsSnapshot; toTerms: TermsSnapshot }[];
+  /** Executions of the cycle within the quota (a line at 0.00, so the invoice shows all usage). */
+  included?: number;
   /** Overage executions counted in the cycle. */
   overage: number;
   cycleStart: Date;
@@ -309,6 +317,15 @@ export function draftInvoice(input: DraftInput): Draft {
         amount_micro_usd: amount,
       });
     }
+  }
+
+  if (input.included) {
+    lines.push({
+      description: `Executions included in the plan: ${input.included.toLocaleString('en-US')}`,
+      quantity: input.included,
+      unit_amount_micro_usd: 0,
+      amount_micro_usd: 0,
+    });
   }
 
   if (input.overage > 0) {

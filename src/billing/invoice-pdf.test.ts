@@ -1,5 +1,6 @@
 import { extractText, getDocumentProxy } from 'unpdf';
 import { describe, expect, it } from 'vitest';
+import { invoiceDocument } from '../contract/invoice-document';
 import type { InvoiceView } from './invoice-schema';
 import { drawable, renderInvoicePdf } from './invoice-pdf';
 
@@ -7,6 +8,7 @@ const invoice: InvoiceView = {
   id: 'inv_0123456789abcdefghij',
   number: 'AMP-ABCDEF12-0003',
   tenant_id: 'abcdef12-3456-4789-8abc-def012345678',
+  billed_to: { name: 'Acme research agent', email: 'owner@acme.test' },
   status: 'open',
   currency: 'usd',
   period_start: '2026-11-01T00:00:00.000Z',
@@ -19,6 +21,7 @@ const invoice: InvoiceView = {
   subtotal_usd: '19.58',
   total_usd: '19.58',
   created_at: '2026-12-01T00:07:00.000Z',
+  due_at: '2026-12-15T00:07:00.000Z',
   paid_at: null,
   voided_at: null,
   pdf_url: '/api/v1/billing/invoices/inv_0123456789abcdefghij.pdf',
@@ -30,8 +33,8 @@ async function text(pdf: Buffer): Promise<string> {
 }
 
 describe('renderInvoicePdf', () => {
-  it('renders a PDF with the tenant, number, period, every line, the totals and the status', async () => {
-    const pdf = await renderInvoicePdf(invoice, { name: 'Acme research agent', email: 'owner@acme.test' });
+  it('renders a PDF with the tenant, number, period, due date, every line, the totals and the status in words', async () => {
+    const pdf = await renderInvoicePdf(invoice);
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const t = await text(pdf);
     for (const s of [
@@ -41,7 +44,9 @@ describe('renderInvoicePdf', () => {
       'owner@acme.test',
       '1 November 2026',
       '30 November 2026',
-      'open',
+      'Due',
+      '15 December 2026 (14 days)',
+      'Open: due 15 December 2026',
       '19.58',
       '0.001',
       'Overage: 250 executions × 0.001 USD',
@@ -53,10 +58,24 @@ describe('renderInvoicePdf', () => {
 
   it('a paid invoice says when; text outside the standard fonts becomes ? instead of garbage', async () => {
     const t = await text(
-      await renderInvoicePdf({ ...invoice, status: 'paid', paid_at: '2026-12-03T10:00:00.000Z' }, { name: 'Agent 日本 émile', email: '' }),
+      await renderInvoicePdf({
+        ...invoice,
+        status: 'paid',
+        paid_at: '2026-12-03T10:00:00.000Z',
+        billed_to: { name: 'Agent 日本 émile', email: 'a@b.test' },
+      }),
     );
-    expect(t).toContain('paid (3 December 2026)');
+    expect(t).toContain('Paid on 3 December 2026');
     expect(t).toContain('Agent ?? émile');
+  });
+
+  it('every field, line and total of the invoice document is in the PDF, and no raw timestamp', async () => {
+    const t = (await text(await renderInvoicePdf(invoice))).replace(/\s+/g, ' ');
+    const document = invoiceDocument(invoice);
+    for (const { label, value } of [...document.fields, ...document.totals]) expect(t).toContain(`${label} ${value}`);
+    for (const line of document.lines) expect(t).toContain(line.description);
+    expect(t).toContain('Payment is due within 14 days of the issue date.');
+    expect(t).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
   });
 
   it('drawable keeps Latin-1 and the WinAnsi extras, replaces the rest', () => {

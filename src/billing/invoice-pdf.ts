@@ -1,9 +1,5 @@
+import { invoiceDocument } from '../contract/invoice-document';
 import type { InvoiceView } from './invoice-schema';
-
-export interface InvoiceCustomer {
-  name: string;
-  email: string;
-}
 
 /** Characters beyond Latin-1 that the standard PDF fonts (WinAnsi encoding) can still draw. */
 const WIN_ANSI_EXTRA = new Set([
@@ -24,23 +20,20 @@ export function drawable(text: string): string {
   return out;
 }
 
-const day = (iso: string) => new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-
-/** The last day of a period whose end is exclusive (the first instant of the next cycle). */
-const lastDay = (endExclusive: string) => day(new Date(new Date(endExclusive).getTime() - 1).toISOString());
-
 /**
- * Renders an invoice as a one-page (or longer) A4 PDF: the issuer, the tenant, number, period and
- * status, the lines as a table, subtotal and total. Pure: the same invoice gives the same content
- * (pdfkit stamps its own creation date in the metadata).
+ * Renders an invoice as an A4 PDF from its document (src/contract/invoice-document.ts, which the
+ * dashboard's invoice page renders too): the issuer, the fields, the lines as a table, the
+ * totals and the note. Pure: the same invoice gives the same content (pdfkit stamps its own
+ * creation date in the metadata).
  */
-export async function renderInvoicePdf(invoice: InvoiceView, customer: InvoiceCustomer): Promise<Buffer> {
+export async function renderInvoicePdf(invoice: InvoiceView): Promise<Buffer> {
+  const document = invoiceDocument(invoice);
   // Loaded on the first invoice PDF, not at start-up: pdfkit and its fonts are a few MB of heap.
   const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 50,
-    info: { Title: `Invoice ${invoice.number}`, Author: 'Agent Module Platform', Subject: `Invoice ${invoice.number}` },
+    info: { Title: document.title, Author: document.issuer, Subject: document.title },
   });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -54,78 +47,56 @@ export async function renderInvoicePdf(invoice: InvoiceView, customer: InvoiceCu
   const width = right - left;
 
   doc.font('Helvetica-Bold').fontSize(20).text('Invoice', left, 50);
-  doc.font('Helvetica').fontSize(10).text('Agent Module Platform', left, 50, { width, align: 'right' });
+  doc.font('Helvetica').fontSize(10).text(document.issuer, left, 50, { width, align: 'right' });
   doc.moveDown(2);
 
-  const field = (label: string, value: string) => {
+  for (const { label, value } of document.fields) {
     const y = doc.y;
     doc.font('Helvetica-Bold').text(label, left, y, { width: 110 });
     doc.font('Helvetica').text(drawable(value), left + 110, y, { width: width - 110 });
     doc.moveDown(0.2);
-  };
-  field('Invoice number', invoice.number);
-  field('Billed to', customer.name || invoice.tenant_id);
-  if (customer.email) field('Contact', customer.email);
-  field('Tenant', invoice.tenant_id);
-  field('Period', `${day(invoice.period_start)} – ${lastDay(invoice.period_end)}`);
-  field('Issued', day(invoice.created_at));
-  field(
-    'Status',
-    invoice.status === 'paid' && invoice.paid_at ? `paid (${day(invoice.paid_at)})` : invoice.status === 'void' ? 'void' : 'open',
-  );
-  field('Currency', invoice.currency.toUpperCase());
+  }
   doc.moveDown(1.5);
 
   // The lines: description | quantity | unit price | amount.
-  const cols = { description: left, quantity: left + 270, unit: left + 330, amount: left + 415 };
+  const cols = { description: left, quantity: left + 250, unit: left + 320, amount: left + 405 };
   const header = doc.y;
   doc.font('Helvetica-Bold');
-  doc.text('Description', cols.description, header, { width: 265 });
-  doc.text('Qty', cols.quantity, header, { width: 55, align: 'right' });
-  doc.text('Unit (USD)', cols.unit, header, { width: 80, align: 'right' });
-  doc.text('Amount (USD)', cols.amount, header, { width: right - cols.amount, align: 'right' });
+  doc.text('Description', cols.description, header, { width: 245 });
+  doc.text('Quantity', cols.quantity, header, { width: 65, align: 'right' });
+  doc.text('Unit price', cols.unit, header, { width: 80, align: 'right' });
+  doc.text('Amount', cols.amount, header, { width: right - cols.amount, align: 'right' });
   doc
     .moveTo(left, doc.y + 4)
     .lineTo(right, doc.y + 4)
     .stroke();
   doc.moveDown(0.8);
   doc.font('Helvetica');
-  for (const line of invoice.lines) {
+  for (const line of document.lines) {
     if (doc.y > doc.page.height - doc.page.margins.bottom - 80) doc.addPage();
     const y = doc.y;
-    doc.text(drawable(line.description), cols.description, y, { width: 265 });
+    doc.text(drawable(line.description), cols.description, y, { width: 245 });
     const bottom = doc.y;
-    doc.text(String(line.quantity), cols.quantity, y, { width: 55, align: 'right' });
-    doc.text(line.unit_amount_usd, cols.unit, y, { width: 80, align: 'right' });
-    doc.text(line.amount_usd, cols.amount, y, { width: right - cols.amount, align: 'right' });
+    doc.text(line.quantity, cols.quantity, y, { width: 65, align: 'right' });
+    doc.text(line.unitPrice, cols.unit, y, { width: 80, align: 'right' });
+    doc.text(line.amount, cols.amount, y, { width: right - cols.amount, align: 'right' });
     doc.y = Math.max(bottom, doc.y);
     doc.moveDown(0.4);
   }
   doc.moveTo(left, doc.y).lineTo(right, doc.y).stroke();
   doc.moveDown(0.6);
 
-  const total = (label: string, value: string, bold = false) => {
+  document.totals.forEach(({ label, value }, i) => {
+    const last = i === document.totals.length - 1;
     const y = doc.y;
-    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica');
+    doc.font(last ? 'Helvetica-Bold' : 'Helvetica');
     doc.text(label, cols.unit - 60, y, { width: 140, align: 'right' });
     doc.text(value, cols.amount, y, { width: right - cols.amount, align: 'right' });
     doc.moveDown(0.3);
-  };
-  total('Subtotal', invoice.subtotal_usd);
-  total('Tax', '0.00');
-  total('Total (USD)', invoice.total_usd, true);
+  });
 
   doc.moveDown(2);
-  doc
-    .font('Helvetica')
-    .fontSize(8)
-    .fillColor('#555555')
-    .text(
-      `Invoice ${invoice.id}. Amounts in US dollars; the period ends before ${new Date(invoice.period_end).toISOString()}.`,
-      left,
-      doc.y,
-      { width },
-    );
+  doc.font('Helvetica').fontSize(8).fillColor('#555555').text(drawable(document.note), left, doc.y, { width });
   doc.end();
   return done;
 }

@@ -29,6 +29,9 @@ export const invoiceView = z.object({
       'Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002"',
     ),
   tenant_id: z.string(),
+  billed_to: z
+    .object({ name: z.string().describe("The tenant's name"), email: z.string().describe("The owner's email") })
+    .describe('Who the invoice is addressed to, as the tenant was when it was issued'),
   status: z.enum(INVOICE_STATUSES).describe('`open` when created; an operator marks it `paid` or `void` (final states)'),
   currency: z.literal('usd'),
   period_start: z.string().describe('Start of the billed cycle (first instant of a calendar month, UTC, inclusive)'),
@@ -36,7 +39,8 @@ export const invoiceView = z.object({
   lines: z.array(invoiceLine),
   subtotal_usd: usd('Sum of the lines'),
   total_usd: usd('Amount due (no tax is applied: equal to the subtotal)'),
-  created_at: z.string(),
+  created_at: z.string().describe('When it was issued'),
+  due_at: z.string().describe('When payment is due: 14 days after it was issued'),
   paid_at: z.string().nullable(),
   voided_at: z.string().nullable(),
   pdf_url: z.string().describe('Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`)'),

@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../db';
-import { invoices, tenants, type InvoiceRow } from '../db/schema';
+import { invoices, type InvoiceRow } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
@@ -21,6 +21,7 @@ export function presentInvoice(row: InvoiceRow): InvoiceView {
     id: row.id,
     number: invoiceNumber(row.tenantId, row.number),
     tenant_id: row.tenantId,
+    billed_to: { name: row.billedToName, email: row.billedToEmail },
     status: row.status,
     currency: 'usd',
     period_start: row.periodStart.toISOString(),
@@ -34,6 +35,7 @@ export function presentInvoice(row: InvoiceRow): InvoiceView {
     subtotal_usd: formatUsd(row.subtotalMicroUsd),
     total_usd: formatUsd(row.totalMicroUsd),
     created_at: row.createdAt.toISOString(),
+    due_at: row.dueAt.toISOString(),
     paid_at: row.paidAt?.toISOString() ?? null,
     voided_at: row.voidedAt?.toISOString() ?? null,
     pdf_url: `${invoicePath(row.id)}.pdf`,
@@ -67,18 +69,10 @@ export async function getInvoice(svc: Services, tenantId: string, id: string): P
   return presentInvoice(await findInvoice(svc.db, tenantId, id));
 }
 
-/**
- * GET /api/v1/billing/invoices/{id}.pdf: the same invoice (same lookup, same 404) rendered as a
- * PDF with the tenant's name and contact.
- */
+/** GET /api/v1/billing/invoices/{id}.pdf: the same invoice (same lookup, same 404) rendered as a PDF. */
 export async function getInvoicePdf(svc: Services, tenantId: string, id: string): Promise<{ filename: string; pdf: Buffer }> {
   const invoice = await getInvoice(svc, tenantId, id);
-  const [tenant] = await svc.db
-    .select({ name: tenants.agentName, email: tenants.ownerEmail })
-    .from(tenants)
-    .where(eq(tenants.id, tenantId));
-  const pdf = await renderInvoicePdf(invoice, { name: tenant?.name ?? '', email: tenant?.email ?? '' });
-  return { filename: `${invoice.number}.pdf`, pdf };
+  return { filename: `${invoice.number}.pdf`, pdf: await renderInvoicePdf(invoice) };
 }
 
 /**

@@ -108,21 +108,28 @@ backends.describe('invoices (%s)', (backend) => {
       id: expect.stringMatching(/^inv_/),
       number: `AMP-${t.tenantId.replaceAll('-', '').slice(0, 8).toUpperCase()}-0001`,
       tenant_id: t.tenantId,
+      billed_to: { name: expect.any(String), email: expect.stringContaining('@') },
       status: 'open',
       currency: 'usd',
       period_start: '2031-02-01T00:00:00.000Z',
       period_end: '2031-03-01T00:00:00.000Z',
       lines: [
         { description: 'Pro plan, February 2031', quantity: 1, unit_amount_usd: '29.00', amount_usd: '29.00' },
+        { description: 'Executions included in the plan: 50,000', quantity: 50_000, unit_amount_usd: '0.00', amount_usd: '0.00' },
         { description: 'Overage: 250 executions × 0.001 USD', quantity: 250, unit_amount_usd: '0.001', amount_usd: '0.25' },
       ],
       subtotal_usd: '29.25',
       total_usd: '29.25',
       created_at: expect.any(String),
+      due_at: expect.any(String),
       paid_at: null,
       voided_at: null,
       pdf_url: `/api/v1/billing/invoices/${inv.id}.pdf`,
     });
+    // Addressed to the tenant as it was at issue; due 14 days later.
+    const [owner] = await s.svc.db.select().from(tenants).where(eq(tenants.id, t.tenantId));
+    expect(inv.billed_to).toEqual({ name: owner!.agentName, email: owner!.ownerEmail });
+    expect(Date.parse(inv.due_at) - Date.parse(inv.created_at)).toBe(14 * 86_400_000);
     const one = await s.call(`/api/v1/billing/invoices/${inv.id}`, { key: t.apiKey });
     expect(one.status).toBe(200);
     expect(one.body).toEqual(inv);
@@ -292,6 +299,8 @@ backends.describe('invoices (%s)', (backend) => {
       const text = await pdfText(bytes);
       expect(text).toContain('30.00');
       expect(text).toContain('Overage: 1,000 executions × 0.001 USD');
+      expect(text).toContain('Executions included in the plan: 50,000');
+      expect(text).toContain('Open: due ');
     }
     // ?format=json is the JSON object.
     const json = await s.call(`/api/v1/billing/invoices/${row!.id}?format=json`, { key: t.apiKey });

@@ -11,7 +11,8 @@ import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
-import { formatDate, formatDateTime } from '@/components/dashboard/format';
+import { formatDate } from '@/components/dashboard/format';
+import { invoiceDocument } from '@/src/contract/invoice-document';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { InvoiceStatusBadge } from './invoice-status';
 import { lastDayOf } from './invoices-view';
@@ -59,6 +60,7 @@ export function InvoiceDetail({ invoiceId }: { invoiceId: string }) {
     );
   }
   const inv = invoice.data;
+  const doc = invoiceDocument(inv);
 
   const downloadPdf = async () => {
     setDownloading(true);
@@ -105,91 +107,91 @@ export function InvoiceDetail({ invoiceId }: { invoiceId: string }) {
       {pdfError ? <Alert variant="error">{pdfError}</Alert> : null}
 
       <article
-        aria-label={`Invoice ${inv.number}`}
+        aria-label={doc.title}
         className="grid gap-6 rounded-xl border border-slate-200 bg-white p-6 sm:p-8 dark:border-slate-800 dark:bg-slate-900 print:border-0 print:p-0 print:text-black print:shadow-none"
       >
-        <div className="flex flex-wrap justify-between gap-4 text-sm">
-          <div>
-            <p className="font-semibold">Agent Module Platform</p>
-            <p className="text-slate-600 dark:text-slate-400 print:text-black">Billed to tenant</p>
-            <p className="font-mono text-xs break-all">{inv.tenant_id}</p>
-          </div>
-          <dl className="grid grid-cols-[auto_auto] gap-x-4 gap-y-1">
-            <dt className="text-slate-600 dark:text-slate-400 print:text-black">Number</dt>
-            <dd className="font-mono">{inv.number}</dd>
-            <dt className="text-slate-600 dark:text-slate-400 print:text-black">Issued</dt>
-            <dd>{formatDate(inv.created_at)}</dd>
-            <dt className="text-slate-600 dark:text-slate-400 print:text-black">Status</dt>
-            <dd data-testid="invoice-status">
-              <InvoiceStatusBadge status={inv.status} />
-            </dd>
-            {inv.paid_at ? (
-              <>
-                <dt className="text-slate-600 dark:text-slate-400 print:text-black">Paid</dt>
-                <dd>{formatDateTime(inv.paid_at)}</dd>
-              </>
-            ) : null}
-            {inv.voided_at ? (
-              <>
-                <dt className="text-slate-600 dark:text-slate-400 print:text-black">Voided</dt>
-                <dd>{formatDateTime(inv.voided_at)}</dd>
-              </>
-            ) : null}
-          </dl>
+        <div className="flex flex-wrap items-start justify-between gap-4 text-sm">
+          <p className="font-semibold">{doc.issuer}</p>
+          <InvoiceStatusBadge status={inv.status} />
         </div>
+        <dl className="grid gap-x-6 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]" data-testid="invoice-fields">
+          {doc.fields.map(({ label, value }) => (
+            <div key={label} className="contents">
+              <dt className="text-slate-600 dark:text-slate-400 print:text-black">{label}</dt>
+              <dd
+                className={
+                  label === 'Account ID' || label === 'Invoice number' ? 'mb-2 font-mono break-all sm:mb-0' : 'mb-2 break-words sm:mb-0'
+                }
+              >
+                {value}
+              </dd>
+            </div>
+          ))}
+        </dl>
 
-        <div className="overflow-x-auto">
-          <table className="w-full text-left text-sm" data-testid="invoice-lines">
-            <caption className="sr-only">Invoice lines</caption>
-            <thead className="border-b border-slate-300 text-xs text-slate-600 uppercase dark:border-slate-700 dark:text-slate-400 print:text-black">
-              <tr>
-                <th scope="col" className="py-2 pr-4">
-                  Description
-                </th>
-                <th scope="col" className="py-2 pr-4 text-right">
-                  Quantity
-                </th>
-                <th scope="col" className="py-2 pr-4 text-right">
-                  Unit price
-                </th>
-                <th scope="col" className="py-2 text-right">
-                  Amount
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-              {inv.lines.map((line, i) => (
-                <tr key={i}>
-                  <td className="py-2 pr-4">{line.description}</td>
-                  <td className="py-2 pr-4 text-right tabular-nums">{line.quantity}</td>
-                  <td className="py-2 pr-4 text-right tabular-nums">${line.unit_amount_usd}</td>
-                  <td className="py-2 text-right tabular-nums">${line.amount_usd}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot className="border-t border-slate-300 dark:border-slate-700">
-              <tr>
-                <th scope="row" colSpan={3} className="py-2 pr-4 text-right font-medium">
-                  Subtotal
-                </th>
-                <td className="py-2 text-right tabular-nums">${inv.subtotal_usd}</td>
-              </tr>
-              <tr>
-                <th scope="row" colSpan={3} className="py-2 pr-4 text-right font-semibold">
-                  Total (USD, no tax)
-                </th>
-                <td className="py-2 text-right font-semibold tabular-nums" data-testid="invoice-total">
-                  ${inv.total_usd}
+        <table className="w-full text-left text-sm" data-testid="invoice-lines">
+          <caption className="sr-only">Invoice lines</caption>
+          <thead className="border-b border-slate-300 text-xs text-slate-600 uppercase max-sm:sr-only dark:border-slate-700 dark:text-slate-400 print:text-black">
+            <tr>
+              <th scope="col" className="py-2 pr-4">
+                Description
+              </th>
+              <th scope="col" className="py-2 pr-4 text-right">
+                Quantity
+              </th>
+              <th scope="col" className="py-2 pr-4 text-right">
+                Unit price
+              </th>
+              <th scope="col" className="py-2 text-right">
+                Amount
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+            {doc.lines.map((line, i) => (
+              // Below 640 px each line is a card: the description, then quantity × unit price = amount.
+              <tr key={i} className="max-sm:grid max-sm:grid-cols-[1fr_auto] max-sm:gap-x-2 max-sm:py-2">
+                <td className="py-2 pr-4 max-sm:col-span-2 max-sm:p-0 max-sm:font-medium">{line.description}</td>
+                <td className="py-2 pr-4 text-right whitespace-nowrap tabular-nums max-sm:col-start-1 max-sm:p-0 max-sm:text-left max-sm:text-slate-600 max-sm:dark:text-slate-400">
+                  <span className="sm:hidden">Quantity </span>
+                  {line.quantity}
+                  <span className="sm:hidden"> × {line.unitPrice}</span>
+                </td>
+                <td className="py-2 pr-4 text-right whitespace-nowrap tabular-nums max-sm:hidden">{line.unitPrice}</td>
+                <td className="py-2 text-right whitespace-nowrap tabular-nums max-sm:col-start-2 max-sm:row-start-2 max-sm:p-0">
+                  {line.amount}
                 </td>
               </tr>
-            </tfoot>
-          </table>
-        </div>
-        <p className="text-xs text-slate-600 dark:text-slate-400 print:text-black">
-          Scripts fetch this invoice as PDF with an API key (scope billing:read):{' '}
+            ))}
+          </tbody>
+          <tfoot className="border-t border-slate-300 dark:border-slate-700">
+            {doc.totals.map(({ label, value }, i) => {
+              const last = i === doc.totals.length - 1;
+              return (
+                <tr key={label}>
+                  <th scope="row" colSpan={3} className={`py-2 pr-4 text-right ${last ? 'font-semibold' : 'font-medium'}`}>
+                    {label}
+                  </th>
+                  <td
+                    className={`py-2 text-right whitespace-nowrap tabular-nums ${last ? 'font-semibold' : ''}`}
+                    data-testid={last ? 'invoice-total' : undefined}
+                  >
+                    {value}
+                  </td>
+                </tr>
+              );
+            })}
+          </tfoot>
+        </table>
+        <p className="text-xs text-slate-600 dark:text-slate-400 print:text-black">{doc.note}</p>
+      </article>
+      <details className="text-sm text-slate-600 print:hidden dark:text-slate-400">
+        <summary className="cursor-pointer font-medium">For developers</summary>
+        <p className="mt-2">
+          Scripts fetch this invoice as a PDF with an API key holding scope billing:read:{' '}
           <code className="font-mono break-all">GET {inv.pdf_url}</code>
         </p>
-      </article>
+      </details>
     </div>
   );
 }

@@ -62,6 +62,11 @@ export const invoices = pgTable(
     lines: jsonb('lines').$type<InvoiceLine[]>().notNull(),
     subtotalMicroUsd: bigint('subtotal_micro_usd', { mode: 'number' }).notNull(),
     totalMicroUsd: bigint('total_micro_usd', { mode: 'number' }).notNull(),
+    /** Who the invoice is addressed to, as the tenant was when it was issued (an invoice does not change). */
+    billedToName: text('billed_to_name').notNull(),
+    billedToEmail: text('billed_to_email').notNull(),
+    /** Issue date plus the payment terms (INVOICE_NET_DAYS). */
+    dueAt: timestamp('due_at', { withTimezone: true, mode: 'date' }).notNull(),
     paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
     voidedAt: timestamp('voided_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,
