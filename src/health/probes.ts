@@ -31,6 +31,11 @@ export function markDraining(svc: Services): void {
   draining.add(svc);
 }
 
+/** Whether the instance's shutdown has begun (long-lived answers, such as event streams, end then). */
+export function isDraining(svc: Services): boolean {
+  return draining.has(svc);
+}
+
 /** What ready answers before the services exist: nothing is checked yet. */
 export function startingReadiness(): Readiness {
   return {

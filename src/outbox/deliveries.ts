@@ -41,20 +41,20 @@ export function subscribedTo(events: string[], type: string): boolean {
   return events.includes('*') || events.includes(type);
 }
 
-/** True for a tenant without an active webhook subscription on a plan that `plans` (a JSON array parameter) lists. */
+/** True for a tenant without an active push subscription (poll subscriptions get no deliveries) on a plan that `plans` (a JSON array parameter) lists. */
 export function noSubscription(tenant: string, plans: string): string {
   return `not exists (
     select 1 from webhook_subscriptions s join tenants t on t.id = s.tenant_id
-    where s.tenant_id = ${tenant} and s.status = 'active' and s.suspended_at is null
+    where s.tenant_id = ${tenant} and s.kind = 'push' and s.status = 'active' and s.suspended_at is null
       and t.plan in (select jsonb_array_elements_text(${plans}::jsonb)))`;
 }
 
-/** `subscribed`: the active webhook subscriptions of the tenants `tenants` selects, on plans `plans` (a JSON array) lists. */
+/** `subscribed`: the active push subscriptions (poll subscriptions get no deliveries) of the tenants `tenants` selects, on plans `plans` (a JSON array) lists. */
 export function subscribedCte(tenants: string, plans: string): string {
   return `subscribed as (
   select s.tenant_id, json_agg(json_build_object('id', s.id, 'events', s.events)) as subscriptions
   from webhook_subscriptions s join tenants t on t.id = s.tenant_id
-  where s.tenant_id in (${tenants}) and s.status = 'active' and s.suspended_at is null
+  where s.tenant_id in (${tenants}) and s.kind = 'push' and s.status = 'active' and s.suspended_at is null
     and t.plan in (select jsonb_array_elements_text(${plans}::jsonb))
   group by s.tenant_id
 )`;

@@ -42,7 +42,7 @@ export async function insertEvent(
     select inserted.created_at,
       (select json_agg(json_build_object('id', ${s.id}, 'events', ${s.events}))
          from ${s} join ${tenants} on ${tenants.id} = ${s.tenantId}
-        where ${s.tenantId} = ${tenantId} and ${s.status} = 'active' and ${s.suspendedAt} is null and ${inArray(tenants.plan, [...WEBHOOK_PLANS])}) as subscriptions
+        where ${s.tenantId} = ${tenantId} and ${s.kind} = 'push' and ${s.status} = 'active' and ${s.suspendedAt} is null and ${inArray(tenants.plan, [...WEBHOOK_PLANS])}) as subscriptions
     from inserted`,
   );
   const event = { id, type, tenantId, data, createdAt: new Date(row!.created_at) };

@@ -7,6 +7,7 @@ const iso = (d: Date) => d.toISOString();
 export function presentWebhook(row: WebhookSubscriptionRow, secret?: string) {
   return {
     id: row.id,
+    kind: row.kind,
     url: row.url,
     events: row.events,
     status: row.status,

@@ -17,6 +17,10 @@ export const REPLAY_MAX_EVENTS = 10_000;
  */
 export async function replayEvents(svc: Services, principal: Principal, input: ReplayInput) {
   const subscription = await findSubscription(svc, principal.tenantId, input.id);
+  if (subscription.kind === 'poll')
+    throw conflict(
+      'A poll subscription is not sent anything: read its events again with GET …/messages?after= an earlier cursor or event id.',
+    );
   if (subscription.status !== 'active') throw conflict('The subscription is disabled; enable it before replaying events.');
   const now = Date.now();
   const since = new Date(input.since);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../contract/events';
 import { WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '../contract/limits';
 import { isoDateTime } from '../lib/dates';
-import { listParams, pageSchema } from '../lib/pagination';
+import { listParams, pageSchema, queryInteger } from '../lib/pagination';
 
 const webhookId = z.string().min(1).max(64).describe('Subscription identifier (`wh_...`)');
 
@@ -34,7 +34,11 @@ const signingSecret = z
   .describe('HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent');
 
 export const createWebhookInput = z.strictObject({
-  url: receiverUrl,
+  kind: z
+    .enum(['push', 'poll'])
+    .default('push')
+    .describe('`push` (default): events are POSTed to `url`; `poll`: no URL, the events are read with GET /api/v1/webhooks/{id}/messages'),
+  url: receiverUrl.optional().describe('HTTPS receiver address, required for `push` and refused for `poll`'),
   events: eventKinds,
   secret: signingSecret.optional(),
 });
@@ -58,6 +62,7 @@ export const replayInput = z.strictObject({
 
 export const webhookView = z.object({
   id: z.string(),
+  kind: z.enum(['push', 'poll']).describe('`push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages'),
   url: z.string().nullable().describe('The receiver; null for a `poll` subscription'),
   events: z.array(z.string()),
   status: z.enum(['active', 'disabled']),
@@ -158,6 +163,36 @@ export const webhookSeries = z.object({
     .describe('Every bucket of the range, oldest first; test sends excluded'),
 });
 
+export const messagesInput = z.strictObject({
+  id: webhookId,
+  after: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe(
+      'Where to start: `next_cursor` of the previous page, an event id (`evt_...`: the events after it), or `now` (only events recorded from now on). Absent: the oldest retained event.',
+    ),
+  limit: queryInteger(1, 500, 100).describe('Events per page, 1–500 (default 100)'),
+});
+
+export const messagesPage = z.object({
+  data: z
+    .array(
+      z.object({
+        id: z.string().describe('The event id (`evt_...`)'),
+        event: z.string().describe('The event kind'),
+        timestamp: z.string().describe('When the event happened (ISO 8601)'),
+        data: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .describe('Envelopes as a push delivery POSTs them, oldest first'),
+  next_cursor: z
+    .string()
+    .describe('Pass as `after` to get the events after this page (the same cursor again when the page is empty: poll it later)'),
+  has_more: z.boolean().describe('More events are readable now: fetch the next page at once'),
+});
+
 export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) });
 
 export const testResult = z.object({
@@ -182,4 +217,5 @@ export type CreateWebhookInput = z.infer<typeof createWebhookInput>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookInput>;
 export type ListWebhooksInput = z.infer<typeof listWebhooksInput>;
 export type ReplayInput = z.infer<typeof replayInput>;
+export type MessagesInput = z.infer<typeof messagesInput>;
 export type WebhookSeriesInput = z.infer<typeof webhookSeriesInput>;

@@ -35,7 +35,13 @@ export async function findSubscription(svc: Services, tenantId: string, id: stri
 
 /** POST /api/v1/webhooks: 201 with the secret, shown this once. */
 export async function createWebhook(svc: Services, principal: Principal, input: CreateWebhookInput) {
-  const url = await checkReceiverUrl(svc, input.url);
+  if (input.kind === 'poll' && input.url !== undefined)
+    throw invalidRequest('A poll subscription has no URL: its events are read with GET /api/v1/webhooks/{id}/messages.', [
+      { path: 'url', message: 'Not allowed with kind "poll"' },
+    ]);
+  if (input.kind === 'push' && input.url === undefined)
+    throw invalidRequest('`url` is required (or create a subscription of kind "poll").', [{ path: 'url', message: 'Required' }]);
+  const url = input.url === undefined ? null : await checkReceiverUrl(svc, input.url);
   const secret = input.secret ?? generateWebhookSecret();
   const row = await svc.db.transaction(async (tx) => {
     const plan = await assertPlanAllowsLocked(tx, principal.tenantId, 'webhooks');
@@ -47,7 +53,14 @@ export async function createWebhook(svc: Services, principal: Principal, input: 
     if (n >= limit) throw conflict(`A tenant can have at most ${limit} webhook subscriptions.`);
     const [inserted] = await tx
       .insert(webhookSubscriptions)
-      .values({ id: newId('wh'), tenantId: principal.tenantId, url, events: normaliseEvents(input.events), ...secretColumns(svc, secret) })
+      .values({
+        id: newId('wh'),
+        tenantId: principal.tenantId,
+        kind: input.kind,
+        url,
+        events: normaliseEvents(input.events),
+        ...secretColumns(svc, secret),
+      })
       .returning();
     return inserted!;
   });
@@ -128,7 +141,9 @@ export async function updateWebhook(svc: Services, principal: Principal, input: 
   if (input.url === undefined && input.events === undefined && input.secret === undefined) {
     throw invalidRequest('Give at least one of url, events, secret.');
   }
-  await findSubscription(svc, principal.tenantId, input.id);
+  const current = await findSubscription(svc, principal.tenantId, input.id);
+  if (current.kind === 'poll' && input.url !== undefined)
+    throw invalidRequest('A poll subscription has no URL.', [{ path: 'url', message: 'Not allowed with kind "poll"' }]);
   const url = input.url === undefined ? undefined : await checkReceiverUrl(svc, input.url);
   const [row] = await svc.db
     .update(webhookSubscriptions)

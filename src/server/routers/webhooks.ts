@@ -1,4 +1,5 @@
 import { getDelivery, getWebhookSeries } from '../../webhooks/insights';
+import { listMessages } from '../../webhooks/messages';
 import { replayEvents } from '../../webhooks/replay';
 import {
   createWebhookInput,
@@ -6,6 +7,8 @@ import {
   deliveryIdInput,
   deliveryWithPayload,
   listWebhooksInput,
+  messagesInput,
+  messagesPage,
   replayInput,
   replayResult,
   testResult,
@@ -90,6 +93,22 @@ export const webhooksRouter = router({
     .input(webhookSeriesInput)
     .output(webhookSeries)
     .query(({ ctx, input }) => getWebhookSeries(ctx.svc, ctx.principal, input)),
+
+  messages: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/webhooks/{id}/messages',
+        tags,
+        summary: 'Poll the events of a poll subscription',
+        description:
+          "The tenant's events of the subscribed kinds after `after` (a `next_cursor`, an event id, or `now`; absent: the oldest retained), oldest first, as the envelopes a push delivery sends. Call again with `after` = `next_cursor`: every event comes exactly once across pages, also while new ones are recorded. An event appears once every transaction that began before it has ended. Poll subscriptions only (409 for a push subscription).",
+        errorResponses: { 400: 'Invalid `after` or `limit`', ...withId, 409: 'A push subscription: its events are POSTed, not polled' },
+      },
+    })
+    .input(messagesInput)
+    .output(messagesPage)
+    .query(({ ctx, input }) => listMessages(ctx.svc, ctx.principal, input)),
 
   delivery: manageWebhooks
     .meta({
