@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileFilter, FILTER_MAX_DEPTH, FilterSyntaxError, matchesFilter } from './event-filter';
+import { compileFilter, FILTER_MAX_DEPTH, FilterSyntaxError, matchesFilter, type FilterSubject } from './event-filter';
 
 const failed = {
   type: 'execution.failed',
@@ -7,7 +7,7 @@ const failed = {
 };
 const completed = { type: 'execution.completed', data: { module: 'text', action: 'slugify', latency_ms: 3, status: 'success' } };
 
-const matches = (filter: string, event = failed) => compileFilter(filter)(event);
+const matches = (filter: string, event: FilterSubject = failed) => compileFilter(filter)(event);
 
 function syntaxError(filter: string): FilterSyntaxError {
   try {

@@ -200,7 +200,8 @@ export class BatchedUnits<I extends object, R> {
             if (!row.event) continue;
             const event = { id: row.event.id, tenantId: row.tenantId, type: row.event.type };
             out.emitted([event]);
-            deliveryTargets(event, answer.subscriptions.get(g) ?? null, deliveries);
+            const subscriptions = answer.subscriptions.get(g);
+            if (subscriptions) deliveryTargets({ ...event, data: row.event.data }, subscriptions, deliveries);
           }
           if (used === undefined) continue;
           out.counted(g.entries[0]!.row.tenantId, used);

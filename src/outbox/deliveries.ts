@@ -2,6 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Executor } from '../db';
 import { jobsDb } from '../db/job-tx';
 import { webhookDeliveries, type DeliveryKind } from '../db/schema';
+import { matchesFilter } from '../lib/event-filter';
 import { newTimeOrderedId } from '../lib/ids';
 import { planAllows, PLAN_NAMES } from '../contract/plans';
 import type { OutboxServices } from './context';
@@ -31,10 +32,20 @@ export interface NewDelivery {
   eventType: string;
 }
 
-/** An active subscription of a tenant on a webhook plan, as the event statements answer it. */
+/** An active subscription of a tenant on a webhook plan, as the event statements answer it (`filter` only when it has one). */
 export interface Subscription {
   id: string;
   events: string[];
+  filter?: string;
+}
+
+/**
+ * The JSON of a subscription (the row `s` names) in the event statements: `filter` only when set,
+ * so a subscription without one costs the statement and deliveryTargets nothing more than before.
+ */
+export function subscriptionJson(s: string): string {
+  return `case when ${s}.filter is null then json_build_object('id', ${s}.id, 'events', ${s}.events)
+    else json_build_object('id', ${s}.id, 'events', ${s}.events, 'filter', ${s}.filter) end`;
 }
 
 export function subscribedTo(events: string[], type: string): boolean {
@@ -52,7 +63,7 @@ export function noSubscription(tenant: string, plans: string): string {
 /** `subscribed`: the active push subscriptions (poll subscriptions get no deliveries) of the tenants `tenants` selects, on plans `plans` (a JSON array) lists. */
 export function subscribedCte(tenants: string, plans: string): string {
   return `subscribed as (
-  select s.tenant_id, json_agg(json_build_object('id', s.id, 'events', s.events)) as subscriptions
+  select s.tenant_id, json_agg(${subscriptionJson('s')}) as subscriptions
   from webhook_subscriptions s join tenants t on t.id = s.tenant_id
   where s.tenant_id in (${tenants}) and s.kind = 'push' and s.status = 'active' and s.suspended_at is null
     and t.plan in (select jsonb_array_elements_text(${plans}::jsonb))
@@ -60,14 +71,18 @@ export function subscribedCte(tenants: string, plans: string): string {
 )`;
 }
 
-/** The deliveries an event needs: one per subscription of its tenant that takes its type. */
+/**
+ * The deliveries an event needs: one per subscription of its tenant that takes its type and
+ * whose filter (if any; compiled once per text) matches it, so a filtered-out event creates no
+ * delivery at all.
+ */
 export function deliveryTargets(
-  event: { id: string; tenantId: string; type: string },
+  event: { id: string; tenantId: string; type: string; data: unknown },
   subscriptions: Subscription[] | null,
   into: NewDelivery[] = [],
 ): NewDelivery[] {
   for (const sub of subscriptions ?? []) {
-    if (subscribedTo(sub.events, event.type))
+    if (subscribedTo(sub.events, event.type) && (sub.filter === undefined || matchesFilter(sub, event)))
       into.push({ subscriptionId: sub.id, tenantId: event.tenantId, eventId: event.id, eventType: event.type });
   }
   return into;

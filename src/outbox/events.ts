@@ -4,7 +4,7 @@ import { queryRows, type Executor } from '../db';
 import { events, tenants, webhookSubscriptions } from '../db/schema';
 import { newTimeOrderedId } from '../lib/ids';
 import { storableJson } from '../lib/storable';
-import { deliveryTargets, WEBHOOK_PLANS, type NewDelivery, type Subscription } from './deliveries';
+import { deliveryTargets, subscriptionJson, WEBHOOK_PLANS, type NewDelivery, type Subscription } from './deliveries';
 
 export interface EmittedEvent {
   id: string;
@@ -40,11 +40,13 @@ export async function insertEvent(
       returning created_at
     )
     select inserted.created_at,
-      (select json_agg(json_build_object('id', ${s.id}, 'events', ${s.events}))
+      (select json_agg(${sql.raw(subscriptionJson('webhook_subscriptions'))})
          from ${s} join ${tenants} on ${tenants.id} = ${s.tenantId}
         where ${s.tenantId} = ${tenantId} and ${s.kind} = 'push' and ${s.status} = 'active' and ${s.suspendedAt} is null and ${inArray(tenants.plan, [...WEBHOOK_PLANS])}) as subscriptions
     from inserted`,
   );
   const event = { id, type, tenantId, data, createdAt: new Date(row!.created_at) };
-  return { event, deliveries: deliveryTargets(event, row!.subscriptions) };
+  // The filters read the data as recorded (and as replay reads it).
+  const subscriptions = row!.subscriptions;
+  return { event, deliveries: subscriptions ? deliveryTargets({ ...event, data: storable }, subscriptions) : [] };
 }

@@ -12,6 +12,8 @@ export function presentWebhook(row: WebhookSubscriptionRow, secret?: string) {
     events: row.events,
     status: row.status,
     secret: secret ?? `…${row.secretLast4}`,
+    filter: row.filter,
+    rate_limit_per_second: row.rateLimitPerSecond,
     consecutive_failures: row.consecutiveFailures,
     disabled_at: row.disabledAt ? iso(row.disabledAt) : null,
     suspended: row.suspendedAt !== null,
@@ -37,6 +39,14 @@ export function presentStats(row: WebhookSubscriptionRow, totals: StatsTotals, p
     failed_deliveries: totals.failed,
     pending_deliveries: pending,
     consecutive_failures: row.consecutiveFailures,
+  };
+}
+
+/** The receiver's queue lag: when its oldest pending delivery was created, and how long ago (seconds, 0.1 s resolution). */
+export function presentLag(oldestPending: Date | null, now = Date.now()) {
+  return {
+    oldest_pending_at: oldestPending ? iso(oldestPending) : null,
+    lag_seconds: oldestPending ? Math.max(0, Math.round((now - oldestPending.getTime()) / 100) / 10) : null,
   };
 }
 

@@ -5,6 +5,7 @@ import { conflict, invalidRequest } from '../lib/errors';
 import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
 import type { ReplayInput } from './schema';
+import { matchingEvents } from './filter';
 import { findSubscription } from './subscriptions';
 
 export const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
@@ -46,7 +47,8 @@ export async function replayEvents(svc: Services, principal: Principal, input: R
       )
       .orderBy(asc(events.createdAt), asc(events.id))
       .limit(REPLAY_MAX_EVENTS + 1);
-    const batch = rows.slice(0, REPLAY_MAX_EVENTS);
+    // With a filter: only the matching ones (the 10,000 count the events examined).
+    const batch = await matchingEvents(tx, subscription, rows.slice(0, REPLAY_MAX_EVENTS));
     await out.deliver(
       batch.map((e) => ({ subscriptionId: subscription.id, tenantId: principal.tenantId, eventId: e.id, eventType: e.type })),
       'replay',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../contract/events';
 import { WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '../contract/limits';
 import { isoDateTime } from '../lib/dates';
+import { FILTER_MAX_LENGTH } from '../lib/event-filter';
 import { listParams, pageSchema, queryInteger } from '../lib/pagination';
 
 const webhookId = z.string().min(1).max(64).describe('Subscription identifier (`wh_...`)');
@@ -33,6 +34,27 @@ const signingSecret = z
   .regex(WEBHOOK_SECRET_PATTERN, 'The secret must be printable ASCII without spaces.')
   .describe('HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent');
 
+/** Most requests per second a subscription may be paced to. */
+export const WEBHOOK_RATE_LIMIT_MAX = 1000;
+
+const eventFilter = z
+  .string()
+  .max(FILTER_MAX_LENGTH, `A filter has at most ${FILTER_MAX_LENGTH} characters.`)
+  .nullable()
+  .describe(
+    'Only events this expression matches are delivered (docs/webhooks.md, Filters), e.g. `event == "execution.failed" && data.module == "http"`: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, parentheses, `in [..]`, string/number/true/false/null literals, `event` and `data.<path>`. null: every event of the subscribed kinds',
+  );
+
+const rateLimitPerSecond = z
+  .number({ error: `rate_limit_per_second must be an integer from 1 to ${WEBHOOK_RATE_LIMIT_MAX}, or null.` })
+  .int(`rate_limit_per_second must be an integer from 1 to ${WEBHOOK_RATE_LIMIT_MAX}, or null.`)
+  .min(1, `rate_limit_per_second must be an integer from 1 to ${WEBHOOK_RATE_LIMIT_MAX}, or null.`)
+  .max(WEBHOOK_RATE_LIMIT_MAX, `rate_limit_per_second must be an integer from 1 to ${WEBHOOK_RATE_LIMIT_MAX}, or null.`)
+  .nullable()
+  .describe(
+    `Requests per second at most to this receiver, 1–${WEBHOOK_RATE_LIMIT_MAX} (shared by every instance); the rest wait in the queue, in order, none dropped. null: unpaced`,
+  );
+
 export const createWebhookInput = z.strictObject({
   kind: z
     .enum(['push', 'poll'])
@@ -41,6 +63,8 @@ export const createWebhookInput = z.strictObject({
   url: receiverUrl.optional().describe('HTTPS receiver address, required for `push` and refused for `poll`'),
   events: eventKinds,
   secret: signingSecret.optional(),
+  filter: eventFilter.optional(),
+  rate_limit_per_second: rateLimitPerSecond.optional(),
 });
 
 export const updateWebhookInput = z.strictObject({
@@ -48,6 +72,8 @@ export const updateWebhookInput = z.strictObject({
   url: receiverUrl.optional(),
   events: eventKinds.optional(),
   secret: signingSecret.optional(),
+  filter: eventFilter.optional(),
+  rate_limit_per_second: rateLimitPerSecond.optional(),
 });
 
 export const webhookIdInput = z.strictObject({ id: webhookId });
@@ -67,6 +93,8 @@ export const webhookView = z.object({
   events: z.array(z.string()),
   status: z.enum(['active', 'disabled']),
   secret: z.string().describe('The full secret on create; masked (`…` + last 4) afterwards'),
+  filter: z.string().nullable().describe('Only events this expression matches are delivered (null: all of the subscribed kinds)'),
+  rate_limit_per_second: z.number().int().nullable().describe('Requests per second at most to the receiver (null: unpaced)'),
   consecutive_failures: z.number().int(),
   disabled_at: z.string().nullable(),
   suspended: z
@@ -118,7 +146,15 @@ export const webhookDetail = webhookView.extend({
     total_deliveries: z.number().int().describe('Deliveries made or pending (test sends excluded)'),
     succeeded_deliveries: z.number().int(),
     failed_deliveries: z.number().int(),
-    pending_deliveries: z.number().int(),
+    pending_deliveries: z
+      .number()
+      .int()
+      .describe('Deliveries waiting for an attempt (a retry, or their turn under `rate_limit_per_second`)'),
+    oldest_pending_at: z.string().nullable().describe('When the oldest pending delivery was created (null when none is pending)'),
+    lag_seconds: z
+      .number()
+      .nullable()
+      .describe('How long the oldest pending delivery has waited, in seconds: the queue lag of this receiver (null when none is pending)'),
     consecutive_failures: z.number().int(),
   }),
   deliveries: z.array(deliveryView).describe('The latest 100 deliveries, newest first'),

@@ -9,7 +9,8 @@ import { conflict, invalidRequest, notFound } from '../lib/errors';
 import type { Executor } from '../db';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
-import { presentDelivery, presentStats, presentWebhook } from './present';
+import { checkFilter } from './filter';
+import { presentDelivery, presentLag, presentStats, presentWebhook } from './present';
 import { checkReceiverUrl } from './receiver-url';
 import { successRates } from './success-rate';
 import type { CreateWebhookInput, ListWebhooksInput, UpdateWebhookInput } from './schema';
@@ -42,6 +43,7 @@ export async function createWebhook(svc: Services, principal: Principal, input: 
   if (input.kind === 'push' && input.url === undefined)
     throw invalidRequest('`url` is required (or create a subscription of kind "poll").', [{ path: 'url', message: 'Required' }]);
   const url = input.url === undefined ? null : await checkReceiverUrl(svc, input.url);
+  const filter = checkFilter(input.filter) ?? null;
   const secret = input.secret ?? generateWebhookSecret();
   const row = await svc.db.transaction(async (tx) => {
     const plan = await assertPlanAllowsLocked(tx, principal.tenantId, 'webhooks');
@@ -59,6 +61,8 @@ export async function createWebhook(svc: Services, principal: Principal, input: 
         kind: input.kind,
         url,
         events: normaliseEvents(input.events),
+        filter,
+        rateLimitPerSecond: input.rate_limit_per_second ?? null,
         ...secretColumns(svc, secret),
       })
       .returning();
@@ -103,7 +107,7 @@ async function readWebhook(svc: Services, tx: Executor, tenantId: string, id: st
   const st = webhookStats;
   const deliveries = await tx.select().from(d).where(eq(d.subscriptionId, id)).orderBy(desc(d.createdAt), desc(d.id)).limit(HISTORY_SIZE);
   const [pending] = await tx
-    .select({ n: count() })
+    .select({ n: count(), oldest: sql<string | Date | null>`min(${d.createdAt})` })
     .from(d)
     .where(and(eq(d.subscriptionId, id), eq(d.status, 'pending'), sql`${d.kind} <> 'test'`));
   const [totals] = await tx
@@ -131,15 +135,21 @@ async function readWebhook(svc: Services, tx: Executor, tenantId: string, id: st
   for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
   return {
     ...presentWebhook(row),
-    stats: presentStats(row, totals!, pending?.n ?? 0),
+    stats: { ...presentStats(row, totals!, pending?.n ?? 0), ...presentLag(pending?.oldest ? new Date(pending.oldest) : null) },
     deliveries: deliveries.map((x) => presentDelivery(x, byDelivery.get(x.id) ?? [])),
   };
 }
 
 /** PUT /api/v1/webhooks/{id}: any of url, events, secret (a new secret signs the next attempt). */
 export async function updateWebhook(svc: Services, principal: Principal, input: UpdateWebhookInput) {
-  if (input.url === undefined && input.events === undefined && input.secret === undefined) {
-    throw invalidRequest('Give at least one of url, events, secret.');
+  if (
+    input.url === undefined &&
+    input.events === undefined &&
+    input.secret === undefined &&
+    input.filter === undefined &&
+    input.rate_limit_per_second === undefined
+  ) {
+    throw invalidRequest('Give at least one of url, events, secret, filter, rate_limit_per_second.');
   }
   const current = await findSubscription(svc, principal.tenantId, input.id);
   if (current.kind === 'poll' && input.url !== undefined)
@@ -151,6 +161,8 @@ export async function updateWebhook(svc: Services, principal: Principal, input: 
       url,
       events: input.events ? normaliseEvents(input.events) : undefined,
       ...(input.secret ? secretColumns(svc, input.secret) : {}),
+      filter: checkFilter(input.filter),
+      rateLimitPerSecond: input.rate_limit_per_second,
       updatedAt: new Date(),
     })
     .where(and(eq(webhookSubscriptions.id, input.id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
