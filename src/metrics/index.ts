@@ -231,12 +231,12 @@ export class Metrics {
    * failure with no retry left in `retrySchedule`) with the attempts each took.
    */
   webhookAttempts(
-    made: readonly { prepared: { attempt: number }; outcome: { success: boolean } }[],
+    made: readonly { prepared: { attempt: number; final?: boolean }; outcome: { success: boolean } }[],
     retrySchedule: readonly number[],
   ): void {
     for (const { prepared, outcome } of made) {
       this.attempts.labels(outcome.success ? 'success' : 'failure').inc();
-      if (!outcome.success && retrySchedule[prepared.attempt] !== undefined) continue;
+      if (!outcome.success && !prepared.final && retrySchedule[prepared.attempt] !== undefined) continue;
       this.deliveries.labels(outcome.success ? 'succeeded' : 'failed').inc();
       this.deliveryAttempts.observe(prepared.attempt);
     }

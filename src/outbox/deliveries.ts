@@ -17,6 +17,8 @@ export interface DeliveryJob {
   deliveryId: string;
   /** 1-based attempt number this job makes. */
   attempt: number;
+  /** The delivery's last attempt whatever its outcome: no retry follows it (a resend, src/webhooks/resend.ts). */
+  final?: boolean;
 }
 
 /** An attempt to schedule: its job's data, when, and its subscription (the job's pg-boss group, which the worker's fetches can skip). */
@@ -121,7 +123,7 @@ export async function scheduleAttempts(svc: { boss: PgBoss }, tx: Executor, jobs
     const ids = await svc.boss.insert(
       DELIVERY_QUEUE,
       jobs.slice(i, i + 1000).map((j) => ({
-        data: { deliveryId: j.deliveryId, attempt: j.attempt },
+        data: { deliveryId: j.deliveryId, attempt: j.attempt, ...(j.final ? { final: true } : {}) },
         ...(j.delayMs > 0 ? { startAfter: new Date(now + j.delayMs) } : {}),
         ...(j.subscriptionId ? { group: { id: j.subscriptionId } } : {}),
       })),

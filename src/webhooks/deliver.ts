@@ -25,6 +25,8 @@ export interface PreparedAttempt {
   deliveryId: string;
   subscriptionId: string;
   attempt: number;
+  /** No retry follows this attempt (a resend's one attempt). */
+  final?: boolean;
   url: string;
   body: string;
   headers: Record<string, string>;
@@ -87,6 +89,7 @@ export async function prepareAttempts(
       deliveryId: delivery.id,
       subscriptionId: delivery.subscriptionId,
       attempt: job.data.attempt,
+      ...(job.data.final ? { final: true } : {}),
       url: row.url,
       body,
       headers: {},
@@ -138,7 +141,7 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
   const schedule = svc.config.webhooks.retryScheduleMs;
   const now = new Date();
   const plans = made.map(({ prepared, outcome }) => {
-    const retryDelayMs = outcome.success ? undefined : schedule[prepared.attempt];
+    const retryDelayMs = outcome.success || prepared.final ? undefined : schedule[prepared.attempt];
     const finished = outcome.success || retryDelayMs === undefined;
     return { prepared, outcome, retryDelayMs, finished, status: outcome.success ? 'succeeded' : finished ? 'failed' : 'pending' };
   });

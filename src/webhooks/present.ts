@@ -29,7 +29,13 @@ export interface StatsTotals {
   latencyTotalMs: number;
 }
 
-export function presentStats(row: WebhookSubscriptionRow, totals: StatsTotals, pending: number) {
+/** From the delivery history (30 days): distinct events sent or being sent, and attempts made. */
+export interface HistoryTotals {
+  messages: number;
+  attempts: number;
+}
+
+export function presentStats(row: WebhookSubscriptionRow, totals: StatsTotals, pending: number, history: HistoryTotals) {
   const finished = totals.succeeded + totals.failed;
   return {
     success_rate: successRate(totals.succeeded, totals.failed),
@@ -39,6 +45,8 @@ export function presentStats(row: WebhookSubscriptionRow, totals: StatsTotals, p
     failed_deliveries: totals.failed,
     pending_deliveries: pending,
     consecutive_failures: row.consecutiveFailures,
+    messages: history.messages,
+    attempts: history.attempts,
   };
 }
 

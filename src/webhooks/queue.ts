@@ -29,7 +29,7 @@ export async function retryOrphanedAttempts(svc: Services): Promise<number> {
  */
 export async function deferAttempts(
   svc: Services,
-  attempts: { jobId: string; deliveryId: string; attempt: number; subscriptionId: string }[],
+  attempts: { jobId: string; deliveryId: string; attempt: number; subscriptionId: string; final?: boolean }[],
   delayMs: number,
 ): Promise<void> {
   if (attempts.length === 0) return;
@@ -37,7 +37,7 @@ export async function deferAttempts(
     await scheduleAttempts(
       svc,
       tx,
-      attempts.map((a) => ({ deliveryId: a.deliveryId, attempt: a.attempt, subscriptionId: a.subscriptionId, delayMs })),
+      attempts.map((a) => ({ deliveryId: a.deliveryId, attempt: a.attempt, subscriptionId: a.subscriptionId, final: a.final, delayMs })),
     );
     await svc.boss.complete(
       DELIVERY_QUEUE,

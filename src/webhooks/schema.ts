@@ -86,6 +86,12 @@ export const replayInput = z.strictObject({
   until: isoDateTime().optional().describe('End of the window (exclusive; default now)'),
 });
 
+export const recoverInput = z.strictObject({
+  id: webhookId,
+  since: isoDateTime().describe('Start of the window (ISO 8601), at most 7 days ago'),
+  until: isoDateTime().optional().describe('End of the window (exclusive; default now)'),
+});
+
 export const webhookView = z.object({
   id: z.string(),
   kind: z.enum(['push', 'poll']).describe('`push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages'),
@@ -156,6 +162,16 @@ export const webhookDetail = webhookView.extend({
       .nullable()
       .describe('How long the oldest pending delivery has waited, in seconds: the queue lag of this receiver (null when none is pending)'),
     consecutive_failures: z.number().int(),
+    messages: z
+      .number()
+      .int()
+      .describe(
+        'Distinct events (message ids) sent or being sent to this receiver, over the 30-day history: a replayed or recovered event counts once however many deliveries it has (test sends excluded)',
+      ),
+    attempts: z
+      .number()
+      .int()
+      .describe('HTTP attempts made, over the 30-day history: every delivery attempt, retries and resends included (test sends excluded)'),
   }),
   deliveries: z.array(deliveryView).describe('The latest 100 deliveries, newest first'),
 });
@@ -249,9 +265,22 @@ export const replayResult = z.object({
   next_since: z.string().nullable(),
 });
 
+export const recoverResult = z.object({
+  subscription_id: z.string(),
+  recovered: z
+    .number()
+    .int()
+    .describe('Events queued for delivery again (at most 10,000 per call): those in the window with no succeeded or pending delivery'),
+  since: z.string(),
+  until: z.string(),
+  has_more: z.boolean().describe('More events remain in the window: call again with `since` = `next_since`'),
+  next_since: z.string().nullable(),
+});
+
 export type CreateWebhookInput = z.infer<typeof createWebhookInput>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookInput>;
 export type ListWebhooksInput = z.infer<typeof listWebhooksInput>;
 export type ReplayInput = z.infer<typeof replayInput>;
 export type MessagesInput = z.infer<typeof messagesInput>;
+export type RecoverInput = z.infer<typeof recoverInput>;
 export type WebhookSeriesInput = z.infer<typeof webhookSeriesInput>;

@@ -110,6 +110,14 @@ async function readWebhook(svc: Services, tx: Executor, tenantId: string, id: st
     .select({ n: count(), oldest: sql<string | Date | null>`min(${d.createdAt})` })
     .from(d)
     .where(and(eq(d.subscriptionId, id), eq(d.status, 'pending'), sql`${d.kind} <> 'test'`));
+  // Messages and attempts, as distinct from deliveries: a replayed event is one message with two deliveries.
+  const [history] = await tx
+    .select({
+      messages: sql<number>`count(distinct ${d.eventId})::float8`,
+      attempts: sql<number>`coalesce(sum(${d.attempts}), 0)::float8`,
+    })
+    .from(d)
+    .where(and(eq(d.subscriptionId, id), sql`${d.kind} <> 'test'`));
   const [totals] = await tx
     .select({
       succeeded: sql<number>`coalesce(sum(${st.deliveriesSucceeded}), 0)::float8`,
@@ -135,7 +143,13 @@ async function readWebhook(svc: Services, tx: Executor, tenantId: string, id: st
   for (const a of attempts) byDelivery.set(a.deliveryId, [...(byDelivery.get(a.deliveryId) ?? []), a]);
   return {
     ...presentWebhook(row),
-    stats: { ...presentStats(row, totals!, pending?.n ?? 0), ...presentLag(pending?.oldest ? new Date(pending.oldest) : null) },
+    stats: {
+      ...presentStats(row, totals!, pending?.n ?? 0, {
+        messages: Number(history?.messages ?? 0),
+        attempts: Number(history?.attempts ?? 0),
+      }),
+      ...presentLag(pending?.oldest ? new Date(pending.oldest) : null),
+    },
     deliveries: deliveries.map((x) => presentDelivery(x, byDelivery.get(x.id) ?? [])),
   };
 }

@@ -1128,6 +1128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend one delivery
+         * @description One more attempt of a finished delivery (succeeded, failed or cancelled): the same message (same event id in `webhook-id` and the envelope, so receivers deduplicate), numbered after its last attempt, made by the delivery queue at once and not retried. The delivery is `pending` until it is made; it counts once in the statistics, by its latest outcome. Refused (409) while the delivery is pending, for test sends (send a new test), past the event's retention, and while the subscription is disabled.
+         */
+        post: operations["webhooks-resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{id}/enable": {
         parameters: {
             query?: never;
@@ -1142,6 +1162,46 @@ export interface paths {
          * @description Sets `active` and resets the consecutive-failure count. Events from while it was disabled are not sent (use replay).
          */
         post: operations["webhooks-enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Poll the events of a poll subscription
+         * @description The tenant's events of the subscribed kinds after `after` (a `next_cursor`, an event id, or `now`; absent: the oldest retained), oldest first, as the envelopes a push delivery sends. Call again with `after` = `next_cursor`: every event comes exactly once across pages, also while new ones are recorded. An event appears once every transaction that began before it has ended. Poll subscriptions only (409 for a push subscription).
+         */
+        get: operations["webhooks-messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover events the receiver did not get
+         * @description Re-sends, as new deliveries (kind `recover`) with the same event ids, the events of the subscribed kinds in [`since`, `until`) that have no succeeded and no pending delivery to this subscription: their deliveries failed or were cancelled, or none was made because the subscription was disabled. Events from before the subscription was created are left out (replay sends those). At most 7 days back and 10,000 events per call (`has_more`/`next_since` continue). Active subscriptions only.
+         */
+        post: operations["webhooks-recover"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2547,9 +2607,19 @@ export interface operations {
                         }[];
                         /** @description The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill) */
                         invoices: {
+                            /** @description Who the invoice is addressed to, as the tenant was when it was issued */
+                            billed_to: {
+                                /** @description The owner's email */
+                                email: string;
+                                /** @description The tenant's name */
+                                name: string;
+                            };
+                            /** @description When it was issued */
                             created_at: string;
                             /** @constant */
                             currency: "usd";
+                            /** @description When payment is due: 14 days after it was issued */
+                            due_at: string;
                             /** @description `inv_...` */
                             id: string;
                             lines: {
@@ -2870,9 +2940,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Who the invoice is addressed to, as the tenant was when it was issued */
+                        billed_to: {
+                            /** @description The owner's email */
+                            email: string;
+                            /** @description The tenant's name */
+                            name: string;
+                        };
+                        /** @description When it was issued */
                         created_at: string;
                         /** @constant */
                         currency: "usd";
+                        /** @description When payment is due: 14 days after it was issued */
+                        due_at: string;
                         /** @description `inv_...` */
                         id: string;
                         lines: {
@@ -3049,9 +3129,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Who the invoice is addressed to, as the tenant was when it was issued */
+                        billed_to: {
+                            /** @description The owner's email */
+                            email: string;
+                            /** @description The tenant's name */
+                            name: string;
+                        };
+                        /** @description When it was issued */
                         created_at: string;
                         /** @constant */
                         currency: "usd";
+                        /** @description When payment is due: 14 days after it was issued */
+                        due_at: string;
                         /** @description `inv_...` */
                         id: string;
                         lines: {
@@ -3640,7 +3730,16 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+                        filter: string | null;
                         id: string;
+                        /**
+                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+                         * @enum {string}
+                         */
+                        kind: "push" | "poll";
+                        /** @description Requests per second at most to the receiver (null: unpaced) */
+                        rate_limit_per_second: number | null;
                         /** @description The full secret on create; masked (`…` + last 4) afterwards */
                         secret: string;
                         /** @enum {string} */
@@ -3648,7 +3747,8 @@ export interface operations {
                         /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
                         suspended: boolean;
                         updated_at: string;
-                        url: string;
+                        /** @description The receiver; null for a `poll` subscription */
+                        url: string | null;
                     };
                 };
             };
@@ -3799,8 +3899,17 @@ export interface operations {
                             created_at: string;
                             disabled_at: string | null;
                             events: string[];
+                            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+                            filter: string | null;
                             id: string;
+                            /**
+                             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+                             * @enum {string}
+                             */
+                            kind: "push" | "poll";
                             owner_email: string;
+                            /** @description Requests per second at most to the receiver (null: unpaced) */
+                            rate_limit_per_second: number | null;
                             /** @description The full secret on create; masked (`…` + last 4) afterwards */
                             secret: string;
                             /** @enum {string} */
@@ -3809,7 +3918,8 @@ export interface operations {
                             suspended: boolean;
                             tenant_id: string;
                             updated_at: string;
-                            url: string;
+                            /** @description The receiver; null for a `poll` subscription */
+                            url: string | null;
                         }[];
                         has_more: boolean;
                         next_cursor: string | null;
@@ -3980,7 +4090,7 @@ export interface operations {
                             event_id: string;
                             id: string;
                             /** @enum {string} */
-                            kind: "event" | "replay" | "test";
+                            kind: "event" | "replay" | "recover" | "test";
                             /** @description Of the latest attempt */
                             latency_ms: number | null;
                             next_attempt_at: string | null;
@@ -3992,8 +4102,8 @@ export interface operations {
                             subscription_id: string;
                             success: boolean;
                             tenant_id: string;
-                            /** @description The subscription's receiver */
-                            url: string;
+                            /** @description The subscription's receiver (null for a `poll` subscription) */
+                            url: string | null;
                         }[];
                         has_more: boolean;
                         next_cursor: string | null;
@@ -4774,9 +4884,19 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Who the invoice is addressed to, as the tenant was when it was issued */
+                            billed_to: {
+                                /** @description The owner's email */
+                                email: string;
+                                /** @description The tenant's name */
+                                name: string;
+                            };
+                            /** @description When it was issued */
                             created_at: string;
                             /** @constant */
                             currency: "usd";
+                            /** @description When payment is due: 14 days after it was issued */
+                            due_at: string;
                             /** @description `inv_...` */
                             id: string;
                             lines: {
@@ -4942,9 +5062,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Who the invoice is addressed to, as the tenant was when it was issued */
+                        billed_to: {
+                            /** @description The owner's email */
+                            email: string;
+                            /** @description The tenant's name */
+                            name: string;
+                        };
+                        /** @description When it was issued */
                         created_at: string;
                         /** @constant */
                         currency: "usd";
+                        /** @description When payment is due: 14 days after it was issued */
+                        due_at: string;
                         /** @description `inv_...` */
                         id: string;
                         lines: {
@@ -10949,7 +11079,16 @@ export interface operations {
                             created_at: string;
                             disabled_at: string | null;
                             events: string[];
+                            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+                            filter: string | null;
                             id: string;
+                            /**
+                             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+                             * @enum {string}
+                             */
+                            kind: "push" | "poll";
+                            /** @description Requests per second at most to the receiver (null: unpaced) */
+                            rate_limit_per_second: number | null;
                             /** @description The full secret on create; masked (`…` + last 4) afterwards */
                             secret: string;
                             /** @enum {string} */
@@ -10959,7 +11098,8 @@ export interface operations {
                             /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
                             suspended: boolean;
                             updated_at: string;
-                            url: string;
+                            /** @description The receiver; null for a `poll` subscription */
+                            url: string | null;
                         }[];
                         has_more: boolean;
                         next_cursor: string | null;
@@ -11080,10 +11220,20 @@ export interface operations {
                 "application/json": {
                     /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed */
                     events: string[];
+                    /** @description Only events this expression matches are delivered (docs/webhooks.md, Filters), e.g. `event == "execution.failed" && data.module == "http"`: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, parentheses, `in [..]`, string/number/true/false/null literals, `event` and `data.<path>`. null: every event of the subscribed kinds */
+                    filter?: string | null;
+                    /**
+                     * @description `push` (default): events are POSTed to `url`; `poll`: no URL, the events are read with GET /api/v1/webhooks/{id}/messages
+                     * @default push
+                     * @enum {string}
+                     */
+                    kind?: "push" | "poll";
+                    /** @description Requests per second at most to this receiver, 1–1000 (shared by every instance); the rest wait in the queue, in order, none dropped. null: unpaced */
+                    rate_limit_per_second?: number | null;
                     /** @description HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent */
                     secret?: string;
-                    /** @description HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1) */
-                    url: string;
+                    /** @description HTTPS receiver address, required for `push` and refused for `poll` */
+                    url?: string;
                 };
             };
         };
@@ -11107,7 +11257,16 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+                        filter: string | null;
                         id: string;
+                        /**
+                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+                         * @enum {string}
+                         */
+                        kind: "push" | "poll";
+                        /** @description Requests per second at most to the receiver (null: unpaced) */
+                        rate_limit_per_second: number | null;
                         /** @description The full secret on create; masked (`…` + last 4) afterwards */
                         secret: string;
                         /** @enum {string} */
@@ -11115,7 +11274,8 @@ export interface operations {
                         /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
                         suspended: boolean;
                         updated_at: string;
-                        url: string;
+                        /** @description The receiver; null for a `poll` subscription */
+                        url: string | null;
                     };
                 };
             };
@@ -11287,7 +11447,7 @@ export interface operations {
                             event_id: string;
                             id: string;
                             /** @enum {string} */
-                            kind: "event" | "replay" | "test";
+                            kind: "event" | "replay" | "recover" | "test";
                             /** @description Of the latest attempt */
                             latency_ms: number | null;
                             next_attempt_at: string | null;
@@ -11299,14 +11459,32 @@ export interface operations {
                         }[];
                         disabled_at: string | null;
                         events: string[];
+                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+                        filter: string | null;
                         id: string;
+                        /**
+                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+                         * @enum {string}
+                         */
+                        kind: "push" | "poll";
+                        /** @description Requests per second at most to the receiver (null: unpaced) */
+                        rate_limit_per_second: number | null;
                         /** @description The full secret on create; masked (`…` + last 4) afterwards */
                         secret: string;
                         stats: {
+                            /** @description HTTP attempts made, over the 30-day history: every delivery attempt, retries and resends included (test sends excluded) */
+                            attempts: number;
                             /** @description Mean latency of attempts the receiver answered */
                             avg_latency_ms: number | null;
                             consecutive_failures: number;
                             failed_deliveries: number;
+                            /** @description How long the oldest pending delivery has waited, in seconds: the queue lag of this receiver (null when none is pending) */
+                            lag_seconds: number | null;
+                            /** @description Distinct events (message ids) sent or being sent to this receiver, over the 30-day history: a replayed or recovered event counts once however many deliveries it has (test sends excluded) */
+                            messages: number;
+                            /** @description When the oldest pending delivery was created (null when none is pending) */
+                            oldest_pending_at: string | null;
+                            /** @description Deliveries waiting for an attempt (a retry, or their turn under `rate_limit_per_second`) */
                             pending_deliveries: number;
                             succeeded_deliveries: number;
                             /** @description Succeeded / finished deliveries, 0–1 (null before the first finishes) */
@@ -11319,7 +11497,8 @@ export interface operations {
                         /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
                         suspended: boolean;
                         updated_at: string;
-                        url: string;
+                        /** @description The receiver; null for a `poll` subscription */
+                        url: string | null;
                     };
                 };
             };
@@ -11456,6 +11635,10 @@ export interface operations {
                 "application/json": {
                     /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed */
                     events?: string[];
+                    /** @description Only events this expression matches are delivered (docs/webhooks.md, Filters), e.g. `event == "execution.failed" && data.module == "http"`: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, parentheses, `in [..]`, string/number/true/false/null literals, `event` and `data.<path>`. null: every event of the subscribed kinds */
+                    filter?: string | null;
+                    /** @description Requests per second at most to this receiver, 1–1000 (shared by every instance); the rest wait in the queue, in order, none dropped. null: unpaced */
+                    rate_limit_per_second?: number | null;
                     /** @description HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent */
                     secret?: string;
                     /** @description HTTPS receiver address (public addresses only unless WEBHOOK_ALLOW_PRIVATE=1) */
@@ -11483,7 +11666,16 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+                        filter: string | null;
                         id: string;
+                        /**
+                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+                         * @enum {string}
+                         */
+                        kind: "push" | "poll";
+                        /** @description Requests per second at most to the receiver (null: unpaced) */
+                        rate_limit_per_second: number | null;
                         /** @description The full secret on create; masked (`…` + last 4) afterwards */
                         secret: string;
                         /** @enum {string} */
@@ -11491,7 +11683,8 @@ export interface operations {
                         /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
                         suspended: boolean;
                         updated_at: string;
-                        url: string;
+                        /** @description The receiver; null for a `poll` subscription */
+                        url: string | null;
                     };
                 };
             };
@@ -11846,7 +12039,7 @@ export interface operations {
                         event_id: string;
                         id: string;
                         /** @enum {string} */
-                        kind: "event" | "replay" | "test";
+                        kind: "event" | "replay" | "recover" | "test";
                         /** @description Of the latest attempt */
                         latency_ms: number | null;
                         next_attempt_at: string | null;
@@ -11977,6 +12170,204 @@ export interface operations {
             };
         };
     };
+    "webhooks-resend": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Delivery identifier (`dlv_...`) */
+                delivery_id: string;
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description When the delivery was created */
+                        at: string;
+                        /** @description Attempts made so far */
+                        attempt: number;
+                        attempts: {
+                            at: string;
+                            attempt: number;
+                            error: string | null;
+                            latency_ms: number;
+                            /** @description The first 1 KB of the answer */
+                            response_body: string | null;
+                            status_code: number | null;
+                            success: boolean;
+                        }[];
+                        /** @description Of the latest attempt */
+                        error: string | null;
+                        event: string;
+                        /** @description The envelope id: the same on every attempt and replay */
+                        event_id: string;
+                        id: string;
+                        /** @enum {string} */
+                        kind: "event" | "replay" | "recover" | "test";
+                        /** @description Of the latest attempt */
+                        latency_ms: number | null;
+                        next_attempt_at: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed" | "cancelled";
+                        /** @description Of the latest attempt */
+                        status_code: number | null;
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook or delivery */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Delivery pending, a test send, event past retention, subscription disabled, or a poll subscription */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
+                    "Retry-After"?: number;
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "webhooks-enable": {
         parameters: {
             query?: never;
@@ -12011,7 +12402,16 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+                        filter: string | null;
                         id: string;
+                        /**
+                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+                         * @enum {string}
+                         */
+                        kind: "push" | "poll";
+                        /** @description Requests per second at most to the receiver (null: unpaced) */
+                        rate_limit_per_second: number | null;
                         /** @description The full secret on create; masked (`…` + last 4) afterwards */
                         secret: string;
                         /** @enum {string} */
@@ -12019,7 +12419,8 @@ export interface operations {
                         /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
                         suspended: boolean;
                         updated_at: string;
-                        url: string;
+                        /** @description The receiver; null for a `poll` subscription */
+                        url: string | null;
                     };
                 };
             };
@@ -12088,6 +12489,374 @@ export interface operations {
                 };
             };
             /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
+                    "Retry-After"?: number;
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-messages": {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Envelopes as a push delivery POSTs them, oldest first */
+                        data: {
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The event kind */
+                            event: string;
+                            /** @description The event id (`evt_...`) */
+                            id: string;
+                            /** @description When the event happened (ISO 8601) */
+                            timestamp: string;
+                        }[];
+                        /** @description More events are readable now: fetch the next page at once */
+                        has_more: boolean;
+                        /** @description Pass as `after` to get the events after this page (the same cursor again when the page is empty: poll it later) */
+                        next_cursor: string;
+                    };
+                };
+            };
+            /** @description Invalid `after` or `limit` */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A push subscription: its events are POSTed, not polled */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-recover": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Start of the window (ISO 8601), at most 7 days ago
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description End of the window (exclusive; default now)
+                     */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description More events remain in the window: call again with `since` = `next_since` */
+                        has_more: boolean;
+                        next_since: string | null;
+                        /** @description Events queued for delivery again (at most 10,000 per call): those in the window with no succeeded or pending delivery */
+                        recovered: number;
+                        since: string;
+                        subscription_id: string;
+                        until: string;
+                    };
+                };
+            };
+            /** @description Invalid window */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Subscription disabled, or a poll subscription */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

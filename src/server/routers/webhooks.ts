@@ -1,6 +1,8 @@
 import { getDelivery, getWebhookSeries } from '../../webhooks/insights';
+import { recoverEvents } from '../../webhooks/recover';
 import { listMessages } from '../../webhooks/messages';
 import { replayEvents } from '../../webhooks/replay';
+import { resendDelivery } from '../../webhooks/resend';
 import {
   createWebhookInput,
   deletedWebhook,
@@ -9,6 +11,9 @@ import {
   listWebhooksInput,
   messagesInput,
   messagesPage,
+  deliveryView,
+  recoverInput,
+  recoverResult,
   replayInput,
   replayResult,
   testResult,
@@ -202,4 +207,42 @@ export const webhooksRouter = router({
     .input(replayInput)
     .output(replayResult)
     .mutation(({ ctx, input }) => replayEvents(ctx.svc, ctx.principal, input)),
+
+  resend: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend',
+        tags,
+        summary: 'Resend one delivery',
+        description:
+          "One more attempt of a finished delivery (succeeded, failed or cancelled): the same message (same event id in `webhook-id` and the envelope, so receivers deduplicate), numbered after its last attempt, made by the delivery queue at once and not retried. The delivery is `pending` until it is made; it counts once in the statistics, by its latest outcome. Refused (409) while the delivery is pending, for test sends (send a new test), past the event's retention, and while the subscription is disabled.",
+        errorResponses: {
+          ...errors,
+          404: 'No such webhook or delivery',
+          409: 'Delivery pending, a test send, event past retention, subscription disabled, or a poll subscription',
+        },
+      },
+      successStatus: 202,
+    })
+    .input(deliveryIdInput)
+    .output(deliveryView)
+    .mutation(({ ctx, input }) => resendDelivery(ctx.svc, ctx.principal, input.id, input.delivery_id)),
+
+  recover: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/webhooks/{id}/recover',
+        tags,
+        summary: 'Recover events the receiver did not get',
+        description:
+          'Re-sends, as new deliveries (kind `recover`) with the same event ids, the events of the subscribed kinds in [`since`, `until`) that have no succeeded and no pending delivery to this subscription: their deliveries failed or were cancelled, or none was made because the subscription was disabled. Events from before the subscription was created are left out (replay sends those). At most 7 days back and 10,000 events per call (`has_more`/`next_since` continue). Active subscriptions only.',
+        errorResponses: { 400: 'Invalid window', ...withId, 409: 'Subscription disabled, or a poll subscription' },
+      },
+      successStatus: 202,
+    })
+    .input(recoverInput)
+    .output(recoverResult)
+    .mutation(({ ctx, input }) => recoverEvents(ctx.svc, ctx.principal, input)),
 });
