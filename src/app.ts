@@ -18,6 +18,7 @@ import { startCertification } from './jobs/certification';
 import { startBoss, stopBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
+import { startWebhookAlerts } from './jobs/webhook-alerts';
 import { DELIVERIES_IN_FLIGHT, startDeliveryWorker, stopDeliveryWorker } from './jobs/webhooks';
 import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from './jobs/workflows';
 import { KeyCache } from './keys/cache';
@@ -33,6 +34,7 @@ import { sealOAuthPayloads } from './oauth/adapter';
 import { DELIVERY_QUEUE, OutboxHooks } from './outbox';
 import type { Services } from './services';
 import { deliveryQueueOptions, retryOrphanedAttempts } from './webhooks/queue';
+import { WEBHOOK_ALERT_QUEUE, WEBHOOK_ALERT_QUEUE_OPTIONS } from './webhooks/alerts';
 
 /** Builds every shared service once at start-up: database (migrated), jobs, Redis, caches. */
 export interface ServiceOptions {
@@ -63,6 +65,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: CERTIFICATION_WEEKLY_QUEUE, options: CERTIFICATION_WEEKLY_OPTIONS },
     { name: WORKFLOW_STEP_QUEUE, options: WORKFLOW_QUEUE_OPTIONS },
     { name: TRUST_DAILY_QUEUE, options: TRUST_QUEUE_OPTIONS },
+    { name: WEBHOOK_ALERT_QUEUE, options: WEBHOOK_ALERT_QUEUE_OPTIONS },
   ]);
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, logger)
@@ -114,6 +117,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   await startCertification(svc);
   await startWorkflowWorkers(svc);
   await startTrust(svc);
+  await startWebhookAlerts(svc);
   return {
     ...svc,
     async close() {

@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'trust.score_changed',
   'workflow.completed',
   'workflow.failed',
+  'webhook.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -155,9 +156,25 @@ export const EVENT_DATA_SCHEMAS = {
       failed_at: iso,
     })
     .describe('A step of a workflow run failed.'),
+  'webhook.disabled': z
+    .object({
+      webhook_id: z.string().describe('The subscription that was disabled (`wh_...`)'),
+      url: z.string().nullable().describe('Its receiver'),
+      consecutive_failures: z.number().int().describe('Failed deliveries in a row that disabled it'),
+      disabled_at: iso,
+      failing_since: iso.nullable().describe('When the run of failures reached its `failure_alert_threshold`'),
+      last_status_code: z.number().int().nullable().describe('Status of the last failed attempt; null when the receiver did not answer'),
+      last_error: z
+        .string()
+        .nullable()
+        .describe('Error of the last failed attempt (e.g. `The receiver answered 500.`, a timeout, a refused connection)'),
+    })
+    .describe(
+      "One of the tenant's webhook subscriptions was disabled after too many failed deliveries in a row. Sent to the tenant's other active subscriptions that take it, never to the disabled one.",
+    ),
 } satisfies Record<EventType, z.ZodType>;
 
-/** The event the test endpoint sends (deliberately not one of the 12 kinds). */
+/** The event the test endpoint sends (deliberately not one of the kinds above). */
 export const TEST_EVENT_TYPE = 'webhook.test';
 
 export const TEST_EVENT_DATA_SCHEMA = z

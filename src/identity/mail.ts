@@ -1,22 +1,10 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import { escapeHtml, sendMail } from '../lib/mail';
 import type { Services } from '../services';
 
 export interface AuthMail {
   to: string;
   kind: 'signup' | 'recovery';
   link: string;
-}
-
-const transports = new Map<string, Transporter>();
-
-function transportFor(smtpUrl: string): Transporter {
-  let t = transports.get(smtpUrl);
-  if (!t) {
-    // The URL carries everything (smtps:// for implicit TLS, credentials, ?ignoreTLS=true ...).
-    t = nodemailer.createTransport(smtpUrl);
-    transports.set(smtpUrl, t);
-  }
-  return t;
 }
 
 const SUBJECTS = { signup: 'Confirm your sign-up', recovery: 'Reset your password' } as const;
@@ -26,28 +14,21 @@ const BODIES = {
 } as const;
 
 /**
- * Sends a confirmation or recovery link by mail (SMTP_URL). Without SMTP_URL nothing is sent:
- * sign-ups are confirmed at once, and recovery links are logged for the operator (documented in
- * docs/auth.md): the link carries a one-time token, never a password.
+ * Sends a confirmation or recovery link by mail (SMTP_URL, through src/lib/mail.ts). Without
+ * SMTP_URL nothing is sent: sign-ups are confirmed at once, and recovery links are logged for the
+ * operator (documented in docs/auth.md): the link carries a one-time token, never a password.
  */
 export async function sendAuthMail(svc: Services, mail: AuthMail): Promise<void> {
-  const smtpUrl = svc.config.smtpUrl;
-  if (!smtpUrl) {
-    svc.logger.info(
-      { email: mail.to, kind: mail.kind, link: mail.link },
-      `${mail.kind} link (SMTP_URL is not set, so it is logged for the operator instead of mailed)`,
-    );
-    return;
-  }
-  const host = new URL(svc.config.publicBaseUrl).hostname;
-  const from = `Agent Module Platform <no-reply@${host.includes('.') ? host : `${host}.localdomain`}>`;
-  await transportFor(smtpUrl).sendMail({
-    from,
+  const sent = await sendMail(svc.config, {
     to: mail.to,
     subject: SUBJECTS[mail.kind],
     text: `${BODIES[mail.kind]}\n\n${mail.link}\n`,
     html: `<p>${BODIES[mail.kind]}</p><p><a href="${escapeHtml(mail.link)}">${escapeHtml(mail.link)}</a></p>`,
   });
+  if (!sent) {
+    svc.logger.info(
+      { email: mail.to, kind: mail.kind, link: mail.link },
+      `${mail.kind} link (SMTP_URL is not set, so it is logged for the operator instead of mailed)`,
+    );
+  }
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

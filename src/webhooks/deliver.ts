@@ -1,12 +1,12 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db';
 import { statementRows } from '../db/statements';
 import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
 import { jobsDb } from '../db/job-tx';
-import { WEBHOOK_AUTO_DISABLE_AFTER } from '../contract/limits';
 import { decryptSecret, SecretDecryptionError } from '../lib/secrets';
-import { DELIVERY_QUEUE, scheduleAttempts, type DeliveryJob } from '../outbox';
+import { DELIVERY_QUEUE, scheduleAttempts, unitOfWork, type DeliveryJob } from '../outbox';
 import type { Services } from '../services';
+import { countConsecutiveFailures } from './alerts';
 import { deliveryHeaders, envelopeBody } from './envelope';
 import type { AttemptOutcome } from './send';
 
@@ -129,7 +129,8 @@ export async function prepareAttempts(
  * Records made attempts (in the order they finished) in one transaction, with their jobs'
  * completion: the attempt rows; each delivery succeeded, failed, or its next attempt scheduled at
  * WEBHOOK_RETRY_SCHEDULE_MS; the statistics; the consecutive-failure counts, disabling a
- * subscription at its tenth failed delivery in a row. A healthy receiver's successes touch the
+ * subscription at its tenth failed delivery in a row, with the failure alerts
+ * (src/webhooks/alerts.ts). A healthy receiver's successes touch the
  * subscription row only to reset a failure count. Returns the delays of scheduled retries.
  */
 export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promise<number[]> {
@@ -145,7 +146,8 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
     const finished = outcome.success || retryDelayMs === undefined;
     return { prepared, outcome, retryDelayMs, finished, status: outcome.success ? 'succeeded' : finished ? 'failed' : 'pending' };
   });
-  return svc.db.transaction(async (tx) => {
+  // The unit of work's outbox carries a `webhook.disabled` event when a subscription is disabled here.
+  return unitOfWork(svc, async (tx, out) => {
     // Delivery is at least once: losing this record in a database crash means one resend, so the
     // commit need not wait for the disk (PostgreSQL; PGlite runs without fsync anyway).
     if (svc.database.kind === 'postgres') await tx.execute(sql`set local synchronous_commit = off`);
@@ -191,7 +193,8 @@ export async function recordAttempts(svc: Services, made: MadeAttempt[]): Promis
       );
       await addToStats(tx, kept);
       const disabled = await countConsecutiveFailures(
-        tx,
+        svc,
+        out,
         kept.filter((p) => p.finished),
       );
       svc.metrics.webhooksDisabled(disabled);
@@ -248,7 +251,8 @@ async function recordSuccesses(svc: Services, made: MadeAttempt[]): Promise<void
  * Successful attempts ($1: [{ id, attempt, subscription_id, shard, status_code, latency_ms,
  * response_body }], $2: now), as recordAttempts writes them: guarded on the previous attempt
  * count, the attempt rows, the statistics (one shard per subscription, in subscription order so
- * that concurrent recorders lock in the same order) and the failure counts reset. The commit does
+ * that concurrent recorders lock in the same order) and the failure counts reset (a failing run
+ * ends). The commit does
  * not wait for the disk (`set_config` is local to the statement's own transaction): delivery is at
  * least once, and losing this record in a database crash means one resend.
  */
@@ -279,8 +283,8 @@ stats as (
     attempt_latency_total_ms = st.attempt_latency_total_ms + excluded.attempt_latency_total_ms
 ),
 reset as (
-  update webhook_subscriptions set consecutive_failures = 0
-  where id in (select subscription_id from kept) and consecutive_failures <> 0
+  update webhook_subscriptions set consecutive_failures = 0, failing_since = null
+  where id in (select subscription_id from kept) and (consecutive_failures <> 0 or failing_since is not null)
 )
 select (select count(*) from kept)::int as recorded from relaxed`;
 
@@ -327,45 +331,4 @@ async function addToStats(tx: Executor, kept: Planned[]) {
         attemptLatencyTotalMs: sql`${st.attemptLatencyTotalMs} + excluded.attempt_latency_total_ms`,
       },
     });
-}
-
-/**
- * Finished deliveries in the order they finished, per subscription: a success resets the count,
- * a failure adds one. The subscription is disabled when the count reaches WEBHOOK_AUTO_DISABLE_AFTER.
- */
-async function countConsecutiveFailures(tx: Executor, finished: Planned[]): Promise<number> {
-  const bySubscription = new Map<string, { reset: boolean; failuresAfter: number }>();
-  for (const { prepared, outcome } of finished) {
-    const c = bySubscription.get(prepared.subscriptionId) ?? { reset: false, failuresAfter: 0 };
-    if (outcome.success) {
-      c.reset = true;
-      c.failuresAfter = 0;
-    } else c.failuresAfter++;
-    bySubscription.set(prepared.subscriptionId, c);
-  }
-  const s = webhookSubscriptions;
-  let disabled = 0;
-  // In id order, so two transactions never wait on each other's rows in opposite orders.
-  for (const [id, c] of [...bySubscription].sort(([a], [b]) => a.localeCompare(b))) {
-    if (c.reset && c.failuresAfter === 0) {
-      await tx
-        .update(s)
-        .set({ consecutiveFailures: 0 })
-        .where(and(eq(s.id, id), ne(s.consecutiveFailures, 0)));
-      continue;
-    }
-    const count = c.reset ? sql`${c.failuresAfter}::int` : sql`${s.consecutiveFailures} + ${c.failuresAfter}`;
-    const [row] = await tx
-      .update(s)
-      .set({
-        consecutiveFailures: count,
-        status: sql`case when ${count} >= ${WEBHOOK_AUTO_DISABLE_AFTER} then 'disabled' else ${s.status} end`,
-        disabledAt: sql`case when ${count} >= ${WEBHOOK_AUTO_DISABLE_AFTER} and ${s.status} = 'active' then now() else ${s.disabledAt} end`,
-      })
-      .where(eq(s.id, id))
-      // disabled_at is now() only when this update disabled it (now() is the transaction's start).
-      .returning({ disabledNow: sql<boolean>`${s.disabledAt} is not distinct from now()` });
-    if (row?.disabledNow) disabled++;
-  }
-  return disabled;
 }

@@ -16,6 +16,8 @@ export function presentWebhook(row: WebhookSubscriptionRow, secret?: string) {
     rate_limit_per_second: row.rateLimitPerSecond,
     consecutive_failures: row.consecutiveFailures,
     disabled_at: row.disabledAt ? iso(row.disabledAt) : null,
+    failure_alert_threshold: row.failureAlertThreshold,
+    failing_since: row.failingSince ? iso(row.failingSince) : null,
     suspended: row.suspendedAt !== null,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),

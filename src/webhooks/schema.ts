@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../contract/events';
-import { WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '../contract/limits';
+import { WEBHOOK_AUTO_DISABLE_AFTER, WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '../contract/limits';
 import { isoDateTime } from '../lib/dates';
 import { FILTER_MAX_LENGTH } from '../lib/event-filter';
 import { listParams, pageSchema, queryInteger } from '../lib/pagination';
@@ -55,6 +55,18 @@ const rateLimitPerSecond = z
     `Requests per second at most to this receiver, 1–${WEBHOOK_RATE_LIMIT_MAX} (shared by every instance); the rest wait in the queue, in order, none dropped. null: unpaced`,
   );
 
+const failureAlertThreshold = z
+  .number({ error: `failure_alert_threshold must be an integer from 1 to ${WEBHOOK_AUTO_DISABLE_AFTER}.` })
+  .int(`failure_alert_threshold must be an integer from 1 to ${WEBHOOK_AUTO_DISABLE_AFTER}.`)
+  .min(1, `failure_alert_threshold must be an integer from 1 to ${WEBHOOK_AUTO_DISABLE_AFTER}.`)
+  .max(
+    WEBHOOK_AUTO_DISABLE_AFTER,
+    `failure_alert_threshold must be at most ${WEBHOOK_AUTO_DISABLE_AFTER}, the failed deliveries in a row that disable a subscription.`,
+  )
+  .describe(
+    `Failed deliveries in a row that alert the tenant's owner (once per run of failures), 1–${WEBHOOK_AUTO_DISABLE_AFTER}; default 3. At ${WEBHOOK_AUTO_DISABLE_AFTER} the subscription is disabled.`,
+  );
+
 export const createWebhookInput = z.strictObject({
   kind: z
     .enum(['push', 'poll'])
@@ -63,6 +75,7 @@ export const createWebhookInput = z.strictObject({
   url: receiverUrl.optional().describe('HTTPS receiver address, required for `push` and refused for `poll`'),
   events: eventKinds,
   secret: signingSecret.optional(),
+  failure_alert_threshold: failureAlertThreshold.optional(),
   filter: eventFilter.optional(),
   rate_limit_per_second: rateLimitPerSecond.optional(),
 });
@@ -72,6 +85,7 @@ export const updateWebhookInput = z.strictObject({
   url: receiverUrl.optional(),
   events: eventKinds.optional(),
   secret: signingSecret.optional(),
+  failure_alert_threshold: failureAlertThreshold.optional(),
   filter: eventFilter.optional(),
   rate_limit_per_second: rateLimitPerSecond.optional(),
 });
@@ -103,6 +117,13 @@ export const webhookView = z.object({
   rate_limit_per_second: z.number().int().nullable().describe('Requests per second at most to the receiver (null: unpaced)'),
   consecutive_failures: z.number().int(),
   disabled_at: z.string().nullable(),
+  failure_alert_threshold: z.number().int().describe("Failed deliveries in a row that alert the tenant's owner"),
+  failing_since: z
+    .string()
+    .nullable()
+    .describe(
+      'When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds',
+    ),
   suspended: z
     .boolean()
     .describe('True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it'),

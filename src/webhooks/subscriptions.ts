@@ -61,6 +61,7 @@ export async function createWebhook(svc: Services, principal: Principal, input: 
         kind: input.kind,
         url,
         events: normaliseEvents(input.events),
+        failureAlertThreshold: input.failure_alert_threshold,
         filter,
         rateLimitPerSecond: input.rate_limit_per_second ?? null,
         ...secretColumns(svc, secret),
@@ -160,10 +161,11 @@ export async function updateWebhook(svc: Services, principal: Principal, input: 
     input.url === undefined &&
     input.events === undefined &&
     input.secret === undefined &&
+    input.failure_alert_threshold === undefined &&
     input.filter === undefined &&
     input.rate_limit_per_second === undefined
   ) {
-    throw invalidRequest('Give at least one of url, events, secret, filter, rate_limit_per_second.');
+    throw invalidRequest('Give at least one of url, events, secret, filter, rate_limit_per_second, failure_alert_threshold.');
   }
   const current = await findSubscription(svc, principal.tenantId, input.id);
   if (current.kind === 'poll' && input.url !== undefined)
@@ -175,6 +177,12 @@ export async function updateWebhook(svc: Services, principal: Principal, input: 
       url,
       events: input.events ? normaliseEvents(input.events) : undefined,
       ...(input.secret ? secretColumns(svc, input.secret) : {}),
+      failureAlertThreshold: input.failure_alert_threshold,
+      // A threshold raised above the current run's failures ends its failing state (it alerts again at the new one).
+      failingSince:
+        input.failure_alert_threshold === undefined
+          ? undefined
+          : sql`case when ${webhookSubscriptions.consecutiveFailures} < ${input.failure_alert_threshold} then null else ${webhookSubscriptions.failingSince} end`,
       filter: checkFilter(input.filter),
       rateLimitPerSecond: input.rate_limit_per_second,
       updatedAt: new Date(),
@@ -224,6 +232,7 @@ export async function enableWebhook(svc: Services, tenantId: string | null, id: 
       status: 'active',
       consecutiveFailures: 0,
       disabledAt: null,
+      failingSince: null,
       updatedAt: sql`case when ${s.status} = 'active' then ${s.updatedAt} else now() end`,
     })
     .where(and(eq(s.id, id), tenantId ? eq(s.tenantId, tenantId) : undefined))

@@ -11,6 +11,8 @@ export interface Mailbox {
   url: string;
   /** The first mail to `to` whose subject matches, waiting up to `timeoutMs`. */
   waitFor(to: string, subject: RegExp, timeoutMs?: number): Promise<ParsedMail>;
+  /** Every mail to `to` whose subject matches, received so far. */
+  all(to: string, subject: RegExp): ParsedMail[];
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startMailbox(): Promise<Mailbox> {
         await new Promise((r) => setTimeout(r, 100));
       }
     },
+    all: (to, subject) => received.filter((m) => recipients(m).includes(to.toLowerCase()) && subject.test(m.subject ?? '')),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -19,6 +19,7 @@ export const EVENT_MEANINGS: Record<EventType, string> = {
   'trust.score_changed': 'A trust score moved significantly',
   'workflow.completed': 'A multi-step workflow finished',
   'workflow.failed': 'A workflow step failed',
+  'webhook.disabled': 'Another of your webhooks was disabled after failing',
 };
 
 export const EVENT_KINDS = Object.keys(EVENT_MEANINGS) as EventType[];

@@ -1,3 +1,4 @@
+import { getWebhookHealth, webhookHealthInput, webhookHealthView } from '../../webhooks/health';
 import { getDelivery, getWebhookSeries } from '../../webhooks/insights';
 import { recoverEvents } from '../../webhooks/recover';
 import { listMessages } from '../../webhooks/messages';
@@ -36,6 +37,22 @@ const errors = { 403: 'Missing scope `*` (`insufficient_scope`), or a plan below
 const withId = { ...errors, 404: 'No such webhook' };
 
 export const webhooksRouter = router({
+  health: apiProcedure('*')
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/webhooks/health',
+        tags,
+        summary: 'Subscriptions that need attention',
+        description:
+          "The tenant's disabled subscriptions and those whose failed deliveries in a row reached their `failure_alert_threshold` (`failing_since` set), with counts. Answered on every plan (one without webhooks has none), so a dashboard can ask it on every page.",
+        errorResponses: { 403: 'Missing scope `*` (`insufficient_scope`)' },
+      },
+    })
+    .input(webhookHealthInput)
+    .output(webhookHealthView)
+    .query(({ ctx }) => getWebhookHealth(ctx.svc, ctx.principal)),
+
   create: manageWebhooks
     .meta({
       openapi: {
