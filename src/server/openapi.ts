@@ -4,6 +4,7 @@ import { EVENT_DATA_SCHEMAS, EVENT_TYPES, TEST_EVENT_DATA_SCHEMA, TEST_EVENT_TYP
 import { API_TITLE, VERSION } from '../version';
 import { a2aPaths } from './a2a/openapi';
 import { ERRORS } from './errors';
+import { eventStreamPaths } from './http/event-stream-openapi';
 import { discoveryPaths } from './http/openapi';
 import { RouteTable, type Route } from './http/routes';
 import { mcpPaths } from './mcp/openapi';
@@ -406,7 +407,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     else op.security = route.meta.bearerOnly ? [{ BearerAuth: [] }] : [];
   }
 
-  Object.assign(doc.paths ?? {}, mcpPaths(), a2aPaths(), discoveryPaths());
+  Object.assign(doc.paths ?? {}, mcpPaths(), a2aPaths(), discoveryPaths(), eventStreamPaths());
   const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   const webhooks = webhooksSection();
   doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA, ...JSON_RPC_SCHEMAS, ...webhooks.schemas } as never;

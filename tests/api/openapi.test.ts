@@ -21,6 +21,7 @@ const HANDLER_OPERATIONS = [
   'GET /openapi.json',
   'GET /.well-known/agent.json',
   'GET /.well-known/agent-card.json',
+  'GET /api/v1/events/stream',
 ];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 /** Every operation of the document, `METHOD /path` with the operation object. */

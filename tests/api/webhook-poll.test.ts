@@ -21,6 +21,76 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
+interface SseEvent {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+interface Stream {
+  status: number;
+  /** The error body of a refusal. */
+  body?: any;
+  headers: Headers;
+  events: SseEvent[];
+  comments: string[];
+  retry?: number;
+  /** Resolves when the stream ends: `clean` when the server ended it (not a reset, not our abort). */
+  ended: Promise<{ clean: boolean }>;
+  waitFor(n: number): Promise<SseEvent[]>;
+  close(): void;
+}
+
+/** An SSE client on fetch (no EventSource in Node): parses `id`, `event`, `data`, `retry` and comment lines. */
+async function openStream(url: string, headers: Record<string, string>): Promise<Stream> {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers, signal: controller.signal });
+  const stream: Stream = {
+    status: res.status,
+    headers: res.headers,
+    events: [],
+    comments: [],
+    ended: Promise.resolve({ clean: true }),
+    waitFor: (n) => until(`${n} events`, async () => (stream.events.length >= n ? stream.events.slice(0, n) : undefined)),
+    close: () => controller.abort(),
+  };
+  if (res.status !== 200) {
+    stream.body = await res.json();
+    return stream;
+  }
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  stream.ended = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return { clean: true };
+        buffer += decoder.decode(value, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event: SseEvent = { data: '' };
+          let hasData = false;
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) stream.comments.push(line.slice(1).trim());
+            else if (line.startsWith('id: ')) event.id = line.slice(4);
+            else if (line.startsWith('event: ')) event.event = line.slice(7);
+            else if (line.startsWith('data: ')) {
+              event.data += (hasData ? '\n' : '') + line.slice(6);
+              hasData = true;
+            } else if (line.startsWith('retry: ')) stream.retry = Number(line.slice(7));
+          }
+          if (hasData) stream.events.push(event);
+        }
+      }
+    } catch {
+      return { clean: false };
+    }
+  })();
+  return stream;
+}
+
 backends.describe('Webhook polling and the event stream (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
@@ -192,6 +262,138 @@ backends.describe('Webhook polling and the event stream (%s)', (backend) => {
       // Read again from the start in one page: the same events in the same order.
       const again = await page(t.apiKey, sub.id, '?limit=500');
       expect(again.data.map((e) => e.id)).toEqual(ids);
+    });
+  });
+
+  describe('event stream', () => {
+    const streams: Stream[] = [];
+    const stream = async (key: string | undefined, query = '', headers: Record<string, string> = {}, base = s.url) => {
+      const st = await openStream(`${base}/api/v1/events/stream${query}`, { ...(key ? { 'x-api-key': key } : {}), ...headers });
+      streams.push(st);
+      return st;
+    };
+    afterAll(() => streams.forEach((st) => st.close()));
+
+    it('refuses before the stream starts with the JSON error format', async () => {
+      const t = await proTenant();
+      const refused = async (st: Stream, status: number, code: string) => {
+        expect(st.status).toBe(status);
+        expect(st.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(st.body.error).toBe(code);
+        expect(st.body.request_id).toBe(st.headers.get('x-request-id'));
+        return st.body;
+      };
+      await refused(await stream(undefined), 401, 'unauthorized');
+      const free = await s.register();
+      await refused(await stream(free.apiKey), 403, 'plan_required');
+      const limited = await s.call('/api/v1/keys', { key: t.apiKey, body: { name: 'read', scopes: ['modules:read'] } });
+      await refused(await stream(limited.body.api_key), 403, 'insufficient_scope');
+      await refused(await stream(t.apiKey, '?events=execution.done'), 400, 'invalid_request');
+      await refused(await stream(t.apiKey, '?colour=red'), 400, 'invalid_request');
+      await refused(await stream(t.apiKey, '?after=nope'), 400, 'invalid_request');
+      await refused(await stream(t.apiKey, '', { 'last-event-id': 'evt_nope' }), 400, 'invalid_request');
+      const post = await s.call('/api/v1/events/stream', { key: t.apiKey, body: {} });
+      expectError(post, 405, 'method_not_allowed');
+      expect(post.headers.get('allow')).toBe('GET, OPTIONS');
+    });
+
+    it('streams live events; a reconnect with Last-Event-ID loses none and repeats none', async () => {
+      const t = await proTenant();
+      const produced: string[] = [];
+      const first = await stream(t.apiKey, '?events=execution.completed');
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      expect(first.headers.get('x-ratelimit-limit')).toBeTruthy();
+      for (let i = 0; i < 3; i++) produced.push(await slugify(t.apiKey, `live ${i}`));
+      const live = await first.waitFor(3);
+      expect(first.retry).toBe(2000);
+      for (const e of live) {
+        expect(e.event).toBe('execution.completed');
+        expect(e.id).toMatch(/^evt_/);
+        const envelope = JSON.parse(e.data) as Envelope;
+        expect(envelope).toMatchObject({ id: e.id, event: 'execution.completed' });
+      }
+      first.close();
+      expect(await first.ended).toEqual({ clean: false });
+
+      // Recorded while no stream is open, then a reconnect from the last id received.
+      for (let i = 0; i < 3; i++) produced.push(await slugify(t.apiKey, `offline ${i}`));
+      const second = await stream(t.apiKey, '?events=execution.completed', { 'last-event-id': live[2]!.id! });
+      expect(second.status).toBe(200);
+      await second.waitFor(3);
+      produced.push(await slugify(t.apiKey, 'after reconnect'));
+      await second.waitFor(4);
+      const got = [...live, ...second.events];
+      const ids = got.map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      const executions = got.map((e) => (JSON.parse(e.data) as Envelope).data.execution_id as string);
+      expect(executions).toEqual(produced);
+
+      // ?after= an event id gives the history after it at once; without a filter, every kind.
+      const history = await stream(t.apiKey, `?after=${live[0]!.id}`);
+      const all = await history.waitFor(6);
+      expect(all.map((e) => e.event)).toEqual(Array(6).fill('execution.completed'));
+      expect(all.map((e) => e.id)).toEqual(ids.slice(1));
+      second.close();
+      history.close();
+    });
+
+    it('caps the streams a tenant holds open (429 beyond), per tenant', async () => {
+      const t = await proTenant();
+      const open: Stream[] = [];
+      for (let i = 0; i < 5; i++) {
+        const st = await stream(t.apiKey);
+        expect(st.status).toBe(200);
+        open.push(st);
+      }
+      const sixth = await stream(t.apiKey);
+      expect(sixth.status).toBe(429);
+      expect(sixth.body).toMatchObject({ error: 'concurrency_limit_exceeded', limit: 5 });
+      expect(sixth.headers.get('retry-after')).toBe('5');
+      const other = await proTenant();
+      expect((await stream(other.apiKey)).status).toBe(200);
+      open[0]!.close();
+      // Once the server has seen the close, there is room again.
+      await until('a free stream slot', async () => {
+        const st = await stream(t.apiKey);
+        if (st.status === 429) return undefined;
+        expect(st.status).toBe(200);
+        return st;
+      });
+      open.forEach((st) => st.close());
+    });
+
+    it.skipIf(backend !== 'postgres')('delivers events recorded by another instance', async () => {
+      const b = await startTestServer({ backend, databaseUrl: s.config.databaseUrl, env: { PUBLIC_BASE_URL } });
+      try {
+        const t = await proTenant();
+        const onB = await stream(t.apiKey, '?events=execution.completed', {}, b.url);
+        expect(onB.status).toBe(200);
+        const id = await slugify(t.apiKey, 'on instance a');
+        const [e] = await onB.waitFor(1);
+        expect((JSON.parse(e!.data) as Envelope).data.execution_id).toBe(id);
+        onB.close();
+      } finally {
+        await b.close();
+      }
+    });
+
+    it('ends open streams cleanly when the server shuts down', async () => {
+      const other = await startTestServer({ backend, env: { PUBLIC_BASE_URL } });
+      let closed = false;
+      try {
+        const reg = await other.register();
+        await other.setPlan(reg.tenantId, 'pro');
+        const st = await stream(reg.apiKey, '', {}, other.url);
+        expect(st.status).toBe(200);
+        await until('the stream to start', async () => (st.comments.includes('connected') ? true : undefined));
+        const closing = other.close().then(() => (closed = true));
+        // The server ends the stream (a clean end of the chunked body), not the forced close of its connection.
+        expect(await st.ended).toEqual({ clean: true });
+        await closing;
+      } finally {
+        if (!closed) await other.close();
+      }
     });
   });
 });

@@ -18,6 +18,7 @@ import { clientIp, resolveRequestId } from './request';
 import { sendError, sendText } from './respond';
 import { handleMetrics, METRICS_PATH, observeRequest } from './metrics';
 import { handleRestCall } from './rest';
+import { EVENT_STREAM_PATH, handleEventStream } from './event-stream';
 import { apiHeadersFor, securityHeaders, setHeaders } from './security-headers';
 import { RouteTable } from './routes';
 import { parseTarget, rawPathname, searchParamsOf } from './target';
@@ -45,6 +46,7 @@ const FIXED_PATHS = new Set([
   '/.well-known/agent-card.json',
   '/api/mcp',
   '/api/a2a',
+  EVENT_STREAM_PATH,
 ]);
 
 const EXPOSED =
@@ -193,6 +195,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
 
       if (pathname === '/api/mcp') return await handleMcp(req, res, ctx, base);
       if (pathname === '/api/a2a') return await handleA2a(req, res, ctx, base);
+      // Server-Sent Events: a long-lived answer no procedure can give (admitted as every tenant operation).
+      if (pathname === EVENT_STREAM_PATH) return await handleEventStream(req, res, target, ctx, base);
 
       if (restCall) {
         access.template = restCall.route.template;
