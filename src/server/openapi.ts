@@ -1,6 +1,6 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
-import { z } from 'zod';
-import { EVENT_DATA_SCHEMAS, EVENT_TYPES, TEST_EVENT_DATA_SCHEMA, TEST_EVENT_TYPE } from '../contract/events';
+import { eventDataJsonSchema, WEBHOOK_DATA_SCHEMAS } from '../contract/event-catalog';
+import { TEST_EVENT_TYPE } from '../contract/events';
 import { API_TITLE, VERSION } from '../version';
 import { a2aPaths } from './a2a/openapi';
 import { ERRORS } from './errors';
@@ -146,28 +146,12 @@ function errorStatuses(route: Route): Record<string, string> {
   return out;
 }
 
-/** Every kind of envelope the service POSTs to receivers: the 12 event kinds, then the test event. */
-const WEBHOOK_DATA_SCHEMAS: [string, z.ZodType][] = [
-  ...EVENT_TYPES.map((kind): [string, z.ZodType] => [kind, EVENT_DATA_SCHEMAS[kind]]),
-  [TEST_EVENT_TYPE, TEST_EVENT_DATA_SCHEMA],
-];
-
 /** `execution.completed` -> `ExecutionCompletedData`. */
 const dataSchemaName = (kind: string) =>
   `${kind
     .split(/[._]/)
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('')}Data`;
-
-/**
- * A data schema as JSON Schema, converted the way trpc-to-openapi (through zod-openapi) converts
- * the routers' output schemas: zod 4's own converter, output side, draft 2020-12 (the dialect of
- * OpenAPI 3.1), without the `$schema` keyword a component must not repeat.
- */
-function dataJsonSchema(schema: z.ZodType): Json {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as Json;
-  return json;
-}
 
 const WEBHOOK_ENVELOPE_SCHEMA = {
   type: 'object',
@@ -259,7 +243,7 @@ function webhooksSection(): { webhooks: Record<string, Json>; schemas: Record<st
   const schemas: Record<string, Json> = { WebhookEnvelope: WEBHOOK_ENVELOPE_SCHEMA };
   for (const [kind, schema] of WEBHOOK_DATA_SCHEMAS) {
     const name = dataSchemaName(kind);
-    schemas[name] = dataJsonSchema(schema);
+    schemas[name] = eventDataJsonSchema(schema) as Json;
     const description = schema.description ?? kind;
     webhooks[kind] = {
       post: {

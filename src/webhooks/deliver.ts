@@ -3,12 +3,13 @@ import { queryRows, type Executor } from '../db';
 import { statementRows } from '../db/statements';
 import { events, webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions } from '../db/schema';
 import { jobsDb } from '../db/job-tx';
-import { decryptSecret, SecretDecryptionError } from '../lib/secrets';
+import { SecretDecryptionError } from '../lib/secrets';
 import { DELIVERY_QUEUE, scheduleAttempts, unitOfWork, type DeliveryJob } from '../outbox';
 import type { Services } from '../services';
 import { countConsecutiveFailures } from './alerts';
 import { deliveryHeaders, envelopeBody } from './envelope';
 import type { AttemptOutcome } from './send';
+import { clearExpiredPreviousSecrets, signingSecrets, type SigningSecrets } from './signing';
 
 /** Rows each subscription's statistics are spread over (see webhookStats). */
 const STATS_SHARDS = 8;
@@ -53,6 +54,9 @@ export async function prepareAttempts(
       delivery: webhookDeliveries,
       url: webhookSubscriptions.url,
       secretEncrypted: webhookSubscriptions.secretEncrypted,
+      previousSecretEncrypted: webhookSubscriptions.previousSecretEncrypted,
+      previousSecretExpiresAt: webhookSubscriptions.previousSecretExpiresAt,
+      customHeaders: webhookSubscriptions.headers,
       subscriptionStatus: webhookSubscriptions.status,
       subscriptionSuspendedAt: webhookSubscriptions.suspendedAt,
       eventData: events.data,
@@ -67,7 +71,7 @@ export async function prepareAttempts(
   const idle: string[] = [];
   const unsendable: MadeAttempt[] = [];
   const cancel: string[] = [];
-  const secrets = new Map<string, string>();
+  const secrets = new Map<string, SigningSecrets>();
   for (const job of jobs) {
     const row = byId.get(job.data.deliveryId);
     if (!row || row.delivery.status !== 'pending' || row.delivery.attempts >= job.data.attempt) {
@@ -97,7 +101,7 @@ export async function prepareAttempts(
     let secret = secrets.get(delivery.subscriptionId);
     if (secret === undefined) {
       try {
-        secret = decryptSecret(svc.config.encryptionKey, row.secretEncrypted);
+        secret = signingSecrets(svc.config.encryptionKey, row);
       } catch (err) {
         // A changed ENCRYPTION_KEY: nothing can be signed. A failed attempt, visible in the history.
         const error = err instanceof SecretDecryptionError ? err.message : 'The signing secret could not be read.';
@@ -106,16 +110,19 @@ export async function prepareAttempts(
       }
       secrets.set(delivery.subscriptionId, secret);
     }
-    attempt.headers = deliveryHeaders(secret, body, {
-      eventId: delivery.eventId,
-      eventType: delivery.eventType,
-      deliveryId: delivery.id,
-      attempt: job.data.attempt,
-    });
+    attempt.headers = deliveryHeaders(
+      secret.secret,
+      body,
+      { eventId: delivery.eventId, eventType: delivery.eventType, deliveryId: delivery.id, attempt: job.data.attempt },
+      Date.now(),
+      { previousSecret: secret.previousSecret, headers: row.customHeaders },
+    );
     svc.metrics.webhookDue(delivery.nextAttemptAt ?? delivery.createdAt);
     ready.push(attempt);
   }
   svc.metrics.webhooksCancelled(cancel.length);
+  const expired = [...secrets].filter(([, s]) => s.previousExpired).map(([id]) => id);
+  if (expired.length > 0) await clearExpiredPreviousSecrets(svc.db, expired);
   if (cancel.length > 0) {
     await svc.db
       .update(webhookDeliveries)

@@ -7,6 +7,8 @@ export interface Envelope {
   event: string;
   timestamp: string;
   data: Record<string, unknown>;
+  /** Present (true) only on test sends (POST /api/v1/webhooks/{id}/test). */
+  test?: true;
 }
 
 /**
@@ -51,9 +53,34 @@ export function standardSignature(secret: string, id: string, timestamp: string,
   return `v1,${createHmac('sha256', webhookSigningKey(secret)).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
 }
 
-export function deliveryHeaders(secret: string, body: string, meta: DeliveryHeaders, now = Date.now()): Record<string, string> {
+/** What a subscription adds to its requests (docs/webhooks.md, Custom headers and Rotating the secret). */
+export interface DeliveryExtras {
+  /** A rotated-out secret still in its overlap: `webhook-signature` carries its signature too. */
+  previousSecret?: string | null;
+  /** The subscription's custom headers (checked on input: never a name set below). */
+  headers?: Record<string, string>;
+  /** A test send: `X-Webhook-Test: 1`. */
+  test?: boolean;
+}
+
+/**
+ * The headers of one attempt. During a secret's overlap `webhook-signature` is `v1,<new> v1,<old>`
+ * (space-separated, as Standard Webhooks allows), so a receiver holding either secret verifies;
+ * `X-Webhook-Signature` holds one value and is always the current secret's.
+ */
+export function deliveryHeaders(
+  secret: string,
+  body: string,
+  meta: DeliveryHeaders,
+  now = Date.now(),
+  extras: DeliveryExtras = {},
+): Record<string, string> {
   const timestamp = String(Math.floor(now / 1000));
+  let signature = standardSignature(secret, meta.eventId, timestamp, body);
+  if (extras.previousSecret) signature += ` ${standardSignature(extras.previousSecret, meta.eventId, timestamp, body)}`;
   return {
+    ...extras.headers,
+    ...(extras.test ? { 'x-webhook-test': '1' } : {}),
     'content-type': 'application/json',
     'user-agent': 'AgentModulePlatform-Webhooks/1.0',
     'x-webhook-signature': signBody(secret, body),
@@ -63,6 +90,6 @@ export function deliveryHeaders(secret: string, body: string, meta: DeliveryHead
     'x-webhook-attempt': String(meta.attempt),
     'webhook-id': meta.eventId,
     'webhook-timestamp': timestamp,
-    'webhook-signature': standardSignature(secret, meta.eventId, timestamp, body),
+    'webhook-signature': signature,
   };
 }

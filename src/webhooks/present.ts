@@ -3,6 +3,12 @@ import { successRate } from './success-rate';
 
 const iso = (d: Date) => d.toISOString();
 
+/** When the rotated-out secret stops signing, while it still does (null otherwise, also once expired but not yet cleared). */
+function previousSecretExpiry(row: WebhookSubscriptionRow): string | null {
+  const at = row.previousSecretEncrypted !== null ? row.previousSecretExpiresAt : null;
+  return at && at.getTime() > Date.now() ? iso(at) : null;
+}
+
 /** A subscription; the secret only in full right after it was chosen or generated. */
 export function presentWebhook(row: WebhookSubscriptionRow, secret?: string) {
   return {
@@ -12,6 +18,8 @@ export function presentWebhook(row: WebhookSubscriptionRow, secret?: string) {
     events: row.events,
     status: row.status,
     secret: secret ?? `…${row.secretLast4}`,
+    previous_secret_expires_at: previousSecretExpiry(row),
+    headers: row.headers,
     filter: row.filter,
     rate_limit_per_second: row.rateLimitPerSecond,
     consecutive_failures: row.consecutiveFailures,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../contract/events';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from '../contract/events';
+import { customHeaderProblems, WEBHOOK_HEADERS_MAX_BYTES, WEBHOOK_HEADERS_MAX_COUNT } from '../contract/webhook-headers';
 import { WEBHOOK_AUTO_DISABLE_AFTER, WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '../contract/limits';
 import { isoDateTime } from '../lib/dates';
 import { FILTER_MAX_LENGTH } from '../lib/event-filter';
@@ -67,6 +68,16 @@ const failureAlertThreshold = z
     `Failed deliveries in a row that alert the tenant's owner (once per run of failures), 1–${WEBHOOK_AUTO_DISABLE_AFTER}; default 3. At ${WEBHOOK_AUTO_DISABLE_AFTER} the subscription is disabled.`,
   );
 
+const customHeaders = z
+  .record(z.string(), z.string())
+  .superRefine((headers, ctx) => {
+    for (const p of customHeaderProblems(headers))
+      ctx.addIssue({ code: 'custom', path: p.name === undefined ? [] : [p.name], message: p.message });
+  })
+  .describe(
+    `Headers added to every request to the receiver (name -> value), e.g. an \`Authorization\` your receiver expects. At most ${WEBHOOK_HEADERS_MAX_COUNT}, ${WEBHOOK_HEADERS_MAX_BYTES} bytes of names and values in all; names are HTTP tokens, values printable ASCII; names the platform sets (Content-Type, Content-Length, Host, User-Agent, Connection, \`webhook-*\`, \`X-Webhook-*\`, …) are refused. On update the object replaces the previous headers (\`{}\` removes them).`,
+  );
+
 export const createWebhookInput = z.strictObject({
   kind: z
     .enum(['push', 'poll'])
@@ -75,6 +86,7 @@ export const createWebhookInput = z.strictObject({
   url: receiverUrl.optional().describe('HTTPS receiver address, required for `push` and refused for `poll`'),
   events: eventKinds,
   secret: signingSecret.optional(),
+  headers: customHeaders.optional(),
   failure_alert_threshold: failureAlertThreshold.optional(),
   filter: eventFilter.optional(),
   rate_limit_per_second: rateLimitPerSecond.optional(),
@@ -85,6 +97,7 @@ export const updateWebhookInput = z.strictObject({
   url: receiverUrl.optional(),
   events: eventKinds.optional(),
   secret: signingSecret.optional(),
+  headers: customHeaders.optional(),
   failure_alert_threshold: failureAlertThreshold.optional(),
   filter: eventFilter.optional(),
   rate_limit_per_second: rateLimitPerSecond.optional(),
@@ -112,7 +125,12 @@ export const webhookView = z.object({
   url: z.string().nullable().describe('The receiver; null for a `poll` subscription'),
   events: z.array(z.string()),
   status: z.enum(['active', 'disabled']),
-  secret: z.string().describe('The full secret on create; masked (`…` + last 4) afterwards'),
+  secret: z.string().describe('The full secret on create and rotation; masked (`…` + last 4) afterwards'),
+  previous_secret_expires_at: z
+    .string()
+    .nullable()
+    .describe('While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise)'),
+  headers: z.record(z.string(), z.string()).describe('Custom headers added to every request to the receiver'),
   filter: z.string().nullable().describe('Only events this expression matches are delivered (null: all of the subscribed kinds)'),
   rate_limit_per_second: z.number().int().nullable().describe('Requests per second at most to the receiver (null: unpaced)'),
   consecutive_failures: z.number().int(),
@@ -268,6 +286,54 @@ export const messagesPage = z.object({
 
 export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) });
 
+const testableKinds = [...EVENT_TYPES, TEST_EVENT_TYPE] as const;
+
+export const testInput = z.strictObject({
+  id: webhookId,
+  event_type: z
+    .string()
+    .superRefine((kind, ctx) => {
+      if (!(testableKinds as readonly string[]).includes(kind)) {
+        ctx.addIssue({ code: 'custom', message: `Unknown event kind '${kind}'. Use one of: ${testableKinds.join(', ')}.` });
+      }
+    })
+    .optional()
+    .describe(
+      `The kind to send, with its catalog example as \`data\` (GET /api/v1/webhooks/event-types); default \`${TEST_EVENT_TYPE}\`. Any kind may be sent, subscribed or not.`,
+    ),
+});
+
+/** Overlap of a rotated-out secret: default and maximum (seconds). */
+export const ROTATION_OVERLAP_SECONDS = { default: 86_400, max: 7 * 86_400 } as const;
+
+export const rotateSecretInput = z.strictObject({
+  id: webhookId,
+  secret: signingSecret.optional().describe('The new secret; one (`whsec_...`) is generated when absent'),
+  overlap_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(ROTATION_OVERLAP_SECONDS.max)
+    .default(ROTATION_OVERLAP_SECONDS.default)
+    .describe(
+      `How long the current secret keeps signing beside the new one (seconds, 0–${ROTATION_OVERLAP_SECONDS.max}; default ${ROTATION_OVERLAP_SECONDS.default}, 24 h). 0 replaces it at once.`,
+    ),
+});
+
+export const eventTypeList = z.object({
+  data: z.array(
+    z.object({
+      type: z.string().describe('The event kind, as in `events` and the envelope `event`'),
+      description: z.string(),
+      subscribable: z.boolean().describe('False for `webhook.test`, which only the test endpoint sends'),
+      schema: z.record(z.string(), z.unknown()).describe("JSON Schema (draft 2020-12) of the envelope's `data` for this kind"),
+      example: z
+        .record(z.string(), z.unknown())
+        .describe('An example `data`, valid against `schema`; a test send of this kind delivers it'),
+    }),
+  ),
+});
+
 export const testResult = z.object({
   delivered: z.boolean(),
   status_code: z.number().int().nullable(),
@@ -300,6 +366,8 @@ export const recoverResult = z.object({
 
 export type CreateWebhookInput = z.infer<typeof createWebhookInput>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookInput>;
+export type TestInput = z.infer<typeof testInput>;
+export type RotateSecretInput = z.infer<typeof rotateSecretInput>;
 export type ListWebhooksInput = z.infer<typeof listWebhooksInput>;
 export type ReplayInput = z.infer<typeof replayInput>;
 export type MessagesInput = z.infer<typeof messagesInput>;

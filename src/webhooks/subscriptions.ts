@@ -20,8 +20,14 @@ export const HISTORY_SIZE = 100;
 
 const normaliseEvents = (events: string[]) => (events.includes('*') ? ['*'] : [...new Set(events)]);
 
-function secretColumns(svc: Services, secret: string) {
-  return { secretEncrypted: encryptSecret(svc.config.encryptionKey, secret), secretLast4: secret.slice(-4) };
+/** A secret that replaces the current one at once: no rotated-out secret signs beside it any more. */
+export function secretColumns(svc: Services, secret: string) {
+  return {
+    secretEncrypted: encryptSecret(svc.config.encryptionKey, secret),
+    secretLast4: secret.slice(-4),
+    previousSecretEncrypted: null,
+    previousSecretExpiresAt: null,
+  };
 }
 
 /** The tenant's subscription, or 404 (another tenant's id is indistinguishable from none). */
@@ -61,6 +67,7 @@ export async function createWebhook(svc: Services, principal: Principal, input: 
         kind: input.kind,
         url,
         events: normaliseEvents(input.events),
+        headers: input.headers ?? {},
         failureAlertThreshold: input.failure_alert_threshold,
         filter,
         rateLimitPerSecond: input.rate_limit_per_second ?? null,
@@ -155,17 +162,21 @@ async function readWebhook(svc: Services, tx: Executor, tenantId: string, id: st
   };
 }
 
-/** PUT /api/v1/webhooks/{id}: any of url, events, secret (a new secret signs the next attempt). */
+/**
+ * PUT /api/v1/webhooks/{id}: any of url, events, secret, headers. A new secret replaces the current
+ * one at once (it signs the next attempt; a rotation's overlap ends); `headers` replaces the set.
+ */
 export async function updateWebhook(svc: Services, principal: Principal, input: UpdateWebhookInput) {
   if (
     input.url === undefined &&
     input.events === undefined &&
     input.secret === undefined &&
+    input.headers === undefined &&
     input.failure_alert_threshold === undefined &&
     input.filter === undefined &&
     input.rate_limit_per_second === undefined
   ) {
-    throw invalidRequest('Give at least one of url, events, secret, filter, rate_limit_per_second, failure_alert_threshold.');
+    throw invalidRequest('Give at least one of url, events, secret, headers, filter, rate_limit_per_second, failure_alert_threshold.');
   }
   const current = await findSubscription(svc, principal.tenantId, input.id);
   if (current.kind === 'poll' && input.url !== undefined)
@@ -177,6 +188,7 @@ export async function updateWebhook(svc: Services, principal: Principal, input: 
       url,
       events: input.events ? normaliseEvents(input.events) : undefined,
       ...(input.secret ? secretColumns(svc, input.secret) : {}),
+      headers: input.headers,
       failureAlertThreshold: input.failure_alert_threshold,
       // A threshold raised above the current run's failures ends its failing state (it alerts again at the new one).
       failingSince:

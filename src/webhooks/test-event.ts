@@ -1,48 +1,58 @@
 import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { webhookAttempts, webhookDeliveries } from '../db/schema';
-import { TEST_EVENT_TYPE } from '../contract/events';
+import { EVENT_EXAMPLES } from '../contract/event-examples';
+import { TEST_EVENT_TYPE, type EventType } from '../contract/events';
 import { newId, newTimeOrderedId } from '../lib/ids';
-import { decryptSecret } from '../lib/secrets';
 import type { Services } from '../services';
 import { deliveryHeaders, envelopeBody } from './envelope';
+import type { TestInput } from './schema';
 import { postToReceiver } from './send';
+import { clearExpiredPreviousSecrets, signingSecrets } from './signing';
 import { findSubscription } from './subscriptions';
 import { invalidRequest } from '../lib/errors';
 
 /**
- * POST /api/v1/webhooks/{id}/test: one synchronous, signed attempt of a `webhook.test` event
- * (also to a disabled subscription, to check a receiver before enabling it). It shows in the
- * history but never counts toward statistics or auto-disable, and is not retried.
+ * POST /api/v1/webhooks/{id}/test: one synchronous, signed attempt of a test event (also to a
+ * disabled subscription, to check a receiver before enabling it): `webhook.test` by default, or
+ * any event kind with its catalog example as `data`. Marked as a test twice: `"test": true` in the
+ * envelope and the `X-Webhook-Test: 1` header. It carries the subscription's custom headers and
+ * signatures as every delivery does. It shows in the history but never counts toward statistics
+ * or auto-disable, and is not retried.
  */
-export async function sendTestEvent(svc: Services, principal: Principal, id: string) {
-  const subscription = await findSubscription(svc, principal.tenantId, id);
+export async function sendTestEvent(svc: Services, principal: Principal, input: TestInput) {
+  const subscription = await findSubscription(svc, principal.tenantId, input.id);
   if (subscription.url === null) throw invalidRequest('A poll subscription has no receiver to send a test to.');
+  const eventType = input.event_type ?? TEST_EVENT_TYPE;
   const eventId = newTimeOrderedId('evt');
   const deliveryId = newId('dlv');
+  const data =
+    eventType === TEST_EVENT_TYPE
+      ? { subscription_id: subscription.id, tenant_id: principal.tenantId, message: 'A test event from the Agent Module Platform.' }
+      : (EVENT_EXAMPLES[eventType as EventType] as Record<string, unknown>);
   const body = envelopeBody(
-    {
-      id: eventId,
-      event: TEST_EVENT_TYPE,
-      timestamp: new Date().toISOString(),
-      data: { subscription_id: subscription.id, tenant_id: principal.tenantId, message: 'A test event from the Agent Module Platform.' },
-    },
+    { id: eventId, event: eventType, timestamp: new Date().toISOString(), data, test: true },
     svc.config.publicBaseUrl,
   );
-  const secret = decryptSecret(svc.config.encryptionKey, subscription.secretEncrypted);
+  const secrets = signingSecrets(svc.config.encryptionKey, subscription);
+  if (secrets.previousExpired) await clearExpiredPreviousSecrets(svc.db, [subscription.id]);
   await svc.db.insert(webhookDeliveries).values({
     id: deliveryId,
     tenantId: principal.tenantId,
     subscriptionId: subscription.id,
     eventId,
-    eventType: TEST_EVENT_TYPE,
+    eventType,
     kind: 'test',
   });
   const outcome = await postToReceiver(
     svc,
     subscription.url,
     body,
-    deliveryHeaders(secret, body, { eventId, eventType: TEST_EVENT_TYPE, deliveryId, attempt: 1 }),
+    deliveryHeaders(secrets.secret, body, { eventId, eventType, deliveryId, attempt: 1 }, Date.now(), {
+      previousSecret: secrets.previousSecret,
+      headers: subscription.headers,
+      test: true,
+    }),
   );
   await svc.db.transaction(async (tx) => {
     await tx.insert(webhookAttempts).values({ deliveryId, attempt: 1, ...outcome });

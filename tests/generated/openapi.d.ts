@@ -1094,7 +1094,7 @@ export interface paths {
         get: operations["webhooks-get"];
         /**
          * Update a webhook subscription
-         * @description Any of `url`, `events`, `secret`. A new secret signs every attempt made from now on.
+         * @description Any of `url`, `events`, `secret`, `headers`. A new `secret` replaces the current one at once: it signs every attempt made from now on, and a rotation in progress ends (see rotate-secret for an overlap). `headers` replaces the custom headers.
          */
         put: operations["webhooks-update"];
         post?: never;
@@ -1228,6 +1228,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret with an overlap
+         * @description A new secret (`secret`, or generated `whsec_...`), returned in this response only. For `overlap_seconds` (default 86400, at most 604800; 0 = at once) the current secret keeps signing too: every attempt's `webhook-signature` carries both signatures, `v1,<new> v1,<old>`, so a receiver verifies with either; after it, only the new one. `X-Webhook-Signature` holds one value and is the new secret's from now on. Rotating again during an overlap rotates out the current secret; the older one stops.
+         */
+        post: operations["webhooks-rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{id}/stats": {
         parameters: {
             query?: never;
@@ -1259,9 +1279,29 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description One synchronous, signed attempt of a `webhook.test` event. Never retried; never counts toward auto-disable.
+         * @description One synchronous, signed attempt of a test event: `webhook.test` (default), or `event_type` with its catalog example as `data`, to this receiver whatever its `events` and status. Marked as a test by `"test": true` in the envelope and the `X-Webhook-Test: 1` header; carries the custom headers and signatures of every delivery. Never retried; never counts toward statistics or auto-disable.
          */
         post: operations["webhooks-test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event catalog
+         * @description Every event kind with its description, the JSON Schema of its `data` and an example (the same schemas as this document's `webhooks` section), then `webhook.test`. Not secret: any valid API key or bearer token reads it, whatever its scopes and plan.
+         */
+        get: operations["webhooks-eventTypes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3732,15 +3772,21 @@ export interface operations {
                         events: string[];
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
+                        /** @description Custom headers added to every request to the receiver */
+                        headers: {
+                            [key: string]: string;
+                        };
                         id: string;
                         /**
                          * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
                          * @enum {string}
                          */
                         kind: "push" | "poll";
+                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+                        previous_secret_expires_at: string | null;
                         /** @description Requests per second at most to the receiver (null: unpaced) */
                         rate_limit_per_second: number | null;
-                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
                         secret: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
@@ -3901,6 +3947,10 @@ export interface operations {
                             events: string[];
                             /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                             filter: string | null;
+                            /** @description Custom headers added to every request to the receiver */
+                            headers: {
+                                [key: string]: string;
+                            };
                             id: string;
                             /**
                              * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
@@ -3908,9 +3958,11 @@ export interface operations {
                              */
                             kind: "push" | "poll";
                             owner_email: string;
+                            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+                            previous_secret_expires_at: string | null;
                             /** @description Requests per second at most to the receiver (null: unpaced) */
                             rate_limit_per_second: number | null;
-                            /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
                             secret: string;
                             /** @enum {string} */
                             status: "active" | "disabled";
@@ -11081,15 +11133,21 @@ export interface operations {
                             events: string[];
                             /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                             filter: string | null;
+                            /** @description Custom headers added to every request to the receiver */
+                            headers: {
+                                [key: string]: string;
+                            };
                             id: string;
                             /**
                              * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
                              * @enum {string}
                              */
                             kind: "push" | "poll";
+                            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+                            previous_secret_expires_at: string | null;
                             /** @description Requests per second at most to the receiver (null: unpaced) */
                             rate_limit_per_second: number | null;
-                            /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
                             secret: string;
                             /** @enum {string} */
                             status: "active" | "disabled";
@@ -11222,6 +11280,10 @@ export interface operations {
                     events: string[];
                     /** @description Only events this expression matches are delivered (docs/webhooks.md, Filters), e.g. `event == "execution.failed" && data.module == "http"`: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, parentheses, `in [..]`, string/number/true/false/null literals, `event` and `data.<path>`. null: every event of the subscribed kinds */
                     filter?: string | null;
+                    /** @description Headers added to every request to the receiver (name -> value), e.g. an `Authorization` your receiver expects. At most 20, 4096 bytes of names and values in all; names are HTTP tokens, values printable ASCII; names the platform sets (Content-Type, Content-Length, Host, User-Agent, Connection, `webhook-*`, `X-Webhook-*`, …) are refused. On update the object replaces the previous headers (`{}` removes them). */
+                    headers?: {
+                        [key: string]: string;
+                    };
                     /**
                      * @description `push` (default): events are POSTed to `url`; `poll`: no URL, the events are read with GET /api/v1/webhooks/{id}/messages
                      * @default push
@@ -11259,15 +11321,21 @@ export interface operations {
                         events: string[];
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
+                        /** @description Custom headers added to every request to the receiver */
+                        headers: {
+                            [key: string]: string;
+                        };
                         id: string;
                         /**
                          * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
                          * @enum {string}
                          */
                         kind: "push" | "poll";
+                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+                        previous_secret_expires_at: string | null;
                         /** @description Requests per second at most to the receiver (null: unpaced) */
                         rate_limit_per_second: number | null;
-                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
                         secret: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
@@ -11461,15 +11529,21 @@ export interface operations {
                         events: string[];
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
+                        /** @description Custom headers added to every request to the receiver */
+                        headers: {
+                            [key: string]: string;
+                        };
                         id: string;
                         /**
                          * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
                          * @enum {string}
                          */
                         kind: "push" | "poll";
+                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+                        previous_secret_expires_at: string | null;
                         /** @description Requests per second at most to the receiver (null: unpaced) */
                         rate_limit_per_second: number | null;
-                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
                         secret: string;
                         stats: {
                             /** @description HTTP attempts made, over the 30-day history: every delivery attempt, retries and resends included (test sends excluded) */
@@ -11637,6 +11711,10 @@ export interface operations {
                     events?: string[];
                     /** @description Only events this expression matches are delivered (docs/webhooks.md, Filters), e.g. `event == "execution.failed" && data.module == "http"`: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, parentheses, `in [..]`, string/number/true/false/null literals, `event` and `data.<path>`. null: every event of the subscribed kinds */
                     filter?: string | null;
+                    /** @description Headers added to every request to the receiver (name -> value), e.g. an `Authorization` your receiver expects. At most 20, 4096 bytes of names and values in all; names are HTTP tokens, values printable ASCII; names the platform sets (Content-Type, Content-Length, Host, User-Agent, Connection, `webhook-*`, `X-Webhook-*`, …) are refused. On update the object replaces the previous headers (`{}` removes them). */
+                    headers?: {
+                        [key: string]: string;
+                    };
                     /** @description Requests per second at most to this receiver, 1–1000 (shared by every instance); the rest wait in the queue, in order, none dropped. null: unpaced */
                     rate_limit_per_second?: number | null;
                     /** @description HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent */
@@ -11668,15 +11746,21 @@ export interface operations {
                         events: string[];
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
+                        /** @description Custom headers added to every request to the receiver */
+                        headers: {
+                            [key: string]: string;
+                        };
                         id: string;
                         /**
                          * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
                          * @enum {string}
                          */
                         kind: "push" | "poll";
+                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+                        previous_secret_expires_at: string | null;
                         /** @description Requests per second at most to the receiver (null: unpaced) */
                         rate_limit_per_second: number | null;
-                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
                         secret: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
@@ -12404,15 +12488,21 @@ export interface operations {
                         events: string[];
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
+                        /** @description Custom headers added to every request to the receiver */
+                        headers: {
+                            [key: string]: string;
+                        };
                         id: string;
                         /**
                          * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
                          * @enum {string}
                          */
                         kind: "push" | "poll";
+                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+                        previous_secret_expires_at: string | null;
                         /** @description Requests per second at most to the receiver (null: unpaced) */
                         rate_limit_per_second: number | null;
-                        /** @description The full secret on create; masked (`…` + last 4) afterwards */
+                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
                         secret: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
@@ -13114,6 +13204,213 @@ export interface operations {
             };
         };
     };
+    "webhooks-rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Subscription identifier (`wh_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the current secret keeps signing beside the new one (seconds, 0–604800; default 86400, 24 h). 0 replaces it at once.
+                     * @default 86400
+                     */
+                    overlap_seconds?: number;
+                    /** @description The new secret; one (`whsec_...`) is generated when absent */
+                    secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consecutive_failures: number;
+                        created_at: string;
+                        disabled_at: string | null;
+                        events: string[];
+                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+                        filter: string | null;
+                        /** @description Custom headers added to every request to the receiver */
+                        headers: {
+                            [key: string]: string;
+                        };
+                        id: string;
+                        /**
+                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+                         * @enum {string}
+                         */
+                        kind: "push" | "poll";
+                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+                        previous_secret_expires_at: string | null;
+                        /** @description Requests per second at most to the receiver (null: unpaced) */
+                        rate_limit_per_second: number | null;
+                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
+                        secret: string;
+                        /** @enum {string} */
+                        status: "active" | "disabled";
+                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+                        suspended: boolean;
+                        updated_at: string;
+                        /** @description The receiver; null for a `poll` subscription */
+                        url: string | null;
+                    };
+                };
+            };
+            /** @description Invalid secret or overlap */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
+                    "Retry-After"?: number;
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "webhooks-stats": {
         parameters: {
             query?: {
@@ -13297,7 +13594,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The kind to send, with its catalog example as `data` (GET /api/v1/webhooks/event-types); default `webhook.test`. Any kind may be sent, subscribed or not. */
+                    event_type?: string;
+                };
+            };
+        };
         responses: {
             /** @description Successful response */
             200: {
@@ -13323,7 +13627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
+            /** @description Unknown `event_type`, or a poll subscription */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13394,6 +13698,130 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
                     "Retry-After"?: number;
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-eventTypes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            description: string;
+                            /** @description An example `data`, valid against `schema`; a test send of this kind delivers it */
+                            example: {
+                                [key: string]: unknown;
+                            };
+                            /** @description JSON Schema (draft 2020-12) of the envelope's `data` for this kind */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            /** @description False for `webhook.test`, which only the test endpoint sends */
+                            subscribable: boolean;
+                            /** @description The event kind, as in `events` and the envelope `event` */
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

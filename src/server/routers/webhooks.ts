@@ -1,12 +1,15 @@
 import { getWebhookHealth, webhookHealthInput, webhookHealthView } from '../../webhooks/health';
+import { listEventTypes } from '../../webhooks/event-types';
 import { getDelivery, getWebhookSeries } from '../../webhooks/insights';
 import { recoverEvents } from '../../webhooks/recover';
 import { listMessages } from '../../webhooks/messages';
 import { replayEvents } from '../../webhooks/replay';
+import { rotateWebhookSecret } from '../../webhooks/rotate-secret';
 import { resendDelivery } from '../../webhooks/resend';
 import {
   createWebhookInput,
   deletedWebhook,
+  eventTypeList,
   deliveryIdInput,
   deliveryWithPayload,
   listWebhooksInput,
@@ -17,6 +20,8 @@ import {
   recoverResult,
   replayInput,
   replayResult,
+  rotateSecretInput,
+  testInput,
   testResult,
   updateWebhookInput,
   webhookDetail,
@@ -28,6 +33,7 @@ import {
 } from '../../webhooks/schema';
 import { createWebhook, deleteWebhook, enableWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/subscriptions';
 import { sendTestEvent } from '../../webhooks/test-event';
+import { z } from 'zod';
 import { apiProcedure, router } from '../trpc';
 
 /** Webhooks need scope `*` (the spec names no webhook scope) and the Pro plan or above. */
@@ -37,6 +43,21 @@ const errors = { 403: 'Missing scope `*` (`insufficient_scope`), or a plan below
 const withId = { ...errors, 404: 'No such webhook' };
 
 export const webhooksRouter = router({
+  eventTypes: apiProcedure()
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/webhooks/event-types',
+        tags,
+        summary: 'The event catalog',
+        description:
+          "Every event kind with its description, the JSON Schema of its `data` and an example (the same schemas as this document's `webhooks` section), then `webhook.test`. Not secret: any valid API key or bearer token reads it, whatever its scopes and plan.",
+      },
+    })
+    .input(z.strictObject({}))
+    .output(eventTypeList)
+    .query(() => listEventTypes()),
+
   health: apiProcedure('*')
     .meta({
       openapi: {
@@ -155,7 +176,8 @@ export const webhooksRouter = router({
         path: '/api/v1/webhooks/{id}',
         tags,
         summary: 'Update a webhook subscription',
-        description: 'Any of `url`, `events`, `secret`. A new secret signs every attempt made from now on.',
+        description:
+          'Any of `url`, `events`, `secret`, `headers`. A new `secret` replaces the current one at once: it signs every attempt made from now on, and a rotation in progress ends (see rotate-secret for an overlap). `headers` replaces the custom headers.',
         errorResponses: { 400: 'Invalid body or receiver URL', ...withId },
       },
     })
@@ -185,13 +207,30 @@ export const webhooksRouter = router({
         path: '/api/v1/webhooks/{id}/test',
         tags,
         summary: 'Send a test event',
-        description: 'One synchronous, signed attempt of a `webhook.test` event. Never retried; never counts toward auto-disable.',
-        errorResponses: withId,
+        description:
+          'One synchronous, signed attempt of a test event: `webhook.test` (default), or `event_type` with its catalog example as `data`, to this receiver whatever its `events` and status. Marked as a test by `"test": true` in the envelope and the `X-Webhook-Test: 1` header; carries the custom headers and signatures of every delivery. Never retried; never counts toward statistics or auto-disable.',
+        errorResponses: { 400: 'Unknown `event_type`, or a poll subscription', ...withId },
       },
     })
-    .input(webhookIdInput)
+    .input(testInput)
     .output(testResult)
-    .mutation(({ ctx, input }) => sendTestEvent(ctx.svc, ctx.principal, input.id)),
+    .mutation(({ ctx, input }) => sendTestEvent(ctx.svc, ctx.principal, input)),
+
+  rotateSecret: manageWebhooks
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/webhooks/{id}/rotate-secret',
+        tags,
+        summary: 'Rotate the signing secret with an overlap',
+        description:
+          "A new secret (`secret`, or generated `whsec_...`), returned in this response only. For `overlap_seconds` (default 86400, at most 604800; 0 = at once) the current secret keeps signing too: every attempt's `webhook-signature` carries both signatures, `v1,<new> v1,<old>`, so a receiver verifies with either; after it, only the new one. `X-Webhook-Signature` holds one value and is the new secret's from now on. Rotating again during an overlap rotates out the current secret; the older one stops.",
+        errorResponses: { 400: 'Invalid secret or overlap', ...withId },
+      },
+    })
+    .input(rotateSecretInput)
+    .output(webhookView)
+    .mutation(({ ctx, input }) => rotateWebhookSecret(ctx.svc, ctx.principal, input)),
 
   enable: manageWebhooks
     .meta({
