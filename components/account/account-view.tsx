@@ -51,7 +51,7 @@ export function AccountView({ session, actions }: { session: DashboardSessionVie
             <dt className="font-medium text-slate-600 dark:text-slate-400">Sign-in method</dt>
             <dd>{session.kind === 'password' ? 'Email and password' : 'API key (scope *)'}</dd>
             <dt className="font-medium text-slate-600 dark:text-slate-400">Role</dt>
-            <dd data-testid="account-role">{session.admin ? 'Operator (ADMIN_EMAILS)' : 'Tenant owner'}</dd>
+            <dd data-testid="account-role">{session.admin ? 'Operator' : 'Tenant owner'}</dd>
           </dl>
         </CardContent>
       </Card>
@@ -78,7 +78,7 @@ function TenantCard({
     <Card aria-busy={tenant.state === 'loading'}>
       <CardHeader>
         <CardTitle>Tenant</CardTitle>
-        <CardDescription>The tenant this dashboard acts for, as GET /api/v1/me reports it.</CardDescription>
+        <CardDescription>The tenant this dashboard acts for.</CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
         {tenant.state === 'loading' ? (

@@ -4,9 +4,15 @@ import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type Col
 import { useState, type ReactNode } from 'react';
 import { cn } from './cn';
 
+/** A column's name as a card row's label: its header when that is text. */
+function columnLabel<T>(column: ColumnDef<T, unknown>): string | undefined {
+  return typeof column.header === 'string' && column.header.trim() ? column.header : undefined;
+}
+
 /**
- * A table (TanStack Table) with sortable headers (buttons with aria-sort on the header cell),
- * horizontal scrolling on narrow screens, and an empty state in place of the body.
+ * A table (TanStack Table) with sortable headers (buttons with aria-sort on the header cell) and
+ * an empty state in place of the body. Below 640 px every row is a card: each cell on its own
+ * line under its column's name, so no column (nor a row's actions) is pushed out of view.
  */
 export function DataTable<T>({
   columns,
@@ -44,9 +50,9 @@ export function DataTable<T>({
         className,
       )}
     >
-      <table className="w-full text-left text-sm">
+      <table className="w-full text-left text-sm max-sm:block">
         <caption className="sr-only">{caption}</caption>
-        <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium tracking-wide text-slate-600 uppercase dark:border-slate-800 dark:bg-slate-950 dark:text-slate-400">
+        <thead className="max-sm:sr-only border-b border-slate-200 bg-slate-50 text-xs font-medium tracking-wide text-slate-600 uppercase dark:border-slate-800 dark:bg-slate-950 dark:text-slate-400">
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
               {group.headers.map((header) => {
@@ -77,14 +83,29 @@ export function DataTable<T>({
             </tr>
           ))}
         </thead>
-        <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+        <tbody className="divide-y divide-slate-200 max-sm:block dark:divide-slate-800">
           {table.getRowModel().rows.map((row) => (
-            <tr key={row.id} className="align-top hover:bg-slate-50 dark:hover:bg-slate-800/50">
-              {row.getVisibleCells().map((cell) => (
-                <td key={cell.id} className="px-4 py-2.5">
-                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                </td>
-              ))}
+            <tr key={row.id} className="align-top hover:bg-slate-50 max-sm:block max-sm:py-2 dark:hover:bg-slate-800/50">
+              {row.getVisibleCells().map((cell) => {
+                const label = columnLabel(cell.column.columnDef);
+                return (
+                  <td
+                    key={cell.id}
+                    className="px-4 py-2.5 max-sm:grid max-sm:grid-cols-[6.5rem_minmax(0,1fr)] max-sm:items-baseline max-sm:gap-x-3 max-sm:py-1 max-sm:break-words"
+                  >
+                    {label ? (
+                      <span aria-hidden="true" className="text-xs font-medium text-slate-600 sm:hidden dark:text-slate-400">
+                        {label}
+                      </span>
+                    ) : (
+                      <span aria-hidden="true" className="sm:hidden" />
+                    )}
+                    <div className="min-w-0 max-sm:[&_*]:whitespace-normal">
+                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                    </div>
+                  </td>
+                );
+              })}
             </tr>
           ))}
         </tbody>

@@ -34,6 +34,8 @@ export interface InvoiceDocument {
   fields: { label: string; value: string }[];
   /** The status in words, e.g. "Open: due 15 December 2026". */
   status: string;
+  /** e.g. "1 November 2026 – 30 November 2026". */
+  period: string;
   lines: { description: string; quantity: string; unitPrice: string; amount: string }[];
   totals: { label: string; value: string }[];
   note: string;
@@ -85,8 +87,7 @@ export function invoiceDocument(invoice: InvoiceDocumentSource): InvoiceDocument
       { label: 'Tax', value: money('0.00') },
       { label: 'Total (USD)', value: money(invoice.total_usd) },
     ],
-    note:
-      `Amounts are in US dollars. The billing period runs from ${period}, in UTC. ` +
-      `Payment is due within ${INVOICE_NET_DAYS} days of the issue date. Reference: ${invoice.id}.`,
+    period,
+    note: `Amounts are in US dollars; dates are in UTC. Payment is due within ${INVOICE_NET_DAYS} days of the issue date. Reference: ${invoice.id}.`,
   };
 }

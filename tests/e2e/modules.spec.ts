@@ -50,6 +50,8 @@ test('browse, search, install, and run an action in the playground', async ({ br
   expect(execution.status).toBe(200);
   expect(execution.body).toMatchObject({ module: 'text', action: 'slugify', status: 'success' });
   await expect(page.getByTestId('playground-execution-id')).toHaveAttribute('href', `/dashboard/executions/${executionId}`);
+  // The code is behind a disclosure: the page speaks plainly, developers open it.
+  await page.getByText('Show the code').click();
   await expect(page.getByTestId('snippet-curl')).toContainText('/api/v1/modules/text/execute');
   await expect(page.getByTestId('snippet-curl')).toContainText('Hello Playground');
   await check(page, 'playground-result');

@@ -154,9 +154,14 @@ export async function api(page: Page, apiKey: string, method: string, pathname: 
  * `exclude`: selectors of embedded third-party markup left out of the axe check; `widths`: only
  * these (e.g. [375] for what exists on narrow screens only).
  */
-export async function check(page: Page, name: string, opts: { exclude?: string[]; widths?: number[] } = {}): Promise<void> {
+export async function check(
+  page: Page,
+  name: string,
+  opts: { exclude?: string[]; widths?: number[]; developerPage?: boolean } = {},
+): Promise<void> {
   // Four screenshots and four axe runs take their time on a loaded machine: each check brings its own budget.
   test.info().setTimeout(test.info().timeout + 90_000);
+  if (!opts.developerPage) expect.soft(await developerJargon(page), `${name}: developer details outside "For developers"`).toEqual([]);
   const original = page.viewportSize() ?? { width: 1280, height: 900 };
   const originalScheme = (await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)) ? 'dark' : 'light';
   for (const scheme of ['light', 'dark'] as const) {
@@ -194,6 +199,30 @@ export async function check(page: Page, name: string, opts: { exclude?: string[]
   }
   await page.emulateMedia({ colorScheme: originalScheme });
   await page.setViewportSize(original);
+}
+
+/**
+ * API paths, HTTP calls, environment variable names and the like in the words a page shows (or
+ * reads to a screen reader), outside the "For developers" disclosures (`[data-developer]`) where
+ * such details belong. The API reference and the landing page are for developers and pass
+ * `developerPage`.
+ */
+async function developerJargon(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const body = document.body.cloneNode(true) as HTMLElement;
+    for (const el of body.querySelectorAll('[data-developer], script, style, noscript, template')) el.remove();
+    const text = body.textContent ?? '';
+    const patterns = [
+      /\/api\/(?:v1|mcp)\b\S*/g,
+      /\b(?:GET|POST|PUT|PATCH|DELETE) \/\S*/g,
+      // Configuration names (ADMIN_EMAILS, SMTP_URL, AMP_API_KEY...), not any constant-case word.
+      /\b(?:[A-Z][A-Z0-9]*_)+(?:URL|KEY|TOKEN|EMAILS?|SECRET|MS|DIR|PORT|LIMIT|ENDPOINT)\b|\bAMP_[A-Z0-9_]+\b/g,
+      /\bllms\.txt\b/g,
+      /\bcurl -/g,
+      /\bdocs\/[\w-]+\.md\b/g,
+    ];
+    return [...new Set(patterns.flatMap((p) => text.match(p) ?? []))];
+  });
 }
 
 /** At 375 px the page itself does not scroll sideways (wide tables and code scroll inside their own boxes). */

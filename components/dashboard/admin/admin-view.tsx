@@ -150,11 +150,7 @@ function TenantsTable({ data }: { data: RouterOutputs['admin']['listTenants'] })
         getRowId={(t) => t.tenant_id}
         empty={<EmptyState title="No tenants yet">Tenants appear here as they register.</EmptyState>}
       />
-      {data.has_more ? (
-        <p className="text-xs text-slate-600 dark:text-slate-400">
-          The newest 100 tenants are shown (GET /api/v1/admin/tenants pages through all of them).
-        </p>
-      ) : null}
+      {data.has_more ? <p className="text-xs text-slate-600 dark:text-slate-400">The newest 100 tenants are shown.</p> : null}
     </>
   );
 }

@@ -9,13 +9,12 @@ import { statusOf } from '@/client/trpc/client';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
+import { ForDevelopers } from '@/components/ui/for-developers';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
-import { formatDate } from '@/components/dashboard/format';
 import { invoiceDocument } from '@/src/contract/invoice-document';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { InvoiceStatusBadge } from './invoice-status';
-import { lastDayOf } from './invoices-view';
 
 /**
  * One invoice as a printable page (the print stylesheet hides the navigation: `print:hidden`),
@@ -89,9 +88,7 @@ export function InvoiceDetail({ invoiceId }: { invoiceId: string }) {
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
           <h1 className="text-2xl font-bold tracking-tight">Invoice {inv.number}</h1>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400 print:text-black">
-            Billing cycle {formatDate(inv.period_start)} – {formatDate(lastDayOf(inv.period_end))} (UTC)
-          </p>
+          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400 print:text-black">Billing period {doc.period} (UTC)</p>
         </div>
         <div className="flex flex-wrap gap-2 print:hidden">
           <Button variant="secondary" onClick={() => window.print()}>
@@ -185,13 +182,12 @@ export function InvoiceDetail({ invoiceId }: { invoiceId: string }) {
         </table>
         <p className="text-xs text-slate-600 dark:text-slate-400 print:text-black">{doc.note}</p>
       </article>
-      <details className="text-sm text-slate-600 print:hidden dark:text-slate-400">
-        <summary className="cursor-pointer font-medium">For developers</summary>
-        <p className="mt-2">
+      <ForDevelopers className="text-slate-600 print:hidden dark:text-slate-400">
+        <p>
           Scripts fetch this invoice as a PDF with an API key holding scope billing:read:{' '}
           <code className="font-mono break-all">GET {inv.pdf_url}</code>
         </p>
-      </details>
+      </ForDevelopers>
     </div>
   );
 }

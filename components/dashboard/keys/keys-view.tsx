@@ -24,7 +24,7 @@ import { FormField } from '@/components/ui/form-field';
 import { Label } from '@/components/ui/label';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
-import { formatDateTime, formatRelative } from '@/components/dashboard/format';
+import { formatDate, formatDateTime, formatRelative } from '@/components/dashboard/format';
 import { LoadMore } from '@/components/dashboard/load-more';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { cursorPagesKey, useCursorPages } from '@/components/dashboard/use-cursor-pages';
@@ -156,7 +156,11 @@ const columns: ColumnDef<KeySummary, unknown>[] = [
   {
     accessorKey: 'created_at',
     header: 'Created',
-    cell: ({ row }) => <span className="whitespace-nowrap">{formatDateTime(row.original.created_at)}</span>,
+    cell: ({ row }) => (
+      <time dateTime={row.original.created_at} title={formatDateTime(row.original.created_at)} className="whitespace-nowrap">
+        {formatDate(row.original.created_at)}
+      </time>
+    ),
   },
   {
     accessorKey: 'last_used_at',

@@ -124,8 +124,7 @@ export function MemoryView() {
         <Entries agent={agent} q={q} tag={tag} />
       ) : (
         <EmptyState title={agents.data?.data.length ? 'Choose an agent' : 'No memory yet'}>
-          Memory is kept per agent: enter the <code>agent_id</code> your agent writes with (POST /api/v1/memory or the memory tools), then
-          search its entries by text or tag.
+          Memory is kept per agent: enter the agent ID your agent saves its memory under, then search its entries by text or tag.
         </EmptyState>
       )}
     </div>
@@ -308,9 +307,7 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
         getRowId={(e) => e.key}
         empty={
           <EmptyState title={q || tag ? 'No entry matches' : 'No entries for this agent'}>
-            {q || tag
-              ? 'Try other words or another tag.'
-              : 'Check the agent id: entries appear here once the agent writes them (POST /api/v1/memory).'}
+            {q || tag ? 'Try other words or another tag.' : 'Check the agent ID: entries appear here once the agent saves them.'}
           </EmptyState>
         }
       />

@@ -138,7 +138,7 @@ function TrustCard({
           <Link className="underline" href="/docs">
             API reference
           </Link>
-          , GET /api/v1/trust/{'{name}'}).
+          ).
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">

@@ -11,6 +11,7 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Copyable } from '@/components/ui/copyable';
+import { ForDevelopers } from '@/components/ui/for-developers';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { PageHeader } from '@/components/ui/page-header';
@@ -449,27 +450,32 @@ function Snippets({ module, action, input }: { module: string; action: string; i
     <Card>
       <CardHeader>
         <CardTitle>Call it from your code</CardTitle>
-        <CardDescription>The same call with the current input. Set AMP_API_KEY to a key with the modules:execute scope.</CardDescription>
+        <CardDescription>The same call with the current input, for your agent or script.</CardDescription>
       </CardHeader>
       <CardContent>
-        <Tabs defaultValue="curl">
-          <TabsList aria-label="Snippet language">
-            <TabsTrigger value="curl">curl</TabsTrigger>
-            <TabsTrigger value="mcp">MCP</TabsTrigger>
-            <TabsTrigger value="ts">TypeScript</TabsTrigger>
-          </TabsList>
-          <TabsContent value="curl">
-            <Copyable value={curl} label="curl command" testId="snippet-curl" />
-          </TabsContent>
-          <TabsContent value="mcp" className="grid gap-3">
-            <Copyable value={mcp} label="MCP call" testId="snippet-mcp" />
-            <p className="text-xs text-slate-600 dark:text-slate-400">The JSON-RPC body an MCP client sends:</p>
-            <Copyable value={rpc} label="MCP JSON-RPC body" testId="snippet-mcp-body" />
-          </TabsContent>
-          <TabsContent value="ts">
-            <Copyable value={ts} label="TypeScript snippet" testId="snippet-ts" />
-          </TabsContent>
-        </Tabs>
+        <ForDevelopers summary="Show the code">
+          <p className="text-xs text-slate-600 dark:text-slate-400">
+            Set <code className="font-mono">AMP_API_KEY</code> to a key with the modules:execute scope.
+          </p>
+          <Tabs defaultValue="curl">
+            <TabsList aria-label="Snippet language">
+              <TabsTrigger value="curl">curl</TabsTrigger>
+              <TabsTrigger value="mcp">MCP</TabsTrigger>
+              <TabsTrigger value="ts">TypeScript</TabsTrigger>
+            </TabsList>
+            <TabsContent value="curl">
+              <Copyable value={curl} label="curl command" testId="snippet-curl" />
+            </TabsContent>
+            <TabsContent value="mcp" className="grid gap-3">
+              <Copyable value={mcp} label="MCP call" testId="snippet-mcp" />
+              <p className="text-xs text-slate-600 dark:text-slate-400">The JSON-RPC body an MCP client sends:</p>
+              <Copyable value={rpc} label="MCP JSON-RPC body" testId="snippet-mcp-body" />
+            </TabsContent>
+            <TabsContent value="ts">
+              <Copyable value={ts} label="TypeScript snippet" testId="snippet-ts" />
+            </TabsContent>
+          </Tabs>
+        </ForDevelopers>
       </CardContent>
     </Card>
   );

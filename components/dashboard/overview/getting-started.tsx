@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useSyncExternalStore } from 'react';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Copyable } from '@/components/ui/copyable';
+import { ForDevelopers } from '@/components/ui/for-developers';
 import { WEBHOOKS_REQUIREMENT } from '@/components/dashboard/webhooks/event-kinds';
 
 const subscribeNothing = () => () => {};
@@ -57,12 +58,17 @@ export function GettingStarted({
             <Link className="font-medium underline" href="/dashboard/keys">
               API keys
             </Link>{' '}
-            page, or with the key you have:
+            page.
           </p>
-          <Copyable
-            label="curl command to create a key"
-            value={`curl -X POST ${origin}/api/v1/keys \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"name":"my-agent","scopes":["modules:read","modules:execute"]}'`}
-          />
+          <ForDevelopers summary="For developers: the same with curl">
+            <p className="text-xs text-slate-600 dark:text-slate-400">
+              Set <code className="font-mono">AMP_API_KEY</code> to a key of this tenant (the first was shown when the tenant was created).
+            </p>
+            <Copyable
+              label="curl command to create a key"
+              value={`curl -X POST ${origin}/api/v1/keys \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"name":"my-agent","scopes":["modules:read","modules:execute"]}'`}
+            />
+          </ForDevelopers>
         </>
       ),
     },
@@ -79,11 +85,16 @@ export function GettingStarted({
             </Link>
             .
           </p>
-          <Copyable
-            label="curl command to run an action"
-            testId="getting-started-execute"
-            value={`curl -X POST ${origin}/api/v1/modules/text/execute \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"action":"slugify","input":{"text":"Hello World"}}'`}
-          />
+          <ForDevelopers summary="For developers: the same with curl">
+            <p className="text-xs text-slate-600 dark:text-slate-400">
+              Set <code className="font-mono">AMP_API_KEY</code> to a key of this tenant (the first was shown when the tenant was created).
+            </p>
+            <Copyable
+              label="curl command to run an action"
+              testId="getting-started-execute"
+              value={`curl -X POST ${origin}/api/v1/modules/text/execute \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"action":"slugify","input":{"text":"Hello World"}}'`}
+            />
+          </ForDevelopers>
         </>
       ),
     },
@@ -113,10 +124,15 @@ export function GettingStarted({
               </>
             )}
           </p>
-          <Copyable
-            label="curl command to subscribe a webhook"
-            value={`curl -X POST ${origin}/api/v1/webhooks \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"url":"https://example.com/amp-events","events":["execution.completed","execution.failed"]}'`}
-          />
+          <ForDevelopers summary="For developers: the same with curl">
+            <p className="text-xs text-slate-600 dark:text-slate-400">
+              Set <code className="font-mono">AMP_API_KEY</code> to a key of this tenant (the first was shown when the tenant was created).
+            </p>
+            <Copyable
+              label="curl command to subscribe a webhook"
+              value={`curl -X POST ${origin}/api/v1/webhooks \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"url":"https://example.com/amp-events","events":["execution.completed","execution.failed"]}'`}
+            />
+          </ForDevelopers>
         </>
       ),
     },
@@ -129,8 +145,7 @@ export function GettingStarted({
       <CardHeader>
         <CardTitle className="text-base">Get started</CardTitle>
         <CardDescription>
-          {done} of {steps.length} done. Set <code className="font-mono">AMP_API_KEY</code> to the key you were shown when you created your
-          tenant.
+          {done} of {steps.length} done.
         </CardDescription>
       </CardHeader>
       <CardContent>

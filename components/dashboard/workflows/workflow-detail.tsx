@@ -138,11 +138,7 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
             columns={runColumns(workflowId)}
             data={runs.data.data}
             getRowId={(r) => r.run_id}
-            empty={
-              <EmptyState title={status ? `No ${status} runs` : 'No runs yet'}>
-                Start one above, or with POST /api/v1/workflows/{workflowId}/runs.
-              </EmptyState>
-            }
+            empty={<EmptyState title={status ? `No ${status} runs` : 'No runs yet'}>Start one above.</EmptyState>}
           />
         )}
       </section>

@@ -5,6 +5,7 @@ import type { ColumnDef } from '@tanstack/react-table';
 import Link from 'next/link';
 import { useTRPC } from '@/client/trpc/react';
 import { DataTable } from '@/components/ui/data-table';
+import { ForDevelopers } from '@/components/ui/for-developers';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
@@ -49,11 +50,11 @@ export function WorkflowsView() {
         description={
           <>
             Durable multi-step runs: steps form a graph, run in parallel when their dependencies are done, retry as configured and survive
-            restarts. See{' '}
-            <a className="underline" href="/api/llms.txt">
-              llms.txt
-            </a>{' '}
-            and docs/workflows.md.
+            restarts. See the{' '}
+            <Link className="underline" href="/docs">
+              API reference
+            </Link>
+            .
           </>
         }
       />
@@ -69,10 +70,13 @@ export function WorkflowsView() {
           getRowId={(w) => w.id}
           empty={
             <EmptyState title="No workflows yet">
-              <p>Define one with the API (scope modules:write), for example:</p>
-              <pre className="mt-3 overflow-x-auto rounded-md bg-slate-100 p-3 text-left font-mono text-xs dark:bg-slate-950" tabIndex={0}>
-                {EXAMPLE}
-              </pre>
+              <p>Workflows are defined by your agents or scripts through the API.</p>
+              <ForDevelopers className="mt-3 text-left">
+                <p>Define one with a key holding the modules:write scope, for example:</p>
+                <pre className="overflow-x-auto rounded-md bg-slate-100 p-3 font-mono text-xs dark:bg-slate-950" tabIndex={0}>
+                  {EXAMPLE}
+                </pre>
+              </ForDevelopers>
             </EmptyState>
           }
         />

@@ -17,7 +17,7 @@ export default async function AdminPage() {
       <div className="grid gap-6">
         <PageHeader title="Admin" />
         <Alert variant="error" title="Not authorized">
-          This page is for the service&apos;s operators (the emails listed in ADMIN_EMAILS). Your account is not one of them.
+          This page is for the service&apos;s operators. Your account is not one of them.
         </Alert>
       </div>
     );
