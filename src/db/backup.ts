@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { open, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import { openDatabase } from './client';
 
 export class BackupError extends Error {}
@@ -50,6 +51,7 @@ export async function restoreDatabase(target: BackupTarget, file: string): Promi
   if (!existsSync(file)) throw new BackupError(`No backup file at ${file}.`);
   if (target.databaseUrl) {
     await run('pg_restore', ['--no-owner', '--exit-on-error', '--single-transaction', `--dbname=${target.databaseUrl}`, file]);
+    await rebaseEventXids(target.databaseUrl);
     return;
   }
   const dir = pgliteDir(target.dataDir);
@@ -59,6 +61,29 @@ export async function restoreDatabase(target: BackupTarget, file: string): Promi
   // Loaded as the template of a new data directory, then migrated to this version's schema.
   const database = await openDatabase({ dataDir: target.dataDir, pgliteTemplate: file });
   await database.close();
+}
+
+/**
+ * Restored events keep the transaction ids (`events.xid`) of the cluster that wrote them, which
+ * may lie far above this cluster's: new events would sort before them, and a reader's cursor
+ * (src/events/feed.ts orders by (xid, seq)) taken at a restored event would skip every new one
+ * until this cluster's ids caught up. So the restored events are renumbered in their (xid, seq)
+ * order and given xid 0: they keep their order among themselves, by seq alone now, and sort
+ * before every event this cluster writes. (An embedded restore loads the data directory itself,
+ * transaction counter included: nothing to rebase.)
+ */
+export const REBASE_EVENT_XIDS_SQL = `update events e set xid = '0'::xid8, seq = r.n
+from (select id, row_number() over (order by xid, seq) as n from events) r
+where r.id = e.id and (e.xid <> '0'::xid8 or e.seq <> r.n)`;
+
+async function rebaseEventXids(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(REBASE_EVENT_XIDS_SQL);
+  } finally {
+    await client.end();
+  }
 }
 
 async function isGzip(file: string): Promise<boolean> {
