@@ -648,6 +648,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the tenant's events (Server-Sent Events)
+         * @description The tenant's events as they are recorded, as `text/event-stream`: per event `id: <event id>`, `event: <kind>`, `data: <envelope JSON>` (the envelope a push delivery POSTs), in the order polling returns them, each once. Resume after a disconnect with the `Last-Event-ID` header (EventSource clients send it themselves) or `?after=`; without either the stream starts now. A comment line (`: heartbeat`) every 15 seconds while idle. Needs scope `*` and the Pro plan or above, like the webhook endpoints; one request of the tenant's pool when it opens. At most 5 streams of a tenant are open at once on an instance (429 `concurrency_limit_exceeded` beyond). When the instance shuts down the stream ends: reconnect with `Last-Event-ID`. Refusals before the stream starts are JSON in the error format.
+         */
+        get: operations["events-stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/executions": {
         parameters: {
             query?: never;
@@ -1308,6 +1328,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscriptions that need attention
+         * @description The tenant's disabled subscriptions and those whose failed deliveries in a row reached their `failure_alert_threshold` (`failing_since` set), with counts. Answered on every plan (one without webhooks has none), so a dashboard can ask it on every page.
+         */
+        get: operations["webhooks-health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workflows": {
         parameters: {
             query?: never;
@@ -1646,6 +1686,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One of the tenant's webhook subscriptions was disabled after too many failed deliveries in a row. Sent to the tenant's other active subscriptions that take it, never to the disabled one.
+         * @description One of the tenant's webhook subscriptions was disabled after too many failed deliveries in a row. Sent to the tenant's other active subscriptions that take it, never to the disabled one. Delivered to every active subscription whose `events` include `webhook.disabled` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-webhook-disabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1898,6 +1958,26 @@ export interface components {
             /** @description The new trust score, 0–100 */
             score: number;
         };
+        /** @description One of the tenant's webhook subscriptions was disabled after too many failed deliveries in a row. Sent to the tenant's other active subscriptions that take it, never to the disabled one. */
+        WebhookDisabledData: {
+            /** @description Failed deliveries in a row that disabled it */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            disabled_at: string;
+            /** @description When the run of failures reached its `failure_alert_threshold` */
+            failing_since: string | null;
+            /** @description Error of the last failed attempt (e.g. `The receiver answered 500.`, a timeout, a refused connection) */
+            last_error: string | null;
+            /** @description Status of the last failed attempt; null when the receiver did not answer */
+            last_status_code: number | null;
+            /** @description Its receiver */
+            url: string | null;
+            /** @description The subscription that was disabled (`wh_...`) */
+            webhook_id: string;
+        };
         /** @description The body of every webhook delivery (`POST`, `application/json`). Signed twice: `X-Webhook-Signature` over these exact bytes, and `webhook-signature` (Standard Webhooks) over id, timestamp and these bytes; verify either against the raw body, never re-serialized JSON. The same event (same `id`) may arrive more than once: deduplicate on `id`. Bodies are capped at 64 KB; a large execution output is replaced by a summary with `truncated: true` and `full_result_url`. */
         WebhookEnvelope: {
             /** @description Varies by event kind: see each entry of `webhooks` */
@@ -1908,7 +1988,7 @@ export interface components {
              * @description Event kind; selects the shape of `data`
              * @enum {string}
              */
-            event: "execution.completed" | "execution.failed" | "module.installed" | "module.uninstalled" | "certification.completed" | "certification.tier_changed" | "billing.limit_approaching" | "billing.limit_exceeded" | "billing.invoice_created" | "trust.score_changed" | "workflow.completed" | "workflow.failed" | "webhook.test";
+            event: "execution.completed" | "execution.failed" | "module.installed" | "module.uninstalled" | "certification.completed" | "certification.tier_changed" | "billing.limit_approaching" | "billing.limit_exceeded" | "billing.invoice_created" | "trust.score_changed" | "workflow.completed" | "workflow.failed" | "webhook.disabled" | "webhook.test";
             /** @description Event identifier (`evt_...`): unique per event, repeated on every retry and replay of it */
             id: string;
             /**
@@ -3770,6 +3850,10 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+                        failing_since: string | null;
+                        /** @description Failed deliveries in a row that alert the tenant's owner */
+                        failure_alert_threshold: number;
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
                         /** @description Custom headers added to every request to the receiver */
@@ -3945,6 +4029,10 @@ export interface operations {
                             created_at: string;
                             disabled_at: string | null;
                             events: string[];
+                            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+                            failing_since: string | null;
+                            /** @description Failed deliveries in a row that alert the tenant's owner */
+                            failure_alert_threshold: number;
                             /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                             filter: string | null;
                             /** @description Custom headers added to every request to the receiver */
@@ -6947,6 +7035,139 @@ export interface operations {
                 };
             };
             /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "events-stream": {
+        parameters: {
+            query?: {
+                /** @description Where to start: an event id (`evt_...`: the events after it), a `next_cursor` of GET /api/v1/webhooks/{id}/messages, or `now` (the default). `Last-Event-ID` wins when both are sent. */
+                after?: string;
+                /** @description Only these kinds, comma-separated (`*` or absent: all): execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled */
+                events?: string;
+            };
+            header?: {
+                /** @description The id of the last event received (resume after it); sent by EventSource clients when they reconnect */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: `retry: 2000`, then one block per event and a comment line every 15 seconds while idle */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Unknown query parameter or event kind, or `after`/`Last-Event-ID` names no position (`invalid_request`) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`) */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only GET (and OPTIONS) are accepted (`method_not_allowed`) */
+            405: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request limit (`rate_limit_exceeded`), or 5 streams of the tenant already open on this instance (`concurrency_limit_exceeded`, `Retry-After: 5`) */
             429: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11131,6 +11352,10 @@ export interface operations {
                             created_at: string;
                             disabled_at: string | null;
                             events: string[];
+                            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+                            failing_since: string | null;
+                            /** @description Failed deliveries in a row that alert the tenant's owner */
+                            failure_alert_threshold: number;
                             /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                             filter: string | null;
                             /** @description Custom headers added to every request to the receiver */
@@ -11276,8 +11501,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed */
+                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled */
                     events: string[];
+                    /** @description Failed deliveries in a row that alert the tenant's owner (once per run of failures), 1–10; default 3. At 10 the subscription is disabled. */
+                    failure_alert_threshold?: number;
                     /** @description Only events this expression matches are delivered (docs/webhooks.md, Filters), e.g. `event == "execution.failed" && data.module == "http"`: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, parentheses, `in [..]`, string/number/true/false/null literals, `event` and `data.<path>`. null: every event of the subscribed kinds */
                     filter?: string | null;
                     /** @description Headers added to every request to the receiver (name -> value), e.g. an `Authorization` your receiver expects. At most 20, 4096 bytes of names and values in all; names are HTTP tokens, values printable ASCII; names the platform sets (Content-Type, Content-Length, Host, User-Agent, Connection, `webhook-*`, `X-Webhook-*`, …) are refused. On update the object replaces the previous headers (`{}` removes them). */
@@ -11319,6 +11546,10 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+                        failing_since: string | null;
+                        /** @description Failed deliveries in a row that alert the tenant's owner */
+                        failure_alert_threshold: number;
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
                         /** @description Custom headers added to every request to the receiver */
@@ -11527,6 +11758,10 @@ export interface operations {
                         }[];
                         disabled_at: string | null;
                         events: string[];
+                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+                        failing_since: string | null;
+                        /** @description Failed deliveries in a row that alert the tenant's owner */
+                        failure_alert_threshold: number;
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
                         /** @description Custom headers added to every request to the receiver */
@@ -11707,8 +11942,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed */
+                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled */
                     events?: string[];
+                    /** @description Failed deliveries in a row that alert the tenant's owner (once per run of failures), 1–10; default 3. At 10 the subscription is disabled. */
+                    failure_alert_threshold?: number;
                     /** @description Only events this expression matches are delivered (docs/webhooks.md, Filters), e.g. `event == "execution.failed" && data.module == "http"`: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, parentheses, `in [..]`, string/number/true/false/null literals, `event` and `data.<path>`. null: every event of the subscribed kinds */
                     filter?: string | null;
                     /** @description Headers added to every request to the receiver (name -> value), e.g. an `Authorization` your receiver expects. At most 20, 4096 bytes of names and values in all; names are HTTP tokens, values printable ASCII; names the platform sets (Content-Type, Content-Length, Host, User-Agent, Connection, `webhook-*`, `X-Webhook-*`, …) are refused. On update the object replaces the previous headers (`{}` removes them). */
@@ -11744,6 +11981,10 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+                        failing_since: string | null;
+                        /** @description Failed deliveries in a row that alert the tenant's owner */
+                        failure_alert_threshold: number;
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
                         /** @description Custom headers added to every request to the receiver */
@@ -12486,6 +12727,10 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+                        failing_since: string | null;
+                        /** @description Failed deliveries in a row that alert the tenant's owner */
+                        failure_alert_threshold: number;
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
                         /** @description Custom headers added to every request to the receiver */
@@ -13250,6 +13495,10 @@ export interface operations {
                         created_at: string;
                         disabled_at: string | null;
                         events: string[];
+                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+                        failing_since: string | null;
+                        /** @description Failed deliveries in a row that alert the tenant's owner */
+                        failure_alert_threshold: number;
                         /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
                         filter: string | null;
                         /** @description Custom headers added to every request to the receiver */
@@ -13819,6 +14068,147 @@ export interface operations {
             };
             /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
             401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhooks-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Subscriptions disabled after too many failed deliveries in a row */
+                        disabled: number;
+                        /** @description Active subscriptions whose failed deliveries in a row reached their `failure_alert_threshold` */
+                        failing: number;
+                        /** @description Those subscriptions, disabled first, then the longest failing */
+                        subscriptions: {
+                            consecutive_failures: number;
+                            disabled_at: string | null;
+                            /** @description When the current run of failures reached the threshold */
+                            failing_since: string | null;
+                            failure_alert_threshold: number;
+                            id: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            url: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing scope `*` (`insufficient_scope`) */
+            403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -16117,6 +16507,56 @@ export interface operations {
                     data: components["schemas"]["TrustScoreChangedData"];
                     /** @constant */
                     event: "trust.score_changed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-webhook-disabled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`. Key: the base64-decoded part after `whsec_` for `whsec_` secrets (generated ones), else the raw secret bytes; so `new Webhook(secret)` or `new Webhook(secret, { format: 'raw' })` from the `standardwebhooks` libraries verifies it. */
+                "webhook-signature": components["parameters"]["WebhookStandardSignature"];
+                /** @description Unix time (seconds) at which this attempt was sent. Covered by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["WebhookDisabledData"];
+                    /** @constant */
+                    event: "webhook.disabled";
                 } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
             };
         };
