@@ -20,7 +20,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <div className="mx-auto flex w-full max-w-7xl flex-col gap-6 px-4 py-6 sm:px-6 md:flex-row md:py-8">
           {session ? (
             <aside className="md:w-52 md:shrink-0 print:hidden">
-              <DashboardNav admin={session.admin} />
+              <DashboardNav admin={session.admin} tenant={session.tenantId !== null} />
             </aside>
           ) : null}
           <main id="main" className="min-w-0 flex-1">

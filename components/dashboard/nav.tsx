@@ -21,6 +21,7 @@ import { useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
 import { Sheet, SheetContent, SheetTrigger } from '@/components/ui/sheet';
+import { WebhookAttentionBadge } from '@/components/dashboard/webhooks/attention';
 
 /** The dashboard's sections, in the order a tenant owner needs them. */
 export const NAV_ITEMS = [
@@ -45,7 +46,17 @@ function isActive(pathname: string, href: string): boolean {
   return href === '/dashboard' ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
 }
 
-function NavLinks({ items, pathname, onNavigate }: { items: NavItem[]; pathname: string; onNavigate?: () => void }) {
+function NavLinks({
+  items,
+  pathname,
+  onNavigate,
+  tenant,
+}: {
+  items: NavItem[];
+  pathname: string;
+  onNavigate?: () => void;
+  tenant: boolean;
+}) {
   return (
     <ul className="flex flex-col gap-1">
       {items.map(({ href, label, icon: Icon }) => {
@@ -65,6 +76,7 @@ function NavLinks({ items, pathname, onNavigate }: { items: NavItem[]; pathname:
             >
               <Icon aria-hidden="true" className="size-4" />
               {label}
+              {href === '/dashboard/webhooks' ? <WebhookAttentionBadge enabled={tenant} /> : null}
             </Link>
           </li>
         );
@@ -77,9 +89,10 @@ function NavLinks({ items, pathname, onNavigate }: { items: NavItem[]; pathname:
  * The section links: a sidebar from the `md` breakpoint up; below it, the current section's
  * name and a Menu button opening every section in a sheet (a Radix dialog: focus moves into it,
  * Escape closes it, focus returns to the button), closed again by following a link. The
- * current page is marked with aria-current in both.
+ * current page is marked with aria-current in both. "Webhooks" carries a badge while any of the
+ * tenant's webhooks is disabled or failing (`tenant`: the user has one to ask about).
  */
-export function DashboardNav({ admin, hidden = [] }: { admin: boolean; hidden?: string[] }) {
+export function DashboardNav({ admin, hidden = [], tenant = false }: { admin: boolean; hidden?: string[]; tenant?: boolean }) {
   const pathname = usePathname();
   const [open, setOpen] = useState(false);
   const items: NavItem[] = [...NAV_ITEMS.filter((i) => !hidden.includes(i.href)), ...(admin ? [ADMIN_ITEM] : [])];
@@ -87,7 +100,7 @@ export function DashboardNav({ admin, hidden = [] }: { admin: boolean; hidden?: 
   return (
     <>
       <nav aria-label="Dashboard" className="hidden md:block">
-        <NavLinks items={items} pathname={pathname} />
+        <NavLinks items={items} pathname={pathname} tenant={tenant} />
       </nav>
       <div className="flex items-center justify-between gap-3 md:hidden">
         <p className="min-w-0 truncate text-sm font-medium text-slate-700 dark:text-slate-300" data-testid="nav-current">
@@ -98,11 +111,12 @@ export function DashboardNav({ admin, hidden = [] }: { admin: boolean; hidden?: 
             <Button type="button" variant="secondary" size="sm">
               <Menu aria-hidden="true" className="size-4" />
               Menu
+              <WebhookAttentionBadge enabled={tenant} />
             </Button>
           </SheetTrigger>
           <SheetContent title="Menu" className="md:hidden">
             <nav aria-label="Dashboard">
-              <NavLinks items={items} pathname={pathname} onNavigate={() => setOpen(false)} />
+              <NavLinks items={items} pathname={pathname} onNavigate={() => setOpen(false)} tenant={tenant} />
             </nav>
           </SheetContent>
         </Sheet>

@@ -147,6 +147,10 @@ test('subscribe a receiver, see deliveries with attempts, test, auto-disable and
     // Enable it again with the receiver back up.
     receiver.state.failing = false;
     await page.getByRole('button', { name: 'Enable', exact: true }).click();
+    // The dialog offers to recover the window missed while disabled (none here: nothing happened since).
+    const enableDialog = page.getByRole('dialog', { name: 'Enable this webhook?' });
+    await expect(enableDialog.getByRole('checkbox', { name: 'Recover the events missed while it was disabled' })).toBeChecked();
+    await enableDialog.getByRole('button', { name: 'Enable webhook' }).click();
     await expect(page.getByTestId('webhook-status')).toContainText('Active');
     await expect(page.getByText('Webhook enabled.')).toBeVisible();
 

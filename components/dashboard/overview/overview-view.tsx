@@ -16,6 +16,7 @@ import { ExecutionsPerDayChart } from '@/components/dashboard/charts/executions-
 import { ExecutionsTable } from '@/components/dashboard/executions/executions-table';
 import { formatCount, formatDate } from '@/components/dashboard/format';
 import { errorCode, QueryError } from '@/components/dashboard/query-error';
+import { WebhookAttentionBanner } from '@/components/dashboard/webhooks/attention';
 import { GettingStarted } from './getting-started';
 
 /** Share of the quota at which the overview warns (the issue's "80% warning"). */
@@ -49,6 +50,8 @@ export function OverviewView() {
   return (
     <div className="grid gap-6">
       <PageHeader title="Overview" description="Your tenant, its plan and its activity this billing cycle." />
+
+      <WebhookAttentionBanner />
 
       <GettingStarted
         loading={latest.isPending || keys.isPending || me.isPending || (webhooksInPlan === true && webhooks.isPending)}

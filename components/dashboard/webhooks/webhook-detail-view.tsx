@@ -25,6 +25,7 @@ import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { DeliveryRateChart, LatencyChart } from './webhook-charts';
 import { formatRate, newSigningSecret, WebhookFormDialog, WebhookStatusBadge } from './webhook-form';
 import { VerifySnippet } from './verify-snippet';
+import { EnableWebhookDialog } from './enable-dialog';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { WEBHOOK_AUTO_DISABLE_AFTER } from '@/src/contract/limits';
 
@@ -283,15 +284,15 @@ function RotateSecretDialog({
 }
 
 function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
-  const trpc = useTRPC();
-  const enable = useMutation(trpc.webhooks.enable.mutationOptions());
-  const invalidate = useInvalidateWebhook(webhook.id);
   return (
     <div className="grid grid-cols-1 gap-3">
       <div className="flex flex-wrap items-center gap-3 text-sm" data-testid="webhook-status">
         <span className="font-medium">Status</span>
         <WebhookStatusBadge webhook={webhook} />
         <span className="text-slate-600 dark:text-slate-400">Secret {webhook.secret}</span>
+        <span className="text-slate-600 dark:text-slate-400" data-testid="webhook-alert-threshold">
+          Alerts after {webhook.failure_alert_threshold} failed {webhook.failure_alert_threshold === 1 ? 'delivery' : 'deliveries'} in a row
+        </span>
       </div>
       {webhook.suspended ? (
         <Alert title="Suspended by your plan">
@@ -307,25 +308,14 @@ function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
             Turned off {webhook.disabled_at ? `on ${formatDateTime(webhook.disabled_at)}` : ''} after {webhook.stats.consecutive_failures}{' '}
             failed deliveries in a row. Events recorded while it is disabled are not sent; after enabling, replay the window you missed.
           </p>
-          {enable.isError ? <p className="mt-2 font-medium">{errorMessage(enable.error)}</p> : null}
-          <Button
-            className="mt-3"
-            size="sm"
-            loading={enable.isPending}
-            onClick={() =>
-              enable.mutate(
-                { id: webhook.id },
-                {
-                  onSuccess: () => {
-                    toast.success('Webhook enabled. New events are delivered again.');
-                    void invalidate();
-                  },
-                },
-              )
-            }
-          >
-            Enable
-          </Button>
+          <EnableWebhookDialog webhook={webhook} />
+        </Alert>
+      ) : null}
+      {webhook.status === 'active' && webhook.failing_since ? (
+        <Alert variant="error" title="Failing" data-testid="webhook-failing">
+          {webhook.consecutive_failures} failed deliveries in a row since {formatDateTime(webhook.failing_since)} (you were alerted at{' '}
+          {webhook.failure_alert_threshold}). Deliveries are still retried; at {WEBHOOK_AUTO_DISABLE_AFTER} in a row the webhook is
+          disabled. One successful delivery ends this.
         </Alert>
       ) : null}
     </div>

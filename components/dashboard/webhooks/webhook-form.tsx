@@ -22,13 +22,24 @@ import { EVENT_KINDS, EVENT_MEANINGS } from './event-kinds';
 import { VerifySnippet } from './verify-snippet';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { atMostCharacters } from '@/components/forms/fields';
-import { WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '@/src/contract/limits';
+import { WEBHOOK_AUTO_DISABLE_AFTER, WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '@/src/contract/limits';
+
+/** The API's default `failure_alert_threshold`. */
+const DEFAULT_ALERT_THRESHOLD = 3;
 
 export type WebhookView = RouterOutputs['webhooks']['list']['data'][number];
 
-/** Active, disabled (auto-disabled after failures) or suspended (the plan has no webhooks): said in words, not colour alone. */
-export function WebhookStatusBadge({ webhook }: { webhook: Pick<WebhookView, 'status' | 'suspended'> }) {
+/**
+ * Active, failing (active, its failures in a row past the alert threshold), disabled (auto-disabled
+ * after failures) or suspended (the plan has no webhooks): said in words, not colour alone.
+ */
+export function WebhookStatusBadge({
+  webhook,
+}: {
+  webhook: Pick<WebhookView, 'status' | 'suspended'> & { failing_since?: string | null };
+}) {
   if (webhook.suspended) return <Badge tone="warning">Suspended</Badge>;
+  if (webhook.status === 'active' && webhook.failing_since) return <Badge tone="warning">Failing</Badge>;
   return webhook.status === 'active' ? <Badge tone="success">Active</Badge> : <Badge tone="danger">Disabled</Badge>;
 }
 
@@ -57,6 +68,13 @@ const formSchema = z.object({
   all: z.boolean(),
   events: z.array(z.string()),
   secret: secretField,
+  threshold: z
+    .string()
+    .trim()
+    .refine(
+      (v) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= WEBHOOK_AUTO_DISABLE_AFTER,
+      `Enter a whole number from 1 to ${WEBHOOK_AUTO_DISABLE_AFTER} (at ${WEBHOOK_AUTO_DISABLE_AFTER} the webhook is disabled).`,
+    ),
 });
 type FormValues = z.infer<typeof formSchema>;
 
@@ -86,6 +104,7 @@ export function WebhookFormDialog({
     all: webhook ? webhook.events.includes('*') : false,
     events: webhook && !webhook.events.includes('*') ? webhook.events : ['execution.completed', 'execution.failed'],
     secret: '',
+    threshold: String(webhook?.failure_alert_threshold ?? DEFAULT_ALERT_THRESHOLD),
   });
   const form = useForm<FormValues>({ resolver: zodResolver(formSchema), defaultValues: defaults() });
   const [all, chosen] = [form.watch('all'), form.watch('events')];
@@ -112,13 +131,14 @@ export function WebhookFormDialog({
     const events = values.all ? ['*'] : values.events;
     if (events.length === 0) return setEventsError('Choose at least one event kind, or all events.');
     const secret = values.secret === '' ? undefined : values.secret;
+    const failure_alert_threshold = Number(values.threshold);
     try {
       if (webhook) {
-        await update.mutateAsync({ id: webhook.id, url: values.url, events, ...(secret ? { secret } : {}) });
+        await update.mutateAsync({ id: webhook.id, url: values.url, events, failure_alert_threshold, ...(secret ? { secret } : {}) });
         toast.success(secret ? 'Webhook saved. The new secret signs every attempt from now on.' : 'Webhook saved.');
         close(false);
       } else {
-        const made = await create.mutateAsync({ url: values.url, events, ...(secret ? { secret } : {}) });
+        const made = await create.mutateAsync({ url: values.url, events, failure_alert_threshold, ...(secret ? { secret } : {}) });
         setCreated({ id: made.id, secret: made.secret });
       }
       void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
@@ -230,6 +250,17 @@ export function WebhookFormDialog({
               }
               error={form.formState.errors.secret?.message}
               {...form.register('secret')}
+            />
+            <FormField
+              label="Alert after failed deliveries in a row"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={WEBHOOK_AUTO_DISABLE_AFTER}
+              required
+              description={`Your account's owner is emailed once when this many deliveries in a row have failed, and again if ${WEBHOOK_AUTO_DISABLE_AFTER} in a row disable the webhook.`}
+              error={form.formState.errors.threshold?.message}
+              {...form.register('threshold')}
             />
             <div className="flex justify-end gap-2">
               <Button type="button" variant="secondary" onClick={() => close(false)}>
