@@ -1,6 +1,7 @@
 import { and, lt, ne, sql } from 'drizzle-orm';
 import { events, webhookDeliveries } from '../db/schema';
 import type { Services } from '../services';
+import { clearExpiredPreviousSecrets } from '../webhooks/signing';
 
 /** Events are kept this long (replay reaches back 7 days; the rest is for support and audits). */
 export const EVENT_RETENTION_DAYS = 30;
@@ -9,7 +10,8 @@ export const DELIVERY_RETENTION_DAYS = 30;
 
 /**
  * Deletes events and finished deliveries past their retention, in batches so no run holds a long
- * lock. Safe on several instances at once. Returns what it removed.
+ * lock, and forgets rotated-out webhook secrets whose overlap ended. Safe on several instances at
+ * once. Returns what it removed.
  */
 export async function purgeOldRecords(svc: Pick<Services, 'db'>, batchSize = 5_000) {
   const eventCutoff = sql`now() - make_interval(days => ${EVENT_RETENTION_DAYS})`;
@@ -33,6 +35,7 @@ export async function purgeOldRecords(svc: Pick<Services, 'db'>, batchSize = 5_0
       .where(sql`${events.id} in ${svc.db.select({ id: events.id }).from(events).where(lt(events.createdAt, eventCutoff)).limit(limit)}`)
       .returning({ id: events.id }),
   );
+  await clearExpiredPreviousSecrets(svc.db);
   return { events: removedEvents, deliveries };
 }
 

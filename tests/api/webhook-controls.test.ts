@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { EVENT_EXAMPLES } from '../../src/contract/event-examples';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, TEST_EVENT_DATA_SCHEMA } from '../../src/contract/events';
 import { webhookSubscriptions } from '../../src/db/schema';
+import { purgeOldRecords } from '../../src/events/retention';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver, verifySignature, type Received, type Receiver } from '../receiver';
 
@@ -337,5 +338,15 @@ backends.describe('Webhook controls (%s)', (backend) => {
     // The secret shown is still the one that signs.
     const last = byEventId(r, (await sendTest(t.apiKey, sub.id)).event_id);
     expect(verifies(sixth.body.secret, last)).toBe(true);
+
+    // A subscription nothing is sent to: the hourly retention job forgets its expired old secret.
+    const idle = await subscribe(t.apiKey, { url: r.url, events: ['certification.completed'] });
+    await s.call(`/api/v1/webhooks/${idle.id}/rotate-secret`, { key: t.apiKey, body: { overlap_seconds: 1 } });
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+      if ((await s.call(`/api/v1/webhooks/${idle.id}`, { key: t.apiKey })).body.previous_secret_expires_at === null) break;
+    }
+    await purgeOldRecords(s.svc);
+    const [idleRow] = await s.svc.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, idle.id));
+    expect(idleRow!.previousSecretEncrypted).toBeNull();
   });
 });
