@@ -363,8 +363,8 @@ backends.describe('Webhook polling and the event stream (%s)', (backend) => {
       open.forEach((st) => st.close());
     });
 
-    it.skipIf(backend !== 'postgres')('delivers events recorded by another instance', async () => {
-      const b = await startTestServer({ backend, databaseUrl: s.config.databaseUrl, env: { PUBLIC_BASE_URL } });
+    it.skipIf(backend !== 'postgres')('delivers events recorded by another instance; the stream cap spans instances', async () => {
+      const b = await startTestServer({ backend, databaseUrl: s.config.databaseUrl, redis: true, env: { PUBLIC_BASE_URL } });
       try {
         const t = await proTenant();
         const onB = await stream(t.apiKey, '?events=execution.completed', {}, b.url);
@@ -372,8 +372,12 @@ backends.describe('Webhook polling and the event stream (%s)', (backend) => {
         const id = await slugify(t.apiKey, 'on instance a');
         const [e] = await onB.waitFor(1);
         expect((JSON.parse(e!.data) as Envelope).data.execution_id).toBe(id);
-        onB.close();
+        // The cap counts the tenant's streams on every instance (Redis): 1 on b + 4 on a, then 429 on either.
+        for (let i = 0; i < 4; i++) expect((await stream(t.apiKey)).status).toBe(200);
+        expect((await stream(t.apiKey, '', {}, b.url)).status).toBe(429);
+        expect((await stream(t.apiKey)).status).toBe(429);
       } finally {
+        // Its shutdown ends onB.
         await b.close();
       }
     });

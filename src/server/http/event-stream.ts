@@ -4,8 +4,8 @@
  *
  * Order: method (405) -> admission as every tenant operation (src/server/admission.ts:
  * authenticate 401, the tenant's request pool 429, scope `*` and a webhook plan 403) -> query
- * and Last-Event-ID (400) -> the tenant's open streams on this instance (429 beyond
- * STREAMS_PER_TENANT). Refusals use the API's error format; then the stream starts (200,
+ * and Last-Event-ID (400) -> the tenant's open streams (429 beyond STREAMS_PER_TENANT; across
+ * instances with Redis, else on this instance). Refusals use the API's error format; then the stream starts (200,
  * text/event-stream) and carries `id: <event id>`, `event: <kind>`, `data: <envelope>` per event.
  *
  * The database is the source of truth: each stream reads the log from its position (the feed's
@@ -15,6 +15,7 @@
  * When the instance begins to shut down, streams end (the client reconnects elsewhere with
  * Last-Event-ID).
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EVENT_TYPES } from '../../contract/events';
 import { feedEnvelope, readFeed, resolveFeedPosition, type FeedPosition } from '../../events/feed';
@@ -27,7 +28,7 @@ import { sendError } from './respond';
 import { searchParamsOf } from './target';
 
 export const EVENT_STREAM_PATH = '/api/v1/events/stream';
-/** Streams one tenant may hold open at once on one instance. */
+/** Streams one tenant may hold open at once (across instances with Redis, else per instance). */
 export const STREAMS_PER_TENANT = 5;
 /** How often a stream reads the log when nothing woke it. */
 const POLL_MS = 1_000;
@@ -38,13 +39,81 @@ const READ_BATCH = 100;
 /** What EventSource clients wait before reconnecting (the `retry:` field). */
 const RETRY_MS = 2_000;
 
-/** Open streams per tenant, per Services (instance). */
-const openStreams = new WeakMap<Services, Map<string, number>>();
+/** A stream's claim on one of its tenant's STREAMS_PER_TENANT places. */
+interface StreamSlot {
+  /** Keeps a shared claim alive (called about every second; writes at most every SLOT_REFRESH_MS). */
+  refresh(): void;
+  release(): void;
+}
 
-function streamsOf(svc: Services): Map<string, number> {
-  let map = openStreams.get(svc);
-  if (!map) openStreams.set(svc, (map = new Map()));
-  return map;
+/** Open streams per tenant, per Services (instance): the count without Redis. */
+const localStreams = new WeakMap<Services, Map<string, number>>();
+
+/** With Redis the claims are shared by every instance: a sorted set per tenant, member = stream, score = expiry. */
+const SLOT_TTL_MS = 30_000;
+const SLOT_REFRESH_MS = 10_000;
+const CLAIM_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+const REFRESH_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`;
+const RELEASE_SCRIPT = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
+
+/**
+ * One of the tenant's places, or undefined when all STREAMS_PER_TENANT are taken: across
+ * instances with Redis (a claim lapses SLOT_TTL_MS after its instance stopped refreshing it, e.g.
+ * a crash), else on this instance. Redis unreachable: counted on this instance meanwhile.
+ */
+async function claimSlot(svc: Services, tenantId: string): Promise<StreamSlot | undefined> {
+  const { redis } = svc;
+  if (redis) {
+    const key = `amp:streams:${tenantId}`;
+    const id = randomUUID();
+    let claimed: unknown;
+    try {
+      claimed = await redis.eval(CLAIM_SCRIPT, [key], [STREAMS_PER_TENANT, SLOT_TTL_MS, id], 'sequence');
+    } catch (err) {
+      svc.logger.warn({ err, tenantId }, 'event stream slot: Redis unreachable, counted on this instance');
+    }
+    if (claimed !== undefined) {
+      if (Number(claimed) !== 1) return undefined;
+      let refreshed = Date.now();
+      const failed = (err: unknown) => svc.logger.warn({ err, tenantId }, 'event stream slot: Redis call failed');
+      return {
+        refresh() {
+          if (Date.now() - refreshed < SLOT_REFRESH_MS) return;
+          refreshed = Date.now();
+          redis.eval(REFRESH_SCRIPT, [key], [SLOT_TTL_MS, id], 'sequence').catch(failed);
+        },
+        release: () => void redis.eval(RELEASE_SCRIPT, [key], [id], 'sequence').catch(failed),
+      };
+    }
+  }
+  let open = localStreams.get(svc);
+  if (!open) localStreams.set(svc, (open = new Map()));
+  const n = open.get(tenantId) ?? 0;
+  if (n >= STREAMS_PER_TENANT) return undefined;
+  open.set(tenantId, n + 1);
+  const counts = open;
+  return {
+    refresh() {},
+    release() {
+      const left = (counts.get(tenantId) ?? 1) - 1;
+      if (left > 0) counts.set(tenantId, left);
+      else counts.delete(tenantId);
+    },
+  };
 }
 
 interface StreamQuery {
@@ -92,7 +161,7 @@ export async function handleEventStream(
   let tenantId: string;
   let query: StreamQuery;
   let position: FeedPosition;
-  const open = streamsOf(svc);
+  let slot: StreamSlot | undefined;
   try {
     const { principal } = await admitTenant(ctx, false, false);
     try {
@@ -104,10 +173,11 @@ export async function handleEventStream(
     tenantId = principal.tenantId;
     query = parseQuery(target, header(req.headers, 'last-event-id'));
     position = await resolveFeedPosition(svc.db, tenantId, query.after ?? 'now', query.field);
-    if ((open.get(tenantId) ?? 0) >= STREAMS_PER_TENANT) {
+    slot = await claimSlot(svc, tenantId);
+    if (!slot) {
       const err = new AppError(
         'concurrency_limit_exceeded',
-        `At most ${STREAMS_PER_TENANT} event streams of a tenant are open at once on an instance; close one first.`,
+        `At most ${STREAMS_PER_TENANT} event streams of a tenant are open at once; close one first.`,
         { limit: STREAMS_PER_TENANT, retry_after: 5 },
         { 'Retry-After': '5' },
       );
@@ -125,16 +195,22 @@ export async function handleEventStream(
     'Cache-Control': 'no-store',
     'X-Accel-Buffering': 'no',
   });
-  if (req.method === 'HEAD') return void res.end();
-  open.set(tenantId, (open.get(tenantId) ?? 0) + 1);
-  await runStream(svc, res, tenantId, query.kinds, position).finally(() => {
-    const left = (open.get(tenantId) ?? 1) - 1;
-    if (left > 0) open.set(tenantId, left);
-    else open.delete(tenantId);
-  });
+  const claimed = slot;
+  if (req.method === 'HEAD') {
+    claimed.release();
+    return void res.end();
+  }
+  await runStream(svc, res, tenantId, query.kinds, position, claimed).finally(() => claimed.release());
 }
 
-async function runStream(svc: Services, res: ServerResponse, tenantId: string, kinds: string[] | undefined, from: FeedPosition) {
+async function runStream(
+  svc: Services,
+  res: ServerResponse,
+  tenantId: string,
+  kinds: string[] | undefined,
+  from: FeedPosition,
+  slot: StreamSlot,
+) {
   let position = from;
   let closed = false;
   let wake: (() => void) | undefined;
@@ -169,6 +245,7 @@ async function runStream(svc: Services, res: ServerResponse, tenantId: string, k
   try {
     await write(`retry: ${RETRY_MS}\n: connected\n\n`);
     while (!closed && !isDraining(svc)) {
+      slot.refresh();
       let more = false;
       try {
         const page = await readFeed(svc.db, tenantId, position, kinds, READ_BATCH);
