@@ -2,6 +2,7 @@ import { SOCKETS_PER_ORIGIN } from '../net/ssrf';
 import type { Services } from '../services';
 import { prepareAttempts, recordAttempts, type FetchedJob, type MadeAttempt, type PreparedAttempt } from '../webhooks/deliver';
 import { DELIVERY_QUEUE, type DeliveryJob } from '../outbox';
+import { deferToTurns, paceStore, HOLD_MS, SendWindow, type PacedJob, type PaceStore } from '../webhooks/pace';
 import { deferAttempts } from '../webhooks/queue';
 import { postToReceiver } from '../webhooks/send';
 
@@ -56,13 +57,21 @@ const MAX_WAIT_MS = 5_000;
 const DEFER_MS = 1_000;
 const WAIT_CHECK_MS = 1_000;
 
-/** A subscription's attempts on this instance: being sent, and waiting for one of its sends (oldest first). */
+/**
+ * A subscription's attempts on this instance: being sent, waiting for one of its sends (oldest
+ * first), and, for a paced subscription, waiting for their turns (`paced`, by turn).
+ */
 interface Lane {
   sending: number;
   waiting: { attempt: PreparedAttempt; since: number }[];
+  paced: { attempt: PreparedAttempt; at: number }[];
+  pacedTimer?: NodeJS.Timeout;
 }
 
-const held = (lane: Lane) => lane.sending + lane.waiting.length;
+const held = (lane: Lane) => lane.sending + lane.waiting.length + lane.paced.length;
+
+/** Due times of jobs put back to wait for their turns are rounded up to this (ms) for the wake-ups. */
+const PACE_WAKE_MS = 100;
 
 /**
  * The delivery worker loop (Svix-style: a loop over durable rows). It fetches due attempt jobs
@@ -95,6 +104,10 @@ export class DeliveryWorker {
   private svc?: Services;
   private unsubscribe?: () => void;
   private lanes = new Map<string, Lane>();
+  private pace?: PaceStore;
+  private sendWindow = new SendWindow();
+  /** Ends when the latest dispatch has taken its paced attempts' turns: turns are taken in fetch order. */
+  private paceTurn: Promise<void> = Promise.resolve();
   /** Attempts waiting in lanes. */
   private waitingCount = 0;
   private waitTimer: NodeJS.Timeout | undefined;
@@ -107,6 +120,7 @@ export class DeliveryWorker {
   /** Runs the loop, woken by every commit that created deliveries (the outbox's post-commit hooks). */
   start(svc: Services): void {
     this.svc = svc;
+    this.pace = paceStore(svc);
     this.unsubscribe = svc.outbox.afterCommit((committed) => {
       if (committed.deliveries > 0) this.wake();
     });
@@ -138,10 +152,12 @@ export class DeliveryWorker {
     await this.running;
     const svc = this.svc;
     if (svc) this.deferWaiting(svc, () => true, 0);
+    if (svc) this.deferPaced(svc);
     const deadline = Date.now() + timeoutMs;
     while (this.active > 0 && Date.now() < deadline) await this.sleep(50);
     // Those whose loading ended meanwhile.
     if (svc) this.deferWaiting(svc, () => true, 0);
+    if (svc) this.deferPaced(svc);
     clearTimeout(this.waitTimer);
     while (this.recorders.size > 0 || this.deferrals.size > 0) await Promise.all([...this.recorders, ...this.deferrals]);
   }
@@ -193,10 +209,15 @@ export class DeliveryWorker {
   }
 
   private async dispatch(svc: Services, jobs: FetchedJob[]): Promise<void> {
+    // Paced attempts take their turns after those of earlier fetches (loads may finish out of order).
+    const previousTurn = this.paceTurn;
+    let endTurn!: () => void;
+    this.paceTurn = new Promise((resolve) => (endTurn = resolve));
     let prepared: Awaited<ReturnType<typeof prepareAttempts>>;
     try {
       prepared = await prepareAttempts(svc, jobs);
     } catch (err) {
+      void previousTurn.then(endTurn);
       svc.logger.warn({ err: String(err) }, 'webhook attempts could not be loaded; they will run again');
       await this.release(
         svc,
@@ -205,15 +226,167 @@ export class DeliveryWorker {
       );
       return;
     }
-    for (const attempt of prepared.ready) this.enqueue(svc, attempt);
+    const paced: PreparedAttempt[] = [];
+    for (const attempt of prepared.ready) {
+      if (attempt.pace) paced.push(attempt);
+      else this.enqueue(svc, attempt);
+    }
     for (const made of prepared.unsendable) this.record(svc, made);
+    const pacing = paced.length > 0 ? this.takeTurns(svc, paced, previousTurn).finally(endTurn) : previousTurn.then(endTurn);
     if (prepared.idle.length > 0) await this.release(svc, prepared.idle, 'complete');
+    await pacing;
+  }
+
+  /**
+   * Paced attempts (they hold slots until placed): each takes its turn from its subscription's
+   * schedule (src/webhooks/pace.ts; one call per subscription, in the order of their events)
+   * unless it holds one already, then waits in its lane for a turn within HOLD_MS or goes
+   * back to the queue, due LEAD_MS before its turn.
+   */
+  private async takeTurns(svc: Services, attempts: PreparedAttempt[], previousTurn: Promise<void>): Promise<void> {
+    await previousTurn;
+    const bySubscription = new Map<string, PreparedAttempt[]>();
+    for (const a of attempts) {
+      const list = bySubscription.get(a.subscriptionId);
+      if (list) list.push(a);
+      else bySubscription.set(a.subscriptionId, [a]);
+    }
+    const later: PacedJob[] = [];
+    await Promise.all(
+      [...bySubscription].map(async ([subscriptionId, list]) => {
+        const fresh = list
+          .filter((a) => a.pace!.slotAt === undefined)
+          .sort((a, b) => a.pace!.order - b.pace!.order || a.attempt - b.attempt);
+        if (fresh.length > 0) {
+          const perSecond = fresh[0]!.pace!.perSecond;
+          let waitMs = 0;
+          try {
+            waitMs = await this.pace!.reserve(subscriptionId, perSecond, fresh.length);
+          } catch (err) {
+            // Not expected (the Redis store falls back to this instance's schedule): the send window still paces them.
+            svc.logger.warn({ err: String(err) }, 'webhook pace: no turn could be taken; pacing on this instance only');
+          }
+          const first = Date.now() + waitMs;
+          fresh.forEach((a, i) => (a.pace!.slotAt = first + (i * 1000) / perSecond));
+        }
+        const now = Date.now();
+        let held: Lane | undefined;
+        for (const a of list) {
+          if (a.pace!.slotAt! - now <= HOLD_MS && !this.stopped) held = this.holdForTurn(a);
+          else
+            later.push({
+              jobId: a.jobId,
+              deliveryId: a.deliveryId,
+              attempt: a.attempt,
+              subscriptionId,
+              final: a.final,
+              slotAt: a.pace!.slotAt!,
+            });
+        }
+        // All of the fetch's turns in place first: those already due go out in turn order.
+        if (held) this.releaseTurns(svc, subscriptionId, held);
+      }),
+    );
+    if (later.length > 0) await this.putBack(svc, later, true);
+  }
+
+  /** Jobs back to the queue to wait for their turns; `holdingSlots`: they hold fetch slots until then. */
+  private async putBack(svc: Services, jobs: PacedJob[], holdingSlots: boolean): Promise<void> {
+    const deferral: Promise<void> = deferToTurns(svc, jobs)
+      .then((delays) => {
+        // Wake when they fall due (rounded, so a burst of turns shares a few wake-ups).
+        for (const d of new Set(delays.map((ms) => Math.ceil(ms / PACE_WAKE_MS) * PACE_WAKE_MS))) this.wakeIn(d);
+      })
+      .catch(async (err: unknown) => {
+        svc.logger.warn(
+          { err: String(err), attempts: jobs.length },
+          'paced webhook attempts could not be put back in the queue; they will run again',
+        );
+        await this.settleJobs(
+          svc,
+          jobs.map((j) => j.jobId),
+          'fail',
+        );
+      })
+      .finally(() => {
+        this.deferrals.delete(deferral);
+        if (holdingSlots) this.freeSlots(jobs.length);
+      });
+    this.deferrals.add(deferral);
+    await deferral;
+  }
+
+  /** The attempt waits in its lane (without a slot) for its turn, kept in turn order (releaseTurns sends it). */
+  private holdForTurn(attempt: PreparedAttempt): Lane {
+    let lane = this.lanes.get(attempt.subscriptionId);
+    if (!lane) this.lanes.set(attempt.subscriptionId, (lane = { sending: 0, waiting: [], paced: [] }));
+    const at = attempt.pace!.slotAt!;
+    let i = lane.paced.length;
+    while (i > 0 && lane.paced[i - 1]!.at > at) i--;
+    lane.paced.splice(i, 0, { attempt, at });
+    this.waitingCount++;
+    this.freeSlots(1);
+    return lane;
+  }
+
+  /**
+   * Sends the lane's paced attempts whose turns have come, no more than the receiver's rate in any
+   * second on this instance (SendWindow), and sets a timer for the next turn.
+   */
+  private releaseTurns(svc: Services, subscriptionId: string, lane: Lane): void {
+    clearTimeout(lane.pacedTimer);
+    lane.pacedTimer = undefined;
+    while (lane.paced.length > 0 && !this.stopped) {
+      const { attempt, at } = lane.paced[0]!;
+      const now = Date.now();
+      const perSecond = attempt.pace!.perSecond;
+      const when = Math.max(at, this.sendWindow.earliest(subscriptionId, perSecond, now));
+      if (when > now) {
+        lane.pacedTimer = setTimeout(() => this.releaseTurns(svc, subscriptionId, lane), Math.ceil(when - now));
+        lane.pacedTimer.unref();
+        return;
+      }
+      lane.paced.shift();
+      this.waitingCount--;
+      this.sendWindow.note(subscriptionId, perSecond, now);
+      // It takes a slot again (as pumpLane's), and its place among the lane's sends.
+      this.active++;
+      if (lane.sending < SENDS_PER_SUBSCRIPTION) this.send(svc, lane, attempt);
+      else {
+        lane.waiting.push({ attempt, since: now });
+        this.waitingCount++;
+        this.freeSlots(1);
+        this.watchWaiting(svc);
+      }
+    }
+  }
+
+  /** On stop: the attempts waiting for their turns go back to the queue, keeping them. */
+  private deferPaced(svc: Services): void {
+    const back: PacedJob[] = [];
+    for (const [subscriptionId, lane] of this.lanes) {
+      clearTimeout(lane.pacedTimer);
+      lane.pacedTimer = undefined;
+      for (const { attempt, at } of lane.paced.splice(0)) {
+        back.push({
+          jobId: attempt.jobId,
+          deliveryId: attempt.deliveryId,
+          attempt: attempt.attempt,
+          subscriptionId,
+          final: attempt.final,
+          slotAt: at,
+        });
+      }
+      if (held(lane) === 0) this.lanes.delete(subscriptionId);
+    }
+    this.waitingCount -= back.length;
+    if (back.length > 0) void this.putBack(svc, back, false);
   }
 
   /** Sends the attempt if its subscription has a send free; else it waits in the subscription's lane, giving up its slot. */
   private enqueue(svc: Services, attempt: PreparedAttempt): void {
     let lane = this.lanes.get(attempt.subscriptionId);
-    if (!lane) this.lanes.set(attempt.subscriptionId, (lane = { sending: 0, waiting: [] }));
+    if (!lane) this.lanes.set(attempt.subscriptionId, (lane = { sending: 0, waiting: [], paced: [] }));
     if (lane.sending < SENDS_PER_SUBSCRIPTION && !this.stopped) {
       this.send(svc, lane, attempt);
       return;

@@ -19,6 +19,8 @@ export interface DeliveryJob {
   attempt: number;
   /** The delivery's last attempt whatever its outcome: no retry follows it (a resend, src/webhooks/resend.ts). */
   final?: boolean;
+  /** A paced subscription's attempt put back in the queue: the turn it holds (epoch ms; src/webhooks/pace.ts). */
+  slotAt?: number;
 }
 
 /** An attempt to schedule: its job's data, when, and its subscription (the job's pg-boss group, which the worker's fetches can skip). */
@@ -123,7 +125,12 @@ export async function scheduleAttempts(svc: { boss: PgBoss }, tx: Executor, jobs
     const ids = await svc.boss.insert(
       DELIVERY_QUEUE,
       jobs.slice(i, i + 1000).map((j) => ({
-        data: { deliveryId: j.deliveryId, attempt: j.attempt, ...(j.final ? { final: true } : {}) },
+        data: {
+          deliveryId: j.deliveryId,
+          attempt: j.attempt,
+          ...(j.final ? { final: true } : {}),
+          ...(j.slotAt !== undefined ? { slotAt: j.slotAt } : {}),
+        },
         ...(j.delayMs > 0 ? { startAfter: new Date(now + j.delayMs) } : {}),
         ...(j.subscriptionId ? { group: { id: j.subscriptionId } } : {}),
       })),

@@ -31,6 +31,16 @@ export interface PreparedAttempt {
   url: string;
   body: string;
   headers: Record<string, string>;
+  /** The subscription's `rate_limit_per_second`, when it has one: the attempt waits for its turn (src/webhooks/pace.ts). */
+  pace?: AttemptPace;
+}
+
+export interface AttemptPace {
+  perSecond: number;
+  /** The turn this attempt already holds (a job put back in the queue to wait for it). */
+  slotAt?: number;
+  /** Its event's place in the event log (`events.seq`): turns are taken in event order. */
+  order: number;
 }
 
 export interface MadeAttempt {
@@ -57,6 +67,8 @@ export async function prepareAttempts(
       previousSecretEncrypted: webhookSubscriptions.previousSecretEncrypted,
       previousSecretExpiresAt: webhookSubscriptions.previousSecretExpiresAt,
       customHeaders: webhookSubscriptions.headers,
+      rateLimitPerSecond: webhookSubscriptions.rateLimitPerSecond,
+      eventSeq: events.seq,
       subscriptionStatus: webhookSubscriptions.status,
       subscriptionSuspendedAt: webhookSubscriptions.suspendedAt,
       eventData: events.data,
@@ -117,6 +129,8 @@ export async function prepareAttempts(
       Date.now(),
       { previousSecret: secret.previousSecret, headers: row.customHeaders },
     );
+    if (row.rateLimitPerSecond !== null)
+      attempt.pace = { perSecond: row.rateLimitPerSecond, slotAt: job.data.slotAt, order: Number(row.eventSeq) };
     svc.metrics.webhookDue(delivery.nextAttemptAt ?? delivery.createdAt);
     ready.push(attempt);
   }

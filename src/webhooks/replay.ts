@@ -6,6 +6,7 @@ import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
 import type { ReplayInput } from './schema';
 import { matchingEvents } from './filter';
+import { deliverInTurn } from './pace';
 import { findSubscription } from './subscriptions';
 
 export const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
@@ -49,7 +50,12 @@ export async function replayEvents(svc: Services, principal: Principal, input: R
       .limit(REPLAY_MAX_EVENTS + 1);
     // With a filter: only the matching ones (the 10,000 count the events examined).
     const batch = await matchingEvents(tx, subscription, rows.slice(0, REPLAY_MAX_EVENTS));
-    await out.deliver(
+    // To a paced subscription, in turn (pace.ts): a long replay keeps the events' order.
+    await deliverInTurn(
+      svc,
+      tx,
+      out,
+      subscription,
       batch.map((e) => ({ subscriptionId: subscription.id, tenantId: principal.tenantId, eventId: e.id, eventType: e.type })),
       'replay',
     );
