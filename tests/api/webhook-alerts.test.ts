@@ -6,7 +6,11 @@
  * (one answering 500) and a local SMTP server (tests/browser/mailbox.ts).
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
 import { EVENT_DATA_SCHEMAS } from '../../src/contract/events';
+import { events } from '../../src/db/schema';
+import { unitOfWork } from '../../src/outbox';
+import { countConsecutiveFailures } from '../../src/webhooks/alerts';
 import { WEBHOOK_AUTO_DISABLE_AFTER } from '../../src/contract/limits';
 import { startMailbox, type Mailbox } from '../browser/mailbox';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
@@ -202,6 +206,34 @@ backends.describe('Webhook failure alerts (%s)', (backend) => {
     expect(enabled.body).toMatchObject({ status: 'active', consecutive_failures: 0, failing_since: null, disabled_at: null });
     expect(await health()).toEqual({ disabled: 0, failing: 0, subscriptions: [] });
     expect(disabledMails()).toHaveLength(1);
+  });
+
+  it('recorders racing on one subscription (as several instances do) make each transition once: one failing mail, one disabled mail, one event', async () => {
+    const t = await proTenant();
+    const r = await receiver();
+    const sub = await subscribe(t.apiKey, { url: r.url, events: ['execution.completed'], failure_alert_threshold: 3 });
+    const failure = {
+      prepared: { subscriptionId: sub.id },
+      outcome: { success: false, statusCode: 502, latencyMs: 1, error: 'The receiver answered 502.', responseBody: null },
+    };
+    // Twelve transactions at once, each recording one failed delivery of the subscription: they
+    // serialise on its row, the third crosses the threshold and the tenth disables it.
+    const disabled = await Promise.all(
+      Array.from({ length: 12 }, () => unitOfWork(s.svc, (_tx, out) => countConsecutiveFailures(s.svc, out, [failure]))),
+    );
+    expect(disabled.reduce((a, b) => a + b, 0)).toBe(1);
+    const d = await detail(t.apiKey, sub.id);
+    expect(d).toMatchObject({ status: 'disabled', consecutive_failures: 12 });
+    await mailbox.waitFor(t.email, /^Webhook disabled/);
+    await waitCount(() => mailbox.all(t.email, /^Webhook failing/).length, 1, 'failing mail');
+    const logged = await s.svc.db
+      .select({ data: events.data })
+      .from(events)
+      .where(and(eq(events.tenantId, t.tenantId), eq(events.type, 'webhook.disabled')));
+    expect(logged.map((e) => (e.data as { webhook_id: string }).webhook_id)).toEqual([sub.id]);
+    expect(logged[0]!.data).toMatchObject({ consecutive_failures: WEBHOOK_AUTO_DISABLE_AFTER, last_status_code: 502 });
+    expect(mailbox.all(t.email, /^Webhook failing/)).toHaveLength(1);
+    expect(mailbox.all(t.email, /^Webhook disabled/)).toHaveLength(1);
   });
 
   it('the health view answers on every plan, and only about its own tenant', async () => {
