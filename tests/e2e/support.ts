@@ -17,6 +17,11 @@ export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 export const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR
   ? path.resolve(process.env.E2E_SCREENSHOT_DIR)
   : path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
+/**
+ * E2E_SCREENSHOTS=0 leaves the screenshots out (CI, where nobody looks at them); the checks of
+ * each page (axe, the words a page shows) run the same.
+ */
+const TAKE_SCREENSHOTS = process.env.E2E_SCREENSHOTS !== '0';
 
 /** Playwright's test, skipped (not passed) when the global setup found no Chromium. */
 export const test = base.extend<{ browserPresent: void }>({
@@ -173,11 +178,17 @@ export async function check(
       await page.waitForFunction((w) => document.documentElement.scrollWidth <= w, width, { timeout: 5_000 }).catch(() => undefined);
       // Finite CSS transitions (colours switching with the scheme) are run to their end first, so
       // the screenshot and axe's contrast check see the final colours.
-      await page.screenshot({
-        path: path.join(SCREENSHOT_DIR, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`),
-        fullPage: true,
-        animations: 'disabled',
-      });
+      if (TAKE_SCREENSHOTS)
+        await page.screenshot({
+          path: path.join(SCREENSHOT_DIR, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`),
+          fullPage: true,
+          animations: 'disabled',
+        });
+      else
+        await page.evaluate(() => {
+          for (const animation of document.getAnimations())
+            if (animation.effect?.getComputedTiming().endTime !== Infinity) animation.finish();
+        });
       // Dark: the colour rules only (the markup, names and roles are the same in both schemes and
       // were checked in light). Only violations come back: passes are not serialised (faster).
       let axe = new AxeBuilder({ page }).options({ resultTypes: ['violations'] });
