@@ -70,6 +70,8 @@ interface Lane {
 
 const held = (lane: Lane) => lane.sending + lane.waiting.length + lane.paced.length;
 
+/** A paced lane this far (ms) behind its turns sends one request at a time until it catches up. */
+const BEHIND_MS = 20;
 /** Due times of jobs put back to wait for their turns are rounded up to this (ms) for the wake-ups. */
 const PACE_WAKE_MS = 100;
 
@@ -340,6 +342,10 @@ export class DeliveryWorker {
       const { attempt, at } = lane.paced[0]!;
       const now = Date.now();
       const perSecond = attempt.pace!.perSecond;
+      // Turns that passed while this process was busy (a stall, a late fetch) go out one after
+      // another, not all at once: requests sent together reach the receiver in any order. (The
+      // send in flight resumes this when it ends.)
+      if (now - at > Math.max(1000 / perSecond, BEHIND_MS) && lane.sending > 0) return;
       const when = Math.max(at, this.sendWindow.earliest(subscriptionId, perSecond, now));
       if (when > now) {
         lane.pacedTimer = setTimeout(() => this.releaseTurns(svc, subscriptionId, lane), Math.ceil(when - now));
@@ -412,6 +418,7 @@ export class DeliveryWorker {
         lane.sending--;
         this.record(svc, { prepared: attempt, outcome });
         this.pumpLane(svc, attempt.subscriptionId, lane);
+        if (lane.paced.length > 0 && lane.pacedTimer === undefined) this.releaseTurns(svc, attempt.subscriptionId, lane);
         if (wasFull && held(lane) < HELD_PER_SUBSCRIPTION) this.wakeUp?.();
       });
   }
