@@ -3,8 +3,8 @@
  * 127.0.0.1; the service under test allows private receivers, WEBHOOK_ALLOW_PRIVATE=1): the
  * free plan's explanation; on Pro a subscription created with its secret shown once, an action
  * run with the key delivering execution.completed, the delivery and its attempts and payload in
- * the detail, the charts, the test button, auto-disable by a failing receiver and enable, replay
- * of a time window; another tenant sees none of it, also by URL.
+ * the detail, the charts, the test button, auto-disable by a failing receiver and enable, recovery
+ * of the failed deliveries, a resend of one, replay of a time window (times in UTC); another tenant sees none of it, also by URL.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -105,7 +105,7 @@ test('subscribe a receiver, see deliveries with attempts, test, auto-disable and
     // The delivery and its attempt appear in the detail (it refreshes by itself).
     const delivery = page.getByTestId('delivery').filter({ has: page.getByText('execution.completed', { exact: true }) });
     await expect(delivery).toHaveAttribute('data-status', 'succeeded', { timeout: 30_000 });
-    await delivery.getByRole('button').click();
+    await delivery.getByRole('button').first().click();
     const attempts = delivery.getByTestId('attempts');
     await expect(attempts).toContainText('200');
     await expect(attempts).toContainText('thanks');
@@ -138,7 +138,7 @@ test('subscribe a receiver, see deliveries with attempts, test, auto-disable and
       .getByTestId('delivery')
       .filter({ has: page.getByText('failed', { exact: true }) })
       .first();
-    await failed.getByRole('button').click();
+    await failed.getByRole('button').first().click();
     await expect(failed.getByTestId('attempts')).toContainText('500');
     await expect(failed.getByTestId('attempts')).toContainText('receiver down for the test');
     await check(page, 'webhook-disabled');
@@ -154,9 +154,35 @@ test('subscribe a receiver, see deliveries with attempts, test, auto-disable and
     await expect(page.getByTestId('webhook-status')).toContainText('Active');
     await expect(page.getByText('Webhook enabled.')).toBeVisible();
 
+    // Recover (since 24 hours ago, UTC): the 10 failed deliveries are sent again, nothing delivered is.
+    const beforeRecover = receiver.received.length;
+    await expect(page.getByLabel('Recover failed since (UTC)')).toHaveValue(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    await page.getByRole('button', { name: 'Recover', exact: true }).click();
+    await expect(page.getByTestId('recover-result')).toContainText(/Queued \d+ events your receiver had not received/);
+    const recovered = Number(/Queued (\d+)/.exec((await page.getByTestId('recover-result').textContent()) ?? '')?.[1]);
+    expect(recovered).toBe(10);
+    await expect.poll(() => receiver.received.length - beforeRecover, { timeout: 60_000 }).toBe(10);
+    expect(new Set(receiver.received.slice(beforeRecover).map((r) => r.body.data.execution_id)).size).toBe(10);
+    await expect(page.getByTestId('delivery').filter({ hasText: 'recover' }).first()).toHaveAttribute('data-status', 'succeeded', {
+      timeout: 30_000,
+    });
+    await check(page, 'webhook-recovered');
+
+    // Resend one delivery: one more attempt of the same message (same id), to the same receiver.
+    const beforeResend = receiver.received.length;
+    await page
+      .getByRole('button', { name: /^Resend execution\.completed delivery/ })
+      .first()
+      .click();
+    await expect(page.getByText(/Resending execution\.completed: attempt \d+ is on its way/)).toBeVisible();
+    await expect.poll(() => receiver.received.length - beforeResend, { timeout: 30_000 }).toBe(1);
+    const resent = receiver.received.at(-1)!;
+    expect(receiver.received.slice(0, beforeResend).some((r) => r.body.id === resent.body.id)).toBe(true);
+
     // Replay the last hour: the 11 executions (and the install) are sent again with their ids.
     const before = receiver.received.length;
     await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    await expect(page.getByLabel('From (UTC)')).toBeVisible();
     await expect(page.getByTestId('replay-result')).toContainText(/Queued \d+ events/);
     const queued = Number(/Queued (\d+)/.exec((await page.getByTestId('replay-result').textContent()) ?? '')?.[1]);
     expect(queued).toBeGreaterThanOrEqual(11);

@@ -2,7 +2,7 @@
 
 import * as Collapsible from '@radix-ui/react-collapsible';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ChevronRight, Pencil, RefreshCw, Send } from 'lucide-react';
+import { ChevronRight, Pencil, RefreshCw, RotateCcw, Send } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
@@ -42,7 +42,8 @@ const RANGES: { value: Range; label: string }[] = [
 /**
  * One subscription: status and actions (test, enable, edit, rotate the secret, delete), its
  * statistics and charts over time, the delivery history (each delivery expands to its attempts and
- * payload), replay of a time window, and how to verify its signatures.
+ * payload; a finished one can be resent), recovery of what the receiver missed, replay of a time
+ * window (times entered and shown in UTC, as everywhere on the page), and how to verify its signatures.
  */
 export function WebhookDetailView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -150,6 +151,7 @@ export function WebhookDetailView({ id }: { id: string }) {
         </CardContent>
       </Card>
       <Deliveries webhook={webhook} />
+      <RecoverCard webhook={webhook} />
       <ReplayCard webhook={webhook} />
       <Card>
         <CardHeader>
@@ -306,7 +308,8 @@ function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
         <Alert variant="error" title="Disabled">
           <p>
             Turned off {webhook.disabled_at ? `on ${formatDateTime(webhook.disabled_at)}` : ''} after {webhook.stats.consecutive_failures}{' '}
-            failed deliveries in a row. Events recorded while it is disabled are not sent; after enabling, replay the window you missed.
+            failed deliveries in a row. Events recorded while it is disabled are not sent; after enabling, recover what the receiver missed
+            (below).
           </p>
           <EnableWebhookDialog webhook={webhook} />
         </Alert>
@@ -366,17 +369,22 @@ function StatsCards({ webhook }: { webhook: WebhookDetail }) {
   const items = [
     { label: 'Success rate', value: formatRate(s.success_rate), testId: 'stat-success-rate' },
     { label: 'Average latency', value: formatMs(s.avg_latency_ms) },
+    { label: 'Messages', value: formatCount(s.messages), testId: 'stat-messages', hint: 'Distinct events sent (30 days)' },
     { label: 'Deliveries', value: formatCount(s.total_deliveries), testId: 'stat-total' },
+    { label: 'Attempts', value: formatCount(s.attempts), testId: 'stat-attempts', hint: 'HTTP requests made (30 days)' },
     { label: 'Succeeded', value: formatCount(s.succeeded_deliveries), testId: 'stat-succeeded' },
     { label: 'Failed', value: formatCount(s.failed_deliveries), testId: 'stat-failed' },
     { label: 'Pending', value: formatCount(s.pending_deliveries) },
     { label: 'Failures in a row', value: `${s.consecutive_failures} of ${WEBHOOK_AUTO_DISABLE_AFTER}` },
   ];
   return (
-    <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
+    <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5">
       {items.map((i) => (
         <div key={i.label} className="rounded-xl border border-slate-200 bg-white px-4 py-3 dark:border-slate-800 dark:bg-slate-900">
-          <dt className="text-xs font-medium text-slate-600 dark:text-slate-400">{i.label}</dt>
+          <dt className="text-xs font-medium text-slate-600 dark:text-slate-400" title={i.hint}>
+            {i.label}
+            {i.hint ? <span className="sr-only"> ({i.hint})</span> : null}
+          </dt>
           <dd className="mt-1 text-lg font-semibold tabular-nums" data-testid={i.testId}>
             {i.value}
           </dd>
@@ -393,7 +401,10 @@ function Deliveries({ webhook }: { webhook: WebhookDetail }) {
     <Card>
       <CardHeader>
         <CardTitle>Delivery history</CardTitle>
-        <CardDescription>The latest 100 deliveries, newest first. Open one to see its attempts and the payload.</CardDescription>
+        <CardDescription>
+          The latest 100 deliveries, newest first. Open one to see its attempts and the payload; resend a finished one to make one more
+          attempt of the same message (same <code>webhook-id</code>, so your receiver can deduplicate it).
+        </CardDescription>
       </CardHeader>
       <CardContent>
         {webhook.deliveries.length === 0 ? (
@@ -404,7 +415,7 @@ function Deliveries({ webhook }: { webhook: WebhookDetail }) {
         ) : (
           <ul className="grid grid-cols-1 gap-2" aria-label="Deliveries" data-testid="deliveries">
             {webhook.deliveries.map((d) => (
-              <DeliveryItem key={d.id} webhookId={webhook.id} delivery={d} />
+              <DeliveryItem key={d.id} webhook={webhook} delivery={d} />
             ))}
           </ul>
         )}
@@ -413,8 +424,9 @@ function Deliveries({ webhook }: { webhook: WebhookDetail }) {
   );
 }
 
-function DeliveryItem({ webhookId, delivery }: { webhookId: string; delivery: Delivery }) {
+function DeliveryItem({ webhook, delivery }: { webhook: WebhookDetail; delivery: Delivery }) {
   const [open, setOpen] = useState(false);
+  const webhookId = webhook.id;
   return (
     <li
       className="rounded-lg border border-slate-200 dark:border-slate-800"
@@ -423,28 +435,70 @@ function DeliveryItem({ webhookId, delivery }: { webhookId: string; delivery: De
       data-status={delivery.status}
     >
       <Collapsible.Root open={open} onOpenChange={setOpen}>
-        <Collapsible.Trigger asChild>
-          <button
-            type="button"
-            className="flex w-full flex-wrap items-center gap-x-3 gap-y-1 rounded-lg px-3 py-2 text-left text-sm hover:bg-slate-50 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none dark:hover:bg-slate-800/50"
-          >
-            <ChevronRight aria-hidden="true" className={`size-4 shrink-0 transition-transform ${open ? 'rotate-90' : ''}`} />
-            <Badge tone={deliveryTone[delivery.status]}>{delivery.status}</Badge>
-            <span className="font-mono text-xs">{delivery.event}</span>
-            {delivery.kind !== 'event' ? <Badge>{delivery.kind}</Badge> : null}
-            <span className="text-slate-600 dark:text-slate-400">
-              {delivery.attempt} {delivery.attempt === 1 ? 'attempt' : 'attempts'}
-              {delivery.status_code !== null ? ` · HTTP ${delivery.status_code}` : ''}
-              {delivery.latency_ms !== null ? ` · ${formatMs(delivery.latency_ms)}` : ''}
-            </span>
-            <span className="ml-auto text-xs whitespace-nowrap text-slate-600 dark:text-slate-400">{formatDateTime(delivery.at)}</span>
-          </button>
-        </Collapsible.Trigger>
+        <div className="flex items-start gap-2">
+          <Collapsible.Trigger asChild>
+            <button
+              type="button"
+              className="flex min-w-0 flex-1 flex-wrap items-center gap-x-3 gap-y-1 rounded-lg px-3 py-2 text-left text-sm hover:bg-slate-50 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none dark:hover:bg-slate-800/50"
+            >
+              <ChevronRight aria-hidden="true" className={`size-4 shrink-0 transition-transform ${open ? 'rotate-90' : ''}`} />
+              <Badge tone={deliveryTone[delivery.status]}>{delivery.status}</Badge>
+              <span className="font-mono text-xs">{delivery.event}</span>
+              {delivery.kind !== 'event' ? <Badge>{delivery.kind}</Badge> : null}
+              <span className="text-slate-600 dark:text-slate-400">
+                {delivery.attempt} {delivery.attempt === 1 ? 'attempt' : 'attempts'}
+                {delivery.status_code !== null ? ` · HTTP ${delivery.status_code}` : ''}
+                {delivery.latency_ms !== null ? ` · ${formatMs(delivery.latency_ms)}` : ''}
+              </span>
+              <span className="ml-auto text-xs whitespace-nowrap text-slate-600 dark:text-slate-400">{formatDateTime(delivery.at)}</span>
+            </button>
+          </Collapsible.Trigger>
+          <ResendButton webhook={webhook} delivery={delivery} />
+        </div>
         <Collapsible.Content className="border-t border-slate-200 px-3 py-3 dark:border-slate-800">
           {open ? <DeliveryDetail webhookId={webhookId} delivery={delivery} /> : null}
         </Collapsible.Content>
       </Collapsible.Root>
     </li>
+  );
+}
+
+/**
+ * One more attempt of a finished delivery, the same message (POST …/deliveries/{id}/resend). Shown for
+ * deliveries that can be resent: not pending (an attempt is on its way), not test sends (not stored;
+ * send a new test), and only while the subscription is active (enable it first).
+ */
+function ResendButton({ webhook, delivery }: { webhook: WebhookDetail; delivery: Delivery }) {
+  const trpc = useTRPC();
+  const resend = useMutation(trpc.webhooks.resend.mutationOptions());
+  const invalidate = useInvalidateWebhook(webhook.id);
+  if (delivery.status === 'pending' || delivery.kind === 'test' || webhook.status !== 'active' || webhook.url === null) return null;
+  return (
+    <Button
+      variant="secondary"
+      size="sm"
+      className="my-1.5 mr-2 shrink-0"
+      loading={resend.isPending}
+      aria-label={`Resend ${delivery.event} delivery ${delivery.id}`}
+      onClick={() =>
+        resend.mutate(
+          { id: webhook.id, delivery_id: delivery.id },
+          {
+            onSuccess: (d) => {
+              toast.success(`Resending ${d.event}: attempt ${d.attempt + 1} is on its way.`);
+              void invalidate();
+            },
+            onError: (err) => {
+              toast.error(errorMessage(err));
+              void invalidate();
+            },
+          },
+        )
+      }
+    >
+      <RotateCcw aria-hidden="true" className="size-4" />
+      Resend
+    </Button>
   );
 }
 
@@ -547,18 +601,90 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
   );
 }
 
-/** `YYYY-MM-DDTHH:mm` in the browser's time zone, for datetime-local inputs. */
-function localInput(date: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+/**
+ * `YYYY-MM-DDTHH:mm` in UTC, for datetime-local inputs: the page shows every time in UTC, so the
+ * times entered are UTC too (labelled so), whatever the browser's zone.
+ */
+function utcInput(date: Date): string {
+  return date.toISOString().slice(0, 16);
+}
+
+/** A datetime-local value read as UTC; null when incomplete. */
+function fromUtcInput(value: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)) return null;
+  const date = new Date(`${value}Z`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** Re-sends what the receiver did not get since a time (POST …/recover): failed, cancelled, or missed while disabled. */
+function RecoverCard({ webhook }: { webhook: WebhookDetail }) {
+  const trpc = useTRPC();
+  const recover = useMutation(trpc.webhooks.recover.mutationOptions());
+  const invalidate = useInvalidateWebhook(webhook.id);
+  const [from, setFrom] = useState(() => utcInput(new Date(Date.now() - 24 * 3_600_000)));
+  const [invalid, setInvalid] = useState<string>();
+  const result = recover.data;
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Recover failed deliveries</CardTitle>
+        <CardDescription>
+          Sends again, with the same event ids, the events of the subscribed kinds since then that your receiver has not received: their
+          deliveries failed or were cancelled, or none was made while the webhook was disabled. Delivered and pending ones are left out. At
+          most 7 days back. Times are UTC, as everywhere on this page.
+        </CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form
+          className="grid grid-cols-1 gap-4 sm:grid-cols-[1fr_auto] sm:items-start"
+          noValidate
+          data-testid="recover-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const since = fromUtcInput(from);
+            if (!since) return setInvalid('Enter a date and time (UTC).');
+            if (since.getTime() >= Date.now()) return setInvalid('Pick a time in the past.');
+            setInvalid(undefined);
+            recover.mutate({ id: webhook.id, since: since.toISOString() }, { onSuccess: () => void invalidate() });
+          }}
+        >
+          <FormField
+            label="Recover failed since (UTC)"
+            type="datetime-local"
+            value={from}
+            onChange={(e) => setFrom(e.target.value)}
+            required
+            error={invalid}
+            description={fromUtcInput(from) ? `From ${formatDateTime(fromUtcInput(from)!.toISOString())} until now.` : undefined}
+          />
+          <Button type="submit" variant="secondary" className="sm:mt-6" loading={recover.isPending} disabled={webhook.status !== 'active'}>
+            <RotateCcw aria-hidden="true" className="size-4" />
+            Recover
+          </Button>
+        </form>
+        <div aria-live="polite" className="mt-3" data-testid="recover-result">
+          {webhook.status !== 'active' ? <p className="text-sm text-slate-600 dark:text-slate-400">Enable the webhook first.</p> : null}
+          {recover.isError ? <Alert variant="error">{errorMessage(recover.error)}</Alert> : null}
+          {result ? (
+            <Alert variant="success">
+              {result.recovered === 0
+                ? 'Nothing to recover: your receiver has every event of that window.'
+                : `Queued ${formatCount(result.recovered)} ${result.recovered === 1 ? 'event' : 'events'} your receiver had not received.`}
+              {result.has_more && result.next_since ? ` More remain: recover again from ${formatDateTime(result.next_since)}.` : ''}
+            </Alert>
+          ) : null}
+        </div>
+      </CardContent>
+    </Card>
+  );
 }
 
 function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
   const trpc = useTRPC();
   const replay = useMutation(trpc.webhooks.replay.mutationOptions());
   const invalidate = useInvalidateWebhook(webhook.id);
-  const [from, setFrom] = useState(() => localInput(new Date(Date.now() - 3_600_000)));
-  const [to, setTo] = useState(() => localInput(new Date(Date.now() + 60_000)));
+  const [from, setFrom] = useState(() => utcInput(new Date(Date.now() - 3_600_000)));
+  const [to, setTo] = useState(() => utcInput(new Date(Date.now() + 60_000)));
   const [invalid, setInvalid] = useState<string>();
   const result = replay.data;
   return (
@@ -567,7 +693,7 @@ function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
         <CardTitle>Replay a time window</CardTitle>
         <CardDescription>
           Re-sends the recorded events of the subscribed kinds in [from, to) as new deliveries with the same event ids, oldest first: at
-          most 7 days back. Times are your local time.
+          most 7 days back. Times are UTC, as everywhere on this page.
         </CardDescription>
       </CardHeader>
       <CardContent>
@@ -576,9 +702,9 @@ function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            const since = new Date(from);
-            const until = new Date(to);
-            if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime())) return setInvalid('Enter both times.');
+            const since = fromUtcInput(from);
+            const until = fromUtcInput(to);
+            if (!since || !until) return setInvalid('Enter both times (UTC).');
             if (since >= until) return setInvalid('“From” must be before “To”.');
             setInvalid(undefined);
             replay.mutate(
@@ -587,8 +713,15 @@ function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
             );
           }}
         >
-          <FormField label="From" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} required error={invalid} />
-          <FormField label="To" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} required />
+          <FormField
+            label="From (UTC)"
+            type="datetime-local"
+            value={from}
+            onChange={(e) => setFrom(e.target.value)}
+            required
+            error={invalid}
+          />
+          <FormField label="To (UTC)" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} required />
           <Button type="submit" variant="secondary" className="sm:mt-6" loading={replay.isPending}>
             Replay
           </Button>
