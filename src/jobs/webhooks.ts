@@ -66,12 +66,18 @@ interface Lane {
   waiting: { attempt: PreparedAttempt; since: number }[];
   paced: { attempt: PreparedAttempt; at: number }[];
   pacedTimer?: NodeJS.Timeout;
+  /** When its latest paced attempt was released (epoch ms). */
+  lastTurnAt?: number;
 }
 
 const held = (lane: Lane) => lane.sending + lane.waiting.length + lane.paced.length;
 
-/** A paced lane this far (ms) behind its turns sends one request at a time until it catches up. */
+/**
+ * A paced lane this far (ms) behind its turns catches up with requests CATCH_UP_GAP_MS apart (a
+ * quarter of its interval at high rates), not all at once.
+ */
 const BEHIND_MS = 20;
+const CATCH_UP_GAP_MS = 4;
 /** Due times of jobs put back to wait for their turns are rounded up to this (ms) for the wake-ups. */
 const PACE_WAKE_MS = 100;
 
@@ -342,10 +348,16 @@ export class DeliveryWorker {
       const { attempt, at } = lane.paced[0]!;
       const now = Date.now();
       const perSecond = attempt.pace!.perSecond;
-      // Turns that passed while this process was busy (a stall, a late fetch) go out one after
-      // another, not all at once: requests sent together reach the receiver in any order. (The
-      // send in flight resumes this when it ends.)
-      if (now - at > Math.max(1000 / perSecond, BEHIND_MS) && lane.sending > 0) return;
+      // Turns that passed while this process was busy (a stall, a late fetch) go out a few ms
+      // apart, not all at once: requests sent together reach the receiver in any order.
+      if (now - at > Math.max(1000 / perSecond, BEHIND_MS) && lane.lastTurnAt !== undefined) {
+        const next = lane.lastTurnAt + Math.min(CATCH_UP_GAP_MS, 250 / perSecond);
+        if (next > now) {
+          lane.pacedTimer = setTimeout(() => this.releaseTurns(svc, subscriptionId, lane), Math.ceil(next - now));
+          lane.pacedTimer.unref();
+          return;
+        }
+      }
       const when = Math.max(at, this.sendWindow.earliest(subscriptionId, perSecond, now));
       if (when > now) {
         lane.pacedTimer = setTimeout(() => this.releaseTurns(svc, subscriptionId, lane), Math.ceil(when - now));
@@ -354,6 +366,7 @@ export class DeliveryWorker {
       }
       lane.paced.shift();
       this.waitingCount--;
+      lane.lastTurnAt = now;
       this.sendWindow.note(subscriptionId, perSecond, now);
       // It takes a slot again (as pumpLane's), and its place among the lane's sends.
       this.active++;
@@ -418,7 +431,6 @@ export class DeliveryWorker {
         lane.sending--;
         this.record(svc, { prepared: attempt, outcome });
         this.pumpLane(svc, attempt.subscriptionId, lane);
-        if (lane.paced.length > 0 && lane.pacedTimer === undefined) this.releaseTurns(svc, attempt.subscriptionId, lane);
         if (wasFull && held(lane) < HELD_PER_SUBSCRIPTION) this.wakeUp?.();
       });
   }
