@@ -2,7 +2,7 @@
 
 import * as Collapsible from '@radix-ui/react-collapsible';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ChevronRight, Pencil, RefreshCw, RotateCcw, Send } from 'lucide-react';
+import { ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
@@ -14,8 +14,6 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
-import { Copyable } from '@/components/ui/copyable';
-import { Dialog, DialogContent } from '@/components/ui/dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormField } from '@/components/ui/form-field';
 import { PageHeader } from '@/components/ui/page-header';
@@ -23,8 +21,9 @@ import { Skeleton, SkeletonRows } from '@/components/ui/skeleton';
 import { formatCount, formatDateTime, formatMs } from '@/components/dashboard/format';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { DeliveryRateChart, LatencyChart } from './webhook-charts';
-import { formatRate, newSigningSecret, WebhookFormDialog, WebhookStatusBadge } from './webhook-form';
+import { formatRate, WebhookFormDialog, WebhookStatusBadge } from './webhook-form';
 import { VerifySnippet } from './verify-snippet';
+import { DeliverySettings, RotateSecretDialog, TestEventPanel } from './webhook-controls';
 import { EnableWebhookDialog } from './enable-dialog';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { WEBHOOK_AUTO_DISABLE_AFTER } from '@/src/contract/limits';
@@ -115,7 +114,8 @@ export function WebhookDetailView({ id }: { id: string }) {
         actions={<HeaderActions webhook={webhook} />}
       />
       <StatusPanel webhook={webhook} />
-      <TestPanel webhook={webhook} />
+      <DeliverySettings webhook={webhook} />
+      <TestEventPanel webhook={webhook} />
       <StatsCards webhook={webhook} />
       <Card>
         <CardHeader className="flex-row flex-wrap items-center justify-between gap-3">
@@ -212,79 +212,6 @@ function HeaderActions({ webhook }: { webhook: WebhookDetail }) {
   );
 }
 
-/** A new generated secret, PUT as the subscription's secret and shown this once with the snippet filled in. */
-function RotateSecretDialog({
-  webhook,
-  open,
-  onOpenChange,
-}: {
-  webhook: WebhookDetail;
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-}) {
-  const trpc = useTRPC();
-  const update = useMutation(trpc.webhooks.update.mutationOptions());
-  const invalidate = useInvalidateWebhook(webhook.id);
-  const [secret, setSecret] = useState<string>();
-  const close = (next: boolean) => {
-    onOpenChange(next);
-    if (!next) {
-      setSecret(undefined);
-      update.reset();
-    }
-  };
-  return (
-    <Dialog open={open} onOpenChange={close}>
-      <DialogContent
-        title="Rotate the signing secret"
-        className="max-w-2xl"
-        description={
-          secret
-            ? undefined
-            : 'A new secret signs every attempt from now on, retries of earlier events included; the current one stops at once.'
-        }
-      >
-        {secret ? (
-          <div className="grid grid-cols-1 gap-4">
-            <Alert variant="success" title="Copy the new signing secret now">
-              It is shown only this once. Put it in your receiver&apos;s configuration.
-            </Alert>
-            <Copyable value={secret} label="signing secret" testId="rotated-webhook-secret" />
-            <VerifySnippet secret={{ value: secret }} />
-            <div className="flex justify-end">
-              <Button onClick={() => close(false)}>Done</Button>
-            </div>
-          </div>
-        ) : (
-          <div className="grid grid-cols-1 gap-4">
-            {update.isError ? <Alert variant="error">{errorMessage(update.error)}</Alert> : null}
-            <div className="flex justify-end gap-2">
-              <Button variant="secondary" onClick={() => close(false)}>
-                Cancel
-              </Button>
-              <Button
-                loading={update.isPending}
-                onClick={async () => {
-                  const next = newSigningSecret();
-                  try {
-                    await update.mutateAsync({ id: webhook.id, secret: next });
-                    setSecret(next);
-                    void invalidate();
-                  } catch {
-                    // Shown above, verbatim.
-                  }
-                }}
-              >
-                Rotate secret
-              </Button>
-            </div>
-          </div>
-        )}
-      </DialogContent>
-    </Dialog>
-  );
-}
-
 function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
   return (
     <div className="grid grid-cols-1 gap-3">
@@ -322,45 +249,6 @@ function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
         </Alert>
       ) : null}
     </div>
-  );
-}
-
-function TestPanel({ webhook }: { webhook: WebhookDetail }) {
-  const trpc = useTRPC();
-  const test = useMutation(trpc.webhooks.test.mutationOptions());
-  const invalidate = useInvalidateWebhook(webhook.id);
-  const result = test.data;
-  return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Send a test event</CardTitle>
-        <CardDescription>
-          One signed <code>webhook.test</code> delivery, now; not retried and not counted in the statistics. Works while disabled, to check
-          your receiver first.
-        </CardDescription>
-      </CardHeader>
-      <CardContent className="grid grid-cols-1 gap-3">
-        <div>
-          <Button
-            variant="secondary"
-            loading={test.isPending}
-            onClick={() => test.mutate({ id: webhook.id }, { onSettled: () => void invalidate() })}
-          >
-            <Send aria-hidden="true" className="size-4" />
-            Send test event
-          </Button>
-        </div>
-        <div aria-live="polite" data-testid="test-result">
-          {test.isError ? <Alert variant="error">{errorMessage(test.error)}</Alert> : null}
-          {result ? (
-            <Alert variant={result.delivered ? 'success' : 'error'} title={result.delivered ? 'Delivered' : 'Not delivered'}>
-              {result.status_code !== null ? `HTTP ${result.status_code}` : 'No answer'} in {formatMs(result.latency_ms)}
-              {result.error ? ` · ${result.error}` : ''} · event <code className="font-mono text-xs">{result.event_id}</code>
-            </Alert>
-          ) : null}
-        </div>
-      </CardContent>
-    </Card>
   );
 }
 

@@ -20,6 +20,7 @@ import { Label } from '@/components/ui/label';
 import { errorMessage } from '@/components/dashboard/query-error';
 import { EVENT_KINDS, EVENT_MEANINGS } from './event-kinds';
 import { VerifySnippet } from './verify-snippet';
+import { headerRowsOf, headersFromRows, HeadersEditor } from './webhook-controls';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { atMostCharacters } from '@/components/forms/fields';
 import { WEBHOOK_AUTO_DISABLE_AFTER, WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '@/src/contract/limits';
@@ -109,6 +110,8 @@ export function WebhookFormDialog({
   const form = useForm<FormValues>({ resolver: zodResolver(formSchema), defaultValues: defaults() });
   const [all, chosen] = [form.watch('all'), form.watch('events')];
   const [eventsError, setEventsError] = useState<string>();
+  const [headerRows, setHeaderRows] = useState(() => headerRowsOf(webhook?.headers));
+  const [headersError, setHeadersError] = useState<string>();
   const pickerId = useId();
   const failure = create.error ?? update.error;
 
@@ -117,6 +120,8 @@ export function WebhookFormDialog({
     if (!next) {
       setCreated(undefined);
       setEventsError(undefined);
+      setHeaderRows(headerRowsOf(webhook?.headers));
+      setHeadersError(undefined);
       create.reset();
       update.reset();
       form.reset(defaults());
@@ -130,15 +135,24 @@ export function WebhookFormDialog({
   const submit = form.handleSubmit(async (values) => {
     const events = values.all ? ['*'] : values.events;
     if (events.length === 0) return setEventsError('Choose at least one event kind, or all events.');
+    const headers = headersFromRows(headerRows);
+    if (typeof headers === 'string') return setHeadersError(headers);
     const secret = values.secret === '' ? undefined : values.secret;
     const failure_alert_threshold = Number(values.threshold);
     try {
       if (webhook) {
-        await update.mutateAsync({ id: webhook.id, url: values.url, events, failure_alert_threshold, ...(secret ? { secret } : {}) });
+        await update.mutateAsync({
+          id: webhook.id,
+          url: values.url,
+          events,
+          headers,
+          failure_alert_threshold,
+          ...(secret ? { secret } : {}),
+        });
         toast.success(secret ? 'Webhook saved. The new secret signs every attempt from now on.' : 'Webhook saved.');
         close(false);
       } else {
-        const made = await create.mutateAsync({ url: values.url, events, failure_alert_threshold, ...(secret ? { secret } : {}) });
+        const made = await create.mutateAsync({ url: values.url, events, headers, failure_alert_threshold, ...(secret ? { secret } : {}) });
         setCreated({ id: made.id, secret: made.secret });
       }
       void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
@@ -194,6 +208,17 @@ export function WebhookFormDialog({
             />
             <fieldset className="grid grid-cols-1 gap-2" aria-describedby={eventsError ? `${pickerId}-error` : undefined}>
               <legend className="mb-1 text-sm font-medium text-slate-800 dark:text-slate-200">Events</legend>
+              <p className="text-xs text-slate-600 dark:text-slate-400">
+                What each kind carries, with an example:{' '}
+                <Link
+                  href="/dashboard/webhooks/event-types"
+                  target="_blank"
+                  className="font-medium text-indigo-700 underline dark:text-indigo-300"
+                >
+                  event types
+                </Link>
+                .
+              </p>
               <div className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
                 <Checkbox
                   id={`${pickerId}-all`}
@@ -238,6 +263,14 @@ export function WebhookFormDialog({
                 {eventsError ?? ''}
               </p>
             </fieldset>
+            <HeadersEditor
+              rows={headerRows}
+              onChange={(rows) => {
+                setHeaderRows(rows);
+                setHeadersError(undefined);
+              }}
+              error={headersError}
+            />
             <FormField
               label={editing ? 'New signing secret (optional)' : 'Signing secret (optional)'}
               type="password"

@@ -37,10 +37,15 @@ export function WebhooksView() {
         title="Webhooks"
         description="Receive signed events (executions, installs, billing, certification…) at your own HTTPS endpoint."
         actions={
-          <Button onClick={() => setCreating(true)} disabled={!list.isSuccess}>
-            <Plus aria-hidden="true" className="size-4" />
-            Create webhook
-          </Button>
+          <>
+            <Button variant="secondary" asChild>
+              <Link href="/dashboard/webhooks/event-types">Event types</Link>
+            </Button>
+            <Button onClick={() => setCreating(true)} disabled={!list.isSuccess}>
+              <Plus aria-hidden="true" className="size-4" />
+              Create webhook
+            </Button>
+          </>
         }
       />
       {me.isError ? (
