@@ -9,6 +9,7 @@ export interface ActionResult<T = undefined> {
 }
 
 export type SignUpAction = (input: { email: string; password: string }) => Promise<ActionResult<{ confirm: boolean }>>;
+export type ResendConfirmationAction = (input: { email: string }) => Promise<ActionResult>;
 export type RequestPasswordResetAction = (input: { email: string }) => Promise<ActionResult>;
 export type UpdatePasswordWithRecoveryAction = (input: { accessToken: string; password: string }) => Promise<ActionResult>;
 

@@ -47,6 +47,24 @@ export async function signUp(input: { email: string; password: string }): Promis
   });
 }
 
+/** A new confirmation link for an account not confirmed yet; the answer is the same whatever the email. */
+export async function resendConfirmation(input: { email: string }): Promise<ActionResult> {
+  const parsed = z.object({ email }).safeParse(input);
+  if (!parsed.success) return fail(parsed.error.issues[0]!.message);
+  return attempt(async () => {
+    const env = dashboardEnv();
+    await authFetch('resend', {
+      method: 'POST',
+      query: { redirect_to: `${env.publicBaseUrl}/sign-in?confirmed=1` },
+      body: { type: 'signup', email: parsed.data.email },
+    });
+    return {
+      ok: true,
+      message: `If ${parsed.data.email} has an account waiting for confirmation, a new link is on its way. Earlier links no longer work.`,
+    };
+  });
+}
+
 /** Asks for a recovery link; the answer is the same whether the account exists or not. */
 export async function requestPasswordReset(input: { email: string }): Promise<ActionResult> {
   const parsed = z.object({ email }).safeParse(input);

@@ -10,6 +10,8 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { FormField } from '@/components/ui/form-field';
+import type { ResendConfirmationAction } from '@/client/actions';
+import { ResendConfirmation } from './resend-confirmation';
 
 const passwordSchema = z.object({
   email: z.email('Enter a valid email address.'),
@@ -24,17 +26,43 @@ function explain(error: string): string {
   return error;
 }
 
-export function SignInForms({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {
+export function SignInForms({
+  callbackUrl,
+  initialError,
+  fromConfirmationLink,
+  resend,
+}: {
+  callbackUrl: string;
+  initialError?: string;
+  /** The page was opened by a confirmation link (`?confirmed=1`): its fragment says how it went. */
+  fromConfirmationLink: boolean;
+  resend: ResendConfirmationAction;
+}) {
   const [method, setMethod] = useState<'password' | 'api-key'>('password');
-  // A confirmation link lands here with the provider's session in the fragment: not needed, not kept.
+  const [link, setLink] = useState<'confirmed' | 'failed'>();
+  // A confirmation link lands here with the provider's session in the fragment (not needed, not
+  // kept), or with the reason it failed (expired, already used).
   useEffect(() => {
-    if (window.location.hash.includes('access_token'))
-      window.history.replaceState(null, '', window.location.pathname + window.location.search);
-  }, []);
+    const fragment = new URLSearchParams(window.location.hash.slice(1));
+    if (fromConfirmationLink) {
+      if (fragment.has('error_code') || fragment.has('error')) setLink('failed');
+      else if (fragment.has('access_token')) setLink('confirmed');
+    }
+    if (window.location.hash) window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  }, [fromConfirmationLink]);
   return (
     <div className="grid gap-6">
+      {link === 'confirmed' ? <Alert variant="success">Your email address is confirmed. Sign in to continue.</Alert> : null}
+      {link === 'failed' ? (
+        <Alert variant="error" title="This confirmation link has expired or was already used">
+          <div className="grid gap-3">
+            <p>If you confirmed your email already, sign in below. If not, get a new link:</p>
+            <ResendConfirmation resend={resend} />
+          </div>
+        </Alert>
+      ) : null}
       {initialError ? <Alert variant="error">{explain(initialError)}</Alert> : null}
-      {method === 'password' ? <PasswordForm callbackUrl={callbackUrl} /> : <ApiKeyForm callbackUrl={callbackUrl} />}
+      {method === 'password' ? <PasswordForm callbackUrl={callbackUrl} resend={resend} /> : <ApiKeyForm callbackUrl={callbackUrl} />}
       <p className="text-center text-sm text-slate-700 dark:text-slate-300">
         {method === 'password' ? (
           <>
@@ -56,8 +84,9 @@ export function SignInForms({ callbackUrl, initialError }: { callbackUrl: string
   );
 }
 
-function PasswordForm({ callbackUrl }: { callbackUrl: string }) {
+function PasswordForm({ callbackUrl, resend }: { callbackUrl: string; resend: ResendConfirmationAction }) {
   const [error, setError] = useState<string>();
+  const [unconfirmedEmail, setUnconfirmedEmail] = useState<string>();
   const form = useForm<z.infer<typeof passwordSchema>>({
     resolver: zodResolver(passwordSchema),
     defaultValues: { email: '', password: '' },
@@ -65,8 +94,16 @@ function PasswordForm({ callbackUrl }: { callbackUrl: string }) {
   const { errors, isSubmitting } = form.formState;
   const onSubmit = form.handleSubmit(async (values) => {
     setError(undefined);
+    setUnconfirmedEmail(undefined);
     const result = await signIn('password', { ...values, redirect: false });
-    if (!result || result.error) return setError(explain(result?.error ?? 'Sign-in failed; try again.'));
+    if (!result || result.error) {
+      const message = result?.error ?? 'Sign-in failed; try again.';
+      if (/not confirmed/i.test(message)) {
+        setUnconfirmedEmail(values.email);
+        return setError('Your email address is not confirmed yet: open the link we sent you, or get a new one below.');
+      }
+      return setError(explain(message));
+    }
     window.location.assign(callbackUrl);
   });
   return (
@@ -75,7 +112,8 @@ function PasswordForm({ callbackUrl }: { callbackUrl: string }) {
         <CardTitle as="h1">Sign in</CardTitle>
         <CardDescription>With the email and password of your account.</CardDescription>
       </CardHeader>
-      <CardContent>
+      <CardContent className="grid gap-4">
+        {unconfirmedEmail !== undefined ? <ResendConfirmation resend={resend} defaultEmail={unconfirmedEmail} /> : null}
         <form method="post" onSubmit={onSubmit} noValidate className="grid gap-4" aria-label="Sign in with email and password">
           {error ? <Alert variant="error">{error}</Alert> : null}
           <FormField label="Email" type="email" autoComplete="email" required error={errors.email?.message} {...form.register('email')} />

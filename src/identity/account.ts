@@ -1,4 +1,4 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { isUniqueViolation } from '../db';
 import { authUsers, type AuthUserRow } from '../db/schema';
 import { AppError } from '../lib/errors';
@@ -79,6 +79,35 @@ export async function recover(svc: Services, input: { email: unknown; redirectTo
     .returning({ email: authUsers.email });
   if (!user) return;
   await sendAuthMail(svc, { to: user.email, kind: 'recovery', link: verifyLink(svc, link.token, 'recovery', input.redirectTo) });
+}
+
+/**
+ * `POST /auth/v1/resend` with `type: "signup"`: a new confirmation link for an account whose
+ * email is not confirmed yet (the previous link stops working). The answer is the same whether
+ * the email exists, is confirmed already or not (no account enumeration); rate-limited per email
+ * like recovery. Without SMTP_URL every account is confirmed at sign-up, so nothing is sent.
+ */
+export async function resendConfirmation(svc: Services, input: { type: unknown; email: unknown; redirectTo?: string }): Promise<void> {
+  if (input.type !== 'signup')
+    throw new AppError('invalid_request', 'Only signup confirmations can be resent (type: "signup").', {
+      error_code: 'validation_failed',
+      issues: [{ path: 'type', message: 'Expected signup' }],
+    });
+  const email = normalizeEmail(input.email);
+  const limited = await svc.limiter.limit(`resend:${email}`, RECOVER_PER_EMAIL_PER_HOUR, 3_600_000);
+  if (!limited.allowed) {
+    const err = overRateLimit(limited, 'For security purposes, you can only request this a few times an hour.');
+    throw new AppError(err.code, err.message, { ...err.details, error_code: 'over_email_send_rate_limit' }, err.headers);
+  }
+  if (!svc.config.smtpUrl) return;
+  const link = newLinkToken();
+  const [user] = await svc.db
+    .update(authUsers)
+    .set({ confirmationTokenHash: link.hash, confirmationSentAt: new Date(), updatedAt: new Date() })
+    .where(and(sql`lower(${authUsers.email}) = ${email}`, isNull(authUsers.emailConfirmedAt)))
+    .returning({ email: authUsers.email });
+  if (!user) return;
+  await sendAuthMail(svc, { to: user.email, kind: 'signup', link: verifyLink(svc, link.token, 'signup', input.redirectTo) });
 }
 
 export type VerifyType = 'signup' | 'email' | 'recovery' | 'magiclink' | 'invite';

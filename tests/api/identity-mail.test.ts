@@ -83,6 +83,52 @@ backends.describe('built-in identity provider with SMTP_URL (%s)', (backend) => 
     expect(later.data.user?.email_confirmed_at).toBeTruthy();
   });
 
+  it('resend (supabase-js auth.resend): a new confirmation link replaces the old one; the same answer for any email', async () => {
+    const email = newEmail();
+    await client().auth.signUp({ email, password: PASSWORD });
+    const first = await linkFor(email);
+    const mailsBefore = inbox.length;
+
+    const { error } = await client().auth.resend({ type: 'signup', email });
+    expect(error).toBeNull();
+    let second = await linkFor(email);
+    for (let i = 0; i < 100 && second.href === first.href; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      second = await linkFor(email);
+    }
+    expect(second.href).not.toBe(first.href);
+    expect(inbox.length).toBe(mailsBefore + 1);
+
+    // The old link no longer works (the fragment says why); the new one confirms.
+    const old = await fetch(`${s.url}${first.pathname}${first.search}`, { redirect: 'manual' });
+    expect(new URLSearchParams(new URL(old.headers.get('location')!).hash.slice(1)).get('error_code')).toBe('otp_expired');
+    const ok = await fetch(`${s.url}${second.pathname}${second.search}`, { redirect: 'manual' });
+    expect(new URLSearchParams(new URL(ok.headers.get('location')!).hash.slice(1)).get('access_token')).toBeTruthy();
+
+    // Confirmed, or unknown: answered alike, and nothing is mailed.
+    const count = inbox.length;
+    expect((await client().auth.resend({ type: 'signup', email })).error).toBeNull();
+    expect((await client().auth.resend({ type: 'signup', email: newEmail() })).error).toBeNull();
+    expect(inbox.length).toBe(count);
+
+    // Only signup confirmations; a malformed email is refused.
+    const wrongType = await fetch(`${s.url}/auth/v1/resend`, {
+      method: 'POST',
+      headers: { apikey: s.config.auth.anonKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'sms', email }),
+    });
+    expect(wrongType.status).toBe(400);
+    expect(((await wrongType.json()) as { error_code: string }).error_code).toBe('validation_failed');
+  });
+
+  it('resend is limited to 5 an hour per email (429 over_email_send_rate_limit)', async () => {
+    const email = newEmail();
+    for (let i = 0; i < 5; i++) expect((await client().auth.resend({ type: 'signup', email })).error).toBeNull();
+    const sixth = await client().auth.resend({ type: 'signup', email });
+    expect(sixth.error?.status).toBe(429);
+    expect(sixth.error?.code).toBe('over_email_send_rate_limit');
+  });
+
   it('a mailed confirmation is proof: the owner email of an API-registered tenant links on first use', async () => {
     const tenant = await s.register({ owner_email: newEmail() });
     await client().auth.signUp({ email: tenant.email, password: PASSWORD });

@@ -64,9 +64,10 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
   }
 
   async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Sign in with email and password' });
+    await form.getByLabel('Email', { exact: true }).fill(email);
+    await form.getByLabel('Password', { exact: true }).fill(password);
+    await form.getByRole('button', { name: 'Sign in', exact: true }).click();
   }
 
   it(
@@ -98,6 +99,13 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
       await page.waitForURL(/\/sign-in\?confirmed=1/);
       await page.getByText('Your email address is confirmed').waitFor();
       await check(page, 'sign-in');
+
+      // The same link again: used. The page says so (never a green "confirmed") and offers a new link.
+      await page.goto(verifyLink(confirmation));
+      await page.waitForURL(/\/sign-in\?confirmed=1/);
+      await page.getByText('This confirmation link has expired or was already used').waitFor();
+      expect(await page.getByText('Your email address is confirmed').count()).toBe(0);
+      await check(page, 'sign-in-link-used');
 
       // A wrong password is refused with the provider's message.
       await signInWithPassword(page, email, 'not-the-password');
@@ -217,6 +225,35 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     // The session acts as that key: revoking the key ends it at once.
     const me = await context.request.get(`/api/trpc/tenants.me?input=${encodeURIComponent('{}')}`);
     expect((await me.json()).result.data).toMatchObject({ tenant_id: tenantId, credential: { type: 'api_key', scopes: ['*'] } });
+  });
+
+  it('an unconfirmed account signing in is told so and gets a new confirmation link that works', STEP, async () => {
+    const email = 'unconfirmed@example.com';
+    const signup = await fetch(`${server.url}/auth/v1/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', apikey: anonKey(server) },
+      body: JSON.stringify({ email, password: 'waiting-password-1' }),
+    });
+    expect(signup.status).toBe(200);
+    await mailbox.waitFor(email, /confirm/i);
+
+    const { page } = await newPage();
+    await page.goto('/sign-in');
+    await signInWithPassword(page, email, 'waiting-password-1');
+    await page.getByText('Your email address is not confirmed yet').waitFor();
+    expect(await page.getByRole('form', { name: 'Send a new confirmation link' }).getByLabel('Email').inputValue()).toBe(email);
+    await page.getByRole('button', { name: 'Send a new link' }).click();
+    await page.getByRole('status').filter({ hasText: 'a new link is on its way' }).waitFor();
+    await check(page, 'sign-in-unconfirmed');
+
+    // The second mail's link confirms; the account signs in.
+    for (let i = 0; i < 300 && mailbox.all(email, /confirm/i).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    const mails = mailbox.all(email, /confirm/i);
+    expect(mails).toHaveLength(2);
+    await page.goto(verifyLink(mails[1]!));
+    await page.getByText('Your email address is confirmed').waitFor();
+    await signInWithPassword(page, email, 'waiting-password-1');
+    await page.waitForURL('**/dashboard');
   });
 
   it('resets a forgotten password with the mailed link', STEP, async () => {

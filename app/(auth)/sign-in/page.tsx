@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForms } from '@/components/auth/sign-in-forms';
-import { Alert } from '@/components/ui/alert';
+import { resendConfirmation } from '@/app/_lib/actions';
 import { Copyable } from '@/components/ui/copyable';
 import { ForDevelopers } from '@/components/ui/for-developers';
 import { dashboardEnv, safeCallbackPath } from '@/app/_lib/env';
@@ -19,8 +19,12 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
   const error = typeof params.error === 'string' ? params.error : undefined;
   return (
     <>
-      {params.confirmed ? <Alert variant="success">Your email address is confirmed. Sign in to continue.</Alert> : null}
-      <SignInForms callbackUrl={callbackUrl} initialError={error} />
+      <SignInForms
+        callbackUrl={callbackUrl}
+        initialError={error}
+        fromConfirmationLink={Boolean(params.confirmed)}
+        resend={resendConfirmation}
+      />
       <ForDevelopers summary="For developers: signing users in from your own app">
         <p className="text-slate-700 dark:text-slate-300">
           Your app gets a bearer token for the API from the identity provider&apos;s password grant, with this anon key in the{' '}

@@ -6,7 +6,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { recover, safeRedirect, signUp, updateUser, verifyToken } from '../../identity/account';
+import { recover, resendConfirmation, safeRedirect, signUp, updateUser, verifyToken } from '../../identity/account';
 import { identityKeys } from '../../identity/keys';
 import { sessionEnded } from '../../identity/link';
 import {
@@ -167,6 +167,14 @@ const ROUTES: Record<string, { open?: string[]; methods: Record<string, Handler>
     methods: {
       POST: async ({ ctx, url, body }) => {
         await recover(ctx.svc, { email: body.email, redirectTo: redirectParam(url) });
+        return { status: 200, body: {} };
+      },
+    },
+  },
+  '/resend': {
+    methods: {
+      POST: async ({ ctx, url, body }) => {
+        await resendConfirmation(ctx.svc, { type: body.type, email: body.email, redirectTo: redirectParam(url) });
         return { status: 200, body: {} };
       },
     },
