@@ -183,6 +183,26 @@ backends.describe('Webhook resend and recover (%s)', (backend) => {
     });
   });
 
+  it('two resends of one delivery at once: one is made (202), the other refused (409); one request reaches the receiver', async () => {
+    const t = await proTenant();
+    const r = await receiver();
+    const sub = await subscribe(t.apiKey, r.url);
+    await slugify(t.apiKey, 'twice');
+    const [delivery] = (await settled(t.apiKey, sub.id, 1)).deliveries;
+    const answers = await Promise.all([1, 2].map(() => s.call(resendPath(sub.id, delivery.id), { method: 'POST', key: t.apiKey })));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
+    expectError(
+      answers.find((a) => a.status === 409)!,
+      409,
+      'conflict',
+    );
+    await r.waitFor(2);
+    const d = await settled(t.apiKey, sub.id, 1);
+    expect(d.deliveries[0]).toMatchObject({ id: delivery.id, status: 'succeeded', attempt: 2 });
+    expect(d.stats).toMatchObject({ total_deliveries: 1, succeeded_deliveries: 1, attempts: 2, messages: 1 });
+    expect(r.received).toHaveLength(2);
+  });
+
   it('recover sends again only what the receiver did not get: failed, and missed while disabled', async () => {
     const t = await proTenant();
     const state = { failSlugs: true };
