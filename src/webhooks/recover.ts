@@ -5,6 +5,7 @@ import { conflict, invalidRequest, notFound } from '../lib/errors';
 import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
 import { matchingEvents } from './filter';
+import { deliverInTurn } from './pace';
 import { REPLAY_MAX_EVENTS, REPLAY_WINDOW_MS } from './replay';
 import type { RecoverInput } from './schema';
 
@@ -68,7 +69,12 @@ export async function recoverEvents(svc: Services, principal: Principal, input: 
       .limit(REPLAY_MAX_EVENTS + 1);
     // With a filter: only the matching ones, as replay (the 10,000 count the events examined).
     const batch = await matchingEvents(tx, subscription, rows.slice(0, REPLAY_MAX_EVENTS));
-    await out.deliver(
+    // To a paced subscription, in turn (pace.ts), as replay: a long recovery keeps the events' order.
+    await deliverInTurn(
+      svc,
+      tx,
+      out,
+      subscription,
       batch.map((e) => ({ subscriptionId: subscription.id, tenantId: principal.tenantId, eventId: e.id, eventType: e.type })),
       'recover',
     );

@@ -88,9 +88,7 @@ test('event catalog, custom headers, a test send of a chosen kind and a rotation
     await rotate.getByRole('button', { name: 'Rotate secret' }).click();
     const secret = (await rotate.getByTestId('rotated-webhook-secret').textContent())?.match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
     expect(secret).toBeTruthy();
-    // The page behind the dialog carries the signature-verification snippet, whose plain-language
-    // check is webhooks.spec.ts's; here the dialog's screenshots and axe.
-    await check(page, 'webhook-rotated-secret', { developerPage: true });
+    await check(page, 'webhook-rotated-secret');
     await rotate.getByRole('button', { name: 'Done' }).click();
     await expect(page.getByTestId('delivery-settings')).toContainText('The previous secret also signs deliveries until');
     const test2 = await api(page, owner.apiKey, 'POST', `/api/v1/webhooks/${id}/test`);
@@ -98,7 +96,7 @@ test('event catalog, custom headers, a test send of a chosen kind and a rotation
     const during = receiver.received.at(-1)!;
     expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(() => new Webhook(secret!).verify(during.raw.toString('utf8'), during.headers as Record<string, string>)).not.toThrow();
-    await check(page, 'webhook-detail-controls', { developerPage: true });
+    await check(page, 'webhook-detail-controls');
   } finally {
     await receiver.close();
   }

@@ -657,7 +657,7 @@ export interface paths {
         };
         /**
          * Stream the tenant's events (Server-Sent Events)
-         * @description The tenant's events as they are recorded, as `text/event-stream`: per event `id: <event id>`, `event: <kind>`, `data: <envelope JSON>` (the envelope a push delivery POSTs), in the order polling returns them, each once. Resume after a disconnect with the `Last-Event-ID` header (EventSource clients send it themselves) or `?after=`; without either the stream starts now. A comment line (`: heartbeat`) every 15 seconds while idle. Needs scope `*` and the Pro plan or above, like the webhook endpoints; one request of the tenant's pool when it opens. At most 5 streams of a tenant are open at once on an instance (429 `concurrency_limit_exceeded` beyond). When the instance shuts down the stream ends: reconnect with `Last-Event-ID`. Refusals before the stream starts are JSON in the error format.
+         * @description The tenant's events as they are recorded, as `text/event-stream`: per event `id: <event id>`, `event: <kind>`, `data: <envelope JSON>` (the envelope a push delivery POSTs), in the order polling returns them, each once. Resume after a disconnect with the `Last-Event-ID` header (EventSource clients send it themselves) or `?after=`; without either the stream starts now. A comment line (`: heartbeat`) every 15 seconds while idle. Needs scope `*` and the Pro plan or above, like the webhook endpoints; one request of the tenant's pool when it opens. At most 5 streams of a tenant are open at once, across instances when they share Redis (429 `concurrency_limit_exceeded` beyond). When the instance shuts down the stream ends: reconnect with `Last-Event-ID`. Refusals before the stream starts are JSON in the error format.
          */
         get: operations["events-stream"];
         put?: never;
@@ -7167,7 +7167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The tenant's request limit (`rate_limit_exceeded`), or 5 streams of the tenant already open on this instance (`concurrency_limit_exceeded`, `Retry-After: 5`) */
+            /** @description The tenant's request limit (`rate_limit_exceeded`), or 5 streams of the tenant already open (`concurrency_limit_exceeded`, `Retry-After: 5`) */
             429: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

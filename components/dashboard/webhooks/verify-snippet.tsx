@@ -2,17 +2,18 @@
 
 import { useState } from 'react';
 import { Button } from '@/components/ui/button';
+import { ForDevelopers } from '@/components/ui/for-developers';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs';
 import { nodeSnippet, pythonSnippet } from './verify-snippets';
 
 /**
  * How a receiver checks a delivery (Standard Webhooks `webhook-signature`), in Node and Python.
  * `secret.value` only right after the user created or rotated the secret; otherwise the code reads
- * WEBHOOK_SECRET and names the secret by its masked form.
+ * WEBHOOK_SECRET and names the secret by its masked form. Developer details: in a disclosure.
  */
 export function VerifySnippet({ secret }: { secret: { value?: string; masked?: string } }) {
   return (
-    <div className="grid grid-cols-1 gap-2">
+    <ForDevelopers summary="For developers: check the signature" className="grid grid-cols-1">
       <p className="text-sm text-slate-600 dark:text-slate-400">
         Every delivery carries <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> (
         <a className="underline underline-offset-2" href="https://www.standardwebhooks.com/" target="_blank" rel="noreferrer">
@@ -33,7 +34,7 @@ export function VerifySnippet({ secret }: { secret: { value?: string; masked?: s
           <CodeBlock code={pythonSnippet(secret)} label="Python verification code" testId="verify-snippet-python" />
         </TabsContent>
       </Tabs>
-    </div>
+    </ForDevelopers>
   );
 }
 
