@@ -26,6 +26,10 @@ export const WEBHOOK_SECRET_PATTERN = /^[\x21-\x7e]+$/;
 
 /** Failed deliveries in a row that disable a webhook subscription. */
 export const WEBHOOK_AUTO_DISABLE_AFTER = 10;
+/** Most requests per second a subscription may be paced to (`rate_limit_per_second`). */
+export const WEBHOOK_RATE_LIMIT_MAX = 1000;
+/** Longest event filter expression, in characters. */
+export const WEBHOOK_FILTER_MAX_LENGTH = 1024;
 
 /** Calls in one tRPC batch request (`/api/trpc/a,b,c?batch=1`), at most; the dashboard's client batches up to it. */
 export const TRPC_BATCH_MAX_CALLS = 20;

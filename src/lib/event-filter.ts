@@ -19,8 +19,9 @@
  * the event's JSON (no prototype), and is bounded: FILTER_MAX_LENGTH characters, FILTER_MAX_DEPTH
  * nesting, so evaluation is linear in the filter's size.
  */
+import { WEBHOOK_FILTER_MAX_LENGTH } from '../contract/limits';
 
-export const FILTER_MAX_LENGTH = 1024;
+export const FILTER_MAX_LENGTH = WEBHOOK_FILTER_MAX_LENGTH;
 export const FILTER_MAX_DEPTH = 32;
 const MAX_LIST = 100;
 const MAX_PATH = 16;

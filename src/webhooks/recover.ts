@@ -1,5 +1,4 @@
 import { and, asc, eq, gte, inArray, lt, notInArray } from 'drizzle-orm';
-import type { Principal } from '../auth/principal';
 import { events, webhookDeliveries, webhookSubscriptions } from '../db/schema';
 import { conflict, invalidRequest, notFound } from '../lib/errors';
 import { unitOfWork } from '../outbox';
@@ -19,8 +18,10 @@ import type { RecoverInput } from './schema';
  *
  * The subscription row is locked for the transaction, so two recovers of one subscription run one
  * after the other and the second finds the first's deliveries pending: an event is not queued twice.
+ * `tenantId`: the caller's tenant (another tenant's subscription is 404); null for an operator
+ * (POST /api/v1/admin/webhooks/{id}/recover), who reaches any tenant's.
  */
-export async function recoverEvents(svc: Services, principal: Principal, input: RecoverInput) {
+export async function recoverEvents(svc: Services, tenantId: string | null, input: RecoverInput) {
   const now = Date.now();
   const since = new Date(input.since);
   const until = input.until ? new Date(input.until) : new Date(now);
@@ -29,7 +30,7 @@ export async function recoverEvents(svc: Services, principal: Principal, input: 
     const [subscription] = await tx
       .select()
       .from(s)
-      .where(and(eq(s.id, input.id), eq(s.tenantId, principal.tenantId)))
+      .where(and(eq(s.id, input.id), tenantId ? eq(s.tenantId, tenantId) : undefined))
       .for('update');
     if (!subscription) throw notFound('webhook');
     if (subscription.status !== 'active') throw conflict('The subscription is disabled; enable it before recovering events.');
@@ -58,7 +59,7 @@ export async function recoverEvents(svc: Services, principal: Principal, input: 
       .from(events)
       .where(
         and(
-          eq(events.tenantId, principal.tenantId),
+          eq(events.tenantId, subscription.tenantId),
           gte(events.createdAt, from),
           lt(events.createdAt, until),
           kinds ? inArray(events.type, kinds) : undefined,
@@ -75,7 +76,7 @@ export async function recoverEvents(svc: Services, principal: Principal, input: 
       tx,
       out,
       subscription,
-      batch.map((e) => ({ subscriptionId: subscription.id, tenantId: principal.tenantId, eventId: e.id, eventType: e.type })),
+      batch.map((e) => ({ subscriptionId: subscription.id, tenantId: subscription.tenantId, eventId: e.id, eventType: e.type })),
       'recover',
     );
     return { recovered: batch.length, nextSince: rows[REPLAY_MAX_EVENTS]?.createdAt ?? null };

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../contract/events';
 import { customHeaderProblems, WEBHOOK_HEADERS_MAX_BYTES, WEBHOOK_HEADERS_MAX_COUNT } from '../contract/webhook-headers';
-import { WEBHOOK_AUTO_DISABLE_AFTER, WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '../contract/limits';
+import {
+  WEBHOOK_AUTO_DISABLE_AFTER,
+  WEBHOOK_RATE_LIMIT_MAX,
+  WEBHOOK_SECRET_LENGTH,
+  WEBHOOK_SECRET_PATTERN,
+  WEBHOOK_URL_MAX_LENGTH,
+} from '../contract/limits';
 import { isoDateTime } from '../lib/dates';
 import { FILTER_MAX_LENGTH } from '../lib/event-filter';
 import { listParams, pageSchema, queryInteger } from '../lib/pagination';
@@ -34,9 +40,6 @@ const signingSecret = z
   .max(WEBHOOK_SECRET_LENGTH.max)
   .regex(WEBHOOK_SECRET_PATTERN, 'The secret must be printable ASCII without spaces.')
   .describe('HMAC-SHA256 signing secret; one (`whsec_...`) is generated when absent');
-
-/** Most requests per second a subscription may be paced to. */
-export const WEBHOOK_RATE_LIMIT_MAX = 1000;
 
 const eventFilter = z
   .string()

@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { webhookSubscriptions } from '../../src/db/schema';
-import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver, verifySignature, type Received, type Receiver } from '../receiver';
 
 const SCHEDULE = [0, 40, 80, 120];
@@ -260,6 +260,33 @@ backends.describe('Webhook resend and recover (%s)', (backend) => {
     const other = await proTenant();
     expectError(await recover({ since }, other.apiKey), 404, 'not_found');
     expect(r.received).toHaveLength(before + 5);
+  });
+
+  it("operators recover any tenant's missed events (POST /api/v1/admin/webhooks/{id}/recover)", async () => {
+    const t = await proTenant();
+    const r = await receiver();
+    const since = new Date(Date.now() - 1000).toISOString();
+    const sub = await subscribe(t.apiKey, r.url);
+    await s.svc.db
+      .update(webhookSubscriptions)
+      .set({ status: 'disabled', disabledAt: new Date() })
+      .where(eq(webhookSubscriptions.id, sub.id));
+    await slugify(t.apiKey, 'missed 1');
+    await slugify(t.apiKey, 'missed 2');
+    const admin = (path: string, body?: unknown, token: string | null = ADMIN_TOKEN) =>
+      s.call(path, { method: 'POST', ...(token ? { headers: { 'x-admin-token': token } } : {}), ...(body ? { body } : {}) });
+    // Disabled: enable first (409); without the operator's token 401; an unknown id 404.
+    expectError(await admin(`/api/v1/admin/webhooks/${sub.id}/recover`, { since }), 409, 'conflict');
+    expectError(await admin(`/api/v1/admin/webhooks/${sub.id}/recover`, { since }, null), 401, 'unauthorized');
+    expectError(await admin(`/api/v1/admin/webhooks/wh_unknown/recover`, { since }), 404, 'not_found');
+    expect((await admin(`/api/v1/admin/webhooks/${sub.id}/enable`)).status).toBe(200);
+    const res = await admin(`/api/v1/admin/webhooks/${sub.id}/recover`, { since });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body).toMatchObject({ subscription_id: sub.id, recovered: 2 });
+    await r.waitFor(2);
+    expect(r.received.map(slugOf).sort()).toEqual(['missed-1', 'missed-2']);
+    // A tenant's key is not an operator's credential.
+    expectError(await s.call(`/api/v1/admin/webhooks/${sub.id}/recover`, { key: t.apiKey, body: { since } }), 401, 'unauthorized');
   });
 
   it('replaying 18 events twice: 18 messages, 36 deliveries and attempts; the same message ids', async () => {

@@ -31,6 +31,11 @@ test('an operator re-enables a disabled webhook of another tenant and changes it
     await expect
       .poll(async () => (await api(tenant.page, tenant.apiKey, 'GET', `/api/v1/webhooks/${subId}`)).body?.status, { timeout: 60_000 })
       .toBe('disabled');
+    // Two events while it is disabled: not sent, for the operator to recover.
+    for (const text of ['missed one', 'missed two'])
+      expect(
+        (await api(tenant.page, tenant.apiKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text } })).status,
+      ).toBe(200);
 
     // A tenant owner: no Admin link, and the page says so.
     await tenant.page.goto('/dashboard');
@@ -57,10 +62,19 @@ test('an operator re-enables a disabled webhook of another tenant and changes it
     await expect(page.getByRole('table', { name: 'Recent failed webhook deliveries' })).toContainText(receiverUrl);
     await check(page, 'admin');
 
-    // Re-enable: the row leaves, the tenant's subscription is active again.
+    // Re-enable asks first, and offers to recover what the receiver missed: the row leaves, the
+    // tenant's subscription is active again, and the two missed events are queued again.
     await disabledRow.getByRole('button', { name: /^Re-enable/ }).click();
+    const enable = page.getByRole('dialog', { name: 'Enable this webhook?' });
+    await expect(enable.getByRole('checkbox', { name: 'Recover the events missed while it was disabled' })).toBeChecked();
+    await check(page, 'admin-enable-dialog');
+    await enable.getByRole('button', { name: 'Enable webhook' }).click();
+    await expect(enable).toHaveCount(0);
     await expect(page.getByRole('table', { name: 'Disabled webhook subscriptions' }).getByText(receiverUrl)).toHaveCount(0);
     await expect.poll(async () => (await api(tenant.page, tenant.apiKey, 'GET', `/api/v1/webhooks/${subId}`)).body?.status).toBe('active');
+    const detail = await api(tenant.page, tenant.apiKey, 'GET', `/api/v1/webhooks/${subId}`);
+    const recovered = (detail.body?.deliveries as { kind: string }[]).filter((d) => d.kind === 'recover');
+    expect(recovered).toHaveLength(2);
 
     // Change the tenant's plan, with a request-limit override.
     await tenantRow.getByRole('button', { name: /^Change plan/ }).click();

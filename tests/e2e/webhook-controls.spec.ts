@@ -97,6 +97,22 @@ test('event catalog, custom headers, a test send of a chosen kind and a rotation
     expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(() => new Webhook(secret!).verify(during.raw.toString('utf8'), during.headers as Record<string, string>)).not.toThrow();
     await check(page, 'webhook-detail-controls');
+
+    // A filter and a pace, set in the edit form: a filter that does not parse is refused with the
+    // reason; a good one and the pace show on the page, as the API answers them.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit webhook' });
+    await edit.getByLabel('Only events matching (optional)').fill('event = "execution.failed"');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect(edit.getByRole('alert')).toContainText('The filter is not valid');
+    await edit.getByLabel('Only events matching (optional)').fill('event == "execution.failed" && data.module == "http"');
+    await edit.getByLabel('Deliveries per second, at most (optional)').fill('5');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect(edit).toBeHidden();
+    await expect(page.getByTestId('webhook-filter')).toContainText('event == "execution.failed" && data.module == "http"');
+    await expect(page.getByTestId('webhook-rate-limit')).toContainText('at most 5 deliveries a second');
+    const saved = await api(page, owner.apiKey, 'GET', `/api/v1/webhooks/${id}`);
+    expect(saved.body).toMatchObject({ filter: 'event == "execution.failed" && data.module == "http"', rate_limit_per_second: 5 });
   } finally {
     await receiver.close();
   }

@@ -13,6 +13,7 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { DataTable } from '@/components/ui/data-table';
 import { Dialog, DialogContent, DialogTrigger } from '@/components/ui/dialog';
+import { EnableWebhookDialog } from '@/components/dashboard/webhooks/enable-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormField } from '@/components/ui/form-field';
 import { Label } from '@/components/ui/label';
@@ -287,29 +288,6 @@ function ChangePlanDialog({ tenant }: { tenant: Tenant }) {
 }
 
 function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhooks'] }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const listKey = trpc.admin.disabledWebhooks.queryKey({ limit: 100 });
-  const enable = useMutation(
-    trpc.admin.enableWebhook.mutationOptions({
-      // Optimistic: the row leaves the list at once; it comes back if the API refuses.
-      onMutate: async ({ id }) => {
-        await queryClient.cancelQueries({ queryKey: listKey });
-        const before = queryClient.getQueryData(listKey);
-        queryClient.setQueryData(listKey, (old) => (old ? { ...old, data: old.data.filter((w) => w.id !== id) } : old));
-        return { before };
-      },
-      onError: (err, _vars, ctx) => {
-        if (ctx?.before) queryClient.setQueryData(listKey, ctx.before);
-        toast.error(errorMessage(err));
-      },
-      onSuccess: (res) => toast.success(`Re-enabled ${res.url}`),
-      onSettled: () => {
-        void queryClient.invalidateQueries({ queryKey: trpc.admin.disabledWebhooks.queryKey() });
-        void queryClient.invalidateQueries({ queryKey: trpc.admin.listTenants.queryKey() });
-      },
-    }),
-  );
   const columns: ColumnDef<DisabledWebhook, unknown>[] = [
     { accessorKey: 'url', header: 'Receiver', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.url}</span> },
     {
@@ -332,15 +310,7 @@ function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhook
       id: 'actions',
       header: () => <span className="sr-only">Actions</span>,
       enableSorting: false,
-      cell: ({ row }) => (
-        <Button
-          size="sm"
-          aria-label={`Re-enable ${row.original.url} of ${row.original.agent_name}`}
-          onClick={() => enable.mutate({ id: row.original.id })}
-        >
-          Re-enable
-        </Button>
-      ),
+      cell: ({ row }) => <EnableWebhookDialog webhook={row.original} operator={{ tenantName: row.original.agent_name }} />,
     },
   ];
   return (

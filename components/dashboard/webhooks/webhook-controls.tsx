@@ -188,7 +188,7 @@ export function RotateSecretDialog({
   );
 }
 
-/** The custom headers sent with every request, and a rotation's overlap while it lasts. */
+/** The custom headers sent with every request, the filter, the pace (and the queue's lag), and a rotation's overlap while it lasts. */
 export function DeliverySettings({ webhook }: { webhook: WebhookDetail }) {
   const headers = Object.entries(webhook.headers);
   return (
@@ -211,6 +211,23 @@ export function DeliverySettings({ webhook }: { webhook: WebhookDetail }) {
             ))}
           </ul>
         )}
+      </div>
+      <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1" data-testid="webhook-filter">
+        <span className="font-medium">Only events matching</span>
+        {webhook.filter ? (
+          <code className="rounded bg-slate-100 px-2 py-0.5 font-mono text-xs break-all dark:bg-slate-800">{webhook.filter}</code>
+        ) : (
+          <span className="text-slate-600 dark:text-slate-400">every event of the chosen kinds</span>
+        )}
+      </div>
+      <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1" data-testid="webhook-rate-limit">
+        <span className="font-medium">Pace</span>
+        <span className={webhook.rate_limit_per_second ? '' : 'text-slate-600 dark:text-slate-400'}>
+          {webhook.rate_limit_per_second
+            ? `at most ${webhook.rate_limit_per_second} ${webhook.rate_limit_per_second === 1 ? 'delivery' : 'deliveries'} a second`
+            : 'no limit'}
+          {webhook.stats.lag_seconds ? ` · the oldest waiting delivery is ${Math.round(webhook.stats.lag_seconds)} s behind` : ''}
+        </span>
       </div>
     </div>
   );

@@ -23,7 +23,14 @@ import { VerifySnippet } from './verify-snippet';
 import { headerRowsOf, headersFromRows, HeadersEditor } from './webhook-controls';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { atMostCharacters } from '@/components/forms/fields';
-import { WEBHOOK_AUTO_DISABLE_AFTER, WEBHOOK_SECRET_LENGTH, WEBHOOK_SECRET_PATTERN, WEBHOOK_URL_MAX_LENGTH } from '@/src/contract/limits';
+import {
+  WEBHOOK_AUTO_DISABLE_AFTER,
+  WEBHOOK_FILTER_MAX_LENGTH,
+  WEBHOOK_RATE_LIMIT_MAX,
+  WEBHOOK_SECRET_LENGTH,
+  WEBHOOK_SECRET_PATTERN,
+  WEBHOOK_URL_MAX_LENGTH,
+} from '@/src/contract/limits';
 
 /** The API's default `failure_alert_threshold`. */
 const DEFAULT_ALERT_THRESHOLD = 3;
@@ -76,6 +83,14 @@ const formSchema = z.object({
       (v) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= WEBHOOK_AUTO_DISABLE_AFTER,
       `Enter a whole number from 1 to ${WEBHOOK_AUTO_DISABLE_AFTER} (at ${WEBHOOK_AUTO_DISABLE_AFTER} the webhook is disabled).`,
     ),
+  filter: z.string().trim().max(WEBHOOK_FILTER_MAX_LENGTH, atMostCharacters(WEBHOOK_FILTER_MAX_LENGTH)),
+  rate: z
+    .string()
+    .trim()
+    .refine(
+      (v) => v === '' || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= WEBHOOK_RATE_LIMIT_MAX),
+      `Enter a whole number from 1 to ${WEBHOOK_RATE_LIMIT_MAX}, or leave it empty.`,
+    ),
 });
 type FormValues = z.infer<typeof formSchema>;
 
@@ -106,6 +121,8 @@ export function WebhookFormDialog({
     events: webhook && !webhook.events.includes('*') ? webhook.events : ['execution.completed', 'execution.failed'],
     secret: '',
     threshold: String(webhook?.failure_alert_threshold ?? DEFAULT_ALERT_THRESHOLD),
+    filter: webhook?.filter ?? '',
+    rate: webhook?.rate_limit_per_second ? String(webhook.rate_limit_per_second) : '',
   });
   const form = useForm<FormValues>({ resolver: zodResolver(formSchema), defaultValues: defaults() });
   const [all, chosen] = [form.watch('all'), form.watch('events')];
@@ -139,6 +156,8 @@ export function WebhookFormDialog({
     if (typeof headers === 'string') return setHeadersError(headers);
     const secret = values.secret === '' ? undefined : values.secret;
     const failure_alert_threshold = Number(values.threshold);
+    const filter = values.filter === '' ? null : values.filter;
+    const rate_limit_per_second = values.rate === '' ? null : Number(values.rate);
     try {
       if (webhook) {
         await update.mutateAsync({
@@ -147,12 +166,22 @@ export function WebhookFormDialog({
           events,
           headers,
           failure_alert_threshold,
+          filter,
+          rate_limit_per_second,
           ...(secret ? { secret } : {}),
         });
         toast.success(secret ? 'Webhook saved. The new secret signs every attempt from now on.' : 'Webhook saved.');
         close(false);
       } else {
-        const made = await create.mutateAsync({ url: values.url, events, headers, failure_alert_threshold, ...(secret ? { secret } : {}) });
+        const made = await create.mutateAsync({
+          url: values.url,
+          events,
+          headers,
+          failure_alert_threshold,
+          filter,
+          rate_limit_per_second,
+          ...(secret ? { secret } : {}),
+        });
         setCreated({ id: made.id, secret: made.secret });
       }
       void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
@@ -294,6 +323,26 @@ export function WebhookFormDialog({
               description={`Your account's owner is emailed once when this many deliveries in a row have failed, and again if ${WEBHOOK_AUTO_DISABLE_AFTER} in a row disable the webhook.`}
               error={form.formState.errors.threshold?.message}
               {...form.register('threshold')}
+            />
+            <FormField
+              label="Only events matching (optional)"
+              autoComplete="off"
+              spellCheck={false}
+              className="font-mono"
+              placeholder='event == "execution.failed" && data.module == "http"'
+              description="A condition on each event; only the ones it matches are sent. Leave empty to send every event of the kinds chosen above."
+              error={form.formState.errors.filter?.message}
+              {...form.register('filter')}
+            />
+            <FormField
+              label="Deliveries per second, at most (optional)"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={WEBHOOK_RATE_LIMIT_MAX}
+              description="For a receiver that cannot take bursts: the rest wait in line, in order, and none is dropped. Leave empty for no limit."
+              error={form.formState.errors.rate?.message}
+              {...form.register('rate')}
             />
             <div className="flex justify-end gap-2">
               <Button type="button" variant="secondary" onClick={() => close(false)}>

@@ -2,7 +2,8 @@ import { changeTenantPlan, listTenants } from '../../tenants/admin';
 import { adminPlanChangeView, changePlanInput, listTenantsInput, tenantList } from '../../tenants/schema';
 import { adminProcedure, router } from '../trpc';
 import { enableWebhook } from '../../webhooks/subscriptions';
-import { webhookIdInput, webhookView } from '../../webhooks/schema';
+import { recoverInput, recoverResult, webhookIdInput, webhookView } from '../../webhooks/schema';
+import { recoverEvents } from '../../webhooks/recover';
 import { listDisabledWebhooks, listFailedDeliveries } from '../../webhooks/admin';
 import { adminDisabledWebhookList, adminFailedDeliveryList, adminPageInput } from '../../webhooks/admin-schema';
 
@@ -66,6 +67,29 @@ export const adminRouter = router({
     .input(webhookIdInput)
     .output(webhookView)
     .mutation(({ ctx, input }) => enableWebhook(ctx.svc, null, input.id)),
+
+  recoverWebhook: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/webhooks/{id}/recover',
+        protect: false,
+        tags,
+        summary: "Recover a tenant's missed webhook events (operators)",
+        description:
+          "The tenant's own recover, for a subscription of any tenant: re-sends the events in [since, until) it has not received (same event ids; 7 days back, 10,000 per call). The subscription must be active: enable it first.",
+        errorResponses: {
+          ...errorResponses,
+          400: 'Invalid body or window',
+          404: 'No such webhook',
+          409: 'The subscription is disabled, or a poll subscription',
+        },
+      },
+      successStatus: 202,
+    })
+    .input(recoverInput)
+    .output(recoverResult)
+    .mutation(({ ctx, input }) => recoverEvents(ctx.svc, null, input)),
 
   disabledWebhooks: adminProcedure
     .meta({

@@ -300,5 +300,5 @@ export const webhooksRouter = router({
     })
     .input(recoverInput)
     .output(recoverResult)
-    .mutation(({ ctx, input }) => recoverEvents(ctx.svc, ctx.principal, input)),
+    .mutation(({ ctx, input }) => recoverEvents(ctx.svc, ctx.principal.tenantId, input)),
 });
