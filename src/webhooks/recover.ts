@@ -1,11 +1,9 @@
-import { and, asc, eq, gte, inArray, lt, notInArray } from 'drizzle-orm';
-import { events, webhookDeliveries, webhookSubscriptions } from '../db/schema';
-import { conflict, invalidRequest, notFound } from '../lib/errors';
+import { and, eq, gte, inArray } from 'drizzle-orm';
+import { webhookDeliveries, webhookSubscriptions } from '../db/schema';
+import { conflict, notFound } from '../lib/errors';
 import { unitOfWork } from '../outbox';
 import type { Services } from '../services';
-import { matchingEvents } from './filter';
-import { deliverInTurn } from './pace';
-import { REPLAY_MAX_EVENTS, REPLAY_WINDOW_MS } from './replay';
+import { sendEventsAgain, sendWindow, windowAnswer } from './replay';
 import type { RecoverInput } from './schema';
 
 /**
@@ -22,10 +20,7 @@ import type { RecoverInput } from './schema';
  * (POST /api/v1/admin/webhooks/{id}/recover), who reaches any tenant's.
  */
 export async function recoverEvents(svc: Services, tenantId: string | null, input: RecoverInput) {
-  const now = Date.now();
-  const since = new Date(input.since);
-  const until = input.until ? new Date(input.until) : new Date(now);
-  const { recovered, nextSince } = await unitOfWork(svc, async (tx, out) => {
+  const { recovered, window } = await unitOfWork(svc, async (tx, out) => {
     const s = webhookSubscriptions;
     const [subscription] = await tx
       .select()
@@ -39,54 +34,17 @@ export async function recoverEvents(svc: Services, tenantId: string | null, inpu
         'A poll subscription is not sent anything: read its events again with GET …/messages?after= an earlier cursor or event id.',
       );
     }
-    if (since.getTime() < now - REPLAY_WINDOW_MS) {
-      throw invalidRequest('Recover reaches back at most 7 days.', [{ path: 'since', message: 'More than 7 days ago' }]);
-    }
-    if (until.getTime() <= since.getTime()) {
-      throw invalidRequest('`until` must be after `since`.', [{ path: 'until', message: 'Not after since' }]);
-    }
+    const { since, until } = sendWindow(input, 'Recover');
     // Events from before the subscription existed were never meant for it (replay sends those).
     const from = since > subscription.createdAt ? since : subscription.createdAt;
-    const kinds = subscription.events.includes('*') ? undefined : subscription.events;
     const d = webhookDeliveries;
     // A delivery is created after its event, so those of the window's events were created since `from`.
     const received = tx
       .select({ eventId: d.eventId })
       .from(d)
       .where(and(eq(d.subscriptionId, subscription.id), gte(d.createdAt, from), inArray(d.status, ['succeeded', 'pending'])));
-    const rows = await tx
-      .select({ id: events.id, type: events.type, createdAt: events.createdAt })
-      .from(events)
-      .where(
-        and(
-          eq(events.tenantId, subscription.tenantId),
-          gte(events.createdAt, from),
-          lt(events.createdAt, until),
-          kinds ? inArray(events.type, kinds) : undefined,
-          notInArray(events.id, received),
-        ),
-      )
-      .orderBy(asc(events.createdAt), asc(events.id))
-      .limit(REPLAY_MAX_EVENTS + 1);
-    // With a filter: only the matching ones, as replay (the 10,000 count the events examined).
-    const batch = await matchingEvents(tx, subscription, rows.slice(0, REPLAY_MAX_EVENTS));
-    // To a paced subscription, in turn (pace.ts), as replay: a long recovery keeps the events' order.
-    await deliverInTurn(
-      svc,
-      tx,
-      out,
-      subscription,
-      batch.map((e) => ({ subscriptionId: subscription.id, tenantId: subscription.tenantId, eventId: e.id, eventType: e.type })),
-      'recover',
-    );
-    return { recovered: batch.length, nextSince: rows[REPLAY_MAX_EVENTS]?.createdAt ?? null };
+    const { sent, nextSince } = await sendEventsAgain(svc, tx, out, subscription, { from, until, except: received }, 'recover');
+    return { recovered: sent, window: windowAnswer(since, until, nextSince) };
   });
-  return {
-    subscription_id: input.id,
-    recovered,
-    since: since.toISOString(),
-    until: until.toISOString(),
-    has_more: nextSince !== null,
-    next_since: nextSince?.toISOString() ?? null,
-  };
+  return { subscription_id: input.id, recovered, ...window };
 }
