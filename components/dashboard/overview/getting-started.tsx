@@ -8,6 +8,18 @@ import { Copyable } from '@/components/ui/copyable';
 import { ForDevelopers } from '@/components/ui/for-developers';
 import { WEBHOOKS_REQUIREMENT } from '@/components/dashboard/webhooks/event-kinds';
 
+/** A step's curl command, behind "For developers", with what AMP_API_KEY stands for. */
+function CurlSnippet({ label, value, testId }: { label: string; value: string; testId?: string }) {
+  return (
+    <ForDevelopers summary="For developers: the same with curl">
+      <p className="text-xs text-slate-600 dark:text-slate-400">
+        Set <code className="font-mono">AMP_API_KEY</code> to a key of this tenant (the first was shown when the tenant was created).
+      </p>
+      <Copyable label={label} value={value} testId={testId} />
+    </ForDevelopers>
+  );
+}
+
 const subscribeNothing = () => () => {};
 /** The address the dashboard is served from (the API's base URL), known only in the browser. */
 function useOrigin(): string {
@@ -60,15 +72,10 @@ export function GettingStarted({
             </Link>{' '}
             page.
           </p>
-          <ForDevelopers summary="For developers: the same with curl">
-            <p className="text-xs text-slate-600 dark:text-slate-400">
-              Set <code className="font-mono">AMP_API_KEY</code> to a key of this tenant (the first was shown when the tenant was created).
-            </p>
-            <Copyable
-              label="curl command to create a key"
-              value={`curl -X POST ${origin}/api/v1/keys \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"name":"my-agent","scopes":["modules:read","modules:execute"]}'`}
-            />
-          </ForDevelopers>
+          <CurlSnippet
+            label="curl command to create a key"
+            value={`curl -X POST ${origin}/api/v1/keys \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"name":"my-agent","scopes":["modules:read","modules:execute"]}'`}
+          />
         </>
       ),
     },
@@ -85,16 +92,11 @@ export function GettingStarted({
             </Link>
             .
           </p>
-          <ForDevelopers summary="For developers: the same with curl">
-            <p className="text-xs text-slate-600 dark:text-slate-400">
-              Set <code className="font-mono">AMP_API_KEY</code> to a key of this tenant (the first was shown when the tenant was created).
-            </p>
-            <Copyable
-              label="curl command to run an action"
-              testId="getting-started-execute"
-              value={`curl -X POST ${origin}/api/v1/modules/text/execute \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"action":"slugify","input":{"text":"Hello World"}}'`}
-            />
-          </ForDevelopers>
+          <CurlSnippet
+            label="curl command to run an action"
+            testId="getting-started-execute"
+            value={`curl -X POST ${origin}/api/v1/modules/text/execute \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"action":"slugify","input":{"text":"Hello World"}}'`}
+          />
         </>
       ),
     },
@@ -124,15 +126,10 @@ export function GettingStarted({
               </>
             )}
           </p>
-          <ForDevelopers summary="For developers: the same with curl">
-            <p className="text-xs text-slate-600 dark:text-slate-400">
-              Set <code className="font-mono">AMP_API_KEY</code> to a key of this tenant (the first was shown when the tenant was created).
-            </p>
-            <Copyable
-              label="curl command to subscribe a webhook"
-              value={`curl -X POST ${origin}/api/v1/webhooks \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"url":"https://example.com/amp-events","events":["execution.completed","execution.failed"]}'`}
-            />
-          </ForDevelopers>
+          <CurlSnippet
+            label="curl command to subscribe a webhook"
+            value={`curl -X POST ${origin}/api/v1/webhooks \\\n  -H "x-api-key: $AMP_API_KEY" -H 'content-type: application/json' \\\n  -d '{"url":"https://example.com/amp-events","events":["execution.completed","execution.failed"]}'`}
+          />
         </>
       ),
     },
