@@ -87,8 +87,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     usage: new UsageCache(),
     requestCounts: new RequestCounter(database.db, logger),
     bearer: createBearerVerifier(config.auth),
-    pool: new ActionPool(),
-    sandbox: new JavaScriptSandbox(config.sandboxWorkers),
+    pool: new ActionPool(undefined, strayWorkerError(logger, 'action')),
+    sandbox: new JavaScriptSandbox(config.sandboxWorkers, strayWorkerError(logger, 'sandbox')),
     schemas: new SchemaCache(),
     moduleCache: new ModuleCache(),
     outbox: new OutboxHooks(),
@@ -132,4 +132,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await database.close();
     },
   };
+}
+
+/** Logs a worker that failed after its task was answered (see StrayWorkerErrorHandler). */
+function strayWorkerError(logger: Logger, pool: 'action' | 'sandbox') {
+  return (err: Error) => logger.warn({ pool, reason: err.message }, 'a worker failed after its task ended; it was replaced');
 }

@@ -37,4 +37,20 @@ describe('ActionPool', () => {
     });
     expect(outcome).toMatchObject({ ok: false, code: 'timeout' });
   }, 60_000);
+
+  it('reports a worker that fails while it holds no task, instead of throwing it at the process', async () => {
+    const stray: Error[] = [];
+    const own = new ActionPool(1, (err) => stray.push(err));
+    try {
+      const lease = (await own.queue.admit('t', 60_000))!;
+      await own.run({ module: 'text', action: 'slugify', input: { text: 'a' }, timeoutMs: 1000, allowPrivateNetwork: false }, lease);
+      lease.release();
+      // What piscina does when a worker aborted at its deadline runs out of memory before it is terminated.
+      const piscina = (own as unknown as { pool: NodeJS.EventEmitter }).pool;
+      expect(() => piscina.emit('error', Object.assign(new Error('out of memory'), { code: 'ERR_WORKER_OUT_OF_MEMORY' }))).not.toThrow();
+      expect(stray.map((err) => err.message)).toEqual(['out of memory']);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
 });

@@ -24,6 +24,14 @@ const START_LIMIT_MS = 60_000;
 export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 256 };
 
 /**
+ * Told of a worker that failed while it held no task: one aborted at its deadline can still run
+ * out of memory before its termination takes effect. Its task was answered already; piscina
+ * replaces the worker and emits the failure as the pool's 'error' event, which, with nobody
+ * listening, would be an uncaught exception that ends the whole process.
+ */
+export type StrayWorkerErrorHandler = (err: Error) => void;
+
+/**
  * The worker pool that runs CPU-bound built-in actions off the event loop, one task per worker.
  * Callers take a lease from `queue` (fair across tenants, see fair-queue.ts) before `run`, so a
  * task is handed to piscina only when a worker is free. The deadline starts when the worker picks
@@ -44,7 +52,10 @@ export class ActionPool {
   private readonly startedSeq: Int32Array;
   private seq = 0;
 
-  constructor(private readonly maxThreads = Math.max(2, availableParallelism())) {
+  constructor(
+    private readonly maxThreads = Math.max(2, availableParallelism()),
+    private readonly onStrayWorkerError: StrayWorkerErrorHandler = () => {},
+  ) {
     this.queue = new FairQueue(maxThreads);
     this.board = new SharedArrayBuffer(maxThreads * 12);
     this.startedAt = new Float64Array(this.board, 0, maxThreads);
@@ -66,6 +77,7 @@ export class ActionPool {
       workerData: { board: this.board, places: this.maxThreads },
       resourceLimits: WORKER_RESOURCE_LIMITS,
     });
+    this.pool.on('error', this.onStrayWorkerError);
     return this.pool;
   }
 

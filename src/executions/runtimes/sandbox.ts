@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FairQueue, halfShare } from '../fair-queue';
-import { WORKER_RESOURCE_LIMITS } from '../pool';
+import { type StrayWorkerErrorHandler, WORKER_RESOURCE_LIMITS } from '../pool';
 import type { SchemaCheck } from '../schemas';
 import type { SandboxOutcome, SandboxTask } from './javascript';
 
@@ -44,7 +44,10 @@ export class JavaScriptSandbox {
   /** One lease per worker. */
   readonly queue: FairQueue;
 
-  constructor(private readonly maxThreads = Math.max(2, availableParallelism())) {
+  constructor(
+    private readonly maxThreads = Math.max(2, availableParallelism()),
+    private readonly onStrayWorkerError: StrayWorkerErrorHandler = () => {},
+  ) {
     this.queue = new FairQueue(maxThreads, { perTenant: halfShare(maxThreads), withinShareWaitMs: LONGEST_HOLD_MS });
   }
 
@@ -59,6 +62,7 @@ export class JavaScriptSandbox {
       maxQueue: 1000,
       resourceLimits: WORKER_RESOURCE_LIMITS,
     });
+    this.pool.on('error', this.onStrayWorkerError);
     return this.pool;
   }
 
