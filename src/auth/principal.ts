@@ -1,3 +1,4 @@
+import type { KeyPolicy } from '../keys/policy-rules';
 import { effectiveTerms, type EffectiveTerms, type Plan } from '../tenants/plans';
 
 /** Who is calling: the tenant, its plan and per-tenant terms, and what the credential may do. */
@@ -16,6 +17,8 @@ export interface Principal {
   via: 'api_key' | 'bearer';
   /** The API key used, when via = api_key. */
   keyId?: string;
+  /** That key's policy, when it has one (src/keys/policy-rules.ts). */
+  policy?: KeyPolicy;
 }
 
 /** The tenant columns a principal carries (a `TenantRow` fits). */

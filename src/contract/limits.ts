@@ -17,6 +17,8 @@ export const LINK_API_KEY_MAX_LENGTH = 200;
 
 /** API keys: their name and how long a rotated key keeps working. */
 export const KEY_NAME_MAX_LENGTH = 100;
+/** Entries per list of a key policy (modules, actions, pins, ip_allow). */
+export const POLICY_LIST_MAX = 100;
 export const KEY_GRACE_MAX_SECONDS = 86_400;
 
 /** Webhook subscriptions: the receiver URL and the signing secret (printable ASCII without spaces). */

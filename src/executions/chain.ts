@@ -5,6 +5,7 @@ import { takeSlots } from '../metering/slots';
 import type { Services } from '../services';
 import { settleCall, type CallResult } from './batch';
 import { evaluateExpression, parseExpression } from './expressions';
+import { assertPolicyAllowsCalls } from './policy';
 
 export const MAX_CHAIN_STEPS = 10;
 
@@ -46,10 +47,13 @@ const asObject = (value: unknown): Record<string, unknown> =>
 /**
  * POST /api/v1/chain: steps run in order; each step's input is its own `input` with the previous
  * output (the chain's `input` for the first step) merged over it — reshaped first by `map` when
- * given; a non-object output is passed as `{ value }`. Stops at the first failure. One request;
+ * given; a non-object output is passed as `{ value }`. Stops at the first failure; a step the
+ * key's policy refuses is refused (403) before any step runs. One request;
  * one execution per executed step.
  */
 export async function runChain(svc: Services, principal: Principal, input: z.infer<typeof chainInput>, requestId: string) {
+  // A step the key's policy refuses stops the chain before any step runs.
+  await assertPolicyAllowsCalls(svc, principal, input.steps);
   // One slot for the whole chain, its steps running one after another in it.
   const slot = await takeSlots(svc, principal, 1);
   try {

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { actionLatencyMs, admit, runsInline, runValidated, workerQueue, type Outcome } from './engine';
 import type { Lease } from './fair-queue';
+import { assertPolicyAllowsCall } from './policy';
 import { presentExecution } from './present';
 import { finishExecution, recordExecution, startExecution, type Finished } from './records';
 
@@ -27,7 +28,8 @@ export interface ExecuteOptions {
 
 /**
  * Executes one module action: the single implementation behind REST, batch, chain, MCP and
- * workflows. Unknown module/action is 404 (not an execution). Otherwise, admission first, and
+ * workflows. Unknown module/action is 404 (not an execution); one the key's policy does not allow
+ * is 403 `policy_denied` (not an execution either). Otherwise, admission first, and
  * nothing is written or counted until the execution is admitted:
  *   the tenant's concurrency slot (429 `concurrency_limit_exceeded` at once when all are held)
  *   -> a worker lease for CPU-bound work (fair across tenants; 429 `concurrency_limit_exceeded`
@@ -48,6 +50,7 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   if (!found) throw notFound('module');
   const declared = found.actions.find((a) => a.name === call.action);
   if (!declared) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
+  assertPolicyAllowsCall(principal, found, call.action);
   const action =
     opts.deadlineMs !== undefined && opts.deadlineMs < declared.timeoutMs ? { ...declared, timeoutMs: opts.deadlineMs } : declared;
   const queue = workerQueue(svc, found.module, action, call.input);

@@ -23,6 +23,7 @@ import { idempotencyKeys } from '../db/schema';
 import { AppError, invalidRequest, type ErrorCode } from '../lib/errors';
 import { decryptSecret, encryptSecret } from '../lib/secrets';
 import type { Services } from '../services';
+import { canonicalJson } from '../lib/canonical-json';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** How long a key is kept: a retry within it gets the first answer. */
@@ -63,18 +64,7 @@ export function parseIdempotencyKey(value: string | string[] | undefined): strin
  * keys in order (the same body with its members reordered is the same request).
  */
 export function requestFingerprint(credential: string, operation: string, input: unknown): string {
-  return hash('sha256', `${credential}\n${operation}\n${JSON.stringify(input ?? null, sortedMembers)}`, 'hex');
-}
-
-/** JSON.stringify's replacer for a canonical text: a plain object's members by name. */
-function sortedMembers(_key: string, value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const members = value as Record<string, unknown>;
-  return Object.fromEntries(
-    Object.keys(members)
-      .sort()
-      .map((name) => [name, members[name]]),
-  );
+  return hash('sha256', `${credential}\n${operation}\n${canonicalJson(input)}`, 'hex');
 }
 
 export type Claim = { kind: 'run' } | { kind: 'replay'; status: number | undefined; answer: StoredAnswer };

@@ -8,6 +8,7 @@ import { executionsRemaining } from '../metering/usage';
 import { PLAN_FEATURES } from '../tenants/plans';
 import type { Services } from '../services';
 import type { CachedKey } from './cache';
+import { compilePolicy } from './policy-rules';
 import { hashKeySecret, looksLikeKeySecret } from './secrets';
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -42,7 +43,7 @@ export async function authenticateApiKey(svc: Services, secret: string): Promise
     svc.keyCache.set(hash, key, version);
   }
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw invalidKey();
-  const principal: Principal = { ...tenantPrincipal({ ...key, id: key.tenantId }, key.scopes, 'api_key'), keyId: key.keyId };
+  const principal = keyPrincipal(key);
   if (key.suspended) {
     // Counted against the tenant's request pool like any call with a valid key (a suspended key
     // is no free way to call), then refused.
@@ -78,11 +79,14 @@ export function cachedApiKey(svc: Services, secret: string | undefined): Uncheck
   const hash = hashKeySecret(trimmed);
   const entry = svc.keyCache.peek(hash);
   if (!entry || entry.key.suspended || (entry.key.expiresAt !== null && entry.key.expiresAt <= Date.now())) return undefined;
-  const principal: Principal = {
-    ...tenantPrincipal({ ...entry.key, id: entry.key.tenantId }, entry.key.scopes, 'api_key'),
-    keyId: entry.key.keyId,
-  };
+  const principal = keyPrincipal(entry.key);
   return { principal, version: entry.version, hash, key: entry.key };
+}
+
+function keyPrincipal(key: CachedKey): Principal {
+  const principal: Principal = { ...tenantPrincipal({ ...key, id: key.tenantId }, key.scopes, 'api_key'), keyId: key.keyId };
+  if (key.policy) principal.policy = key.policy;
+  return principal;
 }
 
 /** After the version check: a current key is used (last_used_at); a stale entry is forgotten. */
@@ -119,6 +123,7 @@ async function loadKey(db: Db, hash: string): Promise<CachedKey | undefined> {
     scopes: row.key.scopes,
     expiresAt: isOldSecret ? (row.key.previousExpiresAt?.getTime() ?? 0) : null,
     lastUsedWriteAt: row.key.lastUsedAt?.getTime() ?? 0,
+    policy: compilePolicy(row.key.policy),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger';
 import type { RedisLike } from '../metering/redis';
 import type { Plan } from '../tenants/plans';
+import type { KeyPolicy } from './policy-rules';
 
 export interface CachedKey {
   keyId: string;
@@ -17,6 +18,8 @@ export interface CachedKey {
   /** Epoch ms after which this secret stops working (the old secret of a rotation), else null. */
   expiresAt: number | null;
   lastUsedWriteAt: number;
+  /** The key's policy, compiled once per load. */
+  policy?: KeyPolicy;
 }
 
 interface Entry {

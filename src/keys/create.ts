@@ -7,12 +7,18 @@ import { insufficientScope } from '../lib/errors';
 import type { Services } from '../services';
 import { assertPlanAllowsLocked } from '../tenants/lock';
 import { assertPlanAllows } from '../tenants/plans';
+import { mergePolicy } from './policy';
+import type { StoredKeyPolicy } from './policy-rules';
 import { iso } from './present';
 import type { CreateKeyInput } from './schema';
 import { displayPrefix, generateKeySecret, hashKeySecret } from './secrets';
 
 /** Inserts a key row and returns the one-time view with its secret. */
-export async function insertKey(db: Executor, tenantId: string, fields: { name: string; scopes: string[]; isPrimary?: boolean }) {
+export async function insertKey(
+  db: Executor,
+  tenantId: string,
+  fields: { name: string; scopes: string[]; isPrimary?: boolean; policy?: StoredKeyPolicy | null },
+) {
   const secret = generateKeySecret();
   const [row] = await db
     .insert(apiKeys)
@@ -24,9 +30,17 @@ export async function insertKey(db: Executor, tenantId: string, fields: { name: 
       secretHash: hashKeySecret(secret),
       scopes: fields.scopes,
       isPrimary: fields.isPrimary ?? false,
+      policy: fields.policy ?? null,
     })
     .returning();
-  return { key_id: row!.id, api_key: secret, name: row!.name, scopes: row!.scopes, created_at: iso(row!.createdAt) };
+  return {
+    key_id: row!.id,
+    api_key: secret,
+    name: row!.name,
+    scopes: row!.scopes,
+    created_at: iso(row!.createdAt),
+    policy: row!.policy ?? null,
+  };
 }
 
 /**
@@ -37,8 +51,9 @@ export async function createKey(svc: Services, principal: Principal, input: Crea
   const scopes = [...new Set(input.scopes ?? DEFAULT_KEY_SCOPES)];
   const escalation = missingScope(principal.scopes, scopes);
   if (escalation) throw insufficientScope(escalation);
+  const policy = input.policy ? mergePolicy(null, input.policy) : null;
   return svc.db.transaction(async (tx) => {
     await assertPlanAllowsLocked(tx, principal.tenantId, 'multiple_keys');
-    return insertKey(tx, principal.tenantId, { name: input.name, scopes });
+    return insertKey(tx, principal.tenantId, { name: input.name, scopes, policy });
   });
 }

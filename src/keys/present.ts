@@ -8,6 +8,7 @@ export function presentKeySummary(row: ApiKeyRow) {
     name: row.name,
     scopes: row.scopes,
     created_at: iso(row.createdAt),
+    policy: row.policy ?? null,
     prefix: row.prefix,
     primary: row.isPrimary,
     last_used_at: row.lastUsedAt ? iso(row.lastUsedAt) : null,

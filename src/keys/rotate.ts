@@ -44,6 +44,7 @@ export async function rotateKey(svc: Services, principal: Principal, input: Rota
     name: row.name,
     scopes: row.scopes,
     created_at: iso(row.createdAt),
+    policy: row.policy ?? null,
     rotated_at: iso(now),
     previous_key_expires_at: graceEnd ? iso(graceEnd) : null,
   };

@@ -1,15 +1,75 @@
 import { z } from 'zod';
-import { KEY_GRACE_MAX_SECONDS, KEY_NAME_MAX_LENGTH } from '../contract/limits';
+import { KEY_GRACE_MAX_SECONDS, KEY_NAME_MAX_LENGTH, POLICY_LIST_MAX } from '../contract/limits';
 import { SCOPES, scopeSchema } from '../contract/scopes';
 import { listParams, pageSchema } from '../lib/pagination';
+import { moduleName } from '../catalog/schema';
+import { DEFINITION_HASH } from '../catalog/definition-hash';
+import { isoDateTime } from '../lib/dates';
+import { parseCidr } from './policy-rules';
 
 const keyId = z.string().min(1).max(64).describe('Key identifier (`key_...`)');
 const keyName = z.string().trim().min(1).max(KEY_NAME_MAX_LENGTH);
 
+/** `module.action` or `module.*`. */
+const ACTION_PATTERN = /^[a-z][a-z0-9-]{1,29}\.([a-z][a-z0-9]*(_[a-z0-9]+)*|\*)$/;
+/** US dollars with at most two decimals, e.g. `12.50`. */
+const USD = /^(0|[1-9][0-9]{0,8})(\.[0-9]{1,2})?$/;
+
+/** Each field of a policy: `null` clears it (PUT), absent leaves it as it is. */
+const policyFields = {
+  modules: z.array(moduleName).max(POLICY_LIST_MAX).describe('Modules the key may call, any action (names).'),
+  actions: z
+    .array(z.string().regex(ACTION_PATTERN, "Actions are written 'module.action' or 'module.*'"))
+    .max(POLICY_LIST_MAX)
+    .describe('Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it.'),
+  min_trust_tier: z.enum(['bronze', 'silver', 'gold']).describe('Only modules certified at this tier or above.'),
+  min_trust_score: z.number().int().min(0).max(100).describe('Only modules whose trust score is at least this.'),
+  pins: z
+    .record(moduleName, z.string().regex(DEFINITION_HASH, 'A definition hash is sha256: and 64 hex digits'))
+    .refine((pins) => Object.keys(pins).length <= POLICY_LIST_MAX, `At most ${POLICY_LIST_MAX} pins`)
+    .describe("module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs."),
+  requests_per_minute: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .describe("The key's own request pool per minute; the tenant's pool still applies."),
+  executions_per_month: z.number().int().min(1).max(1_000_000_000).describe('Executions this key may start per billing cycle.'),
+  spend_cap_usd: z
+    .string()
+    .regex(USD, 'A spend cap is US dollars with at most two decimals, e.g. "12.50"')
+    .describe("What this key's executions may cost per billing cycle, valued at the tenant's price per execution."),
+  expires_at: isoDateTime().describe('After this instant the key is refused (`key_expired`).'),
+  ip_allow: z
+    .array(z.string().refine((entry) => parseCidr(entry) !== undefined, 'Each entry is an IP address or a CIDR block, e.g. 203.0.113.0/24'))
+    .min(1)
+    .max(POLICY_LIST_MAX)
+    .describe('Client addresses (IPs or CIDR blocks) the key may be used from.'),
+};
+
+/** A policy as answered: only the fields that are set. */
+export const keyPolicy = z
+  .object(
+    Object.fromEntries(Object.entries(policyFields).map(([name, schema]) => [name, schema.optional()])) as {
+      [K in keyof typeof policyFields]: z.ZodOptional<(typeof policyFields)[K]>;
+    },
+  )
+  .describe('What the key may call and spend (docs/policies.md); it only narrows what the tenant allows.');
+
+/** A policy to set: each field optional, `null` to clear it. */
+export const keyPolicyPatch = z.strictObject(
+  Object.fromEntries(Object.entries(policyFields).map(([name, schema]) => [name, schema.nullable().optional()])) as {
+    [K in keyof typeof policyFields]: z.ZodOptional<z.ZodNullable<(typeof policyFields)[K]>>;
+  },
+);
+
 export const createKeyInput = z.strictObject({
   name: keyName,
   scopes: z.array(scopeSchema).min(1).max(SCOPES.length).optional(),
+  policy: keyPolicyPatch.optional(),
 });
+
+export const setKeyPolicyInput = keyPolicyPatch.extend({ key_id: z.string().min(1).max(64) });
 
 export const keyIdInput = z.strictObject({ key_id: keyId });
 
@@ -25,6 +85,7 @@ const keyBase = {
   name: z.string(),
   scopes: z.array(z.string()),
   created_at: z.string(),
+  policy: keyPolicy.nullable(),
 };
 
 /** A key as created or rotated: the only time the secret is shown. */
@@ -57,3 +118,5 @@ export const revokedKey = z.object({ key_id: z.string(), revoked: z.literal(true
 export type CreateKeyInput = z.infer<typeof createKeyInput>;
 export type RotateKeyInput = z.infer<typeof rotateKeyInput>;
 export type ListKeysInput = z.infer<typeof listKeysInput>;
+export type KeyPolicyPatch = z.infer<typeof keyPolicyPatch>;
+export type SetKeyPolicyInput = z.infer<typeof setKeyPolicyInput>;

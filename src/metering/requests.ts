@@ -27,6 +27,25 @@ export async function consumeRequest(svc: Services, principal: Principal, exempt
 }
 
 /**
+ * Counts `cost` requests against the key's own pool, when its policy sets `requests_per_minute`
+ * (docs/policies.md); the tenant's pool is counted after it, so a key held back by its own pool
+ * takes nothing from its tenant's. Throws 429 `key_limit_exceeded`.
+ */
+export async function consumeKeyRequests(svc: Services, principal: Principal, exempt: boolean, cost = 1): Promise<LimitResult> {
+  const limit = principal.policy!.stored.requests_per_minute!;
+  const result = await svc.limiter.limit(`key:${principal.keyId}`, limit, REQUEST_WINDOW_MS, exempt ? 0 : cost);
+  if (exempt || result.allowed) return result;
+  return Promise.reject(
+    new AppError(
+      'key_limit_exceeded',
+      "Request rate above this API key's own limit (its policy's requests_per_minute); retry after the indicated number of seconds.",
+      { limit: 'requests_per_minute', cap: limit, retry_after: result.retryAfterSeconds, reset_at: new Date(result.resetAt).toISOString() },
+      { ...rateLimitHeaders({ ...result, remaining: 0 }), 'Retry-After': String(result.retryAfterSeconds) },
+    ),
+  );
+}
+
+/**
  * GET /api/v1/me/rate-limit: the tenant's request pool as it stands, read without counting
  * (the limiter's current sliding window, shared by every key and token of the tenant).
  */

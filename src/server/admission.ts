@@ -14,8 +14,17 @@ import type { Principal } from '../auth/principal';
 import { holdsScope, type Scope } from '../contract/scopes';
 import { parseIdempotencyKey } from '../idempotency/keys';
 import { cachedApiKey, settleCachedKey } from '../keys/authenticate';
+import { policyDenied } from '../keys/policy';
+import { credentialRefusal } from '../keys/policy-rules';
 import type { LimitResult } from '../metering/limiter';
-import { consumePublicRequest, consumeRequest, consumeRequestIfCurrent, rateLimitHeaders, tenantPoolHeaders } from '../metering/requests';
+import {
+  consumeKeyRequests,
+  consumePublicRequest,
+  consumeRequest,
+  consumeRequestIfCurrent,
+  rateLimitHeaders,
+  tenantPoolHeaders,
+} from '../metering/requests';
 import { SlotClaim } from '../metering/slots';
 import { executionsRemaining } from '../metering/usage';
 import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
@@ -130,10 +139,15 @@ export async function countTenant(
   const remaining = executionsRemaining(ctx.svc.db, principal, ctx.svc.usage).catch(() => undefined);
   let declined = false;
   try {
+    const keyPool = principal.policy?.stored.requests_per_minute ? await consumeKeyRequests(ctx.svc, principal, exempt, cost) : undefined;
     const result = await count();
     declined = result === undefined;
-    if (result) Object.assign(ctx.res.headers, rateLimitHeaders(result));
-    return !declined;
+    if (!result) return false;
+    Object.assign(ctx.res.headers, rateLimitHeaders(keyPool && keyPool.remaining < result.remaining ? keyPool : result));
+    // Counted like any call with a valid credential (as a suspended key's is), then refused.
+    const refusal = credentialRefusal(principal.policy, ctx.ip, Date.now());
+    if (refusal) throw policyDenied(refusal);
+    return true;
   } catch (err) {
     ctx.svc.metrics.refused(err);
     throw err;

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { tenantPrincipal, type Principal } from '../auth/principal';
 import type { Tx } from '../db';
 import {
+  apiKeys,
   tenants,
   workflowRuns,
   workflowRunSteps,
@@ -11,6 +12,7 @@ import {
 } from '../db/schema';
 import { MAX_OUTPUT_BYTES } from '../executions/engine';
 import { executeAction } from '../executions/execute';
+import { compilePolicy } from '../keys/policy-rules';
 import { AppError } from '../lib/errors';
 import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
@@ -198,11 +200,22 @@ async function claimStep(svc: Services, job: StepJob, row: WorkflowRunStepRow, i
   });
 }
 
-/** The step's principal: the tenant as it is now (plan, terms), with the scopes of the key that started the run. */
+/**
+ * The step's principal: the tenant as it is now (plan, terms), with the scopes of the key that
+ * started the run and that key's policy as it is now (docs/policies.md), so narrowing a key also
+ * narrows the runs it started.
+ */
 async function runPrincipal(svc: Services, run: WorkflowRunRow): Promise<Principal | undefined> {
-  const [tenant] = await svc.db.select().from(tenants).where(eq(tenants.id, run.tenantId));
+  const [[tenant], [key]] = await Promise.all([
+    svc.db.select().from(tenants).where(eq(tenants.id, run.tenantId)),
+    run.keyId ? svc.db.select({ policy: apiKeys.policy }).from(apiKeys).where(eq(apiKeys.id, run.keyId)) : [],
+  ]);
   if (!tenant) return undefined;
-  return { ...tenantPrincipal(tenant, run.scopes, run.keyId ? 'api_key' : 'bearer'), ...(run.keyId ? { keyId: run.keyId } : {}) };
+  const principal = tenantPrincipal(tenant, run.scopes, run.keyId ? 'api_key' : 'bearer');
+  if (run.keyId) principal.keyId = run.keyId;
+  const policy = compilePolicy(key?.policy);
+  if (policy) principal.policy = policy;
+  return principal;
 }
 
 /**
@@ -218,6 +231,12 @@ async function attemptStep(
 ): Promise<Attempt> {
   const principal = await runPrincipal(svc, run);
   if (!principal) return { ok: false, error: { code: 'not_found', message: 'The tenant no longer exists.' } };
+  const expired = principal.policy?.expiresAtMs !== undefined && principal.policy.expiresAtMs <= Date.now();
+  if (expired)
+    return {
+      ok: false,
+      error: { code: 'policy_denied', message: `The API key that started this run expired at ${principal.policy!.stored.expires_at}.` },
+    };
   const options = {
     requestId: run.requestId,
     source: 'workflow' as const,

@@ -1,4 +1,5 @@
-import { boolean, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { StoredKeyPolicy } from '../../keys/policy-rules';
 import { timestamps } from './columns';
 import { tenants } from './tenants';
 
@@ -24,9 +25,35 @@ export const apiKeys = pgTable(
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     /** Set while the tenant's plan allows fewer keys than it holds (a downgrade); cleared when it allows them again. */
     suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
+    /** What the key may call and spend (docs/policies.md); null: everything its tenant may. */
+    policy: jsonb('policy').$type<StoredKeyPolicy>(),
     ...timestamps,
   },
   (t) => [index('api_keys_tenant_idx').on(t.tenantId, t.createdAt, t.id)],
+);
+
+/**
+ * Executions and spend counted per key per billing cycle, for keys whose policy caps them. Like
+ * the tenant's usage counter, reserved atomically in the transaction that creates the execution.
+ */
+export const keyUsageCounters = pgTable(
+  'key_usage_counters',
+  {
+    keyId: text('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    cycleStart: date('cycle_start', { mode: 'string' }).notNull(),
+    executions: integer('executions').notNull().default(0),
+    spendMicroUsd: bigint('spend_micro_usd', { mode: 'number' }).notNull().default(0),
+    /** When `key.limit_approaching` / `key.limit_exceeded` went out this cycle (once each). */
+    approachingAt: timestamp('approaching_at', { withTimezone: true, mode: 'date' }),
+    exceededAt: timestamp('exceeded_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.cycleStart] })],
 );
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -1,11 +1,14 @@
 import { createKey } from '../../keys/create';
 import { listKeys } from '../../keys/list';
+import { getKey, setKeyPolicy } from '../../keys/policy';
 import { revokeKey } from '../../keys/revoke';
 import { rotateKey } from '../../keys/rotate';
 import {
   createKeyInput,
   keyIdInput,
   keyList,
+  keySummary,
+  setKeyPolicyInput,
   keyWithSecret,
   listKeysInput,
   revokedKey,
@@ -49,6 +52,41 @@ export const keysRouter = router({
     .input(listKeysInput)
     .output(keyList)
     .query(({ ctx, input }) => listKeys(ctx.svc, ctx.principal, input)),
+
+  get: manageKeys
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/keys/{key_id}',
+        tags,
+        summary: 'Get an API key',
+        description: 'One active key of the tenant, without its secret, with its policy.',
+        errorResponses: { 403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)', 404: 'No such key' },
+      },
+    })
+    .input(keyIdInput)
+    .output(keySummary)
+    .query(({ ctx, input }) => getKey(ctx.svc, ctx.principal, input.key_id)),
+
+  setPolicy: manageKeys
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/keys/{key_id}/policy',
+        tags,
+        summary: "Set an API key's policy",
+        description:
+          "Sets what the key may call and spend. A field given replaces the key's, `null` clears it, a field left out stays as it is; the answer is the key with its whole policy. Takes effect on the next request on every instance. The rules, on every surface (REST, batch, chain, MCP, A2A, workflows, arm): docs/policies.md.",
+        errorResponses: {
+          400: 'Invalid policy (a field out of range, an address that is not an IP or CIDR block, an expiry in the past)',
+          403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)',
+          404: 'No such key',
+        },
+      },
+    })
+    .input(setKeyPolicyInput)
+    .output(keySummary)
+    .mutation(({ ctx, input }) => setKeyPolicy(ctx.svc, ctx.principal, input)),
 
   rotate: manageKeys
     .meta({
