@@ -1,3 +1,12 @@
+CREATE TABLE "key_refusals" (
+	"key_id" text NOT NULL,
+	"tenant_id" uuid NOT NULL,
+	"day" date NOT NULL,
+	"reason" text NOT NULL,
+	"count" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "key_refusals_key_id_day_reason_pk" PRIMARY KEY("key_id","day","reason")
+);
+--> statement-breakpoint
 CREATE TABLE "key_usage_counters" (
 	"key_id" text NOT NULL,
 	"tenant_id" uuid NOT NULL,
@@ -12,5 +21,7 @@ CREATE TABLE "key_usage_counters" (
 );
 --> statement-breakpoint
 ALTER TABLE "api_keys" ADD COLUMN "policy" jsonb;--> statement-breakpoint
+ALTER TABLE "key_refusals" ADD CONSTRAINT "key_refusals_key_id_api_keys_id_fk" FOREIGN KEY ("key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "key_refusals" ADD CONSTRAINT "key_refusals_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "key_usage_counters" ADD CONSTRAINT "key_usage_counters_key_id_api_keys_id_fk" FOREIGN KEY ("key_id") REFERENCES "public"."api_keys"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "key_usage_counters" ADD CONSTRAINT "key_usage_counters_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;

@@ -57,3 +57,23 @@ export const keyUsageCounters = pgTable(
 );
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** Requests a key's policy refused, per key, day (UTC) and reason, for the key's usage page. */
+export const keyRefusals = pgTable(
+  'key_refusals',
+  {
+    keyId: text('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    /** The refusal's reason (`module_not_allowed`, `ip_not_allowed`, ...) or cap (`executions_per_month`, ...). */
+    reason: text('reason').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.day, t.reason] })],
+);
+
+export type KeyUsageCounterRow = typeof keyUsageCounters.$inferSelect;
