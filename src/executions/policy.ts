@@ -3,10 +3,15 @@ import { definitionHash } from '../catalog/definition-hash';
 import { findVisibleModule, type ModuleWithActions } from '../catalog/queries';
 import { policyDenied } from '../keys/policy';
 import { callRefusal } from '../keys/policy-rules';
+import { recordKeyRefusal } from '../keys/usage';
 import type { Services } from '../services';
 
-/** 403 `policy_denied` when the caller's key may not call `action` of the found module (docs/policies.md). */
+/**
+ * 403 `policy_denied` when the caller's key may not call `action` of the found module
+ * (docs/policies.md); the refusal is counted for the key's usage (off the request path).
+ */
 export function assertPolicyAllowsCall(
+  svc: Services,
   principal: Principal,
   found: ModuleWithActions,
   action: string,
@@ -15,6 +20,7 @@ export function assertPolicyAllowsCall(
   if (!principal.policy) return;
   const refusal = callRefusal(principal.policy, found.module, action, () => definitionHash(found.module, found.actions));
   if (!refusal) return;
+  recordKeyRefusal(svc, principal, refusal.reason);
   const denied = policyDenied(refusal);
   Object.assign(denied.details, details);
   throw denied;
@@ -33,6 +39,6 @@ export async function assertPolicyAllowsCalls(
   if (!principal.policy) return;
   for (const [step, call] of calls.entries()) {
     const found = await findVisibleModule(svc.db, principal.tenantId, call.module, svc.moduleCache);
-    if (found) assertPolicyAllowsCall(principal, found, call.action, { step });
+    if (found) assertPolicyAllowsCall(svc, principal, found, call.action, { step });
   }
 }

@@ -6,6 +6,7 @@ import { moduleName } from '../catalog/schema';
 import { DEFINITION_HASH } from '../catalog/definition-hash';
 import { isoDateTime } from '../lib/dates';
 import { parseCidr } from './policy-rules';
+import { usageInput } from '../billing/schema';
 
 const keyId = z.string().min(1).max(64).describe('Key identifier (`key_...`)');
 const keyName = z.string().trim().min(1).max(KEY_NAME_MAX_LENGTH);
@@ -115,8 +116,46 @@ export const keyList = pageSchema(keySummary);
 
 export const revokedKey = z.object({ key_id: z.string(), revoked: z.literal(true), revoked_at: z.string() });
 
+/** `GET /api/v1/keys/{key_id}/usage?cycle=YYYY-MM` */
+export const keyUsageInput = z.strictObject({
+  key_id: keyId,
+  cycle: usageInput.shape.cycle.describe(
+    'The billing cycle (calendar month, UTC) to read, `YYYY-MM`; default the current one. Past cycles back to the month the key was created.',
+  ),
+});
+
+const count = z.number().int();
+
+export const keyUsage = z.object({
+  key_id: z.string(),
+  cycle: z
+    .object({
+      start: z.string().describe('Start of the cycle (ISO 8601, inclusive)'),
+      end: z.string().describe('End of the cycle (ISO 8601, exclusive): the start of the next one'),
+    })
+    .describe('The billing cycle read: a calendar month in UTC'),
+  executions: z
+    .object({ total: count, succeeded: count, failed: count })
+    .describe("The key's executions started in the cycle (`total` includes any still running)"),
+  spend_usd: z
+    .string()
+    .describe('What the key\'s executions cost in the cycle as its spend cap counts it, USD with two decimals (`"0.00"` when none)'),
+  days: z
+    .array(z.object({ date: z.string().describe('UTC day, `YYYY-MM-DD`'), succeeded: count, failed: count, refused: count }))
+    .describe(
+      "One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one. `refused`: requests the key's policy refused that day",
+    ),
+  refusals: z
+    .array(z.object({ reason: z.string(), count }))
+    .describe(
+      "Requests the key's policy refused in the cycle, by reason (`module_not_allowed`, `ip_not_allowed`, `executions_per_month`, ...), most first",
+    ),
+});
+
 export type CreateKeyInput = z.infer<typeof createKeyInput>;
 export type RotateKeyInput = z.infer<typeof rotateKeyInput>;
 export type ListKeysInput = z.infer<typeof listKeysInput>;
 export type KeyPolicyPatch = z.infer<typeof keyPolicyPatch>;
 export type SetKeyPolicyInput = z.infer<typeof setKeyPolicyInput>;
+export type KeyUsageInput = z.infer<typeof keyUsageInput>;
+export type KeyUsage = z.infer<typeof keyUsage>;

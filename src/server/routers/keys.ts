@@ -3,10 +3,13 @@ import { listKeys } from '../../keys/list';
 import { getKey, setKeyPolicy } from '../../keys/policy';
 import { revokeKey } from '../../keys/revoke';
 import { rotateKey } from '../../keys/rotate';
+import { getKeyUsage } from '../../keys/usage';
 import {
   createKeyInput,
   keyIdInput,
   keyList,
+  keyUsage,
+  keyUsageInput,
   keySummary,
   setKeyPolicyInput,
   keyWithSecret,
@@ -87,6 +90,27 @@ export const keysRouter = router({
     .input(setKeyPolicyInput)
     .output(keySummary)
     .mutation(({ ctx, input }) => setKeyPolicy(ctx.svc, ctx.principal, input)),
+
+  usage: manageKeys
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/keys/{key_id}/usage',
+        tags,
+        summary: "An API key's usage in a billing cycle",
+        description:
+          "The key's executions in the cycle (calendar months in UTC) by outcome, per UTC day and in all; what they cost as its spend cap counts it; " +
+          'and the requests its policy refused, per day and by reason. `?cycle=YYYY-MM` reads a past cycle (back to the month the key was created). Money is USD decimal strings.',
+        errorResponses: {
+          400: 'Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the key was created',
+          403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)',
+          404: 'No such key',
+        },
+      },
+    })
+    .input(keyUsageInput)
+    .output(keyUsage)
+    .query(({ ctx, input }) => getKeyUsage(ctx.svc, ctx.principal, input)),
 
   rotate: manageKeys
     .meta({
