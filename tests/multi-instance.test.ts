@@ -106,6 +106,30 @@ describe.skipIf(needsMissing)('two instances sharing PostgreSQL and Redis', () =
     expectError(await b.call('/api/v1/keys', { key: t.apiKey, body: { name: 'third' } }), 403, 'plan_required');
   });
 
+  it("a key's execution cap holds across both: 200 racing calls against a cap of 37 run exactly 37", async () => {
+    const t = await a.register();
+    await a.setPlan(t.tenantId, 'enterprise');
+    const created = await b.call('/api/v1/keys', { key: t.apiKey, body: { name: 'agent', policy: { executions_per_month: 37 } } });
+    expect(created.status, created.text).toBe(201);
+    const uuid = (s: TestServer, key: string) => s.call('/api/v1/modules/crypto/execute', { key, body: { action: 'uuid', input: {} } });
+    expect((await uuid(a, t.apiKey)).status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => uuid(i % 2 ? a : b, created.body.api_key)));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(37);
+    expect(answers.filter((r) => r.status === 429 && r.body.error === 'key_limit_exceeded')).toHaveLength(163);
+  }, 120_000);
+
+  it('a policy set on A applies on B on the very next request', async () => {
+    const t = await a.register();
+    await a.setPlan(t.tenantId, 'pro');
+    const created = await a.call('/api/v1/keys', { key: t.apiKey, body: { name: 'agent' } });
+    const slug = (s: TestServer) =>
+      s.call('/api/v1/modules/text/execute', { key: created.body.api_key, body: { action: 'slugify', input: { text: 'a b' } } });
+    expect((await slug(b)).status).toBe(200);
+    const set = await a.call(`/api/v1/keys/${created.body.key_id}/policy`, { key: t.apiKey, method: 'PUT', body: { modules: ['crypto'] } });
+    expect(set.status, set.text).toBe(200);
+    expectError(await slug(b), 403, 'policy_denied');
+  });
+
   it('both instances share one rate-limit pool per tenant', async () => {
     const t = await a.register();
     await a.setPlan(t.tenantId, 'free', 10);

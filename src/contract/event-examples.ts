@@ -100,6 +100,20 @@ const examples = {
     last_status_code: 500,
     last_error: 'The receiver answered 500.',
   },
+  'key.limit_approaching': {
+    key_id: 'key_01JDZ5H9K1M3P5R7T9V1X3Z5B7',
+    limit: 'spend_cap_usd',
+    used: '4.00',
+    cap: '5.00',
+    period_end: '2026-12-01T00:00:00.000Z',
+  },
+  'key.limit_exceeded': {
+    key_id: 'key_01JDZ5H9K1M3P5R7T9V1X3Z5B7',
+    limit: 'executions_per_month',
+    used: 1000,
+    cap: 1000,
+    period_end: '2026-12-01T00:00:00.000Z',
+  },
   // Checked against every kind's schema; a key beyond the kinds (a kind being added) is allowed.
 } satisfies ExampleOfEachKind & Record<string, object>;
 

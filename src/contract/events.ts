@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'workflow.completed',
   'workflow.failed',
   'webhook.disabled',
+  'key.limit_approaching',
+  'key.limit_exceeded',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -33,6 +35,14 @@ const executionBase = {
   request_id: z.string(),
   tenant_id: z.string(),
 };
+
+const keyLimitData = z.object({
+  key_id: z.string(),
+  limit: z.enum(['executions_per_month', 'spend_cap_usd']).describe("The cap of the key's policy"),
+  used: z.union([z.number().int(), z.string()]).describe('Executions this cycle, or the spend in USD ("4.00") for `spend_cap_usd`'),
+  cap: z.union([z.number().int(), z.string()]).describe('The cap: executions, or USD ("5.00") for `spend_cap_usd`'),
+  period_end: iso.describe('When the cycle ends and the count starts again'),
+});
 
 export const EVENT_DATA_SCHEMAS = {
   'execution.completed': z
@@ -156,6 +166,12 @@ export const EVENT_DATA_SCHEMAS = {
       failed_at: iso,
     })
     .describe('A step of a workflow run failed.'),
+  'key.limit_approaching': keyLimitData.describe(
+    "An API key's executions or spend reached 80% of a cap its policy sets for the billing cycle (once per key and cycle).",
+  ),
+  'key.limit_exceeded': keyLimitData.describe(
+    "An API key's executions or spend reached a cap its policy sets: its further calls are refused (429 `key_limit_exceeded`) until the next cycle (once per key and cycle).",
+  ),
   'webhook.disabled': z
     .object({
       webhook_id: z.string().describe('The subscription that was disabled (`wh_...`)'),

@@ -1,10 +1,12 @@
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
+import { keyCapsOf } from '../keys/caps';
 import { acquireExecutionSlot, type SlotClaim } from '../metering/slots';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { actionLatencyMs, admit, runsInline, runValidated, workerQueue, type Outcome } from './engine';
 import type { Lease } from './fair-queue';
+import { assertDefinitionIsCurrent } from './definition-pin';
 import { assertPolicyAllowsCall } from './policy';
 import { presentExecution } from './present';
 import { finishExecution, recordExecution, startExecution, type Finished } from './records';
@@ -13,6 +15,8 @@ export interface ExecuteInput {
   module: string;
   action: string;
   input: Record<string, unknown>;
+  /** The module definition the caller expects (`sha256:<hex>`): any other refuses the call (definition-pin.ts). */
+  definition_hash?: string;
 }
 
 export interface ExecuteOptions {
@@ -28,8 +32,9 @@ export interface ExecuteOptions {
 
 /**
  * Executes one module action: the single implementation behind REST, batch, chain, MCP and
- * workflows. Unknown module/action is 404 (not an execution); one the key's policy does not allow
- * is 403 `policy_denied` (not an execution either). Otherwise, admission first, and
+ * workflows. Unknown module/action is 404 (not an execution); one the key's policy does not allow,
+ * or whose definition is not the `definition_hash` the call names, is 403 `policy_denied` (not an
+ * execution either). Otherwise, admission first, and
  * nothing is written or counted until the execution is admitted:
  *   the tenant's concurrency slot (429 `concurrency_limit_exceeded` at once when all are held)
  *   -> a worker lease for CPU-bound work (fair across tenants; 429 `concurrency_limit_exceeded`
@@ -50,12 +55,14 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   if (!found) throw notFound('module');
   const declared = found.actions.find((a) => a.name === call.action);
   if (!declared) throw new AppError('not_found', `Module '${call.module}' has no action '${call.action}'.`);
-  assertPolicyAllowsCall(principal, found, call.action);
+  assertPolicyAllowsCall(svc, principal, found, call.action);
+  assertDefinitionIsCurrent(found, call.definition_hash);
   const action =
     opts.deadlineMs !== undefined && opts.deadlineMs < declared.timeoutMs ? { ...declared, timeoutMs: opts.deadlineMs } : declared;
   const queue = workerQueue(svc, found.module, action, call.input);
   // Pure and microseconds: run first, then quota, row and event in one commit (records.ts recordExecution).
-  const oneCommit = found.installed && runsInline(found.module, action, call.input);
+  // Not for a key with caps: its start reserves the key's counter first (records.ts startExecution).
+  const oneCommit = found.installed && runsInline(found.module, action, call.input) && !keyCapsOf(principal);
 
   const release = opts.slotHeld ? undefined : await acquireExecutionSlot(svc, principal, opts.slotClaim);
   let lease: Lease | undefined;

@@ -14,6 +14,7 @@ import type { Principal } from '../auth/principal';
 import { emitThresholds, countTerms } from '../billing/thresholds';
 import { installInTx } from '../catalog/install';
 import { executions, type ExecutionRow } from '../db/schema';
+import { keyCapsOf, reserveKeyUsage } from '../keys/caps';
 import { newTimeOrderedId } from '../lib/ids';
 import { storableJson, storableText } from '../lib/storable';
 import { cycleStart, nextCycleStart } from '../metering/cycle';
@@ -143,6 +144,8 @@ export async function startExecution(
 ): Promise<ExecutionRow> {
   const w = writersOf(svc);
   const submit = () => svc.metrics.reserving(w.starts.submit({ principal, call, opts, row: newRunningRow(principal, call, opts) }));
+  // A key with caps reserves its own counter too: those starts are not group-committed.
+  if (keyCapsOf(principal)) return svc.metrics.reserving(startOne(svc, principal, call, opts, install));
   if (!install) return submit();
   // Concurrent first uses of a module by one tenant: one installs, the others wait for it and
   // then start as ordinary calls (or, should it fail, each tries on its own).
@@ -217,6 +220,9 @@ function startOne(
     const reservation = await reserveExecutions(out, principal, 1);
     // Crossing 80% or 100% of the quota: recorded with the reservation that crossed it.
     await emitThresholds(out, principal, reservation.used, 1, reservation.resetAt);
+    // The key's caps after the tenant's quota: every start locks the two counters in that order.
+    const caps = keyCapsOf(principal);
+    if (caps) await reserveKeyUsage(tx, out, principal, caps);
     // Install on first use only once admitted; refused by the module limit, nothing is counted.
     if (install) await installInTx(tx, out, principal, call.module, 'first_use');
     const { createdAt: _, ...running } = newRunningRow(principal, call, opts);
