@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
 import { keyCapsOf } from '../keys/caps';
+import { recordKeyRefusal } from '../keys/usage';
 import { acquireExecutionSlot, type SlotClaim } from '../metering/slots';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
@@ -95,6 +96,9 @@ export async function executeAction(svc: Services, principal: Principal, call: E
       ...(recorded.issues ? { issues: recorded.issues } : {}),
       execution: presentExecution(finished),
     });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'key_limit_exceeded') recordKeyRefusal(svc, principal, String(err.details.limit));
+    throw err;
   } finally {
     lease?.release();
     // Written to Redis now, not awaited: the reply need not wait for the slot's round trip.

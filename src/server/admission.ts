@@ -162,8 +162,8 @@ export async function countTenant(
  * Authentication and the request count of a tenant's operation. A cached API key with the Redis
  * key cache takes one Redis round trip for both: the limiter's script checks the auth version
  * the entry was loaded under, and counts only if it is current (src/keys/authenticate.ts
- * cachedApiKey). Otherwise, or when it is stale, the full path: authenticate (version GET,
- * database on a miss), then count.
+ * cachedApiKey). Otherwise, when it is stale, or when the key's policy gives it a request pool
+ * of its own, the full path: authenticate (version GET, database on a miss), then count.
  *
  * `claimsSlot` (an operation that runs one execution): with Redis and a cached key, the count's
  * round trip also takes the tenant's execution slot (`claim`, for executeAction instead of a
@@ -174,7 +174,10 @@ export async function admitTenant(
   exempt: boolean,
   claimsSlot: boolean,
 ): Promise<{ principal: Principal; claim?: SlotClaim }> {
-  const unchecked = ctx.principal ? undefined : cachedApiKey(ctx.svc, header(ctx.headers, 'x-api-key'));
+  const cached = ctx.principal ? undefined : cachedApiKey(ctx.svc, header(ctx.headers, 'x-api-key'));
+  // A key with its own request pool takes the full path: that pool is counted before the
+  // tenant's (whose count checks the version), and only a current policy may say what it is.
+  const unchecked = cached?.principal.policy?.stored.requests_per_minute ? undefined : cached;
   if (unchecked) {
     ctx.res.tenantId = unchecked.principal.tenantId;
     const claim = claimsSlot && !exempt ? new SlotClaim(unchecked.principal) : undefined;
