@@ -1,4 +1,5 @@
 import type { ModuleActionRow, ModuleRow } from '../db/schema';
+import { definitionHash } from './definition-hash';
 
 export function presentAction(a: ModuleActionRow) {
   return {
@@ -14,6 +15,7 @@ export function presentModule(m: ModuleRow, actions: ModuleActionRow[], installe
   return {
     name: m.name,
     version: m.version,
+    definition_hash: definitionHash(m, actions),
     title: m.title,
     description: m.description,
     category: m.category,

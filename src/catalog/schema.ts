@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SEARCH_MAX_LENGTH } from '../contract/limits';
+import { DEFINITION_HASH } from './definition-hash';
 import { listParams, queryInteger } from '../lib/pagination';
 import { MODULE_CATEGORIES } from '../modules/types';
 
@@ -30,6 +31,12 @@ export const actionView = z.object({
 export const moduleView = z.object({
   name: z.string(),
   version: z.string(),
+  definition_hash: z
+    .string()
+    .regex(DEFINITION_HASH)
+    .describe(
+      "The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed.",
+    ),
   title: z.string(),
   description: z.string(),
   category: z.string(),
@@ -57,6 +64,15 @@ export const moduleList = z.object({
   next_cursor: z.string().nullable(),
   total: z.number().int(),
 });
+
+/** A call's optional `definition_hash`: the module definition it expects (src/executions/definition-pin.ts). */
+export const pinnedDefinitionHash = z
+  .string()
+  .regex(DEFINITION_HASH, 'A definition hash is sha256: and 64 hex digits')
+  .optional()
+  .describe(
+    "The module's `definition_hash` as the caller last read it (GET /api/v1/modules/{module}): when the module's definition is another by now, the call is refused with 403 `policy_denied` (`rule: definition_hash`, `reason: definition_changed`) before anything runs or is counted.",
+  );
 
 export const moduleInput = z.strictObject({ module: moduleNameInPath });
 

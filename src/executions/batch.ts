@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
-import { actionName, moduleName } from '../catalog/schema';
+import { actionName, moduleName, pinnedDefinitionHash } from '../catalog/schema';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
 import { takeSlots } from '../metering/slots';
 import { PLANS } from '../tenants/plans';
-import { executeAction } from './execute';
+import { executeAction, type ExecuteInput } from './execute';
 
 export const MAX_BATCH_CALLS = 10;
 
@@ -17,6 +17,7 @@ export const batchInput = z.strictObject({
         module: moduleName,
         action: actionName,
         input: z.record(z.string(), z.unknown()).default({}),
+        definition_hash: pinnedDefinitionHash,
       }),
     )
     .min(1, 'A batch needs at least one call')
@@ -55,7 +56,7 @@ export interface CallResult {
 export async function settleCall(
   svc: Services,
   principal: Principal,
-  call: { module: string; action: string; input: Record<string, unknown> },
+  call: ExecuteInput,
   opts: { requestId: string; source: 'batch' | 'chain'; slotHeld: boolean },
   id: string,
 ): Promise<CallResult> {

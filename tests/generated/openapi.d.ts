@@ -823,7 +823,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get an API key
+         * @description One active key of the tenant, without its secret, with its policy.
+         */
+        get: operations["keys-get"];
         put?: never;
         post?: never;
         /**
@@ -831,6 +835,26 @@ export interface paths {
          * @description The key stops working on the very next request, on every instance. Revoking the last key that can manage keys is 409.
          */
         delete: operations["keys-revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{key_id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an API key's policy
+         * @description Sets what the key may call and spend. A field given replaces the key's, `null` clears it, a field left out stays as it is; the answer is the key with its whole policy. Takes effect on the next request on every instance. The rules, on every surface (REST, batch, chain, MCP, A2A, workflows, arm): docs/policies.md.
+         */
+        put: operations["keys-setPolicy"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -850,6 +874,26 @@ export interface paths {
          * @description Issues a new secret for the same key. The old secret keeps working for `grace_seconds` (0–86400, default 0). The caller must hold every scope of the rotated key.
          */
         post: operations["keys-rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{key_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An API key's usage in a billing cycle
+         * @description The key's executions in the cycle (calendar months in UTC) by outcome, per UTC day and in all; what they cost as its spend cap counts it; and the requests its policy refused, per day and by reason. `?cycle=YYYY-MM` reads a past cycle (back to the month the key was created). Money is USD decimal strings.
+         */
+        get: operations["keys-usage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1646,6 +1690,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "key.limit_approaching": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An API key's executions or spend reached 80% of a cap its policy sets for the billing cycle (once per key and cycle).
+         * @description An API key's executions or spend reached 80% of a cap its policy sets for the billing cycle (once per key and cycle). Delivered to every active subscription whose `events` include `key.limit_approaching` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-key-limit_approaching"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key.limit_exceeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An API key's executions or spend reached a cap its policy sets: its further calls are refused (429 `key_limit_exceeded`) until the next cycle (once per key and cycle).
+         * @description An API key's executions or spend reached a cap its policy sets: its further calls are refused (429 `key_limit_exceeded`) until the next cycle (once per key and cycle). Delivered to every active subscription whose `events` include `key.limit_exceeded` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-key-limit_exceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "module.installed": {
         parameters: {
             query?: never;
@@ -1871,7 +1955,7 @@ export interface components {
              * @description Machine-readable code
              * @enum {string}
              */
-            error: "invalid_request" | "unauthorized" | "insufficient_scope" | "plan_required" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "invalid_input" | "rate_limit_exceeded" | "quota_exceeded" | "concurrency_limit_exceeded" | "internal_error" | "module_error" | "unavailable" | "timeout";
+            error: "invalid_request" | "unauthorized" | "insufficient_scope" | "plan_required" | "policy_denied" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "invalid_input" | "rate_limit_exceeded" | "quota_exceeded" | "concurrency_limit_exceeded" | "key_limit_exceeded" | "internal_error" | "module_error" | "unavailable" | "timeout";
             issues?: {
                 message: string;
                 path: string;
@@ -1946,6 +2030,42 @@ export interface components {
             jsonrpc: "2.0";
             result?: unknown;
         };
+        /** @description An API key's executions or spend reached 80% of a cap its policy sets for the billing cycle (once per key and cycle). */
+        KeyLimitApproachingData: {
+            /** @description The cap: executions, or USD ("5.00") for `spend_cap_usd` */
+            cap: number | string;
+            key_id: string;
+            /**
+             * @description The cap of the key's policy
+             * @enum {string}
+             */
+            limit: "executions_per_month" | "spend_cap_usd";
+            /**
+             * Format: date-time
+             * @description When the cycle ends and the count starts again
+             */
+            period_end: string;
+            /** @description Executions this cycle, or the spend in USD ("4.00") for `spend_cap_usd` */
+            used: number | string;
+        };
+        /** @description An API key's executions or spend reached a cap its policy sets: its further calls are refused (429 `key_limit_exceeded`) until the next cycle (once per key and cycle). */
+        KeyLimitExceededData: {
+            /** @description The cap: executions, or USD ("5.00") for `spend_cap_usd` */
+            cap: number | string;
+            key_id: string;
+            /**
+             * @description The cap of the key's policy
+             * @enum {string}
+             */
+            limit: "executions_per_month" | "spend_cap_usd";
+            /**
+             * Format: date-time
+             * @description When the cycle ends and the count starts again
+             */
+            period_end: string;
+            /** @description Executions this cycle, or the spend in USD ("4.00") for `spend_cap_usd` */
+            used: number | string;
+        };
         /** @description The tenant installed a module, explicitly or by first use. */
         ModuleInstalledData: {
             /**
@@ -2008,7 +2128,7 @@ export interface components {
              * @description Event kind; selects the shape of `data`
              * @enum {string}
              */
-            event: "execution.completed" | "execution.failed" | "module.installed" | "module.uninstalled" | "certification.completed" | "certification.tier_changed" | "billing.limit_approaching" | "billing.limit_exceeded" | "billing.invoice_created" | "trust.score_changed" | "workflow.completed" | "workflow.failed" | "webhook.disabled" | "webhook.test";
+            event: "execution.completed" | "execution.failed" | "module.installed" | "module.uninstalled" | "certification.completed" | "certification.tier_changed" | "billing.limit_approaching" | "billing.limit_exceeded" | "billing.invoice_created" | "trust.score_changed" | "workflow.completed" | "workflow.failed" | "webhook.disabled" | "key.limit_approaching" | "key.limit_exceeded" | "webhook.test";
             /** @description Event identifier (`evt_...`): unique per event, repeated on every retry and replay of it */
             id: string;
             /**
@@ -5037,6 +5157,8 @@ export interface operations {
                 "application/json": {
                     calls: {
                         action: string;
+                        /** @description The module's `definition_hash` as the caller last read it (GET /api/v1/modules/{module}): when the module's definition is another by now, the call is refused with 403 `policy_denied` (`rule: definition_hash`, `reason: definition_changed`) before anything runs or is counted. */
+                        definition_hash?: string;
                         id?: string;
                         /** @default {} */
                         input?: {
@@ -7277,7 +7399,7 @@ export interface operations {
             query?: {
                 /** @description Where to start: an event id (`evt_...`: the events after it), a `next_cursor` of GET /api/v1/webhooks/{id}/messages, or `now` (the default). `Last-Event-ID` wins when both are sent. */
                 after?: string;
-                /** @description Only these kinds, comma-separated (`*` or absent: all): execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled */
+                /** @description Only these kinds, comma-separated (`*` or absent: all): execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled, key.limit_approaching, key.limit_exceeded */
                 events?: string;
             };
             header?: {
@@ -8067,6 +8189,36 @@ export interface operations {
                             key_id: string;
                             last_used_at: string | null;
                             name: string;
+                            policy: {
+                                /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+                                actions?: string[];
+                                /** @description Executions this key may start per billing cycle. */
+                                executions_per_month?: number;
+                                /**
+                                 * Format: date-time
+                                 * @description After this instant the key is refused (`key_expired`).
+                                 */
+                                expires_at?: string;
+                                /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+                                ip_allow?: string[];
+                                /** @description Only modules whose trust score is at least this. */
+                                min_trust_score?: number;
+                                /**
+                                 * @description Only modules certified at this tier or above.
+                                 * @enum {string}
+                                 */
+                                min_trust_tier?: "bronze" | "silver" | "gold";
+                                /** @description Modules the key may call, any action (names). */
+                                modules?: string[];
+                                /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+                                pins?: {
+                                    [key: string]: string;
+                                };
+                                /** @description The key's own request pool per minute; the tenant's pool still applies. */
+                                requests_per_minute?: number;
+                                /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+                                spend_cap_usd?: string;
+                            } | null;
                             prefix: string;
                             primary: boolean;
                             rotated_at: string | null;
@@ -8192,6 +8344,20 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    policy?: {
+                        actions?: string[] | null;
+                        executions_per_month?: number | null;
+                        expires_at?: string | null;
+                        ip_allow?: string[] | null;
+                        min_trust_score?: number | null;
+                        min_trust_tier?: ("bronze" | "silver" | "gold") | null;
+                        modules?: string[] | null;
+                        pins?: {
+                            [key: string]: string;
+                        } | null;
+                        requests_per_minute?: number | null;
+                        spend_cap_usd?: string | null;
+                    };
                     scopes?: ("modules:read" | "modules:execute" | "modules:install" | "modules:write" | "billing:read" | "keys:manage" | "memory:read" | "memory:write" | "*")[];
                 };
             };
@@ -8216,6 +8382,36 @@ export interface operations {
                         created_at: string;
                         key_id: string;
                         name: string;
+                        policy: {
+                            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+                            actions?: string[];
+                            /** @description Executions this key may start per billing cycle. */
+                            executions_per_month?: number;
+                            /**
+                             * Format: date-time
+                             * @description After this instant the key is refused (`key_expired`).
+                             */
+                            expires_at?: string;
+                            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+                            ip_allow?: string[];
+                            /** @description Only modules whose trust score is at least this. */
+                            min_trust_score?: number;
+                            /**
+                             * @description Only modules certified at this tier or above.
+                             * @enum {string}
+                             */
+                            min_trust_tier?: "bronze" | "silver" | "gold";
+                            /** @description Modules the key may call, any action (names). */
+                            modules?: string[];
+                            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+                            pins?: {
+                                [key: string]: string;
+                            };
+                            /** @description The key's own request pool per minute; the tenant's pool still applies. */
+                            requests_per_minute?: number;
+                            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+                            spend_cap_usd?: string;
+                        } | null;
                         scopes: string[];
                     };
                 };
@@ -8275,6 +8471,190 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
                     "Retry-After"?: number;
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "keys-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key identifier (`key_...`) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created_at: string;
+                        key_id: string;
+                        last_used_at: string | null;
+                        name: string;
+                        policy: {
+                            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+                            actions?: string[];
+                            /** @description Executions this key may start per billing cycle. */
+                            executions_per_month?: number;
+                            /**
+                             * Format: date-time
+                             * @description After this instant the key is refused (`key_expired`).
+                             */
+                            expires_at?: string;
+                            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+                            ip_allow?: string[];
+                            /** @description Only modules whose trust score is at least this. */
+                            min_trust_score?: number;
+                            /**
+                             * @description Only modules certified at this tier or above.
+                             * @enum {string}
+                             */
+                            min_trust_tier?: "bronze" | "silver" | "gold";
+                            /** @description Modules the key may call, any action (names). */
+                            modules?: string[];
+                            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+                            pins?: {
+                                [key: string]: string;
+                            };
+                            /** @description The key's own request pool per minute; the tenant's pool still applies. */
+                            requests_per_minute?: number;
+                            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+                            spend_cap_usd?: string;
+                        } | null;
+                        prefix: string;
+                        primary: boolean;
+                        rotated_at: string | null;
+                        scopes: string[];
+                        /** @description True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade. */
+                        suspended: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such key */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8507,6 +8887,228 @@ export interface operations {
             };
         };
     };
+    "keys-setPolicy": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    actions?: string[] | null;
+                    executions_per_month?: number | null;
+                    expires_at?: string | null;
+                    ip_allow?: string[] | null;
+                    min_trust_score?: number | null;
+                    min_trust_tier?: ("bronze" | "silver" | "gold") | null;
+                    modules?: string[] | null;
+                    pins?: {
+                        [key: string]: string;
+                    } | null;
+                    requests_per_minute?: number | null;
+                    spend_cap_usd?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created_at: string;
+                        key_id: string;
+                        last_used_at: string | null;
+                        name: string;
+                        policy: {
+                            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+                            actions?: string[];
+                            /** @description Executions this key may start per billing cycle. */
+                            executions_per_month?: number;
+                            /**
+                             * Format: date-time
+                             * @description After this instant the key is refused (`key_expired`).
+                             */
+                            expires_at?: string;
+                            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+                            ip_allow?: string[];
+                            /** @description Only modules whose trust score is at least this. */
+                            min_trust_score?: number;
+                            /**
+                             * @description Only modules certified at this tier or above.
+                             * @enum {string}
+                             */
+                            min_trust_tier?: "bronze" | "silver" | "gold";
+                            /** @description Modules the key may call, any action (names). */
+                            modules?: string[];
+                            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+                            pins?: {
+                                [key: string]: string;
+                            };
+                            /** @description The key's own request pool per minute; the tenant's pool still applies. */
+                            requests_per_minute?: number;
+                            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+                            spend_cap_usd?: string;
+                        } | null;
+                        prefix: string;
+                        primary: boolean;
+                        rotated_at: string | null;
+                        scopes: string[];
+                        /** @description True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade. */
+                        suspended: boolean;
+                    };
+                };
+            };
+            /** @description Invalid policy (a field out of range, an address that is not an IP or CIDR block, an expiry in the past) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such key */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
+                    "Retry-After"?: number;
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "keys-rotate": {
         parameters: {
             query?: never;
@@ -8548,6 +9150,36 @@ export interface operations {
                         created_at: string;
                         key_id: string;
                         name: string;
+                        policy: {
+                            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+                            actions?: string[];
+                            /** @description Executions this key may start per billing cycle. */
+                            executions_per_month?: number;
+                            /**
+                             * Format: date-time
+                             * @description After this instant the key is refused (`key_expired`).
+                             */
+                            expires_at?: string;
+                            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+                            ip_allow?: string[];
+                            /** @description Only modules whose trust score is at least this. */
+                            min_trust_score?: number;
+                            /**
+                             * @description Only modules certified at this tier or above.
+                             * @enum {string}
+                             */
+                            min_trust_tier?: "bronze" | "silver" | "gold";
+                            /** @description Modules the key may call, any action (names). */
+                            modules?: string[];
+                            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+                            pins?: {
+                                [key: string]: string;
+                            };
+                            /** @description The key's own request pool per minute; the tenant's pool still applies. */
+                            requests_per_minute?: number;
+                            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+                            spend_cap_usd?: string;
+                        } | null;
                         previous_key_expires_at: string | null;
                         rotated_at: string;
                         scopes: string[];
@@ -8625,6 +9257,181 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
                     "Retry-After"?: number;
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "keys-usage": {
+        parameters: {
+            query?: {
+                cycle?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Key identifier (`key_...`) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The billing cycle read: a calendar month in UTC */
+                        cycle: {
+                            /** @description End of the cycle (ISO 8601, exclusive): the start of the next one */
+                            end: string;
+                            /** @description Start of the cycle (ISO 8601, inclusive) */
+                            start: string;
+                        };
+                        /** @description One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one. `refused`: requests the key's policy refused that day */
+                        days: {
+                            /** @description UTC day, `YYYY-MM-DD` */
+                            date: string;
+                            failed: number;
+                            refused: number;
+                            succeeded: number;
+                        }[];
+                        /** @description The key's executions started in the cycle (`total` includes any still running) */
+                        executions: {
+                            failed: number;
+                            succeeded: number;
+                            total: number;
+                        };
+                        key_id: string;
+                        /** @description Requests the key's policy refused in the cycle, by reason (`module_not_allowed`, `ip_not_allowed`, `executions_per_month`, ...), most first */
+                        refusals: {
+                            count: number;
+                            reason: string;
+                        }[];
+                        /** @description What the key's executions cost in the cycle as its spend cap counts it, USD with two decimals (`"0.00"` when none) */
+                        spend_usd: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the key was created */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such key */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9771,6 +10578,8 @@ export interface operations {
                             }[];
                             category: string;
                             certification_tier: string;
+                            /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
+                            definition_hash: string;
                             description: string;
                             installed: boolean;
                             name: string;
@@ -9985,6 +10794,8 @@ export interface operations {
                         }[];
                         category: string;
                         certification_tier: string;
+                        /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
+                        definition_hash: string;
                         description: string;
                         installed: boolean;
                         name: string;
@@ -10160,6 +10971,8 @@ export interface operations {
                         }[];
                         category: string;
                         certification_tier: string;
+                        /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
+                        definition_hash: string;
                         description: string;
                         installed: boolean;
                         name: string;
@@ -10386,6 +11199,8 @@ export interface operations {
                         }[];
                         category: string;
                         certification_tier: string;
+                        /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
+                        definition_hash: string;
                         description: string;
                         installed: boolean;
                         name: string;
@@ -10552,6 +11367,8 @@ export interface operations {
             content: {
                 "application/json": {
                     action: string;
+                    /** @description The module's `definition_hash` as the caller last read it (GET /api/v1/modules/{module}): when the module's definition is another by now, the call is refused with 403 `policy_denied` (`rule: definition_hash`, `reason: definition_changed`) before anything runs or is counted. */
+                    definition_hash?: string;
                     /** @default {} */
                     input?: {
                         [key: string]: unknown;
@@ -10618,7 +11435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`), or installing the module on first use would pass the plan's module limit (`plan_required`) */
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`); installing the module on first use would pass the plan's module limit (`plan_required`); or, not an execution and not counted, the key's policy refuses the call or `definition_hash` is not the module's current one (`policy_denied`, `reason: definition_changed`) */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11704,7 +12521,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled */
+                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled, key.limit_approaching, key.limit_exceeded */
                     events: string[];
                     /** @description Failed deliveries in a row that alert the tenant's owner (once per run of failures), 1–10; default 3. At 10 the subscription is disabled. */
                     failure_alert_threshold?: number;
@@ -12145,7 +12962,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled */
+                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled, key.limit_approaching, key.limit_exceeded */
                     events?: string[];
                     /** @description Failed deliveries in a row that alert the tenant's owner (once per run of failures), 1–10; default 3. At 10 the subscription is disabled. */
                     failure_alert_threshold?: number;
@@ -16560,6 +17377,106 @@ export interface operations {
                     data: components["schemas"]["ExecutionFailedData"];
                     /** @constant */
                     event: "execution.failed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-key-limit_approaching": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`. Key: the base64-decoded part after `whsec_` for `whsec_` secrets (generated ones), else the raw secret bytes; so `new Webhook(secret)` or `new Webhook(secret, { format: 'raw' })` from the `standardwebhooks` libraries verifies it. */
+                "webhook-signature": components["parameters"]["WebhookStandardSignature"];
+                /** @description Unix time (seconds) at which this attempt was sent. Covered by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["KeyLimitApproachingData"];
+                    /** @constant */
+                    event: "key.limit_approaching";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-key-limit_exceeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`. Key: the base64-decoded part after `whsec_` for `whsec_` secrets (generated ones), else the raw secret bytes; so `new Webhook(secret)` or `new Webhook(secret, { format: 'raw' })` from the `standardwebhooks` libraries verifies it. */
+                "webhook-signature": components["parameters"]["WebhookStandardSignature"];
+                /** @description Unix time (seconds) at which this attempt was sent. Covered by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["KeyLimitExceededData"];
+                    /** @constant */
+                    event: "key.limit_exceeded";
                 } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
             };
         };

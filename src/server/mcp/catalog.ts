@@ -90,6 +90,8 @@ function toTool(m: ModuleView, a: ActionView): Tool {
     inputSchema: a.input_schema as Tool['inputSchema'],
     // MCP output schemas describe structuredContent, which is always an object.
     ...(output.type === 'object' ? { outputSchema: output as Tool['outputSchema'] } : {}),
+    // The module's definition as GET /api/v1/modules/{module} answers it, for a key policy's pins.
+    _meta: { definition_hash: m.definition_hash },
   };
 }
 

@@ -5,6 +5,7 @@ import { publishModule, updateModule } from '../../catalog/publish';
 import {
   actionName,
   installationView,
+  pinnedDefinitionHash,
   listModulesInput,
   moduleInput,
   moduleList,
@@ -25,6 +26,7 @@ export const executeInput = z.strictObject({
   module: moduleNameInPath,
   action: actionName,
   input: z.record(z.string(), z.unknown()).default({}),
+  definition_hash: pinnedDefinitionHash,
 });
 
 export const executeOutput = z.object({
@@ -125,7 +127,7 @@ export const modulesRouter = router({
           "Runs one action; installs the module on first use. Counts one execution. Failures are recorded executions: 422 `invalid_input` (input does not match `input_schema`), 502 `module_error`, 504 `timeout`, each with the failed record under `execution`. 429 `quota_exceeded` (free plan past its monthly quota) and `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; retry after 1 second) are not executions and are not counted.",
         errorResponses: {
           400: 'Invalid body',
-          403: "The credential lacks the scope `modules:execute` (`insufficient_scope`), or installing the module on first use would pass the plan's module limit (`plan_required`)",
+          403: "The credential lacks the scope `modules:execute` (`insufficient_scope`); installing the module on first use would pass the plan's module limit (`plan_required`); or, not an execution and not counted, the key's policy refuses the call or `definition_hash` is not the module's current one (`policy_denied`, `reason: definition_changed`)",
           404: 'No such module or action',
           422: 'Input does not match the action schema (failed execution)',
           429: "Not an execution, not counted: the tenant's request pool is spent (`rate_limit_exceeded`); the free plan's monthly quota is exhausted (`quota_exceeded`, Retry-After until the next cycle); or `concurrency_limit_exceeded` (Retry-After: 1): the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait",
