@@ -18,9 +18,11 @@ import { startCertification } from './jobs/certification';
 import { startBoss, stopBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
+import { startKeyAlerts } from './jobs/key-alerts';
 import { startWebhookAlerts } from './jobs/webhook-alerts';
 import { DELIVERIES_IN_FLIGHT, startDeliveryWorker, stopDeliveryWorker } from './jobs/webhooks';
 import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from './jobs/workflows';
+import { KEY_ALERT_QUEUE, KEY_ALERT_QUEUE_OPTIONS } from './keys/alerts';
 import { KeyCache } from './keys/cache';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics';
@@ -66,6 +68,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: WORKFLOW_STEP_QUEUE, options: WORKFLOW_QUEUE_OPTIONS },
     { name: TRUST_DAILY_QUEUE, options: TRUST_QUEUE_OPTIONS },
     { name: WEBHOOK_ALERT_QUEUE, options: WEBHOOK_ALERT_QUEUE_OPTIONS },
+    { name: KEY_ALERT_QUEUE, options: KEY_ALERT_QUEUE_OPTIONS },
   ]);
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, logger)
@@ -118,6 +121,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   await startWorkflowWorkers(svc);
   await startTrust(svc);
   await startWebhookAlerts(svc);
+  await startKeyAlerts(svc);
   return {
     ...svc,
     async close() {

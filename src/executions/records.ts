@@ -222,7 +222,7 @@ function startOne(
     await emitThresholds(out, principal, reservation.used, 1, reservation.resetAt);
     // The key's caps after the tenant's quota: every start locks the two counters in that order.
     const caps = keyCapsOf(principal);
-    if (caps) await reserveKeyUsage(tx, out, principal, caps);
+    if (caps) await reserveKeyUsage(svc, tx, out, principal, caps);
     // Install on first use only once admitted; refused by the module limit, nothing is counted.
     if (install) await installInTx(tx, out, principal, call.module, 'first_use');
     const { createdAt: _, ...running } = newRunningRow(principal, call, opts);

@@ -13,6 +13,8 @@ import { AppError } from '../lib/errors';
 import { cycleStart, nextCycleStart } from '../metering/cycle';
 import type { Outbox } from '../outbox';
 import { sqlWithParams } from '../outbox/statement';
+import type { Services } from '../services';
+import { queueKeyAlert } from './alerts';
 
 export type CapName = 'executions_per_month' | 'spend_cap_usd';
 
@@ -60,9 +62,17 @@ interface Counter {
  * Counts one execution (and its price) against the key's caps, or throws 429
  * `key_limit_exceeded` (the transaction then rolls back, the tenant's count with it). The call
  * that takes a cap to 80% emits `key.limit_approaching` and the one that reaches it
- * `key.limit_exceeded`, each once per key and cycle, in the same transaction.
+ * `key.limit_exceeded`, each once per key and cycle, with the owner's alert mail (alerts.ts), in
+ * the same transaction.
  */
-export async function reserveKeyUsage(tx: Tx, out: Outbox, principal: Principal, caps: KeyCaps, now = new Date()): Promise<void> {
+export async function reserveKeyUsage(
+  svc: Services,
+  tx: Tx,
+  out: Outbox,
+  principal: Principal,
+  caps: KeyCaps,
+  now = new Date(),
+): Promise<void> {
   const cycle = cycleStart(now);
   const keyId = principal.keyId!;
   const params = [keyId, principal.tenantId, cycle, caps.priceMicroUsd, caps.executions, caps.spendMicroUsd];
@@ -78,7 +88,19 @@ export async function reserveKeyUsage(tx: Tx, out: Outbox, principal: Principal,
   ] as const) {
     if (!limit) continue;
     const [marked] = await queryRows(tx, sqlWithParams(MARK_SQL(column), [keyId, cycle]));
-    if (marked) await out.emit(principal.tenantId, type, limitEventData(keyId, limit, caps, used, now));
+    if (!marked) continue;
+    const data = limitEventData(keyId, limit, caps, used, now);
+    await out.emit(principal.tenantId, type, data);
+    const kind = type === 'key.limit_approaching' ? 'approaching' : 'exceeded';
+    await queueKeyAlert(svc, tx, {
+      kind,
+      tenantId: principal.tenantId,
+      keyId,
+      limit,
+      used: data.used,
+      cap: data.cap,
+      periodEnd: data.period_end,
+    });
   }
 }
 

@@ -1,15 +1,21 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { events, executions, keyUsageCounters } from '../../src/db/schema';
+import { startMailbox, type Mailbox } from '../browser/mailbox';
 import { backends, expectError, startTestServer, type ApiResponse, type TestServer } from '../harness';
 
 /** A key's caps per billing cycle: executions_per_month and spend_cap_usd (docs/policies.md). */
 backends.describe('key caps (%s)', (backend) => {
   let s: TestServer;
+  let mailbox: Mailbox;
   beforeAll(async () => {
-    s = await startTestServer({ backend });
+    mailbox = await startMailbox();
+    s = await startTestServer({ backend, env: { SMTP_URL: mailbox.url } });
   });
-  afterAll(async () => s?.close());
+  afterAll(async () => {
+    await s?.close();
+    await mailbox?.close();
+  });
 
   async function tenantWithKey(plan: 'business' | 'enterprise', policy: Record<string, unknown>) {
     const t = await s.register();
@@ -101,5 +107,16 @@ backends.describe('key caps (%s)', (backend) => {
       'key_limit_exceeded',
       'key_limit_exceeded',
     ]);
+  }, 60_000);
+
+  it("the tenant's owner is mailed once near the cap and once at it", async () => {
+    const t = await tenantWithKey('enterprise', { executions_per_month: 5 });
+    await uuid(t.apiKey);
+    for (let i = 0; i < 7; i++) await uuid(t.agentKey);
+    const near = await mailbox.waitFor(t.email, /near its limit/);
+    expect(near.text).toContain('4 executions of the 5 executions');
+    const reached = await mailbox.waitFor(t.email, /reached its limit/);
+    expect(reached.text).toContain('Your other keys are not affected');
+    expect(mailbox.all(t.email, /limit/)).toHaveLength(2);
   }, 60_000);
 });
