@@ -363,7 +363,10 @@ backends.describe('key policies (%s)', (backend) => {
       expect(raw.status).toBe(200);
       expect(raw.body).toMatchObject({
         id: 'p',
-        error: { code: -32000, data: [{ reason: 'POLICY_DENIED', metadata: { error: 'policy_denied' } }] },
+        error: {
+          code: -32000,
+          data: [{ reason: 'POLICY_DENIED', metadata: { error: 'policy_denied', rule: 'modules', reason: 'module_not_allowed' } }],
+        },
       });
       expect(await c.executionIds(t)).toHaveLength(1);
     });

@@ -94,11 +94,25 @@ function refusalError(err: AppError, requestId: string, legacy: boolean): JsonRp
   const code = err.code === 'not_found' || err.code === 'invalid_request' ? INVALID_PARAMS : internal ? INTERNAL_ERROR : SERVER_ERROR;
   const message = internal ? 'An internal error occurred.' : err.message;
   const retryAfter = err.headers['Retry-After'];
-  const info: Record<string, string> = { error: err.code, request_id: requestId, ...(retryAfter ? { retry_after: retryAfter } : {}) };
+  // The code's own plain fields (a policy refusal's `rule` and `reason`, a cap's `limit`), as in the REST body.
+  const fields = internal ? {} : plainDetails(err.details);
+  const info: Record<string, string> = {
+    ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, String(value)])),
+    error: err.code,
+    request_id: requestId,
+    ...(retryAfter ? { retry_after: retryAfter } : {}),
+  };
   // 0.3's data is a plain object: `retry_after` in seconds as a number, as in the REST body.
   // (1.0's ErrorInfo.metadata is a map of strings, so it stays a string there.)
-  if (legacy) return { code, message, data: { ...info, ...(retryAfter ? { retry_after: Number(retryAfter) } : {}), message } };
+  if (legacy) return { code, message, data: { ...info, ...fields, ...(retryAfter ? { retry_after: Number(retryAfter) } : {}), message } };
   return { code, message, data: [{ '@type': ERROR_INFO_TYPE, reason: err.code.toUpperCase(), domain: DOMAIN, metadata: info }] };
+}
+
+function plainDetails(details: Record<string, unknown>): Record<string, string | number | boolean> {
+  const plain: Record<string, string | number | boolean> = {};
+  for (const [name, value] of Object.entries(details))
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') plain[name] = value;
+  return plain;
 }
 
 export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: Context, base: HeaderMap): Promise<void> {
