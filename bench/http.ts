@@ -56,6 +56,10 @@ interface Scenario {
   body?: string;
   /** Executions per successful response (1 for execute, 10 for a batch of 10). */
   executions?: number;
+  /** Sent with a key of the tenant created with this policy instead of the primary key. */
+  policy?: Record<string, unknown>;
+  /** Left out unless named in BENCH_ONLY. */
+  optIn?: boolean;
 }
 
 const BATCH_BODY = JSON.stringify({
@@ -71,6 +75,31 @@ export const SCENARIOS: Scenario[] = [
     path: '/api/v1/modules/crypto/execute',
     body: JSON.stringify({ action: 'uuid', input: {} }),
     executions: 1,
+  },
+  {
+    key: 'execute-policy',
+    name: 'POST execute crypto.uuid, key with a policy',
+    method: 'POST',
+    path: '/api/v1/modules/crypto/execute',
+    body: JSON.stringify({ action: 'uuid', input: {} }),
+    executions: 1,
+    // What an agent's key typically carries: an allow list, the addresses it runs from, an expiry.
+    policy: {
+      modules: ['crypto', 'text', 'json'],
+      actions: ['math.*'],
+      ip_allow: ['127.0.0.0/8', '::1/128'],
+      expires_at: new Date(Date.now() + 365 * 86_400_000).toISOString(),
+    },
+  },
+  {
+    key: 'execute-capped',
+    name: 'POST execute crypto.uuid, key with an execution cap',
+    method: 'POST',
+    path: '/api/v1/modules/crypto/execute',
+    body: JSON.stringify({ action: 'uuid', input: {} }),
+    executions: 1,
+    policy: { executions_per_month: 1_000_000_000 },
+    optIn: true,
   },
   { key: 'batch', name: 'POST /api/v1/batch (10 × crypto.uuid)', method: 'POST', path: '/api/v1/batch', body: BATCH_BODY, executions: 10 },
   { key: 'search', name: 'GET /api/v1/catalog/search?q=slug', method: 'GET', path: '/api/v1/catalog/search?q=slug' },
@@ -284,13 +313,15 @@ export async function benchService(
   only?: ReadonlySet<string>,
   durable?: DurableTarget,
 ): Promise<ScenarioResult[]> {
-  const headers = { 'x-api-key': apiKey };
+  const primary = { 'x-api-key': apiKey };
   const results: ScenarioResult[] = [];
   for (const scenario of SCENARIOS) {
     const withDurable = scenario.key === 'execute' && durable !== undefined && (!only || only.has('durable'));
     const withMetered = scenario.key === 'modules' && durable !== undefined && (!only || only.has('metered'));
     if (only && !only.has(scenario.key) && !withDurable && !withMetered) continue;
+    if (scenario.optIn && !only?.has(scenario.key)) continue;
     const url = `${service.url}${scenario.path}`;
+    const headers = scenario.policy ? { 'x-api-key': await keyWithPolicy(service, apiKey, scenario.policy) } : primary;
     const reply = await sample(url, scenario, headers);
     if (reply.status !== 200) throw new Error(`${scenario.name} answered ${reply.status}: ${reply.body.toString('utf8').slice(0, 300)}`);
     const bodyFile = path.join(workDir, 'body.json');
@@ -347,6 +378,18 @@ export async function benchService(
     results.push(result);
   }
   return results;
+}
+
+/** A new key of the tenant (the primary key creates it) carrying `policy`: its secret. */
+async function keyWithPolicy(service: Target, apiKey: string, policy: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${service.url}/api/v1/keys`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench-policy', scopes: ['modules:read', 'modules:execute'], policy }),
+  });
+  const body = (await res.json()) as { api_key?: string };
+  if (res.status !== 201 || !body.api_key) throw new Error(`creating a key with a policy answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.api_key;
 }
 
 /** Starts the service on `env` with an enterprise tenant (no quota, no request limit) and runs `fn`. */

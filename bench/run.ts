@@ -12,7 +12,8 @@
  *   BENCH_LOAD=wrk|autocannon             the load generator (default: wrk when installed, else
  *                                         autocannon; bench/wrk.ts says why)
  *   BENCH_ONLY=http|webhooks              one section (default both); or scenario keys of the HTTP
- *                                         section (modules, execute, batch, search, me, durable, metered),
+ *                                         section (modules, execute, execute-policy, batch, search, me, durable,
+ *                                         metered; execute-capped runs only when named),
  *                                         comma-separated, for only those
  *   BENCH_BACKENDS=embedded,pg,embedded+redis   which backends (default embedded,pg)
  *   BENCH_DATABASE_URL, BENCH_REDIS_URL   PostgreSQL server (a fresh database is created and
