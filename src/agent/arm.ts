@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { principalTerms, type Principal } from '../auth/principal';
 import { agentId } from '../memory/schema';
 import { holdsScope } from '../contract/scopes';
+import { withCallableActions } from '../catalog/callable';
 import { listAllModules } from '../catalog/modules';
 import { searchCatalog } from '../catalog/search';
 import { cycleStart, nextCycleStart } from '../metering/cycle';
@@ -44,37 +45,51 @@ function formatTool(t: ToolSource, format: 'openai' | 'anthropic' | 'mcp') {
   return { name, description, inputSchema: t.inputSchema };
 }
 
+/** At most this many tools answer a query. */
+const QUERY_TOOLS = 50;
+
+/**
+ * Every module visible to the tenant (the whole catalog: its first page alone would drop
+ * installed modules and query hits whose names sort past the 100th), with only the actions the
+ * key's policy lets it call; a module left with none is left out.
+ */
+async function callableModules(svc: Services, principal: Principal) {
+  const modules = await listAllModules(svc, principal);
+  return modules.flatMap((m) => withCallableActions(principal, m) ?? []);
+}
+
 /**
  * POST /api/v1/agent/arm: everything an agent needs in one call — who it is, its plan, limits,
  * usage and rate limit, and tools in the asked format: the actions matching `query`, else the
- * installed modules' actions, else every visible action.
+ * installed modules' actions, else every visible action — only those the key's policy lets it call.
  */
 export async function armAgent(svc: Services, principal: Principal, input: z.infer<typeof armInput>) {
-  // The whole visible catalog: its first page alone would drop installed modules and query hits
-  // whose names sort past the 100th.
-  const modules = await listAllModules(svc, principal);
+  const modules = await callableModules(svc, principal);
   const byName = new Map(modules.map((m) => [m.name, m]));
   let source: 'query' | 'installed' | 'all';
   let tools: ToolSource[];
   if (input.query) {
     source = 'query';
-    const hits = await searchCatalog(svc, principal, { q: input.query, limit: 50 });
-    tools = hits.data.flatMap((h) => {
-      const m = byName.get(h.module);
-      const action = m?.actions.find((a) => a.name === h.action);
-      return m && action
-        ? [
-            {
-              ...trustOf(m),
-              module: h.module,
-              title: h.title,
-              action: h.action,
-              description: action.description,
-              inputSchema: action.input_schema,
-            },
-          ]
-        : [];
-    });
+    // With a policy, more hits are read so that those it hides leave room for others.
+    const hits = await searchCatalog(svc, principal, { q: input.query, limit: principal.policy ? 100 : QUERY_TOOLS });
+    tools = hits.data
+      .flatMap((h) => {
+        const m = byName.get(h.module);
+        const action = m?.actions.find((a) => a.name === h.action);
+        return m && action
+          ? [
+              {
+                ...trustOf(m),
+                module: h.module,
+                title: h.title,
+                action: h.action,
+                description: action.description,
+                inputSchema: action.input_schema,
+              },
+            ]
+          : [];
+      })
+      .slice(0, QUERY_TOOLS);
   } else {
     const installed = modules.filter((m) => m.installed);
     source = installed.length > 0 ? 'installed' : 'all';

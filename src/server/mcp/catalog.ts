@@ -1,12 +1,14 @@
 /**
  * What /api/mcp shows of the catalog: module actions as MCP tools, module documentation as MCP
- * resources. Reads go through the catalog's own functions (listAllModules, getModule); tool calls
- * go through executeAction — there is no second implementation of visibility, installation,
- * validation, quota or recording here.
+ * resources, both only as far as the key's policy lets it call them. Reads go through the
+ * catalog's own functions (listAllModules, getModule); tool calls go through executeAction —
+ * there is no second implementation of visibility, installation, validation, quota, policy or
+ * recording here.
  */
 import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../auth/principal';
+import { withCallableActions } from '../../catalog/callable';
 import { getModule, listAllModules } from '../../catalog/modules';
 import type { presentModule } from '../../catalog/present';
 import { actionName, moduleName } from '../../catalog/schema';
@@ -33,9 +35,11 @@ export const TOOLS_PAGE_SIZE = 256;
 /**
  * What one connection may see: every visible module, or only those named in the connection URL
  * (`/api/mcp?modules=text,json`). Names that are not visible modules are ignored (and reported).
+ * `toolSearch` (`?tools=search`): tools/list holds only `search_tools` and `call_tool`.
  */
 export interface ConnectionScope {
   modules?: ReadonlySet<string>;
+  toolSearch?: boolean;
 }
 
 /** At most this many names are read from `?modules=` (and reported as unknown). */
@@ -52,7 +56,10 @@ export function parseConnectionScope(search: URLSearchParams): ConnectionScope {
     .map((v) => v.trim())
     .filter(Boolean)
     .slice(0, MAX_SCOPE_MODULES);
-  return names.length > 0 ? { modules: new Set(names) } : {};
+  return {
+    ...(names.length > 0 ? { modules: new Set(names) } : {}),
+    ...(search.get('tools') === 'search' ? { toolSearch: true } : {}),
+  };
 }
 
 const inScope = (scope: ConnectionScope, module: string) => !scope.modules || scope.modules.has(module);
@@ -81,7 +88,7 @@ export function parseToolName(name: string): { module: string; action: string } 
 const trustNote = (m: Pick<ModuleView, 'trust_score' | 'certification_tier'>) =>
   `trust score ${m.trust_score}/100, certification ${m.certification_tier}`;
 
-function toTool(m: ModuleView, a: ActionView): Tool {
+export function toTool(m: ModuleView, a: ActionView): Tool {
   const output = a.output_schema as Record<string, unknown>;
   return {
     name: toolName(m.name, a.name),
@@ -104,11 +111,21 @@ function decodeCursor(cursor: string): string {
 }
 
 /**
+ * The modules visible to the tenant within the connection's `?modules=`, each with only the
+ * actions the key's policy lets it call; a module left with none is left out.
+ */
+export async function callableModules(svc: Services, principal: Principal, scope: ConnectionScope = {}): Promise<ModuleView[]> {
+  const visible = await listAllModules(svc, principal);
+  return visible.flatMap((m) => (inScope(scope, m.name) ? (withCallableActions(principal, m) ?? []) : []));
+}
+
+/**
  * tools/list: every action of every module visible to the tenant (the public catalog and its own
- * private modules), installed or not, narrowed only by the connection's `?modules=`. The list is
- * the same before and after calls and installs, so a client may cache it. Ordered by tool name;
- * the cursor names the last tool of the previous page, so a module published meanwhile neither
- * repeats nor hides a tool of the pages already read. `unknownModules`: names in `?modules=`
+ * private modules), installed or not, that the key's policy lets it call, narrowed by the
+ * connection's `?modules=`. The list is the same before and after calls and installs (not after
+ * a policy change), so a client may cache it. Ordered by tool name; the cursor names the last
+ * tool of the previous page, so a module published meanwhile neither repeats nor hides a tool of
+ * the pages already read. `unknownModules`: names in `?modules=`
  * that are not visible modules.
  */
 export async function listTools(
@@ -123,7 +140,7 @@ export async function listTools(
   const unknownModules = scope.modules ? [...scope.modules].filter((n) => !known.has(n)).map((n) => n.slice(0, 64)) : [];
   const all = visible
     .filter((m) => inScope(scope, m.name))
-    .flatMap((m) => m.actions.map((a) => toTool(m, a)))
+    .flatMap((m) => withCallableActions(principal, m)?.actions.map((a) => toTool(m, a)) ?? [])
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const rest = after === undefined ? all : all.filter((t) => t.name > after);
   const pageSize = opts.pageSize ?? TOOLS_PAGE_SIZE;
@@ -137,7 +154,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  * tools/call: one execution through executeAction (source `mcp`). The output travels as JSON
  * text and, when it is an object, as structuredContent. Every AppError of the execution
  * (invalid_input, module_error, timeout, quota_exceeded, concurrency_limit_exceeded,
- * plan_required, ...) is an `isError` result the model can read; an unknown tool is a protocol
+ * plan_required, policy_denied with its rule and reason, ...) is an `isError` result the model can read; an unknown tool is a protocol
  * error (-32602), as the MCP spec's tools/call section asks.
  */
 export async function callTool(
@@ -169,7 +186,8 @@ export async function callTool(
   }
 }
 
-function toolError(err: AppError): CallToolResult {
+/** An AppError as the `isError` result a model reads: `{error, message, ...details}`. */
+export function toolError(err: AppError): CallToolResult {
   const { execution, ...details } = err.details as { execution?: { execution_id: string } } & Record<string, unknown>;
   const retryAfter = err.headers['Retry-After'];
   const body = {
@@ -185,9 +203,12 @@ function toolError(err: AppError): CallToolResult {
 const RESOURCE_SCHEME = 'amp://modules/';
 export const RESOURCE_TEMPLATE = `${RESOURCE_SCHEME}{module}`;
 
-/** resources/list: one Markdown document per visible module (within the connection's ?modules=). */
+/**
+ * resources/list: one Markdown document per visible module (within the connection's ?modules=)
+ * of which the key's policy lets it call at least one action.
+ */
 export async function listResources(svc: Services, principal: Principal, scope: ConnectionScope = {}): Promise<Resource[]> {
-  const modules = (await listAllModules(svc, principal)).filter((m) => inScope(scope, m.name));
+  const modules = await callableModules(svc, principal, scope);
   return modules.map((m) => ({
     uri: `${RESOURCE_SCHEME}${m.name}`,
     name: m.name,
@@ -197,7 +218,10 @@ export async function listResources(svc: Services, principal: Principal, scope: 
   }));
 }
 
-/** resources/read: `amp://modules/<name>` as Markdown; anything else is -32002. */
+/**
+ * resources/read: `amp://modules/<name>` as Markdown, listing the actions the key's policy lets
+ * it call; anything else (a module it may call nothing of included) is -32002.
+ */
 export async function readResource(
   svc: Services,
   principal: Principal,
@@ -207,13 +231,14 @@ export async function readResource(
   const name = uri.startsWith(RESOURCE_SCHEME) ? uri.slice(RESOURCE_SCHEME.length) : '';
   const notFound = () => new McpError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
   if (!moduleName.safeParse(name).success || !inScope(scope, name)) throw notFound();
-  let module: ModuleView;
+  let module: ModuleView | undefined;
   try {
-    module = await getModule(svc, principal, name);
+    module = withCallableActions(principal, await getModule(svc, principal, name));
   } catch (err) {
     if (err instanceof AppError && err.code === 'not_found') throw notFound();
     throw err;
   }
+  if (!module) throw notFound();
   return { contents: [{ uri, mimeType: 'text/markdown', text: moduleMarkdown(module) }] };
 }
 

@@ -24,6 +24,7 @@ import type { Services } from '../../services';
 import { VERSION } from '../../version';
 import { AppError } from '../errors';
 import { callTool, listResources, listTools, META_PREFIX, readResource, RESOURCE_TEMPLATE, type ConnectionScope } from './catalog';
+import { callToolSearchTool, isToolSearchTool, TOOL_SEARCH_TOOLS, type RunTool } from './tool-search';
 import { callWorkflowTool, isWorkflowTool, withWorkflowTools } from './workflows';
 
 export const SERVER_NAME = 'agent-module-platform';
@@ -34,9 +35,17 @@ export const INSUFFICIENT_SCOPE = -32003;
 const INSTRUCTIONS = [
   'Agent Module Platform: every tool is one action of a module, named `<module>__<action>`;',
   'each tools/call runs it once and counts one execution against the monthly quota.',
-  'tools/list lists every action visible to you (the public catalog and your own private modules), whether or not its module is installed,',
+  'tools/list lists every action visible to you (the public catalog and your own private modules) that your API key may call, whether or not its module is installed,',
   'and the list does not change as you call tools; the first call of a tool installs its module.',
-  'Connect to /api/mcp?modules=<module>,<module> to see only those modules.',
+  'Connect to /api/mcp?modules=<module>,<module> to see only those modules,',
+  'or to /api/mcp?tools=search for two tools instead of all: search_tools to find tools, call_tool to run one.',
+  'Module documentation (actions, schemas, examples): the resources amp://modules/<module> (text/markdown).',
+].join(' ');
+
+const TOOL_SEARCH_INSTRUCTIONS = [
+  'Agent Module Platform, tool search: this connection lists two tools.',
+  'search_tools {query, limit?} finds the tools you may call (name, description, input schema);',
+  'call_tool {name, arguments} runs one of them by name, once, counting one execution against the monthly quota.',
   'Module documentation (actions, schemas, examples): the resources amp://modules/<module> (text/markdown).',
 ].join(' ');
 
@@ -80,12 +89,22 @@ function invalidParams(message: JSONRPCRequest): string | undefined {
 export function createMcpServer(svc: Services, principal: Principal, requestId: string, scope: ConnectionScope = {}): Server {
   const server = new Server(
     { name: SERVER_NAME, title: 'Agent Module Platform', version: VERSION },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: {} }, instructions: scope.toolSearch ? TOOL_SEARCH_INSTRUCTIONS : INSTRUCTIONS },
   );
+
+  /** tools/call of one of the connection's normal tools (what tools/list holds without ?tools=search). */
+  const runTool: RunTool = (name, args) =>
+    isWorkflowTool(name) && !scope.modules
+      ? callWorkflowTool(svc, principal, name, args, requestId)
+      : callTool(svc, principal, name, args, requestId, scope);
 
   server.setRequestHandler(
     ListToolsRequestSchema,
     guarded(svc, requestId, async (req) => {
+      if (scope.toolSearch) {
+        if (req.params?.cursor) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor');
+        return { tools: TOOL_SEARCH_TOOLS };
+      }
       const { tools, nextCursor, unknownModules } = await listTools(svc, principal, { scope, cursor: req.params?.cursor });
       return {
         tools: await withWorkflowTools(svc, principal, tools, req.params?.cursor, scope),
@@ -96,11 +115,12 @@ export function createMcpServer(svc: Services, principal: Principal, requestId: 
   );
   server.setRequestHandler(
     CallToolRequestSchema,
-    guarded(svc, requestId, (req) =>
-      isWorkflowTool(req.params.name) && !scope.modules
-        ? callWorkflowTool(svc, principal, req.params.name, req.params.arguments, requestId)
-        : callTool(svc, principal, req.params.name, req.params.arguments, requestId, scope),
-    ),
+    guarded(svc, requestId, async (req) => {
+      const { name, arguments: args } = req.params;
+      if (!scope.toolSearch) return runTool(name, args);
+      if (!isToolSearchTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      return callToolSearchTool(svc, principal, name, args, scope, runTool);
+    }),
   );
   server.setRequestHandler(
     ListResourcesRequestSchema,
