@@ -24,6 +24,7 @@ import { DELIVERIES_IN_FLIGHT, startDeliveryWorker, stopDeliveryWorker } from '.
 import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from './jobs/workflows';
 import { KEY_ALERT_QUEUE, KEY_ALERT_QUEUE_OPTIONS } from './keys/alerts';
 import { KeyCache } from './keys/cache';
+import { KeyRefusalCounter } from './keys/refusal-counts';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { scrapeSources, timeLeases } from './metrics/sources';
@@ -89,6 +90,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     slots: redis ? withFallback<SlotStore>(new RedisSlots(redis), new MemorySlots(), logger, 'concurrency slots') : new MemorySlots(),
     usage: new UsageCache(),
     requestCounts: new RequestCounter(database.db, logger),
+    keyRefusals: new KeyRefusalCounter(database.db, logger),
     bearer: createBearerVerifier(config.auth),
     pool: new ActionPool(undefined, strayWorkerError(logger, 'action')),
     sandbox: new JavaScriptSandbox(config.sandboxWorkers, strayWorkerError(logger, 'sandbox')),
@@ -132,6 +134,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       await stopBoss(boss, logger);
       redis?.close();
       await svc.requestCounts.close();
+      await svc.keyRefusals.close();
       await svc.moduleCache.close();
       await database.close();
     },

@@ -13,6 +13,7 @@ import type { SlotStore } from './metering/concurrency';
 import type { Limiter } from './metering/limiter';
 import type { RedisLike } from './metering/redis';
 import type { RequestCounter } from './metering/request-counts';
+import type { KeyRefusalCounter } from './keys/refusal-counts';
 import type { UsageCache } from './metering/usage';
 import type { OutboxHooks } from './outbox/hooks';
 
@@ -33,6 +34,7 @@ export interface Services {
   usage: UsageCache;
   /** Authenticated requests per tenant per day, flushed to `request_counts` every few seconds. */
   requestCounts: RequestCounter;
+  keyRefusals: KeyRefusalCounter;
   bearer: BearerVerifier;
   /** Worker threads running built-in actions. */
   pool: ActionPool;
