@@ -11,7 +11,7 @@ import { jobsDb } from '../db/job-tx';
 import { apiKeys, tenants } from '../db/schema';
 import { escapeHtml, sendMail } from '../lib/mail';
 import type { Services } from '../services';
-import type { CapName } from './caps';
+import type { CapName } from './policy-rules';
 
 export const KEY_ALERT_QUEUE = 'key-alert';
 /** A refused or unreachable SMTP server is tried again 1, 2, 4, 8 and 16 minutes later. */

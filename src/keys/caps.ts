@@ -15,8 +15,8 @@ import type { Outbox } from '../outbox';
 import { sqlWithParams } from '../outbox/statement';
 import type { Services } from '../services';
 import { queueKeyAlert } from './alerts';
+import type { CapName } from './policy-rules';
 
-export type CapName = 'executions_per_month' | 'spend_cap_usd';
 
 export interface KeyCaps {
   executions: number | null;

@@ -25,6 +25,8 @@ export interface StoredKeyPolicy {
 }
 
 export type PolicyRule = keyof StoredKeyPolicy;
+/** The caps a key's policy may set per billing cycle (caps.ts). */
+export type CapName = 'executions_per_month' | 'spend_cap_usd';
 export type PolicyReason = 'module_not_allowed' | 'trust_below_minimum' | 'definition_changed' | 'ip_not_allowed' | 'key_expired';
 
 export interface PolicyRefusal {
