@@ -78,6 +78,11 @@ backends.describe('module definition hashes (%s)', (backend) => {
     // Another module has another definition, and another tenant sees the same one.
     expect(await detailHash(t.apiKey, 'json')).not.toBe(hash);
     expect(await detailHash((await s.register()).apiKey, 'text')).toBe(hash);
+    // The agent card names every public module's hash in an optional extension.
+    const card = (await s.call('/.well-known/agent-card.json')).body;
+    const extension = card.capabilities.extensions.find((e: { uri: string }) => e.uri === 'urn:agent-module-platform:definition-hashes:v1');
+    expect(extension).toMatchObject({ params: { definition_hashes: { text: hash } } });
+    expect(extension.required ?? false).toBe(false);
   });
 
   it("changes when a tenant's module gets a new version, everywhere at once", async () => {

@@ -1,6 +1,7 @@
 import { AgentCard } from '@a2a-js/sdk';
 import type { Services } from '../../services';
 import { VERSION } from '../../version';
+import { definitionHash } from '../../catalog/definition-hash';
 import { discoveryDocument, type PublicModule } from '../../discovery/catalog';
 
 type Card = AgentCard;
@@ -104,8 +105,10 @@ function renderAgentCard(base: string, catalog: PublicModule[]): unknown {
     `A2A (JSON-RPC 2.0) at ${base}${A2A_PATH}: send a message with a data part {"module", "action", "input"} (or {"tool": "<module>__<action>", "input"}) to run one action; the answer is a completed Task whose artifact holds the output, readable again with tasks/get.`,
     `The same actions are served over REST at ${base}/api/v1 (OpenAPI 3.1: ${base}/api/openapi.json) and over MCP (Streamable HTTP) at ${base}/api/mcp.`,
   ].join(' ');
+  const protocol = a2aProtocolCard(base, description);
   const card: Card = {
-    ...a2aProtocolCard(base, description),
+    ...protocol,
+    capabilities: { ...protocol.capabilities!, extensions: [definitionHashes(catalog)] },
     skills: categories.map((category) => {
       const entries = catalog.filter((m) => m.module.category === category);
       return {
@@ -138,6 +141,22 @@ function renderAgentCard(base: string, catalog: PublicModule[]): unknown {
       bearer: { ...v1.securitySchemes.bearer, ...LEGACY_SECURITY_SCHEMES.bearer },
     },
     security: [{ apiKey: [] }, { bearer: [] }],
+  };
+}
+
+/**
+ * Each module's definition hash (src/catalog/definition-hash.ts), so an agent can pin what it
+ * read here: an optional extension (a skill is a category, and A2A skills carry no metadata).
+ */
+export const DEFINITION_HASHES_EXTENSION = 'urn:agent-module-platform:definition-hashes:v1';
+
+function definitionHashes(catalog: PublicModule[]) {
+  return {
+    uri: DEFINITION_HASHES_EXTENSION,
+    description:
+      "The definition hash of each module (sha256 over its version, actions, schemas and runtime): name it as `definition_hash` when executing, or pin it in a key's policy, to refuse a call once the module changed.",
+    required: false,
+    params: { definition_hashes: Object.fromEntries(catalog.map((m) => [m.module.name, definitionHash(m.module, m.actions)])) },
   };
 }
 
