@@ -2,7 +2,8 @@
  * The API keys page as a tenant owner uses it: the free plan's one key explained; on Pro a key
  * created with chosen scopes, its secret copied once and used from a script, rotated without a
  * grace period (the old secret stops), revoked (the new one stops too); another tenant sees none
- * of it.
+ * of it; a key's policy set in its dialog (the API's objection shown under its field), summed up
+ * in the table, and the key's usage this cycle with what the policy refused.
  */
 import { api, check, expect, expectFitsNarrowScreen, newOwner, test } from './support';
 
@@ -124,6 +125,74 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
     404,
   );
   expect((await api(other.page, other.apiKey, 'DELETE', `/api/v1/keys/${firstPrimary.key_id}`)).status).toBe(404);
+});
+
+test("a key's policy: set in the dialog, summed up in the table, obeyed; the key's usage shows its runs and refusals", async ({
+  browser,
+}) => {
+  test.setTimeout(300_000);
+  const owner = await newOwner(browser, { agentName: 'Policy Keys Agent' });
+  const { page } = owner;
+  expect((await api(page, owner.apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
+  const made = await api(page, owner.apiKey, 'POST', '/api/v1/keys', { name: 'policy-bot' });
+  expect(made.status).toBe(201);
+  const { key_id: keyId, api_key: botKey } = made.body as { key_id: string; api_key: string };
+  // Before any policy: two runs, one of them failed (input the action refuses).
+  expect((await api(page, botKey, 'POST', '/api/v1/modules/text/execute', slugify)).status).toBe(200);
+  expect((await api(page, botKey, 'POST', '/api/v1/modules/text/execute', { action: 'slugify', input: { text: 1 } })).status).toBe(422);
+
+  await page.goto('/dashboard/keys');
+  const row = page.getByRole('row', { name: /policy-bot/ });
+  await expect(row.getByTestId('key-policy-summary')).toHaveText('No limits');
+  await row.getByRole('button', { name: 'Policy of policy-bot' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Policy of “policy-bot”' });
+  await dialog.getByLabel('Only these modules', { exact: true }).fill('text');
+  await dialog.getByLabel('Minimum certification', { exact: true }).selectOption('bronze');
+  await dialog.getByLabel('Requests per minute', { exact: true }).fill('120');
+  await dialog.getByLabel('Spend cap (USD) per month', { exact: true }).fill('5');
+  const addresses = dialog.getByLabel('Allowed IP addresses (one per line)', { exact: true });
+  await addresses.fill('somewhere');
+  await dialog.getByRole('button', { name: 'Save policy' }).click();
+  // The API's objection, under the field it concerns.
+  await expect(addresses).toHaveAttribute('aria-invalid', 'true');
+  await expect(addresses.locator('..')).toContainText('Each entry is an IP address or a CIDR block');
+  await check(page, 'keys-policy-dialog');
+  // No address limit after all.
+  await dialog.getByRole('button', { name: 'Remove limit: Allowed IP addresses (one per line)' }).click();
+  await expect(addresses).toHaveValue('');
+  await dialog.getByRole('button', { name: 'Save policy' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(row.getByTestId('key-policy-summary')).toHaveText('1 module · bronze · 120/min · 5 USD/month');
+  await expect(row.getByRole('button', { name: 'Policy of policy-bot' })).toBeFocused();
+  const stored = await api(page, owner.apiKey, 'GET', `/api/v1/keys/${keyId}`);
+  expect(stored.body?.policy).toEqual({ modules: ['text'], min_trust_tier: 'bronze', requests_per_minute: 120, spend_cap_usd: '5' });
+
+  // Reopened, the dialog shows the policy; a limit removed there is cleared (null) and the rest kept.
+  await row.getByRole('button', { name: 'Policy of policy-bot' }).click();
+  await expect(dialog.getByLabel('Only these modules', { exact: true })).toHaveValue('text');
+  await dialog.getByRole('button', { name: 'Remove limit: Minimum certification' }).click();
+  await dialog.getByRole('button', { name: 'Save policy' }).click();
+  await expect(row.getByTestId('key-policy-summary')).toHaveText('1 module · 120/min · 5 USD/month');
+  await check(page, 'keys-policy-list');
+  await expectFitsNarrowScreen(page);
+
+  // The policy holds for the key's calls: another module is refused, and counted as a refusal.
+  const refused = await api(page, botKey, 'POST', '/api/v1/modules/json/execute', { action: 'parse', input: { text: '{}' } });
+  expect(refused.status).toBe(403);
+  expect(refused.body).toMatchObject({ error: 'policy_denied', reason: 'module_not_allowed' });
+  await expect
+    .poll(async () => ((await api(page, owner.apiKey, 'GET', `/api/v1/keys/${keyId}/usage`)).body?.refusals as unknown[]).length)
+    .toBe(1);
+
+  await row.getByRole('button', { name: 'Usage of policy-bot' }).click();
+  const usage = page.getByRole('dialog', { name: 'Usage of “policy-bot”' });
+  await expect(usage.getByTestId('key-usage-total')).toHaveText('2');
+  await expect(usage.getByTestId('key-usage-refused')).toHaveText('1');
+  await expect(usage.getByTestId('key-refusals')).toContainText('A module or action the key may not call');
+  await expect(usage.getByRole('figure', { name: 'Per day' })).toBeVisible();
+  await check(page, 'keys-usage-dialog');
+  await page.keyboard.press('Escape');
+  await expect(row.getByRole('button', { name: 'Usage of policy-bot' })).toBeFocused();
 });
 
 test('a key with the longest name the API takes stays inside its table and dialogs', async ({ browser }) => {

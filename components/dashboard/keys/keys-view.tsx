@@ -28,6 +28,9 @@ import { formatDate, formatDateTime, formatRelative } from '@/components/dashboa
 import { LoadMore } from '@/components/dashboard/load-more';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { cursorPagesKey, useCursorPages } from '@/components/dashboard/use-cursor-pages';
+import { KeyUsageDialog } from './key-usage-dialog';
+import { policySummary } from './policy';
+import { KeyPolicyDialog } from './policy-dialog';
 import { MULTIPLE_KEYS_PLAN, SCOPE_MEANINGS, SCOPES } from './scopes';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { atMostCharacters } from '@/components/forms/fields';
@@ -43,8 +46,9 @@ const LIST_INPUT = { limit: PAGE_SIZE };
 const DEFAULT_GRACE_SECONDS = 3600;
 
 /**
- * The tenant's API keys: list, create with a scope picker (secret shown once), rotate with a
- * grace period, revoke with confirmation (optimistic, rolled back on error). On the free plan the
+ * The tenant's API keys: list with each key's policy in short, create with a scope picker (secret
+ * shown once), edit a key's policy, see its usage this cycle, rotate with a grace period, revoke
+ * with confirmation (optimistic, rolled back on error). On the free plan the
  * create button explains why it is unavailable.
  */
 export function KeysView() {
@@ -140,6 +144,16 @@ const columns: ColumnDef<KeySummary, unknown>[] = [
   },
   { id: 'scopes', header: 'Scopes', enableSorting: false, cell: ({ row }) => <ScopeBadges scopes={row.original.scopes} /> },
   {
+    id: 'policy',
+    header: 'Policy',
+    enableSorting: false,
+    cell: ({ row }) => (
+      <span className="block max-w-[16rem] text-sm" data-testid="key-policy-summary">
+        {policySummary(row.original.policy, formatDate)}
+      </span>
+    ),
+  },
+  {
     id: 'state',
     header: 'State',
     enableSorting: false,
@@ -218,9 +232,17 @@ function KeyActions({ keyRow }: { keyRow: KeySummary }) {
     onSettled: () => void queryClient.invalidateQueries({ queryKey: trpc.keys.list.queryKey() }),
   });
   const [rotating, setRotating] = useState(false);
+  const [editingPolicy, setEditingPolicy] = useState(false);
+  const [viewingUsage, setViewingUsage] = useState(false);
 
   return (
-    <div className="flex justify-end gap-2">
+    <div className="flex flex-wrap gap-2 sm:flex-col sm:items-stretch">
+      <Button size="sm" variant="secondary" onClick={() => setEditingPolicy(true)} aria-label={`Policy of ${keyRow.name}`}>
+        Policy
+      </Button>
+      <Button size="sm" variant="secondary" onClick={() => setViewingUsage(true)} aria-label={`Usage of ${keyRow.name}`}>
+        Usage
+      </Button>
       <Button size="sm" variant="secondary" onClick={() => setRotating(true)} aria-label={`Rotate ${keyRow.name}`}>
         Rotate
       </Button>
@@ -241,6 +263,8 @@ function KeyActions({ keyRow }: { keyRow: KeySummary }) {
         onConfirm={async () => void revoke.mutate({ key_id: keyRow.key_id })}
       />
       <RotateKeyDialog keyRow={keyRow} open={rotating} onOpenChange={setRotating} />
+      <KeyPolicyDialog keyRow={keyRow} open={editingPolicy} onOpenChange={setEditingPolicy} />
+      <KeyUsageDialog keyRow={keyRow} open={viewingUsage} onOpenChange={setViewingUsage} />
     </div>
   );
 }
