@@ -24,6 +24,8 @@ export async function getKeyUsage(svc: Services, principal: Principal, input: Ke
   if (!key) throw notFound('key');
   const cycle = checkedCycle(input.cycle, cycleOf(now), cycleOf(key.createdAt));
   const { start, end } = cycleWindow(cycle);
+  // This instance's refusals not yet written (refusal-counts.ts) are in the answer too.
+  if (cycle === cycleOf(now)) await svc.keyRefusals.flush().catch(() => {});
 
   const [byDay, refusedByDay, spend] = await Promise.all([
     executionsByDay(svc.db, tenantId, key.id, start, end),
@@ -119,18 +121,10 @@ function refusalsByReason(rows: { reason: string; count: number }[]): KeyUsage['
 
 /**
  * Counts one request the key's policy refused (`reason`: the refusal's reason or the cap that was
- * reached) for today (UTC). Off the request path, like `last_used_at`: not awaited, and a failed
- * write is logged, never the caller's error. A principal without a key (a session) is not counted.
+ * reached) for today (UTC), in memory, written within seconds (refusal-counts.ts): a key
+ * hammering past its own limit costs no write per refusal. A principal without a key (a session)
+ * is not counted.
  */
 export function recordKeyRefusal(svc: Services, principal: Principal, reason: string): void {
-  const keyId = principal.keyId;
-  if (!keyId) return;
-  svc.db
-    .insert(keyRefusals)
-    .values({ keyId, tenantId: principal.tenantId, day: utcDay(new Date()), reason, count: 1 })
-    .onConflictDoUpdate({
-      target: [keyRefusals.keyId, keyRefusals.day, keyRefusals.reason],
-      set: { count: sql`${keyRefusals.count} + 1` },
-    })
-    .catch((err: unknown) => svc.logger.warn({ err: String(err), keyId, reason }, 'could not record a key refusal'));
+  if (principal.keyId) svc.keyRefusals.count(principal.tenantId, principal.keyId, reason);
 }
