@@ -34,7 +34,11 @@ export default function DocsPage() {
           <a className="underline" href="/dashboard/keys">
             dashboard
           </a>
-          ) or a bearer token.
+          ) or a bearer token. Every error code, what it means and what to do about it:{' '}
+          <a className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300" href="/docs/errors">
+            Errors
+          </a>
+          .
         </p>
       </div>
 

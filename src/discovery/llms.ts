@@ -67,7 +67,7 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
     '',
     `Register once with \`POST ${base}/api/v1/auth/register\` and a JSON body \`{"agent_name": "...", "owner_email": "..."}\`; the answer holds an API key (\`amp_...\`, shown once). Send it as the \`x-api-key\` header on every other call (or an OAuth bearer token as \`Authorization: Bearer <token>\`).`,
     '',
-    `Run an action with \`POST ${base}/api/v1/modules/{module}/execute\` and \`{"action": "...", "input": {...}}\`; the input must match the action's \`input_schema\` (see the module's page). Search with \`GET ${base}/api/v1/catalog/search?q=...\`; list every action with \`GET ${base}/api/v1/directory\`. Errors are JSON \`{error, message, request_id}\`; over the rate limit wait the \`Retry-After\` seconds.`,
+    `Run an action with \`POST ${base}/api/v1/modules/{module}/execute\` and \`{"action": "...", "input": {...}}\`; the input must match the action's \`input_schema\` (see the module's page). Search with \`GET ${base}/api/v1/catalog/search?q=...\`; list every action with \`GET ${base}/api/v1/directory\`. Errors are JSON \`{error, message, request_id, doc_url}\` (\`doc_url\`: what the code means and what to do, on \`${base}/docs/errors\`); over the rate limit wait the \`Retry-After\` seconds.`,
     '',
     `Multi-step workflows: save a DAG of steps with \`POST ${base}/api/v1/workflows\` (\`{name, steps: [{id, module, action, input, depends_on?, retry?, if?}]}\`, inputs referencing \`{{input.x}}\` and \`{{steps.<id>.output.x}}\`), start a durable run with \`POST ${base}/api/v1/workflows/{id}/runs\` (202 \`{run_id}\`), and watch it with \`GET ${base}/api/v1/workflows/{id}/runs/{run_id}\` (per-step status and outputs).`,
     '',

@@ -3,6 +3,7 @@
  * tRPC error code. Domain code never imports this file.
  */
 import { TRPCError } from '@trpc/server';
+import { errorDocUrl } from '../contract/error-docs';
 import { isDatabaseUnreachable } from '../db/unreachable';
 import { AppError, invalidRequest, type ErrorCode, type Issue } from '../lib/errors';
 
@@ -38,11 +39,14 @@ export interface ErrorBody {
   error: ErrorCode;
   message: string;
   request_id: string;
+  /** The code's section of the served error reference (`${PUBLIC_BASE_URL}/docs/errors#<code>`). */
+  doc_url: string;
   [field: string]: unknown;
 }
 
-export function errorBody(err: AppError, requestId: string): ErrorBody {
-  return { error: err.code, message: err.message, request_id: requestId, ...err.details };
+/** `publicBaseUrl` is the deployment's PUBLIC_BASE_URL, whose /docs/errors explains the code. */
+export function errorBody(err: AppError, requestId: string, publicBaseUrl: string): ErrorBody {
+  return { error: err.code, message: err.message, request_id: requestId, doc_url: errorDocUrl(publicBaseUrl, err.code), ...err.details };
 }
 
 /**

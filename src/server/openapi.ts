@@ -14,12 +14,17 @@ import { appRouter } from './router';
 const ERROR_SCHEMA = {
   type: 'object',
   description:
-    'Every non-2xx body. Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout).',
-  required: ['error', 'message', 'request_id'],
+    "Every non-2xx body. `doc_url` links the code's section of the served error reference (`/docs/errors#<code>`). Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout).",
+  required: ['error', 'message', 'request_id', 'doc_url'],
   properties: {
     error: { type: 'string', enum: Object.keys(ERRORS), description: 'Machine-readable code' },
     message: { type: 'string', description: 'Human-readable explanation' },
     request_id: { type: 'string', description: 'Same as the X-Request-Id response header' },
+    doc_url: {
+      type: 'string',
+      format: 'uri',
+      description: "The code's section of the error reference: `${PUBLIC_BASE_URL}/docs/errors#<code>`",
+    },
     required_scope: { type: 'string' },
     required_plan: { type: 'string' },
     issues: {

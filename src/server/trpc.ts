@@ -28,7 +28,12 @@ const t = initTRPC
       return {
         code: TRPC_ERROR_CODES_BY_KEY[code],
         message: app.message,
-        data: { code, httpStatus: app.status, path: shape.data.path, app: errorBody(app, ctx?.requestId ?? '') },
+        data: {
+          code,
+          httpStatus: app.status,
+          path: shape.data.path,
+          app: errorBody(app, ctx?.requestId ?? '', ctx?.svc.config.publicBaseUrl ?? ''),
+        },
       };
     },
   });

@@ -329,6 +329,9 @@ backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
     expect(legacy.body.error.data.retry_after).toBe(Number(legacy.headers.get('retry-after')));
     expect(Number.isInteger(legacy.body.error.data.retry_after) && legacy.body.error.data.retry_after > 0).toBe(true);
     expect(raw.body.error.data[0].metadata.retry_after).toMatch(/^\d+$/);
+    // Both link the code's section of the error reference, as the REST body does.
+    expect(raw.body.error.data[0].metadata.doc_url).toBe(`${s.svc.config.publicBaseUrl}/docs/errors#quota_exceeded`);
+    expect(legacy.body.error.data.doc_url).toBe(`${s.svc.config.publicBaseUrl}/docs/errors#quota_exceeded`);
     expect(await s.svc.db.select().from(executions).where(eq(executions.tenantId, t.tenantId))).toHaveLength(0);
   });
 

@@ -57,7 +57,7 @@ describe('the tRPC error formatter maps errors as REST does', () => {
       type: 'query',
       path: 'keys.list',
       input: undefined,
-      ctx: { requestId: 'req_1' } as never,
+      ctx: { requestId: 'req_1', svc: { config: { publicBaseUrl: 'https://amp.example.test' } } } as never,
       shape: { message: error.message, code: -32603, data: { code: error.code, httpStatus: 500, path: 'keys.list', stack: error.stack } },
     }) as {
       message: string;
@@ -69,7 +69,11 @@ describe('the tRPC error formatter maps errors as REST does', () => {
     const shape = format(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: leak }));
     expect(shape).toMatchObject({
       message: 'An internal error occurred.',
-      data: { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, app: { error: 'internal_error', request_id: 'req_1' } },
+      data: {
+        code: 'INTERNAL_SERVER_ERROR',
+        httpStatus: 500,
+        app: { error: 'internal_error', request_id: 'req_1', doc_url: 'https://amp.example.test/docs/errors#internal_error' },
+      },
     });
     expect(JSON.stringify(shape)).not.toMatch(INTERNALS);
     expect(toAppError(leak)).toMatchObject({ code: 'internal_error', message: 'An internal error occurred.' });

@@ -1949,8 +1949,13 @@ export interface components {
             previous_tier: string;
             tier: string;
         };
-        /** @description Every non-2xx body. Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout). */
+        /** @description Every non-2xx body. `doc_url` links the code's section of the served error reference (`/docs/errors#<code>`). Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout). */
         Error: {
+            /**
+             * Format: uri
+             * @description The code's section of the error reference: `${PUBLIC_BASE_URL}/docs/errors#<code>`
+             */
+            doc_url: string;
             /**
              * @description Machine-readable code
              * @enum {string}

@@ -19,6 +19,7 @@ import { isV1JsonRpcMethod, legacyJsonRpcToV1Method } from '@a2a-js/sdk/compat/v
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { ERROR_INFO_TYPE, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import { errorDocUrl } from '../../contract/error-docs';
 import type { Scope } from '../../contract/scopes';
 import { a2aProtocolCard } from './agent-card';
 import type { Services } from '../../services';
@@ -87,9 +88,10 @@ const jsonRpcError = (id: JsonRpcId, error: JsonRpcError) => ({ jsonrpc: '2.0' a
 /**
  * A call refused before any execution existed, as a JSON-RPC error: an unknown module/action or
  * malformed call is -32602 (invalid params); quota, concurrency and plan limits are -32000 with
- * the platform's error code in the data (an A2A 1.0 ErrorInfo; the 0.3 data is a plain object).
+ * the platform's error code in the data (an A2A 1.0 ErrorInfo; the 0.3 data is a plain object),
+ * with `doc_url`, the code's section of PUBLIC_BASE_URL's /docs/errors, beside `request_id`.
  */
-function refusalError(err: AppError, requestId: string, legacy: boolean): JsonRpcError {
+function refusalError(err: AppError, requestId: string, legacy: boolean, publicBaseUrl: string): JsonRpcError {
   const internal = err.code === 'internal_error' || err.code === 'unavailable';
   const code = err.code === 'not_found' || err.code === 'invalid_request' ? INVALID_PARAMS : internal ? INTERNAL_ERROR : SERVER_ERROR;
   const message = internal ? 'An internal error occurred.' : err.message;
@@ -100,6 +102,7 @@ function refusalError(err: AppError, requestId: string, legacy: boolean): JsonRp
     ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, String(value)])),
     error: err.code,
     request_id: requestId,
+    doc_url: errorDocUrl(publicBaseUrl, err.code),
     ...(retryAfter ? { retry_after: retryAfter } : {}),
   };
   // 0.3's data is a plain object: `retry_after` in seconds as a number, as in the REST body.
@@ -123,7 +126,7 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
       allowed_methods: ['POST'],
     });
     // The caller's pool (the tenant's with a valid credential), reported without consuming it.
-    return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)), Allow: 'POST, OPTIONS' });
+    return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)), Allow: 'POST, OPTIONS' }, svc.config.publicBaseUrl);
   }
 
   let principal: Principal;
@@ -132,7 +135,7 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     await countTenant(ctx, principal, false);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return sendError(res, err, requestId, { ...base, ...ctx.res.headers });
+    return sendError(res, err, requestId, { ...base, ...ctx.res.headers }, svc.config.publicBaseUrl);
   }
   const headers: HeaderMap = { ...base, ...ctx.res.headers };
 
@@ -178,7 +181,7 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
     assertAllowed(principal, scope);
   } catch (err) {
     svc.metrics.refused(err);
-    return sendError(res, err as AppError, requestId, headers);
+    return sendError(res, err as AppError, requestId, headers, svc.config.publicBaseUrl);
   }
   if (!knownMethod(method)) {
     const error =
@@ -222,7 +225,7 @@ export async function handleA2a(req: IncomingMessage, res: ServerResponse, ctx: 
 
   if (user.refusal) {
     Object.assign(headers, user.refusal.headers);
-    response = jsonRpcError(id, refusalError(user.refusal, requestId, legacy));
+    response = jsonRpcError(id, refusalError(user.refusal, requestId, legacy, svc.config.publicBaseUrl));
   } else {
     response = withoutInternals(response, requestId, legacy, svc);
   }
@@ -319,5 +322,5 @@ function withoutInternals(response: unknown, requestId: string, legacy: boolean,
   const r = response as { jsonrpc: string; id: JsonRpcId; error?: JsonRpcError };
   if (r?.error?.code !== INTERNAL_ERROR) return response;
   svc.logger.error({ requestId, error: r.error }, 'a2a internal error');
-  return jsonRpcError(r.id ?? null, refusalError(new AppError('internal_error'), requestId, legacy));
+  return jsonRpcError(r.id ?? null, refusalError(new AppError('internal_error'), requestId, legacy, svc.config.publicBaseUrl));
 }

@@ -156,7 +156,7 @@ export async function handleEventStream(
   const { svc, requestId } = ctx;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const err = new AppError('method_not_allowed', 'Use GET on this path.', { allowed_methods: ['GET'] });
-    return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)), Allow: 'GET, OPTIONS' });
+    return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)), Allow: 'GET, OPTIONS' }, svc.config.publicBaseUrl);
   }
   let tenantId: string;
   let query: StreamQuery;
@@ -186,7 +186,7 @@ export async function handleEventStream(
     }
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return sendError(res, err, requestId, { ...base, ...ctx.res.headers });
+    return sendError(res, err, requestId, { ...base, ...ctx.res.headers }, svc.config.publicBaseUrl);
   }
   res.writeHead(200, {
     ...base,

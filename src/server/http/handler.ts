@@ -110,6 +110,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         new AppError('not_found', 'No such endpoint.'),
         requestId,
         await withPool({ ...CORS, 'Cache-Control': 'no-store' }, requestContext(svc, req, requestId)),
+        svc.config.publicBaseUrl,
       );
     }
     const base: Record<string, string> = restCall
@@ -136,11 +137,11 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       if (req.method === 'OPTIONS') return preflight(res, await withPool(base, ctx));
 
       if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool(base, ctx));
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
         return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
       }
       if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, requestId, ['GET'], await withPool(base, ctx));
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
         if (pathname === '/api/llms.txt')
           return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPool(base, ctx));
         return sendText(res, 200, await agentCard(svc), 'application/json; charset=utf-8', await withPool(base, ctx));
@@ -153,7 +154,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         if (fromSession) {
           ctx.headers = fromSession;
           if (req.method !== 'GET' && req.method !== 'HEAD' && !isSameOrigin(req, svc.config)) {
-            return sendError(res, crossSiteRefusal(), requestId, { ...base, ...(await reportedPool(ctx)) });
+            return sendError(res, crossSiteRefusal(), requestId, { ...base, ...(await reportedPool(ctx)) }, svc.config.publicBaseUrl);
           }
         }
         // Any JSON content type or none, as on REST: tRPC's JSON reader takes every body (so a
@@ -163,14 +164,20 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         // A procedure path that does not even decode names no procedure (tRPC would refuse it
         // before the context exists, without the request id).
         if (!decodes(trpcPath))
-          return sendError(res, new AppError('not_found', 'No such procedure.'), requestId, { ...base, ...(await reportedPool(ctx)) });
+          return sendError(
+            res,
+            new AppError('not_found', 'No such procedure.'),
+            requestId,
+            { ...base, ...(await reportedPool(ctx)) },
+            svc.config.publicBaseUrl,
+          );
         // Each call of a batch is metered, but one HTTP request may not carry an unbounded number of them.
         if (searchParamsOf(target).get('batch') === '1' && trpcPath.split(',').length > TRPC_BATCH_MAX_CALLS) {
           const err = new AppError(
             'invalid_request',
             `A tRPC batch carries at most ${TRPC_BATCH_MAX_CALLS} calls; set the client's maxItems.`,
           );
-          return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)) });
+          return sendError(res, err, requestId, { ...base, ...(await reportedPool(ctx)) }, svc.config.publicBaseUrl);
         }
         // What tRPC refuses before any procedure runs (unknown procedure, wrong method) reports the caller's pool too.
         const early = refusedBeforeProcedures(req.method, trpcPath) ? await reportedPool(ctx) : {};
@@ -203,13 +210,19 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         return await handleRestCall(req, res, target, restCall.route, restCall.params, ctx, base);
       }
       // Every route lies under /api/v1/ (matched above); a known path with another method is a 405.
-      if (match && 'allowed' in match) return methodNotAllowed(res, requestId, match.allowed, await withPool(base, ctx));
-      return sendError(res, new AppError('not_found', `No endpoint at ${pathname}.`), requestId, await withPool(base, ctx));
+      if (match && 'allowed' in match) return methodNotAllowed(res, svc, requestId, match.allowed, await withPool(base, ctx));
+      return sendError(
+        res,
+        new AppError('not_found', `No endpoint at ${pathname}.`),
+        requestId,
+        await withPool(base, ctx),
+        svc.config.publicBaseUrl,
+      );
     } catch (err) {
       svc.logger.error({ err, requestId }, 'request failed');
       if (res.headersSent) return void res.destroy();
       const pool = await reportedPool(ctx).catch(() => ({}));
-      sendError(res, new AppError('internal_error'), requestId, { ...base, ...pool });
+      sendError(res, new AppError('internal_error'), requestId, { ...base, ...pool }, svc.config.publicBaseUrl);
     }
   };
 }
@@ -245,12 +258,10 @@ function preflight(res: ServerResponse, base: Record<string, string>) {
   res.end();
 }
 
-function methodNotAllowed(res: ServerResponse, requestId: string, allowed: string[], base: Record<string, string>) {
+function methodNotAllowed(res: ServerResponse, svc: Services, requestId: string, allowed: string[], base: Record<string, string>) {
   const allow = [...new Set([...allowed, 'OPTIONS'])].join(', ');
-  sendError(res, new AppError('method_not_allowed', `Use ${allowed.join(' or ')} on this path.`, { allowed_methods: allowed }), requestId, {
-    ...base,
-    Allow: allow,
-  });
+  const err = new AppError('method_not_allowed', `Use ${allowed.join(' or ')} on this path.`, { allowed_methods: allowed });
+  sendError(res, err, requestId, { ...base, Allow: allow }, svc.config.publicBaseUrl);
 }
 
 interface AccessLog {

@@ -22,10 +22,10 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1
 export async function handleMetrics(svc: Services, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
   const headers = { 'Cache-Control': 'no-store', 'X-Request-Id': requestId };
   const refusal = accessRefusal(svc, req);
-  if (refusal) return sendError(res, refusal, requestId, headers);
+  if (refusal) return sendError(res, refusal, requestId, headers, svc.config.publicBaseUrl);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const err = new AppError('method_not_allowed', 'Use GET on this path.', { allowed_methods: ['GET'] });
-    return sendError(res, err, requestId, { ...headers, Allow: 'GET, HEAD' });
+    return sendError(res, err, requestId, { ...headers, Allow: 'GET, HEAD' }, svc.config.publicBaseUrl);
   }
   sendText(res, 200, await svc.metrics.render(), METRICS_CONTENT_TYPE, headers);
 }

@@ -43,7 +43,17 @@ export function sendFile(res: ServerResponse, status: number, file: FileOutput, 
   res.end(body);
 }
 
-/** Writes an AppError in the API's error format (`{error, message, request_id, ...}`), with the headers it carries. */
-export function sendError(res: ServerResponse, err: AppError, requestId: string, headers: Record<string, string> = {}): void {
-  sendJson(res, err.status, errorBody(err, requestId), { ...headers, ...err.headers });
+/**
+ * Writes an AppError in the API's error format (`{error, message, request_id, doc_url, ...}`), with
+ * the headers it carries. `publicBaseUrl` (PUBLIC_BASE_URL) makes `doc_url` absolute; a caller that
+ * does not pass it yet (the MCP handler's HTTP-level refusals) sends `/docs/errors#<code>`.
+ */
+export function sendError(
+  res: ServerResponse,
+  err: AppError,
+  requestId: string,
+  headers: Record<string, string> = {},
+  publicBaseUrl = '',
+): void {
+  sendJson(res, err.status, errorBody(err, requestId, publicBaseUrl), { ...headers, ...err.headers });
 }

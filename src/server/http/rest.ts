@@ -62,7 +62,7 @@ export async function handleRestCall(
     if (appError.code === 'internal_error') {
       ctx.svc.logger.error({ err, requestId: ctx.requestId, route: route.template }, 'unhandled error');
     }
-    sendError(res, appError, ctx.requestId, { ...baseHeaders, ...ctx.res.headers });
+    sendError(res, appError, ctx.requestId, { ...baseHeaders, ...ctx.res.headers }, ctx.svc.config.publicBaseUrl);
   }
 }
 

@@ -112,12 +112,18 @@ function answerWhileStarting(config: Config, req: IncomingMessage, res: ServerRe
 
 function refuse(config: Config, req: IncomingMessage, res: ServerResponse, message: string): void {
   const requestId = resolveRequestId(req.headers['x-request-id']);
-  sendError(res, new AppError('unavailable', message), requestId, {
-    ...securityHeaders(config).api,
-    'Cache-Control': 'no-store',
-    'X-Request-Id': requestId,
-    'Retry-After': '1',
-  });
+  sendError(
+    res,
+    new AppError('unavailable', message),
+    requestId,
+    {
+      ...securityHeaders(config).api,
+      'Cache-Control': 'no-store',
+      'X-Request-Id': requestId,
+      'Retry-After': '1',
+    },
+    config.publicBaseUrl,
+  );
 }
 
 /** How long a shutdown waits for requests in flight to be answered before it closes their connections. */
@@ -185,7 +191,7 @@ async function refuseUnparsable(svc: Services, err: NodeJS.ErrnoException, socke
   if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
   const requestId = resolveRequestId(undefined);
   const message = REFUSALS[err.code ?? ''] ?? 'The request is not valid HTTP/1.1.';
-  const payload = JSON.stringify(errorBody(invalidRequest(message), requestId));
+  const payload = JSON.stringify(errorBody(invalidRequest(message), requestId, svc.config.publicBaseUrl));
   const headers: Record<string, string> = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(payload)),

@@ -45,17 +45,21 @@ const GOTRUE_CODES: Partial<Record<ErrorCode, string>> = {
 const API_VERSION = { 'X-Supabase-Api-Version': '2024-01-01' };
 
 /**
- * One error body for both readers: the project's `{error, message, request_id, ...}`
+ * One error body for both readers: the project's `{error, message, request_id, doc_url, ...}`
  * and GoTrue's `code` / `error_code` / `msg` / `error_description` (what auth-js reads).
  */
-export function identityErrorBody(err: AppError, requestId: string): Record<string, unknown> {
-  const body = errorBody(err, requestId);
+export function identityErrorBody(err: AppError, requestId: string, publicBaseUrl: string): Record<string, unknown> {
+  const body = errorBody(err, requestId, publicBaseUrl);
   const code = typeof err.details.error_code === 'string' ? err.details.error_code : (GOTRUE_CODES[err.code] ?? err.code);
   return { ...body, code, error_code: code, msg: err.message, error_description: err.message };
 }
 
 function sendIdentityError(res: ServerResponse, err: AppError, ctx: Context, headers: Record<string, string>): void {
-  sendJson(res, err.status, identityErrorBody(err, ctx.requestId), { ...headers, ...API_VERSION, ...err.headers });
+  sendJson(res, err.status, identityErrorBody(err, ctx.requestId, ctx.svc.config.publicBaseUrl), {
+    ...headers,
+    ...API_VERSION,
+    ...err.headers,
+  });
 }
 
 type Handler = (call: IdentityCall) => Promise<Answer>;

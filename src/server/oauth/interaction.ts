@@ -145,7 +145,7 @@ export async function handleInteraction(
     return sendJson(res, 200, { redirect_to: interaction.returnTo }, headersOf);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return sendError(res, err, requestId, headersOf);
+    return sendError(res, err, requestId, headersOf, svc.config.publicBaseUrl);
   }
 }
 

@@ -182,7 +182,7 @@ async function buildProvider(svc: Services): Promise<Provider> {
   // Its URLs come from PUBLIC_BASE_URL, as forwarded headers the handler sets (handleOAuthProvider).
   provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, err: unknown) => svc.logger.error({ err }, 'oauth server error'));
-  provider.use(bodyTooLarge);
+  provider.use(bodyTooLarge(svc.config.publicBaseUrl));
   enforceSecretMethod(provider);
   return provider;
 }
@@ -263,25 +263,27 @@ interface KoaContext {
  * stops reading there, so such a request is the one whose body was not read to its end. That
  * answer becomes 413, naming the limit.
  */
-async function bodyTooLarge(ctx: KoaContext, next: () => Promise<void>): Promise<void> {
-  await next();
-  if (ctx.status !== 400 || ctx.req.readableEnded) return;
-  if ((ctx.body as { error_description?: unknown } | undefined)?.error_description !== 'failed to parse the request body') return;
-  const err = new AppError(
-    'payload_too_large',
-    `The request body is larger than ${PROVIDER_BODY_LIMIT} bytes (56 KiB), the limit of the OAuth endpoints.`,
-  );
-  ctx.status = err.status;
-  ctx.body = oauthErrorBody(err, String(ctx.res.getHeader('x-request-id') ?? ''));
+function bodyTooLarge(publicBaseUrl: string) {
+  return async (ctx: KoaContext, next: () => Promise<void>): Promise<void> => {
+    await next();
+    if (ctx.status !== 400 || ctx.req.readableEnded) return;
+    if ((ctx.body as { error_description?: unknown } | undefined)?.error_description !== 'failed to parse the request body') return;
+    const err = new AppError(
+      'payload_too_large',
+      `The request body is larger than ${PROVIDER_BODY_LIMIT} bytes (56 KiB), the limit of the OAuth endpoints.`,
+    );
+    ctx.status = err.status;
+    ctx.body = oauthErrorBody(err, String(ctx.res.getHeader('x-request-id') ?? ''), publicBaseUrl);
+  };
 }
 
 /**
  * The service's own errors under /oauth (no such endpoint, wrong method, body too large) in the
  * OAuth format that OAuth clients parse (`error`, `error_description`), with the fields of the
- * service's error format beside them (`message`, `request_id`).
+ * service's error format beside them (`message`, `request_id`, `doc_url`).
  */
-function oauthErrorBody(err: AppError, requestId: string): Record<string, unknown> {
-  const { error, ...rest } = errorBody(err, requestId);
+function oauthErrorBody(err: AppError, requestId: string, publicBaseUrl: string): Record<string, unknown> {
+  const { error, ...rest } = errorBody(err, requestId, publicBaseUrl);
   return { error, error_description: err.message, ...rest };
 }
 
@@ -378,13 +380,19 @@ export async function handleOAuthProvider(
           { Allow: methods.join(', ') },
         )
       : new AppError('not_found', `No OAuth endpoint at ${OAUTH_MOUNT}${providerPath}.`);
-    sendJson(res, err.status, oauthErrorBody(err, requestId), { 'Access-Control-Allow-Origin': '*', ...err.headers });
+    sendJson(res, err.status, oauthErrorBody(err, requestId, svc.config.publicBaseUrl), {
+      'Access-Control-Allow-Origin': '*',
+      ...err.headers,
+    });
     return;
   }
   if (isRegistration(providerPath, req.method)) {
     const refused = await registrationRefusal(svc, ip);
     if (refused) {
-      sendJson(res, refused.status, oauthErrorBody(refused, requestId), { 'Access-Control-Allow-Origin': '*', ...refused.headers });
+      sendJson(res, refused.status, oauthErrorBody(refused, requestId, svc.config.publicBaseUrl), {
+        'Access-Control-Allow-Origin': '*',
+        ...refused.headers,
+      });
       return;
     }
   }

@@ -48,6 +48,7 @@ export async function handleOAuthRoute(
       new AppError('not_found', 'OAuth for MCP clients needs the built-in identity provider (AUTH_URL is set).'),
       requestId,
       cors,
+      svc.config.publicBaseUrl,
     );
     return true;
   }
@@ -59,6 +60,7 @@ export async function handleOAuthRoute(
         new AppError('method_not_allowed', 'Use GET on this path.', { allowed_methods: ['GET'] }, { Allow: 'GET, HEAD, OPTIONS' }),
         requestId,
         cors,
+        svc.config.publicBaseUrl,
       );
       return true;
     }
