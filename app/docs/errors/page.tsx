@@ -39,7 +39,7 @@ export default function ErrorsPage() {
               <a className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300" href={`#${e.code}`}>
                 {e.code}
               </a>{' '}
-              <span className="text-slate-500">{e.status}</span>
+              <span className="text-slate-600 dark:text-slate-400">{e.status}</span>
             </li>
           ))}
         </ul>
@@ -56,7 +56,7 @@ export default function ErrorsPage() {
             <h2 id={`${e.code}-heading`} className="font-mono text-lg font-semibold">
               {e.code}
             </h2>
-            <span className="font-mono text-sm text-slate-500">HTTP {e.status}</span>
+            <span className="font-mono text-sm text-slate-600 dark:text-slate-400">HTTP {e.status}</span>
             <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${RETRY_STYLES[e.retry]}`}>{RETRY_LABELS[e.retry]}</span>
           </div>
           <p className="mt-2 text-sm">{e.meaning}</p>
