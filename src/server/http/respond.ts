@@ -52,8 +52,8 @@ export function sendError(
   res: ServerResponse,
   err: AppError,
   requestId: string,
-  headers: Record<string, string> = {},
-  publicBaseUrl = '',
+  headers: Record<string, string>,
+  publicBaseUrl: string,
 ): void {
   sendJson(res, err.status, errorBody(err, requestId, publicBaseUrl), { ...headers, ...err.headers });
 }

@@ -70,7 +70,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     const err = new AppError('method_not_allowed', 'Use POST on /api/mcp: the server is stateless and offers no SSE stream or session.', {
       allowed_methods: ['POST'],
     });
-    return sendError(res, err, requestId, { ...(await publicPool()), Allow: 'POST, OPTIONS' });
+    return sendError(res, err, requestId, { ...(await publicPool()), Allow: 'POST, OPTIONS' }, svc.config.publicBaseUrl);
   }
 
   // OAuth access tokens of the built-in authorization server (MCP authorization); API keys and
@@ -83,11 +83,13 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   } catch (err) {
     // An OAuth token's checks raise nothing but its 401: anything else is an internal error.
     if (!(err instanceof AppError) || (viaOAuth && err.code !== 'unauthorized' && err.code !== 'rate_limit_exceeded')) throw err;
-    return sendError(res, err, requestId, {
-      ...base,
-      ...ctx.res.headers,
-      ...(err.code === 'unauthorized' ? unauthorizedChallenge(ctx, viaOAuth, err) : {}),
-    });
+    return sendError(
+      res,
+      err,
+      requestId,
+      { ...base, ...ctx.res.headers, ...(err.code === 'unauthorized' ? unauthorizedChallenge(ctx, viaOAuth, err) : {}) },
+      svc.config.publicBaseUrl,
+    );
   }
   if (viaOAuth) ctx.principal = principal;
 
@@ -98,7 +100,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
     await countTenant(ctx, principal, false, cost);
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'rate_limit_exceeded') throw err;
-    return sendError(res, err, requestId, { ...base, ...ctx.res.headers });
+    return sendError(res, err, requestId, { ...base, ...ctx.res.headers }, svc.config.publicBaseUrl);
   }
   const headers: HeaderMap = { ...base, ...ctx.res.headers };
   if (body.kind === 'too_large') {
@@ -133,15 +135,8 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   const needed = viaOAuth ? missingMethodScope(body.value, principal.scopes) : undefined;
   if (needed) {
     const err = insufficientScope(needed);
-    return sendError(res, err, requestId, {
-      ...headers,
-      'WWW-Authenticate': mcpChallenge(svc, {
-        error: 'insufficient_scope',
-        scope: needed,
-        description: err.message,
-        host: req.headers.host,
-      }),
-    });
+    const challenge = mcpChallenge(svc, { error: 'insufficient_scope', scope: needed, description: err.message, host: req.headers.host });
+    return sendError(res, err, requestId, { ...headers, 'WWW-Authenticate': challenge }, svc.config.publicBaseUrl);
   }
 
   const scope = parseConnectionScope(new URL(req.url ?? '/api/mcp', 'http://localhost').searchParams);
@@ -149,7 +144,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   transport.onerror = (err) => svc.logger.debug({ err, requestId }, 'mcp transport error');
   try {
-    await connectWithScopes(server, transport, principal, requestId);
+    await connectWithScopes(server, transport, principal, requestId, svc.config.publicBaseUrl);
     const response = await transport.handleRequest(toWebRequest(req), { parsedBody: body.value });
     const text = response.status === 202 || response.body === null ? '' : await response.text();
     await refreshExecutionsLeft(ctx, principal, headers);

@@ -22,6 +22,7 @@ import type { Principal } from '../../auth/principal';
 import { holdsScope, type Scope } from '../../contract/scopes';
 import type { Services } from '../../services';
 import { VERSION } from '../../version';
+import { errorDocUrl } from '../../contract/error-docs';
 import { AppError } from '../errors';
 import { callTool, listResources, listTools, META_PREFIX, readResource, RESOURCE_TEMPLATE, type ConnectionScope } from './catalog';
 import { callToolSearchTool, isToolSearchTool, TOOL_SEARCH_TOOLS, type RunTool } from './tool-search';
@@ -154,10 +155,18 @@ function guarded<A extends unknown[], R>(svc: Services, requestId: string, fn: (
       if (err instanceof McpError) throw err;
       if (err instanceof AppError && err.code !== 'internal_error') {
         const code = err.code === 'invalid_request' || err.code === 'not_found' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-        throw new McpError(code, err.message, { error: err.code, ...err.details });
+        throw new McpError(code, err.message, {
+          error: err.code,
+          ...err.details,
+          doc_url: errorDocUrl(svc.config.publicBaseUrl, err.code),
+        });
       }
       svc.logger.error({ err, requestId }, 'mcp request failed');
-      throw new McpError(ErrorCode.InternalError, 'An internal error occurred.', { error: 'internal_error', request_id: requestId });
+      throw new McpError(ErrorCode.InternalError, 'An internal error occurred.', {
+        error: 'internal_error',
+        request_id: requestId,
+        doc_url: errorDocUrl(svc.config.publicBaseUrl, 'internal_error'),
+      });
     }
   };
 }
@@ -168,7 +177,13 @@ function guarded<A extends unknown[], R>(svc: Services, requestId: string, fn: (
  * with INSUFFICIENT_SCOPE, one whose params do not fit with -32602; neither reaches a handler.
  * (A gate on the transport, because the SDK's own `initialize` handler has no hook.)
  */
-export async function connectWithScopes(server: Server, transport: Transport, principal: Principal, requestId: string): Promise<void> {
+export async function connectWithScopes(
+  server: Server,
+  transport: Transport,
+  principal: Principal,
+  requestId: string,
+  publicBaseUrl: string,
+): Promise<void> {
   await server.connect(transport);
   // McpError's constructor writes "MCP error <code>: " into its message, and the SDK sends that
   // message as is; clients add the same prefix again ("MCP error -32602: MCP error -32602: Unknown
@@ -185,7 +200,12 @@ export async function connectWithScopes(server: Server, transport: Transport, pr
         return refuse({
           code: INSUFFICIENT_SCOPE,
           message: `This operation needs the scope '${scope}'.`,
-          data: { error: 'insufficient_scope', required_scope: scope, request_id: requestId },
+          data: {
+            error: 'insufficient_scope',
+            required_scope: scope,
+            request_id: requestId,
+            doc_url: errorDocUrl(publicBaseUrl, 'insufficient_scope'),
+          },
         });
       }
       const invalid = invalidParams(message);
