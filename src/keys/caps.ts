@@ -17,7 +17,6 @@ import type { Services } from '../services';
 import { queueKeyAlert } from './alerts';
 import type { CapName } from './policy-rules';
 
-
 export interface KeyCaps {
   executions: number | null;
   spendMicroUsd: number | null;
