@@ -35,13 +35,11 @@ export async function consumeKeyRequests(svc: Services, principal: Principal, ex
   const limit = principal.policy!.stored.requests_per_minute!;
   const result = await svc.limiter.limit(`key:${principal.keyId}`, limit, REQUEST_WINDOW_MS, exempt ? 0 : cost);
   if (exempt || result.allowed) return result;
-  return Promise.reject(
-    new AppError(
-      'key_limit_exceeded',
-      "Request rate above this API key's own limit (its policy's requests_per_minute); retry after the indicated number of seconds.",
-      { limit: 'requests_per_minute', cap: limit, retry_after: result.retryAfterSeconds, reset_at: new Date(result.resetAt).toISOString() },
-      { ...rateLimitHeaders({ ...result, remaining: 0 }), 'Retry-After': String(result.retryAfterSeconds) },
-    ),
+  throw new AppError(
+    'key_limit_exceeded',
+    "Request rate above this API key's own limit (its policy's requests_per_minute); retry after the indicated number of seconds.",
+    { limit: 'requests_per_minute', cap: limit, retry_after: result.retryAfterSeconds, reset_at: new Date(result.resetAt).toISOString() },
+    { ...rateLimitHeaders({ ...result, remaining: 0 }), 'Retry-After': String(result.retryAfterSeconds) },
   );
 }
 
