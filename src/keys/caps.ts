@@ -6,7 +6,7 @@
  * price), whether or not the execution is past the quota.
  */
 import { principalTerms, type Principal } from '../auth/principal';
-import { formatUsd, parseUsd } from '../billing/money';
+import { formatUsd } from '../billing/money';
 import { APPROACHING_SHARE } from '../billing/thresholds';
 import { queryRows, type Tx } from '../db';
 import { AppError } from '../lib/errors';
@@ -25,11 +25,12 @@ export interface KeyCaps {
 
 /** The caps of the caller's key, or undefined when its policy sets none. */
 export function keyCapsOf(principal: Principal): KeyCaps | undefined {
-  const stored = principal.policy?.stored;
-  if (!principal.keyId || !stored || (stored.executions_per_month === undefined && stored.spend_cap_usd === undefined)) return undefined;
+  const policy = principal.policy;
+  const executions = policy?.stored.executions_per_month;
+  if (!principal.keyId || !policy || (executions === undefined && policy.spendCapMicroUsd === undefined)) return undefined;
   return {
-    executions: stored.executions_per_month ?? null,
-    spendMicroUsd: stored.spend_cap_usd === undefined ? null : parseUsd(stored.spend_cap_usd),
+    executions: executions ?? null,
+    spendMicroUsd: policy.spendCapMicroUsd ?? null,
     priceMicroUsd: principalTerms(principal).overageUnitMicroUsd,
   };
 }

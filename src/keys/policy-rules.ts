@@ -5,6 +5,7 @@
  * pinned definitions), and the lists an agent sees (MCP tools, arm) leave out what it may not call.
  */
 import { BlockList, isIP } from 'node:net';
+import { parseUsd } from '../billing/money';
 import type { CertificationTier } from '../db/schema/certification';
 
 export type TrustTier = 'bronze' | 'silver' | 'gold';
@@ -39,6 +40,8 @@ export interface PolicyRefusal {
 export interface KeyPolicy {
   stored: StoredKeyPolicy;
   expiresAtMs?: number;
+  /** `spend_cap_usd` in micro-dollars (caps.ts). */
+  spendCapMicroUsd?: number;
   ipAllow?: BlockList;
   /** Modules named in `modules` or as `module.*` in `actions`. */
   wholeModules?: Set<string>;
@@ -60,6 +63,7 @@ export function compilePolicy(stored: StoredKeyPolicy | null | undefined): KeyPo
   return {
     stored,
     expiresAtMs: stored.expires_at ? Date.parse(stored.expires_at) : undefined,
+    spendCapMicroUsd: stored.spend_cap_usd === undefined ? undefined : parseUsd(stored.spend_cap_usd),
     ipAllow: stored.ip_allow ? blockListOf(stored.ip_allow) : undefined,
     wholeModules,
     actions,
@@ -97,12 +101,17 @@ function plainAddress(ip: string): { address: string; family: 'ipv4' | 'ipv6' } 
   return version === 0 ? undefined : { address, family: version === 4 ? 'ipv4' : 'ipv6' };
 }
 
+/** Whether the key's policy has expired it by `nowMs` (also checked for the workflow runs it started). */
+export function expiryRefusal(policy: KeyPolicy | undefined, nowMs: number): PolicyRefusal | undefined {
+  if (policy?.expiresAtMs === undefined || policy.expiresAtMs > nowMs) return undefined;
+  return { rule: 'expires_at', reason: 'key_expired', message: `This API key's policy expired it at ${policy.stored.expires_at}.` };
+}
+
 /** Whether the credential itself may be used now, from `ip`: its expiry and its allowed addresses. */
 export function credentialRefusal(policy: KeyPolicy | undefined, ip: string, nowMs: number): PolicyRefusal | undefined {
   if (!policy) return undefined;
-  if (policy.expiresAtMs !== undefined && policy.expiresAtMs <= nowMs) {
-    return { rule: 'expires_at', reason: 'key_expired', message: `This API key's policy expired it at ${policy.stored.expires_at}.` };
-  }
+  const expired = expiryRefusal(policy, nowMs);
+  if (expired) return expired;
   if (policy.ipAllow) {
     const client = plainAddress(ip);
     if (!client || !policy.ipAllow.check(client.address, client.family)) {

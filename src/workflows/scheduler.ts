@@ -12,7 +12,7 @@ import {
 } from '../db/schema';
 import { MAX_OUTPUT_BYTES } from '../executions/engine';
 import { executeAction } from '../executions/execute';
-import { compilePolicy } from '../keys/policy-rules';
+import { compilePolicy, expiryRefusal } from '../keys/policy-rules';
 import { AppError } from '../lib/errors';
 import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
@@ -231,12 +231,8 @@ async function attemptStep(
 ): Promise<Attempt> {
   const principal = await runPrincipal(svc, run);
   if (!principal) return { ok: false, error: { code: 'not_found', message: 'The tenant no longer exists.' } };
-  const expired = principal.policy?.expiresAtMs !== undefined && principal.policy.expiresAtMs <= Date.now();
-  if (expired)
-    return {
-      ok: false,
-      error: { code: 'policy_denied', message: `The API key that started this run expired at ${principal.policy!.stored.expires_at}.` },
-    };
+  const expired = expiryRefusal(principal.policy, Date.now());
+  if (expired) return { ok: false, error: { code: 'policy_denied', message: expired.message } };
   const options = {
     requestId: run.requestId,
     source: 'workflow' as const,
