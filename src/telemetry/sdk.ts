@@ -4,7 +4,7 @@
  * attempts, which go through node:http, carry `traceparent`), PostgreSQL queries and Redis
  * commands. Server spans are named by the route template and carry the request id.
  */
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -26,6 +26,12 @@ export async function startTracing(serviceName: string): Promise<void> {
     ],
   });
   sdk.start();
+  // node:http is already loaded (server.ts's static imports are), and an instrumentation patches a
+  // module only when it sees it required: requiring it here patches Server.prototype, whatever
+  // else happens to require it later.
+  const require = createRequire(import.meta.url);
+  require('http');
+  require('https');
   tracing.annotate = (route, method, requestId) => {
     const span = trace.getActiveSpan();
     if (!span) return;
