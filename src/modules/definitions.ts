@@ -9,6 +9,7 @@
  * run on the event loop (`io` and `inline` ones) load their pack on first use (run.ts).
  */
 import { fork } from 'node:child_process';
+import { definitionsCacheFile, readCachedDefinitions, writeCachedDefinitions } from './definitions-cache';
 import type { ActionDefinition, ModuleDefinition } from './types';
 
 export type BuiltinActionDefinition = Omit<ActionDefinition, 'run'>;
@@ -20,7 +21,7 @@ let actionsByKey: Map<string, BuiltinActionDefinition> | undefined;
 
 /** Every built-in pack's definition, read once per process. */
 export function builtinDefinitions(): Promise<BuiltinDefinition[]> {
-  loading ??= readInChild().then(
+  loading ??= readDefinitions().then(
     (definitions) => {
       actionsByKey = new Map(definitions.flatMap((pack) => pack.actions.map((action) => [`${pack.name}/${action.name}`, action] as const)));
       return definitions;
@@ -41,6 +42,16 @@ export function builtinDefinitions(): Promise<BuiltinDefinition[]> {
 export function builtinAction(module: string, action: string): BuiltinActionDefinition | undefined {
   if (!actionsByKey) throw new Error('The built-in module definitions are not read yet: await builtinDefinitions() first.');
   return actionsByKey.get(`${module}/${action}`);
+}
+
+/** From the on-disk cache when the sources are those it was made from (definitions-cache.ts), else from the child. */
+async function readDefinitions(): Promise<BuiltinDefinition[]> {
+  const file = definitionsCacheFile();
+  const cached = readCachedDefinitions<BuiltinDefinition[]>(file);
+  if (cached) return cached;
+  const definitions = await readInChild();
+  writeCachedDefinitions(file, definitions);
+  return definitions;
 }
 
 function readInChild(): Promise<BuiltinDefinition[]> {
