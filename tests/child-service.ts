@@ -1,14 +1,18 @@
 /**
- * The service as a separate process (`node --import tsx server.ts`), for the crash-recovery
- * tests: started on a free port with only the given configuration (never the outer env's),
- * killed with any signal, called over HTTP, and polled until something holds.
+ * The service as a separate process, for the crash-recovery tests: server.ts's production build
+ * (scripts/build-server.mjs, as `npm start` runs it: no tsx loader to transform the sources at
+ * each start) on a free port with only the given configuration (never the outer env's), killed
+ * with any signal, called over HTTP, and polled until something holds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
+import { buildServer } from '../scripts/build-server.mjs';
+import { nodeFlags, runtimeEnv } from '../scripts/node-runtime.mjs';
 import { openDatabase, queryRows } from '../src/db';
 import { ADMIN_TOKEN } from './harness';
+import { seedDataDir } from './pglite-seed';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -53,14 +57,26 @@ export interface Child {
   exited: Promise<void>;
 }
 
+let build: Promise<string> | undefined;
+
+/**
+ * The command line of server.ts's build with `env`'s Node flags (built once per test file).
+ * The environment a child gets is `runtimeEnv` under its own.
+ */
+export async function serverCommand(env: NodeJS.ProcessEnv): Promise<string[]> {
+  build ??= buildServer();
+  return [...nodeFlags(env), await build];
+}
+
 /** Starts `server.ts` as a child process and waits for GET /api/v1/health to answer 200. */
 export async function startChild(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<Child> {
   const port = await freePort();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  seedDataDir(env);
+  const childEnv: NodeJS.ProcessEnv = { ...runtimeEnv, ...process.env };
   for (const name of CONFIG_VARS) delete childEnv[name];
   for (const [k, v] of Object.entries({ ...env, PORT: String(port) })) if (v !== undefined) childEnv[k] = v;
   // process.execPath is the project's Node 24 (the system node is 20).
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, await serverCommand(childEnv), { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (b: Buffer) => {
     out = (out + b.toString('utf8')).slice(-20_000);

@@ -2,7 +2,7 @@
  * One process per embedded DATA_DIR: a second start on the same directory exits with a message
  * naming the holder and leaves the database unharmed (it once opened PGlite before failing on the
  * busy port, and every later start died with `RuntimeError: Aborted()`); a lock left by a killed
- * holder is taken over. The service runs as child processes (`node --import tsx server.ts`).
+ * holder is taken over. The service runs as child processes (tests/child-service.ts).
  * On PostgreSQL nothing is locked: several instances may share a DATA_DIR for its secrets.
  */
 import { spawn } from 'node:child_process';
@@ -12,7 +12,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../src/db';
 import { LOCK_FILE } from '../src/db/data-dir-lock';
-import { call, killChild, startChild, type Child } from './child-service';
+import { runtimeEnv } from '../scripts/node-runtime.mjs';
+import { call, killChild, serverCommand, startChild, type Child } from './child-service';
 import { ADMIN_TOKEN, backends, startTestServer } from './harness';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -40,10 +41,10 @@ async function start(): Promise<Child> {
 }
 
 /** Runs server.ts on `port` until it exits (it is expected to refuse to start). */
-function runToExit(port: string): Promise<{ code: number | null; output: string }> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: port };
+async function runToExit(port: string): Promise<{ code: number | null; output: string }> {
+  const childEnv: NodeJS.ProcessEnv = { ...runtimeEnv, ...process.env, ...env, PORT: port };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN']) delete childEnv[name];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, await serverCommand(childEnv), { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   proc.stdout.on('data', (b: Buffer) => (output += b.toString('utf8')));
   proc.stderr.on('data', (b: Buffer) => (output += b.toString('utf8')));

@@ -1,6 +1,6 @@
 /**
- * Crash recovery of webhook delivery: the service runs as a child process (`node --import tsx
- * server.ts`), a receiver refuses (503) the first attempt of every delivery, the process is
+ * Crash recovery of webhook delivery: the service runs as a child process (tests/child-service.ts),
+ * a receiver refuses (503) the first attempt of every delivery, the process is
  * killed with SIGKILL while the retries wait in the database, and a new process on the same data
  * (the same PGlite DATA_DIR, or the same PostgreSQL database) must deliver every event.
  * At-least-once: the same event id may arrive twice (counted and printed, not a failure).

@@ -1,6 +1,6 @@
 /**
- * Durability of workflow runs (docs/workflows.md, Durability): the service runs as a child process (`node --import
- * tsx server.ts`); a run's flaky step fails its first attempt and waits out its retry backoff in
+ * Durability of workflow runs (docs/workflows.md, Durability): the service runs as a child process
+ * (tests/child-service.ts); a run's flaky step fails its first attempt and waits out its retry backoff in
  * the database when the process is killed with SIGKILL; a new process on the same data (the
  * same PGlite DATA_DIR, or the same PostgreSQL database) resumes the run without re-executing
  * the steps that finished: every step attempt is exactly one execution record.

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildServer } from '../../scripts/build-server.mjs';
 import { nodeFlags, runtimeEnv } from '../../scripts/node-runtime.mjs';
+import { seedDataDir } from '../pglite-seed';
 import { ROOT } from './next-build';
 
 export interface AppServer {
@@ -59,6 +60,7 @@ export async function startAppServer(env: Record<string, string> = {}, timeoutMs
     LOG_LEVEL: 'info',
     ...env,
   };
+  seedDataDir(childEnv);
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags(childEnv), await buildServer()], {
     cwd: ROOT,
     env: childEnv,
