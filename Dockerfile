@@ -14,9 +14,12 @@ COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 # Node 24 from here on: npm scripts and npx put node_modules/.bin (the `node` package) first.
+# The built-in definitions are read once here into .amp/cache (src/modules/definitions-cache.ts):
+# the service, which cannot write /app, then reads them at each start instead of forking a child.
 RUN npm run build \
  && npx node scripts/build-server.mjs \
  && npm prune --omit=dev --no-audit --no-fund \
+ && npx node --import tsx --input-type=module -e "await (await import('./src/modules/definitions.ts')).builtinDefinitions()" \
  && rm -rf .next/cache node_modules/.cache
 
 # --- runtime: minbase + ca-certificates, no compiler, no Debian Node -----------------------------

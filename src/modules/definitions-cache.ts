@@ -4,8 +4,8 @@
  * of a test server and of certification asks for them. The file is named by a digest of what
  * they are made from (the sources under src/, the lock file, Node's version), so a changed
  * checkout reads them again; it is written with v8's serializer, the same structured clone the
- * child's message uses. Caching is best effort: a directory that cannot be written (a read-only
- * image) only means the child runs at each start.
+ * child's message uses. The image is built with the file in place (Dockerfile). Caching is best
+ * effort: a directory that cannot be written only means the child runs at each start.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
