@@ -8,11 +8,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { buildServer } from '../scripts/build-server.mjs';
-import { nodeFlags, runtimeEnv } from '../scripts/node-runtime.mjs';
+import { runtimeEnv } from '../scripts/node-runtime.mjs';
 import { openDatabase, queryRows } from '../src/db';
 import { ADMIN_TOKEN } from './harness';
 import { seedDataDir } from './pglite-seed';
+import { serverCommand } from './server-command';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -55,17 +55,6 @@ export interface Child {
   url: string;
   output(): string;
   exited: Promise<void>;
-}
-
-let build: Promise<string> | undefined;
-
-/**
- * The command line of server.ts's build with `env`'s Node flags (built once per test file).
- * The environment a child gets is `runtimeEnv` under its own.
- */
-export async function serverCommand(env: NodeJS.ProcessEnv): Promise<string[]> {
-  build ??= buildServer();
-  return [...nodeFlags(env), await build];
 }
 
 /** Starts `server.ts` as a child process and waits for GET /api/v1/health to answer 200. */

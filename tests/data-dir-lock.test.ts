@@ -13,7 +13,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../src/db';
 import { LOCK_FILE } from '../src/db/data-dir-lock';
 import { runtimeEnv } from '../scripts/node-runtime.mjs';
-import { call, killChild, serverCommand, startChild, type Child } from './child-service';
+import { call, killChild, startChild, type Child } from './child-service';
+import { serverCommand } from './server-command';
 import { ADMIN_TOKEN, backends, startTestServer } from './harness';
 
 const ROOT = path.resolve(import.meta.dirname, '..');

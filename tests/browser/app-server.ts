@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildServer } from '../../scripts/build-server.mjs';
-import { nodeFlags, runtimeEnv } from '../../scripts/node-runtime.mjs';
+import { runtimeEnv } from '../../scripts/node-runtime.mjs';
 import { seedDataDir } from '../pglite-seed';
+import { serverCommand } from '../server-command';
 import { ROOT } from './next-build';
 
 export interface AppServer {
@@ -61,7 +61,7 @@ export async function startAppServer(env: Record<string, string> = {}, timeoutMs
     ...env,
   };
   seedDataDir(childEnv);
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags(childEnv), await buildServer()], {
+  const child: ChildProcess = spawn(process.execPath, await serverCommand(childEnv), {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

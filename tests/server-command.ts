@@ -1,0 +1,18 @@
+/**
+ * How the tests start the service as a process: server.ts's production build
+ * (scripts/build-server.mjs, as `npm start` runs it: no tsx loader to transform the sources at
+ * each start) with the Node flags `npm start` gives it.
+ */
+import { buildServer } from '../scripts/build-server.mjs';
+import { nodeFlags } from '../scripts/node-runtime.mjs';
+
+let build: Promise<string> | undefined;
+
+/**
+ * The command line of server.ts's build with `env`'s Node flags (built once per test process).
+ * The environment a child gets is `runtimeEnv` (scripts/node-runtime.mjs) under its own.
+ */
+export async function serverCommand(env: NodeJS.ProcessEnv): Promise<string[]> {
+  build ??= buildServer();
+  return [...nodeFlags(env), await build];
+}
