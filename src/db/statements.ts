@@ -5,8 +5,8 @@ import type { EmbeddedClient } from './embedded';
 
 /**
  * Runs a statement with `$n` parameters: on PostgreSQL as a named (prepared once per
- * connection) statement; on the embedded database, outside a transaction, as a statement
- * prepared once (embeddedStatement); else through Drizzle. `db` is `database.db` or one of its
+ * connection) statement; on the embedded database as a statement prepared once
+ * (embeddedStatement), on its session or in the transaction `db`. `db` is `database.db` or one of its
  * open transactions.
  */
 export async function statementRows<T>(
@@ -22,9 +22,33 @@ export async function statementRows<T>(
     if (client instanceof pg.Client || client instanceof pg.Pool)
       return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
   }
-  if (database.pglite && db === database.db) return embeddedStatement<T>(database.pglite, name, text, values);
+  if (database.pglite) {
+    if (db === database.db) return embeddedStatement<T>(database.pglite, name, text, values, embeddedSession(database.pglite));
+    return embeddedStatement<T>(database.pglite, `${name}_in_tx`, text, values, inTransaction(db));
+  }
   return queryRows<T>(db, withParams(text, values));
 }
+
+/** How an embedded statement is prepared and executed: on the session, or in a transaction. */
+interface EmbeddedRunner {
+  prepare(statement: string): Promise<unknown>;
+  execute<T>(statement: string): Promise<T[]>;
+}
+
+const embeddedSession = (embedded: EmbeddedClient): EmbeddedRunner => ({
+  prepare: (statement) => embedded.exec(statement),
+  execute: async <T>(statement: string) => (await embedded.query<T>(statement)).rows,
+});
+
+/**
+ * In an open transaction, through it: the session's other callers wait for the transaction's end,
+ * and so would a statement sent past it. PREPARE is not undone by a rollback. The name differs from
+ * the session's, so that neither ever waits for the other's preparation.
+ */
+const inTransaction = (tx: Executor): EmbeddedRunner => ({
+  prepare: (statement) => queryRows(tx, sql.raw(statement)),
+  execute: <T>(statement: string) => queryRows<T>(tx, sql.raw(statement)),
+});
 
 /** Per embedded database: the statements prepared in its session (by name), or being prepared. */
 const preparedStatements = new WeakMap<EmbeddedClient, Map<string, Promise<unknown>>>();
@@ -39,18 +63,19 @@ async function embeddedStatement<T>(
   name: string,
   text: string,
   values: (string | number | null)[],
+  runner: EmbeddedRunner,
 ): Promise<T[]> {
   let prepared = preparedStatements.get(embedded);
   if (!prepared) preparedStatements.set(embedded, (prepared = new Map()));
   let ready = prepared.get(name);
   if (!ready) {
-    ready = embedded.exec(`prepare ${name} as ${text}`);
+    ready = runner.prepare(`prepare ${name} as ${text}`);
     prepared.set(name, ready);
     ready.catch(() => prepared.delete(name));
   }
   await ready;
   const literals = values.map((v) => (v === null ? 'null' : `'${String(v).replaceAll("'", "''")}'`));
-  return (await embedded.query<T>(`execute ${name}(${literals.join(', ')})`)).rows;
+  return runner.execute<T>(`execute ${name}(${literals.join(', ')})`);
 }
 
 function withParams(text: string, values: (string | number | null)[]): SQL {

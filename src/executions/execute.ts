@@ -1,6 +1,5 @@
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
-import { keyCapsOf } from '../keys/caps';
 import { recordKeyRefusal } from '../keys/usage';
 import { acquireExecutionSlot, type SlotClaim } from '../metering/slots';
 import { AppError, notFound } from '../lib/errors';
@@ -61,9 +60,8 @@ export async function executeAction(svc: Services, principal: Principal, call: E
   const action =
     opts.deadlineMs !== undefined && opts.deadlineMs < declared.timeoutMs ? { ...declared, timeoutMs: opts.deadlineMs } : declared;
   const queue = workerQueue(svc, found.module, action, call.input);
-  // Pure and microseconds: run first, then quota, row and event in one commit (records.ts recordExecution).
-  // Not for a key with caps: its start reserves the key's counter first (records.ts startExecution).
-  const oneCommit = found.installed && runsInline(found.module, action, call.input) && !keyCapsOf(principal);
+  // Pure and microseconds: run first, then quota, key caps, row and event in one commit (records.ts recordExecution).
+  const oneCommit = found.installed && runsInline(found.module, action, call.input);
 
   const release = opts.slotHeld ? undefined : await acquireExecutionSlot(svc, principal, opts.slotClaim);
   let lease: Lease | undefined;

@@ -1,7 +1,7 @@
 /**
  * The books of an execution: what its row is, and the three ways it is written, each
  * group-committed with concurrent calls by the outbox (src/outbox/batch.ts): the start (the quota
- * counted, billing threshold events, the `running` row), the finish (the finished row, its event
+ * counted, and the caps of a key that has them, billing threshold events, the `running` row), the finish (the finished row, its event
  * and the event's webhook deliveries), and the record of a call that already ran (both at once).
  * Each caller gets its row only after its commit.
  *
@@ -14,7 +14,7 @@ import type { Principal } from '../auth/principal';
 import { emitThresholds, countTerms } from '../billing/thresholds';
 import { installInTx } from '../catalog/install';
 import { executions, type ExecutionRow } from '../db/schema';
-import { keyCapsOf, reserveKeyUsage } from '../keys/caps';
+import { keyCapsOf, reserveFlushKeyCaps, reserveKeyUsage } from '../keys/caps';
 import { newTimeOrderedId } from '../lib/ids';
 import { storableJson, storableText } from '../lib/storable';
 import { cycleStart, nextCycleStart } from '../metering/cycle';
@@ -55,17 +55,21 @@ export interface RecordRequest extends StartRequest {
  */
 const MAX_BATCH = 512;
 
-const counted = {
-  terms: (r: StartRequest) => countTerms(r.principal),
-  cycle: (now: Date) => cycleStart(now),
-  refused: (r: StartRequest, now: Date) => quotaExceeded(countTerms(r.principal).quota!, nextCycleStart(now), now),
-  afterCount: (out, group, usedAfter, now) =>
-    emitThresholds(out, group.entries[0]!.item.principal, usedAfter, group.entries.length, nextCycleStart(now)),
-} satisfies Partial<BatchSpec<StartRequest, unknown>>;
+/** The calls' executions count against their tenant's quota and, for a key with caps, the key's caps (keys/caps.ts). */
+const counted = <I extends StartRequest>(svc: Services) =>
+  ({
+    terms: (r: I) => countTerms(r.principal),
+    cycle: (now: Date) => cycleStart(now),
+    refused: (r: I, now: Date) => quotaExceeded(countTerms(r.principal).quota!, nextCycleStart(now), now),
+    afterCount: (out, group, usedAfter, now) =>
+      emitThresholds(out, group.entries[0]!.item.principal, usedAfter, group.entries.length, nextCycleStart(now)),
+    reserves: (r: I) => keyCapsOf(r.principal) !== undefined,
+    reserve: (tx, out, groups, now) => reserveFlushKeyCaps(svc, tx, out, groups, now),
+  }) satisfies Partial<BatchSpec<I, unknown>>;
 
 function startSpec(svc: Services): BatchSpec<StartRequest & { row: ExecutionRow }, ExecutionRow> {
   return {
-    ...counted,
+    ...counted(svc),
     name: 'start_executions',
     columns: columnTypes(STARTED),
     written: insertWritten(STARTED, 'id, created_at'),
@@ -99,9 +103,9 @@ function finishSpec(svc: Services): BatchSpec<FinishRequest & { written: Finishe
   };
 }
 
-function recordSpec(): BatchSpec<RecordRequest & { written: FinishedRow }, Finished> {
+function recordSpec(svc: Services): BatchSpec<RecordRequest & { written: FinishedRow }, Finished> {
   return {
-    ...counted,
+    ...counted(svc),
     name: 'record_executions',
     columns: columnTypes(ALL),
     written: insertWritten(ALL, 'id'),
@@ -119,7 +123,7 @@ function newWriters(svc: Services) {
   return {
     starts: new BatchedUnits(svc, startSpec(svc), MAX_BATCH),
     finishes: new BatchedUnits(svc, finishSpec(svc), MAX_BATCH),
-    records: new BatchedUnits(svc, recordSpec(), MAX_BATCH),
+    records: new BatchedUnits(svc, recordSpec(svc), MAX_BATCH),
     installs: new Map<string, Promise<ExecutionRow>>(),
   };
 }
@@ -144,8 +148,6 @@ export async function startExecution(
 ): Promise<ExecutionRow> {
   const w = writersOf(svc);
   const submit = () => svc.metrics.reserving(w.starts.submit({ principal, call, opts, row: newRunningRow(principal, call, opts) }));
-  // A key with caps reserves its own counter too: those starts are not group-committed.
-  if (keyCapsOf(principal)) return svc.metrics.reserving(startOne(svc, principal, call, opts, install));
   if (!install) return submit();
   // Concurrent first uses of a module by one tenant: one installs, the others wait for it and
   // then start as ordinary calls (or, should it fail, each tries on its own).

@@ -1,4 +1,5 @@
 import type { EventType } from '../contract/events';
+import type { Tx } from '../db';
 import { statementRows } from '../db/statements';
 import { DatabaseDeadlineExceeded, isDatabaseUnreachable } from '../db/unreachable';
 import type { OutboxServices } from './context';
@@ -20,6 +21,21 @@ export interface BatchRow {
 export interface TenantGroup<I> {
   terms: (TenantTerms & { plan: string }) | null;
   entries: { item: I; pending: Pending<I, unknown>; row: BatchRow }[];
+}
+
+type Entry<I> = TenantGroup<I>['entries'][number];
+
+/**
+ * What a flush reserved for its calls besides their tenants' quota (BatchSpec `reserve`), in its
+ * transaction, before its statement.
+ */
+export interface FlushReservation<I> {
+  /** Calls refused, with their errors: not written. */
+  refused: Map<Entry<I>, unknown>;
+  /** Calls to be written one by one after the flush, each decided as if alone. */
+  alone: Set<Entry<I>>;
+  /** After the statement, in the transaction: `admitted` tells whether the quota took a group. */
+  settle(admitted: (group: TenantGroup<I>) => boolean): Promise<void>;
 }
 
 /**
@@ -53,6 +69,13 @@ export interface BatchSpec<I, R> {
   refused?(item: I, now: Date): unknown;
   /** The call on its own, when its transaction failed (else that failure is the call's). */
   alone?(item: I): Promise<R>;
+  /**
+   * Reserves what the groups' calls need beyond the quota (a key's caps), before the statement
+   * and after locking the tenants' counters it counts against. The calls `reserves` names are
+   * written only in a transaction, never by the one-statement flush.
+   */
+  reserve?(tx: Tx, out: Outbox, groups: TenantGroup<I>[], now: Date): Promise<FlushReservation<I>>;
+  reserves?(item: I): boolean;
 }
 
 /**
@@ -143,7 +166,8 @@ export class BatchedUnits<I extends object, R> {
     const rest: Pending<I, R>[] = [];
     for (const p of batch) {
       const until = this.loud.get(this.spec.tenantId(p.item));
-      (until === undefined || until <= now.getTime() ? candidates : rest).push(p);
+      const quiet = (until === undefined || until <= now.getTime()) && !this.spec.reserves?.(p.item);
+      (quiet ? candidates : rest).push(p);
     }
     if (candidates.length === 0) return rest;
     const { groups, alone } = this.groupByTenant(candidates);
@@ -186,11 +210,16 @@ export class BatchedUnits<I extends object, R> {
    */
   private async writeInTransaction(batch: Pending<I, R>[]): Promise<unknown> {
     const now = new Date();
-    const { groups, alone } = this.groupByTenant(batch);
+    const grouped = this.groupByTenant(batch);
+    const alone = grouped.alone;
+    let groups = grouped.groups;
     let answer: Answer;
+    let reserved: FlushReservation<I> | undefined;
     try {
       answer = await unitOfWork(this.svc, async (tx, out) => {
-        const answer = await this.run(this.transactional, groups, now, tx);
+        reserved = await this.spec.reserve?.(tx, out, groups, now);
+        if (reserved) groups = withoutSetAside(groups, reserved);
+        const answer = groups.length === 0 ? emptyAnswer() : await this.run(this.transactional, groups, now, tx);
         const deliveries: NewDelivery[] = [];
         for (const g of groups) {
           const used = answer.used.get(g);
@@ -208,6 +237,7 @@ export class BatchedUnits<I extends object, R> {
           await this.spec.afterCount?.(out, g, used, now);
         }
         await out.deliver(deliveries, 'event');
+        await reserved?.settle((g) => !g.terms || answer.used.has(g));
         return answer;
       });
     } catch (err) {
@@ -216,6 +246,8 @@ export class BatchedUnits<I extends object, R> {
       await this.retryByTenant(batch, err);
       return undefined;
     }
+    for (const [entry, error] of reserved?.refused ?? []) entry.pending.reject(error);
+    for (const entry of reserved?.alone ?? []) alone.push(entry.pending as Pending<I, R>);
     for (const g of groups) {
       if (!g.terms || answer.used.has(g)) {
         for (const { item, pending, row } of g.entries) pending.resolve(this.spec.settle(item, row, answer.rows.get(row.id)));
@@ -281,7 +313,7 @@ export class BatchedUnits<I extends object, R> {
     const rows = await statementRows<Record<string, unknown>>(this.svc.database, tx, statement.name, statement.text, values);
     // PostgreSQL answers a uuid in its canonical (lower-case) text; the groups are keyed as the callers spell it.
     const byTenant = new Map(groups.map((g) => [g.entries[0]!.row.tenantId.toLowerCase(), g]));
-    const answer: Answer = { rows: new Map(), used: new Map(), subscriptions: new Map() };
+    const answer = emptyAnswer();
     for (const r of rows) {
       const group = byTenant.get(String(r.tenant_id).toLowerCase());
       if (!group) continue;
@@ -318,6 +350,15 @@ export class BatchedUnits<I extends object, R> {
     this.loud.set(tenantId, now.getTime() + LOUD_MS);
   }
 }
+
+/** The groups (the same objects) without the calls a reservation refused or set aside; a group left empty is dropped. */
+function withoutSetAside<I>(groups: TenantGroup<I>[], reserved: FlushReservation<I>): TenantGroup<I>[] {
+  if (reserved.refused.size === 0 && reserved.alone.size === 0) return groups;
+  for (const g of groups) g.entries = g.entries.filter((e) => !reserved.refused.has(e) && !reserved.alone.has(e));
+  return groups.filter((g) => g.entries.length > 0);
+}
+
+const emptyAnswer = (): Answer => ({ rows: new Map(), used: new Map(), subscriptions: new Map() });
 
 interface Answer {
   /** The statement's row per written row (by id). */

@@ -1,4 +1,4 @@
-export { BatchedUnits, type BatchRow, type BatchSpec, type TenantGroup } from './batch';
+export { BatchedUnits, type BatchRow, type BatchSpec, type FlushReservation, type TenantGroup } from './batch';
 export type { OutboxServices } from './context';
 export {
   createDeliveries,
@@ -12,5 +12,5 @@ export {
 } from './deliveries';
 export type { EmittedEvent } from './events';
 export { OutboxHooks, type AfterCommit, type Committed, type CommittedEvent } from './hooks';
-export { countExecutions, type TenantTerms } from './quota';
+export { countExecutions, lockedCountersCte, type TenantTerms } from './quota';
 export { afterCommit, Outbox, unitOfWork } from './unit';

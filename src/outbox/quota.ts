@@ -54,6 +54,21 @@ counted as (
 )`;
 }
 
+/**
+ * The CTE `locked`: locks (creating at 0 when missing) the execution counters of the cycle
+ * starting `cycle` of the tenants `tenants` (a query of a `tenant_id` column), in the order every
+ * counting statement takes them. A statement that locks another counter after the tenants' (a
+ * key's, keys/caps.ts) reads `locked` before it, so that two transactions never wait for each other.
+ */
+export function lockedCountersCte(tenants: string, cycle: string): string {
+  return `locked as (
+  insert into usage_counters as u (tenant_id, cycle_start, executions, overage, updated_at)
+  select distinct t.tenant_id, ${cycle}::date, 0, 0, now() from (${tenants}) t order by t.tenant_id
+  on conflict (tenant_id, cycle_start) do update set updated_at = u.updated_at
+  returning u.tenant_id
+)`;
+}
+
 const COUNT_SQL = `with ${countCtes('$1', '$2')}
 select executions from counted`;
 

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { events, executions, keyUsageCounters } from '../../src/db/schema';
+import { events, executions, keyUsageCounters, usageCounters } from '../../src/db/schema';
 import { startMailbox, type Mailbox } from '../browser/mailbox';
 import { backends, expectError, startTestServer, type ApiResponse, type TestServer } from '../harness';
 
@@ -107,6 +107,22 @@ backends.describe('key caps (%s)', (backend) => {
       'key_limit_exceeded',
       'key_limit_exceeded',
     ]);
+  }, 60_000);
+
+  it("a call its tenant's quota refuses is not counted against the key's cap", async () => {
+    const t = await s.register(); // free: a pausing quota of 1,000 executions, 5 at a time
+    const [own] = (await s.call('/api/v1/keys', { key: t.apiKey, method: 'GET' })).body.data;
+    const capped = await s.call(`/api/v1/keys/${own.key_id}/policy`, { key: t.apiKey, method: 'PUT', body: { executions_per_month: 100 } });
+    expect(capped.status, capped.text).toBe(200);
+    expect((await uuid(t.apiKey)).status).toBe(200);
+    await s.svc.db.update(usageCounters).set({ executions: 997 }).where(eq(usageCounters.tenantId, t.tenantId));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => uuid(t.apiKey)));
+    expect(answers.map((a) => `${a.status} ${a.body.error ?? ''}`).sort()).toEqual([
+      ...Array(3).fill('200 '),
+      ...Array(2).fill('429 quota_exceeded'),
+    ]);
+    const [counter] = await s.svc.db.select().from(keyUsageCounters).where(eq(keyUsageCounters.keyId, own.key_id));
+    expect(counter).toMatchObject({ executions: 4 });
   }, 60_000);
 
   it("the tenant's owner is mailed once near the cap and once at it", async () => {
