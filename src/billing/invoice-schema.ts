@@ -10,41 +10,45 @@ const usd = (what: string) =>
 
 export const INVOICE_STATUSES = ['open', 'paid', 'void'] as const;
 
-export const invoiceLine = z.object({
-  description: z
-    .string()
-    .describe('e.g. "Pro plan, November 2026", "Pro plan, 20 Nov – 30 Nov (11 of 30 days)", "Overage: 250 executions × 0.001 USD"'),
-  quantity: z.number().int().describe('Units billed: 1 for a fee, the executions for overage'),
-  unit_amount_usd: z
-    .string()
-    .describe('Price of one unit: a decimal string in USD with as many decimals as needed, at least two (e.g. "0.001", "29.00")'),
-  amount_usd: usd('quantity × unit price'),
-});
+export const invoiceLine = z
+  .object({
+    description: z
+      .string()
+      .describe('e.g. "Pro plan, November 2026", "Pro plan, 20 Nov – 30 Nov (11 of 30 days)", "Overage: 250 executions × 0.001 USD"'),
+    quantity: z.number().int().describe('Units billed: 1 for a fee, the executions for overage'),
+    unit_amount_usd: z
+      .string()
+      .describe('Price of one unit: a decimal string in USD with as many decimals as needed, at least two (e.g. "0.001", "29.00")'),
+    amount_usd: usd('quantity × unit price'),
+  })
+  .meta({ id: 'InvoiceLine' });
 
-export const invoiceView = z.object({
-  id: z.string().describe('`inv_...`'),
-  number: z
-    .string()
-    .describe(
-      'Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002"',
-    ),
-  tenant_id: z.string(),
-  billed_to: z
-    .object({ name: z.string().describe("The tenant's name"), email: z.string().describe("The owner's email") })
-    .describe('Who the invoice is addressed to, as the tenant was when it was issued'),
-  status: z.enum(INVOICE_STATUSES).describe('`open` when created; an operator marks it `paid` or `void` (final states)'),
-  currency: z.literal('usd'),
-  period_start: z.string().describe('Start of the billed cycle (first instant of a calendar month, UTC, inclusive)'),
-  period_end: z.string().describe('End of the billed cycle (first instant of the next month, UTC, exclusive)'),
-  lines: z.array(invoiceLine),
-  subtotal_usd: usd('Sum of the lines'),
-  total_usd: usd('Amount due (no tax is applied: equal to the subtotal)'),
-  created_at: z.string().describe('When it was issued'),
-  due_at: z.string().describe('When payment is due: 14 days after it was issued'),
-  paid_at: z.string().nullable(),
-  voided_at: z.string().nullable(),
-  pdf_url: z.string().describe('Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`)'),
-});
+export const invoiceView = z
+  .object({
+    id: z.string().describe('`inv_...`'),
+    number: z
+      .string()
+      .describe(
+        'Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002"',
+      ),
+    tenant_id: z.string(),
+    billed_to: z
+      .object({ name: z.string().describe("The tenant's name"), email: z.string().describe("The owner's email") })
+      .describe('Who the invoice is addressed to, as the tenant was when it was issued'),
+    status: z.enum(INVOICE_STATUSES).describe('`open` when created; an operator marks it `paid` or `void` (final states)'),
+    currency: z.literal('usd'),
+    period_start: z.string().describe('Start of the billed cycle (first instant of a calendar month, UTC, inclusive)'),
+    period_end: z.string().describe('End of the billed cycle (first instant of the next month, UTC, exclusive)'),
+    lines: z.array(invoiceLine),
+    subtotal_usd: usd('Sum of the lines'),
+    total_usd: usd('Amount due (no tax is applied: equal to the subtotal)'),
+    created_at: z.string().describe('When it was issued'),
+    due_at: z.string().describe('When payment is due: 14 days after it was issued'),
+    paid_at: z.string().nullable(),
+    voided_at: z.string().nullable(),
+    pdf_url: z.string().describe('Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`)'),
+  })
+  .meta({ id: 'Invoice' });
 
 export type InvoiceView = z.infer<typeof invoiceView>;
 
@@ -84,25 +88,27 @@ export const closeCyclesInput = z.strictObject({
     ),
 });
 
-export const closeCyclesResult = z.object({
-  at: z.string().describe('The instant the cycles were closed as of'),
-  invoices: z
-    .array(invoiceView)
-    .describe('The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill)'),
-  failed: z
-    .array(
-      z.object({
-        tenant_id: z.string(),
-        cycle: z.string().describe('`YYYY-MM`'),
-        error: z
-          .string()
-          .describe(
-            'The error code: `conflict` when the charges pass the largest amount billed exactly (9007199254.74 USD), `internal_error` otherwise',
-          ),
-        message: z.string(),
-      }),
-    )
-    .describe(
-      'Cycles that could not be invoiced this time: nothing of them was written, each was logged, and the next run tries them again (usually empty)',
-    ),
-});
+export const closeCyclesResult = z
+  .object({
+    at: z.string().describe('The instant the cycles were closed as of'),
+    invoices: z
+      .array(invoiceView)
+      .describe('The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill)'),
+    failed: z
+      .array(
+        z.object({
+          tenant_id: z.string(),
+          cycle: z.string().describe('`YYYY-MM`'),
+          error: z
+            .string()
+            .describe(
+              'The error code: `conflict` when the charges pass the largest amount billed exactly (9007199254.74 USD), `internal_error` otherwise',
+            ),
+          message: z.string(),
+        }),
+      )
+      .describe(
+        'Cycles that could not be invoiced this time: nothing of them was written, each was logged, and the next run tries them again (usually empty)',
+      ),
+  })
+  .meta({ id: 'CloseCyclesResult' });

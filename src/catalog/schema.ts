@@ -20,35 +20,39 @@ export const moduleNameInPath = z.string();
 
 const jsonObject = z.record(z.string(), z.unknown());
 
-export const actionView = z.object({
-  name: z.string(),
-  description: z.string(),
-  input_schema: jsonObject,
-  output_schema: jsonObject,
-  examples: z.array(z.object({ input: z.unknown(), output: z.unknown() })),
-});
+export const actionView = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    input_schema: jsonObject,
+    output_schema: jsonObject,
+    examples: z.array(z.object({ input: z.unknown(), output: z.unknown() })),
+  })
+  .meta({ id: 'Action' });
 
-export const moduleView = z.object({
-  name: z.string(),
-  version: z.string(),
-  definition_hash: z
-    .string()
-    .regex(DEFINITION_HASH)
-    .describe(
-      "The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed.",
-    ),
-  title: z.string(),
-  description: z.string(),
-  category: z.string(),
-  tags: z.array(z.string()),
-  publisher: z.string(),
-  visibility: z.enum(['public', 'private']),
-  runtime: z.enum(['builtin', 'http', 'javascript']),
-  actions: z.array(actionView),
-  trust_score: z.number().int(),
-  certification_tier: z.string(),
-  installed: z.boolean(),
-});
+export const moduleView = z
+  .object({
+    name: z.string(),
+    version: z.string(),
+    definition_hash: z
+      .string()
+      .regex(DEFINITION_HASH)
+      .describe(
+        "The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed.",
+      ),
+    title: z.string(),
+    description: z.string(),
+    category: z.string(),
+    tags: z.array(z.string()),
+    publisher: z.string(),
+    visibility: z.enum(['public', 'private']),
+    runtime: z.enum(['builtin', 'http', 'javascript']),
+    actions: z.array(actionView),
+    trust_score: z.number().int(),
+    certification_tier: z.string(),
+    installed: z.boolean(),
+  })
+  .meta({ id: 'Module' });
 
 const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 
@@ -76,11 +80,13 @@ export const pinnedDefinitionHash = z
 
 export const moduleInput = z.strictObject({ module: moduleNameInPath });
 
-export const installationView = z.object({
-  module: z.string(),
-  installed: z.boolean(),
-  installed_at: z.string().nullable(),
-});
+export const installationView = z
+  .object({
+    module: z.string(),
+    installed: z.boolean(),
+    installed_at: z.string().nullable(),
+  })
+  .meta({ id: 'Installation' });
 
 export const searchInput = z.strictObject({
   q: z.string().trim().min(1).max(SEARCH_MAX_LENGTH),
@@ -92,15 +98,17 @@ export const searchOutput = z.object({
   query: z.string(),
   total: z.number().int(),
   data: z.array(
-    z.object({
-      module: z.string(),
-      action: z.string(),
-      title: z.string(),
-      description: z.string(),
-      trust_score: z.number().int(),
-      certification_tier: z.string(),
-      score: z.number().describe('Relevance; among equally relevant results the higher trust score comes first'),
-    }),
+    z
+      .object({
+        module: z.string(),
+        action: z.string(),
+        title: z.string(),
+        description: z.string(),
+        trust_score: z.number().int(),
+        certification_tier: z.string(),
+        score: z.number().describe('Relevance; among equally relevant results the higher trust score comes first'),
+      })
+      .meta({ id: 'SearchResult' }),
   ),
 });
 
@@ -108,15 +116,17 @@ export const directoryInput = z.strictObject({ ...listParams, category: z.string
 
 export const directoryOutput = z.object({
   data: z.array(
-    z.object({
-      id: z.string(),
-      module: z.string(),
-      action: z.string(),
-      description: z.string(),
-      input_schema: jsonObject,
-      trust_score: z.number().int(),
-      certification_tier: z.string(),
-    }),
+    z
+      .object({
+        id: z.string(),
+        module: z.string(),
+        action: z.string(),
+        description: z.string(),
+        input_schema: jsonObject,
+        trust_score: z.number().int(),
+        certification_tier: z.string(),
+      })
+      .meta({ id: 'DirectoryEntry' }),
   ),
   has_more: z.boolean(),
   next_cursor: z.string().nullable(),
@@ -229,14 +239,16 @@ export const updateModuleInput = z.strictObject({
   actions: publishFields.actions.optional().describe('Replaces all actions when given.'),
 });
 
-export const publishedModuleView = moduleView.extend({
-  signing_secret: z
-    .string()
-    .optional()
-    .describe(
-      'http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again.',
-    ),
-});
+export const publishedModuleView = moduleView
+  .extend({
+    signing_secret: z
+      .string()
+      .optional()
+      .describe(
+        'http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again.',
+      ),
+  })
+  .meta({ id: 'PublishedModule' });
 
 export type PublishModuleInput = z.infer<typeof publishModuleInput>;
 export type UpdateModuleInput = z.infer<typeof updateModuleInput>;

@@ -90,31 +90,35 @@ const keyBase = {
 };
 
 /** A key as created or rotated: the only time the secret is shown. */
-export const keyWithSecret = z.object({ ...keyBase, api_key: z.string() });
+export const keyWithSecret = z.object({ ...keyBase, api_key: z.string() }).meta({ id: 'ApiKeyWithSecret' });
 
-export const rotatedKey = z.object({
-  ...keyBase,
-  api_key: z.string(),
-  rotated_at: z.string(),
-  previous_key_expires_at: z.string().nullable(),
-});
+export const rotatedKey = z
+  .object({
+    ...keyBase,
+    api_key: z.string(),
+    rotated_at: z.string(),
+    previous_key_expires_at: z.string().nullable(),
+  })
+  .meta({ id: 'RotatedApiKey' });
 
-export const keySummary = z.object({
-  ...keyBase,
-  prefix: z.string(),
-  primary: z.boolean(),
-  last_used_at: z.string().nullable(),
-  rotated_at: z.string().nullable(),
-  suspended: z
-    .boolean()
-    .describe(
-      'True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade.',
-    ),
-});
+export const keySummary = z
+  .object({
+    ...keyBase,
+    prefix: z.string(),
+    primary: z.boolean(),
+    last_used_at: z.string().nullable(),
+    rotated_at: z.string().nullable(),
+    suspended: z
+      .boolean()
+      .describe(
+        'True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade.',
+      ),
+  })
+  .meta({ id: 'ApiKey' });
 
 export const keyList = pageSchema(keySummary);
 
-export const revokedKey = z.object({ key_id: z.string(), revoked: z.literal(true), revoked_at: z.string() });
+export const revokedKey = z.object({ key_id: z.string(), revoked: z.literal(true), revoked_at: z.string() }).meta({ id: 'RevokedApiKey' });
 
 /** `GET /api/v1/keys/{key_id}/usage?cycle=YYYY-MM` */
 export const keyUsageInput = z.strictObject({
@@ -126,31 +130,33 @@ export const keyUsageInput = z.strictObject({
 
 const count = z.number().int();
 
-export const keyUsage = z.object({
-  key_id: z.string(),
-  cycle: z
-    .object({
-      start: z.string().describe('Start of the cycle (ISO 8601, inclusive)'),
-      end: z.string().describe('End of the cycle (ISO 8601, exclusive): the start of the next one'),
-    })
-    .describe('The billing cycle read: a calendar month in UTC'),
-  executions: z
-    .object({ total: count, succeeded: count, failed: count })
-    .describe("The key's executions started in the cycle (`total` includes any still running)"),
-  spend_usd: z
-    .string()
-    .describe('What the key\'s executions cost in the cycle as its spend cap counts it, USD with two decimals (`"0.00"` when none)'),
-  days: z
-    .array(z.object({ date: z.string().describe('UTC day, `YYYY-MM-DD`'), succeeded: count, failed: count, refused: count }))
-    .describe(
-      "One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one. `refused`: requests the key's policy refused that day",
-    ),
-  refusals: z
-    .array(z.object({ reason: z.string(), count }))
-    .describe(
-      "Requests the key's policy refused in the cycle, by reason (`module_not_allowed`, `ip_not_allowed`, `executions_per_month`, ...), most first",
-    ),
-});
+export const keyUsage = z
+  .object({
+    key_id: z.string(),
+    cycle: z
+      .object({
+        start: z.string().describe('Start of the cycle (ISO 8601, inclusive)'),
+        end: z.string().describe('End of the cycle (ISO 8601, exclusive): the start of the next one'),
+      })
+      .describe('The billing cycle read: a calendar month in UTC'),
+    executions: z
+      .object({ total: count, succeeded: count, failed: count })
+      .describe("The key's executions started in the cycle (`total` includes any still running)"),
+    spend_usd: z
+      .string()
+      .describe('What the key\'s executions cost in the cycle as its spend cap counts it, USD with two decimals (`"0.00"` when none)'),
+    days: z
+      .array(z.object({ date: z.string().describe('UTC day, `YYYY-MM-DD`'), succeeded: count, failed: count, refused: count }))
+      .describe(
+        "One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one. `refused`: requests the key's policy refused that day",
+      ),
+    refusals: z
+      .array(z.object({ reason: z.string(), count }))
+      .describe(
+        "Requests the key's policy refused in the cycle, by reason (`module_not_allowed`, `ip_not_allowed`, `executions_per_month`, ...), most first",
+      ),
+  })
+  .meta({ id: 'ApiKeyUsage' });
 
 export type CreateKeyInput = z.infer<typeof createKeyInput>;
 export type RotateKeyInput = z.infer<typeof rotateKeyInput>;

@@ -59,19 +59,23 @@ export const listMemoryInput = z.strictObject({
   ...listParams,
 });
 
-export const memoryEntryView = z.object({
-  agent_id: z.string(),
-  key: z.string(),
-  value: z.unknown(),
-  tags: z.array(z.string()),
-  expires_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export const memoryEntryView = z
+  .object({
+    agent_id: z.string(),
+    key: z.string(),
+    value: z.unknown(),
+    tags: z.array(z.string()),
+    expires_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'MemoryEntry' });
 
 export const memoryList = pageSchema(memoryEntryView);
 
-export const deletedMemoryEntry = z.object({ agent_id: z.string(), key: z.string(), deleted: z.literal(true) });
+export const deletedMemoryEntry = z
+  .object({ agent_id: z.string(), key: z.string(), deleted: z.literal(true) })
+  .meta({ id: 'DeletedMemoryEntry' });
 
 export const listMemoryAgentsInput = z.strictObject({
   limit: queryInteger(1, 100, 100).describe('At most this many agents (default and max 100)'),
@@ -79,11 +83,13 @@ export const listMemoryAgentsInput = z.strictObject({
 
 export const memoryAgentList = z.object({
   data: z.array(
-    z.object({
-      agent_id: z.string(),
-      entries: z.number().int().describe('Live (unexpired) entries of the agent'),
-      last_updated_at: z.string().nullable().describe('When one of its entries last changed'),
-    }),
+    z
+      .object({
+        agent_id: z.string(),
+        entries: z.number().int().describe('Live (unexpired) entries of the agent'),
+        last_updated_at: z.string().nullable().describe('When one of its entries last changed'),
+      })
+      .meta({ id: 'MemoryAgent' }),
   ),
   has_more: z.boolean().describe('More agents have entries than were returned'),
 });

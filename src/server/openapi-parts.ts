@@ -34,7 +34,7 @@ export function responseHeaders(status: string): Json {
 export const errorResponse = (status: string, description: string) => ({
   description,
   headers: responseHeaders(status),
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
 });
 
 /** A JSON body of `schema` (the JSON-RPC answers of /api/mcp and /api/a2a). */

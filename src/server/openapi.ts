@@ -122,33 +122,162 @@ const PAYLOAD_TOO_LARGE = 'The request body exceeds 1 MiB (`payload_too_large`)'
  * (src/server/trpc.ts) answers on every route of its kind, then the route's own
  * `errorResponses` (domain errors, and more specific wording), which win.
  */
+/** What the procedure chain answers on every route of a kind: one wording per status and kind. */
+const CHAIN_ERRORS = {
+  badRequest:
+    'Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates)',
+  unauthorized: 'No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token',
+  adminUnauthorized: 'Missing or wrong `x-admin-token` (`unauthorized`)',
+  notFound: 'No such resource (`not_found`)',
+  adminNotFound: 'No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found`',
+  tooManyRequests:
+    "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool",
+  tooManyFailedAuthentications:
+    "After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit",
+  tooManyPublicRequests:
+    "The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool",
+  idempotencyConflict:
+    'A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer',
+};
+
+/**
+ * Every status a REST operation can answer, with its description: what the procedure chain
+ * (src/server/trpc.ts) answers on every route of its kind, then the route's own
+ * `errorResponses` (domain errors, and more specific wording), which win.
+ */
 function errorStatuses(route: Route): Record<string, string> {
   const admin = route.meta.caller === 'operator';
   const authenticated = route.meta.caller === 'tenant';
   const exempt = route.meta.rateLimitExempt === true;
-  const out: Record<string, string> = {
-    400: 'Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates)',
-  };
-  if (authenticated) out[401] = 'No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token';
-  if (admin) out[401] = 'Missing or wrong `x-admin-token` (`unauthorized`)';
-  if (route.template.includes('{')) out[404] = 'No such resource (`not_found`)';
-  if (admin) out[404] = 'No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found`';
+  const out: Record<string, string> = { 400: CHAIN_ERRORS.badRequest };
+  if (authenticated) out[401] = CHAIN_ERRORS.unauthorized;
+  if (admin) out[401] = CHAIN_ERRORS.adminUnauthorized;
+  if (route.template.includes('{')) out[404] = CHAIN_ERRORS.notFound;
+  if (admin) out[404] = CHAIN_ERRORS.adminNotFound;
   out[413] = PAYLOAD_TOO_LARGE;
-  if (authenticated && !exempt) {
-    out[429] = "The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool";
-  } else if (authenticated) {
-    out[429] =
-      "After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit";
-  } else if (!exempt) {
-    out[429] = "The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool";
-  }
+  if (authenticated && !exempt) out[429] = CHAIN_ERRORS.tooManyRequests;
+  else if (authenticated) out[429] = CHAIN_ERRORS.tooManyFailedAuthentications;
+  else if (!exempt) out[429] = CHAIN_ERRORS.tooManyPublicRequests;
   out[500] = INTERNAL;
   const declared = route.meta.openapi?.errorResponses;
   if (declared && !Array.isArray(declared)) Object.assign(out, declared);
   // An operation's own 409 keeps its words; the Idempotency-Key parameter describes this one too.
-  if (takesIdempotencyKey(route))
-    out[409] ??= 'A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer';
+  if (takesIdempotencyKey(route)) out[409] ??= CHAIN_ERRORS.idempotencyConflict;
   return out;
+}
+
+/** A 409 of an operation that takes `Idempotency-Key`: `Retry-After` when the key's request still runs. */
+const withIdempotencyRetryAfter = (response: Json): Json => ({
+  ...response,
+  headers: { ...(response.headers as Json), 'Retry-After': IDEMPOTENCY_RETRY_AFTER },
+});
+
+/**
+ * The error responses most operations answer with the same words, declared once
+ * (`components.responses`) and referenced.
+ */
+const SHARED_RESPONSES: Record<string, { status: string; response: Json }> = {
+  BadRequest: { status: '400', response: errorResponse('400', CHAIN_ERRORS.badRequest) },
+  Unauthorized: { status: '401', response: errorResponse('401', CHAIN_ERRORS.unauthorized) },
+  AdminUnauthorized: { status: '401', response: errorResponse('401', CHAIN_ERRORS.adminUnauthorized) },
+  NotFound: { status: '404', response: errorResponse('404', CHAIN_ERRORS.notFound) },
+  AdminNotFound: { status: '404', response: errorResponse('404', CHAIN_ERRORS.adminNotFound) },
+  IdempotencyConflict: { status: '409', response: withIdempotencyRetryAfter(errorResponse('409', CHAIN_ERRORS.idempotencyConflict)) },
+  PayloadTooLarge: { status: '413', response: errorResponse('413', PAYLOAD_TOO_LARGE) },
+  TooManyRequests: { status: '429', response: errorResponse('429', CHAIN_ERRORS.tooManyRequests) },
+  TooManyFailedAuthentications: { status: '429', response: errorResponse('429', CHAIN_ERRORS.tooManyFailedAuthentications) },
+  TooManyPublicRequests: { status: '429', response: errorResponse('429', CHAIN_ERRORS.tooManyPublicRequests) },
+  InternalError: { status: '500', response: errorResponse('500', INTERNAL) },
+};
+
+/** Names (and a neutral description) of the other error statuses, for the responses shared by status. */
+const STATUS_RESPONSES: Record<string, [name: string, description: string]> = {
+  400: ['BadRequest', 'Invalid request (`invalid_request`)'],
+  401: ['Unauthorized', 'No valid credential (`unauthorized`)'],
+  402: ['PaymentRequired', 'Payment required: the `error` code says why'],
+  403: ['Forbidden', 'Refused: the `error` code says why (e.g. `insufficient_scope`, `plan_required`)'],
+  404: ['NotFound', 'No such resource (`not_found`)'],
+  405: ['MethodNotAllowed', 'The path does not accept this method (`method_not_allowed`)'],
+  406: ['NotAcceptable', 'No acceptable representation'],
+  409: ['Conflict', 'Conflict with the current state (`conflict`)'],
+  410: ['Gone', 'No longer available'],
+  413: ['PayloadTooLarge', PAYLOAD_TOO_LARGE],
+  415: ['UnsupportedMediaType', 'Unsupported media type'],
+  422: ['UnprocessableContent', 'The request was understood but could not be carried out: the `error` code says why'],
+  429: ['TooManyRequests', 'A limit is reached: the `error` code says which'],
+  500: ['InternalError', INTERNAL],
+  502: ['BadGateway', 'An upstream failed: the `error` code says which'],
+  503: ['ServiceUnavailable', 'Unavailable for now: retry later'],
+  504: ['GatewayTimeout', 'An upstream did not answer in time: the `error` code says which'],
+};
+
+/** JSON with the members of every object in key order: equal texts, equal values. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Json).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+
+/** An error response's headers and body: what a shared response must equal besides its description. */
+const shapeOf = (status: string, response: Json) => `${status} ${canonical({ headers: response.headers, content: response.content })}`;
+
+const isApiErrorResponse = (response: Json) =>
+  Object.keys(response).every((k) => ['description', 'headers', 'content'].includes(k)) &&
+  canonical(response.content) === canonical({ 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } });
+
+/**
+ * Replaces every error response of `paths` by a reference to a shared one (`components.responses`)
+ * of the same status, headers and body: the shared response of the same words when there is one,
+ * else the one of its status with the operation's own words as the reference's `description`
+ * (OpenAPI 3.1: it overrides the referenced one's). Returns the shared responses referenced.
+ */
+function shareResponses(paths: Record<string, Json>): Record<string, Json> {
+  const shared: Record<string, { status: string; response: Json }> = { ...SHARED_RESPONSES };
+  const exact = new Map<string, string>();
+  const byShape = new Map<string, string>();
+  for (const [name, { status, response }] of Object.entries(shared)) {
+    exact.set(`${shapeOf(status, response)} ${String(response.description)}`, name);
+    if (!byShape.has(shapeOf(status, response))) byShape.set(shapeOf(status, response), name);
+  }
+  const used = new Set<string>();
+  const sharedFor = (status: string, response: Json): string | undefined => {
+    const shape = shapeOf(status, response);
+    const same = exact.get(`${shape} ${String(response.description)}`) ?? byShape.get(shape);
+    if (same) return same;
+    const known = STATUS_RESPONSES[status];
+    if (!known) return undefined;
+    const headers = Object.keys((response.headers as Json | undefined) ?? {});
+    // Named after the headers that set it apart from the others of its status.
+    const prefix =
+      (headers.includes('Idempotent-Replayed') ? 'Replayable' : '') +
+      (status === '409' && headers.includes('Retry-After') ? 'Retryable' : '') +
+      (headers.includes('WWW-Authenticate') ? 'Challenging' : '');
+    let name = `${prefix}${known[0]}`;
+    for (let n = 2; shared[name]; n++) name = `${prefix}${known[0]}${n}`;
+    shared[name] = { status, response: { ...response, description: known[1] } };
+    byShape.set(shape, name);
+    return name;
+  };
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      const responses = (op as Json | undefined)?.responses as Record<string, Json> | undefined;
+      if (!responses || typeof responses !== 'object') continue;
+      for (const [code, response] of Object.entries(responses)) {
+        if (!/^[45]\d\d$/.test(code) || !isApiErrorResponse(response)) continue;
+        const name = sharedFor(code, response);
+        if (!name) continue;
+        used.add(name);
+        const ref = `#/components/responses/${name}`;
+        responses[code] =
+          response.description === shared[name]!.response.description ? { $ref: ref } : { $ref: ref, description: response.description };
+      }
+    }
+  }
+  const statusOf = (name: string) => shared[name]!.status;
+  return Object.fromEntries(
+    [...used].sort((a, b) => statusOf(a).localeCompare(statusOf(b)) || a.localeCompare(b)).map((name) => [name, shared[name]!.response]),
+  );
 }
 
 /** `execution.completed` -> `ExecutionCompletedData`. */
@@ -334,7 +463,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     version: VERSION,
     openApiVersion: '3.1.0',
     description:
-      "Multi-tenant API through which software agents find, install and run modules. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <token>`; operator endpoints with `x-admin-token`. Errors share one format (`Error`); a path that exists answers other methods with 405 and `Allow`. Every response carries `X-Request-Id` and the rate-limit headers of the caller's pool: with a valid credential, its tenant's pool plus `X-Execution-Remaining`; without one, the client IP's public pool (600 requests per minute) and no `X-Execution-Remaining`.",
+      "Multi-tenant API through which software agents find, install and run modules. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <token>`; operator endpoints with `x-admin-token`. Errors share one format (`ApiError`); a path that exists answers other methods with 405 and `Allow`. Every response carries `X-Request-Id` and the rate-limit headers of the caller's pool: with a valid credential, its tenant's pool plus `X-Execution-Remaining`; without one, the client IP's public pool (600 requests per minute) and no `X-Execution-Remaining`.",
     baseUrl,
     securitySchemes: {
       ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key (`amp_...`)' },
@@ -384,8 +513,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
             headers: { ...(rebuilt[code]!.headers as Json), 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
           };
       }
-      if (rebuilt['409'])
-        rebuilt['409'] = { ...rebuilt['409'], headers: { ...(rebuilt['409']!.headers as Json), 'Retry-After': IDEMPOTENCY_RETRY_AFTER } };
+      if (rebuilt['409']) rebuilt['409'] = withIdempotencyRetryAfter(rebuilt['409']);
       op.parameters = [...((op.parameters as unknown[] | undefined) ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
     }
     op.responses = Object.fromEntries(Object.entries(rebuilt).sort(([a], [b]) => a.localeCompare(b)));
@@ -399,7 +527,8 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   Object.assign(doc.paths ?? {}, mcpPaths(), a2aPaths(), discoveryPaths(), eventStreamPaths());
   const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   const webhooks = webhooksSection();
-  doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA, ...JSON_RPC_SCHEMAS, ...webhooks.schemas } as never;
+  doc.components.schemas = { ...schemas, ApiError: ERROR_SCHEMA, ...JSON_RPC_SCHEMAS, ...webhooks.schemas } as never;
+  doc.components.responses = shareResponses(doc.paths as Record<string, Json>) as never;
   doc.components.parameters = { ...doc.components.parameters, ...WEBHOOK_HEADERS, ...IDEMPOTENCY_PARAMETER } as never;
   doc.components.headers = HEADERS as never;
   doc.webhooks = webhooks.webhooks as never;

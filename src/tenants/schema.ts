@@ -16,25 +16,29 @@ export const limitsSchema = z.object({
   executions_per_month: z.number().int().nullable().describe('Monthly execution quota; null = unlimited (enterprise)'),
 });
 
-export const registerOutput = z.object({
-  api_key: z.string(),
-  tenant_id: z.string(),
-  plan: planSchema,
-  limits: limitsSchema,
-});
+export const registerOutput = z
+  .object({
+    api_key: z.string(),
+    tenant_id: z.string(),
+    plan: planSchema,
+    limits: limitsSchema,
+  })
+  .meta({ id: 'RegisteredTenant' });
 
 /** A tenant's effective terms: its plan's values with its per-tenant overrides applied. */
-export const termsView = z.object({
-  requests_per_minute: z.number().int(),
-  executions_per_month: z.number().int().nullable().describe('Monthly execution quota; null = unlimited'),
-  concurrency: z.number().int(),
-  modules: z.number().int().nullable().describe('Installed-module limit; null = unlimited'),
-  overage: z
-    .enum(['pause', 'metered'])
-    .describe('Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`'),
-  overage_unit_usd: z.string().describe('Price per execution past the quota, USD decimal string (e.g. "0.001")'),
-  monthly_fee_usd: z.string().describe('Monthly fee, USD decimal string (e.g. "29.00")'),
-});
+export const termsView = z
+  .object({
+    requests_per_minute: z.number().int(),
+    executions_per_month: z.number().int().nullable().describe('Monthly execution quota; null = unlimited'),
+    concurrency: z.number().int(),
+    modules: z.number().int().nullable().describe('Installed-module limit; null = unlimited'),
+    overage: z
+      .enum(['pause', 'metered'])
+      .describe('Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`'),
+    overage_unit_usd: z.string().describe('Price per execution past the quota, USD decimal string (e.g. "0.001")'),
+    monthly_fee_usd: z.string().describe('Monthly fee, USD decimal string (e.g. "29.00")'),
+  })
+  .meta({ id: 'Terms' });
 
 /** The per-tenant overrides an operator set; null = the plan's value applies. */
 export const overridesView = z.object({
@@ -44,28 +48,32 @@ export const overridesView = z.object({
   monthly_fee_usd: z.string().nullable(),
 });
 
-export const tenantView = z.object({
-  tenant_id: z.string(),
-  agent_name: z.string(),
-  owner_email: z.string(),
-  plan: planSchema,
-  limits: limitsSchema,
-  requests_per_minute: z.number().int(),
-  requests_per_minute_override: z.number().int().nullable(),
-  terms: termsView.describe('Effective terms: the plan with the overrides applied'),
-  overrides: overridesView.describe('Per-tenant overrides set by an operator (null = the plan value)'),
-  created_at: z.string(),
-});
+export const tenantView = z
+  .object({
+    tenant_id: z.string(),
+    agent_name: z.string(),
+    owner_email: z.string(),
+    plan: planSchema,
+    limits: limitsSchema,
+    requests_per_minute: z.number().int(),
+    requests_per_minute_override: z.number().int().nullable(),
+    terms: termsView.describe('Effective terms: the plan with the overrides applied'),
+    overrides: overridesView.describe('Per-tenant overrides set by an operator (null = the plan value)'),
+    created_at: z.string(),
+  })
+  .meta({ id: 'Tenant' });
 
 export const listTenantsInput = z.strictObject({ ...listParams });
 /** An operator's row: the tenant with this cycle's usage and what needs attention. */
-export const adminTenantView = tenantView.extend({
-  executions_this_cycle: z
-    .number()
-    .int()
-    .describe('Executions counted in the current billing cycle (against `terms.executions_per_month`)'),
-  disabled_webhooks: z.number().int().describe('Webhook subscriptions disabled after repeated failures'),
-});
+export const adminTenantView = tenantView
+  .extend({
+    executions_this_cycle: z
+      .number()
+      .int()
+      .describe('Executions counted in the current billing cycle (against `terms.executions_per_month`)'),
+    disabled_webhooks: z.number().int().describe('Webhook subscriptions disabled after repeated failures'),
+  })
+  .meta({ id: 'AdminTenant' });
 export const tenantList = pageSchema(adminTenantView);
 
 /**
@@ -136,23 +144,27 @@ export const planChangeFields = {
   restored: affected.describe('Keys and webhook subscriptions an upgrade made work again'),
 };
 
-export const planChangeView = z.object({
-  tenant_id: z.string(),
-  plan: planSchema,
-  terms: termsView,
-  ...planChangeFields,
-});
+export const planChangeView = z
+  .object({
+    tenant_id: z.string(),
+    plan: planSchema,
+    terms: termsView,
+    ...planChangeFields,
+  })
+  .meta({ id: 'PlanChange' });
 
-export const adminPlanChangeView = tenantView.extend(planChangeFields);
+export const adminPlanChangeView = tenantView.extend(planChangeFields).meta({ id: 'AdminPlanChange' });
 
-export const whoAmIOutput = z.object({
-  tenant_id: z.string(),
-  plan: planSchema,
-  limits: limitsSchema,
-  requests_per_minute: z.number().int(),
-  credential: z.object({
-    type: z.enum(['api_key', 'bearer']),
-    key_id: z.string().nullable(),
-    scopes: z.array(z.string()),
-  }),
-});
+export const whoAmIOutput = z
+  .object({
+    tenant_id: z.string(),
+    plan: planSchema,
+    limits: limitsSchema,
+    requests_per_minute: z.number().int(),
+    credential: z.object({
+      type: z.enum(['api_key', 'bearer']),
+      key_id: z.string().nullable(),
+      scopes: z.array(z.string()),
+    }),
+  })
+  .meta({ id: 'WhoAmI' });

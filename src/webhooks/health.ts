@@ -16,11 +16,13 @@ const troubled = z.object({
   disabled_at: z.string().nullable(),
 });
 
-export const webhookHealthView = z.object({
-  disabled: z.number().int().describe('Subscriptions disabled after too many failed deliveries in a row'),
-  failing: z.number().int().describe('Active subscriptions whose failed deliveries in a row reached their `failure_alert_threshold`'),
-  subscriptions: z.array(troubled).describe('Those subscriptions, disabled first, then the longest failing'),
-});
+export const webhookHealthView = z
+  .object({
+    disabled: z.number().int().describe('Subscriptions disabled after too many failed deliveries in a row'),
+    failing: z.number().int().describe('Active subscriptions whose failed deliveries in a row reached their `failure_alert_threshold`'),
+    subscriptions: z.array(troubled).describe('Those subscriptions, disabled first, then the longest failing'),
+  })
+  .meta({ id: 'WebhookHealth' });
 
 /**
  * GET /api/v1/webhooks/health: the tenant's subscriptions that need attention, disabled or

@@ -122,140 +122,158 @@ export const recoverInput = z.strictObject({
   until: isoDateTime().optional().describe('End of the window (exclusive; default now)'),
 });
 
-export const webhookView = z.object({
-  id: z.string(),
-  kind: z.enum(['push', 'poll']).describe('`push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages'),
-  url: z.string().nullable().describe('The receiver; null for a `poll` subscription'),
-  events: z.array(z.string()),
-  status: z.enum(['active', 'disabled']),
-  secret: z.string().describe('The full secret on create and rotation; masked (`…` + last 4) afterwards'),
-  previous_secret_expires_at: z
-    .string()
-    .nullable()
-    .describe('While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise)'),
-  headers: z.record(z.string(), z.string()).describe('Custom headers added to every request to the receiver'),
-  filter: z.string().nullable().describe('Only events this expression matches are delivered (null: all of the subscribed kinds)'),
-  rate_limit_per_second: z.number().int().nullable().describe('Requests per second at most to the receiver (null: unpaced)'),
-  consecutive_failures: z.number().int(),
-  disabled_at: z.string().nullable(),
-  failure_alert_threshold: z.number().int().describe("Failed deliveries in a row that alert the tenant's owner"),
-  failing_since: z
-    .string()
-    .nullable()
-    .describe(
-      'When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds',
-    ),
-  suspended: z
-    .boolean()
-    .describe('True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it'),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export const webhookView = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['push', 'poll']).describe('`push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages'),
+    url: z.string().nullable().describe('The receiver; null for a `poll` subscription'),
+    events: z.array(z.string()),
+    status: z.enum(['active', 'disabled']),
+    secret: z.string().describe('The full secret on create and rotation; masked (`…` + last 4) afterwards'),
+    previous_secret_expires_at: z
+      .string()
+      .nullable()
+      .describe('While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise)'),
+    headers: z.record(z.string(), z.string()).describe('Custom headers added to every request to the receiver'),
+    filter: z.string().nullable().describe('Only events this expression matches are delivered (null: all of the subscribed kinds)'),
+    rate_limit_per_second: z.number().int().nullable().describe('Requests per second at most to the receiver (null: unpaced)'),
+    consecutive_failures: z.number().int(),
+    disabled_at: z.string().nullable(),
+    failure_alert_threshold: z.number().int().describe("Failed deliveries in a row that alert the tenant's owner"),
+    failing_since: z
+      .string()
+      .nullable()
+      .describe(
+        'When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds',
+      ),
+    suspended: z
+      .boolean()
+      .describe('True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Webhook' });
 
 export const webhookList = pageSchema(
-  webhookView.extend({
-    success_rate: z
-      .number()
-      .nullable()
-      .describe("Succeeded / finished deliveries, 0–1, as the detail view's `stats.success_rate` (null before the first finishes)"),
-  }),
+  webhookView
+    .extend({
+      success_rate: z
+        .number()
+        .nullable()
+        .describe("Succeeded / finished deliveries, 0–1, as the detail view's `stats.success_rate` (null before the first finishes)"),
+    })
+    .meta({ id: 'WebhookListItem' }),
 );
 
-const attemptView = z.object({
-  attempt: z.number().int(),
-  status_code: z.number().int().nullable(),
-  success: z.boolean(),
-  latency_ms: z.number().int(),
-  error: z.string().nullable(),
-  response_body: z.string().nullable().describe('The first 1 KB of the answer'),
-  at: z.string(),
-});
+const attemptView = z
+  .object({
+    attempt: z.number().int(),
+    status_code: z.number().int().nullable(),
+    success: z.boolean(),
+    latency_ms: z.number().int(),
+    error: z.string().nullable(),
+    response_body: z.string().nullable().describe('The first 1 KB of the answer'),
+    at: z.string(),
+  })
+  .meta({ id: 'Attempt' });
 
-export const deliveryView = z.object({
-  id: z.string(),
-  event_id: z.string().describe('The envelope id: the same on every attempt and replay'),
-  event: z.string(),
-  kind: z.enum(['event', 'replay', 'recover', 'test']),
-  status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
-  attempt: z.number().int().describe('Attempts made so far'),
-  status_code: z.number().int().nullable().describe('Of the latest attempt'),
-  success: z.boolean(),
-  latency_ms: z.number().int().nullable().describe('Of the latest attempt'),
-  error: z.string().nullable().describe('Of the latest attempt'),
-  next_attempt_at: z.string().nullable(),
-  at: z.string().describe('When the delivery was created'),
-  attempts: z.array(attemptView),
-});
+export const deliveryView = z
+  .object({
+    id: z.string(),
+    event_id: z.string().describe('The envelope id: the same on every attempt and replay'),
+    event: z.string(),
+    kind: z.enum(['event', 'replay', 'recover', 'test']),
+    status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+    attempt: z.number().int().describe('Attempts made so far'),
+    status_code: z.number().int().nullable().describe('Of the latest attempt'),
+    success: z.boolean(),
+    latency_ms: z.number().int().nullable().describe('Of the latest attempt'),
+    error: z.string().nullable().describe('Of the latest attempt'),
+    next_attempt_at: z.string().nullable(),
+    at: z.string().describe('When the delivery was created'),
+    attempts: z.array(attemptView),
+  })
+  .meta({ id: 'Delivery' });
 
-export const webhookDetail = webhookView.extend({
-  stats: z.object({
-    success_rate: z.number().nullable().describe('Succeeded / finished deliveries, 0–1 (null before the first finishes)'),
-    avg_latency_ms: z.number().int().nullable().describe('Mean latency of attempts the receiver answered'),
-    total_deliveries: z.number().int().describe('Deliveries made or pending (test sends excluded)'),
-    succeeded_deliveries: z.number().int(),
-    failed_deliveries: z.number().int(),
-    pending_deliveries: z
-      .number()
-      .int()
-      .describe('Deliveries waiting for an attempt (a retry, or their turn under `rate_limit_per_second`)'),
-    oldest_pending_at: z.string().nullable().describe('When the oldest pending delivery was created (null when none is pending)'),
-    lag_seconds: z
-      .number()
-      .nullable()
-      .describe('How long the oldest pending delivery has waited, in seconds: the queue lag of this receiver (null when none is pending)'),
-    consecutive_failures: z.number().int(),
-    messages: z
-      .number()
-      .int()
-      .describe(
-        'Distinct events (message ids) sent or being sent to this receiver, over the 30-day history: a replayed or recovered event counts once however many deliveries it has (test sends excluded)',
-      ),
-    attempts: z
-      .number()
-      .int()
-      .describe('HTTP attempts made, over the 30-day history: every delivery attempt, retries and resends included (test sends excluded)'),
-  }),
-  deliveries: z.array(deliveryView).describe('The latest 100 deliveries, newest first'),
-});
+export const webhookDetail = webhookView
+  .extend({
+    stats: z.object({
+      success_rate: z.number().nullable().describe('Succeeded / finished deliveries, 0–1 (null before the first finishes)'),
+      avg_latency_ms: z.number().int().nullable().describe('Mean latency of attempts the receiver answered'),
+      total_deliveries: z.number().int().describe('Deliveries made or pending (test sends excluded)'),
+      succeeded_deliveries: z.number().int(),
+      failed_deliveries: z.number().int(),
+      pending_deliveries: z
+        .number()
+        .int()
+        .describe('Deliveries waiting for an attempt (a retry, or their turn under `rate_limit_per_second`)'),
+      oldest_pending_at: z.string().nullable().describe('When the oldest pending delivery was created (null when none is pending)'),
+      lag_seconds: z
+        .number()
+        .nullable()
+        .describe(
+          'How long the oldest pending delivery has waited, in seconds: the queue lag of this receiver (null when none is pending)',
+        ),
+      consecutive_failures: z.number().int(),
+      messages: z
+        .number()
+        .int()
+        .describe(
+          'Distinct events (message ids) sent or being sent to this receiver, over the 30-day history: a replayed or recovered event counts once however many deliveries it has (test sends excluded)',
+        ),
+      attempts: z
+        .number()
+        .int()
+        .describe(
+          'HTTP attempts made, over the 30-day history: every delivery attempt, retries and resends included (test sends excluded)',
+        ),
+    }),
+    deliveries: z.array(deliveryView).describe('The latest 100 deliveries, newest first'),
+  })
+  .meta({ id: 'WebhookDetail' });
 
 export const deliveryIdInput = z.strictObject({
   id: webhookId,
   delivery_id: z.string().min(1).max(64).describe('Delivery identifier (`dlv_...`)'),
 });
 
-export const deliveryWithPayload = deliveryView.extend({
-  payload: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .describe(
-      'The envelope `{id, event, timestamp, data}` this delivery sends, as its attempts send it; null for test sends and once the event passed the 30-day retention',
-    ),
-});
+export const deliveryWithPayload = deliveryView
+  .extend({
+    payload: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe(
+        'The envelope `{id, event, timestamp, data}` this delivery sends, as its attempts send it; null for test sends and once the event passed the 30-day retention',
+      ),
+  })
+  .meta({ id: 'DeliveryWithPayload' });
 
 export const webhookSeriesInput = z.strictObject({
   id: webhookId,
   range: z.enum(['24h', '7d', '30d']).default('7d').describe('24h: hourly buckets; 7d, 30d: daily buckets (UTC)'),
 });
 
-export const webhookSeries = z.object({
-  id: z.string(),
-  range: z.enum(['24h', '7d', '30d']),
-  bucket: z.enum(['hour', 'day']),
-  from: z.string().describe('Start of the first bucket'),
-  points: z
-    .array(
-      z.object({
-        start: z.string().describe('Start of the bucket (UTC)'),
-        succeeded_deliveries: z.number().int().describe('Deliveries that succeeded in this bucket'),
-        failed_deliveries: z.number().int().describe('Deliveries whose every attempt failed, finished in this bucket'),
-        success_rate: z.number().nullable().describe('Succeeded / finished in this bucket, 0–1 (null when none finished)'),
-        answered_attempts: z.number().int().describe('Attempts the receiver answered (any status) in this bucket'),
-        avg_latency_ms: z.number().int().nullable().describe('Mean latency of the answered attempts'),
-        p95_latency_ms: z.number().int().nullable().describe('95th percentile latency of the answered attempts'),
-      }),
-    )
-    .describe('Every bucket of the range, oldest first; test sends excluded'),
-});
+export const webhookSeries = z
+  .object({
+    id: z.string(),
+    range: z.enum(['24h', '7d', '30d']),
+    bucket: z.enum(['hour', 'day']),
+    from: z.string().describe('Start of the first bucket'),
+    points: z
+      .array(
+        z.object({
+          start: z.string().describe('Start of the bucket (UTC)'),
+          succeeded_deliveries: z.number().int().describe('Deliveries that succeeded in this bucket'),
+          failed_deliveries: z.number().int().describe('Deliveries whose every attempt failed, finished in this bucket'),
+          success_rate: z.number().nullable().describe('Succeeded / finished in this bucket, 0–1 (null when none finished)'),
+          answered_attempts: z.number().int().describe('Attempts the receiver answered (any status) in this bucket'),
+          avg_latency_ms: z.number().int().nullable().describe('Mean latency of the answered attempts'),
+          p95_latency_ms: z.number().int().nullable().describe('95th percentile latency of the answered attempts'),
+        }),
+      )
+      .describe('Every bucket of the range, oldest first; test sends excluded'),
+  })
+  .meta({ id: 'WebhookSeries' });
 
 export const messagesInput = z.strictObject({
   id: webhookId,
@@ -273,12 +291,14 @@ export const messagesInput = z.strictObject({
 export const messagesPage = z.object({
   data: z
     .array(
-      z.object({
-        id: z.string().describe('The event id (`evt_...`)'),
-        event: z.string().describe('The event kind'),
-        timestamp: z.string().describe('When the event happened (ISO 8601)'),
-        data: z.record(z.string(), z.unknown()),
-      }),
+      z
+        .object({
+          id: z.string().describe('The event id (`evt_...`)'),
+          event: z.string().describe('The event kind'),
+          timestamp: z.string().describe('When the event happened (ISO 8601)'),
+          data: z.record(z.string(), z.unknown()),
+        })
+        .meta({ id: 'WebhookMessage' }),
     )
     .describe('Envelopes as a push delivery POSTs them, oldest first'),
   next_cursor: z
@@ -287,7 +307,7 @@ export const messagesPage = z.object({
   has_more: z.boolean().describe('More events are readable now: fetch the next page at once'),
 });
 
-export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) });
+export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedWebhook' });
 
 const testableKinds = [...EVENT_TYPES, TEST_EVENT_TYPE] as const;
 
@@ -325,47 +345,55 @@ export const rotateSecretInput = z.strictObject({
 
 export const eventTypeList = z.object({
   data: z.array(
-    z.object({
-      type: z.string().describe('The event kind, as in `events` and the envelope `event`'),
-      description: z.string(),
-      subscribable: z.boolean().describe('False for `webhook.test`, which only the test endpoint sends'),
-      schema: z.record(z.string(), z.unknown()).describe("JSON Schema (draft 2020-12) of the envelope's `data` for this kind"),
-      example: z
-        .record(z.string(), z.unknown())
-        .describe('An example `data`, valid against `schema`; a test send of this kind delivers it'),
-    }),
+    z
+      .object({
+        type: z.string().describe('The event kind, as in `events` and the envelope `event`'),
+        description: z.string(),
+        subscribable: z.boolean().describe('False for `webhook.test`, which only the test endpoint sends'),
+        schema: z.record(z.string(), z.unknown()).describe("JSON Schema (draft 2020-12) of the envelope's `data` for this kind"),
+        example: z
+          .record(z.string(), z.unknown())
+          .describe('An example `data`, valid against `schema`; a test send of this kind delivers it'),
+      })
+      .meta({ id: 'EventType' }),
   ),
 });
 
-export const testResult = z.object({
-  delivered: z.boolean(),
-  status_code: z.number().int().nullable(),
-  latency_ms: z.number().int(),
-  error: z.string().nullable(),
-  event_id: z.string(),
-  delivery_id: z.string(),
-});
+export const testResult = z
+  .object({
+    delivered: z.boolean(),
+    status_code: z.number().int().nullable(),
+    latency_ms: z.number().int(),
+    error: z.string().nullable(),
+    event_id: z.string(),
+    delivery_id: z.string(),
+  })
+  .meta({ id: 'WebhookTestResult' });
 
-export const replayResult = z.object({
-  subscription_id: z.string(),
-  replayed: z.number().int().describe('Events queued for delivery (at most 10,000 per call)'),
-  since: z.string(),
-  until: z.string(),
-  has_more: z.boolean().describe('More events remain in the window: call again with `since` = `next_since`'),
-  next_since: z.string().nullable(),
-});
+export const replayResult = z
+  .object({
+    subscription_id: z.string(),
+    replayed: z.number().int().describe('Events queued for delivery (at most 10,000 per call)'),
+    since: z.string(),
+    until: z.string(),
+    has_more: z.boolean().describe('More events remain in the window: call again with `since` = `next_since`'),
+    next_since: z.string().nullable(),
+  })
+  .meta({ id: 'ReplayResult' });
 
-export const recoverResult = z.object({
-  subscription_id: z.string(),
-  recovered: z
-    .number()
-    .int()
-    .describe('Events queued for delivery again (at most 10,000 per call): those in the window with no succeeded or pending delivery'),
-  since: z.string(),
-  until: z.string(),
-  has_more: z.boolean().describe('More events remain in the window: call again with `since` = `next_since`'),
-  next_since: z.string().nullable(),
-});
+export const recoverResult = z
+  .object({
+    subscription_id: z.string(),
+    recovered: z
+      .number()
+      .int()
+      .describe('Events queued for delivery again (at most 10,000 per call): those in the window with no succeeded or pending delivery'),
+    since: z.string(),
+    until: z.string(),
+    has_more: z.boolean().describe('More events remain in the window: call again with `since` = `next_since`'),
+    next_since: z.string().nullable(),
+  })
+  .meta({ id: 'RecoverResult' });
 
 export type CreateWebhookInput = z.infer<typeof createWebhookInput>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookInput>;

@@ -65,20 +65,22 @@ export const listWorkflowsInput = z.strictObject({ ...listParams });
 export type CreateWorkflowInput = z.infer<typeof createWorkflowInput>;
 export type UpdateWorkflowInput = z.infer<typeof updateWorkflowInput>;
 
-const stepView = workflowStep.extend({ input: z.record(z.string(), z.unknown()) });
+const stepView = workflowStep.extend({ input: z.record(z.string(), z.unknown()) }).meta({ id: 'WorkflowStep' });
 
-export const workflowView = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  version: z.number().int().describe('Goes up by one on every update; a run records the version it started with'),
-  steps: z.array(stepView),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export const workflowView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    version: z.number().int().describe('Goes up by one on every update; a run records the version it started with'),
+    steps: z.array(stepView),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Workflow' });
 
 export const workflowList = pageSchema(workflowView);
-export const deletedWorkflow = z.object({ id: z.string(), deleted: z.literal(true) });
+export const deletedWorkflow = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedWorkflow' });
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'cancelled'] as const;
@@ -94,12 +96,14 @@ export const startRunInput = z.strictObject({
     .describe('The same key for the same workflow returns the run it started instead of a new one'),
 });
 
-export const startedRun = z.object({
-  run_id: z.string(),
-  workflow_id: z.string(),
-  workflow_version: z.number().int(),
-  status: z.enum(RUN_STATUSES),
-});
+export const startedRun = z
+  .object({
+    run_id: z.string(),
+    workflow_id: z.string(),
+    workflow_version: z.number().int(),
+    status: z.enum(RUN_STATUSES),
+  })
+  .meta({ id: 'StartedWorkflowRun' });
 
 export const runIdInput = z.strictObject({ id: workflowId, run_id: runId });
 
@@ -107,35 +111,41 @@ export const listRunsInput = z.strictObject({ id: workflowId, status: z.enum(RUN
 
 const errorView = z.object({ code: z.string(), message: z.string() });
 
-export const runStepView = z.object({
-  id: z.string(),
-  module: z.string(),
-  action: z.string(),
-  status: z.enum(STEP_STATUSES),
-  attempts: z.number().int(),
-  input: z.unknown().describe('The input as resolved for the latest attempt (null before it)'),
-  output: z.unknown(),
-  error: errorView.nullable(),
-  execution_ids: z.array(z.string()).describe('One execution record per attempt'),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-});
+export const runStepView = z
+  .object({
+    id: z.string(),
+    module: z.string(),
+    action: z.string(),
+    status: z.enum(STEP_STATUSES),
+    attempts: z.number().int(),
+    input: z.unknown().describe('The input as resolved for the latest attempt (null before it)'),
+    output: z.unknown(),
+    error: errorView.nullable(),
+    execution_ids: z.array(z.string()).describe('One execution record per attempt'),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: 'WorkflowRunStep' });
 
-export const runSummary = z.object({
-  run_id: z.string(),
-  workflow_id: z.string(),
-  workflow_version: z.number().int(),
-  status: z.enum(RUN_STATUSES),
-  error: errorView.extend({ step: z.string() }).nullable(),
-  created_at: z.string(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-});
+export const runSummary = z
+  .object({
+    run_id: z.string(),
+    workflow_id: z.string(),
+    workflow_version: z.number().int(),
+    status: z.enum(RUN_STATUSES),
+    error: errorView.extend({ step: z.string() }).nullable(),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: 'WorkflowRunSummary' });
 
-export const runView = runSummary.extend({
-  input: z.unknown(),
-  output: z.unknown().describe('Outputs of the leaf steps by step id, once completed'),
-  steps: z.array(runStepView),
-});
+export const runView = runSummary
+  .extend({
+    input: z.unknown(),
+    output: z.unknown().describe('Outputs of the leaf steps by step id, once completed'),
+    steps: z.array(runStepView),
+  })
+  .meta({ id: 'WorkflowRun' });
 
 export const runList = pageSchema(runSummary);

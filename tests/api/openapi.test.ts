@@ -8,7 +8,7 @@ import { backends, expectError, startTestServer, type TestServer } from '../harn
 
 type Json = Record<string, any>;
 
-const ERROR_REF = '#/components/schemas/Error';
+const ERROR_REF = '#/components/schemas/ApiError';
 const routes = new RouteTable(appRouter).all();
 /** Operations the handler serves itself (not procedures), added by the generator's post-processor. */
 const HANDLER_OPERATIONS = [
@@ -42,6 +42,18 @@ const POOL_HEADERS = [
   'X-Execution-Remaining',
 ];
 const operationOf = (doc: Json, template: string, method: string): Json | undefined => doc.paths?.[template]?.[method.toLowerCase()];
+/**
+ * A response as a reader sees it: a reference to a shared one (`components.responses`) resolved,
+ * its own `description` (OpenAPI 3.1: a reference's description overrides the referenced one's) kept.
+ */
+const responseOf = (doc: Json, response: Json | undefined): Json | undefined => {
+  if (typeof response?.$ref !== 'string') return response;
+  const name = /^#\/components\/responses\/([^/]+)$/.exec(response.$ref)?.[1];
+  const shared = name ? doc.components?.responses?.[name] : undefined;
+  expect(shared, response.$ref).toBeDefined();
+  const { $ref: _ref, ...own } = response;
+  return { ...shared, ...own };
+};
 
 backends.describe('OpenAPI document (%s)', (backend) => {
   let s: TestServer;
@@ -167,7 +179,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     let count405 = 0;
     for (const { where, op } of allOperations(doc)) {
       for (const [code, response] of Object.entries(op.responses as Json)) {
-        const declared = (response as Json).headers ?? {};
+        const declared = responseOf(doc, response as Json)!.headers ?? {};
         for (const name of POOL_HEADERS)
           expect(declared[name], `${where} ${code} ${name}`).toEqual({ $ref: `#/components/headers/${name}` });
         if (code === '429') expect(declared['Retry-After'], `${where} 429`).toEqual({ $ref: '#/components/headers/Retry-After' });
@@ -219,10 +231,10 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     const declaredName = (declared: Json, name: string) => Object.keys(declared).find((d) => d.toLowerCase() === name);
     const check = (method: string, template: string, res: { status: number; headers: Headers }, credential: boolean) => {
       const where = `${method} ${template} -> ${res.status}`;
-      const response = operationOf(doc, template, method)?.responses?.[String(res.status)];
+      const response = responseOf(doc, operationOf(doc, template, method)?.responses?.[String(res.status)]);
       expect(response, `${where} is documented`).toBeDefined();
       for (const [name] of res.headers) {
-        if (family.test(name)) expect(declaredName(response.headers ?? {}, name), `${where}: ${name}`).toBeDefined();
+        if (family.test(name)) expect(declaredName(response?.headers ?? {}, name), `${where}: ${name}`).toBeDefined();
       }
       expect(res.headers.get('x-ratelimit-limit'), where).not.toBeNull();
       expect(res.headers.has('x-execution-remaining'), `${where}: X-Execution-Remaining iff a valid credential`).toBe(credential);
@@ -258,13 +270,15 @@ backends.describe('OpenAPI document (%s)', (backend) => {
 
   it('documents concurrency_limit_exceeded on execute, batch and chain', () => {
     const execute = doc.paths['/api/v1/modules/{module}/execute'].post;
-    expect(execute.responses['429'].description).toMatch(/concurrency_limit_exceeded.*saturated/s);
+    expect(responseOf(doc, execute.responses['429'])!.description).toMatch(/concurrency_limit_exceeded.*saturated/s);
     for (const p of ['/api/v1/batch', '/api/v1/chain'])
       expect(doc.paths[p].post.description, p).toMatch(/concurrency_limit_exceeded.*saturated/s);
   });
 
-  it('every operation documents error responses with the shared Error schema', () => {
-    const error = doc.components?.schemas?.Error;
+  it('every operation documents error responses with the shared ApiError schema', () => {
+    // Named ApiError, not Error: a generated client's `Error` type would shadow the global one.
+    expect(doc.components?.schemas).not.toHaveProperty('Error');
+    const error = doc.components?.schemas?.ApiError;
     expect(error).toBeDefined();
     expect(error.required).toEqual(expect.arrayContaining(['error', 'message', 'request_id']));
     expect(error.properties.error.enum).toEqual(expect.arrayContaining(['unauthorized', 'not_found', 'invalid_request', 'internal_error']));
@@ -281,8 +295,9 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       for (const code of errorCodes) {
         // Health's and readiness's 503 are their documents (`down`, `not_ready`), like their 200s.
         if ((where === 'GET /api/v1/health' || where === 'GET /api/v1/health/ready') && code === '503') continue;
-        expect(op.responses[code].content?.['application/json']?.schema?.$ref, `${where} ${code}`).toBe(ERROR_REF);
-        expect(op.responses[code].headers, `${where} ${code}`).toHaveProperty('X-Request-Id');
+        const response = responseOf(doc, op.responses[code])!;
+        expect(response.content?.['application/json']?.schema?.$ref, `${where} ${code}`).toBe(ERROR_REF);
+        expect(response.headers, `${where} ${code}`).toHaveProperty('X-Request-Id');
       }
       if (r.meta.openapi?.protect !== false) {
         expect(errorCodes, where).toContain('401');
@@ -290,7 +305,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       }
       const declared = r.meta.openapi?.errorResponses as Record<string, string> | undefined;
       for (const [code, description] of Object.entries(declared ?? {})) {
-        expect(op.responses[code]?.description, `${where} ${code}`).toBe(description);
+        expect(responseOf(doc, op.responses[code])?.description, `${where} ${code}`).toBe(description);
       }
     }
   });
@@ -299,7 +314,9 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     const register = doc.paths['/api/v1/auth/register'].post;
     expect(Object.keys(register.responses)).toContain('201');
     expect(register.responses['200']).toBeUndefined();
-    expect(register.responses['201'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['api_key', 'tenant_id']));
+    const registered = register.responses['201'].content['application/json'].schema;
+    expect(registered).toEqual({ $ref: '#/components/schemas/RegisteredTenant' });
+    expect(doc.components.schemas.RegisteredTenant.required).toEqual(expect.arrayContaining(['api_key', 'tenant_id']));
     for (const r of routes) {
       const op = operationOf(doc, r.template, r.method)!;
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));

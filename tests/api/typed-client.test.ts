@@ -6,7 +6,7 @@ import { generateOpenApiTypes, OPENAPI_TYPES_FILE } from '../../scripts/openapi-
 import type { components, paths } from '../generated/openapi';
 import { startTestServer, type TestServer } from '../harness';
 
-type ApiError = components['schemas']['Error'];
+type ApiError = components['schemas']['ApiError'];
 
 describe('typed client generated from the OpenAPI document (embedded)', () => {
   let s: TestServer;

@@ -1873,6 +1873,324 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        Action: {
+            description: string;
+            examples: {
+                input: unknown;
+                output: unknown;
+            }[];
+            input_schema: {
+                [key: string]: unknown;
+            };
+            name: string;
+            output_schema: {
+                [key: string]: unknown;
+            };
+        };
+        AdminDisabledWebhook: {
+            agent_name: string;
+            consecutive_failures: number;
+            created_at: string;
+            disabled_at: string | null;
+            events: string[];
+            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+            failing_since: string | null;
+            /** @description Failed deliveries in a row that alert the tenant's owner */
+            failure_alert_threshold: number;
+            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+            filter: string | null;
+            /** @description Custom headers added to every request to the receiver */
+            headers: {
+                [key: string]: string;
+            };
+            id: string;
+            /**
+             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+             * @enum {string}
+             */
+            kind: "push" | "poll";
+            owner_email: string;
+            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+            previous_secret_expires_at: string | null;
+            /** @description Requests per second at most to the receiver (null: unpaced) */
+            rate_limit_per_second: number | null;
+            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
+            secret: string;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+            suspended: boolean;
+            tenant_id: string;
+            updated_at: string;
+            /** @description The receiver; null for a `poll` subscription */
+            url: string | null;
+        };
+        AdminFailedDelivery: {
+            agent_name: string;
+            /** @description When the delivery was created */
+            at: string;
+            /** @description Attempts made so far */
+            attempt: number;
+            attempts: components["schemas"]["Attempt"][];
+            /** @description Of the latest attempt */
+            error: string | null;
+            event: string;
+            /** @description The envelope id: the same on every attempt and replay */
+            event_id: string;
+            id: string;
+            /** @enum {string} */
+            kind: "event" | "replay" | "recover" | "test";
+            /** @description Of the latest attempt */
+            latency_ms: number | null;
+            next_attempt_at: string | null;
+            owner_email: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed" | "cancelled";
+            /** @description Of the latest attempt */
+            status_code: number | null;
+            subscription_id: string;
+            success: boolean;
+            tenant_id: string;
+            /** @description The subscription's receiver (null for a `poll` subscription) */
+            url: string | null;
+        };
+        AdminPlanChange: {
+            agent_name: string;
+            /** @description False when the plan and terms were already these (nothing recorded) */
+            changed: boolean;
+            created_at: string;
+            /** @description When the change took effect (at once) */
+            effective_at: string;
+            limits: {
+                /** @description Monthly execution quota; null = unlimited (enterprise) */
+                executions_per_month: number | null;
+                /** @description Installed-module limit; null = unlimited */
+                modules: number | null;
+            };
+            /** @description Per-tenant overrides set by an operator (null = the plan value) */
+            overrides: {
+                executions_per_month: number | null;
+                monthly_fee_usd: string | null;
+                overage_unit_usd: string | null;
+                requests_per_minute: number | null;
+            };
+            owner_email: string;
+            /** @enum {string} */
+            plan: "free" | "pro" | "business" | "enterprise";
+            /** @enum {string} */
+            previous_plan: "free" | "pro" | "business" | "enterprise";
+            requests_per_minute: number;
+            requests_per_minute_override: number | null;
+            /** @description Keys and webhook subscriptions an upgrade made work again */
+            restored: {
+                /** @description API key ids */
+                keys: string[];
+                /** @description Webhook subscription ids */
+                webhooks: string[];
+            };
+            /** @description Keys and webhook subscriptions beyond the new plan's allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again */
+            suspended: {
+                /** @description API key ids */
+                keys: string[];
+                /** @description Webhook subscription ids */
+                webhooks: string[];
+            };
+            tenant_id: string;
+            /** @description Effective terms: the plan with the overrides applied */
+            terms: components["schemas"]["Terms"];
+        };
+        AdminTenant: {
+            agent_name: string;
+            created_at: string;
+            /** @description Webhook subscriptions disabled after repeated failures */
+            disabled_webhooks: number;
+            /** @description Executions counted in the current billing cycle (against `terms.executions_per_month`) */
+            executions_this_cycle: number;
+            limits: {
+                /** @description Monthly execution quota; null = unlimited (enterprise) */
+                executions_per_month: number | null;
+                /** @description Installed-module limit; null = unlimited */
+                modules: number | null;
+            };
+            /** @description Per-tenant overrides set by an operator (null = the plan value) */
+            overrides: {
+                executions_per_month: number | null;
+                monthly_fee_usd: string | null;
+                overage_unit_usd: string | null;
+                requests_per_minute: number | null;
+            };
+            owner_email: string;
+            /** @enum {string} */
+            plan: "free" | "pro" | "business" | "enterprise";
+            requests_per_minute: number;
+            requests_per_minute_override: number | null;
+            tenant_id: string;
+            /** @description Effective terms: the plan with the overrides applied */
+            terms: components["schemas"]["Terms"];
+        };
+        /** @description Every non-2xx body. `doc_url` links the code's section of the served error reference (`/docs/errors#<code>`). Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout). */
+        ApiError: {
+            /**
+             * Format: uri
+             * @description The code's section of the error reference: `${PUBLIC_BASE_URL}/docs/errors#<code>`
+             */
+            doc_url: string;
+            /**
+             * @description Machine-readable code
+             * @enum {string}
+             */
+            error: "invalid_request" | "unauthorized" | "insufficient_scope" | "plan_required" | "policy_denied" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "invalid_input" | "rate_limit_exceeded" | "quota_exceeded" | "concurrency_limit_exceeded" | "key_limit_exceeded" | "internal_error" | "module_error" | "unavailable" | "timeout";
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            limit?: number;
+            /** @description Human-readable explanation */
+            message: string;
+            /** @description Same as the X-Request-Id response header */
+            request_id: string;
+            required_plan?: string;
+            required_scope?: string;
+            /** Format: date-time */
+            reset_at?: string;
+            retry_after?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        ApiKey: {
+            created_at: string;
+            key_id: string;
+            last_used_at: string | null;
+            name: string;
+            policy: {
+                /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+                actions?: string[];
+                /** @description Executions this key may start per billing cycle. */
+                executions_per_month?: number;
+                /**
+                 * Format: date-time
+                 * @description After this instant the key is refused (`key_expired`).
+                 */
+                expires_at?: string;
+                /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+                ip_allow?: string[];
+                /** @description Only modules whose trust score is at least this. */
+                min_trust_score?: number;
+                /**
+                 * @description Only modules certified at this tier or above.
+                 * @enum {string}
+                 */
+                min_trust_tier?: "bronze" | "silver" | "gold";
+                /** @description Modules the key may call, any action (names). */
+                modules?: string[];
+                /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+                pins?: {
+                    [key: string]: string;
+                };
+                /** @description The key's own request pool per minute; the tenant's pool still applies. */
+                requests_per_minute?: number;
+                /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+                spend_cap_usd?: string;
+            } | null;
+            prefix: string;
+            primary: boolean;
+            rotated_at: string | null;
+            scopes: string[];
+            /** @description True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade. */
+            suspended: boolean;
+        };
+        ApiKeyUsage: {
+            /** @description The billing cycle read: a calendar month in UTC */
+            cycle: {
+                /** @description End of the cycle (ISO 8601, exclusive): the start of the next one */
+                end: string;
+                /** @description Start of the cycle (ISO 8601, inclusive) */
+                start: string;
+            };
+            /** @description One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one. `refused`: requests the key's policy refused that day */
+            days: {
+                /** @description UTC day, `YYYY-MM-DD` */
+                date: string;
+                failed: number;
+                refused: number;
+                succeeded: number;
+            }[];
+            /** @description The key's executions started in the cycle (`total` includes any still running) */
+            executions: {
+                failed: number;
+                succeeded: number;
+                total: number;
+            };
+            key_id: string;
+            /** @description Requests the key's policy refused in the cycle, by reason (`module_not_allowed`, `ip_not_allowed`, `executions_per_month`, ...), most first */
+            refusals: {
+                count: number;
+                reason: string;
+            }[];
+            /** @description What the key's executions cost in the cycle as its spend cap counts it, USD with two decimals (`"0.00"` when none) */
+            spend_usd: string;
+        };
+        ApiKeyWithSecret: {
+            api_key: string;
+            created_at: string;
+            key_id: string;
+            name: string;
+            policy: {
+                /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+                actions?: string[];
+                /** @description Executions this key may start per billing cycle. */
+                executions_per_month?: number;
+                /**
+                 * Format: date-time
+                 * @description After this instant the key is refused (`key_expired`).
+                 */
+                expires_at?: string;
+                /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+                ip_allow?: string[];
+                /** @description Only modules whose trust score is at least this. */
+                min_trust_score?: number;
+                /**
+                 * @description Only modules certified at this tier or above.
+                 * @enum {string}
+                 */
+                min_trust_tier?: "bronze" | "silver" | "gold";
+                /** @description Modules the key may call, any action (names). */
+                modules?: string[];
+                /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+                pins?: {
+                    [key: string]: string;
+                };
+                /** @description The key's own request pool per minute; the tenant's pool still applies. */
+                requests_per_minute?: number;
+                /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+                spend_cap_usd?: string;
+            } | null;
+            scopes: string[];
+        };
+        Attempt: {
+            at: string;
+            attempt: number;
+            error: string | null;
+            latency_ms: number;
+            /** @description The first 1 KB of the answer */
+            response_body: string | null;
+            status_code: number | null;
+            success: boolean;
+        };
+        BatchCallResult: {
+            action: string;
+            error?: {
+                code: string;
+                message: string;
+            };
+            execution_id: string | null;
+            id: string;
+            latency_ms: number;
+            module: string;
+            output?: unknown;
+            /** @enum {string} */
+            status: "success" | "failed";
+        };
         /** @description An invoice was generated: a billing cycle closed with something to bill (one invoice per tenant and cycle). */
         BillingInvoiceCreatedData: {
             /** @constant */
@@ -1930,6 +2248,26 @@ export interface components {
             tenant_id: string;
             used: number;
         };
+        CallResult: {
+            action: string;
+            error?: {
+                code: string;
+                message: string;
+            };
+            execution_id: string | null;
+            latency_ms: number;
+            module: string;
+            output?: unknown;
+            /** @enum {string} */
+            status: "success" | "failed";
+        };
+        CertificationCheck: {
+            /** @description What was seen: on a failure, which input and what came back */
+            detail: string;
+            /** @description `metadata`, `examples:<action>`, `malformed_inputs:<action>`, `latency`, `http_signature` (http runtime), `runtime_limits` (javascript runtime) */
+            name: string;
+            passed: boolean;
+        };
         /** @description A certification run finished (manual, after a publish or update, or weekly). Sent to the module's publisher and every tenant that installed it. */
         CertificationCompletedData: {
             checks_passed: number;
@@ -1941,6 +2279,55 @@ export interface components {
             tier: string;
             trust_score: number;
         };
+        CertificationReport: {
+            checks: components["schemas"]["CertificationCheck"][];
+            checks_passed: number;
+            checks_total: number;
+            latency_budget_ms: number;
+            module: string;
+            p95_ms: number | null;
+            /** @description A run queued or under way, if any */
+            pending_run: components["schemas"]["CertificationRun"] | null;
+            /** @enum {string} */
+            previous_tier: "none" | "bronze" | "silver" | "gold";
+            /** @description When the latest completed run finished; null if the module was never certified */
+            ran_at: string | null;
+            /** @description How the checks give the tier */
+            rule: string;
+            run_id: string | null;
+            /** @enum {string} */
+            tier: "none" | "bronze" | "silver" | "gold";
+            /** @description The module's current trust score (0–100) */
+            trust_score: number;
+            /** @description The version the latest completed run certified */
+            version: string;
+        };
+        CertificationRun: {
+            checks: components["schemas"]["CertificationCheck"][];
+            checks_passed: number;
+            checks_total: number;
+            created_at: string;
+            /** @description Why a `failed` run did not complete (its deadline passed, the module was removed) */
+            error: string | null;
+            finished_at: string | null;
+            /** @description `crt_...` */
+            id: string;
+            module: string;
+            /** @description p95 latency over the repeated example runs */
+            p95_ms: number | null;
+            /** @description The module's tier before this run; null until completed */
+            previous_tier: ("none" | "bronze" | "silver" | "gold") | null;
+            /** @description Absolute URL of the module's report */
+            report_url: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            /** @description Null until completed */
+            tier: ("none" | "bronze" | "silver" | "gold") | null;
+            /** @enum {string} */
+            trigger: "manual" | "publish" | "schedule";
+            version: string;
+        };
         /** @description A module's certification tier went up or down. */
         CertificationTierChangedData: {
             /** @enum {string} */
@@ -1949,34 +2336,131 @@ export interface components {
             previous_tier: string;
             tier: string;
         };
-        /** @description Every non-2xx body. `doc_url` links the code's section of the served error reference (`/docs/errors#<code>`). Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout). */
-        Error: {
-            /**
-             * Format: uri
-             * @description The code's section of the error reference: `${PUBLIC_BASE_URL}/docs/errors#<code>`
-             */
-            doc_url: string;
-            /**
-             * @description Machine-readable code
-             * @enum {string}
-             */
-            error: "invalid_request" | "unauthorized" | "insufficient_scope" | "plan_required" | "policy_denied" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "invalid_input" | "rate_limit_exceeded" | "quota_exceeded" | "concurrency_limit_exceeded" | "key_limit_exceeded" | "internal_error" | "module_error" | "unavailable" | "timeout";
-            issues?: {
+        CloseCyclesResult: {
+            /** @description The instant the cycles were closed as of */
+            at: string;
+            /** @description Cycles that could not be invoiced this time: nothing of them was written, each was logged, and the next run tries them again (usually empty) */
+            failed: {
+                /** @description `YYYY-MM` */
+                cycle: string;
+                /** @description The error code: `conflict` when the charges pass the largest amount billed exactly (9007199254.74 USD), `internal_error` otherwise */
+                error: string;
                 message: string;
-                path: string;
+                tenant_id: string;
             }[];
-            limit?: number;
-            /** @description Human-readable explanation */
-            message: string;
-            /** @description Same as the X-Request-Id response header */
+            /** @description The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill) */
+            invoices: components["schemas"]["Invoice"][];
+        };
+        DeletedMemoryEntry: {
+            agent_id: string;
+            /** @constant */
+            deleted: true;
+            key: string;
+        };
+        DeletedWebhook: {
+            /** @constant */
+            deleted: true;
+            id: string;
+        };
+        DeletedWorkflow: {
+            /** @constant */
+            deleted: true;
+            id: string;
+        };
+        Delivery: {
+            /** @description When the delivery was created */
+            at: string;
+            /** @description Attempts made so far */
+            attempt: number;
+            attempts: components["schemas"]["Attempt"][];
+            /** @description Of the latest attempt */
+            error: string | null;
+            event: string;
+            /** @description The envelope id: the same on every attempt and replay */
+            event_id: string;
+            id: string;
+            /** @enum {string} */
+            kind: "event" | "replay" | "recover" | "test";
+            /** @description Of the latest attempt */
+            latency_ms: number | null;
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed" | "cancelled";
+            /** @description Of the latest attempt */
+            status_code: number | null;
+            success: boolean;
+        };
+        DeliveryWithPayload: {
+            /** @description When the delivery was created */
+            at: string;
+            /** @description Attempts made so far */
+            attempt: number;
+            attempts: components["schemas"]["Attempt"][];
+            /** @description Of the latest attempt */
+            error: string | null;
+            event: string;
+            /** @description The envelope id: the same on every attempt and replay */
+            event_id: string;
+            id: string;
+            /** @enum {string} */
+            kind: "event" | "replay" | "recover" | "test";
+            /** @description Of the latest attempt */
+            latency_ms: number | null;
+            next_attempt_at: string | null;
+            /** @description The envelope `{id, event, timestamp, data}` this delivery sends, as its attempts send it; null for test sends and once the event passed the 30-day retention */
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed" | "cancelled";
+            /** @description Of the latest attempt */
+            status_code: number | null;
+            success: boolean;
+        };
+        DirectoryEntry: {
+            action: string;
+            certification_tier: string;
+            description: string;
+            id: string;
+            input_schema: {
+                [key: string]: unknown;
+            };
+            module: string;
+            trust_score: number;
+        };
+        EventType: {
+            description: string;
+            /** @description An example `data`, valid against `schema`; a test send of this kind delivers it */
+            example: {
+                [key: string]: unknown;
+            };
+            /** @description JSON Schema (draft 2020-12) of the envelope's `data` for this kind */
+            schema: {
+                [key: string]: unknown;
+            };
+            /** @description False for `webhook.test`, which only the test endpoint sends */
+            subscribable: boolean;
+            /** @description The event kind, as in `events` and the envelope `event` */
+            type: string;
+        };
+        Execution: {
+            action: string;
+            created_at: string;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            execution_id: string;
+            finished_at: string | null;
+            input_bytes: number;
+            latency_ms: number | null;
+            module: string;
+            output_bytes: number | null;
             request_id: string;
-            required_plan?: string;
-            required_scope?: string;
-            /** Format: date-time */
-            reset_at?: string;
-            retry_after?: number;
-        } & {
-            [key: string]: unknown;
+            source: string;
+            /** @enum {string} */
+            status: "running" | "success" | "failed";
+            tenant_id: string;
         };
         /** @description A module action succeeded. */
         ExecutionCompletedData: {
@@ -1998,6 +2482,26 @@ export interface components {
              */
             truncated?: true;
         };
+        ExecutionDetail: {
+            action: string;
+            created_at: string;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            execution_id: string;
+            finished_at: string | null;
+            input_bytes: number;
+            latency_ms: number | null;
+            module: string;
+            output: unknown;
+            output_bytes: number | null;
+            request_id: string;
+            source: string;
+            /** @enum {string} */
+            status: "running" | "success" | "failed";
+            tenant_id: string;
+        };
         /** @description A module action failed (timeout, bad input, runtime crash). */
         ExecutionFailedData: {
             action: string;
@@ -2012,6 +2516,91 @@ export interface components {
             /** @constant */
             status: "failed";
             tenant_id: string;
+        };
+        ExecutionResult: {
+            action: string;
+            execution_id: string;
+            latency_ms: number;
+            module: string;
+            output: unknown;
+            request_id: string;
+            /** @constant */
+            status: "success";
+        };
+        Feedback: {
+            comment: string | null;
+            created_at: string;
+            module: string;
+            rating: number;
+            /** @description The module's score after this rating */
+            trust_score: number;
+            updated_at: string;
+        };
+        Health: {
+            checks: {
+                /** @enum {string} */
+                database: "ok" | "down";
+                /** @enum {string} */
+                jobs: "ok" | "down";
+                /** @enum {string} */
+                redis: "ok" | "degraded" | "disabled";
+            };
+            /** @enum {string} */
+            status: "ok" | "degraded" | "down";
+            version: string;
+        };
+        Installation: {
+            installed: boolean;
+            installed_at: string | null;
+            module: string;
+        };
+        Invoice: {
+            /** @description Who the invoice is addressed to, as the tenant was when it was issued */
+            billed_to: {
+                /** @description The owner's email */
+                email: string;
+                /** @description The tenant's name */
+                name: string;
+            };
+            /** @description When it was issued */
+            created_at: string;
+            /** @constant */
+            currency: "usd";
+            /** @description When payment is due: 14 days after it was issued */
+            due_at: string;
+            /** @description `inv_...` */
+            id: string;
+            lines: components["schemas"]["InvoiceLine"][];
+            /** @description Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002" */
+            number: string;
+            paid_at: string | null;
+            /** @description Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`) */
+            pdf_url: string;
+            /** @description End of the billed cycle (first instant of the next month, UTC, exclusive) */
+            period_end: string;
+            /** @description Start of the billed cycle (first instant of a calendar month, UTC, inclusive) */
+            period_start: string;
+            /**
+             * @description `open` when created; an operator marks it `paid` or `void` (final states)
+             * @enum {string}
+             */
+            status: "open" | "paid" | "void";
+            /** @description Sum of the lines: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
+            subtotal_usd: string;
+            tenant_id: string;
+            /** @description Amount due (no tax is applied: equal to the subtotal): a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
+            total_usd: string;
+            voided_at: string | null;
+        };
+        InvoiceLine: {
+            /** @description quantity × unit price: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
+            amount_usd: string;
+            /** @description e.g. "Pro plan, November 2026", "Pro plan, 20 Nov – 30 Nov (11 of 30 days)", "Overage: 250 executions × 0.001 USD" */
+            description: string;
+            /** @description Units billed: 1 for a fee, the executions for overage */
+            quantity: number;
+            /** @description Price of one unit: a decimal string in USD with as many decimals as needed, at least two (e.g. "0.001", "29.00") */
+            unit_amount_usd: string;
         };
         /** @description A JSON-RPC 2.0 error object. `data.request_id` repeats `X-Request-Id` where the platform raised the error itself. */
         JsonRpcError: {
@@ -2071,6 +2660,45 @@ export interface components {
             /** @description Executions this cycle, or the spend in USD ("4.00") for `spend_cap_usd` */
             used: number | string;
         };
+        Liveness: {
+            /** @constant */
+            status: "ok";
+        };
+        MemoryAgent: {
+            agent_id: string;
+            /** @description Live (unexpired) entries of the agent */
+            entries: number;
+            /** @description When one of its entries last changed */
+            last_updated_at: string | null;
+        };
+        MemoryEntry: {
+            agent_id: string;
+            created_at: string;
+            expires_at: string | null;
+            key: string;
+            tags: string[];
+            updated_at: string;
+            value: unknown;
+        };
+        Module: {
+            actions: components["schemas"]["Action"][];
+            category: string;
+            certification_tier: string;
+            /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
+            definition_hash: string;
+            description: string;
+            installed: boolean;
+            name: string;
+            publisher: string;
+            /** @enum {string} */
+            runtime: "builtin" | "http" | "javascript";
+            tags: string[];
+            title: string;
+            trust_score: number;
+            version: string;
+            /** @enum {string} */
+            visibility: "public" | "private";
+        };
         /** @description The tenant installed a module, explicitly or by first use. */
         ModuleInstalledData: {
             /**
@@ -2091,6 +2719,317 @@ export interface components {
              */
             uninstalled_at: string;
         };
+        Plan: {
+            /** @description Executions running at once */
+            concurrency: number;
+            /** @description Priced by contract: `monthly_fee_usd` and `overage_unit_usd` are null */
+            custom_pricing: boolean;
+            /** @description Monthly execution quota; null = unlimited */
+            executions_per_month: number | null;
+            /** @description Features some plans lack, and whether this plan has each */
+            features: {
+                /** @description Creating additional API keys: available on pro and above */
+                multiple_keys: boolean;
+                /** @description Webhooks: available on pro and above */
+                webhooks: boolean;
+            };
+            /** @description Installed-module limit; null = unlimited */
+            modules: number | null;
+            /** @description Monthly fee, USD decimal string (e.g. `"29.00"`); null under custom pricing */
+            monthly_fee_usd: string | null;
+            /**
+             * @description Past the quota: `pause` refuses executions (429 `quota_exceeded`) until the next cycle; `metered` bills each at `overage_unit_usd`; `custom` by contract
+             * @enum {string}
+             */
+            overage: "pause" | "metered" | "custom";
+            /** @description Price per execution past the quota, USD decimal string with as many decimals as it needs (e.g. `"0.001"`); `"0.00"` where the plan pauses; null under custom pricing */
+            overage_unit_usd: string | null;
+            /** @enum {string} */
+            plan: "free" | "pro" | "business" | "enterprise";
+            /** @description Request limit per minute (60-second sliding window), shared by all keys of a tenant */
+            requests_per_minute: number;
+            /** @description Whether a tenant can move to this plan itself (`PUT /api/v1/billing/plan`); `enterprise` is a contract an operator sets */
+            self_serve: boolean;
+        };
+        PlanCatalog: {
+            /** @description Every plan, from the smallest to the largest */
+            data: components["schemas"]["Plan"][];
+        };
+        PlanChange: {
+            /** @description False when the plan and terms were already these (nothing recorded) */
+            changed: boolean;
+            /** @description When the change took effect (at once) */
+            effective_at: string;
+            /** @enum {string} */
+            plan: "free" | "pro" | "business" | "enterprise";
+            /** @enum {string} */
+            previous_plan: "free" | "pro" | "business" | "enterprise";
+            /** @description Keys and webhook subscriptions an upgrade made work again */
+            restored: {
+                /** @description API key ids */
+                keys: string[];
+                /** @description Webhook subscription ids */
+                webhooks: string[];
+            };
+            /** @description Keys and webhook subscriptions beyond the new plan's allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again */
+            suspended: {
+                /** @description API key ids */
+                keys: string[];
+                /** @description Webhook subscription ids */
+                webhooks: string[];
+            };
+            tenant_id: string;
+            terms: components["schemas"]["Terms"];
+        };
+        PublishedModule: {
+            actions: components["schemas"]["Action"][];
+            category: string;
+            certification_tier: string;
+            /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
+            definition_hash: string;
+            description: string;
+            installed: boolean;
+            name: string;
+            publisher: string;
+            /** @enum {string} */
+            runtime: "builtin" | "http" | "javascript";
+            /** @description http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again. */
+            signing_secret?: string;
+            tags: string[];
+            title: string;
+            trust_score: number;
+            version: string;
+            /** @enum {string} */
+            visibility: "public" | "private";
+        };
+        Readiness: {
+            checks: {
+                /** @enum {string} */
+                database: "ok" | "down" | "unknown";
+                /** @enum {string} */
+                jobs: "ok" | "down" | "unknown";
+                /** @enum {string} */
+                migrations: "ok" | "pending";
+                /** @enum {string} */
+                redis: "ok" | "down" | "unknown" | "disabled";
+            };
+            /** @enum {string} */
+            phase: "starting" | "serving" | "draining";
+            /** @enum {string} */
+            status: "ok" | "not_ready";
+        };
+        RecoverResult: {
+            /** @description More events remain in the window: call again with `since` = `next_since` */
+            has_more: boolean;
+            next_since: string | null;
+            /** @description Events queued for delivery again (at most 10,000 per call): those in the window with no succeeded or pending delivery */
+            recovered: number;
+            since: string;
+            subscription_id: string;
+            until: string;
+        };
+        RegisteredTenant: {
+            api_key: string;
+            limits: {
+                /** @description Monthly execution quota; null = unlimited (enterprise) */
+                executions_per_month: number | null;
+                /** @description Installed-module limit; null = unlimited */
+                modules: number | null;
+            };
+            /** @enum {string} */
+            plan: "free" | "pro" | "business" | "enterprise";
+            tenant_id: string;
+        };
+        ReplayResult: {
+            /** @description More events remain in the window: call again with `since` = `next_since` */
+            has_more: boolean;
+            next_since: string | null;
+            /** @description Events queued for delivery (at most 10,000 per call) */
+            replayed: number;
+            since: string;
+            subscription_id: string;
+            until: string;
+        };
+        RevokedApiKey: {
+            key_id: string;
+            /** @constant */
+            revoked: true;
+            revoked_at: string;
+        };
+        RotatedApiKey: {
+            api_key: string;
+            created_at: string;
+            key_id: string;
+            name: string;
+            policy: {
+                /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+                actions?: string[];
+                /** @description Executions this key may start per billing cycle. */
+                executions_per_month?: number;
+                /**
+                 * Format: date-time
+                 * @description After this instant the key is refused (`key_expired`).
+                 */
+                expires_at?: string;
+                /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+                ip_allow?: string[];
+                /** @description Only modules whose trust score is at least this. */
+                min_trust_score?: number;
+                /**
+                 * @description Only modules certified at this tier or above.
+                 * @enum {string}
+                 */
+                min_trust_tier?: "bronze" | "silver" | "gold";
+                /** @description Modules the key may call, any action (names). */
+                modules?: string[];
+                /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+                pins?: {
+                    [key: string]: string;
+                };
+                /** @description The key's own request pool per minute; the tenant's pool still applies. */
+                requests_per_minute?: number;
+                /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+                spend_cap_usd?: string;
+            } | null;
+            previous_key_expires_at: string | null;
+            rotated_at: string;
+            scopes: string[];
+        };
+        SearchResult: {
+            action: string;
+            certification_tier: string;
+            description: string;
+            module: string;
+            /** @description Relevance; among equally relevant results the higher trust score comes first */
+            score: number;
+            title: string;
+            trust_score: number;
+        };
+        StartedCertificationRun: {
+            checks: components["schemas"]["CertificationCheck"][];
+            checks_passed: number;
+            checks_total: number;
+            created_at: string;
+            /** @description Why a `failed` run did not complete (its deadline passed, the module was removed) */
+            error: string | null;
+            finished_at: string | null;
+            /** @description `crt_...` */
+            id: string;
+            module: string;
+            /** @description p95 latency over the repeated example runs */
+            p95_ms: number | null;
+            /** @description The module's tier before this run; null until completed */
+            previous_tier: ("none" | "bronze" | "silver" | "gold") | null;
+            /** @description Absolute URL of the module's report */
+            report_url: string;
+            /** @description True when a run of this module version was already queued or running and is returned instead of a new one */
+            shared: boolean;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            /** @description Null until completed */
+            tier: ("none" | "bronze" | "silver" | "gold") | null;
+            /** @enum {string} */
+            trigger: "manual" | "publish" | "schedule";
+            version: string;
+        };
+        StartedWorkflowRun: {
+            run_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            workflow_id: string;
+            workflow_version: number;
+        };
+        Terms: {
+            concurrency: number;
+            /** @description Monthly execution quota; null = unlimited */
+            executions_per_month: number | null;
+            /** @description Installed-module limit; null = unlimited */
+            modules: number | null;
+            /** @description Monthly fee, USD decimal string (e.g. "29.00") */
+            monthly_fee_usd: string;
+            /**
+             * @description Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`
+             * @enum {string}
+             */
+            overage: "pause" | "metered";
+            /** @description Price per execution past the quota, USD decimal string (e.g. "0.001") */
+            overage_unit_usd: string;
+            requests_per_minute: number;
+        };
+        Trust: {
+            certification_tier: string;
+            components: {
+                /** @description gold 100, silver 80, bronze 60, none 20; 50 when never certified */
+                certification: {
+                    ran_at: string | null;
+                    /** @description Tier of the latest completed run; null when never certified */
+                    tier: string | null;
+                    /** @description 0–100 */
+                    value: number;
+                    /** @description Share of the score; the four weights sum to 1 */
+                    weight: number;
+                };
+                /** @description Average community rating mapped from 1–5 to 0–100; 50 without ratings */
+                feedback: {
+                    average: number | null;
+                    count: number;
+                    /** @description 0–100 */
+                    value: number;
+                    /** @description Share of the score; the four weights sum to 1 */
+                    weight: number;
+                };
+                /** @description p95 latency of the successful executions of the last 30 days (else of the latest certification run): 100 at 250 ms or less, 0 at 5000 ms or more, linear between; 50 without data */
+                latency: {
+                    p95_ms: number | null;
+                    /** @enum {string} */
+                    source: "executions" | "certification" | "none";
+                    /** @description 0–100 */
+                    value: number;
+                    /** @description Share of the score; the four weights sum to 1 */
+                    weight: number;
+                };
+                /** @description Percent of the last 30 days of executions (all tenants) that succeeded; failures for invalid input are left out; 50 without executions */
+                success_rate: {
+                    executions: number;
+                    succeeded: number;
+                    /** @description 0–100 */
+                    value: number;
+                    /** @description Share of the score; the four weights sum to 1 */
+                    weight: number;
+                    window_days: number;
+                };
+            };
+            /** @description When the score was last recomputed (after a certification run, a rating, and daily); null when never: every component is then neutral */
+            computed_at: string | null;
+            /** @description The weighted sum of the components shown: `trust_score` as of `computed_at` */
+            computed_score: number;
+            feedback: {
+                /** @description Average rating, 2 decimals; null without ratings */
+                average: number | null;
+                count: number;
+                distribution: {
+                    1: number;
+                    2: number;
+                    3: number;
+                    4: number;
+                    5: number;
+                };
+                /** @description The calling tenant's rating, if any */
+                your_rating: number | null;
+            };
+            /** @description Changes of the score, newest first */
+            history: {
+                changed_at: string;
+                previous_score: number;
+                /** @enum {string} */
+                reason: "certification" | "feedback" | "usage";
+                score: number;
+            }[];
+            module: string;
+            /** @description The current score, as shown by module lists, search and the directory */
+            trust_score: number;
+        };
         /** @description A module's trust score changed by 5 points or more. */
         TrustScoreChangedData: {
             module: string;
@@ -2102,6 +3041,166 @@ export interface components {
             reason: "certification" | "feedback" | "usage";
             /** @description The new trust score, 0–100 */
             score: number;
+        };
+        Usage: {
+            /** @description Executions per module in the cycle, most executed first */
+            by_module: {
+                executions: number;
+                failures: number;
+                module: string;
+            }[];
+            /** @description The billing cycle, `YYYY-MM` (a calendar month in UTC) */
+            cycle: string;
+            /** @description End of the cycle (ISO 8601, exclusive): the start of the next cycle, when the quota resets */
+            cycle_end: string;
+            /** @description Start of the cycle (ISO 8601, inclusive) */
+            cycle_start: string;
+            /** @description One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one */
+            daily: {
+                /** @description UTC day, `YYYY-MM-DD` */
+                date: string;
+                executions: number;
+                failures: number;
+                /** @description Authenticated API requests counted against the request limit that day */
+                requests: number;
+            }[];
+            executions: {
+                /** @description Executions of the cycle that failed (they count toward the quota too) */
+                failed: number;
+                /** @description The quota; null = unlimited */
+                limit: number | null;
+                /** @description Executions past the quota, as the invoice bills them: max(0, used - limit), unless the quota changed during the cycle (then the executions that ran past the quota in force when they ran); 0 when unlimited */
+                overage: number;
+                /** @description max(0, limit - used); null = unlimited */
+                remaining: number | null;
+                /** @description Executions recorded in the cycle (every transport: REST, batch, chain, MCP, A2A, workflows; each once) */
+                used: number;
+            };
+            /** @description Whether this is the cycle in progress */
+            is_current: boolean;
+            /** @description overage × the overage unit price (of the terms at the end of the cycle, or the last metered ones if those pause at the quota), as the invoice bills it, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
+            overage_cost_usd: string;
+            /**
+             * @description The plan in force: now for the current cycle, at its end for a past one
+             * @enum {string}
+             */
+            plan: "free" | "pro" | "business" | "enterprise";
+            /** @description Changes of plan or terms during the cycle, oldest first */
+            plan_changes: {
+                /** @description `tenant` (PUT /api/v1/billing/plan) or `admin` */
+                actor: string;
+                changed_at: string;
+                /** @enum {string} */
+                from_plan: "free" | "pro" | "business" | "enterprise";
+                /** @enum {string} */
+                to_plan: "free" | "pro" | "business" | "enterprise";
+            }[];
+            /** @description The invoice total this cycle comes to if nothing changes, priced as the invoice is: the monthly fee (prorated by days on each plan when the plan changed in the cycle, each line rounded to the cent) plus the overage cost so far, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
+            projected_total_usd: string;
+            tenant_id: string;
+            /** @description The tenant's effective terms (its plan with any per-tenant overrides) that the cycle is priced at */
+            terms: {
+                /** @description Monthly execution quota; null = unlimited */
+                executions_per_month: number | null;
+                /** @description Monthly fee, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
+                monthly_fee_usd: string;
+                /** @description Price per execution past the quota, USD decimal string (e.g. `"0.001"`); `"0.00"` where the plan pauses instead */
+                overage_unit_usd: string;
+                requests_per_minute: number;
+            };
+        };
+        Webhook: {
+            consecutive_failures: number;
+            created_at: string;
+            disabled_at: string | null;
+            events: string[];
+            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+            failing_since: string | null;
+            /** @description Failed deliveries in a row that alert the tenant's owner */
+            failure_alert_threshold: number;
+            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+            filter: string | null;
+            /** @description Custom headers added to every request to the receiver */
+            headers: {
+                [key: string]: string;
+            };
+            id: string;
+            /**
+             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+             * @enum {string}
+             */
+            kind: "push" | "poll";
+            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+            previous_secret_expires_at: string | null;
+            /** @description Requests per second at most to the receiver (null: unpaced) */
+            rate_limit_per_second: number | null;
+            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
+            secret: string;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+            suspended: boolean;
+            updated_at: string;
+            /** @description The receiver; null for a `poll` subscription */
+            url: string | null;
+        };
+        WebhookDetail: {
+            consecutive_failures: number;
+            created_at: string;
+            /** @description The latest 100 deliveries, newest first */
+            deliveries: components["schemas"]["Delivery"][];
+            disabled_at: string | null;
+            events: string[];
+            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+            failing_since: string | null;
+            /** @description Failed deliveries in a row that alert the tenant's owner */
+            failure_alert_threshold: number;
+            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+            filter: string | null;
+            /** @description Custom headers added to every request to the receiver */
+            headers: {
+                [key: string]: string;
+            };
+            id: string;
+            /**
+             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+             * @enum {string}
+             */
+            kind: "push" | "poll";
+            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+            previous_secret_expires_at: string | null;
+            /** @description Requests per second at most to the receiver (null: unpaced) */
+            rate_limit_per_second: number | null;
+            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
+            secret: string;
+            stats: {
+                /** @description HTTP attempts made, over the 30-day history: every delivery attempt, retries and resends included (test sends excluded) */
+                attempts: number;
+                /** @description Mean latency of attempts the receiver answered */
+                avg_latency_ms: number | null;
+                consecutive_failures: number;
+                failed_deliveries: number;
+                /** @description How long the oldest pending delivery has waited, in seconds: the queue lag of this receiver (null when none is pending) */
+                lag_seconds: number | null;
+                /** @description Distinct events (message ids) sent or being sent to this receiver, over the 30-day history: a replayed or recovered event counts once however many deliveries it has (test sends excluded) */
+                messages: number;
+                /** @description When the oldest pending delivery was created (null when none is pending) */
+                oldest_pending_at: string | null;
+                /** @description Deliveries waiting for an attempt (a retry, or their turn under `rate_limit_per_second`) */
+                pending_deliveries: number;
+                succeeded_deliveries: number;
+                /** @description Succeeded / finished deliveries, 0–1 (null before the first finishes) */
+                success_rate: number | null;
+                /** @description Deliveries made or pending (test sends excluded) */
+                total_deliveries: number;
+            };
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+            suspended: boolean;
+            updated_at: string;
+            /** @description The receiver; null for a `poll` subscription */
+            url: string | null;
         };
         /** @description One of the tenant's webhook subscriptions was disabled after too many failed deliveries in a row. Sent to the tenant's other active subscriptions that take it, never to the disabled one. */
         WebhookDisabledData: {
@@ -2142,11 +3241,139 @@ export interface components {
              */
             timestamp: string;
         };
+        WebhookHealth: {
+            /** @description Subscriptions disabled after too many failed deliveries in a row */
+            disabled: number;
+            /** @description Active subscriptions whose failed deliveries in a row reached their `failure_alert_threshold` */
+            failing: number;
+            /** @description Those subscriptions, disabled first, then the longest failing */
+            subscriptions: {
+                consecutive_failures: number;
+                disabled_at: string | null;
+                /** @description When the current run of failures reached the threshold */
+                failing_since: string | null;
+                failure_alert_threshold: number;
+                id: string;
+                /** @enum {string} */
+                status: "active" | "disabled";
+                url: string | null;
+            }[];
+        };
+        WebhookListItem: {
+            consecutive_failures: number;
+            created_at: string;
+            disabled_at: string | null;
+            events: string[];
+            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
+            failing_since: string | null;
+            /** @description Failed deliveries in a row that alert the tenant's owner */
+            failure_alert_threshold: number;
+            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
+            filter: string | null;
+            /** @description Custom headers added to every request to the receiver */
+            headers: {
+                [key: string]: string;
+            };
+            id: string;
+            /**
+             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
+             * @enum {string}
+             */
+            kind: "push" | "poll";
+            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
+            previous_secret_expires_at: string | null;
+            /** @description Requests per second at most to the receiver (null: unpaced) */
+            rate_limit_per_second: number | null;
+            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
+            secret: string;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /** @description Succeeded / finished deliveries, 0–1, as the detail view's `stats.success_rate` (null before the first finishes) */
+            success_rate: number | null;
+            /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
+            suspended: boolean;
+            updated_at: string;
+            /** @description The receiver; null for a `poll` subscription */
+            url: string | null;
+        };
+        WebhookMessage: {
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description The event kind */
+            event: string;
+            /** @description The event id (`evt_...`) */
+            id: string;
+            /** @description When the event happened (ISO 8601) */
+            timestamp: string;
+        };
+        WebhookSeries: {
+            /** @enum {string} */
+            bucket: "hour" | "day";
+            /** @description Start of the first bucket */
+            from: string;
+            id: string;
+            /** @description Every bucket of the range, oldest first; test sends excluded */
+            points: {
+                /** @description Attempts the receiver answered (any status) in this bucket */
+                answered_attempts: number;
+                /** @description Mean latency of the answered attempts */
+                avg_latency_ms: number | null;
+                /** @description Deliveries whose every attempt failed, finished in this bucket */
+                failed_deliveries: number;
+                /** @description 95th percentile latency of the answered attempts */
+                p95_latency_ms: number | null;
+                /** @description Start of the bucket (UTC) */
+                start: string;
+                /** @description Deliveries that succeeded in this bucket */
+                succeeded_deliveries: number;
+                /** @description Succeeded / finished in this bucket, 0–1 (null when none finished) */
+                success_rate: number | null;
+            }[];
+            /** @enum {string} */
+            range: "24h" | "7d" | "30d";
+        };
         /** @description Sent by POST /api/v1/webhooks/{id}/test; never counts toward auto-disable. */
         WebhookTestData: {
             message: string;
             subscription_id: string;
             tenant_id: string;
+        };
+        WebhookTestResult: {
+            delivered: boolean;
+            delivery_id: string;
+            error: string | null;
+            event_id: string;
+            latency_ms: number;
+            status_code: number | null;
+        };
+        WhoAmI: {
+            credential: {
+                key_id: string | null;
+                scopes: string[];
+                /** @enum {string} */
+                type: "api_key" | "bearer";
+            };
+            limits: {
+                /** @description Monthly execution quota; null = unlimited (enterprise) */
+                executions_per_month: number | null;
+                /** @description Installed-module limit; null = unlimited */
+                modules: number | null;
+            };
+            /** @enum {string} */
+            plan: "free" | "pro" | "business" | "enterprise";
+            requests_per_minute: number;
+            tenant_id: string;
+        };
+        Workflow: {
+            created_at: string;
+            description: string | null;
+            id: string;
+            name: string;
+            steps: components["schemas"]["WorkflowStep"][];
+            updated_at: string;
+            /** @description Goes up by one on every update; a run records the version it started with */
+            version: number;
         };
         /** @description Every step of a workflow run completed (or was skipped by its `if`). */
         WorkflowCompletedData: {
@@ -2196,8 +3423,389 @@ export interface components {
             /** @description The definition version the run started with */
             workflow_version: number;
         };
+        WorkflowRun: {
+            created_at: string;
+            error: {
+                code: string;
+                message: string;
+                step: string;
+            } | null;
+            finished_at: string | null;
+            input: unknown;
+            /** @description Outputs of the leaf steps by step id, once completed */
+            output: unknown;
+            run_id: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            steps: components["schemas"]["WorkflowRunStep"][];
+            workflow_id: string;
+            workflow_version: number;
+        };
+        WorkflowRunStep: {
+            action: string;
+            attempts: number;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description One execution record per attempt */
+            execution_ids: string[];
+            finished_at: string | null;
+            id: string;
+            /** @description The input as resolved for the latest attempt (null before it) */
+            input: unknown;
+            module: string;
+            output: unknown;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
+        };
+        WorkflowRunSummary: {
+            created_at: string;
+            error: {
+                code: string;
+                message: string;
+                step: string;
+            } | null;
+            finished_at: string | null;
+            run_id: string;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            workflow_id: string;
+            workflow_version: number;
+        };
+        WorkflowStep: {
+            action: string;
+            /** @description Ids of the steps that must succeed first */
+            depends_on?: string[];
+            /** @description Unique within the workflow */
+            id: string;
+            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
+            if?: string;
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
+            map?: string;
+            module: string;
+            /** @description Attempts of a failing step (module_error, timeout, interrupted); default one attempt */
+            retry?: {
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff: "fixed" | "exponential";
+                /** @default 1000 */
+                backoff_ms: number;
+                max_attempts: number;
+            };
+            /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
+            timeout_ms?: number;
+        };
     };
-    responses: never;
+    responses: {
+        /** @description No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found` */
+        AdminNotFound: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Missing or wrong `x-admin-token` (`unauthorized`) */
+        AdminUnauthorized: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
+        BadRequest: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description No valid credential (`unauthorized`) */
+        ChallengingUnauthorized: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                /** @description Bearer challenge: `resource_metadata` (the protected resource metadata URL), and `error` (`invalid_token`, `insufficient_scope`) with `scope` when a token was refused */
+                "WWW-Authenticate"?: string;
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Conflict with the current state (`conflict`) */
+        Conflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Refused: the `error` code says why (e.g. `insufficient_scope`, `plan_required`) */
+        Forbidden: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
+        IdempotencyConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
+                "Retry-After"?: number;
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
+        InternalError: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The path does not accept this method (`method_not_allowed`) */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description No such resource (`not_found`) */
+        NotFound: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The request body exceeds 1 MiB (`payload_too_large`) */
+        PayloadTooLarge: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description An upstream failed: the `error` code says which */
+        ReplayableBadGateway: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description An upstream did not answer in time: the `error` code says which */
+        ReplayableGatewayTimeout: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The request was understood but could not be carried out: the `error` code says why */
+        ReplayableUnprocessableContent: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
+        TooManyFailedAuthentications: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
+        TooManyPublicRequests: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
+        TooManyRequests: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
+        Unauthorized: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+    };
     parameters: {
         /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
         IdempotencyKey: string;
@@ -2275,22 +3883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     "discovery-agent-card": {
@@ -2323,22 +3916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     "protocols-a2a": {
@@ -2388,37 +3966,9 @@ export interface operations {
                 };
             };
             /** @description No valid credential (`unauthorized`); counts against the client IP's public pool */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope of the method (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description The body exceeds 1 MiB: a JSON-RPC error (-32600) */
             413: {
                 headers: {
@@ -2435,39 +3985,8 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcResponse"];
                 };
             };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "discovery-llms-txt": {
@@ -2495,22 +4014,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     "protocols-mcp-get": {
@@ -2539,38 +4043,8 @@ export interface operations {
                 };
             };
             /** @description Only POST (and OPTIONS) are accepted (`method_not_allowed`) */
-            405: {
-                headers: {
-                    Allow: components["headers"]["Allow"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
         };
     };
     "protocols-mcp": {
@@ -2637,23 +4111,7 @@ export interface operations {
                 };
             };
             /** @description No valid credential (`unauthorized`); counts against the client IP's public pool. `WWW-Authenticate` names the OAuth protected resource metadata (MCP authorization). */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Bearer challenge: `resource_metadata` (the protected resource metadata URL), and `error` (`invalid_token`, `insufficient_scope`) with `scope` when a token was refused */
-                    "WWW-Authenticate"?: string;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["ChallengingUnauthorized"];
             /** @description Refused `Origin` (DNS rebinding protection): a JSON-RPC error; or an OAuth access token without the scope a single call needs: `insufficient_scope` in the error format, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` (API keys get the JSON-RPC refusal in a 200 instead) */
             403: {
                 headers: {
@@ -2669,7 +4127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonRpcResponse"] | components["schemas"]["Error"];
+                    "application/json": components["schemas"]["JsonRpcResponse"] | components["schemas"]["ApiError"];
                 };
             };
             /** @description The body exceeds 1 MiB: a JSON-RPC error */
@@ -2689,38 +4147,8 @@ export interface operations {
                 };
             };
             /** @description The tenant's request pool cannot admit the body's requests (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool is spent */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "protocols-mcp-delete": {
@@ -2749,38 +4177,8 @@ export interface operations {
                 };
             };
             /** @description Only POST (and OPTIONS) are accepted (`method_not_allowed`) */
-            405: {
-                headers: {
-                    Allow: components["headers"]["Allow"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
         };
     };
     "discovery-openapi": {
@@ -2808,22 +4206,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     "invoices-close": {
@@ -2858,166 +4241,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The instant the cycles were closed as of */
-                        at: string;
-                        /** @description Cycles that could not be invoiced this time: nothing of them was written, each was logged, and the next run tries them again (usually empty) */
-                        failed: {
-                            /** @description `YYYY-MM` */
-                            cycle: string;
-                            /** @description The error code: `conflict` when the charges pass the largest amount billed exactly (9007199254.74 USD), `internal_error` otherwise */
-                            error: string;
-                            message: string;
-                            tenant_id: string;
-                        }[];
-                        /** @description The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill) */
-                        invoices: {
-                            /** @description Who the invoice is addressed to, as the tenant was when it was issued */
-                            billed_to: {
-                                /** @description The owner's email */
-                                email: string;
-                                /** @description The tenant's name */
-                                name: string;
-                            };
-                            /** @description When it was issued */
-                            created_at: string;
-                            /** @constant */
-                            currency: "usd";
-                            /** @description When payment is due: 14 days after it was issued */
-                            due_at: string;
-                            /** @description `inv_...` */
-                            id: string;
-                            lines: {
-                                /** @description quantity × unit price: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                                amount_usd: string;
-                                /** @description e.g. "Pro plan, November 2026", "Pro plan, 20 Nov – 30 Nov (11 of 30 days)", "Overage: 250 executions × 0.001 USD" */
-                                description: string;
-                                /** @description Units billed: 1 for a fee, the executions for overage */
-                                quantity: number;
-                                /** @description Price of one unit: a decimal string in USD with as many decimals as needed, at least two (e.g. "0.001", "29.00") */
-                                unit_amount_usd: string;
-                            }[];
-                            /** @description Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002" */
-                            number: string;
-                            paid_at: string | null;
-                            /** @description Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`) */
-                            pdf_url: string;
-                            /** @description End of the billed cycle (first instant of the next month, UTC, exclusive) */
-                            period_end: string;
-                            /** @description Start of the billed cycle (first instant of a calendar month, UTC, inclusive) */
-                            period_start: string;
-                            /**
-                             * @description `open` when created; an operator marks it `paid` or `void` (final states)
-                             * @enum {string}
-                             */
-                            status: "open" | "paid" | "void";
-                            /** @description Sum of the lines: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                            subtotal_usd: string;
-                            tenant_id: string;
-                            /** @description Amount due (no tax is applied: equal to the subtotal): a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                            total_usd: string;
-                            voided_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["CloseCyclesResult"];
                 };
             };
             /** @description Invalid body (`invalid_request`): `at` not an ISO 8601 date-time, or not before the end of the next cycle (a later one would invoice cycles that have not begun) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or wrong `x-admin-token` (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found` */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["AdminNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "certification-runAsOperator": {
@@ -3044,139 +4277,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        checks: {
-                            /** @description What was seen: on a failure, which input and what came back */
-                            detail: string;
-                            /** @description `metadata`, `examples:<action>`, `malformed_inputs:<action>`, `latency`, `http_signature` (http runtime), `runtime_limits` (javascript runtime) */
-                            name: string;
-                            passed: boolean;
-                        }[];
-                        checks_passed: number;
-                        checks_total: number;
-                        created_at: string;
-                        /** @description Why a `failed` run did not complete (its deadline passed, the module was removed) */
-                        error: string | null;
-                        finished_at: string | null;
-                        /** @description `crt_...` */
-                        id: string;
-                        module: string;
-                        /** @description p95 latency over the repeated example runs */
-                        p95_ms: number | null;
-                        /** @description The module's tier before this run; null until completed */
-                        previous_tier: ("none" | "bronze" | "silver" | "gold") | null;
-                        /** @description Absolute URL of the module's report */
-                        report_url: string;
-                        /** @description True when a run of this module version was already queued or running and is returned instead of a new one */
-                        shared: boolean;
-                        started_at: string | null;
-                        /** @enum {string} */
-                        status: "queued" | "running" | "completed" | "failed";
-                        /** @description Null until completed */
-                        tier: ("none" | "bronze" | "silver" | "gold") | null;
-                        /** @enum {string} */
-                        trigger: "manual" | "publish" | "schedule";
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["StartedCertificationRun"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or wrong `x-admin-token` (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
             /** @description No such module */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "invoices-pay": {
@@ -3204,168 +4314,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Who the invoice is addressed to, as the tenant was when it was issued */
-                        billed_to: {
-                            /** @description The owner's email */
-                            email: string;
-                            /** @description The tenant's name */
-                            name: string;
-                        };
-                        /** @description When it was issued */
-                        created_at: string;
-                        /** @constant */
-                        currency: "usd";
-                        /** @description When payment is due: 14 days after it was issued */
-                        due_at: string;
-                        /** @description `inv_...` */
-                        id: string;
-                        lines: {
-                            /** @description quantity × unit price: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                            amount_usd: string;
-                            /** @description e.g. "Pro plan, November 2026", "Pro plan, 20 Nov – 30 Nov (11 of 30 days)", "Overage: 250 executions × 0.001 USD" */
-                            description: string;
-                            /** @description Units billed: 1 for a fee, the executions for overage */
-                            quantity: number;
-                            /** @description Price of one unit: a decimal string in USD with as many decimals as needed, at least two (e.g. "0.001", "29.00") */
-                            unit_amount_usd: string;
-                        }[];
-                        /** @description Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002" */
-                        number: string;
-                        paid_at: string | null;
-                        /** @description Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`) */
-                        pdf_url: string;
-                        /** @description End of the billed cycle (first instant of the next month, UTC, exclusive) */
-                        period_end: string;
-                        /** @description Start of the billed cycle (first instant of a calendar month, UTC, inclusive) */
-                        period_start: string;
-                        /**
-                         * @description `open` when created; an operator marks it `paid` or `void` (final states)
-                         * @enum {string}
-                         */
-                        status: "open" | "paid" | "void";
-                        /** @description Sum of the lines: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                        subtotal_usd: string;
-                        tenant_id: string;
-                        /** @description Amount due (no tax is applied: equal to the subtotal): a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                        total_usd: string;
-                        voided_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or wrong `x-admin-token` (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
             /** @description No such invoice (or the admin API is disabled: `not_found`) */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description The invoice is not `open` (already `paid` or `void`): `conflict`, with its `status` */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "invoices-void": {
@@ -3393,168 +4353,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Who the invoice is addressed to, as the tenant was when it was issued */
-                        billed_to: {
-                            /** @description The owner's email */
-                            email: string;
-                            /** @description The tenant's name */
-                            name: string;
-                        };
-                        /** @description When it was issued */
-                        created_at: string;
-                        /** @constant */
-                        currency: "usd";
-                        /** @description When payment is due: 14 days after it was issued */
-                        due_at: string;
-                        /** @description `inv_...` */
-                        id: string;
-                        lines: {
-                            /** @description quantity × unit price: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                            amount_usd: string;
-                            /** @description e.g. "Pro plan, November 2026", "Pro plan, 20 Nov – 30 Nov (11 of 30 days)", "Overage: 250 executions × 0.001 USD" */
-                            description: string;
-                            /** @description Units billed: 1 for a fee, the executions for overage */
-                            quantity: number;
-                            /** @description Price of one unit: a decimal string in USD with as many decimals as needed, at least two (e.g. "0.001", "29.00") */
-                            unit_amount_usd: string;
-                        }[];
-                        /** @description Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002" */
-                        number: string;
-                        paid_at: string | null;
-                        /** @description Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`) */
-                        pdf_url: string;
-                        /** @description End of the billed cycle (first instant of the next month, UTC, exclusive) */
-                        period_end: string;
-                        /** @description Start of the billed cycle (first instant of a calendar month, UTC, inclusive) */
-                        period_start: string;
-                        /**
-                         * @description `open` when created; an operator marks it `paid` or `void` (final states)
-                         * @enum {string}
-                         */
-                        status: "open" | "paid" | "void";
-                        /** @description Sum of the lines: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                        subtotal_usd: string;
-                        tenant_id: string;
-                        /** @description Amount due (no tax is applied: equal to the subtotal): a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                        total_usd: string;
-                        voided_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or wrong `x-admin-token` (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AdminUnauthorized"];
             /** @description No such invoice (or the admin API is disabled: `not_found`) */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description The invoice is not `open` (already `paid` or `void`): `conflict`, with its `status` */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "admin-listTenants": {
@@ -3583,169 +4393,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            agent_name: string;
-                            created_at: string;
-                            /** @description Webhook subscriptions disabled after repeated failures */
-                            disabled_webhooks: number;
-                            /** @description Executions counted in the current billing cycle (against `terms.executions_per_month`) */
-                            executions_this_cycle: number;
-                            limits: {
-                                /** @description Monthly execution quota; null = unlimited (enterprise) */
-                                executions_per_month: number | null;
-                                /** @description Installed-module limit; null = unlimited */
-                                modules: number | null;
-                            };
-                            /** @description Per-tenant overrides set by an operator (null = the plan value) */
-                            overrides: {
-                                executions_per_month: number | null;
-                                monthly_fee_usd: string | null;
-                                overage_unit_usd: string | null;
-                                requests_per_minute: number | null;
-                            };
-                            owner_email: string;
-                            /** @enum {string} */
-                            plan: "free" | "pro" | "business" | "enterprise";
-                            requests_per_minute: number;
-                            requests_per_minute_override: number | null;
-                            tenant_id: string;
-                            /** @description Effective terms: the plan with the overrides applied */
-                            terms: {
-                                concurrency: number;
-                                /** @description Monthly execution quota; null = unlimited */
-                                executions_per_month: number | null;
-                                /** @description Installed-module limit; null = unlimited */
-                                modules: number | null;
-                                /** @description Monthly fee, USD decimal string (e.g. "29.00") */
-                                monthly_fee_usd: string;
-                                /**
-                                 * @description Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`
-                                 * @enum {string}
-                                 */
-                                overage: "pause" | "metered";
-                                /** @description Price per execution past the quota, USD decimal string (e.g. "0.001") */
-                                overage_unit_usd: string;
-                                requests_per_minute: number;
-                            };
-                        }[];
+                        data: components["schemas"]["AdminTenant"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found` */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["AdminNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "admin-changePlan": {
@@ -3787,182 +4449,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        agent_name: string;
-                        /** @description False when the plan and terms were already these (nothing recorded) */
-                        changed: boolean;
-                        created_at: string;
-                        /** @description When the change took effect (at once) */
-                        effective_at: string;
-                        limits: {
-                            /** @description Monthly execution quota; null = unlimited (enterprise) */
-                            executions_per_month: number | null;
-                            /** @description Installed-module limit; null = unlimited */
-                            modules: number | null;
-                        };
-                        /** @description Per-tenant overrides set by an operator (null = the plan value) */
-                        overrides: {
-                            executions_per_month: number | null;
-                            monthly_fee_usd: string | null;
-                            overage_unit_usd: string | null;
-                            requests_per_minute: number | null;
-                        };
-                        owner_email: string;
-                        /** @enum {string} */
-                        plan: "free" | "pro" | "business" | "enterprise";
-                        /** @enum {string} */
-                        previous_plan: "free" | "pro" | "business" | "enterprise";
-                        requests_per_minute: number;
-                        requests_per_minute_override: number | null;
-                        /** @description Keys and webhook subscriptions an upgrade made work again */
-                        restored: {
-                            /** @description API key ids */
-                            keys: string[];
-                            /** @description Webhook subscription ids */
-                            webhooks: string[];
-                        };
-                        /** @description Keys and webhook subscriptions beyond the new plan's allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again */
-                        suspended: {
-                            /** @description API key ids */
-                            keys: string[];
-                            /** @description Webhook subscription ids */
-                            webhooks: string[];
-                        };
-                        tenant_id: string;
-                        /** @description Effective terms: the plan with the overrides applied */
-                        terms: {
-                            concurrency: number;
-                            /** @description Monthly execution quota; null = unlimited */
-                            executions_per_month: number | null;
-                            /** @description Installed-module limit; null = unlimited */
-                            modules: number | null;
-                            /** @description Monthly fee, USD decimal string (e.g. "29.00") */
-                            monthly_fee_usd: string;
-                            /**
-                             * @description Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`
-                             * @enum {string}
-                             */
-                            overage: "pause" | "metered";
-                            /** @description Price per execution past the quota, USD decimal string (e.g. "0.001") */
-                            overage_unit_usd: string;
-                            requests_per_minute: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["AdminPlanChange"];
                 };
             };
             /** @description Invalid body (`invalid_request`, with `issues`) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such tenant */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "admin-enableWebhook": {
@@ -3990,156 +4490,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        consecutive_failures: number;
-                        created_at: string;
-                        disabled_at: string | null;
-                        events: string[];
-                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-                        failing_since: string | null;
-                        /** @description Failed deliveries in a row that alert the tenant's owner */
-                        failure_alert_threshold: number;
-                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-                        filter: string | null;
-                        /** @description Custom headers added to every request to the receiver */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        id: string;
-                        /**
-                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-                         * @enum {string}
-                         */
-                        kind: "push" | "poll";
-                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-                        previous_secret_expires_at: string | null;
-                        /** @description Requests per second at most to the receiver (null: unpaced) */
-                        rate_limit_per_second: number | null;
-                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-                        secret: string;
-                        /** @enum {string} */
-                        status: "active" | "disabled";
-                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-                        suspended: boolean;
-                        updated_at: string;
-                        /** @description The receiver; null for a `poll` subscription */
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found` */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["AdminNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "admin-recoverWebhook": {
@@ -4182,147 +4544,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description More events remain in the window: call again with `since` = `next_since` */
-                        has_more: boolean;
-                        next_since: string | null;
-                        /** @description Events queued for delivery again (at most 10,000 per call): those in the window with no succeeded or pending delivery */
-                        recovered: number;
-                        since: string;
-                        subscription_id: string;
-                        until: string;
-                    };
+                    "application/json": components["schemas"]["RecoverResult"];
                 };
             };
             /** @description Invalid body or window */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description The subscription is disabled, or a poll subscription */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "admin-disabledWebhooks": {
@@ -4351,162 +4588,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            agent_name: string;
-                            consecutive_failures: number;
-                            created_at: string;
-                            disabled_at: string | null;
-                            events: string[];
-                            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-                            failing_since: string | null;
-                            /** @description Failed deliveries in a row that alert the tenant's owner */
-                            failure_alert_threshold: number;
-                            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-                            filter: string | null;
-                            /** @description Custom headers added to every request to the receiver */
-                            headers: {
-                                [key: string]: string;
-                            };
-                            id: string;
-                            /**
-                             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-                             * @enum {string}
-                             */
-                            kind: "push" | "poll";
-                            owner_email: string;
-                            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-                            previous_secret_expires_at: string | null;
-                            /** @description Requests per second at most to the receiver (null: unpaced) */
-                            rate_limit_per_second: number | null;
-                            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-                            secret: string;
-                            /** @enum {string} */
-                            status: "active" | "disabled";
-                            /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-                            suspended: boolean;
-                            tenant_id: string;
-                            updated_at: string;
-                            /** @description The receiver; null for a `poll` subscription */
-                            url: string | null;
-                        }[];
+                        data: components["schemas"]["AdminDisabledWebhook"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found` */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["AdminNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "admin-failedDeliveries": {
@@ -4535,162 +4632,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            agent_name: string;
-                            /** @description When the delivery was created */
-                            at: string;
-                            /** @description Attempts made so far */
-                            attempt: number;
-                            attempts: {
-                                at: string;
-                                attempt: number;
-                                error: string | null;
-                                latency_ms: number;
-                                /** @description The first 1 KB of the answer */
-                                response_body: string | null;
-                                status_code: number | null;
-                                success: boolean;
-                            }[];
-                            /** @description Of the latest attempt */
-                            error: string | null;
-                            event: string;
-                            /** @description The envelope id: the same on every attempt and replay */
-                            event_id: string;
-                            id: string;
-                            /** @enum {string} */
-                            kind: "event" | "replay" | "recover" | "test";
-                            /** @description Of the latest attempt */
-                            latency_ms: number | null;
-                            next_attempt_at: string | null;
-                            owner_email: string;
-                            /** @enum {string} */
-                            status: "pending" | "succeeded" | "failed" | "cancelled";
-                            /** @description Of the latest attempt */
-                            status_code: number | null;
-                            subscription_id: string;
-                            success: boolean;
-                            tenant_id: string;
-                            /** @description The subscription's receiver (null for a `poll` subscription) */
-                            url: string | null;
-                        }[];
+                        data: components["schemas"]["AdminFailedDelivery"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found` */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["AdminNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "agent-arm": {
@@ -4738,120 +4695,14 @@ export interface operations {
                 };
             };
             /** @description Invalid body */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "auth-link": {
@@ -4890,118 +4741,16 @@ export interface operations {
                 };
             };
             /** @description Invalid body */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description Missing or invalid bearer token, or an invalid or revoked api_key */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description The key does not hold `*` */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description The user is already linked to another tenant */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "auth-register": {
@@ -5034,117 +4783,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        api_key: string;
-                        limits: {
-                            /** @description Monthly execution quota; null = unlimited (enterprise) */
-                            executions_per_month: number | null;
-                            /** @description Installed-module limit; null = unlimited */
-                            modules: number | null;
-                        };
-                        /** @enum {string} */
-                        plan: "free" | "pro" | "business" | "enterprise";
-                        tenant_id: string;
-                    };
+                    "application/json": components["schemas"]["RegisteredTenant"];
                 };
             };
             /** @description Invalid body */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description The bearer token is invalid or expired */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description owner_email already registered, or the bearer user already linked */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description Too many registrations from this address */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "agent-batch": {
@@ -5190,140 +4841,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            action: string;
-                            error?: {
-                                code: string;
-                                message: string;
-                            };
-                            execution_id: string | null;
-                            id: string;
-                            latency_ms: number;
-                            module: string;
-                            output?: unknown;
-                            /** @enum {string} */
-                            status: "success" | "failed";
-                        }[];
+                        data: components["schemas"]["BatchCallResult"][];
                         failed: number;
                         succeeded: number;
                     };
                 };
             };
             /** @description No calls, more than 10, an invalid call, or a duplicate call id */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "invoices-list": {
@@ -5353,155 +4885,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description Who the invoice is addressed to, as the tenant was when it was issued */
-                            billed_to: {
-                                /** @description The owner's email */
-                                email: string;
-                                /** @description The tenant's name */
-                                name: string;
-                            };
-                            /** @description When it was issued */
-                            created_at: string;
-                            /** @constant */
-                            currency: "usd";
-                            /** @description When payment is due: 14 days after it was issued */
-                            due_at: string;
-                            /** @description `inv_...` */
-                            id: string;
-                            lines: {
-                                /** @description quantity × unit price: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                                amount_usd: string;
-                                /** @description e.g. "Pro plan, November 2026", "Pro plan, 20 Nov – 30 Nov (11 of 30 days)", "Overage: 250 executions × 0.001 USD" */
-                                description: string;
-                                /** @description Units billed: 1 for a fee, the executions for overage */
-                                quantity: number;
-                                /** @description Price of one unit: a decimal string in USD with as many decimals as needed, at least two (e.g. "0.001", "29.00") */
-                                unit_amount_usd: string;
-                            }[];
-                            /** @description Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002" */
-                            number: string;
-                            paid_at: string | null;
-                            /** @description Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`) */
-                            pdf_url: string;
-                            /** @description End of the billed cycle (first instant of the next month, UTC, exclusive) */
-                            period_end: string;
-                            /** @description Start of the billed cycle (first instant of a calendar month, UTC, inclusive) */
-                            period_start: string;
-                            /**
-                             * @description `open` when created; an operator marks it `paid` or `void` (final states)
-                             * @enum {string}
-                             */
-                            status: "open" | "paid" | "void";
-                            /** @description Sum of the lines: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                            subtotal_usd: string;
-                            tenant_id: string;
-                            /** @description Amount due (no tax is applied: equal to the subtotal): a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                            total_usd: string;
-                            voided_at: string | null;
-                        }[];
+                        data: components["schemas"]["Invoice"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query (`invalid_request`): `limit`, `cursor` or `status` */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `billing:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "invoices-get": {
@@ -5531,169 +4928,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Who the invoice is addressed to, as the tenant was when it was issued */
-                        billed_to: {
-                            /** @description The owner's email */
-                            email: string;
-                            /** @description The tenant's name */
-                            name: string;
-                        };
-                        /** @description When it was issued */
-                        created_at: string;
-                        /** @constant */
-                        currency: "usd";
-                        /** @description When payment is due: 14 days after it was issued */
-                        due_at: string;
-                        /** @description `inv_...` */
-                        id: string;
-                        lines: {
-                            /** @description quantity × unit price: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                            amount_usd: string;
-                            /** @description e.g. "Pro plan, November 2026", "Pro plan, 20 Nov – 30 Nov (11 of 30 days)", "Overage: 250 executions × 0.001 USD" */
-                            description: string;
-                            /** @description Units billed: 1 for a fee, the executions for overage */
-                            quantity: number;
-                            /** @description Price of one unit: a decimal string in USD with as many decimals as needed, at least two (e.g. "0.001", "29.00") */
-                            unit_amount_usd: string;
-                        }[];
-                        /** @description Human-readable number, sequential per tenant: `AMP-` + the first 8 characters of the tenant id + `-` + the sequence from 0001, e.g. "AMP-3F2A9C1B-0002" */
-                        number: string;
-                        paid_at: string | null;
-                        /** @description Path of the PDF rendering (`/api/v1/billing/invoices/{id}.pdf`) */
-                        pdf_url: string;
-                        /** @description End of the billed cycle (first instant of the next month, UTC, exclusive) */
-                        period_end: string;
-                        /** @description Start of the billed cycle (first instant of a calendar month, UTC, inclusive) */
-                        period_start: string;
-                        /**
-                         * @description `open` when created; an operator marks it `paid` or `void` (final states)
-                         * @enum {string}
-                         */
-                        status: "open" | "paid" | "void";
-                        /** @description Sum of the lines: a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                        subtotal_usd: string;
-                        tenant_id: string;
-                        /** @description Amount due (no tax is applied: equal to the subtotal): a decimal string in USD with exactly two decimals (cents, rounded half-up), e.g. "29.25" */
-                        total_usd: string;
-                        voided_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Invoice"];
                     "application/pdf": string;
                 };
             };
             /** @description Invalid query (`invalid_request`): `format` other than `json` or `pdf` */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `billing:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such invoice (another tenant's invoice is indistinguishable from none: `not_found`) */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "invoices-pdf": {
@@ -5724,119 +4972,15 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `billing:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such invoice (another tenant's invoice is indistinguishable from none: `not_found`) */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "plans-change": {
@@ -5875,165 +5019,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description False when the plan and terms were already these (nothing recorded) */
-                        changed: boolean;
-                        /** @description When the change took effect (at once) */
-                        effective_at: string;
-                        /** @enum {string} */
-                        plan: "free" | "pro" | "business" | "enterprise";
-                        /** @enum {string} */
-                        previous_plan: "free" | "pro" | "business" | "enterprise";
-                        /** @description Keys and webhook subscriptions an upgrade made work again */
-                        restored: {
-                            /** @description API key ids */
-                            keys: string[];
-                            /** @description Webhook subscription ids */
-                            webhooks: string[];
-                        };
-                        /** @description Keys and webhook subscriptions beyond the new plan's allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again */
-                        suspended: {
-                            /** @description API key ids */
-                            keys: string[];
-                            /** @description Webhook subscription ids */
-                            webhooks: string[];
-                        };
-                        tenant_id: string;
-                        terms: {
-                            concurrency: number;
-                            /** @description Monthly execution quota; null = unlimited */
-                            executions_per_month: number | null;
-                            /** @description Installed-module limit; null = unlimited */
-                            modules: number | null;
-                            /** @description Monthly fee, USD decimal string (e.g. "29.00") */
-                            monthly_fee_usd: string;
-                            /**
-                             * @description Past the quota: `pause` refuses executions until the next cycle (free); `metered` bills each at `overage_unit_usd`
-                             * @enum {string}
-                             */
-                            overage: "pause" | "metered";
-                            /** @description Price per execution past the quota, USD decimal string (e.g. "0.001") */
-                            overage_unit_usd: string;
-                            requests_per_minute: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["PlanChange"];
                 };
             };
             /** @description Invalid body, or `enterprise` (to it or off it: an operator changes it) (`invalid_request`) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `*` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "plans-list": {
@@ -6058,108 +5055,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Every plan, from the smallest to the largest */
-                        data: {
-                            /** @description Executions running at once */
-                            concurrency: number;
-                            /** @description Priced by contract: `monthly_fee_usd` and `overage_unit_usd` are null */
-                            custom_pricing: boolean;
-                            /** @description Monthly execution quota; null = unlimited */
-                            executions_per_month: number | null;
-                            /** @description Features some plans lack, and whether this plan has each */
-                            features: {
-                                /** @description Creating additional API keys: available on pro and above */
-                                multiple_keys: boolean;
-                                /** @description Webhooks: available on pro and above */
-                                webhooks: boolean;
-                            };
-                            /** @description Installed-module limit; null = unlimited */
-                            modules: number | null;
-                            /** @description Monthly fee, USD decimal string (e.g. `"29.00"`); null under custom pricing */
-                            monthly_fee_usd: string | null;
-                            /**
-                             * @description Past the quota: `pause` refuses executions (429 `quota_exceeded`) until the next cycle; `metered` bills each at `overage_unit_usd`; `custom` by contract
-                             * @enum {string}
-                             */
-                            overage: "pause" | "metered" | "custom";
-                            /** @description Price per execution past the quota, USD decimal string with as many decimals as it needs (e.g. `"0.001"`); `"0.00"` where the plan pauses; null under custom pricing */
-                            overage_unit_usd: string | null;
-                            /** @enum {string} */
-                            plan: "free" | "pro" | "business" | "enterprise";
-                            /** @description Request limit per minute (60-second sliding window), shared by all keys of a tenant */
-                            requests_per_minute: number;
-                            /** @description Whether a tenant can move to this plan itself (`PUT /api/v1/billing/plan`); `enterprise` is a contract an operator sets */
-                            self_serve: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PlanCatalog"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller's pool is spent (`rate_limit_exceeded`): the tenant's with a valid credential, else the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "billing-usage": {
@@ -6186,172 +5088,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Executions per module in the cycle, most executed first */
-                        by_module: {
-                            executions: number;
-                            failures: number;
-                            module: string;
-                        }[];
-                        /** @description The billing cycle, `YYYY-MM` (a calendar month in UTC) */
-                        cycle: string;
-                        /** @description End of the cycle (ISO 8601, exclusive): the start of the next cycle, when the quota resets */
-                        cycle_end: string;
-                        /** @description Start of the cycle (ISO 8601, inclusive) */
-                        cycle_start: string;
-                        /** @description One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one */
-                        daily: {
-                            /** @description UTC day, `YYYY-MM-DD` */
-                            date: string;
-                            executions: number;
-                            failures: number;
-                            /** @description Authenticated API requests counted against the request limit that day */
-                            requests: number;
-                        }[];
-                        executions: {
-                            /** @description Executions of the cycle that failed (they count toward the quota too) */
-                            failed: number;
-                            /** @description The quota; null = unlimited */
-                            limit: number | null;
-                            /** @description Executions past the quota, as the invoice bills them: max(0, used - limit), unless the quota changed during the cycle (then the executions that ran past the quota in force when they ran); 0 when unlimited */
-                            overage: number;
-                            /** @description max(0, limit - used); null = unlimited */
-                            remaining: number | null;
-                            /** @description Executions recorded in the cycle (every transport: REST, batch, chain, MCP, A2A, workflows; each once) */
-                            used: number;
-                        };
-                        /** @description Whether this is the cycle in progress */
-                        is_current: boolean;
-                        /** @description overage × the overage unit price (of the terms at the end of the cycle, or the last metered ones if those pause at the quota), as the invoice bills it, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
-                        overage_cost_usd: string;
-                        /**
-                         * @description The plan in force: now for the current cycle, at its end for a past one
-                         * @enum {string}
-                         */
-                        plan: "free" | "pro" | "business" | "enterprise";
-                        /** @description Changes of plan or terms during the cycle, oldest first */
-                        plan_changes: {
-                            /** @description `tenant` (PUT /api/v1/billing/plan) or `admin` */
-                            actor: string;
-                            changed_at: string;
-                            /** @enum {string} */
-                            from_plan: "free" | "pro" | "business" | "enterprise";
-                            /** @enum {string} */
-                            to_plan: "free" | "pro" | "business" | "enterprise";
-                        }[];
-                        /** @description The invoice total this cycle comes to if nothing changes, priced as the invoice is: the monthly fee (prorated by days on each plan when the plan changed in the cycle, each line rounded to the cent) plus the overage cost so far, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
-                        projected_total_usd: string;
-                        tenant_id: string;
-                        /** @description The tenant's effective terms (its plan with any per-tenant overrides) that the cycle is priced at */
-                        terms: {
-                            /** @description Monthly execution quota; null = unlimited */
-                            executions_per_month: number | null;
-                            /** @description Monthly fee, USD as a decimal string with exactly two decimals (e.g. `"29.25"`) */
-                            monthly_fee_usd: string;
-                            /** @description Price per execution past the quota, USD decimal string (e.g. `"0.001"`); `"0.00"` where the plan pauses instead */
-                            overage_unit_usd: string;
-                            requests_per_minute: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["Usage"];
                 };
             };
             /** @description Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the tenant registered */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `billing:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "catalog-search": {
@@ -6381,118 +5128,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            action: string;
-                            certification_tier: string;
-                            description: string;
-                            module: string;
-                            /** @description Relevance; among equally relevant results the higher trust score comes first */
-                            score: number;
-                            title: string;
-                            trust_score: number;
-                        }[];
+                        data: components["schemas"]["SearchResult"][];
                         query: string;
                         total: number;
                     };
                 };
             };
             /** @description Missing or invalid q */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyFailedAuthentications"];
+            500: components["responses"]["InternalError"];
         };
     };
     "certification-report": {
@@ -6519,181 +5168,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        checks: {
-                            /** @description What was seen: on a failure, which input and what came back */
-                            detail: string;
-                            /** @description `metadata`, `examples:<action>`, `malformed_inputs:<action>`, `latency`, `http_signature` (http runtime), `runtime_limits` (javascript runtime) */
-                            name: string;
-                            passed: boolean;
-                        }[];
-                        checks_passed: number;
-                        checks_total: number;
-                        latency_budget_ms: number;
-                        module: string;
-                        p95_ms: number | null;
-                        /** @description A run queued or under way, if any */
-                        pending_run: {
-                            checks: {
-                                /** @description What was seen: on a failure, which input and what came back */
-                                detail: string;
-                                /** @description `metadata`, `examples:<action>`, `malformed_inputs:<action>`, `latency`, `http_signature` (http runtime), `runtime_limits` (javascript runtime) */
-                                name: string;
-                                passed: boolean;
-                            }[];
-                            checks_passed: number;
-                            checks_total: number;
-                            created_at: string;
-                            /** @description Why a `failed` run did not complete (its deadline passed, the module was removed) */
-                            error: string | null;
-                            finished_at: string | null;
-                            /** @description `crt_...` */
-                            id: string;
-                            module: string;
-                            /** @description p95 latency over the repeated example runs */
-                            p95_ms: number | null;
-                            /** @description The module's tier before this run; null until completed */
-                            previous_tier: ("none" | "bronze" | "silver" | "gold") | null;
-                            /** @description Absolute URL of the module's report */
-                            report_url: string;
-                            started_at: string | null;
-                            /** @enum {string} */
-                            status: "queued" | "running" | "completed" | "failed";
-                            /** @description Null until completed */
-                            tier: ("none" | "bronze" | "silver" | "gold") | null;
-                            /** @enum {string} */
-                            trigger: "manual" | "publish" | "schedule";
-                            version: string;
-                        } | null;
-                        /** @enum {string} */
-                        previous_tier: "none" | "bronze" | "silver" | "gold";
-                        /** @description When the latest completed run finished; null if the module was never certified */
-                        ran_at: string | null;
-                        /** @description How the checks give the tier */
-                        rule: string;
-                        run_id: string | null;
-                        /** @enum {string} */
-                        tier: "none" | "bronze" | "silver" | "gold";
-                        /** @description The module's current trust score (0–100) */
-                        trust_score: number;
-                        /** @description The version the latest completed run certified */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["CertificationReport"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such module */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "certification-run": {
@@ -6724,173 +5210,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        checks: {
-                            /** @description What was seen: on a failure, which input and what came back */
-                            detail: string;
-                            /** @description `metadata`, `examples:<action>`, `malformed_inputs:<action>`, `latency`, `http_signature` (http runtime), `runtime_limits` (javascript runtime) */
-                            name: string;
-                            passed: boolean;
-                        }[];
-                        checks_passed: number;
-                        checks_total: number;
-                        created_at: string;
-                        /** @description Why a `failed` run did not complete (its deadline passed, the module was removed) */
-                        error: string | null;
-                        finished_at: string | null;
-                        /** @description `crt_...` */
-                        id: string;
-                        module: string;
-                        /** @description p95 latency over the repeated example runs */
-                        p95_ms: number | null;
-                        /** @description The module's tier before this run; null until completed */
-                        previous_tier: ("none" | "bronze" | "silver" | "gold") | null;
-                        /** @description Absolute URL of the module's report */
-                        report_url: string;
-                        /** @description True when a run of this module version was already queued or running and is returned instead of a new one */
-                        shared: boolean;
-                        started_at: string | null;
-                        /** @enum {string} */
-                        status: "queued" | "running" | "completed" | "failed";
-                        /** @description Null until completed */
-                        tier: ("none" | "bronze" | "silver" | "gold") | null;
-                        /** @enum {string} */
-                        trigger: "manual" | "publish" | "schedule";
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["StartedCertificationRun"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:write` (`insufficient_scope`), or the module is not yours (`forbidden`: another tenant's public module, a built-in) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such module (or another tenant's private one) */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "certification-runs": {
@@ -6921,156 +5253,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            checks: {
-                                /** @description What was seen: on a failure, which input and what came back */
-                                detail: string;
-                                /** @description `metadata`, `examples:<action>`, `malformed_inputs:<action>`, `latency`, `http_signature` (http runtime), `runtime_limits` (javascript runtime) */
-                                name: string;
-                                passed: boolean;
-                            }[];
-                            checks_passed: number;
-                            checks_total: number;
-                            created_at: string;
-                            /** @description Why a `failed` run did not complete (its deadline passed, the module was removed) */
-                            error: string | null;
-                            finished_at: string | null;
-                            /** @description `crt_...` */
-                            id: string;
-                            module: string;
-                            /** @description p95 latency over the repeated example runs */
-                            p95_ms: number | null;
-                            /** @description The module's tier before this run; null until completed */
-                            previous_tier: ("none" | "bronze" | "silver" | "gold") | null;
-                            /** @description Absolute URL of the module's report */
-                            report_url: string;
-                            started_at: string | null;
-                            /** @enum {string} */
-                            status: "queued" | "running" | "completed" | "failed";
-                            /** @description Null until completed */
-                            tier: ("none" | "bronze" | "silver" | "gold") | null;
-                            /** @enum {string} */
-                            trigger: "manual" | "publish" | "schedule";
-                            version: string;
-                        }[];
+                        data: components["schemas"]["CertificationRun"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query or cursor */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such module */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "agent-chain": {
@@ -7123,137 +5321,19 @@ export interface operations {
                         output: unknown;
                         /** @enum {string} */
                         status: "success" | "failed";
-                        steps: {
-                            action: string;
-                            error?: {
-                                code: string;
-                                message: string;
-                            };
-                            execution_id: string | null;
-                            latency_ms: number;
-                            module: string;
-                            output?: unknown;
-                            /** @enum {string} */
-                            status: "success" | "failed";
-                        }[];
+                        steps: components["schemas"]["CallResult"][];
                     };
                 };
             };
             /** @description Invalid body, or a `map` that is not valid JSONata */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "catalog-directory": {
@@ -7283,17 +5363,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            action: string;
-                            certification_tier: string;
-                            description: string;
-                            id: string;
-                            input_schema: {
-                                [key: string]: unknown;
-                            };
-                            module: string;
-                            trust_score: number;
-                        }[];
+                        data: components["schemas"]["DirectoryEntry"][];
                         has_more: boolean;
                         next_cursor: string | null;
                         total: number;
@@ -7301,102 +5371,13 @@ export interface operations {
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyFailedAuthentications"];
+            500: components["responses"]["InternalError"];
         };
     };
     "events-stream": {
@@ -7433,103 +5414,16 @@ export interface operations {
                 };
             };
             /** @description Unknown query parameter or event kind, or `after`/`Last-Event-ID` names no position (`invalid_request`) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             /** @description No valid credential (`unauthorized`) */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Only GET (and OPTIONS) are accepted (`method_not_allowed`) */
-            405: {
-                headers: {
-                    Allow: components["headers"]["Allow"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description The tenant's request limit (`rate_limit_exceeded`), or 5 streams of the tenant already open (`concurrency_limit_exceeded`, `Retry-After: 5`) */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "executions-list": {
@@ -7563,25 +5457,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            action: string;
-                            created_at: string;
-                            error: {
-                                code: string;
-                                message: string;
-                            } | null;
-                            execution_id: string;
-                            finished_at: string | null;
-                            input_bytes: number;
-                            latency_ms: number | null;
-                            module: string;
-                            output_bytes: number | null;
-                            request_id: string;
-                            source: string;
-                            /** @enum {string} */
-                            status: "running" | "success" | "failed";
-                            tenant_id: string;
-                        }[];
+                        data: components["schemas"]["Execution"][];
                         has_more: boolean;
                         next_cursor: string | null;
                         /** @description With `q` only: the creation time (ISO 8601) of the oldest execution this page examined; null when the search examined every execution in range */
@@ -7590,102 +5466,13 @@ export interface operations {
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "executions-get": {
@@ -7712,141 +5499,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        action: string;
-                        created_at: string;
-                        error: {
-                            code: string;
-                            message: string;
-                        } | null;
-                        execution_id: string;
-                        finished_at: string | null;
-                        input_bytes: number;
-                        latency_ms: number | null;
-                        module: string;
-                        output: unknown;
-                        output_bytes: number | null;
-                        request_id: string;
-                        source: string;
-                        /** @enum {string} */
-                        status: "running" | "success" | "failed";
-                        tenant_id: string;
-                    };
+                    "application/json": components["schemas"]["ExecutionDetail"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such execution */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "health-check": {
@@ -7871,69 +5535,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        checks: {
-                            /** @enum {string} */
-                            database: "ok" | "down";
-                            /** @enum {string} */
-                            jobs: "ok" | "down";
-                            /** @enum {string} */
-                            redis: "ok" | "degraded" | "disabled";
-                        };
-                        /** @enum {string} */
-                        status: "ok" | "degraded" | "down";
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
             /** @description The database is unreachable: the same health document, with `status: "down"` */
             503: {
                 headers: {
@@ -7947,19 +5554,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        checks: {
-                            /** @enum {string} */
-                            database: "ok" | "down";
-                            /** @enum {string} */
-                            jobs: "ok" | "down";
-                            /** @enum {string} */
-                            redis: "ok" | "degraded" | "disabled";
-                        };
-                        /** @enum {string} */
-                        status: "ok" | "degraded" | "down";
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
         };
@@ -7986,60 +5581,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                    };
+                    "application/json": components["schemas"]["Liveness"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
     "health-ready": {
@@ -8064,72 +5611,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        checks: {
-                            /** @enum {string} */
-                            database: "ok" | "down" | "unknown";
-                            /** @enum {string} */
-                            jobs: "ok" | "down" | "unknown";
-                            /** @enum {string} */
-                            migrations: "ok" | "pending";
-                            /** @enum {string} */
-                            redis: "ok" | "down" | "unknown" | "disabled";
-                        };
-                        /** @enum {string} */
-                        phase: "starting" | "serving" | "draining";
-                        /** @enum {string} */
-                        status: "ok" | "not_ready";
-                    };
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
             /** @description Not ready (starting, draining, or a dependency is down): the same document, with `status: "not_ready"` */
             503: {
                 headers: {
@@ -8143,22 +5630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        checks: {
-                            /** @enum {string} */
-                            database: "ok" | "down" | "unknown";
-                            /** @enum {string} */
-                            jobs: "ok" | "down" | "unknown";
-                            /** @enum {string} */
-                            migrations: "ok" | "pending";
-                            /** @enum {string} */
-                            redis: "ok" | "down" | "unknown" | "disabled";
-                        };
-                        /** @enum {string} */
-                        phase: "starting" | "serving" | "draining";
-                        /** @enum {string} */
-                        status: "ok" | "not_ready";
-                    };
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };
@@ -8189,150 +5661,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            key_id: string;
-                            last_used_at: string | null;
-                            name: string;
-                            policy: {
-                                /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
-                                actions?: string[];
-                                /** @description Executions this key may start per billing cycle. */
-                                executions_per_month?: number;
-                                /**
-                                 * Format: date-time
-                                 * @description After this instant the key is refused (`key_expired`).
-                                 */
-                                expires_at?: string;
-                                /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
-                                ip_allow?: string[];
-                                /** @description Only modules whose trust score is at least this. */
-                                min_trust_score?: number;
-                                /**
-                                 * @description Only modules certified at this tier or above.
-                                 * @enum {string}
-                                 */
-                                min_trust_tier?: "bronze" | "silver" | "gold";
-                                /** @description Modules the key may call, any action (names). */
-                                modules?: string[];
-                                /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
-                                pins?: {
-                                    [key: string]: string;
-                                };
-                                /** @description The key's own request pool per minute; the tenant's pool still applies. */
-                                requests_per_minute?: number;
-                                /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
-                                spend_cap_usd?: string;
-                            } | null;
-                            prefix: string;
-                            primary: boolean;
-                            rotated_at: string | null;
-                            scopes: string[];
-                            /** @description True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade. */
-                            suspended: boolean;
-                        }[];
+                        data: components["schemas"]["ApiKey"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "keys-create": {
@@ -8382,160 +5724,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        api_key: string;
-                        created_at: string;
-                        key_id: string;
-                        name: string;
-                        policy: {
-                            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
-                            actions?: string[];
-                            /** @description Executions this key may start per billing cycle. */
-                            executions_per_month?: number;
-                            /**
-                             * Format: date-time
-                             * @description After this instant the key is refused (`key_expired`).
-                             */
-                            expires_at?: string;
-                            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
-                            ip_allow?: string[];
-                            /** @description Only modules whose trust score is at least this. */
-                            min_trust_score?: number;
-                            /**
-                             * @description Only modules certified at this tier or above.
-                             * @enum {string}
-                             */
-                            min_trust_tier?: "bronze" | "silver" | "gold";
-                            /** @description Modules the key may call, any action (names). */
-                            modules?: string[];
-                            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
-                            pins?: {
-                                [key: string]: string;
-                            };
-                            /** @description The key's own request pool per minute; the tenant's pool still applies. */
-                            requests_per_minute?: number;
-                            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
-                            spend_cap_usd?: string;
-                        } | null;
-                        scopes: string[];
-                    };
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
             /** @description Invalid body */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope or plan */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "keys-get": {
@@ -8563,163 +5763,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        created_at: string;
-                        key_id: string;
-                        last_used_at: string | null;
-                        name: string;
-                        policy: {
-                            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
-                            actions?: string[];
-                            /** @description Executions this key may start per billing cycle. */
-                            executions_per_month?: number;
-                            /**
-                             * Format: date-time
-                             * @description After this instant the key is refused (`key_expired`).
-                             */
-                            expires_at?: string;
-                            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
-                            ip_allow?: string[];
-                            /** @description Only modules whose trust score is at least this. */
-                            min_trust_score?: number;
-                            /**
-                             * @description Only modules certified at this tier or above.
-                             * @enum {string}
-                             */
-                            min_trust_tier?: "bronze" | "silver" | "gold";
-                            /** @description Modules the key may call, any action (names). */
-                            modules?: string[];
-                            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
-                            pins?: {
-                                [key: string]: string;
-                            };
-                            /** @description The key's own request pool per minute; the tenant's pool still applies. */
-                            requests_per_minute?: number;
-                            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
-                            spend_cap_usd?: string;
-                        } | null;
-                        prefix: string;
-                        primary: boolean;
-                        rotated_at: string | null;
-                        scopes: string[];
-                        /** @description True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade. */
-                        suspended: boolean;
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such key */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "keys-revoke": {
@@ -8751,145 +5806,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        key_id: string;
-                        /** @constant */
-                        revoked: true;
-                        revoked_at: string;
-                    };
+                    "application/json": components["schemas"]["RevokedApiKey"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such key */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description Last key able to manage keys */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "keys-setPolicy": {
@@ -8937,181 +5867,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        created_at: string;
-                        key_id: string;
-                        last_used_at: string | null;
-                        name: string;
-                        policy: {
-                            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
-                            actions?: string[];
-                            /** @description Executions this key may start per billing cycle. */
-                            executions_per_month?: number;
-                            /**
-                             * Format: date-time
-                             * @description After this instant the key is refused (`key_expired`).
-                             */
-                            expires_at?: string;
-                            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
-                            ip_allow?: string[];
-                            /** @description Only modules whose trust score is at least this. */
-                            min_trust_score?: number;
-                            /**
-                             * @description Only modules certified at this tier or above.
-                             * @enum {string}
-                             */
-                            min_trust_tier?: "bronze" | "silver" | "gold";
-                            /** @description Modules the key may call, any action (names). */
-                            modules?: string[];
-                            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
-                            pins?: {
-                                [key: string]: string;
-                            };
-                            /** @description The key's own request pool per minute; the tenant's pool still applies. */
-                            requests_per_minute?: number;
-                            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
-                            spend_cap_usd?: string;
-                        } | null;
-                        prefix: string;
-                        primary: boolean;
-                        rotated_at: string | null;
-                        scopes: string[];
-                        /** @description True while the plan allows fewer keys than the tenant holds (after a downgrade): the key is refused with 403 `plan_required` until an upgrade. */
-                        suspended: boolean;
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             /** @description Invalid policy (a field out of range, an address that is not an IP or CIDR block, an expiry in the past) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such key */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "keys-rotate": {
@@ -9150,178 +5919,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        api_key: string;
-                        created_at: string;
-                        key_id: string;
-                        name: string;
-                        policy: {
-                            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
-                            actions?: string[];
-                            /** @description Executions this key may start per billing cycle. */
-                            executions_per_month?: number;
-                            /**
-                             * Format: date-time
-                             * @description After this instant the key is refused (`key_expired`).
-                             */
-                            expires_at?: string;
-                            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
-                            ip_allow?: string[];
-                            /** @description Only modules whose trust score is at least this. */
-                            min_trust_score?: number;
-                            /**
-                             * @description Only modules certified at this tier or above.
-                             * @enum {string}
-                             */
-                            min_trust_tier?: "bronze" | "silver" | "gold";
-                            /** @description Modules the key may call, any action (names). */
-                            modules?: string[];
-                            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
-                            pins?: {
-                                [key: string]: string;
-                            };
-                            /** @description The key's own request pool per minute; the tenant's pool still applies. */
-                            requests_per_minute?: number;
-                            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
-                            spend_cap_usd?: string;
-                        } | null;
-                        previous_key_expires_at: string | null;
-                        rotated_at: string;
-                        scopes: string[];
-                    };
+                    "application/json": components["schemas"]["RotatedApiKey"];
                 };
             };
             /** @description Invalid body */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such key */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "keys-usage": {
@@ -9351,152 +5962,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The billing cycle read: a calendar month in UTC */
-                        cycle: {
-                            /** @description End of the cycle (ISO 8601, exclusive): the start of the next one */
-                            end: string;
-                            /** @description Start of the cycle (ISO 8601, inclusive) */
-                            start: string;
-                        };
-                        /** @description One entry per UTC day of the cycle, zeros included: up to today for the current cycle, every day for a past one. `refused`: requests the key's policy refused that day */
-                        days: {
-                            /** @description UTC day, `YYYY-MM-DD` */
-                            date: string;
-                            failed: number;
-                            refused: number;
-                            succeeded: number;
-                        }[];
-                        /** @description The key's executions started in the cycle (`total` includes any still running) */
-                        executions: {
-                            failed: number;
-                            succeeded: number;
-                            total: number;
-                        };
-                        key_id: string;
-                        /** @description Requests the key's policy refused in the cycle, by reason (`module_not_allowed`, `ip_not_allowed`, `executions_per_month`, ...), most first */
-                        refusals: {
-                            count: number;
-                            reason: string;
-                        }[];
-                        /** @description What the key's executions cost in the cycle as its spend cap counts it, USD with two decimals (`"0.00"` when none) */
-                        spend_usd: string;
-                    };
+                    "application/json": components["schemas"]["ApiKeyUsage"];
                 };
             };
             /** @description Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the key was created */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such key */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "tenants-me": {
@@ -9521,107 +5999,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        credential: {
-                            key_id: string | null;
-                            scopes: string[];
-                            /** @enum {string} */
-                            type: "api_key" | "bearer";
-                        };
-                        limits: {
-                            /** @description Monthly execution quota; null = unlimited (enterprise) */
-                            executions_per_month: number | null;
-                            /** @description Installed-module limit; null = unlimited */
-                            modules: number | null;
-                        };
-                        /** @enum {string} */
-                        plan: "free" | "pro" | "business" | "enterprise";
-                        requests_per_minute: number;
-                        tenant_id: string;
-                    };
+                    "application/json": components["schemas"]["WhoAmI"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "tenants-requestRate": {
@@ -9658,87 +6043,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyFailedAuthentications"];
+            500: components["responses"]["InternalError"];
         };
     };
     "memory-list": {
@@ -9771,117 +6080,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            agent_id: string;
-                            created_at: string;
-                            expires_at: string | null;
-                            key: string;
-                            tags: string[];
-                            updated_at: string;
-                            value: unknown;
-                        }[];
+                        data: components["schemas"]["MemoryEntry"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `memory:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "memory-upsert": {
@@ -9924,15 +6136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        agent_id: string;
-                        created_at: string;
-                        expires_at: string | null;
-                        key: string;
-                        tags: string[];
-                        updated_at: string;
-                        value: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryEntry"];
                 };
             };
             /** @description Successful response */
@@ -9949,132 +6153,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        agent_id: string;
-                        created_at: string;
-                        expires_at: string | null;
-                        key: string;
-                        tags: string[];
-                        updated_at: string;
-                        value: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryEntry"];
                 };
             };
             /** @description Invalid body or value too large */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope or entry limit reached */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "memory-get": {
@@ -10104,130 +6194,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        agent_id: string;
-                        created_at: string;
-                        expires_at: string | null;
-                        key: string;
-                        tags: string[];
-                        updated_at: string;
-                        value: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryEntry"];
                 };
             };
             /** @description Invalid agent id or key */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `memory:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such entry */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "memory-delete": {
@@ -10261,145 +6240,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        agent_id: string;
-                        /** @constant */
-                        deleted: true;
-                        key: string;
-                    };
+                    "application/json": components["schemas"]["DeletedMemoryEntry"];
                 };
             };
             /** @description Invalid agent id or key */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `memory:write` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such entry */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "memory-agents": {
@@ -10427,115 +6281,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            agent_id: string;
-                            /** @description Live (unexpired) entries of the agent */
-                            entries: number;
-                            /** @description When one of its entries last changed */
-                            last_updated_at: string | null;
-                        }[];
+                        data: components["schemas"]["MemoryAgent"][];
                         /** @description More agents have entries than were returned */
                         has_more: boolean;
                     };
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `memory:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "modules-list": {
@@ -10566,38 +6325,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            actions: {
-                                description: string;
-                                examples: {
-                                    input: unknown;
-                                    output: unknown;
-                                }[];
-                                input_schema: {
-                                    [key: string]: unknown;
-                                };
-                                name: string;
-                                output_schema: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                            category: string;
-                            certification_tier: string;
-                            /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
-                            definition_hash: string;
-                            description: string;
-                            installed: boolean;
-                            name: string;
-                            publisher: string;
-                            /** @enum {string} */
-                            runtime: "builtin" | "http" | "javascript";
-                            tags: string[];
-                            title: string;
-                            trust_score: number;
-                            version: string;
-                            /** @enum {string} */
-                            visibility: "public" | "private";
-                        }[];
+                        data: components["schemas"]["Module"][];
                         has_more: boolean;
                         next_cursor: string | null;
                         total: number;
@@ -10605,102 +6333,13 @@ export interface operations {
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyFailedAuthentications"];
+            500: components["responses"]["InternalError"];
         };
     };
     "modules-publish": {
@@ -10782,157 +6421,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        actions: {
-                            description: string;
-                            examples: {
-                                input: unknown;
-                                output: unknown;
-                            }[];
-                            input_schema: {
-                                [key: string]: unknown;
-                            };
-                            name: string;
-                            output_schema: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        category: string;
-                        certification_tier: string;
-                        /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
-                        definition_hash: string;
-                        description: string;
-                        installed: boolean;
-                        name: string;
-                        publisher: string;
-                        /** @enum {string} */
-                        runtime: "builtin" | "http" | "javascript";
-                        /** @description http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again. */
-                        signing_secret?: string;
-                        tags: string[];
-                        title: string;
-                        trust_score: number;
-                        version: string;
-                        /** @enum {string} */
-                        visibility: "public" | "private";
-                    };
+                    "application/json": components["schemas"]["PublishedModule"];
                 };
             };
             /** @description Invalid module (names, schemas, examples, endpoint or source) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:write` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description The name is taken */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "modules-get": {
@@ -10959,153 +6460,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        actions: {
-                            description: string;
-                            examples: {
-                                input: unknown;
-                                output: unknown;
-                            }[];
-                            input_schema: {
-                                [key: string]: unknown;
-                            };
-                            name: string;
-                            output_schema: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        category: string;
-                        certification_tier: string;
-                        /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
-                        definition_hash: string;
-                        description: string;
-                        installed: boolean;
-                        name: string;
-                        publisher: string;
-                        /** @enum {string} */
-                        runtime: "builtin" | "http" | "javascript";
-                        tags: string[];
-                        title: string;
-                        trust_score: number;
-                        version: string;
-                        /** @enum {string} */
-                        visibility: "public" | "private";
-                    };
+                    "application/json": components["schemas"]["Module"];
                 };
             };
             /** @description Invalid module name */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such module */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "modules-update": {
@@ -11187,173 +6554,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        actions: {
-                            description: string;
-                            examples: {
-                                input: unknown;
-                                output: unknown;
-                            }[];
-                            input_schema: {
-                                [key: string]: unknown;
-                            };
-                            name: string;
-                            output_schema: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        category: string;
-                        certification_tier: string;
-                        /** @description The module's definition as it is now, `sha256:<hex>`: any change to its version, description, runtime or actions (descriptions, schemas, timeouts) gives another hash. Pass it as `definition_hash` to execute, or pin it in a key's policy, so that a call is refused once the module has changed. */
-                        definition_hash: string;
-                        description: string;
-                        installed: boolean;
-                        name: string;
-                        publisher: string;
-                        /** @enum {string} */
-                        runtime: "builtin" | "http" | "javascript";
-                        /** @description http runtime: the signing secret, present only in the response that set it (publish, or an update that set a new one). Store it: it is never shown again. */
-                        signing_secret?: string;
-                        tags: string[];
-                        title: string;
-                        trust_score: number;
-                        version: string;
-                        /** @enum {string} */
-                        visibility: "public" | "private";
-                    };
+                    "application/json": components["schemas"]["PublishedModule"];
                 };
             };
             /** @description Invalid changes */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:write` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Not a module of this tenant */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "modules-execute": {
@@ -11396,200 +6610,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        action: string;
-                        execution_id: string;
-                        latency_ms: number;
-                        module: string;
-                        output: unknown;
-                        request_id: string;
-                        /** @constant */
-                        status: "success";
-                    };
+                    "application/json": components["schemas"]["ExecutionResult"];
                 };
             };
             /** @description Invalid body */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`); installing the module on first use would pass the plan's module limit (`plan_required`); or, not an execution and not counted, the key's policy refuses the call or `definition_hash` is not the module's current one (`policy_denied`, `reason: definition_changed`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such module or action */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description Input does not match the action schema (failed execution) */
-            422: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            422: components["responses"]["ReplayableUnprocessableContent"];
             /** @description Not an execution, not counted: the tenant's request pool is spent (`rate_limit_exceeded`); the free plan's monthly quota is exhausted (`quota_exceeded`, Retry-After until the next cycle); or `concurrency_limit_exceeded` (Retry-After: 1): the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             /** @description The module failed (failed execution) */
-            502: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            502: components["responses"]["ReplayableBadGateway"];
             /** @description The module timed out (failed execution) */
-            504: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            504: components["responses"]["ReplayableGatewayTimeout"];
         };
     };
     "modules-install": {
@@ -11619,11 +6660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        installed: boolean;
-                        installed_at: string | null;
-                        module: string;
-                    };
+                    "application/json": components["schemas"]["Installation"];
                 };
             };
             /** @description Successful response */
@@ -11640,144 +6677,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        installed: boolean;
-                        installed_at: string | null;
-                        module: string;
-                    };
+                    "application/json": components["schemas"]["Installation"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:install` (`insufficient_scope`), or the plan's module limit is reached (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such module */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "modules-uninstall": {
@@ -11816,137 +6728,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:install` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Not installed */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "trust-get": {
@@ -11975,194 +6766,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        certification_tier: string;
-                        components: {
-                            /** @description gold 100, silver 80, bronze 60, none 20; 50 when never certified */
-                            certification: {
-                                ran_at: string | null;
-                                /** @description Tier of the latest completed run; null when never certified */
-                                tier: string | null;
-                                /** @description 0–100 */
-                                value: number;
-                                /** @description Share of the score; the four weights sum to 1 */
-                                weight: number;
-                            };
-                            /** @description Average community rating mapped from 1–5 to 0–100; 50 without ratings */
-                            feedback: {
-                                average: number | null;
-                                count: number;
-                                /** @description 0–100 */
-                                value: number;
-                                /** @description Share of the score; the four weights sum to 1 */
-                                weight: number;
-                            };
-                            /** @description p95 latency of the successful executions of the last 30 days (else of the latest certification run): 100 at 250 ms or less, 0 at 5000 ms or more, linear between; 50 without data */
-                            latency: {
-                                p95_ms: number | null;
-                                /** @enum {string} */
-                                source: "executions" | "certification" | "none";
-                                /** @description 0–100 */
-                                value: number;
-                                /** @description Share of the score; the four weights sum to 1 */
-                                weight: number;
-                            };
-                            /** @description Percent of the last 30 days of executions (all tenants) that succeeded; failures for invalid input are left out; 50 without executions */
-                            success_rate: {
-                                executions: number;
-                                succeeded: number;
-                                /** @description 0–100 */
-                                value: number;
-                                /** @description Share of the score; the four weights sum to 1 */
-                                weight: number;
-                                window_days: number;
-                            };
-                        };
-                        /** @description When the score was last recomputed (after a certification run, a rating, and daily); null when never: every component is then neutral */
-                        computed_at: string | null;
-                        /** @description The weighted sum of the components shown: `trust_score` as of `computed_at` */
-                        computed_score: number;
-                        feedback: {
-                            /** @description Average rating, 2 decimals; null without ratings */
-                            average: number | null;
-                            count: number;
-                            distribution: {
-                                1: number;
-                                2: number;
-                                3: number;
-                                4: number;
-                                5: number;
-                            };
-                            /** @description The calling tenant's rating, if any */
-                            your_rating: number | null;
-                        };
-                        /** @description Changes of the score, newest first */
-                        history: {
-                            changed_at: string;
-                            previous_score: number;
-                            /** @enum {string} */
-                            reason: "certification" | "feedback" | "usage";
-                            score: number;
-                        }[];
-                        module: string;
-                        /** @description The current score, as shown by module lists, search and the directory */
-                        trust_score: number;
-                    };
+                    "application/json": components["schemas"]["Trust"];
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such module */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyFailedAuthentications"];
+            500: components["responses"]["InternalError"];
         };
     };
     "trust-feedback": {
@@ -12202,148 +6818,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        comment: string | null;
-                        created_at: string;
-                        module: string;
-                        rating: number;
-                        /** @description The module's score after this rating */
-                        trust_score: number;
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Feedback"];
                 };
             };
             /** @description Invalid body (rating not an integer from 1 to 5, comment over 2000 characters) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`), the tenant never executed the module, or it is its own module (`forbidden`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such module */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-list": {
@@ -12372,145 +6860,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            consecutive_failures: number;
-                            created_at: string;
-                            disabled_at: string | null;
-                            events: string[];
-                            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-                            failing_since: string | null;
-                            /** @description Failed deliveries in a row that alert the tenant's owner */
-                            failure_alert_threshold: number;
-                            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-                            filter: string | null;
-                            /** @description Custom headers added to every request to the receiver */
-                            headers: {
-                                [key: string]: string;
-                            };
-                            id: string;
-                            /**
-                             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-                             * @enum {string}
-                             */
-                            kind: "push" | "poll";
-                            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-                            previous_secret_expires_at: string | null;
-                            /** @description Requests per second at most to the receiver (null: unpaced) */
-                            rate_limit_per_second: number | null;
-                            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-                            secret: string;
-                            /** @enum {string} */
-                            status: "active" | "disabled";
-                            /** @description Succeeded / finished deliveries, 0–1, as the detail view's `stats.success_rate` (null before the first finishes) */
-                            success_rate: number | null;
-                            /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-                            suspended: boolean;
-                            updated_at: string;
-                            /** @description The receiver; null for a `poll` subscription */
-                            url: string | null;
-                        }[];
+                        data: components["schemas"]["WebhookListItem"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-create": {
@@ -12566,158 +6929,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        consecutive_failures: number;
-                        created_at: string;
-                        disabled_at: string | null;
-                        events: string[];
-                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-                        failing_since: string | null;
-                        /** @description Failed deliveries in a row that alert the tenant's owner */
-                        failure_alert_threshold: number;
-                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-                        filter: string | null;
-                        /** @description Custom headers added to every request to the receiver */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        id: string;
-                        /**
-                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-                         * @enum {string}
-                         */
-                        kind: "push" | "poll";
-                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-                        previous_secret_expires_at: string | null;
-                        /** @description Requests per second at most to the receiver (null: unpaced) */
-                        rate_limit_per_second: number | null;
-                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-                        secret: string;
-                        /** @enum {string} */
-                        status: "active" | "disabled";
-                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-                        suspended: boolean;
-                        updated_at: string;
-                        /** @description The receiver; null for a `poll` subscription */
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             /** @description Invalid body or receiver URL */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Too many subscriptions */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-get": {
@@ -12745,210 +6969,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        consecutive_failures: number;
-                        created_at: string;
-                        /** @description The latest 100 deliveries, newest first */
-                        deliveries: {
-                            /** @description When the delivery was created */
-                            at: string;
-                            /** @description Attempts made so far */
-                            attempt: number;
-                            attempts: {
-                                at: string;
-                                attempt: number;
-                                error: string | null;
-                                latency_ms: number;
-                                /** @description The first 1 KB of the answer */
-                                response_body: string | null;
-                                status_code: number | null;
-                                success: boolean;
-                            }[];
-                            /** @description Of the latest attempt */
-                            error: string | null;
-                            event: string;
-                            /** @description The envelope id: the same on every attempt and replay */
-                            event_id: string;
-                            id: string;
-                            /** @enum {string} */
-                            kind: "event" | "replay" | "recover" | "test";
-                            /** @description Of the latest attempt */
-                            latency_ms: number | null;
-                            next_attempt_at: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "succeeded" | "failed" | "cancelled";
-                            /** @description Of the latest attempt */
-                            status_code: number | null;
-                            success: boolean;
-                        }[];
-                        disabled_at: string | null;
-                        events: string[];
-                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-                        failing_since: string | null;
-                        /** @description Failed deliveries in a row that alert the tenant's owner */
-                        failure_alert_threshold: number;
-                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-                        filter: string | null;
-                        /** @description Custom headers added to every request to the receiver */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        id: string;
-                        /**
-                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-                         * @enum {string}
-                         */
-                        kind: "push" | "poll";
-                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-                        previous_secret_expires_at: string | null;
-                        /** @description Requests per second at most to the receiver (null: unpaced) */
-                        rate_limit_per_second: number | null;
-                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-                        secret: string;
-                        stats: {
-                            /** @description HTTP attempts made, over the 30-day history: every delivery attempt, retries and resends included (test sends excluded) */
-                            attempts: number;
-                            /** @description Mean latency of attempts the receiver answered */
-                            avg_latency_ms: number | null;
-                            consecutive_failures: number;
-                            failed_deliveries: number;
-                            /** @description How long the oldest pending delivery has waited, in seconds: the queue lag of this receiver (null when none is pending) */
-                            lag_seconds: number | null;
-                            /** @description Distinct events (message ids) sent or being sent to this receiver, over the 30-day history: a replayed or recovered event counts once however many deliveries it has (test sends excluded) */
-                            messages: number;
-                            /** @description When the oldest pending delivery was created (null when none is pending) */
-                            oldest_pending_at: string | null;
-                            /** @description Deliveries waiting for an attempt (a retry, or their turn under `rate_limit_per_second`) */
-                            pending_deliveries: number;
-                            succeeded_deliveries: number;
-                            /** @description Succeeded / finished deliveries, 0–1 (null before the first finishes) */
-                            success_rate: number | null;
-                            /** @description Deliveries made or pending (test sends excluded) */
-                            total_deliveries: number;
-                        };
-                        /** @enum {string} */
-                        status: "active" | "disabled";
-                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-                        suspended: boolean;
-                        updated_at: string;
-                        /** @description The receiver; null for a `poll` subscription */
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookDetail"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-update": {
@@ -13001,174 +7033,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        consecutive_failures: number;
-                        created_at: string;
-                        disabled_at: string | null;
-                        events: string[];
-                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-                        failing_since: string | null;
-                        /** @description Failed deliveries in a row that alert the tenant's owner */
-                        failure_alert_threshold: number;
-                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-                        filter: string | null;
-                        /** @description Custom headers added to every request to the receiver */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        id: string;
-                        /**
-                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-                         * @enum {string}
-                         */
-                        kind: "push" | "poll";
-                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-                        previous_secret_expires_at: string | null;
-                        /** @description Requests per second at most to the receiver (null: unpaced) */
-                        rate_limit_per_second: number | null;
-                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-                        secret: string;
-                        /** @enum {string} */
-                        status: "active" | "disabled";
-                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-                        suspended: boolean;
-                        updated_at: string;
-                        /** @description The receiver; null for a `poll` subscription */
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             /** @description Invalid body or receiver URL */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-delete": {
@@ -13200,144 +7078,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        deleted: true;
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["DeletedWebhook"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-delivery": {
@@ -13367,157 +7120,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description When the delivery was created */
-                        at: string;
-                        /** @description Attempts made so far */
-                        attempt: number;
-                        attempts: {
-                            at: string;
-                            attempt: number;
-                            error: string | null;
-                            latency_ms: number;
-                            /** @description The first 1 KB of the answer */
-                            response_body: string | null;
-                            status_code: number | null;
-                            success: boolean;
-                        }[];
-                        /** @description Of the latest attempt */
-                        error: string | null;
-                        event: string;
-                        /** @description The envelope id: the same on every attempt and replay */
-                        event_id: string;
-                        id: string;
-                        /** @enum {string} */
-                        kind: "event" | "replay" | "recover" | "test";
-                        /** @description Of the latest attempt */
-                        latency_ms: number | null;
-                        next_attempt_at: string | null;
-                        /** @description The envelope `{id, event, timestamp, data}` this delivery sends, as its attempts send it; null for test sends and once the event passed the 30-day retention */
-                        payload: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** @enum {string} */
-                        status: "pending" | "succeeded" | "failed" | "cancelled";
-                        /** @description Of the latest attempt */
-                        status_code: number | null;
-                        success: boolean;
-                    };
+                    "application/json": components["schemas"]["DeliveryWithPayload"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook or delivery */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-resend": {
@@ -13551,171 +7165,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description When the delivery was created */
-                        at: string;
-                        /** @description Attempts made so far */
-                        attempt: number;
-                        attempts: {
-                            at: string;
-                            attempt: number;
-                            error: string | null;
-                            latency_ms: number;
-                            /** @description The first 1 KB of the answer */
-                            response_body: string | null;
-                            status_code: number | null;
-                            success: boolean;
-                        }[];
-                        /** @description Of the latest attempt */
-                        error: string | null;
-                        event: string;
-                        /** @description The envelope id: the same on every attempt and replay */
-                        event_id: string;
-                        id: string;
-                        /** @enum {string} */
-                        kind: "event" | "replay" | "recover" | "test";
-                        /** @description Of the latest attempt */
-                        latency_ms: number | null;
-                        next_attempt_at: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "succeeded" | "failed" | "cancelled";
-                        /** @description Of the latest attempt */
-                        status_code: number | null;
-                        success: boolean;
-                    };
+                    "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook or delivery */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description Delivery pending, a test send, event past retention, subscription disabled, or a poll subscription */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-enable": {
@@ -13747,174 +7210,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        consecutive_failures: number;
-                        created_at: string;
-                        disabled_at: string | null;
-                        events: string[];
-                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-                        failing_since: string | null;
-                        /** @description Failed deliveries in a row that alert the tenant's owner */
-                        failure_alert_threshold: number;
-                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-                        filter: string | null;
-                        /** @description Custom headers added to every request to the receiver */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        id: string;
-                        /**
-                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-                         * @enum {string}
-                         */
-                        kind: "push" | "poll";
-                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-                        previous_secret_expires_at: string | null;
-                        /** @description Requests per second at most to the receiver (null: unpaced) */
-                        rate_limit_per_second: number | null;
-                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-                        secret: string;
-                        /** @enum {string} */
-                        status: "active" | "disabled";
-                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-                        suspended: boolean;
-                        updated_at: string;
-                        /** @description The receiver; null for a `poll` subscription */
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-messages": {
@@ -13947,17 +7255,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Envelopes as a push delivery POSTs them, oldest first */
-                        data: {
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /** @description The event kind */
-                            event: string;
-                            /** @description The event id (`evt_...`) */
-                            id: string;
-                            /** @description When the event happened (ISO 8601) */
-                            timestamp: string;
-                        }[];
+                        data: components["schemas"]["WebhookMessage"][];
                         /** @description More events are readable now: fetch the next page at once */
                         has_more: boolean;
                         /** @description Pass as `after` to get the events after this page (the same cursor again when the page is empty: poll it later) */
@@ -13966,134 +7264,17 @@ export interface operations {
                 };
             };
             /** @description Invalid `after` or `limit` */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description A push subscription: its events are POSTed, not polled */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-recover": {
@@ -14140,149 +7321,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description More events remain in the window: call again with `since` = `next_since` */
-                        has_more: boolean;
-                        next_since: string | null;
-                        /** @description Events queued for delivery again (at most 10,000 per call): those in the window with no succeeded or pending delivery */
-                        recovered: number;
-                        since: string;
-                        subscription_id: string;
-                        until: string;
-                    };
+                    "application/json": components["schemas"]["RecoverResult"];
                 };
             };
             /** @description Invalid window */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description Subscription disabled, or a poll subscription */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-replay": {
@@ -14329,149 +7382,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description More events remain in the window: call again with `since` = `next_since` */
-                        has_more: boolean;
-                        next_since: string | null;
-                        /** @description Events queued for delivery (at most 10,000 per call) */
-                        replayed: number;
-                        since: string;
-                        subscription_id: string;
-                        until: string;
-                    };
+                    "application/json": components["schemas"]["ReplayResult"];
                 };
             };
             /** @description Invalid window */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description Subscription disabled */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-rotateSecret": {
@@ -14515,174 +7440,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        consecutive_failures: number;
-                        created_at: string;
-                        disabled_at: string | null;
-                        events: string[];
-                        /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-                        failing_since: string | null;
-                        /** @description Failed deliveries in a row that alert the tenant's owner */
-                        failure_alert_threshold: number;
-                        /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-                        filter: string | null;
-                        /** @description Custom headers added to every request to the receiver */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        id: string;
-                        /**
-                         * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-                         * @enum {string}
-                         */
-                        kind: "push" | "poll";
-                        /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-                        previous_secret_expires_at: string | null;
-                        /** @description Requests per second at most to the receiver (null: unpaced) */
-                        rate_limit_per_second: number | null;
-                        /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-                        secret: string;
-                        /** @enum {string} */
-                        status: "active" | "disabled";
-                        /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-                        suspended: boolean;
-                        updated_at: string;
-                        /** @description The receiver; null for a `poll` subscription */
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             /** @description Invalid secret or overlap */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-stats": {
@@ -14712,147 +7483,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        bucket: "hour" | "day";
-                        /** @description Start of the first bucket */
-                        from: string;
-                        id: string;
-                        /** @description Every bucket of the range, oldest first; test sends excluded */
-                        points: {
-                            /** @description Attempts the receiver answered (any status) in this bucket */
-                            answered_attempts: number;
-                            /** @description Mean latency of the answered attempts */
-                            avg_latency_ms: number | null;
-                            /** @description Deliveries whose every attempt failed, finished in this bucket */
-                            failed_deliveries: number;
-                            /** @description 95th percentile latency of the answered attempts */
-                            p95_latency_ms: number | null;
-                            /** @description Start of the bucket (UTC) */
-                            start: string;
-                            /** @description Deliveries that succeeded in this bucket */
-                            succeeded_deliveries: number;
-                            /** @description Succeeded / finished in this bucket, 0–1 (null when none finished) */
-                            success_rate: number | null;
-                        }[];
-                        /** @enum {string} */
-                        range: "24h" | "7d" | "30d";
-                    };
+                    "application/json": components["schemas"]["WebhookSeries"];
                 };
             };
             /** @description Invalid range */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-test": {
@@ -14891,147 +7534,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        delivered: boolean;
-                        delivery_id: string;
-                        error: string | null;
-                        event_id: string;
-                        latency_ms: number;
-                        status_code: number | null;
-                    };
+                    "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
             /** @description Unknown `event_type`, or a poll subscription */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such webhook */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-eventTypes": {
@@ -15057,105 +7573,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            description: string;
-                            /** @description An example `data`, valid against `schema`; a test send of this kind delivers it */
-                            example: {
-                                [key: string]: unknown;
-                            };
-                            /** @description JSON Schema (draft 2020-12) of the envelope's `data` for this kind */
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            /** @description False for `webhook.test`, which only the test endpoint sends */
-                            subscribable: boolean;
-                            /** @description The event kind, as in `events` and the envelope `event` */
-                            type: string;
-                        }[];
+                        data: components["schemas"]["EventType"][];
                     };
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "webhooks-health": {
@@ -15180,123 +7606,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Subscriptions disabled after too many failed deliveries in a row */
-                        disabled: number;
-                        /** @description Active subscriptions whose failed deliveries in a row reached their `failure_alert_threshold` */
-                        failing: number;
-                        /** @description Those subscriptions, disabled first, then the longest failing */
-                        subscriptions: {
-                            consecutive_failures: number;
-                            disabled_at: string | null;
-                            /** @description When the current run of failures reached the threshold */
-                            failing_since: string | null;
-                            failure_alert_threshold: number;
-                            id: string;
-                            /** @enum {string} */
-                            status: "active" | "disabled";
-                            url: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["WebhookHealth"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-list": {
@@ -15325,145 +7644,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            description: string | null;
-                            id: string;
-                            name: string;
-                            steps: {
-                                action: string;
-                                /** @description Ids of the steps that must succeed first */
-                                depends_on?: string[];
-                                /** @description Unique within the workflow */
-                                id: string;
-                                /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
-                                if?: string;
-                                input: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
-                                map?: string;
-                                module: string;
-                                /** @description Attempts of a failing step (module_error, timeout, interrupted); default one attempt */
-                                retry?: {
-                                    /**
-                                     * @default exponential
-                                     * @enum {string}
-                                     */
-                                    backoff: "fixed" | "exponential";
-                                    /** @default 1000 */
-                                    backoff_ms: number;
-                                    max_attempts: number;
-                                };
-                                /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
-                                timeout_ms?: number;
-                            }[];
-                            updated_at: string;
-                            /** @description Goes up by one on every update; a run records the version it started with */
-                            version: number;
-                        }[];
+                        data: components["schemas"]["Workflow"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-create": {
@@ -15531,160 +7725,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        created_at: string;
-                        description: string | null;
-                        id: string;
-                        name: string;
-                        steps: {
-                            action: string;
-                            /** @description Ids of the steps that must succeed first */
-                            depends_on?: string[];
-                            /** @description Unique within the workflow */
-                            id: string;
-                            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
-                            if?: string;
-                            input: {
-                                [key: string]: unknown;
-                            };
-                            /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
-                            map?: string;
-                            module: string;
-                            /** @description Attempts of a failing step (module_error, timeout, interrupted); default one attempt */
-                            retry?: {
-                                /**
-                                 * @default exponential
-                                 * @enum {string}
-                                 */
-                                backoff: "fixed" | "exponential";
-                                /** @default 1000 */
-                                backoff_ms: number;
-                                max_attempts: number;
-                            };
-                            /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
-                            timeout_ms?: number;
-                        }[];
-                        updated_at: string;
-                        /** @description Goes up by one on every update; a run records the version it started with */
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["Workflow"];
                 };
             };
             /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:write` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Too many workflows */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-get": {
@@ -15712,158 +7765,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        created_at: string;
-                        description: string | null;
-                        id: string;
-                        name: string;
-                        steps: {
-                            action: string;
-                            /** @description Ids of the steps that must succeed first */
-                            depends_on?: string[];
-                            /** @description Unique within the workflow */
-                            id: string;
-                            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
-                            if?: string;
-                            input: {
-                                [key: string]: unknown;
-                            };
-                            /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
-                            map?: string;
-                            module: string;
-                            /** @description Attempts of a failing step (module_error, timeout, interrupted); default one attempt */
-                            retry?: {
-                                /**
-                                 * @default exponential
-                                 * @enum {string}
-                                 */
-                                backoff: "fixed" | "exponential";
-                                /** @default 1000 */
-                                backoff_ms: number;
-                                max_attempts: number;
-                            };
-                            /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
-                            timeout_ms?: number;
-                        }[];
-                        updated_at: string;
-                        /** @description Goes up by one on every update; a run records the version it started with */
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["Workflow"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such workflow */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-update": {
@@ -15934,176 +7847,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        created_at: string;
-                        description: string | null;
-                        id: string;
-                        name: string;
-                        steps: {
-                            action: string;
-                            /** @description Ids of the steps that must succeed first */
-                            depends_on?: string[];
-                            /** @description Unique within the workflow */
-                            id: string;
-                            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
-                            if?: string;
-                            input: {
-                                [key: string]: unknown;
-                            };
-                            /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
-                            map?: string;
-                            module: string;
-                            /** @description Attempts of a failing step (module_error, timeout, interrupted); default one attempt */
-                            retry?: {
-                                /**
-                                 * @default exponential
-                                 * @enum {string}
-                                 */
-                                backoff: "fixed" | "exponential";
-                                /** @default 1000 */
-                                backoff_ms: number;
-                                max_attempts: number;
-                            };
-                            /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
-                            timeout_ms?: number;
-                        }[];
-                        updated_at: string;
-                        /** @description Goes up by one on every update; a run records the version it started with */
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["Workflow"];
                 };
             };
             /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:write` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such workflow */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-delete": {
@@ -16135,144 +7892,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        deleted: true;
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["DeletedWorkflow"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:write` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such workflow */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-listRuns": {
@@ -16305,139 +7937,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            error: {
-                                code: string;
-                                message: string;
-                                step: string;
-                            } | null;
-                            finished_at: string | null;
-                            run_id: string;
-                            started_at: string | null;
-                            /** @enum {string} */
-                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
-                            workflow_id: string;
-                            workflow_version: number;
-                        }[];
+                        data: components["schemas"]["WorkflowRunSummary"][];
                         has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             /** @description Invalid query */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such workflow */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-startRun": {
@@ -16483,146 +7998,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        run_id: string;
-                        /** @enum {string} */
-                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
-                        workflow_id: string;
-                        workflow_version: number;
-                    };
+                    "application/json": components["schemas"]["StartedWorkflowRun"];
                 };
             };
             /** @description Invalid body */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such workflow */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with the same `Idempotency-Key` is still running (`conflict`, with `Retry-After: 1`): retry to get its answer */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-getRun": {
@@ -16652,158 +8041,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        created_at: string;
-                        error: {
-                            code: string;
-                            message: string;
-                            step: string;
-                        } | null;
-                        finished_at: string | null;
-                        input: unknown;
-                        /** @description Outputs of the leaf steps by step id, once completed */
-                        output: unknown;
-                        run_id: string;
-                        started_at: string | null;
-                        /** @enum {string} */
-                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
-                        steps: {
-                            action: string;
-                            attempts: number;
-                            error: {
-                                code: string;
-                                message: string;
-                            } | null;
-                            /** @description One execution record per attempt */
-                            execution_ids: string[];
-                            finished_at: string | null;
-                            id: string;
-                            /** @description The input as resolved for the latest attempt (null before it) */
-                            input: unknown;
-                            module: string;
-                            output: unknown;
-                            started_at: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
-                        }[];
-                        workflow_id: string;
-                        workflow_version: number;
-                    };
+                    "application/json": components["schemas"]["WorkflowRun"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such workflow or run */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "workflows-cancelRun": {
@@ -16837,176 +8086,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        created_at: string;
-                        error: {
-                            code: string;
-                            message: string;
-                            step: string;
-                        } | null;
-                        finished_at: string | null;
-                        input: unknown;
-                        /** @description Outputs of the leaf steps by step id, once completed */
-                        output: unknown;
-                        run_id: string;
-                        started_at: string | null;
-                        /** @enum {string} */
-                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
-                        steps: {
-                            action: string;
-                            attempts: number;
-                            error: {
-                                code: string;
-                                message: string;
-                            } | null;
-                            /** @description One execution record per attempt */
-                            execution_ids: string[];
-                            finished_at: string | null;
-                            id: string;
-                            /** @description The input as resolved for the latest attempt (null before it) */
-                            input: unknown;
-                            module: string;
-                            output: unknown;
-                            started_at: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
-                        }[];
-                        workflow_id: string;
-                        workflow_version: number;
-                    };
+                    "application/json": components["schemas"]["WorkflowRun"];
                 };
             };
-            /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
-            400: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No valid credential (`unauthorized`): a missing, unknown, revoked or expired API key or bearer token */
-            401: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
-            403: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such workflow or run */
-            404: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description The run has already finished */
-            409: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    /** @description Sent (`1`) when the conflict is another request with the same `Idempotency-Key` still running: retry then to get its answer. */
-                    "Retry-After"?: number;
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body exceeds 1 MiB (`payload_too_large`) */
-            413: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The tenant's request pool is spent (`rate_limit_exceeded`), or, after a failed authentication, the client IP's public pool */
-            429: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     "discovery-openapi-root": {
@@ -17034,22 +8127,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description Internal error (`internal_error`, a generic message: nothing internal is disclosed) */
-            500: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            500: components["responses"]["InternalError"];
         };
     };
     "webhook-billing-invoice_created": {

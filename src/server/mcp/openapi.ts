@@ -88,7 +88,7 @@ export function mcpPaths(): PathItems {
             description:
               'Refused `Origin` (DNS rebinding protection): a JSON-RPC error; or an OAuth access token without the scope a single call needs: `insufficient_scope` in the error format, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` (API keys get the JSON-RPC refusal in a 200 instead)',
             headers: { ...responseHeaders('403'), 'WWW-Authenticate': WWW_AUTHENTICATE },
-            content: { 'application/json': { schema: { oneOf: [rpcError, { $ref: '#/components/schemas/Error' }] } } },
+            content: { 'application/json': { schema: { oneOf: [rpcError, { $ref: '#/components/schemas/ApiError' }] } } },
           },
           413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error', rpcError)),
           429: errorResponse(

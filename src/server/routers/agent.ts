@@ -4,15 +4,17 @@ import { batchInput, runBatch } from '../../executions/batch';
 import { chainInput, runChain } from '../../executions/chain';
 import { apiProcedure, router } from '../trpc';
 
-const callResult = z.object({
-  module: z.string(),
-  action: z.string(),
-  status: z.enum(['success', 'failed']),
-  output: z.unknown().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
-  latency_ms: z.number().int(),
-  execution_id: z.string().nullable(),
-});
+const callResult = z
+  .object({
+    module: z.string(),
+    action: z.string(),
+    status: z.enum(['success', 'failed']),
+    output: z.unknown().optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    latency_ms: z.number().int(),
+    execution_id: z.string().nullable(),
+  })
+  .meta({ id: 'CallResult' });
 
 export const agentRouter = router({
   batch: apiProcedure('modules:execute')
@@ -31,7 +33,13 @@ export const agentRouter = router({
       },
     })
     .input(batchInput)
-    .output(z.object({ data: z.array(callResult.extend({ id: z.string() })), succeeded: z.number().int(), failed: z.number().int() }))
+    .output(
+      z.object({
+        data: z.array(callResult.extend({ id: z.string() }).meta({ id: 'BatchCallResult' })),
+        succeeded: z.number().int(),
+        failed: z.number().int(),
+      }),
+    )
     .mutation(({ ctx, input }) => runBatch(ctx.svc, ctx.principal, input, ctx.requestId)),
 
   chain: apiProcedure('modules:execute')

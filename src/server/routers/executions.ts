@@ -3,21 +3,23 @@ import { getExecution, listExecutions, listExecutionsInput, SEARCH_SCAN_LIMIT } 
 import { pageSchema } from '../../lib/pagination';
 import { apiProcedure, router } from '../trpc';
 
-const executionView = z.object({
-  execution_id: z.string(),
-  tenant_id: z.string(),
-  module: z.string(),
-  action: z.string(),
-  status: z.enum(['running', 'success', 'failed']),
-  latency_ms: z.number().int().nullable(),
-  request_id: z.string(),
-  source: z.string(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  input_bytes: z.number().int(),
-  output_bytes: z.number().int().nullable(),
-  created_at: z.string(),
-  finished_at: z.string().nullable(),
-});
+const executionView = z
+  .object({
+    execution_id: z.string(),
+    tenant_id: z.string(),
+    module: z.string(),
+    action: z.string(),
+    status: z.enum(['running', 'success', 'failed']),
+    latency_ms: z.number().int().nullable(),
+    request_id: z.string(),
+    source: z.string(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    input_bytes: z.number().int(),
+    output_bytes: z.number().int().nullable(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: 'Execution' });
 
 export const executionsRouter = router({
   list: apiProcedure('modules:read')
@@ -69,6 +71,6 @@ export const executionsRouter = router({
       },
     })
     .input(z.strictObject({ execution_id: z.string().min(1).max(64) }))
-    .output(executionView.extend({ output: z.unknown() }))
+    .output(executionView.extend({ output: z.unknown() }).meta({ id: 'ExecutionDetail' }))
     .query(({ ctx, input }) => getExecution(ctx.svc, ctx.principal, input.execution_id)),
 });

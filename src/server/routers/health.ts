@@ -3,28 +3,32 @@ import { checkHealth } from '../../health/check';
 import { checkLiveness, checkReadiness } from '../../health/probes';
 import { publicProcedure, router } from '../trpc';
 
-const healthOutput = z.object({
-  status: z.enum(['ok', 'degraded', 'down']),
-  version: z.string(),
-  checks: z.object({
-    database: z.enum(['ok', 'down']),
-    redis: z.enum(['ok', 'degraded', 'disabled']),
-    jobs: z.enum(['ok', 'down']),
-  }),
-});
+const healthOutput = z
+  .object({
+    status: z.enum(['ok', 'degraded', 'down']),
+    version: z.string(),
+    checks: z.object({
+      database: z.enum(['ok', 'down']),
+      redis: z.enum(['ok', 'degraded', 'disabled']),
+      jobs: z.enum(['ok', 'down']),
+    }),
+  })
+  .meta({ id: 'Health' });
 
-const liveOutput = z.object({ status: z.literal('ok') });
+const liveOutput = z.object({ status: z.literal('ok') }).meta({ id: 'Liveness' });
 
-const readyOutput = z.object({
-  status: z.enum(['ok', 'not_ready']),
-  phase: z.enum(['starting', 'serving', 'draining']),
-  checks: z.object({
-    database: z.enum(['ok', 'down', 'unknown']),
-    redis: z.enum(['ok', 'down', 'unknown', 'disabled']),
-    jobs: z.enum(['ok', 'down', 'unknown']),
-    migrations: z.enum(['ok', 'pending']),
-  }),
-});
+const readyOutput = z
+  .object({
+    status: z.enum(['ok', 'not_ready']),
+    phase: z.enum(['starting', 'serving', 'draining']),
+    checks: z.object({
+      database: z.enum(['ok', 'down', 'unknown']),
+      redis: z.enum(['ok', 'down', 'unknown', 'disabled']),
+      jobs: z.enum(['ok', 'down', 'unknown']),
+      migrations: z.enum(['ok', 'pending']),
+    }),
+  })
+  .meta({ id: 'Readiness' });
 
 export const healthRouter = router({
   check: publicProcedure

@@ -29,15 +29,17 @@ export const executeInput = z.strictObject({
   definition_hash: pinnedDefinitionHash,
 });
 
-export const executeOutput = z.object({
-  execution_id: z.string(),
-  module: z.string(),
-  action: z.string(),
-  status: z.literal('success'),
-  output: z.unknown(),
-  latency_ms: z.number().int(),
-  request_id: z.string(),
-});
+export const executeOutput = z
+  .object({
+    execution_id: z.string(),
+    module: z.string(),
+    action: z.string(),
+    status: z.literal('success'),
+    output: z.unknown(),
+    latency_ms: z.number().int(),
+    request_id: z.string(),
+  })
+  .meta({ id: 'ExecutionResult' });
 
 export const modulesRouter = router({
   list: apiProcedure('modules:read')
