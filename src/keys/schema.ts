@@ -55,7 +55,8 @@ export const keyPolicy = z
       [K in keyof typeof policyFields]: z.ZodOptional<(typeof policyFields)[K]>;
     },
   )
-  .describe('What the key may call and spend (docs/policies.md); it only narrows what the tenant allows.');
+  .describe('What the key may call and spend (docs/policies.md); it only narrows what the tenant allows.')
+  .meta({ id: 'KeyPolicy' });
 
 /** A policy to set: each field optional, `null` to clear it. */
 export const keyPolicyPatch = z.strictObject(

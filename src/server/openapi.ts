@@ -363,9 +363,10 @@ const WEBHOOK_HEADERS: Record<string, Json> = {
   },
 };
 
-const WEBHOOK_RESPONSES = {
-  '2XX': { description: 'Delivered. The body is not interpreted (its first 1 KB shows in the delivery history).' },
-  default: {
+/** What a receiver may answer a delivery, shared by every webhook operation (`components.responses`). */
+const WEBHOOK_RESPONSES: Record<string, Json> = {
+  WebhookDelivered: { description: 'Delivered. The body is not interpreted (its first 1 KB shows in the delivery history).' },
+  WebhookAttemptFailed: {
     description:
       'Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling.',
   },
@@ -408,7 +409,10 @@ function webhooksSection(): { webhooks: Record<string, Json>; schemas: Record<st
             },
           },
         },
-        responses: WEBHOOK_RESPONSES,
+        responses: {
+          '2XX': { $ref: '#/components/responses/WebhookDelivered' },
+          default: { $ref: '#/components/responses/WebhookAttemptFailed' },
+        },
       },
     };
   }
@@ -528,7 +532,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   const webhooks = webhooksSection();
   doc.components.schemas = { ...schemas, ApiError: ERROR_SCHEMA, ...JSON_RPC_SCHEMAS, ...webhooks.schemas } as never;
-  doc.components.responses = shareResponses(doc.paths as Record<string, Json>) as never;
+  doc.components.responses = { ...shareResponses(doc.paths as Record<string, Json>), ...WEBHOOK_RESPONSES } as never;
   doc.components.parameters = { ...doc.components.parameters, ...WEBHOOK_HEADERS, ...IDEMPOTENCY_PARAMETER } as never;
   doc.components.headers = HEADERS as never;
   doc.webhooks = webhooks.webhooks as never;

@@ -2062,36 +2062,7 @@ export interface components {
             key_id: string;
             last_used_at: string | null;
             name: string;
-            policy: {
-                /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
-                actions?: string[];
-                /** @description Executions this key may start per billing cycle. */
-                executions_per_month?: number;
-                /**
-                 * Format: date-time
-                 * @description After this instant the key is refused (`key_expired`).
-                 */
-                expires_at?: string;
-                /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
-                ip_allow?: string[];
-                /** @description Only modules whose trust score is at least this. */
-                min_trust_score?: number;
-                /**
-                 * @description Only modules certified at this tier or above.
-                 * @enum {string}
-                 */
-                min_trust_tier?: "bronze" | "silver" | "gold";
-                /** @description Modules the key may call, any action (names). */
-                modules?: string[];
-                /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
-                pins?: {
-                    [key: string]: string;
-                };
-                /** @description The key's own request pool per minute; the tenant's pool still applies. */
-                requests_per_minute?: number;
-                /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
-                spend_cap_usd?: string;
-            } | null;
+            policy: components["schemas"]["KeyPolicy"] | null;
             prefix: string;
             primary: boolean;
             rotated_at: string | null;
@@ -2135,36 +2106,7 @@ export interface components {
             created_at: string;
             key_id: string;
             name: string;
-            policy: {
-                /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
-                actions?: string[];
-                /** @description Executions this key may start per billing cycle. */
-                executions_per_month?: number;
-                /**
-                 * Format: date-time
-                 * @description After this instant the key is refused (`key_expired`).
-                 */
-                expires_at?: string;
-                /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
-                ip_allow?: string[];
-                /** @description Only modules whose trust score is at least this. */
-                min_trust_score?: number;
-                /**
-                 * @description Only modules certified at this tier or above.
-                 * @enum {string}
-                 */
-                min_trust_tier?: "bronze" | "silver" | "gold";
-                /** @description Modules the key may call, any action (names). */
-                modules?: string[];
-                /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
-                pins?: {
-                    [key: string]: string;
-                };
-                /** @description The key's own request pool per minute; the tenant's pool still applies. */
-                requests_per_minute?: number;
-                /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
-                spend_cap_usd?: string;
-            } | null;
+            policy: components["schemas"]["KeyPolicy"] | null;
             scopes: string[];
         };
         Attempt: {
@@ -2660,6 +2602,37 @@ export interface components {
             /** @description Executions this cycle, or the spend in USD ("4.00") for `spend_cap_usd` */
             used: number | string;
         };
+        /** @description What the key may call and spend (docs/policies.md); it only narrows what the tenant allows. */
+        KeyPolicy: {
+            /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
+            actions?: string[];
+            /** @description Executions this key may start per billing cycle. */
+            executions_per_month?: number;
+            /**
+             * Format: date-time
+             * @description After this instant the key is refused (`key_expired`).
+             */
+            expires_at?: string;
+            /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
+            ip_allow?: string[];
+            /** @description Only modules whose trust score is at least this. */
+            min_trust_score?: number;
+            /**
+             * @description Only modules certified at this tier or above.
+             * @enum {string}
+             */
+            min_trust_tier?: "bronze" | "silver" | "gold";
+            /** @description Modules the key may call, any action (names). */
+            modules?: string[];
+            /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
+            pins?: {
+                [key: string]: string;
+            };
+            /** @description The key's own request pool per minute; the tenant's pool still applies. */
+            requests_per_minute?: number;
+            /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
+            spend_cap_usd?: string;
+        };
         Liveness: {
             /** @constant */
             status: "ok";
@@ -2861,36 +2834,7 @@ export interface components {
             created_at: string;
             key_id: string;
             name: string;
-            policy: {
-                /** @description Actions the key may call: `module.action` or `module.*`. With `modules`, a call is allowed when either list allows it. */
-                actions?: string[];
-                /** @description Executions this key may start per billing cycle. */
-                executions_per_month?: number;
-                /**
-                 * Format: date-time
-                 * @description After this instant the key is refused (`key_expired`).
-                 */
-                expires_at?: string;
-                /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
-                ip_allow?: string[];
-                /** @description Only modules whose trust score is at least this. */
-                min_trust_score?: number;
-                /**
-                 * @description Only modules certified at this tier or above.
-                 * @enum {string}
-                 */
-                min_trust_tier?: "bronze" | "silver" | "gold";
-                /** @description Modules the key may call, any action (names). */
-                modules?: string[];
-                /** @description module -> definition_hash: calls are refused (`definition_changed`) once the module's definition differs. */
-                pins?: {
-                    [key: string]: string;
-                };
-                /** @description The key's own request pool per minute; the tenant's pool still applies. */
-                requests_per_minute?: number;
-                /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
-                spend_cap_usd?: string;
-            } | null;
+            policy: components["schemas"]["KeyPolicy"] | null;
             previous_key_expires_at: string | null;
             rotated_at: string;
             scopes: string[];
@@ -3804,6 +3748,20 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ApiError"];
             };
+        };
+        /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
+        WebhookAttemptFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
+        WebhookDelivered: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
         };
     };
     parameters: {
@@ -8164,20 +8122,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-billing-limit_approaching": {
@@ -8214,20 +8160,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-billing-limit_exceeded": {
@@ -8264,20 +8198,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-certification-completed": {
@@ -8314,20 +8236,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-certification-tier_changed": {
@@ -8364,20 +8274,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-execution-completed": {
@@ -8414,20 +8312,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-execution-failed": {
@@ -8464,20 +8350,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-key-limit_approaching": {
@@ -8514,20 +8388,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-key-limit_exceeded": {
@@ -8564,20 +8426,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-module-installed": {
@@ -8614,20 +8464,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-module-uninstalled": {
@@ -8664,20 +8502,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-trust-score_changed": {
@@ -8714,20 +8540,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-webhook-disabled": {
@@ -8764,20 +8578,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-webhook-test": {
@@ -8814,20 +8616,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-workflow-completed": {
@@ -8864,20 +8654,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
     "webhook-workflow-failed": {
@@ -8914,20 +8692,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Delivered. The body is not interpreted (its first 1 KB shows in the delivery history). */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other status (redirects are not followed), or no answer within 10 seconds: a failed attempt. It is retried after 10 s, 60 s and 5 min; when all four attempts fail the delivery has failed, and after 10 failed deliveries in a row the subscription is disabled. Test events are sent once and never count toward disabling. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
         };
     };
 }
