@@ -17,6 +17,8 @@ export class AuthApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** The error body's `reason`, when the API gave one (e.g. `no_tenant`). */
+    readonly reason?: string,
   ) {
     super(message);
   }
@@ -109,6 +111,9 @@ export async function apiFetch<T>(
     throw new AuthApiError('The API cannot be reached; try again in a moment.', 503);
   }
   const body = parseJson(await res.text());
-  if (!res.ok) throw new AuthApiError(errorMessage(body, res.status), res.status);
+  if (!res.ok) {
+    const reason = (body as { reason?: unknown } | null)?.reason;
+    throw new AuthApiError(errorMessage(body, res.status), res.status, typeof reason === 'string' ? reason : undefined);
+  }
   return { status: res.status, body: body as T };
 }

@@ -9,6 +9,7 @@ import { redirect } from 'next/navigation';
 import { decode, encode } from 'next-auth/jwt';
 import type { DashboardSessionView } from '@/client/session';
 import { refreshIfNeeded, SESSION_MAX_AGE_SECONDS, sessionView, type DashboardToken } from './auth-options';
+import { apiFetch, AuthApiError } from './gotrue';
 
 const secure = () => (process.env.NEXTAUTH_URL ?? '').startsWith('https://');
 /** next-auth's session cookie name (the `__Secure-` prefix over https). */
@@ -74,4 +75,24 @@ export async function freshSession(): Promise<DashboardToken | null> {
     });
   }
   return dashboard.error ? null : dashboard;
+}
+
+/**
+ * Whether the signed-in user has a tenant, for pages that send a user without one elsewhere: an
+ * API-key session always has one; a password session's access token asks the API. `unknown` when
+ * a server component cannot tell (an access token about to expire, which only the browser or a
+ * server action refreshes; the API unreachable): the page then renders as usual.
+ */
+export async function tenantLinked(): Promise<'linked' | 'none' | 'unknown'> {
+  const decoded = await readCookie();
+  const token = decoded?.dashboard;
+  if (!token || token.error) return 'unknown';
+  if (token.kind === 'api_key') return 'linked';
+  if (!token.accessToken || (token.expiresAt ?? 0) - 30 < Date.now() / 1000) return 'unknown';
+  try {
+    await apiFetch('/api/v1/me', { bearer: token.accessToken });
+    return 'linked';
+  } catch (err) {
+    return err instanceof AuthApiError && err.reason === 'no_tenant' ? 'none' : 'unknown';
+  }
 }

@@ -33,13 +33,13 @@ export function SignUpForm({ signUp }: { signUp: SignUpAction }) {
     if (result.data?.confirm) return setSent(result.message);
     const signedIn = await signIn('password', { email, password, redirect: false });
     if (!signedIn || signedIn.error) return setError(signedIn?.error ?? 'Your account was created, but signing in failed: sign in below.');
-    window.location.assign('/account');
+    window.location.assign('/welcome');
   });
   return (
     <Card>
       <CardHeader>
         <CardTitle as="h1">Create an account</CardTitle>
-        <CardDescription>One account per person; then create a tenant or link the one you registered by API.</CardDescription>
+        <CardDescription>One account per person; next, you name your workspace.</CardDescription>
       </CardHeader>
       <CardContent>
         {sent ? (

@@ -44,8 +44,12 @@ export function QueryError({ error, retry }: { error: unknown; retry?: () => voi
   }
   if (problem === 'no_tenant') {
     return (
-      <Alert title="No tenant yet">
-        Your sign-in is not linked to a tenant. Create one (or link an existing one with its API key) on the{' '}
+      <Alert title="No workspace yet">
+        Your sign-in is not linked to a workspace yet.{' '}
+        <Link className="font-medium underline" href="/welcome">
+          Name your workspace
+        </Link>{' '}
+        to start, or link one you registered through the API on the{' '}
         <Link className="font-medium underline" href="/account">
           account page
         </Link>

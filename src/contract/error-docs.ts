@@ -64,7 +64,12 @@ export const ERROR_DOCS = {
     meaning: 'No credential was sent, or the API key or bearer token is unknown, revoked or expired.',
     action: 'Send a valid API key in x-api-key (or a bearer token in Authorization). Create or rotate keys in the dashboard.',
     retry: 'no',
-    fields: [],
+    fields: [
+      {
+        name: 'reason',
+        what: 'For a valid bearer token only: session_ended (the user signed out or the session was revoked: sign in again) or no_tenant (the user is linked to no tenant: create one with POST /api/v1/auth/register, or link one).',
+      },
+    ],
     headers: [],
   },
   insufficient_scope: {

@@ -11,7 +11,7 @@ import { findUserById } from './users';
 
 export type TenantRow = typeof tenants.$inferSelect;
 
-/** `reason` tells a client (the dashboard) to sign in again, rather than retry. */
+/** `reason` tells a client (the dashboard) to sign in again, rather than retry; `no_tenant`, to create or link a tenant. */
 export const sessionEnded = () =>
   new AppError('unauthorized', 'The session of this bearer token has ended (signed out or revoked).', { reason: 'session_ended' });
 
@@ -19,6 +19,7 @@ export const notLinked = () =>
   new AppError(
     'unauthorized',
     'The bearer token is valid but its user is linked to no tenant: create one with POST /api/v1/auth/register (with this bearer token), or link an existing tenant with POST /api/v1/auth/link {api_key} using a key of that tenant holding `*`.',
+    { reason: 'no_tenant' },
   );
 
 /**

@@ -21,6 +21,17 @@ export const SCREENSHOTS = '/tmp/amp-browser-screenshots';
 const ADMIN = 'owner@example.com';
 const STEP = { timeout: 240_000 };
 
+/** A screenshot to look at, and axe-core's verdict: no serious or critical violation. */
+async function check(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(
+    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    name,
+  ).toEqual([]);
+}
+
 describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium', () => {
   let server: AppServer;
   let mailbox: Mailbox;
@@ -50,17 +61,6 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     contexts.push(context);
     context.setDefaultTimeout(30_000);
     return { context, page: await context.newPage() };
-  }
-
-  /** A screenshot to look at, and axe-core's verdict: no serious or critical violation. */
-  async function check(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(
-      serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-      name,
-    ).toEqual([]);
   }
 
   async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
@@ -112,11 +112,10 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
       await page.getByRole('alert').filter({ hasText: 'Invalid login credentials' }).waitFor();
 
       await signInWithPassword(page, email, 'first-password-1');
-      // Signed in without a page asked for: the dashboard, which sends a user without a tenant to the account page.
-      await page.waitForURL('**/dashboard');
-      await page.getByText('No tenant yet').waitFor();
-      await page.getByRole('link', { name: 'account page' }).click();
-      await page.waitForURL('**/account');
+      // Signed in without a page asked for: the dashboard, which sends an operator without a tenant to Admin.
+      await page.waitForURL('**/dashboard/admin');
+      await page.getByRole('heading', { name: 'Admin' }).first().waitFor();
+      await page.goto('/account');
       expect(await page.getByTestId('account-email').textContent()).toBe(email);
       expect(await page.getByTestId('account-role').textContent()).toContain('Operator');
 
@@ -329,7 +328,7 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium w
     await server?.stop();
   }, 60_000);
 
-  it('signs up straight into the account, and resets the password with the link from the log', STEP, async () => {
+  it('signs up, names the workspace and lands on the dashboard; resets the password with the link from the log', STEP, async () => {
     context = await browser.newContext({ baseURL: server.url });
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();
@@ -339,11 +338,26 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium w
     await page.getByLabel('Password', { exact: true }).fill('first-password-1');
     await page.getByLabel('Confirm password', { exact: true }).fill('first-password-1');
     await page.getByRole('button', { name: 'Create account' }).click();
-    // Confirmed at once without SMTP_URL, and signed in.
-    await page.waitForURL('**/account');
+    // Confirmed at once without SMTP_URL, and signed in: one question, the workspace's name, then the dashboard.
+    await page.waitForURL('**/welcome');
+    await page.getByRole('heading', { name: 'Name your workspace' }).waitFor();
+    await check(page, 'welcome');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByText('Name your workspace.', { exact: true }).waitFor();
+    await page.getByLabel('Workspace name', { exact: true }).fill('Nomail Agent');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByRole('heading', { name: 'Your workspace is ready' }).waitFor();
+    expect(await page.getByTestId('new-api-key').textContent()).toMatch(/^amp_/);
+    await check(page, 'welcome-key');
+    await page.getByRole('button', { name: 'Go to the dashboard' }).click();
+    await page.waitForURL('**/dashboard');
+    await page.goto('/account');
     expect(await page.getByTestId('account-email').textContent()).toBe(email);
     expect(await page.getByTestId('account-role').textContent()).toBe('Tenant owner');
-    await page.getByText('No tenant yet').waitFor();
+    await page.getByTestId('tenant-details').waitFor();
+    // Someone who has a workspace and opens the welcome page again goes on to the dashboard.
+    await page.goto('/welcome');
+    await page.waitForURL('**/dashboard');
     await page.getByRole('navigation', { name: 'Account' }).getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${server.url}/`);
 

@@ -76,6 +76,12 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   await page.reload();
   await expect(page.getByLabel('Billing cycle')).toHaveValue(before);
   await expect(page.getByText(`there is no usage for ${before}`)).toBeVisible();
+  // An empty state, not a failure: no "Try again", a way back to the current cycle.
+  await expect(page.getByText(`No usage for ${before}`, { exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Try again' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Show the current cycle' }).click();
+  await page.waitForURL((url) => !url.searchParams.has('cycle'));
+  await expect(page.getByTestId('usage-executions')).toHaveText('2');
   await page.goto(`/dashboard/usage?cycle=${cycle}`);
   await expect(page.getByRole('heading', { name: new RegExp(`^Cycle ${cycle}`) })).toBeVisible();
   await page.goto('/dashboard/usage');
@@ -110,7 +116,10 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   expect(invoices).toHaveLength(1);
   const invoice = invoices[0]!;
 
-  await page.reload();
+  // The invoiced cycle's usage links to its invoice.
+  await page.goto(`/dashboard/usage?cycle=${cycle}`);
+  await expect(page.getByRole('link', { name: `invoice ${invoice.number}` })).toBeVisible();
+  await page.goto('/dashboard/invoices');
   await expect(page.getByRole('link', { name: invoice.number })).toBeVisible();
   await check(page, 'invoices');
   await page.getByRole('link', { name: invoice.number }).click();

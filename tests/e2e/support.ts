@@ -112,7 +112,7 @@ export interface Owner {
 }
 
 /**
- * A new user as a person makes one: sign up on the form, open the mailed confirmation link, sign in through the form, create the tenant on the account page and keep the
+ * A new user as a person makes one: sign up on the form, open the mailed confirmation link, sign in through the form, name the workspace on the welcome page and keep the
  * API key it shows once. Returns a page signed in, in its own browser context.
  */
 export async function newOwner(browser: Browser, opts: { email?: string; agentName?: string } = {}): Promise<Owner> {
@@ -129,13 +129,14 @@ export async function newOwner(browser: Browser, opts: { email?: string; agentNa
   await page.getByText('Check your inbox').waitFor();
   await page.goto(verifyLink(await waitForMail(email, /confirm/i)));
   await page.waitForURL(/\/sign-in\?confirmed=1/);
-  await signIn(page, email, password, '/account');
-  await page.getByLabel('Agent name', { exact: true }).fill(opts.agentName ?? 'E2E Agent');
-  await page.getByRole('button', { name: 'Create tenant' }).click();
-  await page.getByText('Your tenant is ready').waitFor();
+  await signIn(page, email, password, '/welcome');
+  await page.getByLabel('Workspace name', { exact: true }).fill(opts.agentName ?? 'E2E Agent');
+  await page.getByRole('button', { name: 'Create workspace' }).click();
+  await page.getByRole('heading', { name: 'Your workspace is ready' }).waitFor();
   const apiKey = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
   expect(apiKey).toMatch(/\S{20,}/);
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('button', { name: 'Go to the dashboard' }).click();
+  await page.waitForURL((url) => url.pathname === '/dashboard');
   return { email, password, apiKey, page };
 }
 

@@ -7,6 +7,6 @@ import { currentSession } from '@/app/_lib/session';
 export const metadata: Metadata = { title: 'Create an account' };
 
 export default async function SignUpPage() {
-  if (await currentSession()) redirect('/account');
+  if (await currentSession()) redirect('/welcome');
   return <SignUpForm signUp={signUp} />;
 }

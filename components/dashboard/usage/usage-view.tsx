@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useId } from 'react';
 import { useTRPC } from '@/client/trpc/react';
+import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Input } from '@/components/ui/input';
@@ -14,7 +15,7 @@ import { Progress } from '@/components/ui/progress';
 import { Skeleton, SkeletonRows } from '@/components/ui/skeleton';
 import { ExecutionsPerDayChart } from '@/components/dashboard/charts/executions-chart';
 import { formatCount, formatDate, formatDateTime } from '@/components/dashboard/format';
-import { QueryError } from '@/components/dashboard/query-error';
+import { errorCode, errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { cycleParam, invoiceMakeup } from './cycle';
 import { ModuleChart } from './module-chart';
 import { PlanChange } from './plan-change';
@@ -40,6 +41,11 @@ export function UsageView() {
   // Issued with the usage query (same render, one batched request); the plan list rarely changes.
   const plans = useQuery(trpc.plans.list.queryOptions({}, { staleTime: 3_600_000 }));
   const u = usage.data;
+  // A cycle the API has no usage for (before the workspace existed, or not begun): said as such, not as a failure.
+  const unavailable = usage.isError && errorCode(usage.error) === 'invalid_request';
+  // An invoiced cycle links to its invoice (the newest 24 cover two years; asked in the same request as the usage).
+  const invoices = useQuery(trpc.invoices.list.queryOptions({ limit: 24 }, { staleTime: 60_000 }));
+  const invoice = u ? invoices.data?.data.find((i) => i.period_start.startsWith(u.cycle)) : undefined;
 
   return (
     <div className="grid gap-6">
@@ -63,6 +69,17 @@ export function UsageView() {
 
       {usage.isPending ? (
         <SkeletonRows rows={6} label="Loading usage" />
+      ) : unavailable ? (
+        <EmptyState
+          title={`No usage for ${cycle ?? 'this cycle'}`}
+          action={
+            <Button variant="secondary" onClick={() => setCycle(undefined)}>
+              Show the current cycle
+            </Button>
+          }
+        >
+          {errorMessage(usage.error)}
+        </EmptyState>
       ) : usage.isError && !u ? (
         <QueryError error={usage.error} retry={() => void usage.refetch()} />
       ) : u ? (
@@ -99,8 +116,8 @@ export function UsageView() {
               testId="usage-overage"
             />
             <Stat
-              label={u.is_current ? 'Projected invoice' : 'Invoice total'}
-              value={`$${u.projected_total_usd}`}
+              label={u.is_current && !invoice ? 'Projected invoice' : 'Invoice total'}
+              value={`$${invoice ? invoice.total_usd : u.projected_total_usd}`}
               detail={invoiceMakeup(u)}
               testId="usage-projected"
             />
@@ -113,7 +130,7 @@ export function UsageView() {
               </CardTitle>
               <CardDescription>
                 {formatDate(u.cycle_start)} to {formatDate(new Date(new Date(u.cycle_end).getTime() - 1).toISOString())} (UTC).{' '}
-                {u.is_current ? `The quota resets ${formatDateTime(u.cycle_end)}.` : 'A closed cycle: see its invoice.'}
+                <InvoiceNote cycleEnd={u.cycle_end} isCurrent={u.is_current} invoice={invoice} />
               </CardDescription>
             </CardHeader>
             <CardContent className="grid gap-8">
@@ -192,5 +209,31 @@ function Stat({
         {children}
       </CardContent>
     </Card>
+  );
+}
+
+/** Where the cycle's bill is: its invoice once issued, else when the quota resets (current) or where invoices are (past). */
+function InvoiceNote({ cycleEnd, isCurrent, invoice }: { cycleEnd: string; isCurrent: boolean; invoice?: { id: string; number: string } }) {
+  const link = 'font-medium text-indigo-700 underline dark:text-indigo-300';
+  if (invoice) {
+    return (
+      <>
+        {isCurrent ? 'This cycle has been closed and' : 'A closed cycle,'} billed on{' '}
+        <Link className={link} href={`/dashboard/invoices/${invoice.id}`}>
+          invoice {invoice.number}
+        </Link>
+        .
+      </>
+    );
+  }
+  if (isCurrent) return <>The quota resets {formatDateTime(cycleEnd)}.</>;
+  return (
+    <>
+      A closed cycle: its invoice is on the{' '}
+      <Link className={link} href="/dashboard/invoices">
+        invoices page
+      </Link>{' '}
+      once issued.
+    </>
   );
 }
