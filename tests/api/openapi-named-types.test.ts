@@ -8,6 +8,7 @@
  */
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { withResponseWording } from '../../components/docs/response-wording';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 
 type Json = Record<string, any>;
@@ -136,6 +137,17 @@ describe('OpenAPI document: named component schemas for generated clients', () =
         }
       }
     }
+  });
+
+  it("the API reference (/docs) shows an operation's own wording of a shared error response", () => {
+    const execute = doc.paths['/api/v1/modules/{module}/execute'].post;
+    const own = execute.responses['403'];
+    expect(own).toEqual({ $ref: '#/components/responses/Forbidden', description: expect.stringContaining('modules:execute') });
+    const shown = withResponseWording(doc).paths['/api/v1/modules/{module}/execute'].post.responses as Json;
+    expect(shown['403']).toEqual({ ...doc.components.responses.Forbidden, description: own.description });
+    // A reference without words of its own stays a reference; the document itself is not changed.
+    expect(shown['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+    expect(execute.responses['403']).toBe(own);
   });
 
   it(`the document stays under ${MAX_DOCUMENT_BYTES / 1000} KB`, () => {
