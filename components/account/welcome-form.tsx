@@ -78,14 +78,14 @@ export function WelcomeForm({ createTenant, operator }: { createTenant: AccountA
         <CardFooter className="grid gap-1 text-sm">
           <p className="text-slate-700 dark:text-slate-300">
             Already registered one through the API?{' '}
-            <Link className="text-indigo-700 underline-offset-4 hover:underline dark:text-indigo-300" href="/account">
+            <Link className="font-medium text-indigo-700 underline dark:text-indigo-300" href="/account">
               Link it with its API key
             </Link>
           </p>
           {operator ? (
             <p className="text-slate-700 dark:text-slate-300">
               You operate this service:{' '}
-              <Link className="text-indigo-700 underline-offset-4 hover:underline dark:text-indigo-300" href="/dashboard/admin">
+              <Link className="font-medium text-indigo-700 underline dark:text-indigo-300" href="/dashboard/admin">
                 go to Admin
               </Link>{' '}
               without a workspace.

@@ -252,7 +252,8 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     await page.goto(verifyLink(mails[1]!));
     await page.getByText('Your email address is confirmed').waitFor();
     await signInWithPassword(page, email, 'waiting-password-1');
-    await page.waitForURL('**/dashboard');
+    // Signed in, with no tenant yet: the dashboard asks for the workspace's name first.
+    await page.waitForURL('**/welcome');
   });
 
   it('resets a forgotten password with the mailed link', STEP, async () => {
@@ -295,7 +296,7 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium',
     await signInWithPassword(page, email, 'old-password-1');
     await page.getByRole('alert').filter({ hasText: 'Invalid login credentials' }).waitFor();
     await signInWithPassword(page, email, 'new-password-2');
-    await page.waitForURL('**/dashboard');
+    await page.waitForURL('**/welcome');
     await page.goto('/account');
     expect(await page.getByTestId('account-email').textContent()).toBe(email);
   });
