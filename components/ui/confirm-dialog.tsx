@@ -15,14 +15,24 @@ export function ConfirmDialog({
   description,
   confirmLabel,
   onConfirm,
+  open: openProp,
+  onOpenChange,
 }: {
-  trigger: ReactNode;
+  /** The button that opens it; without one, `open` and `onOpenChange` control it (e.g. from a menu). */
+  trigger?: ReactNode;
   title: string;
   description: ReactNode;
   confirmLabel: string;
   onConfirm: () => Promise<unknown>;
+  open?: boolean;
+  onOpenChange?: (open: boolean) => void;
 }) {
-  const [open, setOpen] = useState(false);
+  const [openState, setOpenState] = useState(false);
+  const open = openProp ?? openState;
+  const setOpen = (next: boolean) => {
+    setOpenState(next);
+    onOpenChange?.(next);
+  };
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   return (
@@ -33,7 +43,7 @@ export function ConfirmDialog({
         if (next) setError(undefined);
       }}
     >
-      <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>
+      {trigger ? <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger> : null}
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-slate-950/50 backdrop-blur-sm" />
         <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 grid w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900">

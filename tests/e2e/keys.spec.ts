@@ -5,6 +5,7 @@
  * of it; a key's policy set in its dialog (the API's objection shown under its field), summed up
  * in the table, and the key's usage this cycle with what the policy refused.
  */
+import type { Locator, Page } from '@playwright/test';
 import { api, check, expect, expectFitsNarrowScreen, newOwner, test } from './support';
 
 const slugify = { action: 'slugify', input: { text: 'Hello Keys' } };
@@ -78,7 +79,7 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   await expectFitsNarrowScreen(page);
 
   // Rotate without a grace period: the old secret stops at once, the new one works.
-  await row.getByRole('button', { name: 'Rotate ci-bot' }).click();
+  await keyAction(row, 'ci-bot', 'Rotate…');
   const rotate = page.getByRole('dialog', { name: 'Rotate “ci-bot”' });
   await rotate.getByLabel('Grace period (seconds)').fill('0');
   await rotate.getByRole('button', { name: 'Rotate key' }).click();
@@ -91,10 +92,7 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   expect((await api(page, rotated, 'GET', '/api/v1/modules')).status).toBe(200);
 
   // Revoke, confirmed: the row goes and the secret stops working.
-  await page
-    .getByRole('row', { name: /ci-bot/ })
-    .getByRole('button', { name: 'Revoke ci-bot' })
-    .click();
+  await keyAction(page.getByRole('row', { name: /ci-bot/ }), 'ci-bot', 'Revoke…');
   const confirm = page.getByRole('alertdialog', { name: 'Revoke “ci-bot”?' });
   await expect(confirm).toContainText('cannot be undone');
   await check(page, 'keys-revoke-confirm');
@@ -107,7 +105,7 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   await expect(page.getByRole('row', { name: /ci-bot/ })).toHaveCount(0);
 
   // The last key able to manage keys cannot go: the optimistic removal is rolled back and the API's message shown.
-  await page.getByRole('button', { name: 'Revoke primary' }).click();
+  await keyAction(page, 'primary', 'Revoke…');
   await page.getByRole('alertdialog', { name: 'Revoke “primary”?' }).getByRole('button', { name: 'Revoke key' }).click();
   await expect(page.getByText('This is the last key that can manage keys; create another before revoking it.')).toBeVisible();
   await expect(page.getByRole('row', { name: /primary/i })).toBeVisible();
@@ -144,7 +142,7 @@ test("a key's policy: set in the dialog, summed up in the table, obeyed; the key
   await page.goto('/dashboard/keys');
   const row = page.getByRole('row', { name: /policy-bot/ });
   await expect(row.getByTestId('key-policy-summary')).toHaveText('No limits');
-  await row.getByRole('button', { name: 'Policy of policy-bot' }).click();
+  await keyAction(row, 'policy-bot', 'Policy…');
   const dialog = page.getByRole('dialog', { name: 'Policy of “policy-bot”' });
   await dialog.getByLabel('Only these modules', { exact: true }).fill('text');
   await dialog.getByLabel('Minimum certification', { exact: true }).selectOption('bronze');
@@ -163,12 +161,12 @@ test("a key's policy: set in the dialog, summed up in the table, obeyed; the key
   await dialog.getByRole('button', { name: 'Save policy' }).click();
   await expect(dialog).toHaveCount(0);
   await expect(row.getByTestId('key-policy-summary')).toHaveText('1 module · bronze · 120/min · 5 USD/month');
-  await expect(row.getByRole('button', { name: 'Policy of policy-bot' })).toBeFocused();
+  await expect(row.getByRole('button', { name: 'Manage policy-bot' })).toBeFocused();
   const stored = await api(page, owner.apiKey, 'GET', `/api/v1/keys/${keyId}`);
   expect(stored.body?.policy).toEqual({ modules: ['text'], min_trust_tier: 'bronze', requests_per_minute: 120, spend_cap_usd: '5' });
 
   // Reopened, the dialog shows the policy; a limit removed there is cleared (null) and the rest kept.
-  await row.getByRole('button', { name: 'Policy of policy-bot' }).click();
+  await keyAction(row, 'policy-bot', 'Policy…');
   await expect(dialog.getByLabel('Only these modules', { exact: true })).toHaveValue('text');
   await dialog.getByRole('button', { name: 'Remove limit: Minimum certification' }).click();
   await dialog.getByRole('button', { name: 'Save policy' }).click();
@@ -184,7 +182,7 @@ test("a key's policy: set in the dialog, summed up in the table, obeyed; the key
     .poll(async () => ((await api(page, owner.apiKey, 'GET', `/api/v1/keys/${keyId}/usage`)).body?.refusals as unknown[]).length)
     .toBe(1);
 
-  await row.getByRole('button', { name: 'Usage of policy-bot' }).click();
+  await keyAction(row, 'policy-bot', 'Usage…');
   const usage = page.getByRole('dialog', { name: 'Usage of “policy-bot”' });
   await expect(usage.getByTestId('key-usage-total')).toHaveText('2');
   await expect(usage.getByTestId('key-usage-refused')).toHaveText('1');
@@ -192,7 +190,7 @@ test("a key's policy: set in the dialog, summed up in the table, obeyed; the key
   await expect(usage.getByRole('figure', { name: 'Per day' })).toBeVisible();
   await check(page, 'keys-usage-dialog');
   await page.keyboard.press('Escape');
-  await expect(row.getByRole('button', { name: 'Usage of policy-bot' })).toBeFocused();
+  await expect(row.getByRole('button', { name: 'Manage policy-bot' })).toBeFocused();
 });
 
 test('a key with the longest name the API takes stays inside its table and dialogs', async ({ browser }) => {
@@ -203,14 +201,14 @@ test('a key with the longest name the API takes stays inside its table and dialo
   expect((await api(page, owner.apiKey, 'POST', '/api/v1/keys', { name })).status).toBe(201);
   await page.goto('/dashboard/keys');
   const row = page.getByRole('row', { name: new RegExp(name) });
-  await expect(row.getByRole('button', { name: `Revoke ${name}` })).toBeInViewport();
+  await expect(row.getByRole('button', { name: `Manage ${name}` })).toBeInViewport();
   await expectFitsNarrowScreen(page);
 
-  await row.getByRole('button', { name: `Revoke ${name}` }).click();
+  await keyAction(row, name, 'Revoke…');
   const confirm = page.getByRole('alertdialog');
   await expect(confirm.getByRole('button', { name: 'Revoke key' })).toBeInViewport({ ratio: 1 });
   await page.keyboard.press('Escape');
-  await row.getByRole('button', { name: `Rotate ${name}` }).click();
+  await keyAction(row, name, 'Rotate…');
   const rotate = page.getByRole('dialog');
   await expect(rotate.getByRole('button', { name: 'Rotate key' })).toBeInViewport({ ratio: 1 });
   const box = (await rotate.boundingBox())!;
@@ -218,8 +216,8 @@ test('a key with the longest name the API takes stays inside its table and dialo
   expect(title.x + title.width).toBeLessThanOrEqual(box.x + box.width);
   await check(page, 'keys-rotate-long-name');
   await page.keyboard.press('Escape');
-  // The row's Rotate button, which opened the dialog, has the focus back.
-  await expect(row.getByRole('button', { name: `Rotate ${name}` })).toBeFocused();
+  // The row's Manage button, whose menu opened the dialog, has the focus back.
+  await expect(row.getByRole('button', { name: `Manage ${name}` })).toBeFocused();
 });
 
 test('"Load more" reaches every key past the first page', async ({ browser }) => {
@@ -258,7 +256,7 @@ test('a session opened with an API key ends, back to sign-in, when that key is r
   await page.waitForURL((url) => url.pathname === '/dashboard');
 
   await page.goto('/dashboard/keys');
-  await page.getByRole('button', { name: 'Rotate primary' }).click();
+  await keyAction(page, 'primary', 'Rotate…');
   await page.getByLabel('Grace period (seconds)').fill('0');
   await page.getByRole('button', { name: 'Rotate key' }).click();
   const secret = page.getByTestId('new-key-secret');
@@ -280,3 +278,10 @@ test('a session opened with an API key ends, back to sign-in, when that key is r
   await expect(page.getByRole('row', { name: /primary/ })).toBeVisible();
   await context.close();
 });
+
+/** Opens a key's action from its row's Manage menu. */
+async function keyAction(scope: Page | Locator, keyName: string, action: string): Promise<void> {
+  await scope.getByRole('button', { name: `Manage ${keyName}` }).click();
+  const page = 'page' in scope ? scope.page() : scope;
+  await page.getByRole('menuitem', { name: action }).click();
+}

@@ -3,7 +3,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { KeyRound, Plus } from 'lucide-react';
+import { ChevronDown, KeyRound, Plus } from 'lucide-react';
 import Link from 'next/link';
 import { useId, useState, type BaseSyntheticEvent, type ReactNode } from 'react';
 import { useForm } from 'react-hook-form';
@@ -19,6 +19,7 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Copyable } from '@/components/ui/copyable';
 import { DataTable } from '@/components/ui/data-table';
 import { Dialog, DialogContent } from '@/components/ui/dialog';
+import { ActionMenu, ActionMenuItem, ActionMenuSeparator } from '@/components/ui/dropdown-menu';
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormField } from '@/components/ui/form-field';
 import { Label } from '@/components/ui/label';
@@ -234,24 +235,29 @@ function KeyActions({ keyRow }: { keyRow: KeySummary }) {
   const [rotating, setRotating] = useState(false);
   const [editingPolicy, setEditingPolicy] = useState(false);
   const [viewingUsage, setViewingUsage] = useState(false);
+  const [revoking, setRevoking] = useState(false);
 
   return (
-    <div className="flex flex-wrap gap-2 sm:flex-col sm:items-stretch">
-      <Button size="sm" variant="secondary" onClick={() => setEditingPolicy(true)} aria-label={`Policy of ${keyRow.name}`}>
-        Policy
-      </Button>
-      <Button size="sm" variant="secondary" onClick={() => setViewingUsage(true)} aria-label={`Usage of ${keyRow.name}`}>
-        Usage
-      </Button>
-      <Button size="sm" variant="secondary" onClick={() => setRotating(true)} aria-label={`Rotate ${keyRow.name}`}>
-        Rotate
-      </Button>
-      <ConfirmDialog
+    <div>
+      <ActionMenu
         trigger={
-          <Button size="sm" variant="ghost" className="text-red-700 dark:text-red-400" aria-label={`Revoke ${keyRow.name}`}>
-            Revoke
+          <Button size="sm" variant="secondary" aria-label={`Manage ${keyRow.name}`}>
+            Manage
+            <ChevronDown aria-hidden="true" className="size-4" />
           </Button>
         }
+      >
+        <ActionMenuItem onPick={() => setEditingPolicy(true)}>Policy…</ActionMenuItem>
+        <ActionMenuItem onPick={() => setViewingUsage(true)}>Usage…</ActionMenuItem>
+        <ActionMenuItem onPick={() => setRotating(true)}>Rotate…</ActionMenuItem>
+        <ActionMenuSeparator />
+        <ActionMenuItem destructive onPick={() => setRevoking(true)}>
+          Revoke…
+        </ActionMenuItem>
+      </ActionMenu>
+      <ConfirmDialog
+        open={revoking}
+        onOpenChange={setRevoking}
         title={`Revoke “${keyRow.name}”?`}
         description={
           <>
