@@ -1,7 +1,7 @@
 'use client';
 
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from '@tanstack/react-table';
-import { useState, type ReactNode } from 'react';
+import { Fragment, useState, type ReactNode } from 'react';
 import { cn } from './cn';
 
 /** A column's name as a card row's label: its header when that is text. */
@@ -13,6 +13,8 @@ function columnLabel<T>(column: ColumnDef<T, unknown>): string | undefined {
  * A table (TanStack Table) with sortable headers (buttons with aria-sort on the header cell) and
  * an empty state in place of the body. Below 640 px every row is a card: each cell on its own
  * line under its column's name, so no column (nor a row's actions) is pushed out of view.
+ * `detail`: what a row shows under it across every column (e.g. a group's items when its
+ * disclosure is open), or null for nothing.
  */
 export function DataTable<T>({
   columns,
@@ -20,6 +22,7 @@ export function DataTable<T>({
   caption,
   empty,
   getRowId,
+  detail,
   className,
 }: {
   columns: ColumnDef<T, unknown>[];
@@ -28,6 +31,7 @@ export function DataTable<T>({
   caption: string;
   empty?: ReactNode;
   getRowId?: (row: T) => string;
+  detail?: (row: T) => ReactNode;
   className?: string;
 }) {
   const [sorting, setSorting] = useState<SortingState>([]);
@@ -84,30 +88,42 @@ export function DataTable<T>({
           ))}
         </thead>
         <tbody className="divide-y divide-slate-200 max-sm:block dark:divide-slate-800">
-          {table.getRowModel().rows.map((row) => (
-            <tr key={row.id} className="align-top hover:bg-slate-50 max-sm:block max-sm:py-2 dark:hover:bg-slate-800/50">
-              {row.getVisibleCells().map((cell) => {
-                const label = columnLabel(cell.column.columnDef);
-                return (
-                  <td
-                    key={cell.id}
-                    className="px-4 py-2.5 max-sm:grid max-sm:grid-cols-[6.5rem_minmax(0,1fr)] max-sm:items-baseline max-sm:gap-x-3 max-sm:py-1 max-sm:break-words"
-                  >
-                    {label ? (
-                      <span aria-hidden="true" className="text-xs font-medium text-slate-600 sm:hidden dark:text-slate-400">
-                        {label}
-                      </span>
-                    ) : (
-                      <span aria-hidden="true" className="sm:hidden" />
-                    )}
-                    <div className="min-w-0 max-sm:[&_*]:whitespace-normal">
-                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                    </div>
-                  </td>
-                );
-              })}
-            </tr>
-          ))}
+          {table.getRowModel().rows.map((row) => {
+            const below = detail?.(row.original);
+            return (
+              <Fragment key={row.id}>
+                <tr className="align-top hover:bg-slate-50 max-sm:block max-sm:py-2 dark:hover:bg-slate-800/50">
+                  {row.getVisibleCells().map((cell) => {
+                    const label = columnLabel(cell.column.columnDef);
+                    return (
+                      <td
+                        key={cell.id}
+                        className="px-4 py-2.5 max-sm:grid max-sm:grid-cols-[6.5rem_minmax(0,1fr)] max-sm:items-baseline max-sm:gap-x-3 max-sm:py-1 max-sm:break-words"
+                      >
+                        {label ? (
+                          <span aria-hidden="true" className="text-xs font-medium text-slate-600 sm:hidden dark:text-slate-400">
+                            {label}
+                          </span>
+                        ) : (
+                          <span aria-hidden="true" className="sm:hidden" />
+                        )}
+                        <div className="min-w-0 max-sm:[&_*]:whitespace-normal">
+                          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                        </div>
+                      </td>
+                    );
+                  })}
+                </tr>
+                {below ? (
+                  <tr className="max-sm:block">
+                    <td colSpan={row.getVisibleCells().length} className="bg-slate-50 px-4 py-3 max-sm:block dark:bg-slate-950">
+                      {below}
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
+            );
+          })}
         </tbody>
       </table>
     </div>
