@@ -1,13 +1,16 @@
 /**
- * Admin: an operator (ADMIN_EMAILS, email confirmed by the mailed link) sees every tenant,
- * re-enables another tenant's webhook that the service disabled after repeated failures, and
- * changes that tenant's plan; a tenant owner gets no Admin link and is refused the page.
+ * Admin: an operator (ADMIN_EMAILS, email confirmed by the mailed link) sees every tenant and the
+ * failed deliveries of another tenant's failing webhook as one group (count, latest failure, events;
+ * opened and filtered), re-enables that webhook, which the service disabled after repeated failures,
+ * and changes that tenant's plan; a tenant owner gets no Admin link and is refused the page.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_EMAIL, api, check, expect, newOwner, test } from './support';
 
-test('an operator re-enables a disabled webhook of another tenant and changes its plan; others are refused', async ({ browser }) => {
+test('an operator sees failed deliveries grouped by endpoint, re-enables a disabled webhook of another tenant and changes its plan; others are refused', async ({
+  browser,
+}) => {
   // A receiver that always fails: the service disables the subscription after 10 failed deliveries.
   const receiver = http.createServer((_req, res) => {
     res.statusCode = 500;
@@ -59,8 +62,51 @@ test('an operator re-enables a disabled webhook of another tenant and changes it
       .getByRole('row')
       .filter({ hasText: receiverUrl });
     await expect(disabledRow).toBeVisible();
-    await expect(page.getByRole('table', { name: 'Recent failed webhook deliveries' })).toContainText(receiverUrl);
+    // The ten failed deliveries to the receiver are one group: its count, the latest failure's
+    // reason and the event kind, with a disclosure that opens the deliveries themselves.
+    const failedTable = page.getByRole('table', { name: 'Failed deliveries by endpoint' });
+    const group = failedTable.getByRole('row').filter({ hasText: receiverUrl });
+    await expect(group).toHaveCount(1);
+    await expect(group.getByTestId('failed-count')).toHaveText('10');
+    await expect(group).toContainText('Webhook Owner');
+    await expect(group).toContainText('HTTP 500');
+    await expect(group).toContainText('execution.completed');
     await check(page, 'admin');
+
+    const toggle = group.getByRole('button', { name: `Show deliveries to ${receiverUrl} of Webhook Owner` });
+    await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await toggle.click();
+    const hide = failedTable.getByRole('button', { name: `Hide deliveries to ${receiverUrl} of Webhook Owner` });
+    await expect(hide).toHaveAttribute('aria-expanded', 'true');
+    const opened = page.locator(`[id="${await hide.getAttribute('aria-controls')}"]`);
+    const deliveries = opened.getByRole('table', { name: `Failed deliveries to ${receiverUrl} of Webhook Owner` });
+    await expect(deliveries.locator('tbody tr')).toHaveCount(10);
+    await expect(deliveries.locator('tbody tr').first()).toContainText('HTTP 500');
+    await check(page, 'admin-failed-open');
+    await hide.click();
+    await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await expect(opened).toHaveCount(0);
+
+    // The filter: by the receiver's URL (the count says what is shown), by an event kind it did
+    // not fail (the group goes), by words nothing has (an empty state), and back by the tenant's name.
+    const filter = page.getByRole('searchbox', { name: 'Filter by receiver, tenant or event' });
+    const summary = page.getByTestId('failed-summary');
+    await filter.fill(receiverUrl);
+    await expect(summary).toHaveText(/^1 endpoint, 10 failed deliveries \(of [\d,]+ loaded\)/);
+    await expect(group).toHaveCount(1);
+    await filter.fill('execution.failed');
+    await expect(group).toHaveCount(0);
+    await filter.fill('no receiver has these words');
+    await expect(summary).toHaveText(/^0 endpoints, 0 failed deliveries/);
+    await expect(page.getByText('No failed delivery matches')).toBeVisible();
+    await check(page, 'admin-failed-none');
+    await page.getByRole('button', { name: 'Clear the filter' }).click();
+    await expect(filter).toHaveValue('');
+    await expect(group).toHaveCount(1);
+    await filter.fill('webhook owner');
+    await expect(group).toHaveCount(1);
+    await expect(group.getByTestId('failed-count')).toHaveText('10');
+    await filter.fill('');
 
     // Re-enable asks first, and offers to recover what the receiver missed: the row leaves, the
     // tenant's subscription is active again, and the two missed events are queued again.

@@ -3,7 +3,8 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useState } from 'react';
+import { ChevronDown, Search } from 'lucide-react';
+import { useId, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
@@ -16,6 +17,7 @@ import { Dialog, DialogContent, DialogTrigger } from '@/components/ui/dialog';
 import { EnableWebhookDialog } from '@/components/dashboard/webhooks/enable-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormField } from '@/components/ui/form-field';
+import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
@@ -34,6 +36,8 @@ const PLANS: Plan[] = ['free', 'pro', 'business', 'enterprise'];
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—');
 const count = (n: number) => n.toLocaleString();
+/** With seconds: the deliveries of one endpoint often fail within the same minute. */
+const whenExact = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** The operator's page: every tenant, every disabled webhook (re-enable), the latest failed deliveries. */
 export function AdminView() {
@@ -47,7 +51,7 @@ export function AdminView() {
     <div className="grid gap-8">
       <PageHeader
         title="Admin"
-        description="Operators only: every tenant with its plan and usage, disabled webhooks to re-enable, and recent failed deliveries."
+        description="Operators only: every tenant with its plan and usage, disabled webhooks to re-enable, and recent failed deliveries grouped by receiver."
       />
       <section aria-labelledby="tenants-heading" className="grid gap-3">
         <h2 id="tenants-heading" className="text-lg font-semibold">
@@ -77,12 +81,16 @@ export function AdminView() {
         <h2 id="failed-heading" className="text-lg font-semibold">
           Recent failed deliveries
         </h2>
+        <p className="text-sm text-slate-600 dark:text-slate-400">
+          Deliveries whose every attempt failed, one row per receiver: how many failed, the latest failure and why, and the events involved.
+          Open a row to see its deliveries.
+        </p>
         {failed.isPending ? (
           <SkeletonRows rows={3} label="Loading failed deliveries" />
         ) : failed.isError ? (
           <QueryError error={failed.error} retry={() => void failed.refetch()} />
         ) : (
-          <FailedTable data={failed.data} />
+          <FailedDeliveries data={failed.data} />
         )}
       </section>
     </div>
@@ -328,32 +336,258 @@ function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhook
   );
 }
 
-function FailedTable({ data }: { data: RouterOutputs['admin']['failedDeliveries'] }) {
+/** The moment a delivery failed for good: its last attempt (the delivery's creation when none is recorded). */
+const failedAt = (d: FailedDelivery) => d.attempts.at(-1)?.at ?? d.at;
+
+/** Why the last attempt failed, in words: the receiver's status code, or no answer, and the error. */
+const reason = (d: FailedDelivery) => `${d.status_code !== null ? `HTTP ${d.status_code}` : 'No answer'}${d.error ? ` · ${d.error}` : ''}`;
+
+const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
+
+/** One endpoint (a tenant's receiver URL) and its failed deliveries, newest first. */
+interface EndpointGroup {
+  key: string;
+  /** For the disclosure's aria-controls: stable while the list is filtered. */
+  domId: string;
+  url: string | null;
+  tenant_id: string;
+  agent_name: string;
+  owner_email: string;
+  deliveries: FailedDelivery[];
+  latest: FailedDelivery;
+  latestAt: string;
+  events: string[];
+}
+
+const endpointKey = (d: FailedDelivery) => `${d.tenant_id} ${d.url ?? d.subscription_id}`;
+
+/** Groups the deliveries by endpoint, in the order of each endpoint's latest failure. */
+function groupByEndpoint(deliveries: FailedDelivery[], domIds: Map<string, string>): EndpointGroup[] {
+  const groups = new Map<string, EndpointGroup>();
+  for (const d of deliveries) {
+    const key = endpointKey(d);
+    const group = groups.get(key);
+    if (!group) {
+      groups.set(key, {
+        key,
+        domId: domIds.get(key) ?? key,
+        url: d.url,
+        tenant_id: d.tenant_id,
+        agent_name: d.agent_name,
+        owner_email: d.owner_email,
+        deliveries: [d],
+        latest: d,
+        latestAt: failedAt(d),
+        events: [d.event],
+      });
+      continue;
+    }
+    group.deliveries.push(d);
+    if (failedAt(d) > group.latestAt) Object.assign(group, { latest: d, latestAt: failedAt(d) });
+    if (!group.events.includes(d.event)) group.events.push(d.event);
+  }
+  return [...groups.values()]
+    .map((g) => ({ ...g, events: [...g.events].sort() }))
+    .sort((a, b) => (a.latestAt < b.latestAt ? 1 : a.latestAt > b.latestAt ? -1 : 0));
+}
+
+/** A delivery matches when its receiver URL, its tenant's name or owner, or its event kind contains the words typed. */
+const matches = (d: FailedDelivery, q: string) =>
+  [d.url ?? '', d.agent_name, d.owner_email, d.event].some((field) => field.toLowerCase().includes(q));
+
+/**
+ * The latest failed deliveries grouped by endpoint (one row per tenant and receiver URL, with the
+ * count, the latest failure and the event kinds; a disclosure opens its deliveries), and a filter
+ * over the loaded list by URL, tenant or event kind.
+ */
+function FailedDeliveries({ data }: { data: RouterOutputs['admin']['failedDeliveries'] }) {
+  const filterId = useId();
+  const domPrefix = useId();
+  const [typed, setTyped] = useState('');
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const domIds = useMemo(() => {
+    const ids = new Map<string, string>();
+    for (const d of data.data) if (!ids.has(endpointKey(d))) ids.set(endpointKey(d), `${domPrefix}-endpoint-${ids.size}`);
+    return ids;
+  }, [data.data, domPrefix]);
+  const q = typed.trim().toLowerCase();
+  const shown = useMemo(() => (q ? data.data.filter((d) => matches(d, q)) : data.data), [data.data, q]);
+  const groups = useMemo(() => groupByEndpoint(shown, domIds), [shown, domIds]);
+
+  if (data.data.length === 0)
+    return <EmptyState title="No failed deliveries">Deliveries whose every attempt failed show up here, grouped by receiver.</EmptyState>;
+
+  const toggle = (key: string) =>
+    setOpen((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+
+  const columns: ColumnDef<EndpointGroup, unknown>[] = [
+    {
+      id: 'url',
+      accessorFn: (g) => g.url ?? '',
+      header: 'Receiver',
+      cell: ({ row }) => <p className="min-w-40 font-mono text-xs break-all">{row.original.url ?? 'Polled (no receiver)'}</p>,
+    },
+    {
+      id: 'tenant',
+      accessorFn: (g) => g.agent_name,
+      header: 'Tenant',
+      cell: ({ row }) => (
+        <div>
+          <p>{row.original.agent_name}</p>
+          <p className="text-xs break-all text-slate-600 dark:text-slate-400">{row.original.owner_email}</p>
+        </div>
+      ),
+    },
+    {
+      id: 'failed',
+      accessorFn: (g) => g.deliveries.length,
+      header: 'Failed',
+      cell: ({ row }) => <span data-testid="failed-count">{count(row.original.deliveries.length)}</span>,
+    },
+    {
+      id: 'latest',
+      accessorFn: (g) => g.latestAt,
+      header: 'Latest failure',
+      cell: ({ row }) => (
+        <div className="min-w-36">
+          <p className="whitespace-nowrap">{when(row.original.latestAt)}</p>
+          <p className="text-xs break-words text-slate-600 dark:text-slate-400">{reason(row.original.latest)}</p>
+        </div>
+      ),
+    },
+    {
+      id: 'events',
+      header: 'Events',
+      enableSorting: false,
+      cell: ({ row }) => (
+        <ul className="flex flex-wrap gap-1">
+          {row.original.events.map((e) => (
+            <li key={e}>
+              <Badge className="font-mono">{e}</Badge>
+            </li>
+          ))}
+        </ul>
+      ),
+    },
+    {
+      id: 'deliveries',
+      header: () => <span className="sr-only">Deliveries</span>,
+      enableSorting: false,
+      cell: ({ row }) => {
+        const g = row.original;
+        const expanded = open.has(g.key);
+        return (
+          <Button
+            size="sm"
+            variant="secondary"
+            aria-expanded={expanded}
+            aria-controls={expanded ? g.domId : undefined}
+            onClick={() => toggle(g.key)}
+          >
+            <ChevronDown
+              aria-hidden="true"
+              className={expanded ? 'size-4 rotate-180 transition-transform' : 'size-4 transition-transform'}
+            />
+            {expanded ? 'Hide deliveries' : 'Show deliveries'}
+            <span className="sr-only">
+              {' '}
+              to {g.url ?? 'the polled subscription'} of {g.agent_name}
+            </span>
+          </Button>
+        );
+      },
+    },
+  ];
+
+  return (
+    <div className="grid gap-3">
+      <form role="search" className="grid gap-2 sm:max-w-md" onSubmit={(e) => e.preventDefault()}>
+        <Label htmlFor={filterId}>Filter by receiver, tenant or event</Label>
+        <div className="relative">
+          <Search aria-hidden="true" className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-500" />
+          <Input
+            id={filterId}
+            type="search"
+            className="pl-9"
+            placeholder="e.g. example.com, Acme, execution.failed"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+          />
+        </div>
+      </form>
+      <p className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="failed-summary">
+        {plural(groups.length, 'endpoint', 'endpoints')}, {plural(shown.length, 'failed delivery', 'failed deliveries')}
+        {q ? ` (of ${count(data.data.length)} loaded)` : ''}
+        {data.has_more ? `. Only the latest ${count(data.data.length)} failed deliveries are loaded.` : ''}
+      </p>
+      {groups.length === 0 ? (
+        <EmptyState
+          title="No failed delivery matches"
+          action={
+            <Button variant="secondary" size="sm" onClick={() => setTyped('')}>
+              Clear the filter
+            </Button>
+          }
+        >
+          Nothing among the loaded failed deliveries has “{typed.trim()}” in its receiver, tenant or event.
+        </EmptyState>
+      ) : (
+        <DataTable
+          columns={columns}
+          data={groups}
+          caption="Failed deliveries by endpoint"
+          getRowId={(g) => g.key}
+          detail={(g) => (open.has(g.key) ? <EndpointDeliveries group={g} /> : null)}
+        />
+      )}
+    </div>
+  );
+}
+
+/** An open group: its deliveries one per row, newest first. */
+function EndpointDeliveries({ group }: { group: EndpointGroup }) {
   const columns: ColumnDef<FailedDelivery, unknown>[] = [
-    { accessorKey: 'at', header: 'When', cell: ({ row }) => <span className="whitespace-nowrap">{when(row.original.at)}</span> },
-    { accessorKey: 'agent_name', header: 'Tenant' },
-    { accessorKey: 'event', header: 'Event', cell: ({ row }) => <span className="font-mono text-xs">{row.original.event}</span> },
-    { accessorKey: 'url', header: 'Receiver', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.url}</span> },
+    {
+      id: 'failed_at',
+      accessorFn: failedAt,
+      header: 'Failed at',
+      cell: ({ row }) => <span className="whitespace-nowrap">{whenExact(failedAt(row.original))}</span>,
+    },
+    {
+      accessorKey: 'event',
+      header: 'Event',
+      cell: ({ row }) => (
+        <span className="flex flex-wrap items-center gap-1">
+          <span className="font-mono text-xs">{row.original.event}</span>
+          {row.original.kind !== 'event' ? <Badge>{row.original.kind}</Badge> : null}
+        </span>
+      ),
+    },
     { accessorKey: 'attempt', header: 'Attempts' },
     {
       id: 'last',
       header: 'Last attempt',
       enableSorting: false,
-      cell: ({ row }) => (
-        <span className="text-xs">
-          {row.original.status_code !== null ? `HTTP ${row.original.status_code}` : 'No answer'}
-          {row.original.error ? ` · ${row.original.error}` : ''}
-        </span>
-      ),
+      cell: ({ row }) => <span className="text-xs break-words">{reason(row.original)}</span>,
     },
   ];
   return (
-    <DataTable
-      columns={columns}
-      data={data.data}
-      caption="Recent failed webhook deliveries"
-      getRowId={(d) => d.id}
-      empty={<EmptyState title="No failed deliveries">Deliveries whose every attempt failed show up here, newest first.</EmptyState>}
-    />
+    <div id={group.domId} className="grid gap-2">
+      <p className="text-sm font-medium">
+        {plural(group.deliveries.length, 'failed delivery', 'failed deliveries')} to{' '}
+        <span className="font-mono text-xs break-all">{group.url ?? 'the polled subscription'}</span>
+      </p>
+      <DataTable
+        columns={columns}
+        data={group.deliveries}
+        caption={`Failed deliveries to ${group.url ?? 'the polled subscription'} of ${group.agent_name}`}
+        getRowId={(d) => d.id}
+      />
+    </div>
   );
 }
