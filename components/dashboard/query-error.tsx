@@ -14,6 +14,13 @@ export function errorCode(err: unknown): string | undefined {
   return typeof app?.error === 'string' ? app.error : undefined;
 }
 
+/** The API's `issues` of a refused call (`invalid_request`), each with the path of the input it concerns. */
+export function apiIssues(err: unknown): { path: string; message: string }[] {
+  if (!isTrpcError(err)) return [];
+  const issues = (err.data as { app?: { issues?: unknown } } | undefined)?.app?.issues;
+  return Array.isArray(issues) ? issues.filter((i): i is { path: string; message: string } => typeof i?.path === 'string') : [];
+}
+
 /** The message to show for a failed call: the API's `message` verbatim. */
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

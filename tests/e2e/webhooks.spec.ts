@@ -71,7 +71,15 @@ test('subscribe a receiver, see deliveries with attempts, test, auto-disable and
 
     await page.getByRole('button', { name: 'Create webhook' }).first().click();
     const dialog = page.getByRole('dialog', { name: 'Create a webhook' });
-    await dialog.getByLabel('Receiver URL').fill(receiver.url);
+    // The API's objection to the URL shows under the field, once, with the focus there.
+    const urlField = dialog.getByLabel('Receiver URL');
+    await urlField.fill('https://someone:secret@example.com/hooks');
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+    await expect(urlField).toHaveAttribute('aria-invalid', 'true');
+    await expect(urlField.locator('..')).toContainText('The URL must not carry credentials.');
+    await expect(urlField).toBeFocused();
+    await expect(dialog.getByRole('alert').filter({ hasText: 'The receiver URL is not allowed' })).toHaveCount(0);
+    await urlField.fill(receiver.url);
     await expect(dialog.getByRole('checkbox', { name: 'execution.completed' })).toBeChecked();
     await expect(dialog.getByText('A module action succeeded')).toBeVisible();
     await dialog.getByRole('checkbox', { name: 'module.installed' }).check();

@@ -3,7 +3,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { toast } from 'sonner';
-import { isTrpcError } from '@/client/trpc/client';
 import { useTRPC } from '@/client/trpc/react';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { Alert } from '@/components/ui/alert';
@@ -12,7 +11,7 @@ import { Dialog, DialogContent } from '@/components/ui/dialog';
 import { ForDevelopers } from '@/components/ui/for-developers';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
-import { errorMessage } from '@/components/dashboard/query-error';
+import { apiIssues, errorMessage } from '@/components/dashboard/query-error';
 import { fieldOfIssue, patchOf, valuesOf, type PolicyField, type PolicyValues } from './policy';
 
 type KeySummary = RouterOutputs['keys']['list']['data'][number];
@@ -23,10 +22,8 @@ const controlClass =
 
 /** The API's issues of a refused policy, by form field (`ip_allow.1` under the addresses). */
 function issuesByField(err: unknown): FieldErrors {
-  if (!isTrpcError(err)) return {};
-  const issues = (err.data as { app?: { issues?: { path: string; message: string }[] } } | undefined)?.app?.issues ?? [];
   const byField: FieldErrors = {};
-  for (const issue of issues) {
+  for (const issue of apiIssues(err)) {
     const field = fieldOfIssue(issue.path);
     if (field) byField[field] = byField[field] ? `${byField[field]} ${issue.message}` : issue.message;
   }

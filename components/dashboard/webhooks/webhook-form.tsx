@@ -3,7 +3,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useId, useState, type BaseSyntheticEvent } from 'react';
+import { useId, useRef, useState, type BaseSyntheticEvent } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
@@ -17,7 +17,7 @@ import { Copyable } from '@/components/ui/copyable';
 import { Dialog, DialogContent } from '@/components/ui/dialog';
 import { FormField } from '@/components/ui/form-field';
 import { Label } from '@/components/ui/label';
-import { errorMessage } from '@/components/dashboard/query-error';
+import { apiIssues, errorMessage } from '@/components/dashboard/query-error';
 import { EVENT_KINDS, EVENT_MEANINGS } from './event-kinds';
 import { VerifySnippet } from './verify-snippet';
 import { headerRowsOf, headersFromRows, HeadersEditor } from './webhook-controls';
@@ -94,6 +94,15 @@ const formSchema = z.object({
 });
 type FormValues = z.infer<typeof formSchema>;
 
+/** The form field of each API input field (the API's issues name the input). */
+const FIELD_OF_INPUT: Record<string, 'url' | 'secret' | 'threshold' | 'filter' | 'rate'> = {
+  url: 'url',
+  secret: 'secret',
+  failure_alert_threshold: 'threshold',
+  filter: 'filter',
+  rate_limit_per_second: 'rate',
+};
+
 /**
  * Create or edit a subscription: receiver URL, event kinds (all, or a choice of the 12 with what
  * each means) and an optional signing secret. A created subscription's secret is shown once, with
@@ -131,6 +140,9 @@ export function WebhookFormDialog({
   const [headersError, setHeadersError] = useState<string>();
   const pickerId = useId();
   const failure = create.error ?? update.error;
+  // The API's objections to fields show under those fields; the alert says only what no field took.
+  const [fieldsTookFailure, setFieldsTookFailure] = useState(false);
+  const alertRef = useRef<HTMLDivElement>(null);
 
   const close = (next: boolean) => {
     onOpenChange(next);
@@ -186,14 +198,35 @@ export function WebhookFormDialog({
       }
       void queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
       if (webhook) void queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey({ id: webhook.id }) });
-    } catch {
-      // Shown in the form, verbatim, from the mutation's error.
+    } catch (err) {
+      if (placeIssues(err)) return;
+      // Shown in the form, verbatim, from the mutation's error, and brought into view.
+      requestAnimationFrame(() => alertRef.current?.focus());
     }
   });
+  /** Puts the API's issues under their fields and focuses the first; false when none belongs to a field. */
+  const placeIssues = (err: unknown): boolean => {
+    let placed = false;
+    let first: keyof FormValues | undefined;
+    for (const { path, message } of apiIssues(err)) {
+      const top = path.split('.')[0]!;
+      if (top === 'events') setEventsError(message);
+      else if (top === 'headers') setHeadersError(message);
+      else if (FIELD_OF_INPUT[top]) {
+        form.setError(FIELD_OF_INPUT[top], { type: 'server', message });
+        first ??= FIELD_OF_INPUT[top];
+      } else continue;
+      placed = true;
+    }
+    setFieldsTookFailure(placed);
+    if (first) form.setFocus(first);
+    return placed;
+  };
   // A new attempt: the last answer's error no longer applies (field errors show under their fields).
   const onSubmit = (event?: BaseSyntheticEvent) => {
     create.reset();
     update.reset();
+    setFieldsTookFailure(false);
     return submit(event);
   };
 
@@ -223,7 +256,11 @@ export function WebhookFormDialog({
           </div>
         ) : (
           <form method="post" onSubmit={onSubmit} noValidate className="grid grid-cols-1 gap-4">
-            {failure ? <Alert variant="error">{errorMessage(failure)}</Alert> : null}
+            {failure && !fieldsTookFailure ? (
+              <div ref={alertRef} tabIndex={-1} className="scroll-mt-4 focus:outline-none">
+                <Alert variant="error">{errorMessage(failure)}</Alert>
+              </div>
+            ) : null}
             <FormField
               label="Receiver URL"
               type="url"
