@@ -102,9 +102,13 @@ test('event catalog, custom headers, a test send of a chosen kind and a rotation
     // reason; a good one and the pace show on the page, as the API answers them.
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     const edit = page.getByRole('dialog', { name: 'Edit webhook' });
-    await edit.getByLabel('Only events matching (optional)').fill('event = "execution.failed"');
+    const filterField = edit.getByLabel('Only events matching (optional)');
+    await filterField.fill('event = "execution.failed"');
     await edit.getByRole('button', { name: 'Save' }).click();
-    await expect(edit.getByRole('alert')).toContainText('The filter is not valid');
+    // The reason shows under the field, which gets the focus.
+    await expect(filterField).toHaveAttribute('aria-invalid', 'true');
+    await expect(filterField.locator('..')).toContainText('The filter is not valid');
+    await expect(filterField).toBeFocused();
     await edit.getByLabel('Only events matching (optional)').fill('event == "execution.failed" && data.module == "http"');
     await edit.getByLabel('Deliveries per second, at most (optional)').fill('5');
     await edit.getByRole('button', { name: 'Save' }).click();
