@@ -7,8 +7,7 @@
  * one. axe-core checks the sign-in and consent pages. The server is server.ts with Next
  * (tests/browser/app-server.ts), on the embedded database.
  */
-import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type Browser } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,10 +21,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, missing } from '../needs';
 import { MemoryProvider } from '../oauth-client';
+import { check, SCREENSHOTS } from './page-check';
 import { startAppServer, type AppServer } from './app-server';
 import { ensureNextBuild } from './next-build';
 
-const SCREENSHOTS = '/tmp/amp-browser-screenshots';
 const STEP = { timeout: 240_000 };
 const REDIRECT = 'http://127.0.0.1:1/oauth-callback';
 const ANON_KEY = `anon_${randomBytes(16).toString('hex')}`;
@@ -111,16 +110,6 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
     https?.close();
     if (certDir) rmSync(certDir, { recursive: true, force: true });
   }, 60_000);
-
-  async function check(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(
-      serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-      name,
-    ).toEqual([]);
-  }
 
   /** The MCP client's flow up to the browser, the browser's part, then the code exchange. */
   async function connectThroughBrowser(provider: MemoryProvider, shots: string, uncheck: string[] = []): Promise<Client> {

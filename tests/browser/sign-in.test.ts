@@ -7,30 +7,18 @@
  * to SCREENSHOTS. The server is server.ts with Next (built once, tests/browser/next-build.ts),
  * on the embedded database, with SMTP_URL pointing at a local SMTP server.
  */
-import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, missing } from '../needs';
+import { check, SCREENSHOTS } from './page-check';
 import { startAppServer, type AppServer } from './app-server';
 import { startMailbox, verifyLink, type Mailbox } from './mailbox';
 import { ensureNextBuild } from './next-build';
 
-export const SCREENSHOTS = '/tmp/amp-browser-screenshots';
 const ADMIN = 'owner@example.com';
 const STEP = { timeout: 240_000 };
-
-/** A screenshot to look at, and axe-core's verdict: no serious or critical violation. */
-async function check(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(
-    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-    name,
-  ).toEqual([]);
-}
 
 describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium', () => {
   let server: AppServer;
