@@ -1,3 +1,4 @@
+import type { Role } from '../contract/roles';
 import type { KeyPolicy } from '../keys/policy-rules';
 import { effectiveTerms, type EffectiveTerms, type Plan } from '../tenants/plans';
 
@@ -19,6 +20,16 @@ export interface Principal {
   keyId?: string;
   /** That key's policy, when it has one (src/keys/policy-rules.ts). */
   policy?: KeyPolicy;
+  /** The member acting, when via = bearer: its scopes are its role's (src/contract/roles.ts). */
+  member?: MemberActor;
+}
+
+/** A signed-in member of the tenant: the identity (issuer + subject = user id) and its role. */
+export interface MemberActor {
+  issuer: string;
+  userId: string;
+  email: string;
+  role: Role;
 }
 
 /** The tenant columns a principal carries (a `TenantRow` fits). */

@@ -18,6 +18,10 @@ export interface PlanLimits {
   workflows: number;
   /** Webhook subscriptions per tenant, on the plans that have webhooks (a guard like `workflows`). */
   webhookSubscriptions: number;
+  /** Members a tenant may have, its owner included (pending invitations count); null = unlimited. */
+  seats: number | null;
+  /** Days the audit log keeps an entry. */
+  auditRetentionDays: number;
   /** What happens past the monthly quota. */
   overage: 'pause' | 'metered' | 'custom';
   /** Overage price per execution in micro-dollars. */
@@ -34,6 +38,8 @@ export const PLANS: Record<Plan, PlanLimits> = {
     memoryEntries: 1_000,
     workflows: 200,
     webhookSubscriptions: 50,
+    seats: 1,
+    auditRetentionDays: 30,
     overage: 'pause',
     overageMicroUsd: 0,
     priceMicroUsdPerMonth: 0,
@@ -46,6 +52,8 @@ export const PLANS: Record<Plan, PlanLimits> = {
     memoryEntries: 50_000,
     workflows: 200,
     webhookSubscriptions: 50,
+    seats: 5,
+    auditRetentionDays: 90,
     overage: 'metered',
     overageMicroUsd: 1_000,
     priceMicroUsdPerMonth: 29_000_000,
@@ -58,6 +66,8 @@ export const PLANS: Record<Plan, PlanLimits> = {
     memoryEntries: 500_000,
     workflows: 200,
     webhookSubscriptions: 50,
+    seats: 25,
+    auditRetentionDays: 365,
     overage: 'metered',
     overageMicroUsd: 1_000,
     priceMicroUsdPerMonth: 299_000_000,
@@ -70,6 +80,8 @@ export const PLANS: Record<Plan, PlanLimits> = {
     memoryEntries: null,
     workflows: 200,
     webhookSubscriptions: 50,
+    seats: null,
+    auditRetentionDays: 730,
     overage: 'custom',
     overageMicroUsd: 0,
     priceMicroUsdPerMonth: 0,

@@ -10,6 +10,7 @@ export const SCOPES = [
   'keys:manage',
   'memory:read',
   'memory:write',
+  'audit:read',
   '*',
 ] as const;
 
@@ -19,7 +20,7 @@ export const scopeSchema = z.enum(SCOPES);
 /** Scopes of a key created without a `scopes` field. */
 export const DEFAULT_KEY_SCOPES: Scope[] = ['modules:read', 'modules:execute'];
 
-export function holdsScope(held: readonly string[], wanted: Scope): boolean {
+export function holdsScope(held: readonly string[], wanted: string): boolean {
   return held.includes('*') || held.includes(wanted);
 }
 

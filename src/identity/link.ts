@@ -1,15 +1,15 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { BearerClaims } from '../auth/bearer';
 import { holdsScope } from '../contract/scopes';
-import { tenantIdentities, tenants } from '../db/schema';
+import { tenants } from '../db/schema';
 import { authenticateApiKey } from '../keys/authenticate';
-import { AppError, conflict, insufficientScope } from '../lib/errors';
+import { AppError, insufficientScope } from '../lib/errors';
+import { addMember, findMembership, hasOwner, type Membership } from '../members/membership';
 import type { Services } from '../services';
 import { externalEmailConfirmed } from './external';
 import { isSessionRevoked } from './sessions';
 import { findUserById } from './users';
 
-export type TenantRow = typeof tenants.$inferSelect;
 
 /** `reason` tells a client (the dashboard) to sign in again, rather than retry; `no_tenant`, to create or link a tenant. */
 export const sessionEnded = () =>
@@ -35,34 +35,34 @@ export async function verifyIdentity(svc: Services, token: string): Promise<Bear
 }
 
 /**
- * The tenant an identity acts for: the one linked to (issuer, sub) in tenant_identities. Never the
- * email alone: an identity whose email is proven (an external token's top-level `email_verified`,
- * the external Supabase project's own `email_confirmed_at`, or the built-in provider's mailed
- * confirmation when SMTP_URL is set) and equals a tenant's owner_email is linked to it here, on
- * first use (docs/auth.md, Linking users to tenants). Anything else is undefined. `token` is the raw bearer token (to ask
- * an external provider); without it no external proof is sought beyond the token's claims.
+ * The membership an identity acts under (src/members/membership.ts): in the tenant `tenantId`
+ * names (`X-Tenant-Id`), else its oldest. Never the email alone: an identity whose email is proven
+ * (an external token's top-level `email_verified`, the external Supabase project's own
+ * `email_confirmed_at`, or the built-in provider's mailed confirmation when SMTP_URL is set) and
+ * equals the `owner_email` of a tenant that has no owner member yet becomes its owner here, on
+ * first use (docs/auth.md, Linking users to tenants). Anything else is undefined. `token` is the
+ * raw bearer token (to ask an external provider); without it no external proof is sought beyond
+ * the token's claims.
  */
-export async function tenantOfIdentity(svc: Services, claims: BearerClaims, token?: string): Promise<TenantRow | undefined> {
-  const [linked] = await svc.db
-    .select({ tenant: tenants })
-    .from(tenantIdentities)
-    .innerJoin(tenants, eq(tenants.id, tenantIdentities.tenantId))
-    .where(and(eq(tenantIdentities.issuer, claims.issuer), eq(tenantIdentities.subject, claims.subject)))
-    .limit(1);
-  if (linked) return linked.tenant;
-  if (!claims.email) return undefined;
+export async function membershipOfIdentity(
+  svc: Services,
+  claims: BearerClaims,
+  token?: string,
+  tenantId?: string,
+): Promise<Membership | undefined> {
+  const identity = { issuer: claims.issuer, subject: claims.subject };
+  const member = await findMembership(svc.db, identity, tenantId);
+  if (member || !claims.email) return member;
   const [owned] = await svc.db
     .select()
     .from(tenants)
     .where(sql`lower(${tenants.ownerEmail}) = ${claims.email}`)
     .limit(1);
-  if (!owned || !(await emailIsProven(svc, claims, token))) return undefined;
-  await svc.db
-    .insert(tenantIdentities)
-    .values({ issuer: claims.issuer, subject: claims.subject, tenantId: owned.id, email: claims.email })
-    .onConflictDoNothing();
-  svc.logger.info({ tenant_id: owned.id, issuer: claims.issuer }, 'identity linked to its tenant by a verified owner email');
-  return tenantOfIdentity(svc, { ...claims, email: null });
+  if (!owned || (tenantId !== undefined && owned.id !== tenantId)) return undefined;
+  if ((await hasOwner(svc.db, owned.id)) || !(await emailIsProven(svc, claims, token))) return undefined;
+  if (!(await addMember(svc.db, owned.id, identity, claims.email, 'owner'))) return undefined;
+  svc.logger.info({ tenant_id: owned.id, issuer: claims.issuer }, 'identity made the owner of its tenant by a verified owner email');
+  return findMembership(svc.db, identity, owned.id);
 }
 
 /**
@@ -79,22 +79,19 @@ export async function emailIsProven(svc: Services, claims: BearerClaims, token: 
 }
 
 /**
- * `POST /api/v1/auth/link {api_key}`: links the bearer's identity to the tenant of a valid key
- * holding `*` (proof of ownership). Idempotent for the same tenant; 409 when the identity is
- * linked to another tenant; 403 for a key without `*`; 401 for an invalid or revoked key.
+ * `POST /api/v1/auth/link {api_key}`: makes the bearer's identity a member of the tenant of a
+ * valid key holding `*` (proof of ownership): its owner when the tenant has none yet, else an
+ * admin. Idempotent: an existing membership of that tenant is kept as it is. 403 for a key
+ * without `*`; 401 for an invalid or revoked key.
  */
 export async function linkWithApiKey(svc: Services, claims: BearerClaims, apiKey: string): Promise<{ tenant_id: string }> {
   const principal = await authenticateApiKey(svc, apiKey.trim());
   if (!holdsScope(principal.scopes, '*')) throw insufficientScope('*');
-  const current = await tenantOfIdentity(svc, { ...claims, email: null });
-  if (current && current.id !== principal.tenantId) throw conflict('This user is already linked to another tenant.');
-  if (!current) {
-    await svc.db
-      .insert(tenantIdentities)
-      .values({ issuer: claims.issuer, subject: claims.subject, tenantId: principal.tenantId, email: claims.email ?? '' })
-      .onConflictDoNothing();
-    const now = await tenantOfIdentity(svc, { ...claims, email: null });
-    if (now?.id !== principal.tenantId) throw conflict('This user is already linked to another tenant.');
+  const identity = { issuer: claims.issuer, subject: claims.subject };
+  const email = claims.email ?? '';
+  if (!(await findMembership(svc.db, identity, principal.tenantId))) {
+    const asOwner = await addMember(svc.db, principal.tenantId, identity, email, 'owner');
+    if (!asOwner) await addMember(svc.db, principal.tenantId, identity, email, 'admin');
   }
   return { tenant_id: principal.tenantId };
 }

@@ -34,9 +34,19 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
 
 /** Whether a verified bearer token belongs to an operator: its email listed in ADMIN_EMAILS and proven. */
 export async function isOperatorBearer(svc: Services, token: string): Promise<boolean> {
+  return (await operatorEmail(svc, token)) !== undefined;
+}
+
+/** The operator's email, when a verified bearer token belongs to an operator. */
+async function operatorEmail(svc: Services, token: string): Promise<string | undefined> {
   const claims = await verifyIdentity(svc, token);
-  if (!claims.email || !svc.config.adminEmails.includes(claims.email)) return false;
-  return emailIsProven(svc, claims, token);
+  if (!claims.email || !svc.config.adminEmails.includes(claims.email)) return undefined;
+  return (await emailIsProven(svc, claims, token)) ? claims.email : undefined;
+}
+
+/** Who the admitted operator is: its proven email, or null for the x-admin-token. */
+export interface Operator {
+  email: string | null;
 }
 
 /**
@@ -44,12 +54,13 @@ export async function isOperatorBearer(svc: Services, token: string): Promise<bo
  * the right admin token, or an operator's bearer token, passes; a valid bearer token of anyone
  * else is 403 `forbidden`; a wrong or missing token (and an invalid bearer) is 401.
  */
-export async function assertOperator(svc: Services, creds: OperatorCredentials): Promise<void> {
+export async function assertOperator(svc: Services, creds: OperatorCredentials): Promise<Operator> {
   if (!adminConfigured(svc)) throw new AppError('not_found', 'No such endpoint.');
-  if (tokenMatches(svc.config.adminToken, creds.adminToken)) return;
+  if (tokenMatches(svc.config.adminToken, creds.adminToken)) return { email: null };
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(creds.authorization ?? '')?.[1];
   if (bearer && svc.config.adminEmails.length > 0) {
-    if (await isOperatorBearer(svc, bearer)) return;
+    const email = await operatorEmail(svc, bearer);
+    if (email) return { email };
     throw new AppError(
       'forbidden',
       'Only operators may call this endpoint: an email listed in ADMIN_EMAILS, confirmed, or the x-admin-token header.',

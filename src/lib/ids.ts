@@ -35,7 +35,7 @@ export function identifierBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'key' | 'exe' | 'evt' | 'wh' | 'dlv' | 'inv' | 'wf' | 'run' | 'req' | 'pch' | 'crt';
+export type IdPrefix = 'key' | 'exe' | 'evt' | 'wh' | 'dlv' | 'inv' | 'wf' | 'run' | 'req' | 'pch' | 'crt' | 'aud' | 'invite';
 
 /** Prefixed random identifier, e.g. `key_5hJ2...` (docs/decisions.md, Wire conventions). */
 export function newId(prefix: IdPrefix): string {

@@ -9,8 +9,10 @@
  * public pool and no X-Execution-Remaining.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { requestScope } from '../audit/request';
 import { authenticate } from '../auth/authenticate';
 import type { Principal } from '../auth/principal';
+import type { RoleScope } from '../contract/roles';
 import { holdsScope, type Scope } from '../contract/scopes';
 import { parseIdempotencyKey } from '../idempotency/keys';
 import { cachedApiKey, settleCachedKey } from '../keys/authenticate';
@@ -43,7 +45,11 @@ export function hasCredential(headers: IncomingHttpHeaders): boolean {
 }
 
 function authenticateHeaders(ctx: Context): Promise<Principal> {
-  return authenticate(ctx.svc, { apiKey: header(ctx.headers, 'x-api-key'), authorization: header(ctx.headers, 'authorization') });
+  return authenticate(ctx.svc, {
+    apiKey: header(ctx.headers, 'x-api-key'),
+    authorization: header(ctx.headers, 'authorization'),
+    tenantId: header(ctx.headers, 'x-tenant-id'),
+  });
 }
 
 /**
@@ -106,6 +112,12 @@ export async function admitAnyone(ctx: Context, exempt: boolean): Promise<void> 
   await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, exempt));
 }
 
+/** The request's scope names its caller, for the audit log (src/audit/request.ts). */
+function nameCaller(principal: Principal): void {
+  const scope = requestScope();
+  if (scope) scope.principal = principal;
+}
+
 /**
  * The request's principal (`authenticateWith`: the request's x-api-key or bearer token unless a
  * transport takes another credential, MCP's OAuth access tokens). A failed authentication counts
@@ -115,6 +127,7 @@ export async function authenticateCaller(ctx: Context, authenticateWith?: () => 
   try {
     const principal = ctx.principal ?? (await (authenticateWith ? authenticateWith() : authenticateHeaders(ctx)));
     ctx.res.tenantId = principal.tenantId;
+    nameCaller(principal);
     return principal;
   } catch (err) {
     if (err instanceof AppError && err.code === 'unauthorized') await metered(ctx, () => consumePublicRequest(ctx.svc, ctx.ip, false));
@@ -189,7 +202,10 @@ export async function admitTenant(
       settleCachedKey(ctx.svc, unchecked, result !== undefined);
       return result;
     });
-    if (counted) return { principal: unchecked.principal, claim };
+    if (counted) {
+      nameCaller(unchecked.principal);
+      return { principal: unchecked.principal, claim };
+    }
   }
   const principal = await authenticateCaller(ctx);
   await countTenant(ctx, principal, exempt);
@@ -203,8 +219,14 @@ export async function refreshExecutionsLeft(ctx: Context, principal: Principal, 
 }
 
 /** The scope an operation needs (403 `insufficient_scope`), and the plan feature it needs (403 `plan_required`). */
-export function assertAllowed(principal: Principal, scope: Scope | undefined, feature?: PlanFeature): void {
-  if (scope && !holdsScope(principal.scopes, scope)) throw insufficientScope(scope);
+/**
+ * Scope and plan (403). A member is held to `roleScope` where the operation names one (what a key
+ * reaches only through `*`: webhooks, plan changes, members), else to `scope`, against its role's
+ * scopes (src/contract/roles.ts); an API key to `scope`.
+ */
+export function assertAllowed(principal: Principal, scope: Scope | undefined, feature?: PlanFeature, roleScope?: RoleScope): void {
+  const wanted = principal.member ? (roleScope ?? scope) : scope;
+  if (wanted && !holdsScope(principal.scopes, wanted)) throw insufficientScope(wanted);
   if (feature) assertPlanAllows(principal.plan, feature);
 }
 

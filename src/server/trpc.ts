@@ -1,8 +1,10 @@
 import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import { requestScope } from '../audit/request';
 import { verifyIdentity } from '../identity/link';
 import { assertOperator } from '../identity/operator';
+import type { RoleScope } from '../contract/roles';
 import type { Scope } from '../contract/scopes';
 import { releaseUnusedSlot } from '../metering/slots';
 import { executionsRemaining } from '../metering/usage';
@@ -103,16 +105,19 @@ export const bearerProcedure = t.procedure.meta({ caller: 'anyone', bearerOnly: 
  * (400) follows in `.input()`. One middleware, because every extra tRPC middleware level copies
  * the whole call state on the hot path.
  *
+ * `roleScope`: what a member's role must hold instead of `scope` (src/contract/roles.ts), for
+ * operations a key reaches only through `*`.
+ *
  * With meta `claimsSlot` (an operation that runs one execution), the request count's round trip
  * may also take the tenant's execution slot (ctx.slotClaim, used by executeAction instead of a
  * round trip of its own); an operation that ends without executing gives it back.
  */
-export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
+export function apiProcedure(scope?: Scope, feature?: PlanFeature, roleScope?: RoleScope) {
   return t.procedure.meta({ caller: 'tenant' }).use(async ({ ctx, meta, next, getRawInput, path, type }) => {
     const { principal, claim } = await admitTenant(ctx, meta?.rateLimitExempt === true, meta?.claimsSlot === true);
     try {
       try {
-        assertAllowed(principal, scope, feature);
+        assertAllowed(principal, scope, feature, roleScope);
       } catch (err) {
         ctx.svc.metrics.refused(err);
         throw err;
@@ -139,7 +144,12 @@ export function apiProcedure(scope?: Scope, feature?: PlanFeature) {
  */
 export const adminProcedure = t.procedure.meta({ caller: 'operator' }).use(async ({ ctx, meta, next, getRawInput }) => {
   await admitAnyone(ctx, meta?.rateLimitExempt === true);
-  await assertOperator(ctx.svc, { adminToken: header(ctx.headers, 'x-admin-token'), authorization: header(ctx.headers, 'authorization') });
+  const operator = await assertOperator(ctx.svc, {
+    adminToken: header(ctx.headers, 'x-admin-token'),
+    authorization: header(ctx.headers, 'authorization'),
+  });
+  const scope = requestScope();
+  if (scope) scope.operator = operator;
   assertBodyUsable(ctx);
   await assertAcceptableInput(getRawInput, meta);
   return next();

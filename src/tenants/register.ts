@@ -1,8 +1,8 @@
-import { and, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db';
-import { tenantIdentities, tenants } from '../db/schema';
+import { tenants } from '../db/schema';
 import { insertKey } from '../keys/create';
 import { conflict, invalidRequest } from '../lib/errors';
+import { addMember, ownsATenant } from '../members/membership';
 import type { Services } from '../services';
 import { publicLimits } from './plans';
 import type { RegisterInput } from './schema';
@@ -52,8 +52,9 @@ export interface RegisteringIdentity {
 
 /**
  * POST /api/v1/auth/register with a bearer token: a new tenant whose owner_email is the token's
- * email, linked to the token's identity, with its primary key (scope `*`), in one transaction.
- * 409 when the identity is already linked to a tenant, or when the email already owns one (then
+ * email, with its primary key (scope `*`), in one transaction.
+ * The identity becomes its owner member. 409 when the identity already owns a tenant (a member of
+ * others may still make its own), or when the email already owns one (then
  * the user links that tenant with its `*` key: POST /api/v1/auth/link).
  */
 export async function registerTenantForIdentity(
@@ -76,14 +77,9 @@ export async function registerTenantForIdentity(
   }
   try {
     return await svc.db.transaction(async (tx) => {
-      const [linked] = await tx
-        .select({ tenantId: tenantIdentities.tenantId })
-        .from(tenantIdentities)
-        .where(and(eq(tenantIdentities.issuer, identity.issuer), eq(tenantIdentities.subject, identity.subject)))
-        .limit(1);
-      if (linked) throw conflict('This user is already linked to a tenant.');
+      if (await ownsATenant(tx, identity)) throw conflict('This user already owns a tenant.');
       const [tenant] = await tx.insert(tenants).values({ agentName, ownerEmail: email, plan: 'free' }).returning();
-      await tx.insert(tenantIdentities).values({ issuer: identity.issuer, subject: identity.subject, tenantId: tenant!.id, email });
+      await addMember(tx, tenant!.id, identity, email, 'owner');
       const key = await insertKey(tx, tenant!.id, { name: 'primary', scopes: ['*'], isPrimary: true });
       return { api_key: key.api_key, tenant_id: tenant!.id, plan: tenant!.plan, limits: publicLimits(tenant!.plan) };
     });

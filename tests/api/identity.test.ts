@@ -285,9 +285,16 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     expect(me.status).toBe(200);
     expect(me.body.tenant_id).toBe(tenant.tenantId);
 
-    // Linked to one tenant: another tenant's `*` key is 409.
+    // Another tenant's `*` key makes the user a member of that one too (its owner: it has none);
+    // the token acts for the oldest membership unless X-Tenant-Id names another.
     const other = await s.register();
-    expectError(await s.call('/api/v1/auth/link', { bearer: token, body: { api_key: other.apiKey } }), 409, 'conflict');
+    expect((await s.call('/api/v1/auth/link', { bearer: token, body: { api_key: other.apiKey } })).body).toEqual({ tenant_id: other.tenantId });
+    expect((await s.call('/api/v1/me', { bearer: token })).body.tenant_id).toBe(tenant.tenantId);
+    const named = await s.call('/api/v1/me', { bearer: token, headers: { 'x-tenant-id': other.tenantId } });
+    expect(named.body.tenant_id).toBe(other.tenantId);
+    const stranger = await s.register();
+    expectError(await s.call('/api/v1/me', { bearer: token, headers: { 'x-tenant-id': stranger.tenantId } }), 404, 'not_found');
+    expectError(await s.call('/api/v1/me', { bearer: token, headers: { 'x-tenant-id': 'not-a-uuid' } }), 404, 'not_found');
   });
 
   it('without SMTP: recovery links are logged for the operator; the link signs in once and allows a new password', async () => {

@@ -14,7 +14,8 @@ export const SCOPE_MEANINGS: Record<Scope, string> = {
   'keys:manage': 'Create, rotate and revoke keys',
   'memory:read': 'Read memory entries',
   'memory:write': 'Store and update memory entries',
-  '*': 'Full access: every scope above, and webhooks',
+  'audit:read': 'Read the audit log',
+  '*': 'Full access: every scope above, webhooks, members and plan changes',
 };
 
 export const SCOPES = Object.keys(SCOPE_MEANINGS) as Scope[];

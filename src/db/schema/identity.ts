@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
-import { tenants } from './tenants';
 
 /** Users of the built-in identity provider (a subset of Supabase Auth, served at /auth/v1/*). */
 export const authUsers = pgTable(
@@ -61,24 +60,6 @@ export const authRefreshTokens = pgTable(
     ...timestamps,
   },
   (t) => [index('auth_refresh_tokens_session_idx').on(t.sessionId)],
-);
-
-/**
- * Which tenant an identity (issuer + subject) acts for. Made when the user creates the tenant, or
- * with proof of ownership (docs/auth.md, Linking users to tenants); an email alone never makes one.
- */
-export const tenantIdentities = pgTable(
-  'tenant_identities',
-  {
-    issuer: text('issuer').notNull(),
-    subject: text('subject').notNull(),
-    tenantId: uuid('tenant_id')
-      .notNull()
-      .references(() => tenants.id, { onDelete: 'cascade' }),
-    email: text('email').notNull(),
-    ...timestamps,
-  },
-  (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index('tenant_identities_tenant_idx').on(t.tenantId)],
 );
 
 /** oidc-provider's storage (its adapter interface): one row per model instance. */

@@ -12,3 +12,4 @@ export * from './certification';
 export * from './trust';
 export * from './workflows';
 export * from './idempotency';
+export * from './members';

@@ -165,7 +165,7 @@ export async function handleEventStream(
   try {
     const { principal } = await admitTenant(ctx, false, false);
     try {
-      assertAllowed(principal, '*', 'webhooks');
+      assertAllowed(principal, '*', 'webhooks', 'webhooks:read');
     } catch (err) {
       svc.metrics.refused(err);
       throw err;

@@ -13,6 +13,7 @@ import { buildOpenApiDocument } from '../openapi';
 import { reportedPool } from '../admission';
 import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
+import { requestScope, withRequestScope } from '../../audit/request';
 import type { Context } from '../context';
 import { clientIp, resolveRequestId } from './request';
 import { sendError, sendText } from './respond';
@@ -54,13 +55,14 @@ const EXPOSED =
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
 
 function requestContext(svc: Services, req: IncomingMessage, requestId: string): Context {
-  return {
-    svc,
-    requestId,
-    ip: forwardedClientIp(req.headers) ?? clientIp(req, svc.config.trustProxy),
-    headers: req.headers,
-    res: { headers: {} },
-  };
+  const ip = forwardedClientIp(req.headers) ?? clientIp(req, svc.config.trustProxy);
+  const scope = requestScope();
+  if (scope) {
+    scope.requestId = requestId;
+    scope.ip = ip;
+    scope.userAgent = req.headers['user-agent'];
+  }
+  return { svc, requestId, ip, headers: req.headers, res: { headers: {} } };
 }
 
 /** Responses no procedure answers report the caller's pool (tenant or client IP) without consuming it. */
@@ -79,7 +81,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
   // Built and encoded once: 150 KB re-encoded per request cost three times the CPU.
   const openapiJson = () => (openapi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(svc.config.publicBaseUrl))));
 
-  return async (req, res) => {
+  const serve: NodeHandler = async (req, res) => {
     const requestId = resolveRequestId(req.headers['x-request-id']);
     const started = performance.now();
     const target = req.url ?? '/';
@@ -225,6 +227,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       sendError(res, new AppError('internal_error'), requestId, { ...base, ...pool }, svc.config.publicBaseUrl);
     }
   };
+  // Each request in a scope of its own, which the audit log reads (src/audit/request.ts).
+  return (req, res) => withRequestScope(() => serve(req, res));
 }
 
 const trpcProcedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } } | undefined>;

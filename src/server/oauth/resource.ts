@@ -5,13 +5,15 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { decodeJwt, errors as joseErrors, importJWK, jwtVerify } from 'jose';
+import { memberPrincipal } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
-import { tenantPrincipal } from '../../auth/principal';
-import { SCOPES } from '../../contract/scopes';
-import { oauthStore, tenantIdentities, tenants } from '../../db/schema';
+import { roleScopes } from '../../contract/roles';
+import { holdsScope, SCOPES } from '../../contract/scopes';
+import { oauthStore } from '../../db/schema';
 import { identityKeys } from '../../identity/keys';
 import { storedKey } from '../../oauth/adapter';
 import { AppError } from '../../lib/errors';
+import { findMembership } from '../../members/membership';
 import type { Services } from '../../services';
 import { MCP_SCOPES, mcpResource, mcpResourceMetadataUrl, mcpResources, oauthIssuer } from './endpoints';
 
@@ -75,11 +77,11 @@ const publicKeys = new WeakMap<Services['config'], Promise<CryptoKey | Uint8Arra
 /**
  * Verifies an access token of the built-in authorization server for `/api/mcp`: ES256 with the
  * identity key, issuer, audience = the MCP resource (a token for another resource is refused),
- * `exp`; its grant must still exist (revocation); `sub` (the auth user id) maps to a tenant
- * through `tenant_identities` with the built-in identity issuer. The principal holds only the
- * scopes the token carries.
+ * `exp`; its grant must still exist (revocation); `sub` (the auth user id) acts for its membership
+ * (the tenant `X-Tenant-Id` names, else its oldest). The principal holds only the scopes the token
+ * carries that the member's role holds.
  */
-export async function authenticateMcpAccessToken(svc: Services, token: string): Promise<Principal> {
+export async function authenticateMcpAccessToken(svc: Services, token: string, tenantId?: string): Promise<Principal> {
   if (!oauthEnabled(svc)) throw invalid();
   const keys = identityKeys(svc);
   let key = publicKeys.get(svc.config);
@@ -111,20 +113,20 @@ export async function authenticateMcpAccessToken(svc: Services, token: string): 
     .limit(1);
   if (!grant || (grant.expiresAt && grant.expiresAt.getTime() <= Date.now())) throw invalid('The access token has been revoked.');
 
-  const tenant = await userTenant(svc, String(payload.sub));
-  if (!tenant) throw invalid("The access token's user has no tenant.");
+  const identity = { issuer: keys.issuer, subject: String(payload.sub) };
+  const membership = await findMembership(svc.db, identity, tenantId);
+  if (!membership) {
+    if (tenantId) throw new AppError('not_found', 'No such tenant among your memberships (X-Tenant-Id).');
+    throw invalid("The access token's user has no tenant.");
+  }
+  // The token's scopes, within what the member's role allows (src/contract/roles.ts).
+  const role = roleScopes(membership.role);
   const known = new Set<string>(SCOPES);
-  const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => known.has(s)) : [];
-  return tenantPrincipal(tenant, scopes, 'bearer');
+  const granted = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => known.has(s)) : [];
+  return memberPrincipal(membership, identity, granted.filter((s) => holdsScope(role, s)));
 }
 
-/** The tenant a user of the built-in identity provider acts for, if any (`tenant_identities`). */
+/** The tenant a user of the built-in identity provider acts for by default (its oldest membership), if any. */
 export async function userTenant(svc: Services, userId: string) {
-  const [row] = await svc.db
-    .select({ tenant: tenants })
-    .from(tenantIdentities)
-    .innerJoin(tenants, eq(tenants.id, tenantIdentities.tenantId))
-    .where(and(eq(tenantIdentities.issuer, identityKeys(svc).issuer), eq(tenantIdentities.subject, userId)))
-    .limit(1);
-  return row?.tenant;
+  return (await findMembership(svc.db, { issuer: identityKeys(svc).issuer, subject: userId }))?.tenant;
 }

@@ -20,6 +20,7 @@ import {
 } from '../../keys/schema';
 import { apiProcedure, router } from '../trpc';
 
+const readKeys = apiProcedure('keys:manage', undefined, 'keys:read');
 const manageKeys = apiProcedure('keys:manage');
 const tags = ['keys'];
 
@@ -41,7 +42,7 @@ export const keysRouter = router({
     .output(keyWithSecret)
     .mutation(({ ctx, input }) => createKey(ctx.svc, ctx.principal, input)),
 
-  list: manageKeys
+  list: readKeys
     .meta({
       openapi: {
         method: 'GET',
@@ -56,7 +57,7 @@ export const keysRouter = router({
     .output(keyList)
     .query(({ ctx, input }) => listKeys(ctx.svc, ctx.principal, input)),
 
-  get: manageKeys
+  get: readKeys
     .meta({
       openapi: {
         method: 'GET',
@@ -91,7 +92,7 @@ export const keysRouter = router({
     .output(keySummary)
     .mutation(({ ctx, input }) => setKeyPolicy(ctx.svc, ctx.principal, input)),
 
-  usage: manageKeys
+  usage: readKeys
     .meta({
       openapi: {
         method: 'GET',

@@ -30,7 +30,7 @@ export const plansRouter = router({
     .output(planCatalogView)
     .query(() => listPlans()),
 
-  change: apiProcedure('*')
+  change: apiProcedure('*', undefined, 'billing:write')
     .meta({
       openapi: {
         method: 'PUT',

@@ -37,7 +37,8 @@ import { z } from 'zod';
 import { apiProcedure, router } from '../trpc';
 
 /** Webhooks need scope `*` (the spec names no webhook scope) and the Pro plan or above. */
-const manageWebhooks = apiProcedure('*', 'webhooks');
+const readWebhooks = apiProcedure('*', 'webhooks', 'webhooks:read');
+const manageWebhooks = apiProcedure('*', 'webhooks', 'webhooks:write');
 const tags = ['webhooks'];
 const errors = { 403: 'Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`)' };
 const withId = { ...errors, 404: 'No such webhook' };
@@ -58,7 +59,7 @@ export const webhooksRouter = router({
     .output(eventTypeList)
     .query(() => listEventTypes()),
 
-  health: apiProcedure('*')
+  health: apiProcedure('*', undefined, 'webhooks:read')
     .meta({
       openapi: {
         method: 'GET',
@@ -91,7 +92,7 @@ export const webhooksRouter = router({
     .output(webhookView)
     .mutation(({ ctx, input }) => createWebhook(ctx.svc, ctx.principal, input)),
 
-  list: manageWebhooks
+  list: readWebhooks
     .meta({
       openapi: {
         method: 'GET',
@@ -106,7 +107,7 @@ export const webhooksRouter = router({
     .output(webhookList)
     .query(({ ctx, input }) => listWebhooks(ctx.svc, ctx.principal, input)),
 
-  get: manageWebhooks
+  get: readWebhooks
     .meta({
       openapi: {
         method: 'GET',
@@ -121,7 +122,7 @@ export const webhooksRouter = router({
     .output(webhookDetail)
     .query(({ ctx, input }) => getWebhook(ctx.svc, ctx.principal, input.id)),
 
-  stats: manageWebhooks
+  stats: readWebhooks
     .meta({
       openapi: {
         method: 'GET',
@@ -137,7 +138,7 @@ export const webhooksRouter = router({
     .output(webhookSeries)
     .query(({ ctx, input }) => getWebhookSeries(ctx.svc, ctx.principal, input)),
 
-  messages: manageWebhooks
+  messages: readWebhooks
     .meta({
       openapi: {
         method: 'GET',
@@ -153,7 +154,7 @@ export const webhooksRouter = router({
     .output(messagesPage)
     .query(({ ctx, input }) => listMessages(ctx.svc, ctx.principal, input)),
 
-  delivery: manageWebhooks
+  delivery: readWebhooks
     .meta({
       openapi: {
         method: 'GET',
