@@ -1,5 +1,6 @@
 import { adminRouter } from './routers/admin';
 import { agentRouter } from './routers/agent';
+import { auditRouter } from './routers/audit';
 import { authRouter } from './routers/auth';
 import { billingRouter } from './routers/billing';
 import { catalogRouter } from './routers/catalog';
@@ -8,6 +9,7 @@ import { executionsRouter } from './routers/executions';
 import { healthRouter } from './routers/health';
 import { invoicesRouter } from './routers/invoices';
 import { keysRouter } from './routers/keys';
+import { membersRouter } from './routers/members';
 import { webhooksRouter } from './routers/webhooks';
 import { workflowsRouter } from './routers/workflows';
 import { memoryRouter } from './routers/memory';
@@ -35,6 +37,8 @@ export const appRouter = router({
   invoices: invoicesRouter,
   plans: plansRouter,
   trust: trustRouter,
+  members: membersRouter,
+  auditLog: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

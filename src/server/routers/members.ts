@@ -1,0 +1,4 @@
+import { router } from '../trpc';
+
+/** Members, roles and invitations (docs/organizations.md). */
+export const membersRouter = router({});
