@@ -40,6 +40,7 @@ export default defineConfig(
     'drizzle/',
     'next-env.d.ts',
     'coverage/',
+    'packages/*/dist/',
   ]),
   js.configs.recommended,
   tseslint.configs.recommended,

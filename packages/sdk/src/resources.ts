@@ -1,0 +1,324 @@
+import type { HttpClient, RequestOptions } from './core.js';
+import { paginate, type ListBody, type Page } from './pagination.js';
+import type { ListItem, QueryParams, RequestBody, ResponseBody } from './types.js';
+import { verifyWebhook, type VerifyOptions, type WebhookHeaders } from './webhooks.js';
+import type { paths } from './generated/openapi.js';
+
+const enc = encodeURIComponent;
+
+type M = 'get' | 'post' | 'put' | 'delete';
+type Q<P extends keyof paths, Method extends M = 'get'> = QueryParams<P, Method>;
+type B<P extends keyof paths, Method extends M> = RequestBody<P, Method>;
+type R<P extends keyof paths, Method extends M> = ResponseBody<P, Method>;
+/** A page of the list operation `GET P`. */
+export type ListPage<P extends keyof paths> = Page<
+  ListItem<P>,
+  R<P, 'get'> & { data: ListItem<P>[]; has_more: boolean; next_cursor: string | null }
+>;
+
+abstract class Resource {
+  constructor(protected readonly http: HttpClient) {}
+
+  protected _get<T>(path: string, query?: object, options?: RequestOptions): Promise<T> {
+    return this.http.request<T>({ method: 'GET', path, query }, options);
+  }
+  protected _post<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+    return this.http.request<T>({ method: 'POST', path, body }, options);
+  }
+  protected _put<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+    return this.http.request<T>({ method: 'PUT', path, body }, options);
+  }
+  protected _delete<T>(path: string, options?: RequestOptions): Promise<T> {
+    return this.http.request<T>({ method: 'DELETE', path }, options);
+  }
+  protected _list<P extends keyof paths>(
+    path: string,
+    query: object | undefined,
+    options?: RequestOptions,
+    cursorParam = 'cursor',
+  ): Promise<ListPage<P>> {
+    return paginate((q, o) => this._get<ListBody<unknown>>(path, q, o), { ...query }, options, cursorParam) as unknown as Promise<
+      ListPage<P>
+    >;
+  }
+}
+
+/** Modules: the catalog, installs and execution. */
+export class Modules extends Resource {
+  /** A page of modules (`installed: true` for the tenant's installs); `for await` over it walks every page. */
+  list(query?: Q<'/api/v1/modules'>, options?: RequestOptions) {
+    return this._list<'/api/v1/modules'>('/api/v1/modules', query, options);
+  }
+  /** Every module, page after page. */
+  async *listAll(query?: Q<'/api/v1/modules'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/modules'>> {
+    yield* await this.list(query, options);
+  }
+  get(name: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/modules/{module}', 'get'>>(`/api/v1/modules/${enc(name)}`, undefined, options);
+  }
+  /** Full-text search of the catalog (`GET /api/v1/catalog/search`). */
+  search(query: Q<'/api/v1/catalog/search'>, options?: RequestOptions) {
+    return this._get<R<'/api/v1/catalog/search', 'get'>>('/api/v1/catalog/search', query, options);
+  }
+  /** Runs an action (the module installs itself on first use). Retried with one `Idempotency-Key`, so it runs once. */
+  execute(name: string, body: B<'/api/v1/modules/{module}/execute', 'post'>, options?: RequestOptions) {
+    return this._post<R<'/api/v1/modules/{module}/execute', 'post'>>(`/api/v1/modules/${enc(name)}/execute`, body, options);
+  }
+  install(name: string, options?: RequestOptions) {
+    return this._post<R<'/api/v1/modules/{module}/install', 'post'>>(`/api/v1/modules/${enc(name)}/install`, undefined, options);
+  }
+  uninstall(name: string, options?: RequestOptions) {
+    return this._delete<R<'/api/v1/modules/{module}/install', 'delete'>>(`/api/v1/modules/${enc(name)}/install`, options);
+  }
+  /** Publishes a tenant module. */
+  publish(body: B<'/api/v1/modules', 'post'>, options?: RequestOptions) {
+    return this._post<R<'/api/v1/modules', 'post'>>('/api/v1/modules', body, options);
+  }
+  /** Publishes a new version of a tenant module. */
+  update(name: string, body: B<'/api/v1/modules/{module}', 'put'>, options?: RequestOptions) {
+    return this._put<R<'/api/v1/modules/{module}', 'put'>>(`/api/v1/modules/${enc(name)}`, body, options);
+  }
+}
+
+/** The tenant's execution records. */
+export class Executions extends Resource {
+  list(query?: Q<'/api/v1/executions'>, options?: RequestOptions) {
+    return this._list<'/api/v1/executions'>('/api/v1/executions', query, options);
+  }
+  async *listAll(query?: Q<'/api/v1/executions'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/executions'>> {
+    yield* await this.list(query, options);
+  }
+  get(id: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/executions/{execution_id}', 'get'>>(`/api/v1/executions/${enc(id)}`, undefined, options);
+  }
+}
+
+/** API keys (creating one needs Pro or above; the answer holds the secret once). */
+export class Keys extends Resource {
+  create(body: B<'/api/v1/keys', 'post'>, options?: RequestOptions) {
+    return this._post<R<'/api/v1/keys', 'post'>>('/api/v1/keys', body, options);
+  }
+  list(query?: Q<'/api/v1/keys'>, options?: RequestOptions) {
+    return this._list<'/api/v1/keys'>('/api/v1/keys', query, options);
+  }
+  async *listAll(query?: Q<'/api/v1/keys'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/keys'>> {
+    yield* await this.list(query, options);
+  }
+  get(keyId: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/keys/{key_id}', 'get'>>(`/api/v1/keys/${enc(keyId)}`, undefined, options);
+  }
+  revoke(keyId: string, options?: RequestOptions) {
+    return this._delete<R<'/api/v1/keys/{key_id}', 'delete'>>(`/api/v1/keys/${enc(keyId)}`, options);
+  }
+  /** A new secret; the old one keeps working for `grace_seconds`. */
+  rotate(keyId: string, body: B<'/api/v1/keys/{key_id}/rotate', 'post'> = {}, options?: RequestOptions) {
+    return this._post<R<'/api/v1/keys/{key_id}/rotate', 'post'>>(`/api/v1/keys/${enc(keyId)}/rotate`, body, options);
+  }
+  /** Replaces the key's policy (allowed modules, caps, expiry, IPs). */
+  setPolicy(keyId: string, policy: B<'/api/v1/keys/{key_id}/policy', 'put'>, options?: RequestOptions) {
+    return this._put<R<'/api/v1/keys/{key_id}/policy', 'put'>>(`/api/v1/keys/${enc(keyId)}/policy`, policy, options);
+  }
+  /** Alias of {@link setPolicy}. */
+  policy(keyId: string, policy: B<'/api/v1/keys/{key_id}/policy', 'put'>, options?: RequestOptions) {
+    return this.setPolicy(keyId, policy, options);
+  }
+  usage(keyId: string, query?: Q<'/api/v1/keys/{key_id}/usage'>, options?: RequestOptions) {
+    return this._get<R<'/api/v1/keys/{key_id}/usage', 'get'>>(`/api/v1/keys/${enc(keyId)}/usage`, query, options);
+  }
+}
+
+/** Webhook subscriptions, their deliveries, and verifying a delivery. */
+export class Webhooks extends Resource {
+  create(body: B<'/api/v1/webhooks', 'post'>, options?: RequestOptions) {
+    return this._post<R<'/api/v1/webhooks', 'post'>>('/api/v1/webhooks', body, options);
+  }
+  list(query?: Q<'/api/v1/webhooks'>, options?: RequestOptions) {
+    return this._list<'/api/v1/webhooks'>('/api/v1/webhooks', query, options);
+  }
+  async *listAll(query?: Q<'/api/v1/webhooks'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/webhooks'>> {
+    yield* await this.list(query, options);
+  }
+  get(id: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/webhooks/{id}', 'get'>>(`/api/v1/webhooks/${enc(id)}`, undefined, options);
+  }
+  update(id: string, body: B<'/api/v1/webhooks/{id}', 'put'>, options?: RequestOptions) {
+    return this._put<R<'/api/v1/webhooks/{id}', 'put'>>(`/api/v1/webhooks/${enc(id)}`, body, options);
+  }
+  delete(id: string, options?: RequestOptions) {
+    return this._delete<R<'/api/v1/webhooks/{id}', 'delete'>>(`/api/v1/webhooks/${enc(id)}`, options);
+  }
+  /** The latest 100 deliveries of a push subscription (newest first, each with its attempts). */
+  async deliveries(id: string, options?: RequestOptions): Promise<R<'/api/v1/webhooks/{id}', 'get'>['deliveries']> {
+    return (await this.get(id, options)).deliveries;
+  }
+  /** A page of a poll subscription's (`kind: "poll"`) messages; `for await` over it reads on. */
+  messages(id: string, query?: Q<'/api/v1/webhooks/{id}/messages'>, options?: RequestOptions) {
+    return this._list<'/api/v1/webhooks/{id}/messages'>(`/api/v1/webhooks/${enc(id)}/messages`, query, options, 'after');
+  }
+  async *messagesAll(
+    id: string,
+    query?: Q<'/api/v1/webhooks/{id}/messages'>,
+    options?: RequestOptions,
+  ): AsyncGenerator<ListItem<'/api/v1/webhooks/{id}/messages'>> {
+    yield* await this.messages(id, query, options);
+  }
+  /** One delivery with its attempts and the payload it sends. */
+  delivery(id: string, deliveryId: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/webhooks/{id}/deliveries/{delivery_id}', 'get'>>(
+      `/api/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}`,
+      undefined,
+      options,
+    );
+  }
+  /** Sends a delivery's event again (a new attempt). */
+  resend(id: string, deliveryId: string, options?: RequestOptions) {
+    return this._post<R<'/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', 'post'>>(
+      `/api/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/resend`,
+      undefined,
+      options,
+    );
+  }
+  /** Sends one signed test attempt now and answers how the receiver replied. */
+  test(id: string, body: B<'/api/v1/webhooks/{id}/test', 'post'> = {}, options?: RequestOptions) {
+    return this._post<R<'/api/v1/webhooks/{id}/test', 'post'>>(`/api/v1/webhooks/${enc(id)}/test`, body, options);
+  }
+  rotateSecret(id: string, body: B<'/api/v1/webhooks/{id}/rotate-secret', 'post'> = {}, options?: RequestOptions) {
+    return this._post<R<'/api/v1/webhooks/{id}/rotate-secret', 'post'>>(`/api/v1/webhooks/${enc(id)}/rotate-secret`, body, options);
+  }
+  enable(id: string, options?: RequestOptions) {
+    return this._post<R<'/api/v1/webhooks/{id}/enable', 'post'>>(`/api/v1/webhooks/${enc(id)}/enable`, undefined, options);
+  }
+  replay(id: string, body: B<'/api/v1/webhooks/{id}/replay', 'post'>, options?: RequestOptions) {
+    return this._post<R<'/api/v1/webhooks/{id}/replay', 'post'>>(`/api/v1/webhooks/${enc(id)}/replay`, body, options);
+  }
+  recover(id: string, body: B<'/api/v1/webhooks/{id}/recover', 'post'>, options?: RequestOptions) {
+    return this._post<R<'/api/v1/webhooks/{id}/recover', 'post'>>(`/api/v1/webhooks/${enc(id)}/recover`, body, options);
+  }
+  stats(id: string, query?: Q<'/api/v1/webhooks/{id}/stats'>, options?: RequestOptions) {
+    return this._get<R<'/api/v1/webhooks/{id}/stats', 'get'>>(`/api/v1/webhooks/${enc(id)}/stats`, query, options);
+  }
+  eventTypes(options?: RequestOptions) {
+    return this._get<R<'/api/v1/webhooks/event-types', 'get'>>('/api/v1/webhooks/event-types', undefined, options);
+  }
+  health(options?: RequestOptions) {
+    return this._get<R<'/api/v1/webhooks/health', 'get'>>('/api/v1/webhooks/health', undefined, options);
+  }
+  /**
+   * Verifies a delivery's Standard Webhooks signature and returns its parsed body; throws
+   * `WebhookVerificationError` otherwise. `rawBody` is the bytes received.
+   */
+  verify(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options?: VerifyOptions) {
+    return verifyWebhook(rawBody, headers, secret, options);
+  }
+}
+
+/** Agent memory: key-value entries per agent id. */
+export class Memory extends Resource {
+  /** Creates or replaces an entry. */
+  set(body: B<'/api/v1/memory', 'post'>, options?: RequestOptions) {
+    return this._post<R<'/api/v1/memory', 'post'>>('/api/v1/memory', body, options);
+  }
+  get(agentId: string, key: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/memory/{agent_id}/{key}', 'get'>>(`/api/v1/memory/${enc(agentId)}/${enc(key)}`, undefined, options);
+  }
+  delete(agentId: string, key: string, options?: RequestOptions) {
+    return this._delete<R<'/api/v1/memory/{agent_id}/{key}', 'delete'>>(`/api/v1/memory/${enc(agentId)}/${enc(key)}`, options);
+  }
+  list(query: Q<'/api/v1/memory'>, options?: RequestOptions) {
+    return this._list<'/api/v1/memory'>('/api/v1/memory', query, options);
+  }
+  async *listAll(query: Q<'/api/v1/memory'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/memory'>> {
+    yield* await this.list(query, options);
+  }
+  /** The agent ids that have entries. */
+  agents(query?: Q<'/api/v1/memory/agents'>, options?: RequestOptions) {
+    return this._get<R<'/api/v1/memory/agents', 'get'>>('/api/v1/memory/agents', query, options);
+  }
+}
+
+/** Workflows (sequences of module actions) and their runs. */
+export class Workflows extends Resource {
+  create(body: B<'/api/v1/workflows', 'post'>, options?: RequestOptions) {
+    return this._post<R<'/api/v1/workflows', 'post'>>('/api/v1/workflows', body, options);
+  }
+  list(query?: Q<'/api/v1/workflows'>, options?: RequestOptions) {
+    return this._list<'/api/v1/workflows'>('/api/v1/workflows', query, options);
+  }
+  async *listAll(query?: Q<'/api/v1/workflows'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/workflows'>> {
+    yield* await this.list(query, options);
+  }
+  get(id: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/workflows/{id}', 'get'>>(`/api/v1/workflows/${enc(id)}`, undefined, options);
+  }
+  update(id: string, body: B<'/api/v1/workflows/{id}', 'put'>, options?: RequestOptions) {
+    return this._put<R<'/api/v1/workflows/{id}', 'put'>>(`/api/v1/workflows/${enc(id)}`, body, options);
+  }
+  delete(id: string, options?: RequestOptions) {
+    return this._delete<R<'/api/v1/workflows/{id}', 'delete'>>(`/api/v1/workflows/${enc(id)}`, options);
+  }
+  /** Starts a run (202); poll it with {@link getRun}. */
+  run(id: string, body: B<'/api/v1/workflows/{id}/runs', 'post'> = {}, options?: RequestOptions) {
+    return this._post<R<'/api/v1/workflows/{id}/runs', 'post'>>(`/api/v1/workflows/${enc(id)}/runs`, body, options);
+  }
+  runs(id: string, query?: Q<'/api/v1/workflows/{id}/runs'>, options?: RequestOptions) {
+    return this._list<'/api/v1/workflows/{id}/runs'>(`/api/v1/workflows/${enc(id)}/runs`, query, options);
+  }
+  async *runsAll(
+    id: string,
+    query?: Q<'/api/v1/workflows/{id}/runs'>,
+    options?: RequestOptions,
+  ): AsyncGenerator<ListItem<'/api/v1/workflows/{id}/runs'>> {
+    yield* await this.runs(id, query, options);
+  }
+  getRun(id: string, runId: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/workflows/{id}/runs/{run_id}', 'get'>>(
+      `/api/v1/workflows/${enc(id)}/runs/${enc(runId)}`,
+      undefined,
+      options,
+    );
+  }
+  cancelRun(id: string, runId: string, options?: RequestOptions) {
+    return this._post<R<'/api/v1/workflows/{id}/runs/{run_id}/cancel', 'post'>>(
+      `/api/v1/workflows/${enc(id)}/runs/${enc(runId)}/cancel`,
+      undefined,
+      options,
+    );
+  }
+}
+
+/** The tenant's metered usage in a billing cycle. */
+export class UsageResource extends Resource {
+  get(query?: Q<'/api/v1/billing/usage'>, options?: RequestOptions) {
+    return this._get<R<'/api/v1/billing/usage', 'get'>>('/api/v1/billing/usage', query, options);
+  }
+}
+
+/** Invoices, one per closed billing cycle. */
+export class Invoices extends Resource {
+  list(query?: Q<'/api/v1/billing/invoices'>, options?: RequestOptions) {
+    return this._list<'/api/v1/billing/invoices'>('/api/v1/billing/invoices', query, options);
+  }
+  async *listAll(query?: Q<'/api/v1/billing/invoices'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/billing/invoices'>> {
+    yield* await this.list(query, options);
+  }
+  get(id: string, options?: RequestOptions) {
+    return this._get<R<'/api/v1/billing/invoices/{id}', 'get'>>(`/api/v1/billing/invoices/${enc(id)}`, undefined, options);
+  }
+  /** The invoice as a PDF document. */
+  pdf(id: string, options?: RequestOptions): Promise<ArrayBuffer> {
+    return this.http.request<ArrayBuffer>(
+      { method: 'GET', path: `/api/v1/billing/invoices/${enc(id)}.pdf`, responseType: 'bytes' },
+      options,
+    );
+  }
+}
+
+/** Plans: the catalog and the tenant's plan change. */
+export class Plans extends Resource {
+  list(options?: RequestOptions) {
+    return this._get<R<'/api/v1/billing/plans', 'get'>>('/api/v1/billing/plans', undefined, options);
+  }
+  change(body: B<'/api/v1/billing/plan', 'put'>, options?: RequestOptions) {
+    return this._put<R<'/api/v1/billing/plan', 'put'>>('/api/v1/billing/plan', body, options);
+  }
+}
