@@ -7,14 +7,7 @@ import { SCOPES, type Scope } from './scopes';
  * API key reaches only through `*` (webhooks, plan changes, members). An operation declares the
  * key scope it needs and, where that is `*`, the member scope a role must hold instead.
  */
-export const MEMBER_SCOPES = [
-  'keys:read',
-  'webhooks:read',
-  'webhooks:write',
-  'billing:write',
-  'members:read',
-  'members:manage',
-] as const;
+export const MEMBER_SCOPES = ['keys:read', 'webhooks:read', 'webhooks:write', 'billing:write', 'members:read', 'members:manage'] as const;
 
 export type MemberScope = (typeof MEMBER_SCOPES)[number];
 export type RoleScope = Scope | MemberScope;

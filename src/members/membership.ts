@@ -61,7 +61,9 @@ export async function addMember(db: Executor, tenantId: string, identity: Identi
   const [row] = await db
     .select({ role: tenantMembers.role })
     .from(tenantMembers)
-    .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.issuer, identity.issuer), eq(tenantMembers.subject, identity.subject)))
+    .where(
+      and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.issuer, identity.issuer), eq(tenantMembers.subject, identity.subject)),
+    )
     .limit(1);
   return row !== undefined;
 }

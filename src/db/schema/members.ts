@@ -25,7 +25,9 @@ export const tenantMembers = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.issuer, t.subject] }),
     index('tenant_members_identity_idx').on(t.issuer, t.subject, t.createdAt),
-    uniqueIndex('tenant_members_one_owner_idx').on(t.tenantId).where(sql`${t.role} = 'owner'`),
+    uniqueIndex('tenant_members_one_owner_idx')
+      .on(t.tenantId)
+      .where(sql`${t.role} = 'owner'`),
   ],
 );
 
@@ -79,7 +81,9 @@ export const auditLog = pgTable(
   },
   (t) => [
     index('audit_log_tenant_at_idx').on(t.tenantId, t.at, t.id),
-    index('audit_log_operator_at_idx').on(t.at, t.id).where(sql`${t.actorType} = 'operator'`),
+    index('audit_log_operator_at_idx')
+      .on(t.at, t.id)
+      .where(sql`${t.actorType} = 'operator'`),
   ],
 );
 

@@ -123,7 +123,11 @@ export async function authenticateMcpAccessToken(svc: Services, token: string, t
   const role = roleScopes(membership.role);
   const known = new Set<string>(SCOPES);
   const granted = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => known.has(s)) : [];
-  return memberPrincipal(membership, identity, granted.filter((s) => holdsScope(role, s)));
+  return memberPrincipal(
+    membership,
+    identity,
+    granted.filter((s) => holdsScope(role, s)),
+  );
 }
 
 /** The tenant a user of the built-in identity provider acts for by default (its oldest membership), if any. */
