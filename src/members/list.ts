@@ -4,6 +4,7 @@ import { ASSIGNABLE_ROLES, ROLE_DEFINITIONS, ROLES } from '../contract/roles';
 import { memberInvitations, tenantMembers } from '../db/schema';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
+import { listMemberships } from './membership';
 import { presentInvitation, presentMember } from './present';
 
 /** GET /api/v1/members: the tenant's members, newest first. */
@@ -58,4 +59,23 @@ export async function listInvitations(svc: Services, principal: Principal) {
     .limit(500);
   const now = Date.now();
   return { data: rows.map((r) => presentInvitation(r, now)) };
+}
+
+/**
+ * GET /api/v1/members/me: who the caller is in this tenant (a member and its role, or an API key
+ * with its scopes) and, for a member, every tenant it belongs to (for switching with X-Tenant-Id).
+ */
+export async function describeCaller(svc: Services, principal: Principal) {
+  const member = principal.member;
+  const memberships = member ? await listMemberships(svc.db, { issuer: member.issuer, subject: member.userId }) : [];
+  return {
+    tenant_id: principal.tenantId,
+    kind: member ? ('member' as const) : ('api_key' as const),
+    user_id: member?.userId ?? null,
+    email: member?.email ?? null,
+    role: member?.role ?? null,
+    key_id: principal.keyId ?? null,
+    scopes: [...principal.scopes],
+    memberships: memberships.map((m) => ({ tenant_id: m.tenantId, agent_name: m.agentName, role: m.role })),
+  };
 }

@@ -77,3 +77,14 @@ export async function ownsATenant(db: Executor, identity: Identity): Promise<boo
     .limit(1);
   return row !== undefined;
 }
+
+/** Every tenant the identity belongs to, oldest membership first (the default one first). */
+export async function listMemberships(db: Executor, identity: Identity) {
+  return db
+    .select({ tenantId: tenantMembers.tenantId, agentName: tenants.agentName, role: tenantMembers.role })
+    .from(tenantMembers)
+    .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId))
+    .where(and(eq(tenantMembers.issuer, identity.issuer), eq(tenantMembers.subject, identity.subject)))
+    .orderBy(asc(tenantMembers.createdAt), asc(tenantMembers.tenantId))
+    .limit(200);
+}

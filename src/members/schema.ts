@@ -83,3 +83,18 @@ export const completedTransfer = z
   .object({ tenant_id: z.string(), owner_user_id: z.string(), previous_owner_user_id: z.string() })
   .meta({ id: 'OwnershipTransfer' });
 export const acceptOwnershipInput = z.strictObject({ token: z.string().min(1).max(128) });
+
+export const callerView = z
+  .object({
+    tenant_id: z.string(),
+    kind: z.enum(['member', 'api_key']),
+    user_id: z.string().nullable(),
+    email: z.string().nullable(),
+    role: roleSchema.nullable().describe("The member's role; null for an API key"),
+    key_id: z.string().nullable(),
+    scopes: z.array(z.string()).describe("What the caller may do here: its role's scopes, or the key's"),
+    memberships: z
+      .array(z.object({ tenant_id: z.string(), agent_name: z.string(), role: roleSchema }))
+      .describe('Every tenant the member belongs to, the default (oldest) first; empty for an API key'),
+  })
+  .meta({ id: 'Caller' });

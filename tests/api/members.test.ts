@@ -285,6 +285,18 @@ backends.describe('members and roles (%s)', (backend) => {
     const sent = await as(other, '/api/v1/members/invitations', { body: { email: multi.email, role: 'viewer' } });
     await as(multi, `/api/v1/members/invitations/${tokenOf(sent.body.accept_url)}/accept`, { method: 'POST' });
     expect((await as(multi, '/api/v1/me')).body.tenant_id).toBe(tenantId);
+    const me = await as(multi, '/api/v1/members/me', { headers: { 'x-tenant-id': otherTenant } });
+    expect(me.body).toMatchObject({ tenant_id: otherTenant, kind: 'member', user_id: multi.userId, role: 'viewer', key_id: null });
+    expect(me.body.memberships.map((m: { tenant_id: string; role: string }) => [m.tenant_id, m.role])).toEqual([
+      [tenantId, 'developer'],
+      [otherTenant, 'viewer'],
+    ]);
+    expect((await s.call('/api/v1/members/me', { key: ownerKey })).body).toMatchObject({
+      kind: 'api_key',
+      role: null,
+      scopes: ['*'],
+      memberships: [],
+    });
     expect((await as(multi, '/api/v1/me', { headers: { 'x-tenant-id': otherTenant } })).body.tenant_id).toBe(otherTenant);
     // The viewer role there: no execution.
     expectError(

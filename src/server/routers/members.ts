@@ -1,9 +1,10 @@
-import { listInvitations, listMembers, listRoles } from '../../members/list';
+import { describeCaller, listInvitations, listMembers, listRoles } from '../../members/list';
 import { acceptInvitation, inviteMember, resendInvitation, revokeInvitation } from '../../members/invitations';
 import { changeMemberRole, leaveTenant, removeMember } from '../../members/manage';
 import { acceptOwnership, transferOwnership } from '../../members/ownership';
 import {
   acceptedInvitation,
+  callerView,
   acceptOwnershipInput,
   changeRoleInput,
   completedTransfer,
@@ -48,6 +49,21 @@ export const membersRouter = router({
     .input(listMembersInput)
     .output(memberPage)
     .query(({ ctx, input }) => listMembers(ctx.svc, ctx.principal, input)),
+
+  me: anyMember
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/members/me',
+        tags,
+        summary: 'Who is calling',
+        description:
+          'The caller in this tenant: a member with its role and scopes, and every tenant it belongs to (name one with `X-Tenant-Id`), or an API key with its scopes.',
+      },
+    })
+    .input(z.object({}))
+    .output(callerView)
+    .query(({ ctx }) => describeCaller(ctx.svc, ctx.principal)),
 
   roles: anyMember
     .meta({
