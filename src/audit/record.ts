@@ -42,11 +42,18 @@ export function currentActor(): AuditActor {
  * exactly when the change does). The request's ip, user agent and id come from its scope;
  * `tenantId` null is an operator action on no tenant.
  */
-export async function recordAudit(db: Executor, tenantId: string | null, entry: AuditEntry, actor: AuditActor = currentActor()): Promise<void> {
+export async function recordAudit(
+  db: Executor,
+  tenantId: string | null,
+  entry: AuditEntry,
+  actor: AuditActor = currentActor(),
+): Promise<void> {
   const scope = requestScope();
   await db.insert(auditLog).values({
     id: newTimeOrderedId('aud'),
     tenantId,
+    // The service's clock in milliseconds, as cursors spell it (a database default has microseconds).
+    at: new Date(),
     actorType: actor.type,
     actorId: actor.id,
     actorEmail: actor.email ?? null,

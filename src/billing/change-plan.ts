@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Executor } from '../db';
 import { apiKeys, planChanges, tenants, webhookSubscriptions, type TenantRow } from '../db/schema';
 import type { TermsSnapshot } from '../db/schema/billing';
@@ -95,6 +96,19 @@ export async function changePlan(
         .returning();
       tenant = updated!;
       await tx.insert(planChanges).values({ id: newId('pch'), tenantId, fromTerms: from, toTerms: to, actor, changedAt: now });
+      // A tenant's own change names its plans; an operator's, the whole terms (plan and overrides).
+      if (actor === 'tenant')
+        await recordAudit(tx, tenantId, {
+          action: 'plan.changed',
+          target: { type: 'tenant', id: tenantId },
+          changes: { from: from.plan, to: to.plan },
+        });
+      else
+        await recordAudit(tx, tenantId, {
+          action: from.plan === to.plan ? 'tenant.terms_updated' : 'tenant.plan_set',
+          target: { type: 'tenant', id: tenantId },
+          changes: { from, to },
+        });
     }
     const keys = await applyKeyAllowance(tx, tenantId, to.plan, now);
     const webhooks = await applyWebhookAllowance(tx, tenantId, to.plan, now);

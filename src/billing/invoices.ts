@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { invoices, type InvoiceRow } from '../db/schema';
@@ -82,11 +83,20 @@ export async function getInvoicePdf(svc: Services, tenantId: string, id: string)
  */
 export async function settleInvoice(svc: Services, id: string, to: 'paid' | 'void'): Promise<InvoiceView> {
   const now = new Date();
-  const [row] = await svc.db
-    .update(invoices)
-    .set(to === 'paid' ? { status: 'paid', paidAt: now, updatedAt: now } : { status: 'void', voidedAt: now, updatedAt: now })
-    .where(and(eq(invoices.id, id), eq(invoices.status, 'open')))
-    .returning();
+  const row = await svc.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(invoices)
+      .set(to === 'paid' ? { status: 'paid', paidAt: now, updatedAt: now } : { status: 'void', voidedAt: now, updatedAt: now })
+      .where(and(eq(invoices.id, id), eq(invoices.status, 'open')))
+      .returning();
+    if (updated)
+      await recordAudit(tx, updated.tenantId, {
+        action: to === 'paid' ? 'invoice.paid' : 'invoice.voided',
+        target: { type: 'invoice', id: updated.id },
+        changes: { number: invoiceNumber(updated.tenantId, updated.number), status: { from: 'open', to } },
+      });
+    return updated;
+  });
   if (row) return presentInvoice(row);
   const [current] = await svc.db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, id));
   if (!current) throw notFound('invoice');

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { installations, tenants } from '../db/schema';
@@ -44,7 +45,11 @@ function nextPlanWithMoreModules(plan: Plan): Plan {
 export async function installModule(svc: Services, principal: Principal, moduleName: string) {
   const found = await findVisibleModule(svc.db, principal.tenantId, moduleName, svc.moduleCache);
   if (!found) throw notFound('module');
-  const result = await unitOfWork(svc, (tx, out) => installInTx(tx, out, principal, moduleName, 'explicit'));
+  const result = await unitOfWork(svc, async (tx, out) => {
+    const done = await installInTx(tx, out, principal, moduleName, 'explicit');
+    if (done.created) await recordAudit(tx, principal.tenantId, { action: 'module.installed', target: { type: 'module', id: moduleName } });
+    return done;
+  });
   return {
     status: result.created ? 201 : 200,
     body: { module: moduleName, installed: true, installed_at: result.installedAt.toISOString() },
@@ -61,6 +66,7 @@ export async function uninstallModule(svc: Services, principal: Principal, modul
     if (!removed) throw notFound('installed module');
     const at = new Date();
     await out.emit(principal.tenantId, 'module.uninstalled', { module: moduleName, uninstalled_at: at.toISOString() });
+    await recordAudit(tx, principal.tenantId, { action: 'module.uninstalled', target: { type: 'module', id: moduleName } });
     return { module: moduleName, installed: false, installed_at: null, uninstalled_at: at.toISOString() };
   });
 }

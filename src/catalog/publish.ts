@@ -8,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { linearRegExp } from '../executions/schemas';
 import { and, eq } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { moduleActions, modules, tenants, type ModuleRuntime } from '../db/schema';
@@ -67,6 +68,16 @@ export async function publishModule(svc: Services, principal: Principal, input: 
     if (!inserted) throw conflict('The name is taken.');
     const actions = await insertActions(tx, input.name, input.actions);
     await requestRunAfterPublish(svc, tx, input.name, input.version, principal.tenantId);
+    await recordAudit(tx, principal.tenantId, {
+      action: 'module.published',
+      target: { type: 'module', id: input.name },
+      changes: {
+        version: input.version,
+        visibility: input.visibility,
+        runtime: input.runtime?.type ?? 'javascript',
+        actions: input.actions.map((a) => a.name),
+      },
+    });
     return { row: inserted, actions };
   });
   svc.moduleCache.invalidate(input.name);
@@ -111,6 +122,16 @@ export async function updateModule(svc: Services, principal: Principal, input: U
       await insertActions(tx, name, changes.actions);
     }
     await requestRunAfterPublish(svc, tx, name, changes.version ?? own.version, principal.tenantId);
+    await recordAudit(tx, principal.tenantId, {
+      action: 'module.updated',
+      target: { type: 'module', id: name },
+      changes: {
+        fields: given.map(([field]) => field),
+        ...(changes.version !== undefined && { version: changes.version }),
+        ...(changes.visibility !== undefined && { visibility: changes.visibility }),
+        ...(changes.actions && { actions: changes.actions.map((a) => a.name) }),
+      },
+    });
     return findVisibleModule(tx, principal.tenantId, name);
   });
   if (!found) throw notMine(name);

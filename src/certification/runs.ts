@@ -19,6 +19,7 @@ import {
 import { AppError, notFound } from '../lib/errors';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import { unitOfWork } from '../outbox';
+import { recordAudit } from '../audit/record';
 import type { Services } from '../services';
 import { moduleAudience } from '../trust/audience';
 import { recomputeTrustScore } from '../trust/score';
@@ -46,13 +47,27 @@ export async function startRunAsPublisher(svc: Services, principal: Principal, n
 
 /** POST /api/v1/admin/certification/{module}/run: an operator certifies any module. */
 export async function startRunAsOperator(svc: Services, name: string) {
-  const [module] = await svc.db.select({ version: modules.version }).from(modules).where(eq(modules.name, name)).limit(1);
+  const [module] = await svc.db
+    .select({ version: modules.version, owner: modules.ownerTenantId })
+    .from(modules)
+    .where(eq(modules.name, name))
+    .limit(1);
   if (!module) throw notFound('module');
-  return startRun(svc, { moduleName: name, version: module.version, trigger: 'manual', tenantId: null });
+  return startRun(svc, { moduleName: name, version: module.version, trigger: 'manual', tenantId: null }, module.owner);
 }
 
-async function startRun(svc: Services, request: RunRequest) {
-  const { run, created } = await svc.db.transaction((tx) => requestRun(svc, tx, request));
+/** A manual start; a new run (not one shared with a run already queued) is in the audit log of `auditTenantId`, the module's owner. */
+async function startRun(svc: Services, request: RunRequest, auditTenantId: string | null = request.tenantId) {
+  const { run, created } = await svc.db.transaction(async (tx) => {
+    const result = await requestRun(svc, tx, request);
+    if (result.created)
+      await recordAudit(tx, auditTenantId, {
+        action: 'certification.started',
+        target: { type: 'module', id: request.moduleName },
+        changes: { run_id: result.run.id, version: request.version },
+      });
+    return result;
+  });
   return { ...presentRun(svc, run), shared: !created };
 }
 

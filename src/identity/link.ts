@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { BearerClaims } from '../auth/bearer';
 import { holdsScope } from '../contract/scopes';
 import { tenants } from '../db/schema';
@@ -9,7 +10,6 @@ import type { Services } from '../services';
 import { externalEmailConfirmed } from './external';
 import { isSessionRevoked } from './sessions';
 import { findUserById } from './users';
-
 
 /** `reason` tells a client (the dashboard) to sign in again, rather than retry; `no_tenant`, to create or link a tenant. */
 export const sessionEnded = () =>
@@ -60,7 +60,18 @@ export async function membershipOfIdentity(
     .limit(1);
   if (!owned || (tenantId !== undefined && owned.id !== tenantId)) return undefined;
   if ((await hasOwner(svc.db, owned.id)) || !(await emailIsProven(svc, claims, token))) return undefined;
-  if (!(await addMember(svc.db, owned.id, identity, claims.email, 'owner'))) return undefined;
+  const email = claims.email;
+  const linked = await svc.db.transaction(async (tx) => {
+    if (!(await addMember(tx, owned.id, identity, email, 'owner'))) return false;
+    await recordAudit(
+      tx,
+      owned.id,
+      { action: 'tenant.linked', target: { type: 'tenant', id: owned.id }, changes: { role: 'owner', via: 'owner_email', email } },
+      { type: 'user', id: identity.subject, email },
+    );
+    return true;
+  });
+  if (!linked) return undefined;
   svc.logger.info({ tenant_id: owned.id, issuer: claims.issuer }, 'identity made the owner of its tenant by a verified owner email');
   return findMembership(svc.db, identity, owned.id);
 }
@@ -90,8 +101,20 @@ export async function linkWithApiKey(svc: Services, claims: BearerClaims, apiKey
   const identity = { issuer: claims.issuer, subject: claims.subject };
   const email = claims.email ?? '';
   if (!(await findMembership(svc.db, identity, principal.tenantId))) {
-    const asOwner = await addMember(svc.db, principal.tenantId, identity, email, 'owner');
-    if (!asOwner) await addMember(svc.db, principal.tenantId, identity, email, 'admin');
+    await svc.db.transaction(async (tx) => {
+      const asOwner = await addMember(tx, principal.tenantId, identity, email, 'owner');
+      if (!asOwner) await addMember(tx, principal.tenantId, identity, email, 'admin');
+      await recordAudit(
+        tx,
+        principal.tenantId,
+        {
+          action: 'tenant.linked',
+          target: { type: 'tenant', id: principal.tenantId },
+          changes: { role: asOwner ? 'owner' : 'admin', via: 'api_key', key_id: principal.keyId ?? null, email },
+        },
+        { type: 'user', id: identity.subject, email },
+      );
+    });
   }
   return { tenant_id: principal.tenantId };
 }

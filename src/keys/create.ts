@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal';
 import { DEFAULT_KEY_SCOPES, missingScope } from '../contract/scopes';
 import type { Executor } from '../db';
+import { recordAudit } from '../audit/record';
 import { apiKeys } from '../db/schema';
 import { newId } from '../lib/ids';
 import { insufficientScope } from '../lib/errors';
@@ -54,6 +55,12 @@ export async function createKey(svc: Services, principal: Principal, input: Crea
   const policy = input.policy ? mergePolicy(null, input.policy) : null;
   return svc.db.transaction(async (tx) => {
     await assertPlanAllowsLocked(tx, principal.tenantId, 'multiple_keys');
-    return insertKey(tx, principal.tenantId, { name: input.name, scopes, policy });
+    const key = await insertKey(tx, principal.tenantId, { name: input.name, scopes, policy });
+    await recordAudit(tx, principal.tenantId, {
+      action: 'key.created',
+      target: { type: 'key', id: key.key_id },
+      changes: { name: key.name, scopes: key.scopes, policy: key.policy },
+    });
+    return key;
   });
 }

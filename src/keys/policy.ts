@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
+import { recordAudit } from '../audit/record';
 import { apiKeys } from '../db/schema';
 import { AppError, invalidRequest, notFound } from '../lib/errors';
 import type { Services } from '../services';
@@ -43,6 +44,11 @@ export async function setKeyPolicy(svc: Services, principal: Principal, input: S
     if (!key) throw notFound('key');
     const policy = mergePolicy(key.policy, patch);
     const [updated] = await tx.update(apiKeys).set({ policy, updatedAt: new Date() }).where(eq(apiKeys.id, key.id)).returning();
+    await recordAudit(tx, principal.tenantId, {
+      action: 'key.policy_updated',
+      target: { type: 'key', id: key.id },
+      changes: { fields: Object.keys(patch).filter((f) => patch[f as keyof typeof patch] !== undefined), policy },
+    });
     return updated!;
   });
   await svc.keyCache.invalidate();

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { holdsScope } from '../contract/scopes';
+import { recordAudit } from '../audit/record';
 import { apiKeys } from '../db/schema';
 import { conflict, notFound } from '../lib/errors';
 import type { Services } from '../services';
@@ -28,6 +29,7 @@ export async function revokeKey(svc: Services, principal: Principal, keyId: stri
       .update(apiKeys)
       .set({ revokedAt: now, updatedAt: now, previousSecretHash: null, previousExpiresAt: null })
       .where(eq(apiKeys.id, key.id));
+    await recordAudit(tx, principal.tenantId, { action: 'key.revoked', target: { type: 'key', id: key.id }, changes: { name: key.name } });
   });
   await svc.keyCache.invalidate();
   return { key_id: keyId, revoked: true as const, revoked_at: iso(now) };

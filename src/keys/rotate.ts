@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Principal } from '../auth/principal';
 import { missingScope } from '../contract/scopes';
+import { recordAudit } from '../audit/record';
 import { apiKeys } from '../db/schema';
 import { insufficientScope, notFound } from '../lib/errors';
 import type { Services } from '../services';
@@ -35,6 +36,11 @@ export async function rotateKey(svc: Services, principal: Principal, input: Rota
       })
       .where(eq(apiKeys.id, key.id))
       .returning();
+    await recordAudit(tx, principal.tenantId, {
+      action: 'key.rotated',
+      target: { type: 'key', id: key.id },
+      changes: { name: key.name, grace_seconds: input.grace_seconds },
+    });
     return updated!;
   });
   await svc.keyCache.invalidate();

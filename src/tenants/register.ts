@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record';
 import { isUniqueViolation } from '../db';
 import { tenants } from '../db/schema';
 import { insertKey } from '../keys/create';
@@ -35,6 +36,11 @@ export async function registerTenant(svc: Services, input: RegisterInput) {
         .values({ agentName: input.agent_name, ownerEmail: input.owner_email, plan: 'free' })
         .returning();
       const key = await insertKey(tx, tenant!.id, { name: 'primary', scopes: ['*'], isPrimary: true });
+      await recordAudit(tx, tenant!.id, {
+        action: 'tenant.created',
+        target: { type: 'tenant', id: tenant!.id },
+        changes: { agent_name: tenant!.agentName, owner_email: tenant!.ownerEmail, plan: tenant!.plan, primary_key_id: key.key_id },
+      });
       return { api_key: key.api_key, tenant_id: tenant!.id, plan: tenant!.plan, limits: publicLimits(tenant!.plan) };
     });
   } catch (err) {
@@ -81,6 +87,16 @@ export async function registerTenantForIdentity(
       const [tenant] = await tx.insert(tenants).values({ agentName, ownerEmail: email, plan: 'free' }).returning();
       await addMember(tx, tenant!.id, identity, email, 'owner');
       const key = await insertKey(tx, tenant!.id, { name: 'primary', scopes: ['*'], isPrimary: true });
+      await recordAudit(
+        tx,
+        tenant!.id,
+        {
+          action: 'tenant.created',
+          target: { type: 'tenant', id: tenant!.id },
+          changes: { agent_name: tenant!.agentName, owner_email: email, plan: tenant!.plan, primary_key_id: key.key_id },
+        },
+        { type: 'user', id: identity.subject, email },
+      );
       return { api_key: key.api_key, tenant_id: tenant!.id, plan: tenant!.plan, limits: publicLimits(tenant!.plan) };
     });
   } catch (err) {

@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import { findVisibleModule } from '../catalog/queries';
 import { executions, trustFeedback } from '../db/schema';
@@ -42,6 +43,11 @@ export async function submitFeedback(svc: Services, principal: Principal, input:
         inserted: sql<boolean>`xmax = 0`,
       });
     const recomputed = await recomputeTrustScore(tx, out, name, 'feedback');
+    await recordAudit(tx, principal.tenantId, {
+      action: 'module.rated',
+      target: { type: 'module', id: name },
+      changes: { rating: input.rating },
+    });
     return { row: row!, recomputed };
   });
   svc.moduleCache.invalidate(name);

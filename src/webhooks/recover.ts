@@ -1,4 +1,5 @@
 import { and, eq, gte, inArray } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import { webhookDeliveries, webhookSubscriptions } from '../db/schema';
 import { conflict, notFound } from '../lib/errors';
 import { unitOfWork } from '../outbox';
@@ -44,6 +45,11 @@ export async function recoverEvents(svc: Services, tenantId: string | null, inpu
       .from(d)
       .where(and(eq(d.subscriptionId, subscription.id), gte(d.createdAt, from), inArray(d.status, ['succeeded', 'pending'])));
     const { sent, nextSince } = await sendEventsAgain(svc, tx, out, subscription, { from, until, except: received }, 'recover');
+    await recordAudit(tx, subscription.tenantId, {
+      action: 'webhook.recovered',
+      target: { type: 'webhook', id: subscription.id },
+      changes: { since: since.toISOString(), until: until.toISOString(), recovered: sent },
+    });
     return { recovered: sent, window: windowAnswer(since, until, nextSince) };
   });
   return { subscription_id: input.id, recovered, ...window };

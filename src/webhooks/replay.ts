@@ -1,4 +1,5 @@
 import { and, asc, eq, gte, inArray, lt, notInArray, type SQLWrapper } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import type { Tx } from '../db';
 import { events, type DeliveryKind, type WebhookSubscriptionRow } from '../db/schema';
@@ -26,9 +27,15 @@ export async function replayEvents(svc: Services, principal: Principal, input: R
     );
   if (subscription.status !== 'active') throw conflict('The subscription is disabled; enable it before replaying events.');
   const { since, until } = sendWindow(input, 'Replay');
-  const { sent, nextSince } = await unitOfWork(svc, (tx, out) =>
-    sendEventsAgain(svc, tx, out, subscription, { from: since, until }, 'replay'),
-  );
+  const { sent, nextSince } = await unitOfWork(svc, async (tx, out) => {
+    const done = await sendEventsAgain(svc, tx, out, subscription, { from: since, until }, 'replay');
+    await recordAudit(tx, principal.tenantId, {
+      action: 'webhook.replayed',
+      target: { type: 'webhook', id: subscription.id },
+      changes: { since: since.toISOString(), until: until.toISOString(), replayed: done.sent },
+    });
+    return done;
+  });
   return { subscription_id: subscription.id, replayed: sent, ...windowAnswer(since, until, nextSince) };
 }
 

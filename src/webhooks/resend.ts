@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import { events, webhookAttempts, webhookDeliveries, webhookStats } from '../db/schema';
 import { conflict, notFound } from '../lib/errors';
@@ -68,6 +69,11 @@ export async function resendDelivery(svc: Services, principal: Principal, webhoo
     await out.retry([
       { deliveryId: delivery.id, attempt: delivery.attempts + 1, delayMs: 0, subscriptionId: subscription.id, final: true },
     ]);
+    await recordAudit(tx, principal.tenantId, {
+      action: 'webhook.delivery_resent',
+      target: { type: 'webhook_delivery', id: delivery.id },
+      changes: { webhook_id: subscription.id, event_id: delivery.eventId, previous_status: delivery.status },
+    });
     const attempts = await tx
       .select()
       .from(webhookAttempts)

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import { webhookSubscriptions } from '../db/schema';
 import { notFound } from '../lib/errors';
@@ -42,6 +43,11 @@ export async function rotateWebhookSecret(svc: Services, principal: Principal, i
       })
       .where(and(eq(webhookSubscriptions.id, input.id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
       .returning();
+    await recordAudit(tx, principal.tenantId, {
+      action: 'webhook.secret_rotated',
+      target: { type: 'webhook', id: input.id },
+      changes: { overlap_seconds: input.overlap_seconds, generated: input.secret === undefined },
+    });
     return updated;
   });
   if (!row) throw notFound('webhook');

@@ -1,7 +1,15 @@
 import { assertPlanAllowsLocked } from '../tenants/lock';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
-import { webhookAttempts, webhookDeliveries, webhookStats, webhookSubscriptions, type WebhookAttemptRow } from '../db/schema';
+import {
+  webhookAttempts,
+  webhookDeliveries,
+  webhookStats,
+  webhookSubscriptions,
+  type WebhookAttemptRow,
+  type WebhookSubscriptionRow,
+} from '../db/schema';
 import { newId } from '../lib/ids';
 import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
 import { encryptSecret, generateWebhookSecret } from '../lib/secrets';
@@ -74,6 +82,11 @@ export async function createWebhook(svc: Services, principal: Principal, input: 
         ...secretColumns(svc, secret),
       })
       .returning();
+    await recordAudit(tx, principal.tenantId, {
+      action: 'webhook.created',
+      target: { type: 'webhook', id: inserted!.id },
+      changes: webhookChanges(inserted!),
+    });
     return inserted!;
   });
   return presentWebhook(row, secret);
@@ -182,26 +195,38 @@ export async function updateWebhook(svc: Services, principal: Principal, input: 
   if (current.kind === 'poll' && input.url !== undefined)
     throw invalidRequest('A poll subscription has no URL.', [{ path: 'url', message: 'Not allowed with kind "poll"' }]);
   const url = input.url === undefined ? undefined : await checkReceiverUrl(svc, input.url);
-  const [row] = await svc.db
-    .update(webhookSubscriptions)
-    .set({
-      url,
-      events: input.events ? normaliseEvents(input.events) : undefined,
-      ...(input.secret ? secretColumns(svc, input.secret) : {}),
-      headers: input.headers,
-      failureAlertThreshold: input.failure_alert_threshold,
-      // A threshold raised above the current run's failures ends its failing state (it alerts again at the new one).
-      failingSince:
-        input.failure_alert_threshold === undefined
-          ? undefined
-          : sql`case when ${webhookSubscriptions.consecutiveFailures} < ${input.failure_alert_threshold} then null else ${webhookSubscriptions.failingSince} end`,
-      filter: checkFilter(input.filter),
-      rateLimitPerSecond: input.rate_limit_per_second,
-      updatedAt: new Date(),
-    })
-    .where(and(eq(webhookSubscriptions.id, input.id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
-    .returning();
-  if (!row) throw notFound('webhook');
+  const row = await svc.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(webhookSubscriptions)
+      .set({
+        url,
+        events: input.events ? normaliseEvents(input.events) : undefined,
+        ...(input.secret ? secretColumns(svc, input.secret) : {}),
+        headers: input.headers,
+        failureAlertThreshold: input.failure_alert_threshold,
+        // A threshold raised above the current run's failures ends its failing state (it alerts again at the new one).
+        failingSince:
+          input.failure_alert_threshold === undefined
+            ? undefined
+            : sql`case when ${webhookSubscriptions.consecutiveFailures} < ${input.failure_alert_threshold} then null else ${webhookSubscriptions.failingSince} end`,
+        filter: checkFilter(input.filter),
+        rateLimitPerSecond: input.rate_limit_per_second,
+        updatedAt: new Date(),
+      })
+      .where(and(eq(webhookSubscriptions.id, input.id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
+      .returning();
+    if (!updated) throw notFound('webhook');
+    const { id: _id, ...given } = input;
+    await recordAudit(tx, principal.tenantId, {
+      action: 'webhook.updated',
+      target: { type: 'webhook', id: updated.id },
+      changes: {
+        fields: Object.keys(given).filter((f) => given[f as keyof typeof given] !== undefined),
+        ...webhookChanges(updated),
+      },
+    });
+    return updated;
+  });
   return presentWebhook(row);
 }
 
@@ -224,7 +249,13 @@ export async function deleteWebhook(svc: Services, principal: Principal, id: str
     const [deleted] = await tx
       .delete(webhookSubscriptions)
       .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.tenantId, principal.tenantId)))
-      .returning({ id: webhookSubscriptions.id });
+      .returning({ id: webhookSubscriptions.id, url: webhookSubscriptions.url });
+    if (deleted)
+      await recordAudit(tx, principal.tenantId, {
+        action: 'webhook.deleted',
+        target: { type: 'webhook', id: deleted.id },
+        changes: { url: deleted.url },
+      });
     return deleted;
   });
   if (!row) throw notFound('webhook');
@@ -238,17 +269,44 @@ export async function deleteWebhook(svc: Services, principal: Principal, id: str
  */
 export async function enableWebhook(svc: Services, tenantId: string | null, id: string) {
   const s = webhookSubscriptions;
-  const [row] = await svc.db
-    .update(s)
-    .set({
-      status: 'active',
-      consecutiveFailures: 0,
-      disabledAt: null,
-      failingSince: null,
-      updatedAt: sql`case when ${s.status} = 'active' then ${s.updatedAt} else now() end`,
-    })
-    .where(and(eq(s.id, id), tenantId ? eq(s.tenantId, tenantId) : undefined))
-    .returning();
-  if (!row) throw notFound('webhook');
+  const row = await svc.db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ status: s.status })
+      .from(s)
+      .where(and(eq(s.id, id), tenantId ? eq(s.tenantId, tenantId) : undefined))
+      .for('update');
+    const [updated] = await tx
+      .update(s)
+      .set({
+        status: 'active',
+        consecutiveFailures: 0,
+        disabledAt: null,
+        failingSince: null,
+        updatedAt: sql`case when ${s.status} = 'active' then ${s.updatedAt} else now() end`,
+      })
+      .where(and(eq(s.id, id), tenantId ? eq(s.tenantId, tenantId) : undefined))
+      .returning();
+    if (!updated) throw notFound('webhook');
+    if (before && before.status !== 'active')
+      await recordAudit(tx, updated.tenantId, {
+        action: 'webhook.enabled',
+        target: { type: 'webhook', id: updated.id },
+        changes: { status: { from: before.status, to: 'active' } },
+      });
+    return updated;
+  });
   return presentWebhook(row);
+}
+
+/** What the audit log keeps of a subscription: never its secret, and of its headers only their names (their values may be credentials). */
+export function webhookChanges(row: WebhookSubscriptionRow): Record<string, unknown> {
+  return {
+    kind: row.kind,
+    url: row.url,
+    events: row.events,
+    header_names: Object.keys(row.headers ?? {}),
+    filter: row.filter,
+    rate_limit_per_second: row.rateLimitPerSecond,
+    failure_alert_threshold: row.failureAlertThreshold,
+  };
 }

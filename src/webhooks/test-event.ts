@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import { webhookAttempts, webhookDeliveries } from '../db/schema';
 import { EVENT_EXAMPLES } from '../contract/event-examples';
@@ -60,6 +61,11 @@ export async function sendTestEvent(svc: Services, principal: Principal, input: 
       .update(webhookDeliveries)
       .set({ attempts: 1, status: outcome.success ? 'succeeded' : 'failed', completedAt: new Date() })
       .where(eq(webhookDeliveries.id, deliveryId));
+    await recordAudit(tx, principal.tenantId, {
+      action: 'webhook.tested',
+      target: { type: 'webhook', id: subscription.id },
+      changes: { event_type: eventType, delivery_id: deliveryId, delivered: outcome.success, status_code: outcome.statusCode },
+    });
   });
   return {
     delivered: outcome.success,

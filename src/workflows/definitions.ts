@@ -1,4 +1,5 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { tenants, workflows, type WorkflowRow } from '../db/schema';
@@ -49,6 +50,11 @@ export async function createWorkflow(svc: Services, principal: Principal, input:
       .insert(workflows)
       .values({ id: newId('wf'), tenantId: principal.tenantId, name: input.name, description: input.description ?? null, steps })
       .returning();
+    await recordAudit(tx, principal.tenantId, {
+      action: 'workflow.created',
+      target: { type: 'workflow', id: inserted!.id },
+      changes: { name: inserted!.name, version: inserted!.version, steps: steps.length },
+    });
     return inserted!;
   });
   return presentWorkflow(row);
@@ -75,22 +81,44 @@ export async function getWorkflow(svc: Services, principal: Principal, id: strin
 export async function updateWorkflow(svc: Services, principal: Principal, input: UpdateWorkflowInput) {
   await findWorkflow(svc.db, principal.tenantId, input.id);
   const steps = await validateSteps(svc, principal.tenantId, input.steps);
-  const [row] = await svc.db
-    .update(workflows)
-    .set({ name: input.name, description: input.description ?? null, steps, version: sql`${workflows.version} + 1`, updatedAt: new Date() })
-    .where(and(eq(workflows.id, input.id), eq(workflows.tenantId, principal.tenantId)))
-    .returning();
-  if (!row) throw notFound('workflow');
+  const row = await svc.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(workflows)
+      .set({
+        name: input.name,
+        description: input.description ?? null,
+        steps,
+        version: sql`${workflows.version} + 1`,
+        updatedAt: new Date(),
+      })
+      .where(and(eq(workflows.id, input.id), eq(workflows.tenantId, principal.tenantId)))
+      .returning();
+    if (!updated) throw notFound('workflow');
+    await recordAudit(tx, principal.tenantId, {
+      action: 'workflow.updated',
+      target: { type: 'workflow', id: updated.id },
+      changes: { name: updated.name, version: updated.version, steps: steps.length },
+    });
+    return updated;
+  });
   return presentWorkflow(row);
 }
 
 /** DELETE /api/v1/workflows/{id}: its runs go with it (steps already running finish on their own). */
 export async function deleteWorkflow(svc: Services, principal: Principal, id: string) {
-  const [row] = await svc.db
-    .delete(workflows)
-    .where(and(eq(workflows.id, id), eq(workflows.tenantId, principal.tenantId)))
-    .returning({ id: workflows.id });
-  if (!row) throw notFound('workflow');
+  const row = await svc.db.transaction(async (tx) => {
+    const [deleted] = await tx
+      .delete(workflows)
+      .where(and(eq(workflows.id, id), eq(workflows.tenantId, principal.tenantId)))
+      .returning({ id: workflows.id, name: workflows.name });
+    if (!deleted) throw notFound('workflow');
+    await recordAudit(tx, principal.tenantId, {
+      action: 'workflow.deleted',
+      target: { type: 'workflow', id: deleted.id },
+      changes: { name: deleted.name },
+    });
+    return deleted;
+  });
   return { id: row.id, deleted: true as const };
 }
 

@@ -1,4 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
+import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
 import { workflowRuns, workflowRunSteps, type WorkflowRunRow, type WorkflowRunStepRow } from '../db/schema';
@@ -189,6 +190,11 @@ export async function cancelRun(svc: Services, principal: Principal, workflowId:
       .update(workflowRunSteps)
       .set({ status: 'cancelled', finishedAt: now })
       .where(and(eq(workflowRunSteps.runId, runId), eq(workflowRunSteps.status, 'pending')));
+    await recordAudit(tx, principal.tenantId, {
+      action: 'workflow.run_cancelled',
+      target: { type: 'workflow_run', id: runId },
+      changes: { workflow_id: workflowId, status: { from: run.status, to: 'cancelled' } },
+    });
   });
   return getRun(svc, principal, workflowId, runId);
 }
