@@ -37,11 +37,11 @@ export const authRouter = router({
         summary: 'Register a tenant',
         description:
           'Creates a tenant on the free plan and returns its primary API key (scope `*`), shown only once. Without credentials, `agent_name` and `owner_email` are required. `owner_email` is unique (case-insensitive): a second registration is 409. Limited per client IP.\n\n' +
-          "With `Authorization: Bearer <token>` of a signed-in user linked to no tenant (the built-in identity provider at `/auth/v1`, or the configured one), the tenant is created for that user and linked to it: `owner_email` is the token's email (the field may be left out, or must equal it), `agent_name` defaults to the email's local part. 409 when the user is already linked to a tenant, or when the email already owns one (link it with `POST /api/v1/auth/link`). An invalid or expired token is 401.",
+          "With `Authorization: Bearer <token>` of a signed-in user linked to no tenant (the built-in identity provider at `/auth/v1`, or the configured one), the tenant is created for that user and linked to it: `owner_email` is the token's email (the field may be left out, or must equal it), `agent_name` defaults to the email's local part. 409 when the user already owns a tenant, or when the email already owns one (link it with `POST /api/v1/auth/link`). An invalid or expired token is 401.",
         errorResponses: {
           400: 'Invalid body',
           401: 'The bearer token is invalid or expired',
-          409: 'owner_email already registered, or the bearer user already linked',
+          409: 'owner_email already registered, or the bearer user already owns a tenant',
           429: 'Too many registrations from this address',
         },
       },
@@ -69,12 +69,11 @@ export const authRouter = router({
         tags: ['auth'],
         summary: 'Link the signed-in user to a tenant',
         description:
-          "Requires `Authorization: Bearer <token>` of a signed-in user (the built-in identity provider at `/auth/v1`, or the configured one), and no tenant link yet. `api_key` proves ownership of the tenant: a valid, unrevoked key holding `*` (a narrower key is 403, an invalid or revoked one 401). Afterwards the user's bearer tokens act for that tenant with scope `*`. Idempotent: linking again to the same tenant answers 200; a user linked to another tenant is 409. An email alone never links a tenant, except when the provider proves it (see docs/auth.md).",
+          'Requires `Authorization: Bearer <token>` of a signed-in user (the built-in identity provider at `/auth/v1`, or the configured one). `api_key` proves ownership of the tenant: a valid, unrevoked key holding `*` (a narrower key is 403, an invalid or revoked one 401). The user becomes a member of that tenant: its owner when it has none yet, else an admin; a user may belong to several tenants and names one with `X-Tenant-Id`. Idempotent: linking again keeps the membership as it is and answers 200. An email alone never links a tenant, except when the provider proves it (see docs/auth.md).',
         errorResponses: {
           400: 'Invalid body',
           401: 'Missing or invalid bearer token, or an invalid or revoked api_key',
           403: 'The key does not hold `*`',
-          409: 'The user is already linked to another tenant',
         },
       },
     })
