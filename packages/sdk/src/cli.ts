@@ -1,0 +1,321 @@
+#!/usr/bin/env node
+/**
+ * `amp`: the command line over the SDK. `runCli` does the work (and is what the tests call);
+ * run as a program, this file passes it the process's arguments, environment and streams.
+ *
+ * Credentials: `--api-key`/`--base-url`, else AMP_API_KEY/AMP_BASE_URL, else what `amp login`
+ * stored in `<config dir>/amp/config.json` (AMP_CONFIG_DIR overrides the directory).
+ */
+import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Amp } from './client.js';
+import type { FetchLike } from './core.js';
+import {
+  ApiError,
+  AuthenticationError,
+  ConnectionError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServerError,
+} from './errors.js';
+
+/** Exit codes (also in the README). */
+export const EXIT = {
+  ok: 0,
+  /** An API error not listed below. */
+  error: 1,
+  /** Bad arguments: unknown command or flag, missing value, unreadable JSON. */
+  usage: 2,
+  /** No credential, or the API refused it (401) or the operation (403). */
+  auth: 3,
+  notFound: 4,
+  /** 429 or 5xx once the retries are spent. */
+  unavailable: 5,
+  /** No answer from the service. */
+  connection: 6,
+} as const;
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  fetch?: FetchLike;
+}
+
+interface StoredConfig {
+  base_url: string;
+  api_key: string;
+}
+
+class UsageError extends Error {}
+/** No credential at all (before any request). */
+class AuthenticationErrorLike extends Error {}
+
+const USAGE = `Usage: amp <command> [options]
+
+Commands:
+  login [--api-key KEY] [--base-url URL]   check the key and store it (also reads AMP_API_KEY)
+  logout                                   forget the stored key
+  whoami                                   the tenant, plan and key behind the credential
+  keys list                                the tenant's API keys
+  keys create <name> [--scopes a,b]        a new key (its secret is shown once)
+  modules search <query> [--category C]    search the catalog
+  modules show <module>                    a module and its actions
+  modules run <module> <action> [--input JSON | --input-file FILE]
+  executions list [--limit N] [--status S] [--module M]
+  executions show <execution_id>
+  usage [--cycle YYYY-MM]                  metered usage in the billing cycle
+
+Options:
+  --json          print the API's JSON answer
+  --api-key KEY   the credential (default: AMP_API_KEY, then the stored one)
+  --base-url URL  the service (default: AMP_BASE_URL, then the stored one, then http://localhost:3000)
+  -h, --help      this text
+
+Exit codes: 0 ok, 1 API error, 2 usage, 3 authentication/permission, 4 not found,
+5 rate limited or unavailable, 6 connection failed.
+`;
+
+/** `<config dir>/amp/config.json`: AMP_CONFIG_DIR, else XDG_CONFIG_HOME, APPDATA or ~/.config. */
+export function configFile(env: Record<string, string | undefined>): string {
+  const dir = env.AMP_CONFIG_DIR ?? path.join(env.XDG_CONFIG_HOME ?? env.APPDATA ?? path.join(env.HOME ?? homedir(), '.config'), 'amp');
+  return path.join(dir, 'config.json');
+}
+
+function readConfig(env: Record<string, string | undefined>): StoredConfig | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(configFile(env), 'utf8')) as Partial<StoredConfig>;
+    return typeof parsed.api_key === 'string' && typeof parsed.base_url === 'string' ? (parsed as StoredConfig) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeConfig(env: Record<string, string | undefined>, config: StoredConfig): string {
+  const file = configFile(env);
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)\n';
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd() + '\n';
+  return line(columns.map((c) => c.toUpperCase())) + rows.map((r) => line(columns.map((c) => cell(r[c])))).join('');
+}
+
+function fields(record: Record<string, unknown>, names: string[]): string {
+  const width = Math.max(...names.map((n) => n.length));
+  return names
+    .filter((n) => record[n] !== undefined)
+    .map(
+      (n) => `${n.padEnd(width)}  ${typeof record[n] === 'object' && record[n] !== null ? JSON.stringify(record[n]) : String(record[n])}\n`,
+    )
+    .join('');
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) return EXIT.auth;
+  if (err instanceof NotFoundError) return EXIT.notFound;
+  if (err instanceof RateLimitError || err instanceof ServerError) return EXIT.unavailable;
+  if (err instanceof ConnectionError) return EXIT.connection;
+  return EXIT.error;
+}
+
+/** Runs one `amp` command line; resolves to its exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let json = false;
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        'api-key': { type: 'string' },
+        'base-url': { type: 'string' },
+        scopes: { type: 'string' },
+        category: { type: 'string' },
+        input: { type: 'string' },
+        'input-file': { type: 'string' },
+        limit: { type: 'string' },
+        status: { type: 'string' },
+        module: { type: 'string' },
+        cycle: { type: 'string' },
+      },
+    });
+    json = values.json === true;
+    const [command, sub, ...rest] = positionals;
+    if (values.help || !command) {
+      io.stdout(USAGE);
+      return command || values.help ? EXIT.ok : EXIT.usage;
+    }
+    const stored = readConfig(io.env);
+    const baseUrl = values['base-url'] ?? io.env.AMP_BASE_URL ?? stored?.base_url ?? 'http://localhost:3000';
+    const apiKey = values['api-key'] ?? io.env.AMP_API_KEY ?? stored?.api_key;
+    const print = (body: unknown, human: () => string) => io.stdout(json ? JSON.stringify(body, null, 2) + '\n' : human());
+    const client = () => {
+      if (!apiKey) throw new AuthenticationErrorLike('Not logged in: run `amp login --api-key <key>` or set AMP_API_KEY.');
+      return new Amp({ apiKey }, { baseUrl, fetch: io.fetch });
+    };
+    const limit = values.limit === undefined ? undefined : Number(values.limit);
+    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new UsageError('--limit takes a positive whole number.');
+    const need = (value: string | undefined, what: string): string => {
+      if (!value) throw new UsageError(`Missing ${what}.`);
+      return value;
+    };
+
+    switch (`${command}${sub && ['keys', 'modules', 'executions'].includes(command) ? ` ${sub}` : ''}`) {
+      case 'login': {
+        if (!apiKey) throw new UsageError('Pass --api-key <key> (or set AMP_API_KEY).');
+        const me = await new Amp({ apiKey }, { baseUrl, fetch: io.fetch }).me();
+        const file = writeConfig(io.env, { base_url: baseUrl, api_key: apiKey });
+        print({ ...me, config_file: file }, () => `Logged in to ${baseUrl} as tenant ${me.tenant_id}; the key is stored in ${file}.\n`);
+        return EXIT.ok;
+      }
+      case 'logout': {
+        rmSync(configFile(io.env), { force: true });
+        print({ logged_out: true }, () => 'Logged out.\n');
+        return EXIT.ok;
+      }
+      case 'whoami': {
+        const me = await client().me();
+        print(me, () => fields(me as unknown as Record<string, unknown>, Object.keys(me)));
+        return EXIT.ok;
+      }
+      case 'keys list': {
+        const keys: unknown[] = [];
+        for await (const key of client().keys.listAll({ limit: 100 })) keys.push(key);
+        print({ data: keys }, () =>
+          table(keys as unknown as Record<string, unknown>[], ['key_id', 'name', 'prefix', 'scopes', 'created_at', 'last_used_at']),
+        );
+        return EXIT.ok;
+      }
+      case 'keys create': {
+        const name = need(rest[0], 'the key name (amp keys create <name>)');
+        const scopes = values.scopes ? values.scopes.split(',').map((s) => s.trim()) : undefined;
+        const created = await client().keys.create({ name, ...(scopes ? { scopes: scopes as never } : {}) });
+        print(
+          created,
+          () =>
+            `${fields(created as unknown as Record<string, unknown>, ['key_id', 'name', 'scopes'])}api_key   ${created.api_key}\n(The secret is shown only now.)\n`,
+        );
+        return EXIT.ok;
+      }
+      case 'modules search': {
+        const q = need(rest.join(' ') || undefined, 'a search query (amp modules search <query>)');
+        const found = await client().modules.search({
+          q,
+          ...(values.category ? { category: values.category } : {}),
+          ...(limit ? { limit } : {}),
+        });
+        print(found, () => table(found.data as unknown as Record<string, unknown>[], ['module', 'action', 'title', 'score']));
+        return EXIT.ok;
+      }
+      case 'modules show': {
+        const module = await client().modules.get(need(rest[0], 'a module name (amp modules show <module>)'));
+        print(module, () => {
+          const m = module as unknown as Record<string, unknown>;
+          const actions = (module.actions ?? []) as unknown as Record<string, unknown>[];
+          return (
+            fields(m, ['name', 'title', 'version', 'category', 'description', 'installed']) + '\n' + table(actions, ['name', 'description'])
+          );
+        });
+        return EXIT.ok;
+      }
+      case 'modules run': {
+        const name = need(rest[0], 'a module (amp modules run <module> <action>)');
+        const action = need(rest[1], 'an action (amp modules run <module> <action>)');
+        let input: Record<string, unknown> = {};
+        const raw = values.input ?? (values['input-file'] ? readFileSync(values['input-file'], 'utf8') : undefined);
+        if (raw !== undefined) {
+          try {
+            input = JSON.parse(raw) as Record<string, unknown>;
+          } catch {
+            throw new UsageError('--input is not JSON.');
+          }
+          if (!input || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('--input must be a JSON object.');
+        }
+        const result = await client().modules.execute(name, { action, input });
+        print(result, () => JSON.stringify(result.output, null, 2) + '\n');
+        return EXIT.ok;
+      }
+      case 'executions list': {
+        const query = {
+          ...(limit ? { limit } : {}),
+          ...(values.status ? { status: values.status as never } : {}),
+          ...(values.module ? { module: values.module } : {}),
+        };
+        const page = await client().executions.list(query);
+        print(page.body, () =>
+          table(page.data as unknown as Record<string, unknown>[], [
+            'execution_id',
+            'module',
+            'action',
+            'status',
+            'latency_ms',
+            'created_at',
+          ]),
+        );
+        return EXIT.ok;
+      }
+      case 'executions show': {
+        const execution = await client().executions.get(need(rest[0], 'an execution id (amp executions show <id>)'));
+        print(execution, () => fields(execution as unknown as Record<string, unknown>, Object.keys(execution)));
+        return EXIT.ok;
+      }
+      case 'usage': {
+        const usage = await client().usage.get(values.cycle ? { cycle: values.cycle } : undefined);
+        print(usage, () => fields(usage as unknown as Record<string, unknown>, Object.keys(usage)));
+        return EXIT.ok;
+      }
+      default:
+        throw new UsageError(`Unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
+    }
+  } catch (err) {
+    const code = err instanceof AuthenticationErrorLike ? EXIT.auth : exitCodeFor(err);
+    if (err instanceof ApiError) {
+      if (json) io.stderr(JSON.stringify(err.body ?? { error: err.code, message: err.message }, null, 2) + '\n');
+      else io.stderr(`Error ${err.status} ${err.code}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}\n`);
+    } else if (err instanceof Error && (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+      io.stderr(`${err.message}\n\n${USAGE}`);
+      return EXIT.usage;
+    } else {
+      io.stderr(`${err instanceof Error ? err.message : String(err)}\n`);
+    }
+    return code;
+  }
+}
+
+/** Whether this file is the program (run directly or through the `amp` bin link). */
+function isMain(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  runCli(process.argv.slice(2), {
+    env: process.env,
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+  }).then((code) => {
+    process.exitCode = code;
+  });
+}
