@@ -82,12 +82,13 @@ describe('SDK retries', () => {
 
   it("keeps the caller's Idempotency-Key and a new call gets a new one", async () => {
     const { url, seen } = await scripted([rateLimited('0'), executed, executed]);
-    const amp = new Amp({ bearerToken: 'tok' }, { baseUrl: url });
+    const amp = new Amp({ bearerToken: 'tok', tenantId: 'tenant-2' }, { baseUrl: url });
     await amp.modules.execute('text', { action: 'slugify', input: {} }, { idempotencyKey: 'my-key-1' });
     await amp.modules.execute('text', { action: 'slugify', input: {} });
     expect(seen.map((s) => s.headers['idempotency-key']).slice(0, 2)).toEqual(['my-key-1', 'my-key-1']);
     expect(seen[2]!.headers['idempotency-key']).not.toBe('my-key-1');
     expect(seen[0]!.headers.authorization).toBe('Bearer tok');
+    expect(seen[0]!.headers['x-tenant-id']).toBe('tenant-2');
     // Reads carry none.
     await amp.modules.get('text').catch(() => undefined);
     expect(seen[3]!.headers['idempotency-key']).toBeUndefined();

@@ -3,8 +3,13 @@ import type { ApiErrorBody } from './types.js';
 
 export const SDK_VERSION = '0.1.0';
 
-/** How the client authenticates: an API key (`x-api-key`) or a bearer token (`Authorization`). */
-export type Credentials = { apiKey: string; bearerToken?: never } | { bearerToken: string; apiKey?: never };
+/**
+ * How the client authenticates: an API key (`x-api-key`) or a user's bearer token
+ * (`Authorization`); with a bearer token, `tenantId` (`X-Tenant-Id`) picks which of the user's
+ * tenants it acts for (default: the user's oldest membership).
+ */
+export type Credentials =
+  { apiKey: string; bearerToken?: never; tenantId?: never } | { bearerToken: string; tenantId?: string; apiKey?: never };
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -115,9 +120,10 @@ export class HttpClient {
 
   /** The credential as a request header. */
   authHeaders(): Record<string, string> {
-    return this.credentials.apiKey !== undefined
-      ? { 'x-api-key': this.credentials.apiKey }
-      : { authorization: `Bearer ${this.credentials.bearerToken}` };
+    if (this.credentials.apiKey !== undefined) return { 'x-api-key': this.credentials.apiKey };
+    const headers: Record<string, string> = { authorization: `Bearer ${this.credentials.bearerToken}` };
+    if (this.credentials.tenantId) headers['x-tenant-id'] = this.credentials.tenantId;
+    return headers;
   }
 
   /** `fetch` with the credential (and the client's headers) added: for the MCP and A2A transports. */
