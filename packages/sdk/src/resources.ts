@@ -53,29 +53,37 @@ export class Modules extends Resource {
   async *listAll(query?: Q<'/api/v1/modules'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/modules'>> {
     yield* await this.list(query, options);
   }
-  get(name: string, options?: RequestOptions) {
+  get(name: string, options?: RequestOptions): Promise<R<'/api/v1/modules/{module}', 'get'>> {
     return this._get<R<'/api/v1/modules/{module}', 'get'>>(`/api/v1/modules/${enc(name)}`, undefined, options);
   }
   /** Full-text search of the catalog (`GET /api/v1/catalog/search`). */
-  search(query: Q<'/api/v1/catalog/search'>, options?: RequestOptions) {
+  search(query: Q<'/api/v1/catalog/search'>, options?: RequestOptions): Promise<R<'/api/v1/catalog/search', 'get'>> {
     return this._get<R<'/api/v1/catalog/search', 'get'>>('/api/v1/catalog/search', query, options);
   }
   /** Runs an action (the module installs itself on first use). Retried with one `Idempotency-Key`, so it runs once. */
-  execute(name: string, body: B<'/api/v1/modules/{module}/execute', 'post'>, options?: RequestOptions) {
+  execute(
+    name: string,
+    body: B<'/api/v1/modules/{module}/execute', 'post'>,
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/modules/{module}/execute', 'post'>> {
     return this._post<R<'/api/v1/modules/{module}/execute', 'post'>>(`/api/v1/modules/${enc(name)}/execute`, body, options);
   }
-  install(name: string, options?: RequestOptions) {
+  install(name: string, options?: RequestOptions): Promise<R<'/api/v1/modules/{module}/install', 'post'>> {
     return this._post<R<'/api/v1/modules/{module}/install', 'post'>>(`/api/v1/modules/${enc(name)}/install`, undefined, options);
   }
-  uninstall(name: string, options?: RequestOptions) {
+  uninstall(name: string, options?: RequestOptions): Promise<R<'/api/v1/modules/{module}/install', 'delete'>> {
     return this._delete<R<'/api/v1/modules/{module}/install', 'delete'>>(`/api/v1/modules/${enc(name)}/install`, options);
   }
   /** Publishes a tenant module. */
-  publish(body: B<'/api/v1/modules', 'post'>, options?: RequestOptions) {
+  publish(body: B<'/api/v1/modules', 'post'>, options?: RequestOptions): Promise<R<'/api/v1/modules', 'post'>> {
     return this._post<R<'/api/v1/modules', 'post'>>('/api/v1/modules', body, options);
   }
   /** Publishes a new version of a tenant module. */
-  update(name: string, body: B<'/api/v1/modules/{module}', 'put'>, options?: RequestOptions) {
+  update(
+    name: string,
+    body: B<'/api/v1/modules/{module}', 'put'>,
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/modules/{module}', 'put'>> {
     return this._put<R<'/api/v1/modules/{module}', 'put'>>(`/api/v1/modules/${enc(name)}`, body, options);
   }
 }
@@ -88,14 +96,14 @@ export class Executions extends Resource {
   async *listAll(query?: Q<'/api/v1/executions'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/executions'>> {
     yield* await this.list(query, options);
   }
-  get(id: string, options?: RequestOptions) {
+  get(id: string, options?: RequestOptions): Promise<R<'/api/v1/executions/{execution_id}', 'get'>> {
     return this._get<R<'/api/v1/executions/{execution_id}', 'get'>>(`/api/v1/executions/${enc(id)}`, undefined, options);
   }
 }
 
 /** API keys (creating one needs Pro or above; the answer holds the secret once). */
 export class Keys extends Resource {
-  create(body: B<'/api/v1/keys', 'post'>, options?: RequestOptions) {
+  create(body: B<'/api/v1/keys', 'post'>, options?: RequestOptions): Promise<R<'/api/v1/keys', 'post'>> {
     return this._post<R<'/api/v1/keys', 'post'>>('/api/v1/keys', body, options);
   }
   list(query?: Q<'/api/v1/keys'>, options?: RequestOptions) {
@@ -104,32 +112,44 @@ export class Keys extends Resource {
   async *listAll(query?: Q<'/api/v1/keys'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/keys'>> {
     yield* await this.list(query, options);
   }
-  get(keyId: string, options?: RequestOptions) {
+  get(keyId: string, options?: RequestOptions): Promise<R<'/api/v1/keys/{key_id}', 'get'>> {
     return this._get<R<'/api/v1/keys/{key_id}', 'get'>>(`/api/v1/keys/${enc(keyId)}`, undefined, options);
   }
-  revoke(keyId: string, options?: RequestOptions) {
+  revoke(keyId: string, options?: RequestOptions): Promise<R<'/api/v1/keys/{key_id}', 'delete'>> {
     return this._delete<R<'/api/v1/keys/{key_id}', 'delete'>>(`/api/v1/keys/${enc(keyId)}`, options);
   }
   /** A new secret; the old one keeps working for `grace_seconds`. */
-  rotate(keyId: string, body: B<'/api/v1/keys/{key_id}/rotate', 'post'> = {}, options?: RequestOptions) {
+  rotate(
+    keyId: string,
+    body: B<'/api/v1/keys/{key_id}/rotate', 'post'> = {},
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/keys/{key_id}/rotate', 'post'>> {
     return this._post<R<'/api/v1/keys/{key_id}/rotate', 'post'>>(`/api/v1/keys/${enc(keyId)}/rotate`, body, options);
   }
   /** Replaces the key's policy (allowed modules, caps, expiry, IPs). */
-  setPolicy(keyId: string, policy: B<'/api/v1/keys/{key_id}/policy', 'put'>, options?: RequestOptions) {
+  setPolicy(
+    keyId: string,
+    policy: B<'/api/v1/keys/{key_id}/policy', 'put'>,
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/keys/{key_id}/policy', 'put'>> {
     return this._put<R<'/api/v1/keys/{key_id}/policy', 'put'>>(`/api/v1/keys/${enc(keyId)}/policy`, policy, options);
   }
   /** Alias of {@link setPolicy}. */
   policy(keyId: string, policy: B<'/api/v1/keys/{key_id}/policy', 'put'>, options?: RequestOptions) {
     return this.setPolicy(keyId, policy, options);
   }
-  usage(keyId: string, query?: Q<'/api/v1/keys/{key_id}/usage'>, options?: RequestOptions) {
+  usage(
+    keyId: string,
+    query?: Q<'/api/v1/keys/{key_id}/usage'>,
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/keys/{key_id}/usage', 'get'>> {
     return this._get<R<'/api/v1/keys/{key_id}/usage', 'get'>>(`/api/v1/keys/${enc(keyId)}/usage`, query, options);
   }
 }
 
 /** Webhook subscriptions, their deliveries, and verifying a delivery. */
 export class Webhooks extends Resource {
-  create(body: B<'/api/v1/webhooks', 'post'>, options?: RequestOptions) {
+  create(body: B<'/api/v1/webhooks', 'post'>, options?: RequestOptions): Promise<R<'/api/v1/webhooks', 'post'>> {
     return this._post<R<'/api/v1/webhooks', 'post'>>('/api/v1/webhooks', body, options);
   }
   list(query?: Q<'/api/v1/webhooks'>, options?: RequestOptions) {
@@ -138,13 +158,13 @@ export class Webhooks extends Resource {
   async *listAll(query?: Q<'/api/v1/webhooks'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/webhooks'>> {
     yield* await this.list(query, options);
   }
-  get(id: string, options?: RequestOptions) {
+  get(id: string, options?: RequestOptions): Promise<R<'/api/v1/webhooks/{id}', 'get'>> {
     return this._get<R<'/api/v1/webhooks/{id}', 'get'>>(`/api/v1/webhooks/${enc(id)}`, undefined, options);
   }
-  update(id: string, body: B<'/api/v1/webhooks/{id}', 'put'>, options?: RequestOptions) {
+  update(id: string, body: B<'/api/v1/webhooks/{id}', 'put'>, options?: RequestOptions): Promise<R<'/api/v1/webhooks/{id}', 'put'>> {
     return this._put<R<'/api/v1/webhooks/{id}', 'put'>>(`/api/v1/webhooks/${enc(id)}`, body, options);
   }
-  delete(id: string, options?: RequestOptions) {
+  delete(id: string, options?: RequestOptions): Promise<R<'/api/v1/webhooks/{id}', 'delete'>> {
     return this._delete<R<'/api/v1/webhooks/{id}', 'delete'>>(`/api/v1/webhooks/${enc(id)}`, options);
   }
   /** The latest 100 deliveries of a push subscription (newest first, each with its attempts). */
@@ -163,7 +183,7 @@ export class Webhooks extends Resource {
     yield* await this.messages(id, query, options);
   }
   /** One delivery with its attempts and the payload it sends. */
-  delivery(id: string, deliveryId: string, options?: RequestOptions) {
+  delivery(id: string, deliveryId: string, options?: RequestOptions): Promise<R<'/api/v1/webhooks/{id}/deliveries/{delivery_id}', 'get'>> {
     return this._get<R<'/api/v1/webhooks/{id}/deliveries/{delivery_id}', 'get'>>(
       `/api/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}`,
       undefined,
@@ -171,7 +191,11 @@ export class Webhooks extends Resource {
     );
   }
   /** Sends a delivery's event again (a new attempt). */
-  resend(id: string, deliveryId: string, options?: RequestOptions) {
+  resend(
+    id: string,
+    deliveryId: string,
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', 'post'>> {
     return this._post<R<'/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', 'post'>>(
       `/api/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/resend`,
       undefined,
@@ -179,28 +203,44 @@ export class Webhooks extends Resource {
     );
   }
   /** Sends one signed test attempt now and answers how the receiver replied. */
-  test(id: string, body: B<'/api/v1/webhooks/{id}/test', 'post'> = {}, options?: RequestOptions) {
+  test(
+    id: string,
+    body: B<'/api/v1/webhooks/{id}/test', 'post'> = {},
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/webhooks/{id}/test', 'post'>> {
     return this._post<R<'/api/v1/webhooks/{id}/test', 'post'>>(`/api/v1/webhooks/${enc(id)}/test`, body, options);
   }
-  rotateSecret(id: string, body: B<'/api/v1/webhooks/{id}/rotate-secret', 'post'> = {}, options?: RequestOptions) {
+  rotateSecret(
+    id: string,
+    body: B<'/api/v1/webhooks/{id}/rotate-secret', 'post'> = {},
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/webhooks/{id}/rotate-secret', 'post'>> {
     return this._post<R<'/api/v1/webhooks/{id}/rotate-secret', 'post'>>(`/api/v1/webhooks/${enc(id)}/rotate-secret`, body, options);
   }
-  enable(id: string, options?: RequestOptions) {
+  enable(id: string, options?: RequestOptions): Promise<R<'/api/v1/webhooks/{id}/enable', 'post'>> {
     return this._post<R<'/api/v1/webhooks/{id}/enable', 'post'>>(`/api/v1/webhooks/${enc(id)}/enable`, undefined, options);
   }
-  replay(id: string, body: B<'/api/v1/webhooks/{id}/replay', 'post'>, options?: RequestOptions) {
+  replay(
+    id: string,
+    body: B<'/api/v1/webhooks/{id}/replay', 'post'>,
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/webhooks/{id}/replay', 'post'>> {
     return this._post<R<'/api/v1/webhooks/{id}/replay', 'post'>>(`/api/v1/webhooks/${enc(id)}/replay`, body, options);
   }
-  recover(id: string, body: B<'/api/v1/webhooks/{id}/recover', 'post'>, options?: RequestOptions) {
+  recover(
+    id: string,
+    body: B<'/api/v1/webhooks/{id}/recover', 'post'>,
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/webhooks/{id}/recover', 'post'>> {
     return this._post<R<'/api/v1/webhooks/{id}/recover', 'post'>>(`/api/v1/webhooks/${enc(id)}/recover`, body, options);
   }
-  stats(id: string, query?: Q<'/api/v1/webhooks/{id}/stats'>, options?: RequestOptions) {
+  stats(id: string, query?: Q<'/api/v1/webhooks/{id}/stats'>, options?: RequestOptions): Promise<R<'/api/v1/webhooks/{id}/stats', 'get'>> {
     return this._get<R<'/api/v1/webhooks/{id}/stats', 'get'>>(`/api/v1/webhooks/${enc(id)}/stats`, query, options);
   }
-  eventTypes(options?: RequestOptions) {
+  eventTypes(options?: RequestOptions): Promise<R<'/api/v1/webhooks/event-types', 'get'>> {
     return this._get<R<'/api/v1/webhooks/event-types', 'get'>>('/api/v1/webhooks/event-types', undefined, options);
   }
-  health(options?: RequestOptions) {
+  health(options?: RequestOptions): Promise<R<'/api/v1/webhooks/health', 'get'>> {
     return this._get<R<'/api/v1/webhooks/health', 'get'>>('/api/v1/webhooks/health', undefined, options);
   }
   /**
@@ -215,13 +255,13 @@ export class Webhooks extends Resource {
 /** Agent memory: key-value entries per agent id. */
 export class Memory extends Resource {
   /** Creates or replaces an entry. */
-  set(body: B<'/api/v1/memory', 'post'>, options?: RequestOptions) {
+  set(body: B<'/api/v1/memory', 'post'>, options?: RequestOptions): Promise<R<'/api/v1/memory', 'post'>> {
     return this._post<R<'/api/v1/memory', 'post'>>('/api/v1/memory', body, options);
   }
-  get(agentId: string, key: string, options?: RequestOptions) {
+  get(agentId: string, key: string, options?: RequestOptions): Promise<R<'/api/v1/memory/{agent_id}/{key}', 'get'>> {
     return this._get<R<'/api/v1/memory/{agent_id}/{key}', 'get'>>(`/api/v1/memory/${enc(agentId)}/${enc(key)}`, undefined, options);
   }
-  delete(agentId: string, key: string, options?: RequestOptions) {
+  delete(agentId: string, key: string, options?: RequestOptions): Promise<R<'/api/v1/memory/{agent_id}/{key}', 'delete'>> {
     return this._delete<R<'/api/v1/memory/{agent_id}/{key}', 'delete'>>(`/api/v1/memory/${enc(agentId)}/${enc(key)}`, options);
   }
   list(query: Q<'/api/v1/memory'>, options?: RequestOptions) {
@@ -231,14 +271,14 @@ export class Memory extends Resource {
     yield* await this.list(query, options);
   }
   /** The agent ids that have entries. */
-  agents(query?: Q<'/api/v1/memory/agents'>, options?: RequestOptions) {
+  agents(query?: Q<'/api/v1/memory/agents'>, options?: RequestOptions): Promise<R<'/api/v1/memory/agents', 'get'>> {
     return this._get<R<'/api/v1/memory/agents', 'get'>>('/api/v1/memory/agents', query, options);
   }
 }
 
 /** Workflows (sequences of module actions) and their runs. */
 export class Workflows extends Resource {
-  create(body: B<'/api/v1/workflows', 'post'>, options?: RequestOptions) {
+  create(body: B<'/api/v1/workflows', 'post'>, options?: RequestOptions): Promise<R<'/api/v1/workflows', 'post'>> {
     return this._post<R<'/api/v1/workflows', 'post'>>('/api/v1/workflows', body, options);
   }
   list(query?: Q<'/api/v1/workflows'>, options?: RequestOptions) {
@@ -247,17 +287,21 @@ export class Workflows extends Resource {
   async *listAll(query?: Q<'/api/v1/workflows'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/workflows'>> {
     yield* await this.list(query, options);
   }
-  get(id: string, options?: RequestOptions) {
+  get(id: string, options?: RequestOptions): Promise<R<'/api/v1/workflows/{id}', 'get'>> {
     return this._get<R<'/api/v1/workflows/{id}', 'get'>>(`/api/v1/workflows/${enc(id)}`, undefined, options);
   }
-  update(id: string, body: B<'/api/v1/workflows/{id}', 'put'>, options?: RequestOptions) {
+  update(id: string, body: B<'/api/v1/workflows/{id}', 'put'>, options?: RequestOptions): Promise<R<'/api/v1/workflows/{id}', 'put'>> {
     return this._put<R<'/api/v1/workflows/{id}', 'put'>>(`/api/v1/workflows/${enc(id)}`, body, options);
   }
-  delete(id: string, options?: RequestOptions) {
+  delete(id: string, options?: RequestOptions): Promise<R<'/api/v1/workflows/{id}', 'delete'>> {
     return this._delete<R<'/api/v1/workflows/{id}', 'delete'>>(`/api/v1/workflows/${enc(id)}`, options);
   }
   /** Starts a run (202); poll it with {@link getRun}. */
-  run(id: string, body: B<'/api/v1/workflows/{id}/runs', 'post'> = {}, options?: RequestOptions) {
+  run(
+    id: string,
+    body: B<'/api/v1/workflows/{id}/runs', 'post'> = {},
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/workflows/{id}/runs', 'post'>> {
     return this._post<R<'/api/v1/workflows/{id}/runs', 'post'>>(`/api/v1/workflows/${enc(id)}/runs`, body, options);
   }
   runs(id: string, query?: Q<'/api/v1/workflows/{id}/runs'>, options?: RequestOptions) {
@@ -270,14 +314,14 @@ export class Workflows extends Resource {
   ): AsyncGenerator<ListItem<'/api/v1/workflows/{id}/runs'>> {
     yield* await this.runs(id, query, options);
   }
-  getRun(id: string, runId: string, options?: RequestOptions) {
+  getRun(id: string, runId: string, options?: RequestOptions): Promise<R<'/api/v1/workflows/{id}/runs/{run_id}', 'get'>> {
     return this._get<R<'/api/v1/workflows/{id}/runs/{run_id}', 'get'>>(
       `/api/v1/workflows/${enc(id)}/runs/${enc(runId)}`,
       undefined,
       options,
     );
   }
-  cancelRun(id: string, runId: string, options?: RequestOptions) {
+  cancelRun(id: string, runId: string, options?: RequestOptions): Promise<R<'/api/v1/workflows/{id}/runs/{run_id}/cancel', 'post'>> {
     return this._post<R<'/api/v1/workflows/{id}/runs/{run_id}/cancel', 'post'>>(
       `/api/v1/workflows/${enc(id)}/runs/${enc(runId)}/cancel`,
       undefined,
@@ -288,7 +332,7 @@ export class Workflows extends Resource {
 
 /** The tenant's metered usage in a billing cycle. */
 export class UsageResource extends Resource {
-  get(query?: Q<'/api/v1/billing/usage'>, options?: RequestOptions) {
+  get(query?: Q<'/api/v1/billing/usage'>, options?: RequestOptions): Promise<R<'/api/v1/billing/usage', 'get'>> {
     return this._get<R<'/api/v1/billing/usage', 'get'>>('/api/v1/billing/usage', query, options);
   }
 }
@@ -301,7 +345,7 @@ export class Invoices extends Resource {
   async *listAll(query?: Q<'/api/v1/billing/invoices'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/billing/invoices'>> {
     yield* await this.list(query, options);
   }
-  get(id: string, options?: RequestOptions) {
+  get(id: string, options?: RequestOptions): Promise<R<'/api/v1/billing/invoices/{id}', 'get'>> {
     return this._get<R<'/api/v1/billing/invoices/{id}', 'get'>>(`/api/v1/billing/invoices/${enc(id)}`, undefined, options);
   }
   /** The invoice as a PDF document. */
@@ -315,10 +359,10 @@ export class Invoices extends Resource {
 
 /** Plans: the catalog and the tenant's plan change. */
 export class Plans extends Resource {
-  list(options?: RequestOptions) {
+  list(options?: RequestOptions): Promise<R<'/api/v1/billing/plans', 'get'>> {
     return this._get<R<'/api/v1/billing/plans', 'get'>>('/api/v1/billing/plans', undefined, options);
   }
-  change(body: B<'/api/v1/billing/plan', 'put'>, options?: RequestOptions) {
+  change(body: B<'/api/v1/billing/plan', 'put'>, options?: RequestOptions): Promise<R<'/api/v1/billing/plan', 'put'>> {
     return this._put<R<'/api/v1/billing/plan', 'put'>>('/api/v1/billing/plan', body, options);
   }
 }
