@@ -14,6 +14,7 @@ import {
   CERTIFICATION_WEEKLY_OPTIONS,
   CERTIFICATION_WEEKLY_QUEUE,
 } from './certification/queue';
+import { AUDIT_RETENTION_QUEUE, AUDIT_RETENTION_QUEUE_OPTIONS, startAuditRetention } from './jobs/audit';
 import { startCertification } from './jobs/certification';
 import { startBoss, stopBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
@@ -70,6 +71,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: TRUST_DAILY_QUEUE, options: TRUST_QUEUE_OPTIONS },
     { name: WEBHOOK_ALERT_QUEUE, options: WEBHOOK_ALERT_QUEUE_OPTIONS },
     { name: KEY_ALERT_QUEUE, options: KEY_ALERT_QUEUE_OPTIONS },
+    { name: AUDIT_RETENTION_QUEUE, options: AUDIT_RETENTION_QUEUE_OPTIONS },
   ]);
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, logger)
@@ -124,6 +126,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   await startTrust(svc);
   await startWebhookAlerts(svc);
   await startKeyAlerts(svc);
+  await startAuditRetention(svc);
   return {
     ...svc,
     async close() {

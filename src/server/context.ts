@@ -58,6 +58,8 @@ export type Meta = OpenApiMeta<{
    * that Content-Type (src/server/http/rest.ts); tRPC returns the object.
    */
   file?: boolean;
+  /** The media type of a `file` output in the OpenAPI document: `application/pdf` unless set (e.g. `text/csv`). */
+  fileMediaType?: string;
   /** REST only: `?format=<name>` answers as the named procedure instead (e.g. an invoice's `pdf`). */
   formats?: Record<string, string>;
 }>;

@@ -115,6 +115,14 @@ function takesIdempotencyKey(route: Route): boolean {
 /** A PDF file as a response body (OpenAPI 3.1: a string with its media type). */
 const PDF_SCHEMA = { type: 'string', contentMediaType: 'application/pdf', description: 'The PDF document' };
 
+/** The response content of a file route (meta `file`): its bytes with their media type (PDF unless `fileMediaType` says otherwise). */
+function fileContent(route: Route): Record<string, Json> {
+  const media = route.meta.fileMediaType ?? 'application/pdf';
+  const schema =
+    media === 'application/pdf' ? PDF_SCHEMA : { type: 'string', contentMediaType: media, description: `The ${media} document` };
+  return { [media]: { schema } };
+}
+
 const PAYLOAD_TOO_LARGE = 'The request body exceeds 1 MiB (`payload_too_large`)';
 
 /**
@@ -445,6 +453,10 @@ const TAGS = [
       'Webhook subscriptions (scope `*`, Pro and above), their deliveries, replay; the `webhooks` section documents what receivers get.',
   },
   { name: 'billing', description: 'Usage of the billing cycle, invoices (JSON and PDF) and plan changes. Money is USD decimal strings.' },
+  {
+    name: 'audit',
+    description: "The tenant's audit log: who changed what and when, filtered, paginated or exported as CSV (scope `audit:read`).",
+  },
   { name: 'protocols', description: 'Agent protocols over JSON-RPC 2.0: MCP (tools and resources) and A2A.' },
   {
     name: 'discovery',
@@ -497,10 +509,11 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     const status = String(route.meta.successStatus ?? 200);
     const rebuilt: Record<string, Json> = { [status]: { ...success, headers: responseHeaders(status) } };
     // File answers (src/server/http/rest.ts): the bytes with their media type instead of JSON.
-    if (route.meta.file) rebuilt[status] = { ...rebuilt[status], content: { 'application/pdf': { schema: PDF_SCHEMA } } };
-    if (route.meta.formats?.pdf) {
+    if (route.meta.file) rebuilt[status] = { ...rebuilt[status], content: fileContent(route) };
+    for (const other of Object.values(route.formats ?? {})) {
+      if (!other.meta.file) continue;
       const json = rebuilt[status]!.content as Json;
-      rebuilt[status] = { ...rebuilt[status], content: { ...json, 'application/pdf': { schema: PDF_SCHEMA } } };
+      rebuilt[status] = { ...rebuilt[status], content: { ...json, ...fileContent(other) } };
     }
     for (const [code, description] of Object.entries(route.meta.alsoAnswers ?? {})) {
       rebuilt[code] = { ...success, description, headers: responseHeaders(code) };

@@ -1,3 +1,5 @@
+import { listAuditLogAsOperator } from '../../audit/list';
+import { adminAuditLogPage, adminListAuditLogInput } from '../../audit/schema';
 import { changeTenantPlan, listTenants } from '../../tenants/admin';
 import { adminPlanChangeView, changePlanInput, listTenantsInput, tenantList } from '../../tenants/schema';
 import { adminProcedure, router } from '../trpc';
@@ -14,6 +16,23 @@ const errorResponses = {
 };
 
 export const adminRouter = router({
+  auditLog: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/admin/audit-log',
+        protect: false,
+        tags,
+        summary: 'List the audit log across tenants (operators)',
+        description:
+          "Every tenant's audit entries and operators' own (`tenant_id` null when on no tenant), newest first, paginated; the filters of `GET /api/v1/audit-log` plus `tenant_id`.",
+        errorResponses: { 400: 'Invalid query (`invalid_request`, with `issues`)', ...errorResponses },
+      },
+    })
+    .input(adminListAuditLogInput)
+    .output(adminAuditLogPage)
+    .query(({ ctx, input }) => listAuditLogAsOperator(ctx.svc, input)),
+
   listTenants: adminProcedure
     .meta({
       openapi: {
