@@ -132,6 +132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log across tenants (operators)
+         * @description Every tenant's audit entries and operators' own (`tenant_id` null when on no tenant), newest first, paginated; the filters of `GET /api/v1/audit-log` plus `tenant_id`.
+         */
+        get: operations["admin-auditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/billing/close": {
         parameters: {
             query?: never;
@@ -352,6 +372,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's audit log
+         * @description Who changed what in the tenant (keys, webhooks, modules, members, workflows, plan, memory deletes, operator actions), with the actor, target, IP address, user agent, request id and a summary of the change (never a secret). Newest first, paginated. Filters: `actor` (id or email), `action` (exact, or `key.*`), `target_type`, `target_id`, `since` (inclusive) and `until` (exclusive). Entries past the plan's audit retention (free 30 days, pro 90, business 365, enterprise 730) are not listed. `?format=csv` answers the CSV export.
+         */
+        get: operations["auditLog-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-log.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log as CSV
+         * @description The entries of `GET /api/v1/audit-log` with its filters as `text/csv` (RFC 4180, header row; `changes` as JSON), newest first, at most `limit` rows (default and maximum 10,000); `X-Next-Cursor` continues a longer export. Cells starting with `=`, `+`, `-` or `@` get a leading `'` (no spreadsheet formulas). The same as `?format=csv` on the listing.
+         */
+        get: operations["auditLog-csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/link": {
         parameters: {
             query?: never;
@@ -363,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Link the signed-in user to a tenant
-         * @description Requires `Authorization: Bearer <token>` of a signed-in user (the built-in identity provider at `/auth/v1`, or the configured one), and no tenant link yet. `api_key` proves ownership of the tenant: a valid, unrevoked key holding `*` (a narrower key is 403, an invalid or revoked one 401). Afterwards the user's bearer tokens act for that tenant with scope `*`. Idempotent: linking again to the same tenant answers 200; a user linked to another tenant is 409. An email alone never links a tenant, except when the provider proves it (see docs/auth.md).
+         * @description Requires `Authorization: Bearer <token>` of a signed-in user (the built-in identity provider at `/auth/v1`, or the configured one). `api_key` proves ownership of the tenant: a valid, unrevoked key holding `*` (a narrower key is 403, an invalid or revoked one 401). The user becomes a member of that tenant: its owner when it has none yet, else an admin; a user may belong to several tenants and names one with `X-Tenant-Id`. Idempotent: linking again keeps the membership as it is and answers 200. An email alone never links a tenant, except when the provider proves it (see docs/auth.md).
          */
         post: operations["auth-link"];
         delete?: never;
@@ -385,7 +445,7 @@ export interface paths {
          * Register a tenant
          * @description Creates a tenant on the free plan and returns its primary API key (scope `*`), shown only once. Without credentials, `agent_name` and `owner_email` are required. `owner_email` is unique (case-insensitive): a second registration is 409. Limited per client IP.
          *
-         *     With `Authorization: Bearer <token>` of a signed-in user linked to no tenant (the built-in identity provider at `/auth/v1`, or the configured one), the tenant is created for that user and linked to it: `owner_email` is the token's email (the field may be left out, or must equal it), `agent_name` defaults to the email's local part. 409 when the user is already linked to a tenant, or when the email already owns one (link it with `POST /api/v1/auth/link`). An invalid or expired token is 401.
+         *     With `Authorization: Bearer <token>` of a signed-in user linked to no tenant (the built-in identity provider at `/auth/v1`, or the configured one), the tenant is created for that user and linked to it: `owner_email` is the token's email (the field may be left out, or must equal it), `agent_name` defaults to the email's local part. 409 when the user already owns a tenant, or when the email already owns one (link it with `POST /api/v1/auth/link`). An invalid or expired token is 401.
          */
         post: operations["auth-register"];
         delete?: never;
@@ -934,6 +994,234 @@ export interface paths {
         get: operations["tenants-requestRate"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description The people of the tenant with their roles, newest first.
+         */
+        get: operations["members-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description The member's tokens and dashboard sessions stop acting for this tenant on their next request. The owner cannot be removed (403).
+         */
+        delete: operations["members-remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Any role but `owner`, for any member but the owner (whose role changes only by transfer: 403).
+         */
+        patch: operations["members-changeRole"];
+        trace?: never;
+    };
+    "/api/v1/members/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description Invitations neither accepted nor revoked, expired ones marked so for a week.
+         */
+        get: operations["members-invitations"];
+        put?: never;
+        /**
+         * Invite a member
+         * @description Invites an email with a role (`admin`, `developer`, `billing` or `viewer`; ownership moves only by transfer). The answer holds the single-use `accept_url` (7 days), which is also mailed when the service sends mail. Members and pending invitations count against the plan's seats: past them 403 `plan_required`. 409 when the email is a member or already invited.
+         */
+        post: operations["members-invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Its link stops working at once.
+         */
+        delete: operations["members-revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invitations/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an invitation
+         * @description A new link (the previous one stops working) valid 7 more days, mailed again.
+         */
+        post: operations["members-resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description With the signed-in user's `Authorization: Bearer <token>` (the user need not belong to any tenant yet). The user's email must be the invitation's, and proven where the identity provider can prove it. The user becomes a member with the invitation's role; the link works once.
+         */
+        post: operations["members-acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave the tenant
+         * @description The signed-in member leaves (an API key cannot: 403). The owner transfers ownership first (403).
+         */
+        post: operations["members-leave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is calling
+         * @description The caller in this tenant: a member with its role and scopes, and every tenant it belongs to (name one with `X-Tenant-Id`), or an API key with its scopes.
+         */
+        get: operations["members-me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roles
+         * @description Every role and the scopes it holds. A member is refused what its role lacks with 403 `insufficient_scope`.
+         */
+        get: operations["members-roles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/transfer-ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer ownership to a member
+         * @description The signed-in owner offers the tenant to another member, who confirms with the `confirm_url` token (mailed to them) within 7 days; the owner then becomes an admin. A newer offer replaces a pending one.
+         */
+        post: operations["members-transferOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/transfer-ownership/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an ownership offer
+         * @description The member the offer names becomes the owner (the previous owner an admin), in one transaction.
+         */
+        post: operations["members-acceptOwnership"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1873,6 +2161,11 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        AcceptedInvitation: {
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            tenant_id: string;
+        };
         Action: {
             description: string;
             examples: {
@@ -1886,6 +2179,40 @@ export interface components {
             output_schema: {
                 [key: string]: unknown;
             };
+        };
+        AdminAuditLogEntry: {
+            /** @description `<resource>.<verb>`, e.g. `key.created` (docs/organizations.md lists them) */
+            action: string;
+            /** @description Who did it */
+            actor: {
+                /** @description The user's or operator's email, when known */
+                email?: string;
+                /** @description The user id, the API key id, the operator's email (or `admin_token`), or `system` */
+                id: string;
+                /** @description The API key used, for a key */
+                key_id?: string;
+                /** @enum {string} */
+                type: "user" | "key" | "operator" | "system";
+            };
+            /** @description When (ISO 8601) */
+            at: string;
+            /** @description A summary of what changed: field names and new values, never a secret */
+            changes: {
+                [key: string]: unknown;
+            };
+            id: string;
+            /** @description The caller's IP address; null outside a request */
+            ip: string | null;
+            /** @description The `X-Request-Id` of the request that made the change */
+            request_id: string | null;
+            /** @description What it was done to */
+            target: {
+                id: string;
+                type: string;
+            };
+            /** @description The tenant acted on; null for an operator action on no tenant */
+            tenant_id: string | null;
+            user_agent: string | null;
         };
         AdminDisabledWebhook: {
             agent_name: string;
@@ -2119,6 +2446,38 @@ export interface components {
             status_code: number | null;
             success: boolean;
         };
+        AuditLogEntry: {
+            /** @description `<resource>.<verb>`, e.g. `key.created` (docs/organizations.md lists them) */
+            action: string;
+            /** @description Who did it */
+            actor: {
+                /** @description The user's or operator's email, when known */
+                email?: string;
+                /** @description The user id, the API key id, the operator's email (or `admin_token`), or `system` */
+                id: string;
+                /** @description The API key used, for a key */
+                key_id?: string;
+                /** @enum {string} */
+                type: "user" | "key" | "operator" | "system";
+            };
+            /** @description When (ISO 8601) */
+            at: string;
+            /** @description A summary of what changed: field names and new values, never a secret */
+            changes: {
+                [key: string]: unknown;
+            };
+            id: string;
+            /** @description The caller's IP address; null outside a request */
+            ip: string | null;
+            /** @description The `X-Request-Id` of the request that made the change */
+            request_id: string | null;
+            /** @description What it was done to */
+            target: {
+                id: string;
+                type: string;
+            };
+            user_agent: string | null;
+        };
         BatchCallResult: {
             action: string;
             error?: {
@@ -2189,6 +2548,25 @@ export interface components {
             plan: string;
             tenant_id: string;
             used: number;
+        };
+        Caller: {
+            email: string | null;
+            key_id: string | null;
+            /** @enum {string} */
+            kind: "member" | "api_key";
+            /** @description Every tenant the member belongs to, the default (oldest) first; empty for an API key */
+            memberships: {
+                agent_name: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "developer" | "billing" | "viewer";
+                tenant_id: string;
+            }[];
+            /** @description The member's role; null for an API key */
+            role: ("owner" | "admin" | "developer" | "billing" | "viewer") | null;
+            /** @description What the caller may do here: its role's scopes, or the key's */
+            scopes: string[];
+            tenant_id: string;
+            user_id: string | null;
         };
         CallResult: {
             action: string;
@@ -2633,9 +3011,45 @@ export interface components {
             /** @description What this key's executions may cost per billing cycle, valued at the tenant's price per execution. */
             spend_cap_usd?: string;
         };
+        LeftTenant: {
+            /** @constant */
+            left: true;
+            tenant_id: string;
+        };
         Liveness: {
             /** @constant */
             status: "ok";
+        };
+        Member: {
+            email: string;
+            /** @description ISO 8601 */
+            joined_at: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /** @description The member's user id at the identity provider (the token's `sub`) */
+            user_id: string;
+        };
+        MemberInvitation: {
+            /** @description ISO 8601 */
+            created_at: string;
+            email: string;
+            /** @description ISO 8601 */
+            expires_at: string;
+            id: string;
+            /** @description The user id of the member who invited, null for an API key or an operator */
+            invited_by: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /** @enum {string} */
+            status: "pending" | "expired";
+        };
+        MemberInvitationList: {
+            data: components["schemas"]["MemberInvitation"][];
+        };
+        MemberPage: {
+            data: components["schemas"]["Member"][];
+            has_more: boolean;
+            next_cursor: string | null;
         };
         MemoryAgent: {
             agent_id: string;
@@ -2691,6 +3105,20 @@ export interface components {
              * @description ISO 8601 UTC timestamp
              */
             uninstalled_at: string;
+        };
+        OwnershipTransfer: {
+            owner_user_id: string;
+            previous_owner_user_id: string;
+            tenant_id: string;
+        };
+        PendingOwnershipTransfer: {
+            /** @description The link the new owner confirms with (also mailed to them when the service sends mail) */
+            confirm_url: string;
+            /** @description ISO 8601 */
+            expires_at: string;
+            /** @constant */
+            status: "pending";
+            to_user_id: string;
         };
         Plan: {
             /** @description Executions running at once */
@@ -2813,6 +3241,11 @@ export interface components {
             plan: "free" | "pro" | "business" | "enterprise";
             tenant_id: string;
         };
+        RemovedMember: {
+            /** @constant */
+            removed: true;
+            user_id: string;
+        };
         ReplayResult: {
             /** @description More events remain in the window: call again with `since` = `next_since` */
             has_more: boolean;
@@ -2828,6 +3261,23 @@ export interface components {
             /** @constant */
             revoked: true;
             revoked_at: string;
+        };
+        RevokedInvitation: {
+            id: string;
+            /** @constant */
+            revoked: true;
+        };
+        Role: {
+            /** @description Whether an invitation or a role change may give it (ownership moves only by transfer) */
+            assignable: boolean;
+            description: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /** @description What the role may do: `*` is everything */
+            scopes: ("modules:read" | "modules:execute" | "modules:install" | "modules:write" | "billing:read" | "keys:manage" | "memory:read" | "memory:write" | "audit:read" | "*" | "keys:read" | "webhooks:read" | "webhooks:write" | "billing:write" | "members:read" | "members:manage")[];
+        };
+        RoleList: {
+            data: components["schemas"]["Role"][];
         };
         RotatedApiKey: {
             api_key: string;
@@ -2848,6 +3298,16 @@ export interface components {
             score: number;
             title: string;
             trust_score: number;
+        };
+        SentInvitation: {
+            /** @description The link that accepts it (single-use, shown only here: the inviter may copy it; it is also mailed when the service sends mail) */
+            accept_url: string;
+            email: string;
+            /** @description ISO 8601 */
+            expires_at: string;
+            id: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
         };
         StartedCertificationRun: {
             checks: components["schemas"]["CertificationCheck"][];
@@ -4167,6 +4627,57 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    "admin-auditLog": {
+        parameters: {
+            query?: {
+                action?: string;
+                actor?: string;
+                cursor?: string;
+                limit?: number;
+                since?: string;
+                target_id?: string;
+                target_type?: string;
+                tenant_id?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminAuditLogEntry"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid query (`invalid_request`, with `issues`) */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
+            401: components["responses"]["Unauthorized"];
+            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["AdminNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     "invoices-close": {
         parameters: {
             query?: never;
@@ -4663,6 +5174,100 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    "auditLog-list": {
+        parameters: {
+            query?: {
+                action?: string;
+                actor?: string;
+                cursor?: string;
+                format?: "json" | "csv";
+                limit?: number;
+                since?: string;
+                target_id?: string;
+                target_type?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditLogEntry"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query (`invalid_request`, with `issues`): a filter, `since`/`until` not ISO 8601, `limit` or `cursor`, or `format` other than `json` or `csv` */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential lacks the scope `audit:read` (`insufficient_scope`); of the roles, owner and admin hold it */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "auditLog-csv": {
+        parameters: {
+            query?: {
+                action?: string;
+                actor?: string;
+                cursor?: string;
+                limit?: number;
+                since?: string;
+                target_id?: string;
+                target_type?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query (`invalid_request`, with `issues`): a filter, `since`/`until` not ISO 8601, `limit` or `cursor` */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential lacks the scope `audit:read` (`insufficient_scope`); of the roles, owner and admin hold it */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     "auth-link": {
         parameters: {
             query?: never;
@@ -4704,8 +5309,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The key does not hold `*` */
             403: components["responses"]["Forbidden"];
-            /** @description The user is already linked to another tenant */
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyPublicRequests"];
             500: components["responses"]["InternalError"];
@@ -4748,7 +5351,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             /** @description The bearer token is invalid or expired */
             401: components["responses"]["Unauthorized"];
-            /** @description owner_email already registered, or the bearer user already linked */
+            /** @description owner_email already registered, or the bearer user already owns a tenant */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             /** @description Too many registrations from this address */
@@ -5663,7 +6266,7 @@ export interface operations {
                         requests_per_minute?: number | null;
                         spend_cap_usd?: string | null;
                     };
-                    scopes?: ("modules:read" | "modules:execute" | "modules:install" | "modules:write" | "billing:read" | "keys:manage" | "memory:read" | "memory:write" | "*")[];
+                    scopes?: ("modules:read" | "modules:execute" | "modules:install" | "modules:write" | "billing:read" | "keys:manage" | "memory:read" | "memory:write" | "audit:read" | "*")[];
                 };
             };
         };
@@ -6005,6 +6608,553 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyFailedAuthentications"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-list": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberPage"];
+                };
+            };
+            /** @description Invalid query */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The role (or key) may not read members */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-remove": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such member */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-changeRole": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "admin" | "developer" | "billing" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Invalid body */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such member */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberInvitationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The role (or key) may not read members */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-invite": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @enum {string} */
+                    role: "admin" | "developer" | "billing" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SentInvitation"];
+                };
+            };
+            /** @description Invalid body */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            403: components["responses"]["Forbidden"];
+            /** @description Already a member, already invited, or no seat on any plan */
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-revokeInvitation": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such pending invitation */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-resendInvitation": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SentInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such pending invitation */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-acceptInvitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or invalid bearer token */
+            401: components["responses"]["Unauthorized"];
+            /** @description Signed in with another email, or the email is not confirmed (`reason`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such invitation, or it was revoked */
+            404: components["responses"]["NotFound"];
+            /** @description Already used or expired (`reason`), or already a member */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-leave": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeftTenant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description An API key, or the owner */
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Caller"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-transferOwnership": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingOwnershipTransfer"];
+                };
+            };
+            /** @description Invalid body, or the owner named */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not the signed-in owner */
+            403: components["responses"]["Forbidden"];
+            /** @description No such member */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "members-acceptOwnership": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnershipTransfer"];
+                };
+            };
+            /** @description Invalid body */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not the member the offer names, or an API key */
+            403: components["responses"]["Forbidden"];
+            /** @description No such offer */
+            404: components["responses"]["NotFound"];
+            /** @description Used or expired (`reason`) */
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
