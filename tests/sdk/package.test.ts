@@ -22,7 +22,17 @@ describe('@amp/sdk as published', () => {
     mkdirSync(pkg, { recursive: true });
     copyFileSync(path.join(sdk, 'package.json'), path.join(pkg, 'package.json'));
     const tsc = path.resolve('node_modules/typescript/bin/tsc');
-    await run(process.execPath, [tsc, '-p', path.join(sdk, 'tsconfig.build.json'), '--outDir', path.join(pkg, 'dist')]);
+    await run(process.execPath, [
+      tsc,
+      '-p',
+      path.join(sdk, 'tsconfig.build.json'),
+      '--outDir',
+      path.join(pkg, 'dist'),
+      '--sourceMap',
+      'false',
+      '--declarationMap',
+      'false',
+    ]);
     // The bin as npm links it.
     mkdirSync(path.join(dir, 'node_modules', '.bin'));
     symlinkSync(path.join(pkg, manifest.bin.amp), path.join(dir, 'node_modules', '.bin', 'amp'));
