@@ -279,7 +279,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'usage': {
         const usage = await client().usage.get(values.cycle ? { cycle: values.cycle } : undefined);
-        print(usage, () => fields(usage as unknown as Record<string, unknown>, Object.keys(usage)));
+        // The per-day series is for --json (and charts); the summary fits a terminal.
+        print(usage, () =>
+          fields(
+            usage as unknown as Record<string, unknown>,
+            Object.keys(usage).filter((k) => k !== 'daily'),
+          ),
+        );
         return EXIT.ok;
       }
       default:
