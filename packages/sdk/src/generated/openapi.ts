@@ -134,6 +134,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log across tenants (operators)
+         * @description Every tenant's audit entries and operators' own (`tenant_id` null when on no tenant), newest first, paginated; the filters of `GET /api/v1/audit-log` plus `tenant_id`.
+         */
+        get: operations["admin-auditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/billing/close": {
         parameters: {
             query?: never;
@@ -348,6 +368,46 @@ export interface paths {
          * @description Body `{agent_id?, format?: 'openai'|'anthropic'|'mcp', query?}`. Returns tenant, plan, limits, usage, rate limit, endpoints, memory and the tools in the asked format (names `module__action`): the actions matching `query`, else the installed modules' actions, else every visible action.
          */
         post: operations["agent-arm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's audit log
+         * @description Who changed what in the tenant (keys, webhooks, modules, members, workflows, plan, memory deletes, operator actions), with the actor, target, IP address, user agent, request id and a summary of the change (never a secret). Newest first, paginated. Filters: `actor` (id or email), `action` (exact, or `key.*`), `target_type`, `target_id`, `since` (inclusive) and `until` (exclusive). Entries past the plan's audit retention (free 30 days, pro 90, business 365, enterprise 730) are not listed. `?format=csv` answers the CSV export.
+         */
+        get: operations["auditLog-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-log.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log as CSV
+         * @description The entries of `GET /api/v1/audit-log` with its filters as `text/csv` (RFC 4180, header row; `changes` as JSON), newest first, at most `limit` rows (default and maximum 10,000); `X-Next-Cursor` continues a longer export. Cells starting with `=`, `+`, `-` or `@` get a leading `'` (no spreadsheet formulas). The same as `?format=csv` on the listing.
+         */
+        get: operations["auditLog-csv"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2122,6 +2182,40 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        AdminAuditLogEntry: {
+            /** @description `<resource>.<verb>`, e.g. `key.created` (docs/organizations.md lists them) */
+            action: string;
+            /** @description Who did it */
+            actor: {
+                /** @description The user's or operator's email, when known */
+                email?: string;
+                /** @description The user id, the API key id, the operator's email (or `admin_token`), or `system` */
+                id: string;
+                /** @description The API key used, for a key */
+                key_id?: string;
+                /** @enum {string} */
+                type: "user" | "key" | "operator" | "system";
+            };
+            /** @description When (ISO 8601) */
+            at: string;
+            /** @description A summary of what changed: field names and new values, never a secret */
+            changes: {
+                [key: string]: unknown;
+            };
+            id: string;
+            /** @description The caller's IP address; null outside a request */
+            ip: string | null;
+            /** @description The `X-Request-Id` of the request that made the change */
+            request_id: string | null;
+            /** @description What it was done to */
+            target: {
+                id: string;
+                type: string;
+            };
+            /** @description The tenant acted on; null for an operator action on no tenant */
+            tenant_id: string | null;
+            user_agent: string | null;
+        };
         AdminDisabledWebhook: {
             agent_name: string;
             consecutive_failures: number;
@@ -2353,6 +2447,38 @@ export interface components {
             response_body: string | null;
             status_code: number | null;
             success: boolean;
+        };
+        AuditLogEntry: {
+            /** @description `<resource>.<verb>`, e.g. `key.created` (docs/organizations.md lists them) */
+            action: string;
+            /** @description Who did it */
+            actor: {
+                /** @description The user's or operator's email, when known */
+                email?: string;
+                /** @description The user id, the API key id, the operator's email (or `admin_token`), or `system` */
+                id: string;
+                /** @description The API key used, for a key */
+                key_id?: string;
+                /** @enum {string} */
+                type: "user" | "key" | "operator" | "system";
+            };
+            /** @description When (ISO 8601) */
+            at: string;
+            /** @description A summary of what changed: field names and new values, never a secret */
+            changes: {
+                [key: string]: unknown;
+            };
+            id: string;
+            /** @description The caller's IP address; null outside a request */
+            ip: string | null;
+            /** @description The `X-Request-Id` of the request that made the change */
+            request_id: string | null;
+            /** @description What it was done to */
+            target: {
+                id: string;
+                type: string;
+            };
+            user_agent: string | null;
         };
         BatchCallResult: {
             action: string;
@@ -4503,6 +4629,57 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    "admin-auditLog": {
+        parameters: {
+            query?: {
+                action?: string;
+                actor?: string;
+                cursor?: string;
+                limit?: number;
+                since?: string;
+                target_id?: string;
+                target_type?: string;
+                tenant_id?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminAuditLogEntry"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid query (`invalid_request`, with `issues`) */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
+            401: components["responses"]["Unauthorized"];
+            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["AdminNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     "invoices-close": {
         parameters: {
             query?: never;
@@ -4994,6 +5171,100 @@ export interface operations {
             /** @description The credential lacks the scope `modules:read` (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "auditLog-list": {
+        parameters: {
+            query?: {
+                action?: string;
+                actor?: string;
+                cursor?: string;
+                format?: "json" | "csv";
+                limit?: number;
+                since?: string;
+                target_id?: string;
+                target_type?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditLogEntry"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query (`invalid_request`, with `issues`): a filter, `since`/`until` not ISO 8601, `limit` or `cursor`, or `format` other than `json` or `csv` */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential lacks the scope `audit:read` (`insufficient_scope`); of the roles, owner and admin hold it */
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "auditLog-csv": {
+        parameters: {
+            query?: {
+                action?: string;
+                actor?: string;
+                cursor?: string;
+                limit?: number;
+                since?: string;
+                target_id?: string;
+                target_type?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid query (`invalid_request`, with `issues`): a filter, `since`/`until` not ISO 8601, `limit` or `cursor` */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential lacks the scope `audit:read` (`insufficient_scope`); of the roles, owner and admin hold it */
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
