@@ -89,15 +89,20 @@ export const passwordGrant = (email: string, password: string) =>
 export const refreshGrant = (refreshToken: string) =>
   authFetch<GoTrueSession>('token', { method: 'POST', query: { grant_type: 'refresh_token' }, body: { refresh_token: refreshToken } });
 
-/** Calls the API (not the identity provider) from Next's server code with a bearer token or an API key. */
+/**
+ * Calls the API (not the identity provider) from Next's server code with a bearer token or an
+ * API key; `tenant`: the tenant a bearer token's user acts for (`X-Tenant-Id`, the dashboard's
+ * chosen tenant), its default tenant without.
+ */
 export async function apiFetch<T>(
   path: string,
-  init: { method?: string; body?: unknown; bearer?: string; apiKey?: string } = {},
+  init: { method?: string; body?: unknown; bearer?: string; apiKey?: string; tenant?: string } = {},
 ): Promise<{ status: number; body: T }> {
   const env = dashboardEnv();
   const headers: Record<string, string> = { ...(await forwardedClient(env)), accept: 'application/json' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
+  if (init.bearer && init.tenant) headers['x-tenant-id'] = init.tenant;
   if (init.apiKey) headers['x-api-key'] = init.apiKey;
   let res: Response;
   try {

@@ -8,6 +8,7 @@ import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { decode, encode } from 'next-auth/jwt';
 import type { DashboardSessionView } from '@/client/session';
+import { TENANT_COOKIE, tenantFromCookie } from '@/src/contract/tenant-cookie';
 import { refreshIfNeeded, SESSION_MAX_AGE_SECONDS, sessionView, type DashboardToken } from './auth-options';
 import { apiFetch, AuthApiError } from './gotrue';
 
@@ -36,6 +37,15 @@ async function readCookie(): Promise<Decoded | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * The tenant the dashboard acts for (the `amp-tenant` cookie the tenant switcher sets), sent as
+ * `X-Tenant-Id` by whatever calls the API here with the session's bearer token, as server.ts does
+ * for the browser's calls (src/server/session.ts). Undefined: the user's default tenant.
+ */
+export async function chosenTenant(): Promise<string | undefined> {
+  return tenantFromCookie((await cookies()).get(TENANT_COOKIE)?.value);
 }
 
 /** The signed-in user as pages show it, or null. */
@@ -89,8 +99,21 @@ export async function tenantLinked(): Promise<'linked' | 'none' | 'unknown'> {
   if (!token || token.error) return 'unknown';
   if (token.kind === 'api_key') return 'linked';
   if (!token.accessToken || (token.expiresAt ?? 0) - 30 < Date.now() / 1000) return 'unknown';
+  const tenant = await chosenTenant();
   try {
-    await apiFetch('/api/v1/me', { bearer: token.accessToken });
+    await apiFetch('/api/v1/me', { bearer: token.accessToken, tenant });
+    return 'linked';
+  } catch (err) {
+    // A chosen tenant the user no longer belongs to (404): its default tenant decides; the
+    // browser clears the cookie on its first call (client/trpc/react.tsx).
+    if (tenant && err instanceof AuthApiError && err.status === 404) return tenantLinkedByDefault(token.accessToken);
+    return err instanceof AuthApiError && err.reason === 'no_tenant' ? 'none' : 'unknown';
+  }
+}
+
+async function tenantLinkedByDefault(accessToken: string): Promise<'linked' | 'none' | 'unknown'> {
+  try {
+    await apiFetch('/api/v1/me', { bearer: accessToken });
     return 'linked';
   } catch (err) {
     return err instanceof AuthApiError && err.reason === 'no_tenant' ? 'none' : 'unknown';

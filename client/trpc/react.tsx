@@ -9,6 +9,8 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { getSession, signOut } from 'next-auth/react';
 import { useState, type ReactNode } from 'react';
 import type { AppRouter } from '@/src/server/router';
+import { isForeignTenantRefusal } from '@/src/contract/tenant-cookie';
+import { chosenTenant, forgetTenant } from '../tenant';
 import { isTrpcError, statusOf, trpc } from './client';
 
 /**
@@ -28,12 +30,32 @@ function signInAgainIfSessionEnded(err: unknown): void {
   void signOut({ redirect: false }).then(() => window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(back)}`));
 }
 
+/**
+ * A 404 for the chosen tenant (the user was removed from it, or left it in another tab): the
+ * cookie is cleared and the page loaded again, now for the user's default tenant, instead of
+ * every panel showing "not found". Once: without the cookie the same refusal cannot recur.
+ */
+let leavingTenant = false;
+
+function recoverFromForeignTenant(err: unknown): void {
+  if (typeof window === 'undefined' || leavingTenant || !chosenTenant()) return;
+  if (!isForeignTenantRefusal(statusOf(err), err instanceof Error ? err.message : '')) return;
+  leavingTenant = true;
+  forgetTenant();
+  window.location.reload();
+}
+
+function onApiError(err: unknown): void {
+  signInAgainIfSessionEnded(err);
+  recoverFromForeignTenant(err);
+}
+
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 function makeQueryClient(): QueryClient {
   return new QueryClient({
-    queryCache: new QueryCache({ onError: signInAgainIfSessionEnded }),
-    mutationCache: new MutationCache({ onError: signInAgainIfSessionEnded }),
+    queryCache: new QueryCache({ onError: onApiError }),
+    mutationCache: new MutationCache({ onError: onApiError }),
     defaultOptions: {
       queries: {
         staleTime: 5_000,

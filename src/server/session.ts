@@ -5,11 +5,15 @@
  * provider's bearer token and an API-key session as its key: the same authentication as REST,
  * so a revoked key or an ended provider session stops the dashboard at once. A state-changing
  * call (a mutation, POST) from a cookie session must come from the service's own origin (CSRF).
+ * A password session's user may belong to several tenants: the one chosen in the dashboard
+ * (the `amp-tenant` cookie, src/contract/tenant-cookie.ts) is sent on as `X-Tenant-Id` unless the
+ * request names one itself.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { getToken } from 'next-auth/jwt';
 import type { Config } from '../config';
+import { TENANT_COOKIE, tenantFromCookie } from '../contract/tenant-cookie';
 import { AppError } from '../lib/errors';
 import { hasCredential, header } from './admission';
 
@@ -47,7 +51,10 @@ function parseCookies(headers: IncomingHttpHeaders): Record<string, string> {
 /**
  * The request's headers with the dashboard session's credential added (Authorization: Bearer
  * for a password session, x-api-key for an API-key session), or undefined when the request
- * carries its own credential or no usable session cookie.
+ * carries its own credential or no usable session cookie. A password session also gets
+ * `x-tenant-id` from the tenant cookie when the request names no tenant itself (a tenant the
+ * user does not belong to is then the API's 404, which the dashboard answers by clearing the
+ * cookie); an API key belongs to one tenant and gets none.
  */
 export async function sessionHeaders(
   headers: IncomingHttpHeaders,
@@ -66,7 +73,10 @@ export async function sessionHeaders(
   });
   const dashboard = (token as { dashboard?: DashboardToken } | null)?.dashboard;
   if (!dashboard || dashboard.error) return undefined;
-  if (dashboard.kind === 'password' && dashboard.accessToken) return { ...headers, authorization: `Bearer ${dashboard.accessToken}` };
+  if (dashboard.kind === 'password' && dashboard.accessToken) {
+    const chosen = header(headers, 'x-tenant-id') ? undefined : tenantFromCookie(cookies[TENANT_COOKIE]);
+    return { ...headers, authorization: `Bearer ${dashboard.accessToken}`, ...(chosen ? { 'x-tenant-id': chosen } : {}) };
+  }
   if (dashboard.kind === 'api_key' && dashboard.apiKey) return { ...headers, 'x-api-key': dashboard.apiKey };
   return undefined;
 }
