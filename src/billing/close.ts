@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record';
 import { and, asc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db';
 import { invoices, planChanges, tenants, usageCounters, type InvoiceLine, type InvoiceRow, type TermsSnapshot } from '../db/schema';
@@ -256,6 +257,15 @@ export async function closeTenantCycle(svc: Services, tenantId: string, cycleSta
       currency: 'usd',
       status: inserted.status,
       invoice_url: invoicePath(inserted.id),
+    });
+    await recordAudit(tx, tenantId, {
+      action: 'invoice.created',
+      target: { type: 'invoice', id: inserted.id },
+      changes: {
+        number: invoiceNumber(tenantId, inserted.number),
+        total_usd: formatUsd(inserted.totalMicroUsd),
+        cycle_start: inserted.cycleStart,
+      },
     });
     return inserted;
   });

@@ -528,4 +528,26 @@ backends.describe('audit log (%s)', (backend) => {
     expectError(await s.call('/api/v1/admin/audit-log', { key: a.apiKey }), 401, 'unauthorized');
     expectError(await s.call('/api/v1/admin/audit-log?tenant_id=nope', { headers: admin }), 400, 'invalid_request');
   });
+  // Last: closing the cycle early invoices every pro tenant of this server.
+  it('invoices: created (by the operator closing the cycle), paid and voided by an operator', async () => {
+    const t = await proTenant();
+    const now = new Date();
+    const at = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+    const closed = await s.call('/api/v1/admin/billing/close', { headers: admin, body: { at } });
+    expect(closed.status, closed.text).toBe(200);
+    const invoice = closed.body.invoices.find((i: any) => i.tenant_id === t.tenantId);
+    expect(invoice).toBeDefined();
+    const created = await expectOne(t.tenantId, 'invoice.created', invoice.id, closed);
+    expect(created).toMatchObject({ actorType: 'operator', actorId: 'admin_token' });
+    expect(created.changes).toMatchObject({ number: invoice.number, total_usd: invoice.total_usd });
+
+    const paid = await s.call(`/api/v1/admin/invoices/${invoice.id}/pay`, { method: 'POST', headers: admin });
+    expect(paid.status, paid.text).toBe(200);
+    expect((await expectOne(t.tenantId, 'invoice.paid', invoice.id, paid)).changes).toMatchObject({ status: { from: 'open', to: 'paid' } });
+    // Refused (not open): no entry.
+    expectError(await s.call(`/api/v1/admin/invoices/${invoice.id}/void`, { method: 'POST', headers: admin }), 409, 'conflict');
+    expect(await rowsOf(t.tenantId, 'invoice.voided')).toHaveLength(0);
+    const listed = await list(t.apiKey, '?action=invoice.*');
+    expect(listed.data.map((e) => e.action)).toEqual(['invoice.paid', 'invoice.created']);
+  });
 });
