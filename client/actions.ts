@@ -8,7 +8,7 @@ export interface ActionResult<T = undefined> {
   data?: T;
 }
 
-export type SignUpAction = (input: { email: string; password: string }) => Promise<ActionResult<{ confirm: boolean }>>;
+export type SignUpAction = (input: { email: string; password: string; callbackUrl?: string }) => Promise<ActionResult<{ confirm: boolean }>>;
 export type ResendConfirmationAction = (input: { email: string }) => Promise<ActionResult>;
 export type RequestPasswordResetAction = (input: { email: string }) => Promise<ActionResult>;
 export type UpdatePasswordWithRecoveryAction = (input: { accessToken: string; password: string }) => Promise<ActionResult>;
@@ -18,3 +18,22 @@ export interface AccountActions {
   createTenant(input: { agentName: string }): Promise<ActionResult<{ tenantId: string; apiKey?: string }>>;
   linkTenant(input: { apiKey: string }): Promise<ActionResult<{ tenantId: string }>>;
 }
+
+/** A passkey as the account page lists it. */
+export interface PasskeyView {
+  id: string;
+  name: string;
+  device_type: string;
+  backed_up: boolean;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface PasskeyActions {
+  listPasskeys(): Promise<ActionResult<PasskeyView[]>>;
+  passkeyRegistrationOptions(): Promise<ActionResult<{ challengeId: string; options: unknown }>>;
+  addPasskey(input: { challengeId: string; response: unknown; name: string }): Promise<ActionResult<PasskeyView>>;
+  removePasskey(input: { id: string }): Promise<ActionResult>;
+}
+
+export type PasskeySignInOptionsAction = () => Promise<ActionResult<{ challengeId: string; options: unknown }>>;

@@ -1,9 +1,11 @@
 /**
- * next-auth (v4, JWT sessions, no adapter): two credential methods, both checked over HTTP
+ * next-auth (v4, JWT sessions, no adapter): three credential methods, each checked over HTTP
  * (Next code never imports the data layer):
  * - `password`: the identity provider's password grant; the session keeps its access and
  *   refresh tokens (next-auth encrypts the session JWT) and refreshes the access token shortly
  *   before it expires;
+ * - `passkey`: a WebAuthn assertion the identity provider verifies into the same session as a
+ *   password's;
  * - `api-key`: an API key holding `*` (tenants registered by API), checked with GET /api/v1/me.
  * server.ts reads the same cookie (src/server/session.ts) to authenticate /api/trpc calls.
  */
@@ -111,6 +113,25 @@ export function authOptions(): NextAuthOptions {
           // AuthApiError's message is the provider's (e.g. "Invalid login credentials"): next-auth hands it to the page.
           const session = await passwordGrant(email, password);
           const token = await tokenFromSession(session, email);
+          return { id: session.user.id, email: token.email, token };
+        },
+      }),
+      CredentialsProvider({
+        id: 'passkey',
+        name: 'Passkey',
+        credentials: { challengeId: { label: 'Challenge', type: 'text' }, response: { label: 'Credential', type: 'text' } },
+        async authorize(credentials): Promise<AuthorizedUser> {
+          let response: unknown;
+          try {
+            response = JSON.parse(String(credentials?.response ?? ''));
+          } catch {
+            throw new Error('The passkey answer could not be read; try again.');
+          }
+          const session = await authFetch<GoTrueSession>('passkeys/authentication/verify', {
+            method: 'POST',
+            body: { challenge_id: String(credentials?.challengeId ?? ''), response },
+          });
+          const token = await tokenFromSession(session, session.user.email ?? '');
           return { id: session.user.id, email: token.email, token };
         },
       }),

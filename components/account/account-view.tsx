@@ -4,7 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useCallback, useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import type { AccountActions } from '@/client/actions';
+import type { AccountActions, PasskeyActions } from '@/client/actions';
 import type { DashboardSessionView } from '@/client/session';
 import { statusOf, trpc, withSessionRetry } from '@/client/trpc/client';
 import { Alert } from '@/components/ui/alert';
@@ -14,6 +14,7 @@ import { Copyable } from '@/components/ui/copyable';
 import { atMostCharacters, NEW_PASSWORD_HINT, newPasswordField } from '@/components/forms/fields';
 import { FormField } from '@/components/ui/form-field';
 import { TENANT_NAME_MAX_LENGTH } from '@/src/contract/limits';
+import { PasskeysCard } from './passkeys-card';
 
 type Me = Awaited<ReturnType<typeof trpc.tenants.me.query>>;
 type TenantState =
@@ -21,7 +22,15 @@ type TenantState =
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : 'The request failed.');
 
-export function AccountView({ session, actions }: { session: DashboardSessionView; actions: AccountActions }) {
+export function AccountView({
+  session,
+  actions,
+  passkeys,
+}: {
+  session: DashboardSessionView;
+  actions: AccountActions;
+  passkeys: PasskeyActions;
+}) {
   const [tenant, setTenant] = useState<TenantState>({ state: 'loading' });
   const load = useCallback(async () => {
     try {
@@ -59,6 +68,8 @@ export function AccountView({ session, actions }: { session: DashboardSessionVie
       <TenantCard tenant={tenant} session={session} actions={actions} onChanged={load} />
 
       {session.kind === 'password' ? <ChangePasswordCard changePassword={actions.changePassword} /> : null}
+
+      {session.kind === 'password' ? <PasskeysCard actions={passkeys} /> : null}
     </div>
   );
 }

@@ -10,7 +10,8 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { FormField } from '@/components/ui/form-field';
-import type { ResendConfirmationAction } from '@/client/actions';
+import type { PasskeySignInOptionsAction, ResendConfirmationAction } from '@/client/actions';
+import { PasskeySignIn } from './passkey-sign-in';
 import { ResendConfirmation } from './resend-confirmation';
 
 const passwordSchema = z.object({
@@ -31,8 +32,11 @@ export function SignInForms({
   initialError,
   fromConfirmationLink,
   resend,
+  passkeyOptions,
 }: {
   callbackUrl: string;
+  /** The passkey sign-in's challenge (app/_lib/passkey-actions.ts). */
+  passkeyOptions: PasskeySignInOptionsAction;
   initialError?: string;
   /** The page was opened by a confirmation link (`?confirmed=1`): its fragment says how it went. */
   fromConfirmationLink: boolean;
@@ -63,6 +67,7 @@ export function SignInForms({
       ) : null}
       {initialError ? <Alert variant="error">{explain(initialError)}</Alert> : null}
       {method === 'password' ? <PasswordForm callbackUrl={callbackUrl} resend={resend} /> : <ApiKeyForm callbackUrl={callbackUrl} />}
+      {method === 'password' ? <PasskeySignIn callbackUrl={callbackUrl} options={passkeyOptions} /> : null}
       <p className="text-center text-sm text-slate-700 dark:text-slate-300">
         {method === 'password' ? (
           <>

@@ -20,7 +20,7 @@ export const REFRESH_REUSE_INTERVAL_MS = 10_000;
 /** How long an instance may trust its memory of a session not being revoked (logout bound). */
 export const REVOCATION_CACHE_MS = 5_000;
 
-export type AuthMethod = 'password' | 'recovery' | 'otp';
+export type AuthMethod = 'password' | 'recovery' | 'otp' | 'passkey';
 
 /** The session object of GoTrue's token, verify and signup answers. */
 export interface GoTrueSession {

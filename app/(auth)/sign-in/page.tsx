@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForms } from '@/components/auth/sign-in-forms';
 import { resendConfirmation } from '@/app/_lib/actions';
+import { passkeySignInOptions } from '@/app/_lib/passkey-actions';
 import { Copyable } from '@/components/ui/copyable';
 import { ForDevelopers } from '@/components/ui/for-developers';
 import { dashboardEnv, safeCallbackPath } from '@/app/_lib/env';
@@ -24,6 +25,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
         initialError={error}
         fromConfirmationLink={Boolean(params.confirmed)}
         resend={resendConfirmation}
+        passkeyOptions={passkeySignInOptions}
       />
       <ForDevelopers summary="For developers: signing users in from your own app">
         <p className="text-slate-700 dark:text-slate-300">

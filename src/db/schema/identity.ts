@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 
 /** Users of the built-in identity provider (a subset of Supabase Auth, served at /auth/v1/*). */
@@ -60,6 +60,44 @@ export const authRefreshTokens = pgTable(
     ...timestamps,
   },
   (t) => [index('auth_refresh_tokens_session_idx').on(t.sessionId)],
+);
+
+/** Passkeys (WebAuthn credentials) of built-in users: a second way to sign in beside the password. */
+export const authPasskeys = pgTable(
+  'auth_passkeys',
+  {
+    /** The credential id (base64url), as the authenticator names it. */
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => authUsers.id, { onDelete: 'cascade' }),
+    /** The COSE public key, base64url. Public: a passkey's secret never leaves its authenticator. */
+    publicKey: text('public_key').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: jsonb('transports').$type<string[]>().notNull().default([]),
+    deviceType: text('device_type').notNull(),
+    backedUp: boolean('backed_up').notNull().default(false),
+    name: text('name').notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (t) => [index('auth_passkeys_user_idx').on(t.userId)],
+);
+
+export type AuthPasskeyRow = typeof authPasskeys.$inferSelect;
+
+/** WebAuthn challenges handed out and not yet answered: single-use, for a few minutes. */
+export const authChallenges = pgTable(
+  'auth_challenges',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** The user registering a passkey; null for a sign-in (the passkey names its user). */
+    userId: uuid('user_id').references(() => authUsers.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['registration', 'authentication'] }).notNull(),
+    challenge: text('challenge').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('auth_challenges_expires_idx').on(t.expiresAt)],
 );
 
 /** oidc-provider's storage (its adapter interface): one row per model instance. */

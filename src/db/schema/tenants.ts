@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 
 export const tenants = pgTable(
@@ -19,6 +19,12 @@ export const tenants = pgTable(
     overageUnitMicroUsd: bigint('overage_unit_micro_usd', { mode: 'number' }),
     /** Operator override of the monthly fee, micro-dollars; null = the plan's. */
     monthlyFeeMicroUsd: bigint('monthly_fee_micro_usd', { mode: 'number' }),
+    /** Deletion requested by the owner: nobody acts for the tenant any more (docs/organizations.md). */
+    deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
+    /** When its data is purged (the grace period's end); an operator may restore it until then. */
+    purgeAfter: timestamp('purge_after', { withTimezone: true, mode: 'date' }),
+    /** Purged: only its invoices (and this row, anonymised) remain. */
+    purgedAt: timestamp('purged_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,
   },
   (t) => [

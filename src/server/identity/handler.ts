@@ -8,6 +8,14 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { recover, resendConfirmation, safeRedirect, signUp, updateUser, verifyToken } from '../../identity/account';
 import { identityKeys } from '../../identity/keys';
+import {
+  authenticationOptions,
+  listPasskeys,
+  registerPasskey,
+  registrationOptions,
+  removePasskey,
+  signInWithPasskey,
+} from '../../identity/passkeys';
 import { sessionEnded } from '../../identity/link';
 import {
   issueSession,
@@ -167,6 +175,27 @@ const ROUTES: Record<string, { open?: string[]; methods: Record<string, Handler>
       },
     },
   },
+  '/passkeys': {
+    methods: {
+      GET: async ({ ctx }) => ({ status: 200, body: await listPasskeys(ctx.svc, (await caller(ctx)).userId) }),
+      DELETE: async ({ ctx, url }) => {
+        await removePasskey(ctx.svc, (await caller(ctx)).userId, url.searchParams.get('id'));
+        return { status: 204 };
+      },
+    },
+  },
+  '/passkeys/registration/options': {
+    methods: { POST: async ({ ctx }) => ({ status: 200, body: await registrationOptions(ctx.svc, (await caller(ctx)).userId) }) },
+  },
+  '/passkeys/registration/verify': {
+    methods: { POST: async ({ ctx, body }) => ({ status: 201, body: await registerPasskey(ctx.svc, (await caller(ctx)).userId, body) }) },
+  },
+  '/passkeys/authentication/options': {
+    methods: { POST: async ({ ctx }) => ({ status: 200, body: await authenticationOptions(ctx.svc) }) },
+  },
+  '/passkeys/authentication/verify': {
+    methods: { POST: async ({ ctx, body }) => ({ status: 200, body: await signInWithPasskey(ctx.svc, body) }) },
+  },
   '/recover': {
     methods: {
       POST: async ({ ctx, url, body }) => {
@@ -292,7 +321,7 @@ export async function handleIdentity(
     res.writeHead(204, {
       ...base,
       ...ctx.res.headers,
-      'Access-Control-Allow-Methods': 'GET, POST, PUT, OPTIONS',
+      'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
       'Access-Control-Allow-Headers': CORS_HEADERS,
       'Access-Control-Max-Age': '86400',
     });
