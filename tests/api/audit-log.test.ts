@@ -461,7 +461,7 @@ backends.describe('audit log (%s)', (backend) => {
     const res = await s.call('/api/v1/audit-log.csv?action=key.*', { key: t.apiKey });
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toMatch(/filename="audit-log-\d{4}-\d{2}-\d{2}\.csv"/);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="audit-log-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(res.headers.get('x-next-cursor')).toBeNull();
     const rows = parseCsv(res.text);
     expect(rows[0]).toEqual([

@@ -31,14 +31,17 @@ export interface FileOutput {
   data_base64: string;
 }
 
-/** A file answer (e.g. an invoice PDF): its bytes with its own Content-Type, shown inline under its name. */
+/**
+ * A file answer: its bytes with its own Content-Type under its name; a PDF (an invoice) is shown
+ * inline, anything else (a CSV export) is downloaded as an attachment.
+ */
 export function sendFile(res: ServerResponse, status: number, file: FileOutput, headers: Record<string, string> = {}): void {
   const body = Buffer.from(file.data_base64, 'base64');
   res.writeHead(status, {
     ...headers,
     'Content-Type': file.content_type,
     'Content-Length': body.length,
-    'Content-Disposition': `inline; filename="${file.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+    'Content-Disposition': `${file.content_type === 'application/pdf' ? 'inline' : 'attachment'}; filename="${file.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
   });
   res.end(body);
 }
