@@ -4,6 +4,7 @@ import { purgeIdempotencyKeys } from '../idempotency/keys';
 import { purgeExpiredMemory } from '../memory/purge';
 import { purgeExpiredOAuth } from '../oauth/adapter';
 import type { Services } from '../services';
+import { purgeDeletedTenants } from '../tenants/deletion';
 import { rescueStalledDeliveries } from '../webhooks/rescue';
 
 /**
@@ -11,7 +12,7 @@ import { rescueStalledDeliveries } from '../webhooks/rescue';
  * webhook deliveries that lost their attempt job a new one.
  */
 export const MINUTELY_QUEUE = 'maintenance-minutely';
-/** Every hour: delete events and webhook deliveries past their retention. */
+/** Every hour: delete events and webhook deliveries past their retention; purge deleted tenants past their grace period. */
 export const HOURLY_QUEUE = 'maintenance-hourly';
 
 /** Queue options: a missed run is simply done by the next one, so no retries. */
@@ -44,5 +45,7 @@ export async function startMaintenance(svc: Services): Promise<void> {
     if (oauth) svc.logger.info({ oauth }, 'retention: deleted expired OAuth records');
     const keys = await purgeIdempotencyKeys(svc);
     if (keys) svc.logger.info({ keys }, 'retention: deleted idempotency keys older than a day');
+    const tenants = await purgeDeletedTenants(svc);
+    if (tenants) svc.logger.info({ tenants }, 'retention: purged deleted tenants past their grace period (invoices kept)');
   });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Role } from '../contract/roles';
 import type { Executor } from '../db';
 import { tenantMembers, tenants, type TenantRow } from '../db/schema';
@@ -32,6 +32,8 @@ export async function findMembership(db: Executor, identity: Identity, tenantId?
         eq(tenantMembers.issuer, identity.issuer),
         eq(tenantMembers.subject, identity.subject),
         tenantId === undefined ? undefined : eq(tenantMembers.tenantId, tenantId),
+        // A tenant whose deletion was requested is no one's any more.
+        isNull(tenants.deletedAt),
       ),
     )
     .orderBy(asc(tenantMembers.createdAt), asc(tenantMembers.tenantId))
@@ -68,12 +70,20 @@ export async function addMember(db: Executor, tenantId: string, identity: Identi
   return row !== undefined;
 }
 
-/** Whether the identity owns a tenant. */
+/** Whether the identity owns a tenant (one not being deleted). */
 export async function ownsATenant(db: Executor, identity: Identity): Promise<boolean> {
   const [row] = await db
     .select({ one: sql`1` })
     .from(tenantMembers)
-    .where(and(eq(tenantMembers.issuer, identity.issuer), eq(tenantMembers.subject, identity.subject), eq(tenantMembers.role, 'owner')))
+    .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId))
+    .where(
+      and(
+        eq(tenantMembers.issuer, identity.issuer),
+        eq(tenantMembers.subject, identity.subject),
+        eq(tenantMembers.role, 'owner'),
+        isNull(tenants.deletedAt),
+      ),
+    )
     .limit(1);
   return row !== undefined;
 }
@@ -84,7 +94,7 @@ export async function listMemberships(db: Executor, identity: Identity) {
     .select({ tenantId: tenantMembers.tenantId, agentName: tenants.agentName, role: tenantMembers.role })
     .from(tenantMembers)
     .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId))
-    .where(and(eq(tenantMembers.issuer, identity.issuer), eq(tenantMembers.subject, identity.subject)))
+    .where(and(eq(tenantMembers.issuer, identity.issuer), eq(tenantMembers.subject, identity.subject), isNull(tenants.deletedAt)))
     .orderBy(asc(tenantMembers.createdAt), asc(tenantMembers.tenantId))
     .limit(200);
 }

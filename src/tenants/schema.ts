@@ -168,3 +168,43 @@ export const whoAmIOutput = z
     }),
   })
   .meta({ id: 'WhoAmI' });
+
+export const deleteTenantInput = z.strictObject({
+  confirm: z.string().max(200).describe("The tenant's name (agent_name), typed to confirm"),
+});
+export const deletedTenant = z
+  .object({ tenant_id: z.string(), deleted: z.literal(true), purge_after: z.string().describe('ISO 8601: when its data is purged') })
+  .meta({ id: 'DeletedTenant' });
+
+const exportRows = z.array(z.record(z.string(), z.unknown()));
+const cappedRows = z.object({
+  truncated: z.boolean().describe('More rows exist than the export holds (the newest are kept)'),
+  data: exportRows,
+});
+export const tenantExport = z
+  .object({
+    exported_at: z.string(),
+    format: z.literal('amp-tenant-export/1'),
+    tenant: z.object({
+      id: z.string(),
+      agent_name: z.string(),
+      owner_email: z.string(),
+      plan: z.string(),
+      created_at: z.string().nullable(),
+    }),
+    members: exportRows,
+    keys: exportRows,
+    webhooks: exportRows,
+    executions: cappedRows,
+    memory: cappedRows,
+    workflows: exportRows,
+    workflow_runs: cappedRows,
+    invoices: exportRows,
+    audit_log: cappedRows,
+  })
+  .meta({ id: 'TenantExport' });
+
+export const restoreTenantInput = z.object({ tenant_id: z.uuid() });
+export const restoredTenant = z
+  .object({ tenant_id: z.string(), restored: z.literal(true), owner_email_restored: z.boolean() })
+  .meta({ id: 'RestoredTenant' });

@@ -1,7 +1,15 @@
 import { listAuditLogAsOperator } from '../../audit/list';
 import { adminAuditLogPage, adminListAuditLogInput } from '../../audit/schema';
 import { changeTenantPlan, listTenants } from '../../tenants/admin';
-import { adminPlanChangeView, changePlanInput, listTenantsInput, tenantList } from '../../tenants/schema';
+import { restoreTenant } from '../../tenants/deletion';
+import {
+  adminPlanChangeView,
+  changePlanInput,
+  listTenantsInput,
+  restoredTenant,
+  restoreTenantInput,
+  tenantList,
+} from '../../tenants/schema';
 import { adminProcedure, router } from '../trpc';
 import { enableWebhook } from '../../webhooks/subscriptions';
 import { recoverInput, recoverResult, webhookIdInput, webhookView } from '../../webhooks/schema';
@@ -69,6 +77,23 @@ export const adminRouter = router({
     .input(changePlanInput)
     .output(adminPlanChangeView)
     .mutation(({ ctx, input }) => changeTenantPlan(ctx.svc, input)),
+
+  restoreTenant: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/admin/tenants/{tenant_id}/restore',
+        protect: false,
+        tags,
+        summary: 'Restore a deleted tenant (operators)',
+        description:
+          'A tenant deleted by its owner and not yet purged comes back with its members and data. Its keys stay revoked (the owner creates new ones); its webhooks resume. Its owner email comes back unless another tenant took it meanwhile (`owner_email_restored`). 409 when it is not deleted, or already purged.',
+        errorResponses: { ...errorResponses, 404: 'No such tenant', 409: 'Not deleted, or purged' },
+      },
+    })
+    .input(restoreTenantInput)
+    .output(restoredTenant)
+    .mutation(({ ctx, input }) => restoreTenant(ctx.svc, input.tenant_id)),
 
   enableWebhook: adminProcedure
     .meta({

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LINK_API_KEY_MAX_LENGTH } from '../../contract/limits';
 import { linkWithApiKey, verifyIdentity } from '../../identity/link';
 import { consumeRegistration } from '../../metering/requests';
+import { deleteAccount } from '../../tenants/deletion';
 import { registerTenant, registerTenantForIdentity } from '../../tenants/register';
 import { registerInput, registerOutput } from '../../tenants/schema';
 import { AppError } from '../errors';
@@ -84,4 +85,32 @@ export const authRouter = router({
     )
     .output(z.object({ tenant_id: z.string().describe('The tenant the user now acts for') }))
     .mutation(async ({ ctx, input }) => linkWithApiKey(ctx.svc, ctx.claims, input.api_key)),
+
+  deleteAccount: bearerProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/auth/delete-account',
+        protect: false,
+        tags: ['auth'],
+        summary: 'Delete your account',
+        description:
+          'The signed-in user (`Authorization: Bearer <token>`) deletes its account, typing its email in `confirm`. Refused (409, `reason: owns_shared_tenant`) while it owns a tenant with other members: transfer ownership first. Tenants it owns alone are deleted with it (see `POST /api/v1/tenant/delete`); it leaves every other tenant. With the built-in identity provider the user, its sessions and passkeys are removed at once.',
+        errorResponses: {
+          400: 'Invalid body, or `confirm` is not your email',
+          401: 'Missing or invalid bearer token',
+          409: 'Owns a tenant with other members',
+        },
+      },
+    })
+    .input(z.strictObject({ confirm: z.string().max(320).describe('Your email address, typed to confirm') }))
+    .output(
+      z
+        .object({
+          deleted: z.literal(true),
+          deleted_tenants: z.array(z.string()).describe('Tenants you owned alone, deleted with the account'),
+        })
+        .meta({ id: 'DeletedAccount' }),
+    )
+    .mutation(({ ctx, input }) => deleteAccount(ctx.svc, ctx.claims, input.confirm)),
 });
