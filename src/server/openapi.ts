@@ -454,6 +454,11 @@ const TAGS = [
   },
   { name: 'billing', description: 'Usage of the billing cycle, invoices (JSON and PDF) and plan changes. Money is USD decimal strings.' },
   {
+    name: 'members',
+    description:
+      'The people of a tenant: members and their roles (owner, admin, developer, billing, viewer), invitations, role changes, removal and the ownership transfer.',
+  },
+  {
     name: 'audit',
     description: "The tenant's audit log: who changed what and when, filtered, paginated or exported as CSV (scope `audit:read`).",
   },

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backends, expectError, startTestServer, type ApiResponse, type TestServer } from '../harness';
@@ -24,6 +24,8 @@ interface TokenOptions {
   /** Seconds from now; negative = already expired. */
   expiresIn?: number;
   claims?: JWTPayload;
+  /** The user at the provider; by default one per email address. */
+  sub?: string;
 }
 
 /**
@@ -35,14 +37,23 @@ async function signToken(o: TokenOptions = {}): Promise<string> {
   if (o.email !== null) payload.email = o.email ?? 'nobody@example.com';
   const alg = o.alg ?? 'HS256';
   const key = o.secret === undefined ? enc(SECRET) : typeof o.secret === 'string' ? enc(o.secret) : o.secret;
-  return new SignJWT(payload)
-    .setProtectedHeader({ alg, typ: 'JWT', ...(o.kid ? { kid: o.kid } : {}) })
-    .setSubject(randomBytes(8).toString('hex'))
-    .setIssuedAt()
-    .setAudience(o.audience ?? AUDIENCE)
-    .setIssuer(o.issuer ?? ISSUER)
-    .setExpirationTime(nowSeconds() + (o.expiresIn ?? 3600))
-    .sign(key);
+  return (
+    new SignJWT(payload)
+      .setProtectedHeader({ alg, typ: 'JWT', ...(o.kid ? { kid: o.kid } : {}) })
+      // One user per address, as at a real provider: the same email (in any case) is the same `sub`.
+      .setSubject(
+        o.sub ??
+          `user-${createHash('sha256')
+            .update((o.email ?? 'none').toLowerCase())
+            .digest('hex')
+            .slice(0, 16)}`,
+      )
+      .setIssuedAt()
+      .setAudience(o.audience ?? AUDIENCE)
+      .setIssuer(o.issuer ?? ISSUER)
+      .setExpirationTime(nowSeconds() + (o.expiresIn ?? 3600))
+      .sign(key)
+  );
 }
 
 /** An unsigned token (`alg: none`): header.payload. with an empty signature. */

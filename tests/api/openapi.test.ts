@@ -118,8 +118,8 @@ backends.describe('OpenAPI document (%s)', (backend) => {
         expect(op.security, where).toEqual([{ adminToken: [] }]);
         continue;
       }
-      if (r.procedure === 'auth.link') {
-        // Outside the tenant check, but not public: the signed-in user's bearer token only.
+      if (r.meta.bearerOnly) {
+        // Outside the tenant check, but not public: the signed-in user's bearer token only (link, accept an invitation, delete the account).
         expect(op.security, where).toEqual([{ [bearerName!]: [] }]);
         continue;
       }

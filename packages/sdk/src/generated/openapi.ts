@@ -274,6 +274,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/tenants/{tenant_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted tenant (operators)
+         * @description A tenant deleted by its owner and not yet purged comes back with its members and data. Its keys stay revoked (the owner creates new ones); its webhooks resume. Its owner email comes back unless another tenant took it meanwhile (`owner_email_restored`). 409 when it is not deleted, or already purged.
+         */
+        post: operations["admin-restoreTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/webhooks/{id}/enable": {
         parameters: {
             query?: never;
@@ -408,6 +428,26 @@ export interface paths {
         get: operations["auditLog-csv"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/delete-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete your account
+         * @description The signed-in user (`Authorization: Bearer <token>`) deletes its account, typing its email in `confirm`. Refused (409, `reason: owns_shared_tenant`) while it owns a tenant with other members: transfer ownership first. Tenants it owns alone are deleted with it (see `POST /api/v1/tenant/delete`); it leaves every other tenant. With the built-in identity provider the user, its sessions and passkeys are removed at once.
+         */
+        post: operations["auth-deleteAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1385,6 +1425,46 @@ export interface paths {
          * @description Event `module.uninstalled`. A module that is not installed is 404.
          */
         delete: operations["modules-uninstall"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the tenant
+         * @description The signed-in owner deletes the tenant, typing its name in `confirm`. At once every key is revoked, webhook deliveries stop, workflow runs are cancelled and no member acts for it; its data is purged after the grace period (`purge_after`, 30 days), except its invoices, which are kept as the law requires. An operator can restore it until then.
+         */
+        post: operations["tenants-delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the tenant's data
+         * @description One JSON document: the tenant, members, keys (never their secrets), webhooks (never their secrets or header values) with delivery counts, executions, memory, workflows and runs, invoices and the audit log. The longest histories are capped, newest first, and say so with `truncated`. The owner (signed in) or a `*` key; anyone else 403.
+         */
+        get: operations["tenants-export"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2673,11 +2753,24 @@ export interface components {
             /** @description The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill) */
             invoices: components["schemas"]["Invoice"][];
         };
+        DeletedAccount: {
+            /** @constant */
+            deleted: true;
+            /** @description Tenants you owned alone, deleted with the account */
+            deleted_tenants: string[];
+        };
         DeletedMemoryEntry: {
             agent_id: string;
             /** @constant */
             deleted: true;
             key: string;
+        };
+        DeletedTenant: {
+            /** @constant */
+            deleted: true;
+            /** @description ISO 8601: when its data is purged */
+            purge_after: string;
+            tenant_id: string;
         };
         DeletedWebhook: {
             /** @constant */
@@ -3258,6 +3351,12 @@ export interface components {
             subscription_id: string;
             until: string;
         };
+        RestoredTenant: {
+            owner_email_restored: boolean;
+            /** @constant */
+            restored: true;
+            tenant_id: string;
+        };
         RevokedApiKey: {
             key_id: string;
             /** @constant */
@@ -3345,6 +3444,61 @@ export interface components {
             status: "queued" | "running" | "completed" | "failed" | "cancelled";
             workflow_id: string;
             workflow_version: number;
+        };
+        TenantExport: {
+            audit_log: {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                /** @description More rows exist than the export holds (the newest are kept) */
+                truncated: boolean;
+            };
+            executions: {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                /** @description More rows exist than the export holds (the newest are kept) */
+                truncated: boolean;
+            };
+            exported_at: string;
+            /** @constant */
+            format: "amp-tenant-export/1";
+            invoices: {
+                [key: string]: unknown;
+            }[];
+            keys: {
+                [key: string]: unknown;
+            }[];
+            members: {
+                [key: string]: unknown;
+            }[];
+            memory: {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                /** @description More rows exist than the export holds (the newest are kept) */
+                truncated: boolean;
+            };
+            tenant: {
+                agent_name: string;
+                created_at: string | null;
+                id: string;
+                owner_email: string;
+                plan: string;
+            };
+            webhooks: {
+                [key: string]: unknown;
+            }[];
+            workflow_runs: {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                /** @description More rows exist than the export holds (the newest are kept) */
+                truncated: boolean;
+            };
+            workflows: {
+                [key: string]: unknown;
+            }[];
         };
         Terms: {
             concurrency: number;
@@ -4936,6 +5090,47 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    "admin-restoreTenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoredTenant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
+            401: components["responses"]["Unauthorized"];
+            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such tenant */
+            404: components["responses"]["NotFound"];
+            /** @description Not deleted, or purged */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     "admin-enableWebhook": {
         parameters: {
             query?: never;
@@ -5267,6 +5462,49 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "auth-deleteAccount": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your email address, typed to confirm */
+                    confirm: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedAccount"];
+                };
+            };
+            /** @description Invalid body, or `confirm` is not your email */
+            400: components["responses"]["BadRequest"];
+            /** @description Missing or invalid bearer token */
+            401: components["responses"]["Unauthorized"];
+            /** @description Owns a tenant with other members */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -7845,6 +8083,87 @@ export interface operations {
             /** @description Not installed */
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "tenants-delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The tenant's name (agent_name), typed to confirm */
+                    confirm: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedTenant"];
+                };
+            };
+            /** @description Invalid body, or `confirm` is not the tenant name */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not the signed-in owner */
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "tenants-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not the owner or a `*` key */
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
