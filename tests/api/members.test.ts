@@ -7,6 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createClient } from '@supabase/supabase-js';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -213,6 +216,33 @@ backends.describe('members and roles (%s)', (backend) => {
       ),
     );
     expect(seen).toEqual(expected);
+
+    // The same roles on every surface: MCP (the SDK's client), tRPC and A2A.
+    const mcpAs = async (u: User) => {
+      const client = new Client({ name: 'members-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${u.token}` } },
+        }),
+      );
+      return client;
+    };
+    const viewerMcp = await mcpAs(people.viewer!);
+    expect((await viewerMcp.listTools()).tools.length).toBeGreaterThan(0);
+    const refusedCall = await viewerMcp.callTool({ name: 'crypto__uuid', arguments: {} }).catch((e: unknown) => e);
+    expect(refusedCall).toBeInstanceOf(McpError);
+    expect((refusedCall as McpError).code).toBe(-32003);
+    await viewerMcp.close();
+    const devMcp = await mcpAs(people.developer!);
+    expect((await devMcp.callTool({ name: 'crypto__uuid', arguments: {} })).isError).toBeFalsy();
+    await devMcp.close();
+    const trpcCreate = await as(people.viewer!, '/api/trpc/keys.create', { body: { name: 'k', scopes: ['modules:read'] } });
+    expect(trpcCreate.status).toBe(403);
+    expect(trpcCreate.body.error.data.app).toMatchObject({ error: 'insufficient_scope', required_scope: 'keys:manage' });
+    const a2a = await as(people.billing!, '/api/a2a', {
+      body: { jsonrpc: '2.0', id: 1, method: 'message/send', params: {} },
+    });
+    expectError(a2a, 403, 'insufficient_scope');
 
     // A member creates keys only within its role.
     const dev = people.developer!;
