@@ -8,7 +8,11 @@ export interface ActionResult<T = undefined> {
   data?: T;
 }
 
-export type SignUpAction = (input: { email: string; password: string; callbackUrl?: string }) => Promise<ActionResult<{ confirm: boolean }>>;
+export type SignUpAction = (input: {
+  email: string;
+  password: string;
+  callbackUrl?: string;
+}) => Promise<ActionResult<{ confirm: boolean }>>;
 export type ResendConfirmationAction = (input: { email: string }) => Promise<ActionResult>;
 export type RequestPasswordResetAction = (input: { email: string }) => Promise<ActionResult>;
 export type UpdatePasswordWithRecoveryAction = (input: { accessToken: string; password: string }) => Promise<ActionResult>;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ActionResult } from '@/client/actions';
 import { newPasswordField } from '@/components/forms/fields';
 import { EMAIL_MAX_LENGTH, LINK_API_KEY_MAX_LENGTH, TENANT_NAME_MAX_LENGTH } from '@/src/contract/limits';
-import { dashboardEnv } from './env';
+import { dashboardEnv, safeCallbackPath } from './env';
 import { AuthApiError, apiFetch, authFetch, passwordGrant, type GoTrueSession } from './gotrue';
 import { freshSession } from './session';
 
@@ -27,15 +27,24 @@ async function attempt<T>(run: () => Promise<ActionResult<T>>): Promise<ActionRe
 const email = z.email('Enter a valid email address.').max(EMAIL_MAX_LENGTH);
 const password = newPasswordField;
 
-/** Sign-up: with mail the address is confirmed first (`confirm: true`); without, the account is ready to sign in. */
-export async function signUp(input: { email: string; password: string }): Promise<ActionResult<{ confirm: boolean }>> {
+/**
+ * Sign-up: with mail the address is confirmed first (`confirm: true`); without, the account is
+ * ready to sign in. `callbackUrl`: where the confirmation link's sign-in goes on to (an
+ * invitation's page, say), kept on this origin.
+ */
+export async function signUp(input: {
+  email: string;
+  password: string;
+  callbackUrl?: string;
+}): Promise<ActionResult<{ confirm: boolean }>> {
   const parsed = z.object({ email, password }).safeParse(input);
   if (!parsed.success) return fail(parsed.error.issues[0]!.message);
   return attempt(async () => {
     const env = dashboardEnv();
+    const back = input.callbackUrl ? `&callbackUrl=${encodeURIComponent(safeCallbackPath(input.callbackUrl))}` : '';
     const answer = await authFetch<Partial<GoTrueSession> & { confirmation_sent_at?: string }>('signup', {
       method: 'POST',
-      query: { redirect_to: `${env.publicBaseUrl}/sign-in?confirmed=1` },
+      query: { redirect_to: `${env.publicBaseUrl}/sign-in?confirmed=1${back}` },
       body: { email: parsed.data.email, password: parsed.data.password },
     });
     const confirm = !answer.access_token;

@@ -21,25 +21,30 @@ const schema = z
   })
   .refine((v) => v.password === v.confirm, { path: ['confirm'], message: 'The passwords do not match.' });
 
-export function SignUpForm({ signUp }: { signUp: SignUpAction }) {
+/** `callbackUrl`: where to go once signed in (an invitation's page), instead of naming a new workspace. */
+export function SignUpForm({ signUp, callbackUrl }: { signUp: SignUpAction; callbackUrl?: string }) {
   const [error, setError] = useState<string>();
   const [sent, setSent] = useState<string>();
   const form = useForm<z.infer<typeof schema>>({ resolver: zodResolver(schema), defaultValues: { email: '', password: '', confirm: '' } });
   const { errors, isSubmitting } = form.formState;
   const onSubmit = form.handleSubmit(async ({ email, password }) => {
     setError(undefined);
-    const result = await signUp({ email, password });
+    const result = await signUp({ email, password, ...(callbackUrl ? { callbackUrl } : {}) });
     if (!result.ok) return setError(result.message);
     if (result.data?.confirm) return setSent(result.message);
     const signedIn = await signIn('password', { email, password, redirect: false });
     if (!signedIn || signedIn.error) return setError(signedIn?.error ?? 'Your account was created, but signing in failed: sign in below.');
-    window.location.assign('/welcome');
+    window.location.assign(callbackUrl ?? '/welcome');
   });
   return (
     <Card>
       <CardHeader>
         <CardTitle as="h1">Create an account</CardTitle>
-        <CardDescription>One account per person; next, you name your workspace.</CardDescription>
+        <CardDescription>
+          {callbackUrl
+            ? 'One account per person; next, you accept your invitation.'
+            : 'One account per person; next, you name your workspace.'}
+        </CardDescription>
       </CardHeader>
       <CardContent>
         {sent ? (
@@ -75,7 +80,10 @@ export function SignUpForm({ signUp }: { signUp: SignUpAction }) {
       </CardContent>
       <CardFooter>
         <span className="text-slate-700 dark:text-slate-300">Already have an account?</span>
-        <Link className="text-indigo-700 underline-offset-4 hover:underline dark:text-indigo-300" href="/sign-in">
+        <Link
+          className="text-indigo-700 underline-offset-4 hover:underline dark:text-indigo-300"
+          href={callbackUrl ? `/sign-in?callbackUrl=${encodeURIComponent(callbackUrl)}` : '/sign-in'}
+        >
           Sign in
         </Link>
       </CardFooter>

@@ -12,6 +12,7 @@ import {
   Menu,
   Shield,
   UserRound,
+  Users,
   Webhook,
   Workflow,
 } from 'lucide-react';
@@ -22,21 +23,33 @@ import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
 import { Sheet, SheetContent, SheetTrigger } from '@/components/ui/sheet';
 import { WebhookAttentionBadge } from '@/components/dashboard/webhooks/attention';
+import { allows, useCaller, type Action, type Caller } from '@/components/dashboard/access';
+import { TenantSwitcher } from '@/components/dashboard/tenant-switcher';
 
-/** The dashboard's sections, in the order a tenant owner needs them. */
+/**
+ * The dashboard's sections, in the order a tenant owner needs them; `needs`: what the caller's
+ * role (or key) must be allowed to read for the section to be listed (components/dashboard/access.tsx).
+ */
 export const NAV_ITEMS = [
   { href: '/dashboard', label: 'Overview', icon: Gauge },
-  { href: '/dashboard/keys', label: 'API keys', icon: KeyRound },
-  { href: '/dashboard/webhooks', label: 'Webhooks', icon: Webhook },
-  { href: '/dashboard/modules', label: 'Modules', icon: Boxes },
-  { href: '/dashboard/executions', label: 'Executions', icon: Activity },
-  { href: '/dashboard/usage', label: 'Usage', icon: CreditCard },
-  { href: '/dashboard/invoices', label: 'Invoices', icon: FileText },
-  { href: '/dashboard/memory', label: 'Memory', icon: Brain },
-  { href: '/dashboard/workflows', label: 'Workflows', icon: Workflow },
+  { href: '/dashboard/keys', label: 'API keys', icon: KeyRound, needs: 'readKeys' },
+  { href: '/dashboard/webhooks', label: 'Webhooks', icon: Webhook, needs: 'readWebhooks' },
+  { href: '/dashboard/modules', label: 'Modules', icon: Boxes, needs: 'readModules' },
+  { href: '/dashboard/executions', label: 'Executions', icon: Activity, needs: 'readModules' },
+  { href: '/dashboard/usage', label: 'Usage', icon: CreditCard, needs: 'readBilling' },
+  { href: '/dashboard/invoices', label: 'Invoices', icon: FileText, needs: 'readBilling' },
+  { href: '/dashboard/memory', label: 'Memory', icon: Brain, needs: 'readMemory' },
+  { href: '/dashboard/workflows', label: 'Workflows', icon: Workflow, needs: 'readModules' },
+  { href: '/dashboard/members', label: 'Members', icon: Users, needs: 'readMembers' },
   { href: '/docs', label: 'API reference', icon: BookOpen },
   { href: '/account', label: 'Account', icon: UserRound },
-] as const;
+] as const satisfies readonly { href: string; label: string; icon: unknown; needs?: Action }[];
+
+/** Whether the caller may read the section (every section while `members.me` is unknown). */
+function listed(item: object, caller: Caller | undefined): boolean {
+  const needs = 'needs' in item ? (item.needs as Action) : undefined;
+  return !needs || !caller || allows(caller, needs);
+}
 
 const ADMIN_ITEM = { href: '/dashboard/admin', label: 'Admin', icon: Shield } as const;
 
@@ -90,18 +103,24 @@ function NavLinks({
  * name and a Menu button opening every section in a sheet (a Radix dialog: focus moves into it,
  * Escape closes it, focus returns to the button), closed again by following a link. The
  * current page is marked with aria-current in both. "Webhooks" carries a badge while any of the
- * tenant's webhooks is disabled or failing (`tenant`: the user has one to ask about).
+ * tenant's webhooks is disabled or failing (`tenant`: the user has one to ask about). Sections
+ * the caller's role cannot read are left out (a billing member sees no keys, webhooks, modules,
+ * executions, memory or workflows); a user in several tenants gets the workspace switcher above.
  */
 export function DashboardNav({ admin, hidden = [], tenant = false }: { admin: boolean; hidden?: string[]; tenant?: boolean }) {
   const pathname = usePathname();
   const [open, setOpen] = useState(false);
-  const items: NavItem[] = [...NAV_ITEMS.filter((i) => !hidden.includes(i.href)), ...(admin ? [ADMIN_ITEM] : [])];
+  const caller = useCaller().data as Caller | undefined;
+  const items: NavItem[] = [...NAV_ITEMS.filter((i) => !hidden.includes(i.href) && listed(i, caller)), ...(admin ? [ADMIN_ITEM] : [])];
   const current = items.find((i) => isActive(pathname, i.href));
   return (
     <>
-      <nav aria-label="Dashboard" className="hidden md:block">
-        <NavLinks items={items} pathname={pathname} tenant={tenant} />
-      </nav>
+      <div className="hidden gap-4 md:grid">
+        <TenantSwitcher />
+        <nav aria-label="Dashboard">
+          <NavLinks items={items} pathname={pathname} tenant={tenant} />
+        </nav>
+      </div>
       <div className="flex items-center justify-between gap-3 md:hidden">
         <p className="min-w-0 truncate text-sm font-medium text-slate-700 dark:text-slate-300" data-testid="nav-current">
           {current?.label}
@@ -115,6 +134,7 @@ export function DashboardNav({ admin, hidden = [], tenant = false }: { admin: bo
             </Button>
           </SheetTrigger>
           <SheetContent title="Menu" className="md:hidden">
+            <TenantSwitcher className="mb-4" />
             <nav aria-label="Dashboard">
               <NavLinks items={items} pathname={pathname} onNavigate={() => setOpen(false)} tenant={tenant} />
             </nav>

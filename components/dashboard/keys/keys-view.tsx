@@ -28,6 +28,7 @@ import { SkeletonRows } from '@/components/ui/skeleton';
 import { formatDate, formatDateTime, formatRelative } from '@/components/dashboard/format';
 import { LoadMore } from '@/components/dashboard/load-more';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { cursorPagesKey, useCursorPages } from '@/components/dashboard/use-cursor-pages';
 import { KeyUsageDialog } from './key-usage-dialog';
 import { policySummary } from './policy';
@@ -64,6 +65,10 @@ export function KeysView() {
   const [creating, setCreating] = useState(false);
   const planLimited = me.data?.plan === 'free';
   const limitId = useId();
+  // A role without keys:manage (a viewer) sees the keys, never changes them: the reason is beside the button.
+  const manage = useAccess('manageKeys');
+  const roleId = useId();
+  const denied = manage.allowed === false;
 
   return (
     <div className="grid grid-cols-1 gap-6">
@@ -71,13 +76,18 @@ export function KeysView() {
         title="API keys"
         description="Keys let your agents and scripts call the API. Each key carries only the scopes you give it."
         actions={
-          <Button onClick={() => setCreating(true)} disabled={!me.data || planLimited} aria-describedby={planLimited ? limitId : undefined}>
+          <Button
+            onClick={() => setCreating(true)}
+            disabled={!me.data || planLimited || denied}
+            aria-describedby={denied ? roleId : planLimited ? limitId : undefined}
+          >
             <Plus aria-hidden="true" className="size-4" />
             Create key
           </Button>
         }
       />
-      {planLimited ? (
+      {denied ? <DeniedNote id={roleId} reason={manage.reason} /> : null}
+      {planLimited && !denied ? (
         <Alert title="Your plan includes one key" id={limitId} data-testid="keys-plan-limit">
           <p>
             The free plan comes with one API key: the primary key, with full access (scope <code>*</code>). Creating additional keys with
@@ -236,6 +246,17 @@ function KeyActions({ keyRow }: { keyRow: KeySummary }) {
   const [editingPolicy, setEditingPolicy] = useState(false);
   const [viewingUsage, setViewingUsage] = useState(false);
   const [revoking, setRevoking] = useState(false);
+  const manage = useAccess('manageKeys');
+
+  if (manage.allowed === false)
+    return (
+      <div>
+        <Button size="sm" variant="secondary" aria-label={`Usage of ${keyRow.name}`} onClick={() => setViewingUsage(true)}>
+          Usage
+        </Button>
+        <KeyUsageDialog keyRow={keyRow} open={viewingUsage} onOpenChange={setViewingUsage} />
+      </div>
+    );
 
   return (
     <div>

@@ -16,6 +16,7 @@ import { ExecutionsPerDayChart } from '@/components/dashboard/charts/executions-
 import { ExecutionsTable } from '@/components/dashboard/executions/executions-table';
 import { formatCount, formatDate } from '@/components/dashboard/format';
 import { errorCode, QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { WebhookAttentionBanner } from '@/components/dashboard/webhooks/attention';
 import { GettingStarted } from './getting-started';
 
@@ -31,9 +32,16 @@ export function OverviewView() {
   const trpc = useTRPC();
   const me = useQuery(trpc.tenants.me.queryOptions({}));
   const rate = useQuery({ ...trpc.tenants.requestRate.queryOptions({}), refetchInterval: 15_000 });
-  const usage = useQuery(trpc.billing.usage.queryOptions({}));
-  const latest = useQuery(trpc.executions.list.queryOptions({ limit: 8 }));
-  const keys = useQuery(trpc.keys.list.queryOptions({ limit: 1 }));
+  // What the role may read (members.me, in the same round of requests): a part it may not is
+  // replaced by the reason, and its query is not asked again once that is known.
+  const billing = useAccess('readBilling');
+  const modules = useAccess('readModules');
+  const readKeys = useAccess('readKeys');
+  const builder = useAccess('manageKeys').allowed !== false;
+  const planChange = useAccess('changePlan').allowed !== false;
+  const usage = useQuery({ ...trpc.billing.usage.queryOptions({}), enabled: billing.allowed !== false });
+  const latest = useQuery({ ...trpc.executions.list.queryOptions({ limit: 8 }), enabled: modules.allowed !== false });
+  const keys = useQuery({ ...trpc.keys.list.queryOptions({ limit: 1 }), enabled: readKeys.allowed !== false });
   // Asked only of a plan that has webhooks: another plan's answer is a known 403 (and a console error).
   const webhooksInPlan = me.data ? planAllows(me.data.plan, 'webhooks') : undefined;
   const webhooks = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: 1 }), enabled: webhooksInPlan === true });
@@ -53,13 +61,15 @@ export function OverviewView() {
 
       <WebhookAttentionBanner />
 
-      <GettingStarted
-        loading={latest.isPending || keys.isPending || me.isPending || (webhooksInPlan === true && webhooks.isPending)}
-        hasKey={(keys.data?.data.length ?? 0) > 0}
-        hasExecution={(latest.data?.data.length ?? 0) > 0}
-        hasWebhook={(webhooks.data?.data.length ?? 0) > 0}
-        webhooksInPlan={webhooksInPlan !== false && !(webhooks.isError && errorCode(webhooks.error) === 'plan_required')}
-      />
+      {builder ? (
+        <GettingStarted
+          loading={latest.isPending || keys.isPending || me.isPending || (webhooksInPlan === true && webhooks.isPending)}
+          hasKey={(keys.data?.data.length ?? 0) > 0}
+          hasExecution={(latest.data?.data.length ?? 0) > 0}
+          hasWebhook={(webhooks.data?.data.length ?? 0) > 0}
+          webhooksInPlan={webhooksInPlan !== false && !(webhooks.isError && errorCode(webhooks.error) === 'plan_required')}
+        />
+      ) : null}
 
       <div className="grid gap-6 lg:grid-cols-3">
         <Card>
@@ -87,12 +97,14 @@ export function OverviewView() {
                   </dd>
                 </dl>
                 <p className="font-mono text-xs break-all text-slate-500 dark:text-slate-400">Tenant {me.data.tenant_id}</p>
-                <Link
-                  href="/dashboard/usage#plan"
-                  className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
-                >
-                  Change plan
-                </Link>
+                {planChange ? (
+                  <Link
+                    href="/dashboard/usage#plan"
+                    className="text-sm font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+                  >
+                    Change plan
+                  </Link>
+                ) : null}
               </div>
             )}
           </CardContent>
@@ -109,7 +121,9 @@ export function OverviewView() {
             ) : null}
           </CardHeader>
           <CardContent>
-            {usage.isPending ? (
+            {billing.allowed === false ? (
+              <DeniedNote id="overview-usage-denied" reason={billing.reason} />
+            ) : usage.isPending ? (
               <Skeleton className="h-16 w-full" />
             ) : usage.isError ? (
               <QueryError error={usage.error} retry={() => void usage.refetch()} />
@@ -156,15 +170,17 @@ export function OverviewView() {
         </Card>
       </div>
 
-      <Card>
-        <CardContent className="pt-6">
-          {usage.isPending ? (
-            <SkeletonRows rows={4} label="Loading executions per day" />
-          ) : usage.isError ? null : (
-            <ExecutionsPerDayChart daily={usage.data.daily} testId="overview-chart" />
-          )}
-        </CardContent>
-      </Card>
+      {billing.allowed === false ? null : (
+        <Card>
+          <CardContent className="pt-6">
+            {usage.isPending ? (
+              <SkeletonRows rows={4} label="Loading executions per day" />
+            ) : usage.isError ? null : (
+              <ExecutionsPerDayChart daily={usage.data.daily} testId="overview-chart" />
+            )}
+          </CardContent>
+        </Card>
+      )}
 
       <section aria-labelledby="latest-heading" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">
@@ -175,7 +191,9 @@ export function OverviewView() {
             <Link href="/dashboard/executions">All executions</Link>
           </Button>
         </div>
-        {latest.isPending ? (
+        {modules.allowed === false ? (
+          <DeniedNote id="overview-latest-denied" reason={modules.reason} />
+        ) : latest.isPending ? (
           <SkeletonRows rows={4} label="Loading the latest executions" />
         ) : latest.isError ? (
           <QueryError error={latest.error} retry={() => void latest.refetch()} />

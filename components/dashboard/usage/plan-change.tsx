@@ -12,6 +12,7 @@ import { Dialog, DialogClose, DialogContent, DialogTrigger } from '@/components/
 import { Label } from '@/components/ui/label';
 import { formatCount } from '@/components/dashboard/format';
 import { errorMessage } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { monthlyFee, type PlanOffer } from './plan-comparison';
 import type { RouterOutputs } from '@/client/trpc/types';
 
@@ -35,6 +36,8 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
   const target: Plan = picked && picked !== current ? picked : current === 'free' ? 'pro' : 'free';
   const [result, setResult] = useState<PlanChange>();
   const [upgradeOpen, setUpgradeOpen] = useState(false);
+  // Plan changes are the owner's and billing members' (billing:write): others see the plan and why they can't.
+  const access = useAccess('changePlan');
   const change = useMutation(
     trpc.plans.change.mutationOptions({
       onSuccess: async (data) => {
@@ -53,6 +56,25 @@ export function PlanChange({ current, plans }: { current: Plan; plans?: PlanOffe
           <CardTitle className="text-base">Plan</CardTitle>
           <CardDescription>Enterprise is a custom contract: an operator changes it for you.</CardDescription>
         </CardHeader>
+      </Card>
+    );
+  }
+  if (access.allowed === false) {
+    return (
+      <Card id="plan">
+        <CardHeader>
+          <CardTitle className="text-base">Change plan</CardTitle>
+          <CardDescription>
+            You are on <span className="font-semibold capitalize">{current}</span>.{' '}
+            <a className="underline" href="#plans">
+              Compare the plans
+            </a>
+            .
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <DeniedNote id={`${id}-denied`} reason={access.reason} />
+        </CardContent>
       </Card>
     );
   }

@@ -20,6 +20,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Skeleton, SkeletonRows } from '@/components/ui/skeleton';
 import { formatCount, formatDateTime, formatMs } from '@/components/dashboard/format';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { DeliveryRateChart, LatencyChart } from './webhook-charts';
 import { formatRate, WebhookFormDialog, WebhookStatusBadge } from './webhook-form';
 import { VerifySnippet } from './verify-snippet';
@@ -184,6 +185,9 @@ function HeaderActions({ webhook }: { webhook: WebhookDetail }) {
   const remove = useMutation(trpc.webhooks.delete.mutationOptions());
   const [editing, setEditing] = useState(false);
   const [rotating, setRotating] = useState(false);
+  // A role without webhooks:write (a viewer) reads the webhook; the reason stands where the buttons would.
+  const manage = useAccess('manageWebhooks');
+  if (manage.allowed === false) return <DeniedNote id="webhook-manage-denied" reason={manage.reason} className="max-w-sm" />;
   return (
     <>
       <Button variant="secondary" onClick={() => setEditing(true)}>

@@ -15,6 +15,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { formatDateTime } from '@/components/dashboard/format';
 import { errorCode, QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { WEBHOOKS_PLAN, WEBHOOKS_REQUIREMENT } from './event-kinds';
 import { formatRate, WebhookFormDialog, WebhookStatusBadge, type WebhookView } from './webhook-form';
 
@@ -30,6 +31,9 @@ export function WebhooksView() {
   const list = useQuery({ ...trpc.webhooks.list.queryOptions(LIST_INPUT), enabled: inPlan === true });
   const [creating, setCreating] = useState(false);
   const planRequired = inPlan === false || (list.isError && errorCode(list.error) === 'plan_required');
+  // A role without webhooks:write (a viewer) sees the subscriptions; the reason is beside the button.
+  const manage = useAccess('manageWebhooks');
+  const denied = manage.allowed === false;
 
   return (
     <div className="grid grid-cols-1 gap-6">
@@ -41,13 +45,18 @@ export function WebhooksView() {
             <Button variant="secondary" asChild>
               <Link href="/dashboard/webhooks/event-types">Event types</Link>
             </Button>
-            <Button onClick={() => setCreating(true)} disabled={!list.isSuccess}>
+            <Button
+              onClick={() => setCreating(true)}
+              disabled={!list.isSuccess || denied}
+              aria-describedby={denied ? 'webhooks-manage-denied' : undefined}
+            >
               <Plus aria-hidden="true" className="size-4" />
               Create webhook
             </Button>
           </>
         }
       />
+      {denied ? <DeniedNote id="webhooks-manage-denied" reason={manage.reason} /> : null}
       {me.isError ? (
         <QueryError error={me.error} retry={() => void me.refetch()} />
       ) : planRequired ? (

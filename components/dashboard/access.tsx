@@ -1,0 +1,106 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { Lock } from 'lucide-react';
+import { useTRPC } from '@/client/trpc/react';
+import { ROLE_DEFINITIONS, ROLES, type Role } from '@/src/contract/roles';
+import { holdsScope } from '@/src/contract/scopes';
+import { cn } from '@/components/ui/cn';
+
+/**
+ * What the caller may do, from `GET /api/v1/members/me` (`members.me`): a member's role and its
+ * scopes (src/contract/roles.ts), or an API-key session's key scopes. The dashboard hides the
+ * sections a role cannot read and disables, with the reason in words, the controls it cannot
+ * use; the API refuses the same calls (403 `insufficient_scope`), so this only spares the click.
+ *
+ * Each action names the scope an API key needs and, where that is `*`, the member scope a role
+ * needs instead: the pair each procedure declares (`apiProcedure(scope, feature, roleScope)`).
+ */
+export const ACTIONS = {
+  readKeys: { key: 'keys:manage', member: 'keys:read', words: 'see API keys' },
+  manageKeys: { key: 'keys:manage', words: 'create, rotate or revoke keys' },
+  readWebhooks: { key: '*', member: 'webhooks:read', words: 'see webhooks' },
+  manageWebhooks: { key: '*', member: 'webhooks:write', words: 'create, edit or delete webhooks' },
+  readModules: { key: 'modules:read', words: 'see modules, executions or workflows' },
+  installModules: { key: 'modules:install', words: 'install or uninstall modules' },
+  runModules: { key: 'modules:execute', words: 'run actions' },
+  writeWorkflows: { key: 'modules:write', words: 'change workflows' },
+  readMemory: { key: 'memory:read', words: 'see agent memory' },
+  writeMemory: { key: 'memory:write', words: 'delete memory entries' },
+  readBilling: { key: 'billing:read', words: 'see usage and invoices' },
+  changePlan: { key: '*', member: 'billing:write', words: 'change the plan' },
+  readMembers: { key: '*', member: 'members:read', words: 'see members' },
+  manageMembers: { key: '*', member: 'members:manage', words: 'invite or manage members' },
+} as const satisfies Record<string, { key: string; member?: string; words: string }>;
+export type Action = keyof typeof ACTIONS;
+
+export interface Caller {
+  kind: 'member' | 'api_key';
+  role: Role | null;
+  scopes: string[];
+}
+
+/** Whether `caller` may do `action`, as the API decides it (src/server/admission.ts, assertAllowed). */
+export function allows(caller: Caller, action: Action): boolean {
+  const a: { key: string; member?: string } = ACTIONS[action];
+  return holdsScope(caller.scopes, caller.kind === 'member' ? (a.member ?? a.key) : a.key);
+}
+
+const ROLE_PLURAL: Record<Role, string> = {
+  owner: 'Owners',
+  admin: 'Admins',
+  developer: 'Developers',
+  billing: 'Billing members',
+  viewer: 'Viewers',
+};
+const ROLE_ARTICLE: Record<Role, string> = {
+  owner: 'the owner',
+  admin: 'an admin',
+  developer: 'a developer',
+  billing: 'a billing member',
+  viewer: 'a viewer',
+};
+
+/**
+ * Who to ask: the roles that may change roles (members:manage), "the owner or an admin": they can
+ * give the caller a role that may, or do it themselves.
+ */
+function whoToAsk(): string {
+  const names = ROLES.filter((r) => holdsScope(ROLE_DEFINITIONS[r].scopes, 'members:manage')).map((r) => ROLE_ARTICLE[r]);
+  return names.length <= 1 ? (names[0] ?? 'the owner') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
+/** Why `caller` may not do `action`, in words: "Viewers can't create, rotate or revoke keys — ask the owner or an admin." */
+export function deniedReason(caller: Caller, action: Action): string {
+  const who = caller.role ? ROLE_PLURAL[caller.role] : 'This API key';
+  return `${who} can't ${ACTIONS[action].words} — ask ${whoToAsk()}.`;
+}
+
+/** The caller (`members.me`), shared by every component that asks: one request per page. */
+export function useCaller() {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.members.me.queryOptions({}), staleTime: 60_000 });
+}
+
+/**
+ * Whether the caller may do `action`: `allowed` is undefined while `members.me` loads (or when
+ * it failed: the API still decides), `reason` says why not.
+ */
+export function useAccess(action: Action): { allowed: boolean | undefined; reason: string } {
+  const me = useCaller();
+  if (!me.data) return { allowed: undefined, reason: '' };
+  const caller = me.data as Caller;
+  const allowed = allows(caller, action);
+  return { allowed, reason: allowed ? '' : deniedReason(caller, action) };
+}
+
+/** The reason a control is off, beside it (linked to it with aria-describedby through `id`). */
+export function DeniedNote({ id, reason, className }: { id: string; reason: string; className?: string }) {
+  if (!reason) return null;
+  return (
+    <p id={id} data-testid="denied-reason" className={cn('flex items-start gap-1.5 text-sm text-slate-700 dark:text-slate-300', className)}>
+      <Lock aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
+      <span>{reason}</span>
+    </p>
+  );
+}
