@@ -20,6 +20,16 @@ type Me = Awaited<ReturnType<typeof trpc.tenants.me.query>>;
 type TenantState =
   { state: 'loading' } | { state: 'ready'; me: Me } | { state: 'none'; message: string } | { state: 'error'; message: string };
 
+/** The signed-in person's role in this tenant, as the roles table names it (docs: organizations). */
+function roleLabel(session: DashboardSessionView, role: string | null): string {
+  const inTenant = role
+    ? `${role.charAt(0).toUpperCase()}${role.slice(1)} of this tenant`
+    : session.kind === 'api_key'
+      ? 'API key holder (scope *)'
+      : 'No tenant yet';
+  return session.admin ? `Operator · ${inTenant}` : inTenant;
+}
+
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : 'The request failed.');
 
 export function AccountView({
@@ -32,10 +42,13 @@ export function AccountView({
   passkeys: PasskeyActions;
 }) {
   const [tenant, setTenant] = useState<TenantState>({ state: 'loading' });
+  const [role, setRole] = useState<string | null>(null);
   const load = useCallback(async () => {
     try {
       const me = await withSessionRetry(() => trpc.tenants.me.query({}));
       setTenant({ state: 'ready', me });
+      const caller = await trpc.members.me.query({}).catch(() => null);
+      setRole(caller?.role ?? null);
     } catch (err) {
       // A password session whose user owns no tenant yet: the API says so with a 401.
       if (statusOf(err) === 401 && session.kind === 'password') setTenant({ state: 'none', message: messageOf(err) });
@@ -60,7 +73,7 @@ export function AccountView({
             <dt className="font-medium text-slate-600 dark:text-slate-400">Sign-in method</dt>
             <dd>{session.kind === 'password' ? 'Email and password' : 'API key (scope *)'}</dd>
             <dt className="font-medium text-slate-600 dark:text-slate-400">Role</dt>
-            <dd data-testid="account-role">{session.admin ? 'Operator' : 'Tenant owner'}</dd>
+            <dd data-testid="account-role">{roleLabel(session, role)}</dd>
           </dl>
         </CardContent>
       </Card>
