@@ -190,6 +190,8 @@ backends.describe('wire conventions (%s)', (backend) => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-headers')).toMatch(/x-api-key/i);
+    // A browser app of a user in several tenants names one.
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/x-tenant-id/i);
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
