@@ -143,3 +143,43 @@ test('a user in two tenants switches between them, and is brought back to the de
   await alpha.page.context().close();
   await page.context().close();
 });
+
+test('the owner offers ownership to a member, who confirms it from another workspace', async ({ browser }) => {
+  const alpha = await newOwner(browser, { agentName: 'Gamma Labs' });
+  expect((await api(alpha.page, alpha.apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
+  const heir = await newOwner(browser, { agentName: 'Delta Studio' });
+  const acceptPath = await invite(alpha.page, heir.email, 'admin');
+  await heir.page.goto(acceptPath);
+  await heir.page.getByRole('button', { name: 'Accept invitation' }).click();
+  await heir.page.waitForURL((url) => url.pathname === '/dashboard');
+
+  // The owner offers it: the confirmation says the new owner must confirm, and the link is shown.
+  const { page } = alpha;
+  await page.goto('/dashboard/members');
+  await page.getByRole('button', { name: `Manage ${heir.email}` }).click();
+  await page.getByRole('menuitem', { name: 'Make owner…' }).click();
+  const confirm = page.getByRole('alertdialog', { name: `Offer ownership to ${heir.email}?` });
+  await expect(confirm).toContainText('becomes the owner only after opening the confirmation link');
+  await confirm.getByRole('button', { name: 'Offer ownership' }).click();
+  const link = (await page.getByTestId('ownership-link').textContent())?.trim() ?? '';
+  expect(link).toMatch(/\/invitations\/amp_inv_\w+\?transfer=1$/);
+
+  // The heir has their own workspace chosen: the offer is found in the other one.
+  await heir.page.goto('/dashboard/members');
+  await heir.page.getByLabel('Workspace', { exact: true }).selectOption({ label: 'Delta Studio (Owner)' });
+  await expect(heir.page.getByText('The people who share Delta Studio')).toBeVisible();
+  const url = new URL(link);
+  await heir.page.goto(`${url.pathname}${url.search}`);
+  await expect(heir.page.getByRole('heading', { name: 'Become the owner of this workspace' })).toBeVisible();
+  await heir.page.getByRole('button', { name: 'Accept ownership' }).click();
+  await heir.page.waitForURL((u) => u.pathname === '/dashboard');
+  await heir.page.goto('/dashboard/members');
+  await expect(heir.page.getByText('The people who share Gamma Labs')).toBeVisible();
+  await expect(heir.page.getByTestId('my-role')).toHaveText('You are the owner here.');
+
+  // The previous owner is an admin now: plan changes are off, with the reason.
+  await page.goto('/dashboard/usage');
+  await expect(page.getByTestId('denied-reason')).toContainText("Admins can't change the plan");
+  await alpha.page.context().close();
+  await heir.page.context().close();
+});

@@ -34,12 +34,13 @@ const SECTIONS = [
   { label: 'Invoices', path: '/dashboard/invoices' },
   { label: 'Memory', path: '/dashboard/memory' },
   { label: 'Workflows', path: '/dashboard/workflows' },
+  { label: 'Members', path: '/dashboard/members' },
   { label: 'API reference', path: '/docs' },
   { label: 'Account', path: '/account' },
 ];
 
 test('at 375 px every section is reached and opened through the menu', async ({ browser }) => {
-  // Eleven page loads, each followed by the menu again.
+  // Twelve page loads, each followed by the menu again.
   test.slow();
   const { page } = await newOwner(browser, { agentName: 'Narrow Agent' });
   await page.setViewportSize({ width: 375, height: 812 });
