@@ -14,6 +14,7 @@ import { Copyable } from '@/components/ui/copyable';
 import { atMostCharacters, NEW_PASSWORD_HINT, newPasswordField } from '@/components/forms/fields';
 import { FormField } from '@/components/ui/form-field';
 import { TENANT_NAME_MAX_LENGTH } from '@/src/contract/limits';
+import { DangerZone } from './danger-zone';
 import { PasskeysCard } from './passkeys-card';
 
 type Me = Awaited<ReturnType<typeof trpc.tenants.me.query>>;
@@ -43,12 +44,14 @@ export function AccountView({
 }) {
   const [tenant, setTenant] = useState<TenantState>({ state: 'loading' });
   const [role, setRole] = useState<string | null>(null);
+  const [tenantName, setTenantName] = useState<string | null>(null);
   const load = useCallback(async () => {
     try {
       const me = await withSessionRetry(() => trpc.tenants.me.query({}));
       setTenant({ state: 'ready', me });
       const caller = await trpc.members.me.query({}).catch(() => null);
       setRole(caller?.role ?? null);
+      setTenantName(caller?.memberships.find((m) => m.tenant_id === caller.tenant_id)?.agent_name ?? null);
     } catch (err) {
       // A password session whose user owns no tenant yet: the API says so with a 401.
       if (statusOf(err) === 401 && session.kind === 'password') setTenant({ state: 'none', message: messageOf(err) });
@@ -83,6 +86,12 @@ export function AccountView({
       {session.kind === 'password' ? <ChangePasswordCard changePassword={actions.changePassword} /> : null}
 
       {session.kind === 'password' ? <PasskeysCard actions={passkeys} /> : null}
+
+      <DangerZone
+        tenantName={tenant.state === 'ready' ? tenantName : null}
+        isOwner={role === 'owner'}
+        email={session.kind === 'password' ? session.email : null}
+      />
     </div>
   );
 }
