@@ -134,6 +134,10 @@ test('an operator sees failed deliveries grouped by endpoint, re-enables a disab
     await expect(tenantRow).toContainText('1,234');
     const me = await api(tenant.page, tenant.apiKey, 'GET', '/api/v1/me');
     expect(me.body).toMatchObject({ plan: 'business', requests_per_minute: 1234 });
+    // The operator's own change is in the audit log of every tenant, under the operator's name.
+    await page.reload();
+    const audit = page.getByRole('region', { name: 'Audit log' });
+    await expect(audit.getByRole('row').filter({ hasText: 'tenant.plan_set' }).first()).toContainText(`Operator ${ADMIN_EMAIL}`);
   } finally {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
   }

@@ -24,6 +24,7 @@ import { SkeletonRows } from '@/components/ui/skeleton';
 import type { RouterInputs, RouterOutputs } from '@/client/trpc/types';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { REQUESTS_PER_MINUTE_MAX } from '@/src/contract/limits';
+import { AdminAuditLog } from './admin-audit';
 import { PLAN_NAMES } from '@/src/contract/plans';
 
 type Tenant = RouterOutputs['admin']['listTenants']['data'][number];
@@ -51,7 +52,7 @@ export function AdminView() {
     <div className="grid gap-8">
       <PageHeader
         title="Admin"
-        description="Operators only: every tenant with its plan and usage, disabled webhooks to re-enable, and recent failed deliveries grouped by receiver."
+        description="Operators only: every tenant with its plan and usage, disabled webhooks to re-enable, recent failed deliveries grouped by receiver, and the audit log of every tenant."
       />
       <section aria-labelledby="tenants-heading" className="grid gap-3">
         <h2 id="tenants-heading" className="text-lg font-semibold">
@@ -92,6 +93,16 @@ export function AdminView() {
         ) : (
           <FailedDeliveries data={failed.data} />
         )}
+      </section>
+      <section aria-labelledby="audit-heading" className="grid gap-3">
+        <h2 id="audit-heading" className="text-lg font-semibold">
+          Audit log
+        </h2>
+        <p className="text-sm text-slate-600 dark:text-slate-400">
+          What tenants&apos; members and keys changed, and what operators did to them (plan changes, re-enabled webhooks, restores), newest
+          first.
+        </p>
+        <AdminAuditLog />
       </section>
     </div>
   );
