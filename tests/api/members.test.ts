@@ -306,6 +306,21 @@ backends.describe('members and roles (%s)', (backend) => {
     expect(await auditCount('member.left')).toBe(1);
   });
 
+  it.skipIf(backend !== 'postgres')('a removal takes effect on the next request on every instance', async () => {
+    const second = await startTestServer({ backend, databaseUrl: s.config.databaseUrl, dataDir: s.config.dataDir });
+    try {
+      const leaving = await signUp(s, 'leaving');
+      await join(leaving, 'viewer');
+      const onSecond = (path: string) => second.call(path, { bearer: leaving.token, headers: { 'x-tenant-id': tenantId } });
+      expect((await onSecond('/api/v1/members')).status).toBe(200);
+      expect((await as(owner, `/api/v1/members/${leaving.userId}`, { method: 'DELETE' })).status).toBe(200);
+      expectError(await onSecond('/api/v1/members'), 404, 'not_found');
+      expectError(await second.call('/api/v1/me', { bearer: leaving.token }), 401, 'unauthorized');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('a member of several tenants picks one with X-Tenant-Id; another tenant is 404', async () => {
     const other = await signUp(s, 'other-owner');
     const otherTenant = (await as(other, '/api/v1/auth/register', { body: {} })).body.tenant_id;
