@@ -190,6 +190,19 @@ describe('TypeScript SDK against the service (embedded)', () => {
     expect(invoices.data).toEqual([]);
   });
 
+  it('members and the audit log: who is calling, roles, and the changes made so far (JSON and CSV)', async () => {
+    const me = await amp.members.me();
+    expect(me).toMatchObject({ kind: 'api_key', role: null, scopes: ['*'] });
+    const roles = await amp.members.roles();
+    expect(roles.data.map((r) => r.role)).toContain('viewer');
+    expect((await amp.members.list()).data).toEqual([]);
+    const created = [];
+    for await (const entry of amp.auditLog.listAll({ action: 'key.*' })) created.push(entry.action);
+    expect(created).toContain('key.created');
+    const csv = await amp.auditLog.csv({ action: 'key.created' });
+    expect(csv.split('\n')[0]).toMatch(/^id,at,actor_type/);
+  });
+
   it('mcp() connects the official MCP client and lists the tools; a2a() resolves the agent card', async () => {
     const mcp = await amp.mcp();
     try {

@@ -2,7 +2,7 @@ import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { HttpClient, type ClientOptions, type Credentials, type RequestOptions } from './core.js';
 import { AmpError } from './errors.js';
-import { Executions, Invoices, Keys, Memory, Modules, Plans, UsageResource, Webhooks, Workflows } from './resources.js';
+import { AuditLog, Executions, Invoices, Keys, Members, Memory, Modules, Plans, UsageResource, Webhooks, Workflows } from './resources.js';
 import type { RequestBody, ResponseBody } from './types.js';
 
 export interface McpOptions {
@@ -31,6 +31,8 @@ export class Amp {
   readonly usage: UsageResource;
   readonly invoices: Invoices;
   readonly plans: Plans;
+  readonly members: Members;
+  readonly auditLog: AuditLog;
 
   constructor(credentials: Credentials, options: ClientOptions) {
     this.http = new HttpClient(credentials, options);
@@ -43,6 +45,8 @@ export class Amp {
     this.usage = new UsageResource(this.http);
     this.invoices = new Invoices(this.http);
     this.plans = new Plans(this.http);
+    this.members = new Members(this.http);
+    this.auditLog = new AuditLog(this.http);
   }
 
   get baseUrl(): string {

@@ -6,7 +6,7 @@ import type { paths } from './generated/openapi.js';
 
 const enc = encodeURIComponent;
 
-type M = 'get' | 'post' | 'put' | 'delete';
+type M = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Q<P extends keyof paths, Method extends M = 'get'> = QueryParams<P, Method>;
 type B<P extends keyof paths, Method extends M> = RequestBody<P, Method>;
 type R<P extends keyof paths, Method extends M> = ResponseBody<P, Method>;
@@ -27,6 +27,9 @@ abstract class Resource {
   }
   protected _put<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T> {
     return this.http.request<T>({ method: 'PUT', path, body }, options);
+  }
+  protected _patch<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+    return this.http.request<T>({ method: 'PATCH', path, body }, options);
   }
   protected _delete<T>(path: string, options?: RequestOptions): Promise<T> {
     return this.http.request<T>({ method: 'DELETE', path }, options);
@@ -354,6 +357,88 @@ export class Invoices extends Resource {
       { method: 'GET', path: `/api/v1/billing/invoices/${enc(id)}.pdf`, responseType: 'bytes' },
       options,
     );
+  }
+}
+
+/** The people of the tenant: members, roles, invitations and ownership. */
+export class Members extends Resource {
+  list(query?: Q<'/api/v1/members'>, options?: RequestOptions) {
+    return this._list<'/api/v1/members'>('/api/v1/members', query, options);
+  }
+  async *listAll(query?: Q<'/api/v1/members'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/members'>> {
+    yield* await this.list(query, options);
+  }
+  /** Who is calling: its role, scopes and every tenant it belongs to. */
+  me(options?: RequestOptions): Promise<R<'/api/v1/members/me', 'get'>> {
+    return this._get<R<'/api/v1/members/me', 'get'>>('/api/v1/members/me', undefined, options);
+  }
+  roles(options?: RequestOptions): Promise<R<'/api/v1/members/roles', 'get'>> {
+    return this._get<R<'/api/v1/members/roles', 'get'>>('/api/v1/members/roles', undefined, options);
+  }
+  invite(body: B<'/api/v1/members/invitations', 'post'>, options?: RequestOptions): Promise<R<'/api/v1/members/invitations', 'post'>> {
+    return this._post<R<'/api/v1/members/invitations', 'post'>>('/api/v1/members/invitations', body, options);
+  }
+  invitations(options?: RequestOptions): Promise<R<'/api/v1/members/invitations', 'get'>> {
+    return this._get<R<'/api/v1/members/invitations', 'get'>>('/api/v1/members/invitations', undefined, options);
+  }
+  resendInvitation(id: string, options?: RequestOptions): Promise<R<'/api/v1/members/invitations/{id}/resend', 'post'>> {
+    return this._post<R<'/api/v1/members/invitations/{id}/resend', 'post'>>(
+      `/api/v1/members/invitations/${enc(id)}/resend`,
+      undefined,
+      options,
+    );
+  }
+  revokeInvitation(id: string, options?: RequestOptions): Promise<R<'/api/v1/members/invitations/{id}', 'delete'>> {
+    return this._delete<R<'/api/v1/members/invitations/{id}', 'delete'>>(`/api/v1/members/invitations/${enc(id)}`, options);
+  }
+  /** With the invited user's bearer token: joins with the invitation's role. */
+  acceptInvitation(token: string, options?: RequestOptions): Promise<R<'/api/v1/members/invitations/{token}/accept', 'post'>> {
+    return this._post<R<'/api/v1/members/invitations/{token}/accept', 'post'>>(
+      `/api/v1/members/invitations/${enc(token)}/accept`,
+      undefined,
+      options,
+    );
+  }
+  changeRole(
+    userId: string,
+    role: B<'/api/v1/members/{user_id}', 'patch'>['role'],
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/members/{user_id}', 'patch'>> {
+    return this._patch<R<'/api/v1/members/{user_id}', 'patch'>>(`/api/v1/members/${enc(userId)}`, { role }, options);
+  }
+  remove(userId: string, options?: RequestOptions): Promise<R<'/api/v1/members/{user_id}', 'delete'>> {
+    return this._delete<R<'/api/v1/members/{user_id}', 'delete'>>(`/api/v1/members/${enc(userId)}`, options);
+  }
+  leave(options?: RequestOptions): Promise<R<'/api/v1/members/leave', 'post'>> {
+    return this._post<R<'/api/v1/members/leave', 'post'>>('/api/v1/members/leave', undefined, options);
+  }
+  transferOwnership(userId: string, options?: RequestOptions): Promise<R<'/api/v1/members/transfer-ownership', 'post'>> {
+    return this._post<R<'/api/v1/members/transfer-ownership', 'post'>>('/api/v1/members/transfer-ownership', { user_id: userId }, options);
+  }
+  acceptOwnership(token: string, options?: RequestOptions): Promise<R<'/api/v1/members/transfer-ownership/accept', 'post'>> {
+    return this._post<R<'/api/v1/members/transfer-ownership/accept', 'post'>>(
+      '/api/v1/members/transfer-ownership/accept',
+      { token },
+      options,
+    );
+  }
+}
+
+/** The audit log: who changed what, filtered, paged, or exported as CSV. */
+export class AuditLog extends Resource {
+  list(query?: Q<'/api/v1/audit-log'>, options?: RequestOptions) {
+    return this._list<'/api/v1/audit-log'>('/api/v1/audit-log', query, options);
+  }
+  async *listAll(query?: Q<'/api/v1/audit-log'>, options?: RequestOptions): AsyncGenerator<ListItem<'/api/v1/audit-log'>> {
+    yield* await this.list(query, options);
+  }
+  /** The filtered entries as CSV text (up to 10,000 rows). */
+  async csv(query?: Omit<Q<'/api/v1/audit-log'>, 'format' | 'limit' | 'cursor'>, options?: RequestOptions): Promise<string> {
+    const bytes = await this.http.request<ArrayBuffer>(
+      { method: 'GET', path: '/api/v1/audit-log.csv', query, responseType: 'bytes' },
+      options,
+    );
+    return new TextDecoder().decode(bytes);
   }
 }
 

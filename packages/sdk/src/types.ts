@@ -8,7 +8,7 @@ export type { components, operations, paths } from './generated/openapi.js';
 
 type Schemas = components['schemas'];
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** The operation object of `method` on `path`. */
 export type Operation<P extends keyof paths, M extends HttpMethod> = NonNullable<paths[P][M]>;
