@@ -31,6 +31,7 @@ export const ACTIONS = {
   changePlan: { key: '*', member: 'billing:write', words: 'change the plan' },
   readMembers: { key: '*', member: 'members:read', words: 'see members' },
   manageMembers: { key: '*', member: 'members:manage', words: 'invite or manage members' },
+  readAudit: { key: 'audit:read', words: 'see the audit log' },
 } as const satisfies Record<string, { key: string; member?: string; words: string }>;
 export type Action = keyof typeof ACTIONS;
 

@@ -144,8 +144,15 @@ test('a user in two tenants switches between them, and is brought back to the de
   await page.context().close();
 });
 
-test('the owner offers ownership to a member, who confirms it from another workspace', async ({ browser }) => {
+test('no seat on Free; the owner offers ownership to a member, who confirms it from another workspace', async ({ browser }) => {
   const alpha = await newOwner(browser, { agentName: 'Gamma Labs' });
+  // The free plan has one seat, the owner's: the API's plan_required is said in the form.
+  await alpha.page.goto('/dashboard/members');
+  await alpha.page.getByLabel('Email', { exact: true }).fill(uniqueEmail('seat'));
+  await alpha.page.getByRole('button', { name: 'Send invitation' }).click();
+  const refusal = alpha.page.getByRole('alert').filter({ hasText: 'No seat left on your plan' });
+  await expect(refusal).toBeVisible();
+  await expect(refusal.getByRole('link', { name: 'See your usage and change plan' })).toHaveAttribute('href', '/dashboard/usage');
   expect((await api(alpha.page, alpha.apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
   const heir = await newOwner(browser, { agentName: 'Delta Studio' });
   const acceptPath = await invite(alpha.page, heir.email, 'admin');
