@@ -288,7 +288,9 @@ backends.describe('built-in identity provider with supabase-js (%s)', (backend) 
     // Another tenant's `*` key makes the user a member of that one too (its owner: it has none);
     // the token acts for the oldest membership unless X-Tenant-Id names another.
     const other = await s.register();
-    expect((await s.call('/api/v1/auth/link', { bearer: token, body: { api_key: other.apiKey } })).body).toEqual({ tenant_id: other.tenantId });
+    expect((await s.call('/api/v1/auth/link', { bearer: token, body: { api_key: other.apiKey } })).body).toEqual({
+      tenant_id: other.tenantId,
+    });
     expect((await s.call('/api/v1/me', { bearer: token })).body.tenant_id).toBe(tenant.tenantId);
     const named = await s.call('/api/v1/me', { bearer: token, headers: { 'x-tenant-id': other.tenantId } });
     expect(named.body.tenant_id).toBe(other.tenantId);

@@ -342,7 +342,10 @@ describe.skipIf(missing.chromium !== undefined)('dashboard sign-in in Chromium w
     await page.waitForURL('**/dashboard');
     await page.goto('/account');
     expect(await page.getByTestId('account-email').textContent()).toBe(email);
-    await page.getByTestId('account-role').filter({ hasText: /^Owner of this tenant$/ }).waitFor();
+    await page
+      .getByTestId('account-role')
+      .filter({ hasText: /^Owner of this tenant$/ })
+      .waitFor();
     await page.getByTestId('tenant-details').waitFor();
     // Someone who has a workspace and opens the welcome page again goes on to the dashboard.
     await page.goto('/welcome');

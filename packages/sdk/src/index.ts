@@ -25,7 +25,20 @@ export {
   type ApiErrorIssue,
 } from './errors.js';
 export { iterate, Page, type ListBody } from './pagination.js';
-export { AuditLog, Executions, Invoices, Keys, Members, Memory, Modules, Plans, UsageResource, Webhooks, Workflows, type ListPage } from './resources.js';
+export {
+  AuditLog,
+  Executions,
+  Invoices,
+  Keys,
+  Members,
+  Memory,
+  Modules,
+  Plans,
+  UsageResource,
+  Webhooks,
+  Workflows,
+  type ListPage,
+} from './resources.js';
 export * from './types.js';
 export {
   signWebhook,

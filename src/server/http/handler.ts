@@ -256,7 +256,8 @@ function preflight(res: ServerResponse, base: Record<string, string>) {
   res.writeHead(204, {
     ...base,
     'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': 'Content-Type, X-Api-Key, Authorization, X-Tenant-Id, X-Request-Id, Idempotency-Key, A2A-Version, A2A-Extensions',
+    'Access-Control-Allow-Headers':
+      'Content-Type, X-Api-Key, Authorization, X-Tenant-Id, X-Request-Id, Idempotency-Key, A2A-Version, A2A-Extensions',
     'Access-Control-Max-Age': '86400',
   });
   res.end();

@@ -79,7 +79,10 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   const viaOAuth = !header(req, 'x-api-key')?.trim() && bearer !== undefined && isOAuthAccessToken(svc, bearer);
   let principal: Principal;
   try {
-    principal = await authenticateCaller(ctx, viaOAuth ? () => authenticateMcpAccessToken(svc, bearer!, header(req, 'x-tenant-id')) : undefined);
+    principal = await authenticateCaller(
+      ctx,
+      viaOAuth ? () => authenticateMcpAccessToken(svc, bearer!, header(req, 'x-tenant-id')) : undefined,
+    );
   } catch (err) {
     // An OAuth token's checks raise nothing but its 401: anything else is an internal error.
     if (!(err instanceof AppError) || (viaOAuth && err.code !== 'unauthorized' && err.code !== 'rate_limit_exceeded')) throw err;
