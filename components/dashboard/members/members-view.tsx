@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { ChevronDown, LogOut } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { toast } from 'sonner';
 import { forgetTenant } from '@/client/tenant';
 import { useTRPC, useTRPCClient } from '@/client/trpc/react';
@@ -182,7 +182,25 @@ function MembersTable({
   canManage: boolean;
   onOffered: (sent: SentLink) => void;
 }) {
-  const columns: ColumnDef<Member, unknown>[] = [
+  // Kept across renders, so each cell keeps its identity (a row's open dialog survives a refetch).
+  const columns = useMemo(() => memberColumns(caller, canManage, onOffered), [caller, canManage, onOffered]);
+  return (
+    <DataTable
+      columns={columns}
+      data={members}
+      caption="Members of this workspace"
+      getRowId={(m) => m.user_id}
+      empty={<EmptyState title="No members yet" />}
+    />
+  );
+}
+
+function memberColumns(
+  caller: RouterOutputs['members']['me'],
+  canManage: boolean,
+  onOffered: (sent: SentLink) => void,
+): ColumnDef<Member, unknown>[] {
+  return [
     {
       accessorKey: 'email',
       header: 'Email',
@@ -217,15 +235,6 @@ function MembersTable({
         ) : null,
     },
   ];
-  return (
-    <DataTable
-      columns={columns}
-      data={members}
-      caption="Members of this workspace"
-      getRowId={(m) => m.user_id}
-      empty={<EmptyState title="No members yet" />}
-    />
-  );
 }
 
 /** A member's role: a select that changes it at once for those who may, the role's name otherwise. */
@@ -340,7 +349,20 @@ function InvitationsTable({
   canManage: boolean;
   onResent: (sent: SentLink) => void;
 }) {
-  const columns: ColumnDef<Invitation, unknown>[] = [
+  const columns = useMemo(() => invitationColumns(canManage, onResent), [canManage, onResent]);
+  return (
+    <DataTable
+      columns={columns}
+      data={invitations}
+      caption="Pending invitations"
+      getRowId={(i) => i.id}
+      empty={<EmptyState title="No pending invitations">Invitations wait here until they are accepted.</EmptyState>}
+    />
+  );
+}
+
+function invitationColumns(canManage: boolean, onResent: (sent: SentLink) => void): ColumnDef<Invitation, unknown>[] {
+  return [
     { accessorKey: 'email', header: 'Email', cell: ({ row }) => <span className="[overflow-wrap:anywhere]">{row.original.email}</span> },
     { accessorKey: 'role', header: 'Role', cell: ({ row }) => roleText(row.original.role) },
     {
@@ -368,15 +390,6 @@ function InvitationsTable({
         ]
       : []),
   ];
-  return (
-    <DataTable
-      columns={columns}
-      data={invitations}
-      caption="Pending invitations"
-      getRowId={(i) => i.id}
-      empty={<EmptyState title="No pending invitations">Invitations wait here until they are accepted.</EmptyState>}
-    />
-  );
 }
 
 function InvitationActions({ invitation, onResent }: { invitation: Invitation; onResent: (sent: SentLink) => void }) {
