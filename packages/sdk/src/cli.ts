@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Amp } from './client.js';
 import type { FetchLike } from './core.js';
+import { listen, newListenSecret } from './listen.js';
 import {
   ApiError,
   AuthenticationError,
@@ -44,11 +45,15 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   fetch?: FetchLike;
+  /** Ends a long-running command (`webhooks listen`): the program aborts it on SIGINT/SIGTERM. */
+  signal?: AbortSignal;
 }
 
 interface StoredConfig {
   base_url: string;
   api_key: string;
+  /** The signing secret of `amp webhooks listen` (generated on its first run). */
+  listen_secret?: string;
 }
 
 class UsageError extends Error {}
@@ -69,6 +74,9 @@ Commands:
   executions list [--limit N] [--status S] [--module M]
   executions show <execution_id>
   usage [--cycle YYYY-MM]                  metered usage in the billing cycle
+  webhooks listen --forward URL [--secret whsec_...] [--events a,b]
+                                           stream the tenant's events and POST each one to URL,
+                                           signed like a delivery (Ctrl-C stops)
 
 Options:
   --json          print the API's JSON answer
@@ -86,19 +94,25 @@ export function configFile(env: Record<string, string | undefined>): string {
   return path.join(dir, 'config.json');
 }
 
-function readConfig(env: Record<string, string | undefined>): StoredConfig | undefined {
+function readRawConfig(env: Record<string, string | undefined>): Partial<StoredConfig> {
   try {
-    const parsed = JSON.parse(readFileSync(configFile(env), 'utf8')) as Partial<StoredConfig>;
-    return typeof parsed.api_key === 'string' && typeof parsed.base_url === 'string' ? (parsed as StoredConfig) : undefined;
+    const parsed = JSON.parse(readFileSync(configFile(env), 'utf8')) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as Partial<StoredConfig>) : {};
   } catch {
-    return undefined;
+    return {};
   }
 }
 
-function writeConfig(env: Record<string, string | undefined>, config: StoredConfig): string {
+function readConfig(env: Record<string, string | undefined>): StoredConfig | undefined {
+  const parsed = readRawConfig(env);
+  return typeof parsed.api_key === 'string' && typeof parsed.base_url === 'string' ? (parsed as StoredConfig) : undefined;
+}
+
+/** Writes `config` over the stored fields (keeping the others, e.g. the listen secret). */
+function writeConfig(env: Record<string, string | undefined>, config: Partial<StoredConfig>): string {
   const file = configFile(env);
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(file, JSON.stringify({ ...readRawConfig(env), ...config }, null, 2) + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
   return file;
 }
@@ -155,6 +169,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         status: { type: 'string' },
         module: { type: 'string' },
         cycle: { type: 'string' },
+        forward: { type: 'string' },
+        secret: { type: 'string' },
+        events: { type: 'string' },
       },
     });
     json = values.json === true;
@@ -178,7 +195,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return value;
     };
 
-    switch (`${command}${sub && ['keys', 'modules', 'executions'].includes(command) ? ` ${sub}` : ''}`) {
+    switch (`${command}${sub && ['keys', 'modules', 'executions', 'webhooks'].includes(command) ? ` ${sub}` : ''}`) {
       case 'login': {
         if (!apiKey) throw new UsageError('Pass --api-key <key> (or set AMP_API_KEY).');
         const me = await new Amp({ apiKey }, { baseUrl, fetch: io.fetch }).me();
@@ -288,6 +305,62 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         );
         return EXIT.ok;
       }
+      case 'webhooks listen': {
+        const forwardUrl = need(values.forward, '--forward URL (amp webhooks listen --forward http://localhost:4242/hooks)');
+        try {
+          if (!/^https?:$/.test(new URL(forwardUrl).protocol)) throw new Error();
+        } catch {
+          throw new UsageError('--forward takes an http(s) URL.');
+        }
+        if (!apiKey) throw new AuthenticationErrorLike('Not logged in: run `amp login --api-key <key>` or set AMP_API_KEY.');
+        let secret = values.secret;
+        let stored = '';
+        if (!secret) {
+          secret = readRawConfig(io.env).listen_secret;
+          if (!secret) {
+            secret = newListenSecret();
+            stored = writeConfig(io.env, { listen_secret: secret });
+          } else stored = configFile(io.env);
+        }
+        const events = values.events
+          ?.split(',')
+          .map((e) => e.trim())
+          .filter(Boolean);
+        const line = (record: Record<string, unknown>, human: string) => io.stdout(json ? JSON.stringify(record) + '\n' : human + '\n');
+        line(
+          { type: 'secret', secret, ...(stored ? { config_file: stored } : {}) },
+          `Signing secret: ${secret}${stored ? ` (stored in ${stored})` : ''}\nVerify the forwarded deliveries with it, e.g. verifyWebhook(rawBody, headers, secret).`,
+        );
+        await listen({
+          baseUrl,
+          apiKey,
+          forwardUrl,
+          secret,
+          events,
+          fetch: io.fetch,
+          signal: io.signal,
+          onConnected: ({ reconnect, lastEventId }) =>
+            line(
+              { type: reconnect ? 'reconnected' : 'ready', forward: forwardUrl, ...(lastEventId ? { last_event_id: lastEventId } : {}) },
+              reconnect
+                ? `Reconnected${lastEventId ? ` (resuming after ${lastEventId})` : ''}.`
+                : `Ready: forwarding the events of ${baseUrl} to ${forwardUrl} (Ctrl-C to stop).`,
+            ),
+          onDisconnected: ({ reason, retryInMs }) =>
+            io.stderr(
+              json
+                ? JSON.stringify({ type: 'disconnected', reason, retry_in_ms: retryInMs }) + '\n'
+                : `Stream dropped (${reason}); reconnecting in ${(retryInMs / 1000).toFixed(1)} s.\n`,
+            ),
+          onForwarded: (r) =>
+            line(
+              { type: 'forwarded', id: r.id, event: r.event, status: r.status ?? null, error: r.error ?? null, ms: r.ms },
+              `${new Date().toISOString()}  ${r.event}  ${r.id}  -> ${r.status !== undefined ? String(r.status) : `failed: ${r.error}`} (${r.ms} ms)`,
+            ),
+        });
+        line({ type: 'stopped' }, 'Stopped.');
+        return EXIT.ok;
+      }
       default:
         throw new UsageError(`Unknown command: ${[command, sub].filter(Boolean).join(' ')}`);
     }
@@ -317,11 +390,22 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  // Ctrl-C (or SIGTERM) ends a long-running command cleanly; a second one exits at once.
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort(new Error(signal));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   runCli(process.argv.slice(2), {
     env: process.env,
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
+    signal: stop.signal,
   }).then((code) => {
     process.exitCode = code;
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   });
 }
