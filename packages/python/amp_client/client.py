@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Mapping, Optional
 
 from ._http import HttpClient, RetryInfo
-from .resources import AuditLog, Executions, Invoices, Keys, Members, Memory, Modules, Usage, Webhooks, Workflows
+from .resources import AuditLog, Executions, Invoices, Keys, Members, Memory, Modules, Plans, Usage, Webhooks, Workflows
 
 
 class Amp:
@@ -54,6 +54,7 @@ class Amp:
         self.workflows = Workflows(self.http)
         self.usage = Usage(self.http)
         self.invoices = Invoices(self.http)
+        self.plans = Plans(self.http)
         self.members = Members(self.http)
         self.audit_log = AuditLog(self.http)
 
@@ -64,6 +65,10 @@ class Amp:
     def me(self, **options: Any) -> Dict[str, Any]:
         """The caller: tenant, plan, limits, and the key's scopes (or the bearer's user)."""
         return self.http.request("GET", "/api/v1/me", **options)
+
+    def rate_limit(self, **options: Any) -> Dict[str, Any]:
+        """The tenant's request-rate pool right now."""
+        return self.http.request("GET", "/api/v1/me/rate-limit", **options)
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
         """Any other operation: ``amp.request("GET", "/api/v1/me/rate-limit")`` (same retries and errors)."""

@@ -7,6 +7,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Generic, Iterator, List, Optional, Type, TypeVar
 
+from .errors import AmpError
+
 T = TypeVar("T")
 M = TypeVar("M", bound="Model")
 
@@ -252,7 +254,7 @@ class Page(Generic[T]):
 
     def next_page(self) -> "Page[T]":
         if not self.has_next_page():
-            raise StopIteration("There is no next page.")
+            raise AmpError("There is no next page (check has_next_page()).")
         return self._fetch_next(self.next_cursor)  # type: ignore[arg-type]
 
     def pages(self) -> Iterator["Page[T]"]:

@@ -203,9 +203,37 @@ class Webhooks(_Resource):
             cursor_param="after",
         )
 
+    def messages_all(self, id: str, **query: Any) -> Iterator[WebhookEnvelope]:
+        return iter(self.messages(id, **query))
+
     def rotate_secret(self, id: str, **fields: Any) -> Webhook:
+        """A new secret (``secret``, ``overlap_seconds`` among ``fields``); the old one signs too during the overlap."""
         options = _pop_options(fields)
         return Webhook.from_dict(self._post("/api/v1/webhooks/%s/rotate-secret" % _enc(id), fields, **options))
+
+    def deliveries(self, id: str, **options: Any) -> List[Json]:
+        """The latest 100 deliveries of a push subscription (newest first, each with its attempts)."""
+        return list(self._get("/api/v1/webhooks/%s" % _enc(id), **options).get("deliveries") or [])
+
+    def delivery(self, id: str, delivery_id: str, **options: Any) -> Json:
+        """One delivery with its attempts and the ``payload`` it sends."""
+        return self._get("/api/v1/webhooks/%s/deliveries/%s" % (_enc(id), _enc(delivery_id)), **options)
+
+    def resend(self, id: str, delivery_id: str, **options: Any) -> Json:
+        return self._post("/api/v1/webhooks/%s/deliveries/%s/resend" % (_enc(id), _enc(delivery_id)), **options)
+
+    def enable(self, id: str, **options: Any) -> Webhook:
+        return Webhook.from_dict(self._post("/api/v1/webhooks/%s/enable" % _enc(id), **options))
+
+    def stats(self, id: str, **query: Any) -> Json:
+        options = _pop_options(query)
+        return self._get("/api/v1/webhooks/%s/stats" % _enc(id), _clean(**query), **options)
+
+    def event_types(self, **options: Any) -> Json:
+        return self._get("/api/v1/webhooks/event-types", **options)
+
+    def health(self, **options: Any) -> Json:
+        return self._get("/api/v1/webhooks/health", **options)
 
 
 class Memory(_Resource):
@@ -232,6 +260,11 @@ class Memory(_Resource):
     def list_all(self, agent_id: str, **query: Any) -> Iterator[MemoryEntry]:
         return iter(self.list(agent_id, **query))
 
+    def agents(self, **query: Any) -> Json:
+        """The agent ids that have entries."""
+        options = _pop_options(query)
+        return self._get("/api/v1/memory/agents", _clean(**query), **options)
+
 
 class Workflows(_Resource):
     """Workflows (sequences of module actions) and their runs."""
@@ -250,6 +283,11 @@ class Workflows(_Resource):
     def get(self, id: str, **options: Any) -> Workflow:
         return Workflow.from_dict(self._get("/api/v1/workflows/%s" % _enc(id), **options))
 
+    def update(self, id: str, name: str, steps: List[Json], **fields: Any) -> Workflow:
+        """Replaces the definition (a new version): ``name``, ``steps`` and the optional fields."""
+        options = _pop_options(fields)
+        return Workflow.from_dict(self._put("/api/v1/workflows/%s" % _enc(id), {"name": name, "steps": steps, **fields}, **options))
+
     def delete(self, id: str, **options: Any) -> Json:
         return self._delete("/api/v1/workflows/%s" % _enc(id), **options)
 
@@ -263,8 +301,14 @@ class Workflows(_Resource):
             "/api/v1/workflows/%s/runs" % _enc(id), _clean(limit=limit, cursor=cursor, **query), WorkflowRun.from_dict, options
         )
 
+    def runs_all(self, id: str, **query: Any) -> Iterator[WorkflowRun]:
+        return iter(self.runs(id, **query))
+
     def get_run(self, id: str, run_id: str, **options: Any) -> WorkflowRun:
         return WorkflowRun.from_dict(self._get("/api/v1/workflows/%s/runs/%s" % (_enc(id), _enc(run_id)), **options))
+
+    def cancel_run(self, id: str, run_id: str, **options: Any) -> WorkflowRun:
+        return WorkflowRun.from_dict(self._post("/api/v1/workflows/%s/runs/%s/cancel" % (_enc(id), _enc(run_id)), **options))
 
 
 class Usage(_Resource):
@@ -307,8 +351,23 @@ class Members(_Resource):
         """Who is calling: its role, scopes and every tenant it belongs to."""
         return self._get("/api/v1/members/me", **options)
 
+    def roles(self, **options: Any) -> Json:
+        return self._get("/api/v1/members/roles", **options)
+
     def invite(self, email: str, role: str, **options: Any) -> Json:
         return self._post("/api/v1/members/invitations", {"email": email, "role": role}, **options)
+
+    def invitations(self, **options: Any) -> Json:
+        return self._get("/api/v1/members/invitations", **options)
+
+    def revoke_invitation(self, id: str, **options: Any) -> Json:
+        return self._delete("/api/v1/members/invitations/%s" % _enc(id), **options)
+
+    def change_role(self, user_id: str, role: str, **options: Any) -> Json:
+        return self._patch("/api/v1/members/%s" % _enc(user_id), {"role": role}, **options)
+
+    def remove(self, user_id: str, **options: Any) -> Json:
+        return self._delete("/api/v1/members/%s" % _enc(user_id), **options)
 
 
 class AuditLog(_Resource):
@@ -320,6 +379,16 @@ class AuditLog(_Resource):
 
     def list_all(self, **query: Any) -> Iterator[AuditLogEntry]:
         return iter(self.list(**query))
+
+
+class Plans(_Resource):
+    """Plans: the catalog and the tenant's plan change."""
+
+    def list(self, **options: Any) -> Json:
+        return self._get("/api/v1/billing/plans", **options)
+
+    def change(self, plan: str, **options: Any) -> Json:
+        return self._put("/api/v1/billing/plan", {"plan": plan}, **options)
 
 
 _OPTION_NAMES = ("idempotency_key", "max_retries", "timeout", "headers")

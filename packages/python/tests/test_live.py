@@ -128,6 +128,7 @@ class LiveTest(unittest.TestCase):
         self.assertNotIn(first.data[0].key, [e.key for e in second.data])
         self.assertEqual(sorted(e.key for e in self.amp.memory.list_all("py-pager", limit=2)), ["k0", "k1", "k2", "k3", "k4"])
         self.assertEqual(sum(1 for p in first.pages() if p.data), 3)
+        self.assertIn("py-pager", [a["agent_id"] for a in self.amp.memory.agents()["data"]])
         self.amp.memory.delete("py-pager", "k4")
         with self.assertRaises(NotFoundError):
             self.amp.memory.get("py-pager", "k4")
@@ -169,6 +170,10 @@ class LiveTest(unittest.TestCase):
         with self.assertRaises(WebhookVerificationError):
             verify_webhook(raw, dict(headers, **{"webhook-id": "evt_other"}), hook.secret)
 
+        deliveries = self.amp.webhooks.deliveries(hook.id)
+        self.assertIsInstance(deliveries, list)
+        kinds = [t["type"] for t in self.amp.webhooks.event_types()["data"]]
+        self.assertIn("execution.completed", kinds)
         self.assertIn(hook.id, [w.id for w in self.amp.webhooks.list_all()])
         self.assertEqual(self.amp.webhooks.get(hook.id).url, receiver.url)
         updated = self.amp.webhooks.update(hook.id, events=["execution.completed", "execution.failed"])
@@ -195,7 +200,13 @@ class LiveTest(unittest.TestCase):
         self.assertRegex(run.run_id, r"^run_")
         self.assertIn(run.run_id, [r.run_id for r in self.amp.workflows.runs(wf.id).data])
         self.assertIn(wf.id, [w.id for w in self.amp.workflows.list_all()])
+        self.assertEqual(self.amp.workflows.get_run(wf.id, run.run_id).run_id, run.run_id)
+        self.assertEqual(self.amp.workflows.update(wf.id, "py-slug-2", wf.steps).name, "py-slug-2")
+        self.assertTrue(self.amp.workflows.delete(wf.id)["deleted"])
         self.assertIsInstance(self.amp.usage.get(), dict)
+        self.assertIsInstance(self.amp.rate_limit(), dict)
+        self.assertIn("pro", [p["plan"] if isinstance(p, dict) and "plan" in p else p.get("id") for p in self.amp.plans.list()["data"]])
+        self.assertIn("viewer", [r["role"] for r in self.amp.members.roles()["data"]])
         self.assertEqual(list(self.amp.invoices.list_all()), [])
         me = self.amp.members.me()
         self.assertEqual((me["kind"], me["scopes"]), ("api_key", ["*"]))

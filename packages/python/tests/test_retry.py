@@ -3,12 +3,13 @@ import json
 import os
 import sys
 import threading
+import time
 import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from amp_client import Amp, ConnectionError, NotFoundError, RateLimitError  # noqa: E402
+from amp_client import Amp, ConnectionError, NotFoundError, RateLimitError, TimeoutError  # noqa: E402
 
 RATE_LIMITED = {
     "status": 429,
@@ -43,6 +44,8 @@ class Scripted:
                 body = self.rfile.read(length) if length else b""
                 outer.seen.append({"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
                 answer = outer.answers[min(len(outer.seen) - 1, len(outer.answers) - 1)]
+                if isinstance(answer, dict) and answer.get("delay"):
+                    time.sleep(answer["delay"])
                 if answer == "drop":
                     self.close_connection = True
                     self.connection.close()
@@ -54,7 +57,10 @@ class Scripted:
                     self.send_header(k, v)
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(payload)
+                try:
+                    self.wfile.write(payload)
+                except BrokenPipeError:  # the client gave up (a timeout test)
+                    pass
 
             do_GET = do_POST = do_PUT = do_DELETE = _answer
 
@@ -138,6 +144,17 @@ class RetryTest(unittest.TestCase):
         with self.assertRaises(RateLimitError):
             Amp(api_key="k", base_url=quota.url, max_retry_delay=5).modules.execute("text", "slugify")
         self.assertEqual(len(quota.seen), 1)
+
+    def test_a_read_that_times_out_is_retried_then_raises_timeout_error(self):
+        slow = {"status": 200, "delay": 1.0, "body": {}}
+        server = self.scripted([slow])
+        retries = []
+        amp = Amp(api_key="k", base_url=server.url, timeout=0.2, max_retries=1, initial_retry_delay=0.01, on_retry=retries.append)
+        with self.assertRaises(TimeoutError) as caught:
+            amp.modules.get("text")
+        self.assertIsInstance(caught.exception, ConnectionError)
+        self.assertEqual(len(retries), 1)
+        self.assertIsInstance(retries[0].error, TimeoutError)
 
 
 if __name__ == "__main__":
