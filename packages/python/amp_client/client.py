@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Mapping, Optional
 
 from ._http import HttpClient, RetryInfo
-from .resources import AuditLog, Executions, Invoices, Keys, Members, Memory, Modules, Plans, Usage, Webhooks, Workflows
+from .resources import AuditLog, Events, Executions, Invoices, Keys, Members, Memory, Modules, Plans, Usage, Webhooks, Workflows
 
 
 class Amp:
@@ -57,6 +57,7 @@ class Amp:
         self.plans = Plans(self.http)
         self.members = Members(self.http)
         self.audit_log = AuditLog(self.http)
+        self.events = Events(self.http)
 
     @property
     def base_url(self) -> str:

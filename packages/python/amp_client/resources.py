@@ -2,10 +2,16 @@
 ``idempotency_key``, ``max_retries``, ``timeout`` and ``headers`` (``**options``)."""
 from __future__ import annotations
 
+import http.client as http_client
+import json
+import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from typing import Any, Callable, Dict, Iterator, List, Optional, TypeVar
 
-from ._http import HttpClient
+from ._http import SDK_VERSION, HttpClient
+from .errors import ConnectionError, api_error_for
 from .models import (
     ApiKey,
     ApiKeyWithSecret,
@@ -379,6 +385,86 @@ class AuditLog(_Resource):
 
     def list_all(self, **query: Any) -> Iterator[AuditLogEntry]:
         return iter(self.list(**query))
+
+
+class Events(_Resource):
+    """The tenant's event stream (``GET /api/v1/events/stream``, Server-Sent Events)."""
+
+    def stream(
+        self,
+        events: Optional[List[str]] = None,
+        *,
+        after: Optional[str] = None,
+        last_event_id: Optional[str] = None,
+        reconnect: bool = True,
+        idle_timeout: float = 45.0,
+        max_reconnect_delay: float = 30.0,
+    ) -> Iterator[WebhookEnvelope]:
+        """Yields each event's envelope (``{id, event, timestamp, data}``) as it is recorded.
+
+        ``events`` narrows the kinds; ``after`` starts after an event id or a poll cursor (default:
+        now); ``last_event_id`` resumes after an event received earlier. After a drop (the
+        connection closes, nothing for ``idle_timeout`` seconds although the service writes a
+        heartbeat every 15, a 429 or a 5xx) it reconnects with ``Last-Event-ID``, so nothing is
+        lost or repeated; ``reconnect=False`` ends the iteration instead. A refusal (401, 403,
+        400) raises its ApiError. Stop with ``break`` (or the generator's ``close()``).
+        """
+        http = self._http
+        url = http.url("/api/v1/events/stream", _clean(events=",".join(events) if events else None, after=after))
+        last_id = last_event_id
+        retry = 2.0
+        failures = 0
+        while True:
+            headers = {"accept": "text/event-stream", "user-agent": "amp-client-python/%s" % SDK_VERSION}
+            headers.update(http.default_headers)
+            headers.update(http.auth_headers())
+            if last_id:
+                headers["last-event-id"] = last_id
+            wait: Optional[float] = None
+            try:
+                with http._opener.open(urllib.request.Request(url, headers=headers), timeout=idle_timeout) as res:
+                    failures = 0
+                    event_id, data = "", []  # type: str, List[str]
+                    while True:
+                        raw_line = res.readline()
+                        if not raw_line:
+                            break
+                        line = raw_line.decode("utf-8").rstrip("\r\n")
+                        if line == "":
+                            if data:
+                                envelope = WebhookEnvelope.from_dict(json.loads("\n".join(data)))
+                                last_id = event_id or envelope.id or last_id
+                                yield envelope
+                            data = []
+                            continue
+                        if line.startswith(":"):
+                            continue
+                        name, _, value = line.partition(":")
+                        value = value[1:] if value.startswith(" ") else value
+                        if name == "data":
+                            data.append(value)
+                        elif name == "id":
+                            event_id = value
+                        elif name == "retry" and value.isdigit():
+                            retry = int(value) / 1000
+            except urllib.error.HTTPError as err:
+                body: Optional[Json] = None
+                try:
+                    candidate = json.loads(err.read().decode("utf-8") or "null")
+                    body = candidate if isinstance(candidate, dict) else None
+                except (ValueError, OSError):
+                    pass
+                error = api_error_for(err.code, body, {k.lower(): v for k, v in (err.headers or {}).items()})
+                if not (reconnect and (err.code == 429 or err.code >= 500)):
+                    raise error from None
+                wait = error.retry_after
+            except (urllib.error.URLError, OSError, http_client.HTTPException) as err:
+                if not reconnect:
+                    raise ConnectionError("The event stream failed: %s" % getattr(err, "reason", err)) from err
+            if not reconnect:
+                return
+            failures += 1
+            time.sleep(wait if wait is not None else min(max_reconnect_delay, retry * 2 ** max(0, failures - 1)))
 
 
 class Plans(_Resource):

@@ -192,6 +192,17 @@ class LiveTest(unittest.TestCase):
                 break
             time.sleep(0.1)
         self.assertEqual(len(set(polled)), 3)
+
+        # The event stream from the same cursor answers the same events, in order.
+        streamed = []
+        stream = self.amp.events.stream(["execution.completed"], after=start.next_cursor)
+        for event in stream:
+            streamed.append(event)
+            if len(streamed) == 3:
+                break
+        stream.close()
+        self.assertEqual([e.id for e in streamed], polled)
+        self.assertEqual(sorted(e.data["output"]["slug"] for e in streamed), ["one", "three", "two"])
         self.amp.webhooks.delete(poll.id)
 
     def test_workflows_usage_invoices_members_audit_log(self):
