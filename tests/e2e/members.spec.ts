@@ -80,6 +80,11 @@ test('an owner invites a viewer, who joins through the link and is then made a b
   await expect(create).toBeDisabled();
   await expect(person.getByTestId('denied-reason')).toContainText("Viewers can't create, rotate or revoke keys");
   await expect(create).toHaveAccessibleDescription(/Viewers can't create/);
+  await person.goto('/dashboard/webhooks');
+  await expect(person.getByRole('button', { name: 'Create webhook' })).toBeDisabled();
+  await expect(person.getByTestId('denied-reason')).toContainText("Viewers can't create, edit or delete webhooks");
+  await person.goto('/dashboard/usage');
+  await expect(person.getByTestId('denied-reason')).toContainText("Viewers can't change the plan");
   await person.goto('/dashboard/members');
   await expect(person.getByTestId('my-role')).toHaveText('You are a viewer here.');
   await expect(person.getByRole('button', { name: 'Send invitation' })).toHaveCount(0);

@@ -61,6 +61,9 @@ export function WebhookDetailView({ id }: { id: string }) {
   useEffect(() => {
     if (finished !== undefined) void queryClient.invalidateQueries({ queryKey: trpc.webhooks.stats.queryKey({ id }) });
   }, [finished, id, queryClient, trpc]);
+  // A role without webhooks:write (a viewer) reads everything here; the controls that change the
+  // webhook (settings, test, recover, replay, enable) are left out, the reason in the header.
+  const canManage = useAccess('manageWebhooks').allowed !== false;
 
   if (detail.isPending) {
     return (
@@ -115,8 +118,8 @@ export function WebhookDetailView({ id }: { id: string }) {
         actions={<HeaderActions webhook={webhook} />}
       />
       <StatusPanel webhook={webhook} />
-      <DeliverySettings webhook={webhook} />
-      <TestEventPanel webhook={webhook} />
+      {canManage ? <DeliverySettings webhook={webhook} /> : null}
+      {canManage ? <TestEventPanel webhook={webhook} /> : null}
       <StatsCards webhook={webhook} />
       <Card>
         <CardHeader className="flex-row flex-wrap items-center justify-between gap-3">
@@ -152,8 +155,8 @@ export function WebhookDetailView({ id }: { id: string }) {
         </CardContent>
       </Card>
       <Deliveries webhook={webhook} />
-      <RecoverCard webhook={webhook} />
-      <ReplayCard webhook={webhook} />
+      {canManage ? <RecoverCard webhook={webhook} /> : null}
+      {canManage ? <ReplayCard webhook={webhook} /> : null}
       <Card>
         <CardHeader>
           <CardTitle>Verify signatures</CardTitle>
@@ -217,6 +220,7 @@ function HeaderActions({ webhook }: { webhook: WebhookDetail }) {
 }
 
 function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
+  const canManage = useAccess('manageWebhooks').allowed !== false;
   return (
     <div className="grid grid-cols-1 gap-3">
       <div className="flex flex-wrap items-center gap-3 text-sm" data-testid="webhook-status">
@@ -242,7 +246,7 @@ function StatusPanel({ webhook }: { webhook: WebhookDetail }) {
             failed deliveries in a row. Events recorded while it is disabled are not sent; after enabling, recover what the receiver missed
             (below).
           </p>
-          <EnableWebhookDialog webhook={webhook} />
+          {canManage ? <EnableWebhookDialog webhook={webhook} /> : null}
         </Alert>
       ) : null}
       {webhook.status === 'active' && webhook.failing_since ? (
