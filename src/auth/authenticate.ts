@@ -32,11 +32,15 @@ export async function authenticate(svc: Services, creds: Credentials): Promise<P
  * An email alone never grants a tenant (docs/auth.md): a valid token with no membership is 401,
  * naming POST /api/v1/auth/register and /api/v1/auth/link; a tenant it is not a member of is 404.
  */
+/** `X-Tenant-Id` names a tenant the user is not a member of (or none): 404, as another tenant's resource is. */
+export const notAMember = () =>
+  new AppError('not_found', 'No such tenant among your memberships (X-Tenant-Id).', { reason: 'not_a_member' });
+
 export async function authenticateBearer(svc: Services, token: string, tenantId?: string): Promise<Principal> {
   const claims = await verifyIdentity(svc, token);
   const membership = await membershipOfIdentity(svc, claims, token, tenantId || undefined);
   if (!membership) {
-    if (tenantId) throw new AppError('not_found', 'No such tenant among your memberships (X-Tenant-Id).');
+    if (tenantId) throw notAMember();
     throw notLinked();
   }
   return memberPrincipal(membership, claims, roleScopes(membership.role));

@@ -263,4 +263,37 @@ export async function acceptInvitation(
   });
 }
 
+/**
+ * GET /api/v1/invitations/{token}: what a link offers, for the page that accepts it (the token is
+ * the credential: whoever holds the link may read this). Unknown and revoked links are 404; used
+ * and expired ones say so in `status`.
+ */
+export async function describeInvitation(svc: Services, token: string) {
+  const row = await invitationByToken(svc.db, token);
+  if (!row || row.revokedAt) throw notFound('invitation');
+  const [tenant] = await svc.db
+    .select({ name: tenants.agentName, deletedAt: tenants.deletedAt })
+    .from(tenants)
+    .where(eq(tenants.id, row.tenantId));
+  if (!tenant || tenant.deletedAt) throw notFound('invitation');
+  const [inviter] = row.invitedBy
+    ? await svc.db
+        .select({ email: tenantMembers.email })
+        .from(tenantMembers)
+        .where(and(eq(tenantMembers.tenantId, row.tenantId), eq(tenantMembers.subject, row.invitedBy)))
+        .limit(1)
+    : [];
+  const status = row.acceptedAt ? 'used' : row.expiresAt.getTime() <= Date.now() ? 'expired' : 'pending';
+  return {
+    kind: row.role === 'owner' ? ('ownership_transfer' as const) : ('join' as const),
+    tenant_id: row.tenantId,
+    tenant_name: tenant.name,
+    email: row.email,
+    role: row.role,
+    invited_by: inviter?.email ?? null,
+    status: status as 'pending' | 'used' | 'expired',
+    expires_at: row.expiresAt.toISOString(),
+  };
+}
+
 export { assertInvitee, hashToken, lockTenant, newToken };

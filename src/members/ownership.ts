@@ -8,6 +8,7 @@ import type { Services } from '../services';
 import { acceptUrl, consumeInvitation, lockTenant, newToken, takeableInvitation } from './invitations';
 import { sendInvitationMail } from './mail';
 import { lockedMember, signedInMember } from './manage';
+import { findMembership } from './membership';
 
 /**
  * POST /api/v1/members/transfer-ownership {user_id}: the signed-in owner offers the tenant to
@@ -55,16 +56,16 @@ export async function transferOwnership(svc: Services, principal: Principal, use
 }
 
 /**
- * POST /api/v1/members/transfer-ownership/accept {token}: the member the offer names becomes the
- * owner, and the owner becomes an admin, in one transaction.
+ * POST /api/v1/members/transfer-ownership/accept {token} with the signed-in user's bearer token:
+ * the member the offer names becomes the owner of the offer's tenant, and the owner becomes an
+ * admin, in one transaction. The token names the tenant (no X-Tenant-Id needed).
  */
-export async function acceptOwnership(svc: Services, principal: Principal, token: string) {
-  const me = signedInMember(principal, 'accept ownership');
+export async function acceptOwnership(svc: Services, claims: { issuer: string; subject: string }, token: string) {
   const offer = await takeableInvitation(svc.db, token, 'transfer');
-  if (offer.tenantId !== principal.tenantId || offer.email !== me.email.toLowerCase())
-    throw new AppError('forbidden', 'This ownership offer is for another member (or another tenant: name it with X-Tenant-Id).', {
-      reason: 'not_addressee',
-    });
+  const member = await findMembership(svc.db, claims, offer.tenantId);
+  if (!member || member.email.toLowerCase() !== offer.email)
+    throw new AppError('forbidden', 'This ownership offer is for another member.', { reason: 'not_addressee' });
+  const me = { userId: claims.subject };
   return svc.db.transaction(async (tx) => {
     await lockTenant(tx, offer.tenantId);
     if (!(await consumeInvitation(tx, offer.id)))
@@ -90,11 +91,16 @@ export async function acceptOwnership(svc: Services, principal: Principal, token
       .where(
         and(eq(tenantMembers.tenantId, heir.tenantId), eq(tenantMembers.issuer, heir.issuer), eq(tenantMembers.subject, heir.subject)),
       );
-    await recordAudit(tx, offer.tenantId, {
-      action: 'ownership.transferred',
-      target: { type: 'member', id: me.userId },
-      changes: { from: owner?.subject ?? null, to: me.userId, previous_owner_role: 'admin' },
-    });
+    await recordAudit(
+      tx,
+      offer.tenantId,
+      {
+        action: 'ownership.transferred',
+        target: { type: 'member', id: me.userId },
+        changes: { from: owner?.subject ?? null, to: me.userId, previous_owner_role: 'admin' },
+      },
+      { type: 'user', id: claims.subject, email: member.email },
+    );
     return { tenant_id: offer.tenantId, owner_user_id: me.userId, previous_owner_user_id: owner?.subject ?? '' };
   });
 }

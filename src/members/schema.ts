@@ -98,3 +98,16 @@ export const callerView = z
       .describe('Every tenant the member belongs to, the default (oldest) first; empty for an API key'),
   })
   .meta({ id: 'Caller' });
+
+export const invitationLookup = z
+  .object({
+    kind: z.enum(['join', 'ownership_transfer']),
+    tenant_id: z.string(),
+    tenant_name: z.string(),
+    email: z.string().describe('The email the invitation is for: accept it signed in with that email'),
+    role: roleSchema,
+    invited_by: z.string().nullable().describe("The inviting member's email, null for an API key or an operator"),
+    status: z.enum(['pending', 'used', 'expired']),
+    expires_at: z.string().describe('ISO 8601'),
+  })
+  .meta({ id: 'InvitationLookup' });

@@ -116,6 +116,17 @@ backends.describe('members and roles (%s)', (backend) => {
     expect(listed.text).not.toContain(tokenOf(sent.body.accept_url));
 
     const token = tokenOf(sent.body.accept_url);
+    // The link describes itself to whoever holds it (the accept page, before signing in).
+    const looked = await s.call(`/api/v1/invitations/${token}`);
+    expect(looked.body).toMatchObject({
+      kind: 'join',
+      tenant_id: tenantId,
+      email: bob.email,
+      role: 'viewer',
+      invited_by: owner.email,
+      status: 'pending',
+    });
+    expectError(await s.call(`/api/v1/invitations/amp_inv_${'y'.repeat(40)}`), 404, 'not_found');
     const wrong = expectError(await as(mallory, `/api/v1/members/invitations/${token}/accept`, { method: 'POST' }), 403, 'forbidden');
     expect(wrong.reason).toBe('email_mismatch');
     expectError(await s.call(`/api/v1/members/invitations/${token}/accept`, { method: 'POST' }), 401, 'unauthorized');
@@ -125,6 +136,7 @@ backends.describe('members and roles (%s)', (backend) => {
     expect(reused.reason).toBe('invitation_used');
     expect((await as(bob, '/api/v1/me')).body.tenant_id).toBe(tenantId);
     expect(await auditCount('member.joined')).toBe(1);
+    expect((await s.call(`/api/v1/invitations/${token}`)).body.status).toBe('used');
 
     // Expired.
     const late = await signUp(s, 'late');
@@ -350,7 +362,8 @@ backends.describe('members and roles (%s)', (backend) => {
       'insufficient_scope',
     );
     const stranger = await s.register();
-    expectError(await as(multi, '/api/v1/keys', { headers: { 'x-tenant-id': stranger.tenantId } }), 404, 'not_found');
+    const foreign = expectError(await as(multi, '/api/v1/keys', { headers: { 'x-tenant-id': stranger.tenantId } }), 404, 'not_found');
+    expect(foreign.reason).toBe('not_a_member');
     // Tenant A's owner sees nothing of tenant B's members.
     expect((await as(owner, '/api/v1/members')).text).not.toContain(other.email);
   });
@@ -366,7 +379,13 @@ backends.describe('members and roles (%s)', (backend) => {
     const token = new URL(offer.body.confirm_url).pathname.split('/').pop()!;
     // Nothing changed yet; only the heir may confirm.
     expect((await as(owner, '/api/v1/billing/plan', { method: 'PUT', body: { plan: 'business' } })).status).toBe(200);
+    expect((await s.call(`/api/v1/invitations/${token}`)).body).toMatchObject({
+      kind: 'ownership_transfer',
+      role: 'owner',
+      email: heir.email,
+    });
     expectError(await as(owner, '/api/v1/members/transfer-ownership/accept', { body: { token } }), 403, 'forbidden');
+    expectError(await s.call('/api/v1/members/transfer-ownership/accept', { key: ownerKey, body: { token } }), 401, 'unauthorized');
     const done = await as(heir, '/api/v1/members/transfer-ownership/accept', { body: { token } });
     expect(done.status, done.text).toBe(200);
     expect(done.body).toEqual({ tenant_id: tenantId, owner_user_id: heir.userId, previous_owner_user_id: owner.userId });

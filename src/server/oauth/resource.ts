@@ -5,7 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { decodeJwt, errors as joseErrors, importJWK, jwtVerify } from 'jose';
-import { memberPrincipal } from '../../auth/authenticate';
+import { memberPrincipal, notAMember } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
 import { roleScopes } from '../../contract/roles';
 import { holdsScope, SCOPES } from '../../contract/scopes';
@@ -116,7 +116,7 @@ export async function authenticateMcpAccessToken(svc: Services, token: string, t
   const identity = { issuer: keys.issuer, subject: String(payload.sub) };
   const membership = await findMembership(svc.db, identity, tenantId);
   if (!membership) {
-    if (tenantId) throw new AppError('not_found', 'No such tenant among your memberships (X-Tenant-Id).');
+    if (tenantId) throw notAMember();
     throw invalid("The access token's user has no tenant.");
   }
   // The token's scopes, within what the member's role allows (src/contract/roles.ts).

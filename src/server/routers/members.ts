@@ -1,5 +1,5 @@
 import { describeCaller, listInvitations, listMembers, listRoles } from '../../members/list';
-import { acceptInvitation, inviteMember, resendInvitation, revokeInvitation } from '../../members/invitations';
+import { acceptInvitation, describeInvitation, inviteMember, resendInvitation, revokeInvitation } from '../../members/invitations';
 import { changeMemberRole, leaveTenant, removeMember } from '../../members/manage';
 import { acceptOwnership, transferOwnership } from '../../members/ownership';
 import {
@@ -10,6 +10,7 @@ import {
   completedTransfer,
   invitationIdInput,
   invitationList,
+  invitationLookup,
   invitationTokenInput,
   inviteInput,
   leftTenant,
@@ -25,7 +26,7 @@ import {
 } from '../../members/schema';
 import { z } from 'zod';
 import { header } from '../admission';
-import { apiProcedure, bearerProcedure, router } from '../trpc';
+import { apiProcedure, bearerProcedure, publicProcedure, router } from '../trpc';
 
 const tags = ['members'];
 const readMembers = apiProcedure('*', undefined, 'members:read');
@@ -165,6 +166,23 @@ export const membersRouter = router({
       acceptInvitation(ctx.svc, ctx.claims, /^Bearer\s+(\S+)/i.exec(header(ctx.headers, 'authorization') ?? '')![1]!, input.token),
     ),
 
+  lookupInvitation: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/invitations/{token}',
+        protect: false,
+        tags,
+        summary: 'Look at an invitation',
+        description:
+          'What an invitation link (or an ownership offer) offers, for the page that accepts it: the tenant, the role, the invited email, who invited, its status (`pending`, `used`, `expired`) and expiry. The token is the credential. Unknown and revoked links are 404.',
+        errorResponses: { 404: 'No such invitation, or it was revoked' },
+      },
+    })
+    .input(invitationTokenInput)
+    .output(invitationLookup)
+    .query(({ ctx, input }) => describeInvitation(ctx.svc, input.token)),
+
   changeRole: manageMembers
     .meta({
       openapi: {
@@ -228,17 +246,20 @@ export const membersRouter = router({
     .output(pendingTransfer)
     .mutation(({ ctx, input }) => transferOwnership(ctx.svc, ctx.principal, input.user_id)),
 
-  acceptOwnership: anyMember
+  acceptOwnership: bearerProcedure
     .meta({
       openapi: {
         method: 'POST',
         path: '/api/v1/members/transfer-ownership/accept',
+        protect: false,
         tags,
         summary: 'Confirm an ownership offer',
-        description: 'The member the offer names becomes the owner (the previous owner an admin), in one transaction.',
+        description:
+          "With the signed-in user's `Authorization: Bearer <token>`: the member the offer names becomes the owner of the offer's tenant (the token names it; no `X-Tenant-Id` needed), and the previous owner an admin, in one transaction.",
         errorResponses: {
           400: 'Invalid body',
-          403: 'Not the member the offer names, or an API key',
+          401: 'Missing or invalid bearer token',
+          403: 'Not the member the offer names (`reason: not_addressee`)',
           404: 'No such offer',
           409: 'Used or expired (`reason`)',
         },
@@ -246,5 +267,5 @@ export const membersRouter = router({
     })
     .input(acceptOwnershipInput)
     .output(completedTransfer)
-    .mutation(({ ctx, input }) => acceptOwnership(ctx.svc, ctx.principal, input.token)),
+    .mutation(({ ctx, input }) => acceptOwnership(ctx.svc, ctx.claims, input.token)),
 });
