@@ -892,6 +892,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look at an invitation
+         * @description What an invitation link (or an ownership offer) offers, for the page that accepts it: the tenant, the role, the invited email, who invited, its status (`pending`, `used`, `expired`) and expiry. The token is the credential. Unknown and revoked links are 404.
+         */
+        get: operations["members-lookupInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -1259,7 +1279,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an ownership offer
-         * @description The member the offer names becomes the owner (the previous owner an admin), in one transaction.
+         * @description With the signed-in user's `Authorization: Bearer <token>`: the member the offer names becomes the owner of the offer's tenant (the token names it; no `X-Tenant-Id` needed), and the previous owner an admin, in one transaction.
          */
         post: operations["members-acceptOwnership"];
         delete?: never;
@@ -2966,6 +2986,22 @@ export interface components {
             installed: boolean;
             installed_at: string | null;
             module: string;
+        };
+        InvitationLookup: {
+            /** @description The email the invitation is for: accept it signed in with that email */
+            email: string;
+            /** @description ISO 8601 */
+            expires_at: string;
+            /** @description The inviting member's email, null for an API key or an operator */
+            invited_by: string | null;
+            /** @enum {string} */
+            kind: "join" | "ownership_transfer";
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "billing" | "viewer";
+            /** @enum {string} */
+            status: "pending" | "used" | "expired";
+            tenant_id: string;
+            tenant_name: string;
         };
         Invoice: {
             /** @description Who the invoice is addressed to, as the tenant was when it was issued */
@@ -6434,6 +6470,41 @@ export interface operations {
             };
         };
     };
+    "members-lookupInvitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationLookup"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No such invitation, or it was revoked */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyPublicRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     "keys-list": {
         parameters: {
             query?: {
@@ -7350,10 +7421,7 @@ export interface operations {
     "members-acceptOwnership": {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -7368,7 +7436,6 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
@@ -7384,15 +7451,16 @@ export interface operations {
             };
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
+            /** @description Missing or invalid bearer token */
             401: components["responses"]["Unauthorized"];
-            /** @description Not the member the offer names, or an API key */
+            /** @description Not the member the offer names (`reason: not_addressee`) */
             403: components["responses"]["Forbidden"];
             /** @description No such offer */
             404: components["responses"]["NotFound"];
             /** @description Used or expired (`reason`) */
-            409: components["responses"]["IdempotencyConflict"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyPublicRequests"];
             500: components["responses"]["InternalError"];
         };
     };
