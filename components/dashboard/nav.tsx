@@ -10,6 +10,7 @@ import {
   Gauge,
   KeyRound,
   Menu,
+  ScrollText,
   Shield,
   UserRound,
   Users,
@@ -41,6 +42,7 @@ export const NAV_ITEMS = [
   { href: '/dashboard/memory', label: 'Memory', icon: Brain, needs: 'readMemory' },
   { href: '/dashboard/workflows', label: 'Workflows', icon: Workflow, needs: 'readModules' },
   { href: '/dashboard/members', label: 'Members', icon: Users, needs: 'readMembers' },
+  { href: '/dashboard/audit-log', label: 'Audit log', icon: ScrollText, needs: 'readAudit' },
   { href: '/docs', label: 'API reference', icon: BookOpen },
   { href: '/account', label: 'Account', icon: UserRound },
 ] as const satisfies readonly { href: string; label: string; icon: unknown; needs?: Action }[];

@@ -108,6 +108,18 @@ test('an owner invites a viewer, who joins through the link and is then made a b
     await expect(nav(person).getByRole('link', { name: hidden })).toHaveCount(0);
   await person.goto('/dashboard/invoices');
   await expect(person.getByRole('heading', { name: 'Invoices', level: 1 })).toBeVisible();
+  await expect(nav(person).getByRole('link', { name: 'Audit log' })).toHaveCount(0);
+
+  // The owner's audit log shows both people's actions, each under its author.
+  await nav(page).getByRole('link', { name: 'Audit log' }).click();
+  await page.waitForURL((url) => url.pathname === '/dashboard/audit-log');
+  const entries = page.getByRole('table', { name: /Audit log entries/ }).getByRole('row');
+  await expect(entries.filter({ hasText: 'Member joined' })).toContainText(personEmail);
+  await expect(entries.filter({ hasText: 'Member invited' }).first()).toContainText(owner.email);
+  await expect(entries.filter({ hasText: 'Member role changed' })).toContainText(owner.email);
+  await page.getByLabel('Area', { exact: true }).selectOption('member.*');
+  await expect(entries.filter({ hasText: 'Plan changed' })).toHaveCount(0);
+  await check(page, 'audit-log');
   await context.close();
   await page.context().close();
 });

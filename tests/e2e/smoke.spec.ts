@@ -35,12 +35,13 @@ const SECTIONS = [
   { label: 'Memory', path: '/dashboard/memory' },
   { label: 'Workflows', path: '/dashboard/workflows' },
   { label: 'Members', path: '/dashboard/members' },
+  { label: 'Audit log', path: '/dashboard/audit-log' },
   { label: 'API reference', path: '/docs' },
   { label: 'Account', path: '/account' },
 ];
 
 test('at 375 px every section is reached and opened through the menu', async ({ browser }) => {
-  // Twelve page loads, each followed by the menu again.
+  // Thirteen page loads, each followed by the menu again.
   test.slow();
   const { page } = await newOwner(browser, { agentName: 'Narrow Agent' });
   await page.setViewportSize({ width: 375, height: 812 });
