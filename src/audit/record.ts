@@ -61,7 +61,8 @@ export async function recordAudit(
     action: entry.action,
     targetType: entry.target.type,
     targetId: entry.target.id,
-    ip: scope?.ip ?? null,
+    // An IPv4 client on a dual-stack socket arrives as ::ffff:a.b.c.d: kept as the IPv4 address it is.
+    ip: scope?.ip?.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') ?? null,
     userAgent: scope?.userAgent?.slice(0, 512) ?? null,
     requestId: scope?.requestId ?? null,
     changes: entry.changes ?? {},
