@@ -131,8 +131,9 @@ backends.describe('headers on every API response (%s)', (backend) => {
       const bad = await raw(s.url + path, route.method, creds('tenant'), '{"grace_seconds":86400');
       expectHeaders(bad, 'tenant', `${route.method} ${route.template} (malformed body)`);
       // 400 on every method, after authentication, scope and plan (admin routes: the admin token
-      // first; linking a key: the user's bearer token first, which an API key is not).
-      const ownCredential = route.template.startsWith('/api/v1/admin/') || route.template === '/api/v1/auth/link';
+      // first; a signed-in user's operations (linking a key, accepting an invitation or an
+      // ownership offer, deleting the account): the user's bearer token first, which an API key is not).
+      const ownCredential = route.template.startsWith('/api/v1/admin/') || route.meta.bearerOnly === true;
       expect(bad.status, `${route.method} ${route.template} (malformed body)`).toBe(ownCredential ? 401 : 400);
       expect(res.status, `${route.method} ${route.template} (1 MiB + body)`).toBe(ownCredential ? 401 : 413);
     }
