@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { and, count, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import { recordAudit, type AuditActor } from '../audit/record';
 import type { BearerClaims } from '../auth/bearer';
@@ -8,6 +7,7 @@ import type { Role } from '../contract/roles';
 import type { Executor } from '../db';
 import { memberInvitations, tenantMembers, tenants, type MemberInvitationRow } from '../db/schema';
 import { emailIsProven } from '../identity/link';
+import { hashToken } from '../identity/users';
 import { AppError, conflict, notFound, planRequired } from '../lib/errors';
 import { newId, randomBase62 } from '../lib/ids';
 import type { Services } from '../services';
@@ -17,8 +17,6 @@ import type { InviteInput } from './schema';
 
 /** How long an invitation's link works. */
 export const INVITATION_TTL_MS = 7 * 86_400_000;
-
-const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export const acceptUrl = (svc: Services, token: string) => `${svc.config.publicBaseUrl.replace(/\/+$/, '')}/invitations/${token}`;
 
@@ -296,4 +294,4 @@ export async function describeInvitation(svc: Services, token: string) {
   };
 }
 
-export { assertInvitee, hashToken, lockTenant, newToken };
+export { lockTenant, newToken };

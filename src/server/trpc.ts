@@ -96,7 +96,7 @@ export const bearerProcedure = t.procedure.meta({ caller: 'anyone', bearerOnly: 
   const claims = await verifyIdentity(ctx.svc, token);
   assertBodyUsable(ctx);
   await assertAcceptableInput(getRawInput, meta);
-  return next({ ctx: { claims } });
+  return next({ ctx: { claims, bearerToken: token } });
 });
 
 /**

@@ -3,8 +3,7 @@
 import type { ColumnDef } from '@tanstack/react-table';
 import { useTRPC, useTRPCClient } from '@/client/trpc/react';
 import type { RouterOutputs } from '@/client/trpc/types';
-import { actorLabel } from '@/components/dashboard/audit/audit-log-view';
-import { formatDateTime, formatRelative } from '@/components/dashboard/format';
+import { actorLabel, auditTargetColumn, auditWhenColumn } from '@/components/dashboard/audit/audit-log-view';
 import { LoadMore } from '@/components/dashboard/load-more';
 import { QueryError } from '@/components/dashboard/query-error';
 import { useCursorPages } from '@/components/dashboard/use-cursor-pages';
@@ -15,15 +14,7 @@ import { SkeletonRows } from '@/components/ui/skeleton';
 type Entry = RouterOutputs['admin']['auditLog']['data'][number];
 
 const columns: ColumnDef<Entry, unknown>[] = [
-  {
-    accessorKey: 'at',
-    header: 'When',
-    cell: ({ row }) => (
-      <time dateTime={row.original.at} title={formatDateTime(row.original.at)}>
-        {formatRelative(row.original.at)}
-      </time>
-    ),
-  },
+  auditWhenColumn<Entry>(),
   {
     id: 'tenant',
     header: 'Tenant',
@@ -37,16 +28,7 @@ const columns: ColumnDef<Entry, unknown>[] = [
     cell: ({ row }) => <span className="break-all">{actorLabel(row.original.actor)}</span>,
   },
   { accessorKey: 'action', header: 'What', enableSorting: false },
-  {
-    id: 'target',
-    header: 'On',
-    enableSorting: false,
-    cell: ({ row }) => (
-      <span className="font-mono text-xs break-all">
-        {row.original.target.type} {row.original.target.id}
-      </span>
-    ),
-  },
+  auditTargetColumn<Entry>(),
 ];
 
 /** The operator's view of the audit log: every tenant's entries and the operators' own, newest first. */

@@ -66,8 +66,11 @@ function changesSummary(changes: Record<string, unknown>): string {
     .join(' · ');
 }
 
-const columns: ColumnDef<AuditEntry, unknown>[] = [
-  {
+/** When and on what, as both audit views show them (this page and the operators' on the admin page). */
+type Auditable = Pick<AuditEntry, 'at' | 'target'>;
+
+export function auditWhenColumn<T extends Auditable>(): ColumnDef<T, unknown> {
+  return {
     accessorKey: 'at',
     header: 'When',
     cell: ({ row }) => (
@@ -75,15 +78,11 @@ const columns: ColumnDef<AuditEntry, unknown>[] = [
         {formatRelative(row.original.at)}
       </time>
     ),
-  },
-  {
-    id: 'actor',
-    header: 'Who',
-    enableSorting: false,
-    cell: ({ row }) => <span className="break-all">{actorLabel(row.original.actor)}</span>,
-  },
-  { accessorKey: 'action', header: 'What', cell: ({ row }) => actionLabel(row.original.action) },
-  {
+  };
+}
+
+export function auditTargetColumn<T extends Auditable>(): ColumnDef<T, unknown> {
+  return {
     id: 'target',
     header: 'On',
     enableSorting: false,
@@ -92,7 +91,19 @@ const columns: ColumnDef<AuditEntry, unknown>[] = [
         {row.original.target.type} {row.original.target.id}
       </span>
     ),
+  };
+}
+
+const columns: ColumnDef<AuditEntry, unknown>[] = [
+  auditWhenColumn<AuditEntry>(),
+  {
+    id: 'actor',
+    header: 'Who',
+    enableSorting: false,
+    cell: ({ row }) => <span className="break-all">{actorLabel(row.original.actor)}</span>,
   },
+  { accessorKey: 'action', header: 'What', cell: ({ row }) => actionLabel(row.original.action) },
+  auditTargetColumn<AuditEntry>(),
   {
     id: 'changes',
     header: 'Details',

@@ -25,7 +25,6 @@ import {
   userIdInput,
 } from '../../members/schema';
 import { z } from 'zod';
-import { header } from '../admission';
 import { apiProcedure, bearerProcedure, publicProcedure, router } from '../trpc';
 
 const tags = ['members'];
@@ -162,9 +161,7 @@ export const membersRouter = router({
     })
     .input(invitationTokenInput)
     .output(acceptedInvitation)
-    .mutation(({ ctx, input }) =>
-      acceptInvitation(ctx.svc, ctx.claims, /^Bearer\s+(\S+)/i.exec(header(ctx.headers, 'authorization') ?? '')![1]!, input.token),
-    ),
+    .mutation(({ ctx, input }) => acceptInvitation(ctx.svc, ctx.claims, ctx.bearerToken, input.token)),
 
   lookupInvitation: publicProcedure
     .meta({
