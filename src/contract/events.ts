@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'trust.score_changed',
   'workflow.completed',
   'workflow.failed',
+  'workflow.waiting',
   'webhook.disabled',
   'key.limit_approaching',
   'key.limit_exceeded',
@@ -166,6 +167,21 @@ export const EVENT_DATA_SCHEMAS = {
       failed_at: iso,
     })
     .describe('A step of a workflow run failed.'),
+  'workflow.waiting': z
+    .object({
+      workflow_id: z.string(),
+      run_id: z.string(),
+      workflow_version: z.number().int().describe('The definition version the run started with'),
+      step: z.string().describe('Id of the approval step'),
+      kind: z.literal('approval'),
+      prompt: z.string().describe('What the approver is asked, with its references resolved'),
+      approvers: z.array(z.string()).describe('Roles or emails who may decide; empty: any member or key with `modules:execute`'),
+      timeout_at: iso.describe('When the step fails with `timeout` if nobody has decided'),
+      run_url: z.string().describe('Path of the run'),
+      approve_url: z.string().describe('Path to POST `{comment?}` to approve'),
+      reject_url: z.string().describe('Path to POST `{comment?}` to reject'),
+    })
+    .describe('A workflow run reached an approval step and waits for a person to approve or reject it.'),
   'key.limit_approaching': keyLimitData.describe(
     "An API key's executions or spend reached 80% of a cap its policy sets for the billing cycle (once per key and cycle).",
   ),

@@ -4,8 +4,11 @@ import type { Logger } from '../logger';
 
 export type Boss = PgBoss;
 
-/** Expired jobs (a worker died mid-job) are found within 15 s instead of pg-boss's default 60 s. */
-const SUPERVISION = { superviseIntervalSeconds: 15 };
+/**
+ * pg-boss looks for jobs whose worker died (heartbeat stale, or expired) every 5 s instead of
+ * every minute, so a workflow step held by a dead instance runs again within about 20 s.
+ */
+const SUPERVISION = { superviseIntervalSeconds: 5, monitorIntervalSeconds: 5 };
 
 /**
  * pg-boss on the service's own database: on PGlite through its built-in backend (sharing the one

@@ -1,13 +1,23 @@
 import type { Services } from '../services';
 import { retryOrphanedSteps, WORKFLOW_STEP_QUEUE, type StepJob } from '../workflows/queue';
 import { runStepJob } from '../workflows/scheduler';
+import { processEventInbox, wakeDueSteps } from '../workflows/waits';
 
 export { WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from '../workflows/queue';
+
+/** How often an instance takes the events waiting steps listen for. */
+const EVENT_INBOX_INTERVAL_MS = 1000;
+/** How often an instance wakes waiting steps that are due (their own delayed jobs normally do). */
+const WAKE_SWEEP_INTERVAL_MS = 30_000;
+
+const loops = new WeakMap<Services, () => Promise<void>>();
 
 /**
  * The workflow step workers: each takes one step attempt job at a time (src/workflows/scheduler.ts),
  * several per instance so a run's parallel steps run in parallel. Any instance's workers take
- * any run's steps; the scheduler's conditional updates keep each attempt to one of them.
+ * any run's steps; the scheduler's conditional updates keep each attempt to one of them. Beside
+ * them, two loops for waiting steps (src/workflows/waits.ts): the event inbox, every second, and a
+ * sweep of due wake-ups, every half minute.
  */
 export async function startWorkflowWorkers(svc: Services): Promise<void> {
   // Embedded: this process is the only one, so an active step job belonged to a process that died.
@@ -19,9 +29,40 @@ export async function startWorkflowWorkers(svc: Services): Promise<void> {
       if (job) await runStepJob(svc, job.data);
     },
   );
+  loops.set(svc, startWaitLoops(svc));
+}
+
+/** Runs the two loops one pass at a time (a pass never overlaps the previous one); returns their stop. */
+function startWaitLoops(svc: Services): () => Promise<void> {
+  let stopped = false;
+  const inFlight = new Set<Promise<unknown>>();
+  const every = (ms: number, pass: () => Promise<unknown>) => {
+    const tick = () => {
+      if (stopped) return;
+      const passing = pass()
+        .catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'workflow wait loop pass failed; trying again'))
+        .finally(() => {
+          inFlight.delete(passing);
+          if (!stopped) timer = setTimeout(tick, ms).unref();
+        });
+      inFlight.add(passing);
+    };
+    let timer = setTimeout(tick, ms).unref();
+    return () => clearTimeout(timer);
+  };
+  const stopInbox = every(EVENT_INBOX_INTERVAL_MS, () => processEventInbox(svc));
+  const stopSweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));
+  return async () => {
+    stopped = true;
+    stopInbox();
+    stopSweep();
+    await Promise.all(inFlight);
+  };
 }
 
 /** Stops taking step jobs and waits for the attempts in flight (before the worker pool closes). */
 export async function stopWorkflowWorkers(svc: Services): Promise<void> {
+  await loops.get(svc)?.();
+  loops.delete(svc);
   await svc.boss.offWork(WORKFLOW_STEP_QUEUE, { wait: true }).catch(() => {});
 }

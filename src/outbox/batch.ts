@@ -6,6 +6,7 @@ import type { OutboxServices } from './context';
 import { deliveryTargets, noSubscription, subscribedCte, WEBHOOK_PLANS, type NewDelivery, type Subscription } from './deliveries';
 import { GroupCommit, type Pending } from './group-commit';
 import type { CommittedEvent } from './hooks';
+import { listenedCte } from './events';
 import { countCtes, countParam, type TenantTerms } from './quota';
 import { afterCommit, unitOfWork, type Outbox } from './unit';
 
@@ -425,10 +426,13 @@ function flushStatement(spec: BatchSpec<unknown, unknown>, quiet: boolean): Stat
       ? `where ${noSubscription('v.tenant_id', $('plans'))}`
       : '';
   ctes.push(`v as (select v.* from jsonb_to_recordset(${$('rows')}::jsonb) as v(${columns}) ${filter})`, spec.written);
-  if (spec.evented)
+  if (spec.evented) {
+    const from = `from v${spec.updates ? ' join written w on w.id = v.id' : ''}`;
     ctes.push(
-      `evented as (insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data from v${spec.updates ? ' join written w on w.id = v.id' : ''})`,
+      `evented as (insert into events (id, tenant_id, type, data) select v.event_id, v.tenant_id, v.event_type, v.event_data ${from})`,
     );
+    ctes.push(listenedCte(`select v.event_id, v.tenant_id, v.event_type ${from}`));
+  }
   if (spec.evented && !quiet) ctes.push(subscribedCte('select v.tenant_id from v', $('plans')));
   let select: string;
   if (quiet && !spec.quietAnswersRows) {

@@ -21,6 +21,18 @@ export interface EmittedEvent {
  * though they stay in the event log for replay. Below Pro, nothing is delivered, and
  * subscriptions a downgrade suspended get nothing until an upgrade restores them.
  */
+/**
+ * A statement's CTE noting, in the workflow event inbox, the events of `rows` (event_id,
+ * tenant_id, event_type) that a waiting workflow step of their tenant listens for
+ * (src/workflows/waits.ts takes them from there). An index probe per event, on an index holding
+ * only waiting steps.
+ */
+export const listenedCte = (rows: string) => `listened as (
+      insert into workflow_event_inbox (event_id, tenant_id, type)
+      select r.event_id, r.tenant_id, r.event_type from (${rows}) r
+       where exists (select 1 from workflow_run_steps s where s.tenant_id = r.tenant_id and s.wait_event = r.event_type and s.status = 'waiting')
+    )`;
+
 export async function insertEvent(
   tx: Executor,
   tenantId: string,
@@ -37,8 +49,9 @@ export async function insertEvent(
     sql`
     with inserted as (
       insert into ${events} (id, tenant_id, type, data) values (${id}, ${tenantId}, ${type}, ${stored}::jsonb)
-      returning created_at
-    )
+      returning id as event_id, tenant_id, type as event_type, created_at
+    ),
+    ${sql.raw(listenedCte('select event_id, tenant_id, event_type from inserted'))}
     select inserted.created_at,
       (select json_agg(${sql.raw(subscriptionJson('webhook_subscriptions'))})
          from ${s} join ${tenants} on ${tenants.id} = ${s.tenantId}

@@ -1,9 +1,12 @@
 import { findVisibleModule } from '../catalog/queries';
-import type { WorkflowStepDefinition } from '../db/schema';
+import type { ActionStepDefinition, WorkflowStepDefinition } from '../db/schema';
+import { EVENT_TYPES } from '../contract/events';
 import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import type { WorkflowStepInput } from './schema';
 import { compileExpression, parseReference, referencesIn, stepsInExpression } from './templates';
+
+export const isActionStep = (s: WorkflowStepDefinition): s is ActionStepDefinition => s.kind === undefined || s.kind === 'action';
 
 /** 400 `invalid_request` naming the offending step, with its place in `issues`. */
 function refuse(index: number, field: string, message: string): never {
@@ -74,6 +77,11 @@ export async function validateSteps(svc: Services, tenantId: string, steps: Work
   if (cycle) refuse(index.get(cycle[0]!)!, 'depends_on', `Step '${cycle[0]}' is part of a dependency cycle: ${cycle.join(' -> ')}.`);
 
   for (const [i, s] of steps.entries()) {
+    if (s.kind === 'wait_for_event' && !(EVENT_TYPES as readonly string[]).includes(s.event))
+      refuse(i, 'event', `Step '${s.id}' waits for unknown event kind '${s.event}' (one of: ${EVENT_TYPES.join(', ')}).`);
+    if (s.kind === 'sleep' && s.until !== undefined && referencesIn(s.until).length === 0 && Number.isNaN(Date.parse(s.until)))
+      refuse(i, 'until', `Step '${s.id}': until is neither an ISO 8601 time nor a template giving one.`);
+    if (s.kind !== undefined && s.kind !== 'action') continue;
     const found = await findVisibleModule(svc.db, tenantId, s.module, svc.moduleCache);
     if (!found) refuse(i, 'module', `Step '${s.id}' uses unknown module '${s.module}'.`);
     if (!found.actions.some((a) => a.name === s.action))
@@ -92,13 +100,14 @@ export async function validateSteps(svc: Services, tenantId: string, steps: Work
     }
   };
   for (const [i, s] of steps.entries()) {
-    for (const body of referencesIn(s.input)) {
-      const ref = parseReference(body);
-      if (typeof ref === 'string') refuse(i, 'input', `Step '${s.id}': ${ref}`);
-      if (ref.root === 'step') checkStep(i, 'input', s, ref.step);
+    for (const [field, template] of templatesOf(s)) {
+      for (const body of referencesIn(template)) {
+        const ref = parseReference(body);
+        if (typeof ref === 'string') refuse(i, field, `Step '${s.id}': ${ref}`);
+        if (ref.root === 'step') checkStep(i, field, s, ref.step);
+      }
     }
-    for (const field of ['if', 'map'] as const) {
-      const expression = s[field];
+    for (const [field, expression] of expressionsOf(s)) {
       if (expression === undefined) continue;
       try {
         compileExpression(expression);
@@ -117,4 +126,26 @@ export async function validateSteps(svc: Services, tenantId: string, steps: Work
     }
   }
   return steps.map((s) => ({ ...s, ...(s.depends_on ? { depends_on: [...new Set(s.depends_on)] } : {}) }));
+}
+
+/** A step's fields that are templates (`{{...}}` references), by name. */
+function templatesOf(s: WorkflowStepInput): [string, unknown][] {
+  switch (s.kind) {
+    case 'sleep':
+      return s.until === undefined ? [] : [['until', s.until]];
+    case 'approval':
+      return [['prompt', s.prompt]];
+    case 'wait_for_event':
+      return [];
+    default:
+      return [['input', s.input]];
+  }
+}
+
+/** A step's fields that are JSONata expressions, by name. */
+function expressionsOf(s: WorkflowStepInput): [string, string][] {
+  const fields: [string, string | undefined][] = [['if', s.if]];
+  if (s.kind === undefined || s.kind === 'action') fields.push(['map', s.map]);
+  if (s.kind === 'wait_for_event') fields.push(['match', s.match]);
+  return fields.filter((f): f is [string, string] => f[1] !== undefined);
 }

@@ -13,10 +13,14 @@ export interface StepJob {
 }
 
 /**
- * A job that fails on our side (database gone) runs again; a worker that died mid-step leaves
- * its job active until it expires (longer than any attempt: action deadline plus admission), and
- * the next run of it finds the step `running` and recovers it (src/workflows/scheduler.ts).
+ * A job that fails on our side (database gone) runs again. A worker refreshes its job's heartbeat
+ * every 5 s; a job whose worker died (its heartbeat older than STEP_HEARTBEAT_SECONDS) is failed
+ * by pg-boss's monitor and runs again on any instance, which finds the step `running` and
+ * recovers it (src/workflows/scheduler.ts). The expiry bounds an attempt whose worker lives on
+ * but hangs (longer than any attempt: action deadline plus admission).
  */
+export const STEP_HEARTBEAT_SECONDS = 10;
+
 export const WORKFLOW_QUEUE_OPTIONS = { retryLimit: 20, retryDelay: 2, retryBackoff: true, expireInSeconds: 300 };
 
 /** Enqueues step attempts inside `tx`, so they exist exactly when the state that needs them commits. */
@@ -25,7 +29,11 @@ export async function enqueueSteps(svc: Services, tx: Executor, jobs: (StepJob &
   const now = Date.now();
   const ids = await svc.boss.insert(
     WORKFLOW_STEP_QUEUE,
-    jobs.map(({ delayMs, ...data }) => ({ data, ...(delayMs ? { startAfter: new Date(now + delayMs) } : {}) })),
+    jobs.map(({ delayMs, ...data }) => ({
+      data,
+      heartbeatSeconds: STEP_HEARTBEAT_SECONDS,
+      ...(delayMs ? { startAfter: new Date(now + delayMs) } : {}),
+    })),
     { db: jobsDb(tx), returnId: true },
   );
   if (ids?.length !== jobs.length) throw new Error(`pg-boss did not create jobs on queue ${WORKFLOW_STEP_QUEUE}`);

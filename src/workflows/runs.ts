@@ -7,6 +7,7 @@ import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
+import { isActionStep } from './definition';
 import { findWorkflow } from './definitions';
 import { enqueueSteps } from './queue';
 import type { RUN_STATUSES } from './schema';
@@ -36,9 +37,12 @@ export function presentRun(run: WorkflowRunRow, rows: WorkflowRunStepRow[]) {
       const r = byId.get(def.id);
       return {
         id: def.id,
-        module: def.module,
-        action: def.action,
+        kind: def.kind ?? 'action',
+        module: isActionStep(def) ? def.module : null,
+        action: isActionStep(def) ? def.action : null,
         status: r?.status ?? 'pending',
+        wait: r?.wait ?? null,
+        decision: r?.decision ?? null,
         attempts: r?.attempts ?? 0,
         input: r?.input ?? null,
         output: r?.output ?? null,

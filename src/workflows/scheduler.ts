@@ -1,6 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { tenantPrincipal, type Principal } from '../auth/principal';
-import type { Tx } from '../db';
 import {
   apiKeys,
   tenants,
@@ -8,16 +7,17 @@ import {
   workflowRunSteps,
   type WorkflowRunRow,
   type WorkflowRunStepRow,
-  type WorkflowStepDefinition,
+  type ActionStepDefinition,
 } from '../db/schema';
 import { MAX_OUTPUT_BYTES } from '../executions/engine';
 import { executeAction } from '../executions/execute';
 import { compilePolicy, expiryRefusal } from '../keys/policy-rules';
 import { AppError } from '../lib/errors';
-import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
-import { ancestorsOf } from './definition';
+import { isActionStep } from './definition';
+import { advance, failRun, isActive, stepContext, stepWhere, withRunLock, type StepError } from './progress';
 import { enqueueSteps, type StepJob } from './queue';
+import { beginWait, wakeStep } from './waits';
 import { evaluateCondition, evaluateExpression, resolveTemplate, type RunContext } from './templates';
 
 /**
@@ -36,11 +36,7 @@ const RETRYABLE = new Set(['module_error', 'timeout', 'interrupted', 'internal_e
 /** A step refused admission (all the tenant's slots held) waits this long and tries again, uncounted. */
 const ADMISSION_RETRY_MS = 1000;
 
-type StepError = { code: string; message: string };
 type Attempt = { ok: true; output: unknown; executionId: string } | { ok: false; error: StepError; executionId?: string };
-
-const ACTIVE = ['queued', 'running'] as const;
-const isActive = (run: WorkflowRunRow) => (ACTIVE as readonly string[]).includes(run.status);
 
 export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
   const [run] = await svc.db.select().from(workflowRuns).where(eq(workflowRuns.id, job.runId));
@@ -49,6 +45,7 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
   const rows = await svc.db.select().from(workflowRunSteps).where(eq(workflowRunSteps.runId, run.id));
   const row = rows.find((r) => r.stepId === job.stepId);
   if (!def || !row) return;
+  if (row.status === 'waiting' && row.attempts === job.attempt) return wakeStep(svc, job, row);
   const fresh = row.status === 'pending' && row.attempts === job.attempt - 1;
   // The job ran before and its worker died mid-attempt (pg-boss hands an expired job out again).
   const abandoned = row.status === 'running' && row.attempts === job.attempt;
@@ -76,7 +73,7 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
     );
   }
 
-  const context = runContext(run, rows, def.id);
+  const context = stepContext(run, rows, def.id);
   if (fresh && job.attempt === 1 && def.if !== undefined) {
     let go: boolean;
     try {
@@ -93,6 +90,7 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
     }
     if (!go) return skipStep(svc, job);
   }
+  if (!isActionStep(def)) return fresh ? beginWait(svc, job, def, context) : undefined;
   let input: Record<string, unknown>;
   try {
     input = await resolveInput(svc, run.tenantId, def, context);
@@ -110,28 +108,15 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
   return failStep(svc, job, 'running', attempt.error, attempt.executionId, retry ? backoffMs(policy, job.attempt) : false);
 }
 
-export function backoffMs(policy: NonNullable<WorkflowStepDefinition['retry']>, attempt: number): number {
+export function backoffMs(policy: NonNullable<ActionStepDefinition['retry']>, attempt: number): number {
   const ms = policy.backoff === 'fixed' ? policy.backoff_ms : policy.backoff_ms * 2 ** (attempt - 1);
   return Math.min(ms, 3_600_000);
-}
-
-/**
- * What a step's templates and expressions read: the run's input and its ancestors' outputs only.
- * Validation on save refuses a reference to any other step, but an expression can reach the
- * context without naming a step (`**`, `$$`, `$eval`, `%`); a sibling's output, present or not
- * depending on timing, is never in it.
- */
-function runContext(run: WorkflowRunRow, rows: WorkflowRunStepRow[], stepId: string): RunContext {
-  const ancestors = ancestorsOf(run.steps).get(stepId) ?? new Set<string>();
-  const steps: RunContext['steps'] = {};
-  for (const r of rows) if (r.status === 'succeeded' && ancestors.has(r.stepId)) steps[r.stepId] = { output: r.output };
-  return { input: run.input as Record<string, unknown>, steps };
 }
 
 async function resolveInput(
   svc: Services,
   tenantId: string,
-  def: WorkflowStepDefinition,
+  def: ActionStepDefinition,
   context: RunContext,
 ): Promise<Record<string, unknown>> {
   const resolved = resolveTemplate(def.input, context) as Record<string, unknown>;
@@ -147,26 +132,6 @@ async function resolveInput(
   if (Buffer.byteLength(JSON.stringify(input)) > MAX_OUTPUT_BYTES) throw new Error('The resolved input exceeds 1 MiB.');
   return input;
 }
-
-/** Runs `fn` in a unit of work holding the run row's lock; nothing when the run is gone. */
-async function withRunLock<T>(
-  svc: Services,
-  runId: string,
-  fn: (tx: Tx, run: WorkflowRunRow, out: Outbox) => Promise<T>,
-): Promise<T | undefined> {
-  return unitOfWork(svc, async (tx, out) => {
-    const [run] = await tx.select().from(workflowRuns).where(eq(workflowRuns.id, runId)).for('update');
-    return run ? fn(tx, run, out) : undefined;
-  });
-}
-
-const stepWhere = (job: StepJob, status: WorkflowRunStepRow['status'], attempts: number) =>
-  and(
-    eq(workflowRunSteps.runId, job.runId),
-    eq(workflowRunSteps.stepId, job.stepId),
-    eq(workflowRunSteps.status, status),
-    eq(workflowRunSteps.attempts, attempts),
-  );
 
 /** pending -> running (or a running step abandoned by a dead worker, taken over once). */
 async function claimStep(svc: Services, job: StepJob, row: WorkflowRunStepRow, input: Record<string, unknown>, abandoned: boolean) {
@@ -226,7 +191,7 @@ async function runPrincipal(svc: Services, run: WorkflowRunRow): Promise<Princip
 async function attemptStep(
   svc: Services,
   run: WorkflowRunRow,
-  def: WorkflowStepDefinition,
+  def: ActionStepDefinition,
   input: Record<string, unknown>,
 ): Promise<Attempt> {
   const principal = await runPrincipal(svc, run);
@@ -323,101 +288,4 @@ async function failStep(
     if (retry) await enqueueSteps(svc, tx, [{ runId: job.runId, stepId: job.stepId, attempt: job.attempt + 1, delayMs: retryInMs }]);
     else await failRun(tx, out, run, job.stepId, error);
   });
-}
-
-async function failRun(tx: Tx, out: Outbox, run: WorkflowRunRow, stepId: string, error: StepError): Promise<void> {
-  const now = new Date();
-  await tx
-    .update(workflowRuns)
-    .set({ status: 'failed', error: { step: stepId, ...error }, finishedAt: now, updatedAt: now })
-    .where(eq(workflowRuns.id, run.id));
-  // Steps in flight in other branches finish and record their outcome; nothing new starts.
-  await tx
-    .update(workflowRunSteps)
-    .set({ status: 'cancelled', finishedAt: now })
-    .where(and(eq(workflowRunSteps.runId, run.id), eq(workflowRunSteps.status, 'pending')));
-  const completed = await tx
-    .select({ id: workflowRunSteps.stepId })
-    .from(workflowRunSteps)
-    .where(and(eq(workflowRunSteps.runId, run.id), eq(workflowRunSteps.status, 'succeeded')));
-  await out.emit(run.tenantId, 'workflow.failed', {
-    workflow_id: run.workflowId,
-    run_id: run.id,
-    workflow_version: run.workflowVersion,
-    status: 'failed',
-    failed_step: stepId,
-    error,
-    completed_steps: completed.map((c) => c.id),
-    failed_at: now.toISOString(),
-  });
-}
-
-/**
- * After a step succeeded or was skipped (inside the run's lock): skips the steps below a skipped
- * one, enqueues the steps whose dependencies all succeeded (each once: `scheduled_at`), and
- * completes the run when every step is done.
- */
-export async function advance(svc: Services, tx: Tx, out: Outbox, run: WorkflowRunRow): Promise<void> {
-  const rows = await tx.select().from(workflowRunSteps).where(eq(workflowRunSteps.runId, run.id));
-  const status = new Map(rows.map((r) => [r.stepId, r.status]));
-  const scheduled = new Set(rows.filter((r) => r.scheduledAt).map((r) => r.stepId));
-  const toSkip: string[] = [];
-  const toStart: string[] = [];
-  for (let changed = true; changed;) {
-    changed = false;
-    for (const def of run.steps) {
-      if (status.get(def.id) !== 'pending' || scheduled.has(def.id)) continue;
-      const deps = (def.depends_on ?? []).map((d) => status.get(d));
-      if (deps.some((d) => d === 'skipped')) {
-        status.set(def.id, 'skipped');
-        toSkip.push(def.id);
-        changed = true;
-      } else if (deps.every((d) => d === 'succeeded')) {
-        scheduled.add(def.id);
-        toStart.push(def.id);
-      }
-    }
-  }
-  const now = new Date();
-  if (toSkip.length > 0) {
-    await tx
-      .update(workflowRunSteps)
-      .set({ status: 'skipped', finishedAt: now })
-      .where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, toSkip), eq(workflowRunSteps.status, 'pending')));
-  }
-  if (toStart.length > 0) {
-    await tx
-      .update(workflowRunSteps)
-      .set({ scheduledAt: now })
-      .where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, toStart)));
-    await enqueueSteps(
-      svc,
-      tx,
-      toStart.map((stepId) => ({ runId: run.id, stepId, attempt: 1 })),
-    );
-  }
-  if (![...status.values()].every((s) => s === 'succeeded' || s === 'skipped')) return;
-  const dependedOn = new Set(run.steps.flatMap((s) => s.depends_on ?? []));
-  const outputs: Record<string, unknown> = {};
-  for (const r of rows) if (!dependedOn.has(r.stepId) && status.get(r.stepId) === 'succeeded') outputs[r.stepId] = r.output;
-  await tx
-    .update(workflowRuns)
-    .set({ status: 'completed', output: outputs, finishedAt: now, updatedAt: now })
-    .where(eq(workflowRuns.id, run.id));
-  await out.emit(run.tenantId, 'workflow.completed', {
-    workflow_id: run.workflowId,
-    run_id: run.id,
-    workflow_version: run.workflowVersion,
-    status: 'completed',
-    ...eventOutputs(outputs),
-    run_url: `/api/v1/workflows/${run.workflowId}/runs/${run.id}`,
-    duration_ms: Math.max(0, now.getTime() - run.createdAt.getTime()),
-    completed_at: now.toISOString(),
-  });
-}
-
-/** Outputs travel in the event up to 48 KB (the envelope's cap is 64 KB); larger ones are read from the run. */
-const EVENT_OUTPUTS_BYTES = 48 * 1024;
-function eventOutputs(outputs: Record<string, unknown>) {
-  return Buffer.byteLength(JSON.stringify(outputs)) > EVENT_OUTPUTS_BYTES ? { outputs: {}, outputs_truncated: true } : { outputs };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { actionName, moduleName } from '../catalog/schema';
+import { roleSchema } from '../contract/roles';
 import { listParams, pageSchema } from '../lib/pagination';
 
 /** Steps per workflow (and so per run). */
@@ -14,8 +15,33 @@ export const STEP_ID = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 const expression = z.string().min(1).max(2000);
 
-export const workflowStep = z.strictObject({
-  id: z.string().regex(STEP_ID, 'Step ids are 1–64 letters, digits and _, starting with a letter').describe('Unique within the workflow'),
+/** A duration: a whole number and a unit, `ms`, `s`, `m`, `h`, `d` or `w` (e.g. `15m`, `24h`, `7d`). */
+export const DURATION = /^(\d{1,9})(ms|s|m|h|d|w)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+/** The longest a step may sleep or wait. */
+export const MAX_WAIT_MS = 365 * 86_400_000;
+
+/** Milliseconds of a duration (NaN for a string that is not one). */
+export function durationMs(text: string): number {
+  const m = DURATION.exec(text);
+  return m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : NaN;
+}
+
+const duration = z
+  .string()
+  .regex(DURATION, 'A duration is a whole number and a unit: ms, s, m, h, d or w (e.g. "15m", "24h", "7d")')
+  .refine((d) => !DURATION.test(d) || (durationMs(d) >= 1 && durationMs(d) <= MAX_WAIT_MS), 'A duration is between 1 ms and 365 days');
+
+const stepId = z
+  .string()
+  .regex(STEP_ID, 'Step ids are 1–64 letters, digits and _, starting with a letter')
+  .describe('Unique within the workflow');
+const dependsOn = z.array(z.string().max(64)).max(MAX_WORKFLOW_STEPS).optional().describe('Ids of the steps that must succeed first');
+const condition = expression.optional().describe('JSONata condition over `{input, steps}`; false skips this step and its dependents');
+
+const actionStep = z.strictObject({
+  kind: z.literal('action').optional().describe('`action` (the default), `sleep`, `wait_for_event` or `approval`'),
+  id: stepId,
   module: moduleName,
   action: actionName,
   input: z
@@ -24,7 +50,7 @@ export const workflowStep = z.strictObject({
     .describe(
       'The action input: strings may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references; a string that is one whole reference takes the referenced value with its JSON type',
     ),
-  depends_on: z.array(z.string().max(64)).max(MAX_WORKFLOW_STEPS).optional().describe('Ids of the steps that must succeed first'),
+  depends_on: dependsOn,
   retry: z
     .strictObject({
       max_attempts: z.number().int().min(1).max(MAX_STEP_ATTEMPTS),
@@ -40,11 +66,62 @@ export const workflowStep = z.strictObject({
     .max(MAX_STEP_TIMEOUT_MS)
     .optional()
     .describe('Deadline of one attempt (ms); the action\u2019s own deadline applies as well'),
-  if: expression.optional().describe('JSONata condition over `{input, steps}`; false skips this step and its dependents'),
+  if: condition,
   map: expression
     .optional()
     .describe('JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input'),
 });
+
+const sleepStep = z
+  .strictObject({
+    kind: z.literal('sleep'),
+    id: stepId,
+    for: duration.optional().describe('How long to sleep, e.g. `15m`'),
+    until: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('When to wake: an ISO 8601 time, or a template giving one (`{{input.remind_at}}`); a time past wakes at once'),
+    depends_on: dependsOn,
+    if: condition,
+  })
+  .refine((s) => (s.for === undefined) !== (s.until === undefined), { message: 'A sleep step has exactly one of `for` and `until`' });
+
+const waitForEventStep = z.strictObject({
+  kind: z.literal('wait_for_event'),
+  id: stepId,
+  event: z.string().min(1).max(100).describe('The event kind to wait for, e.g. `execution.failed`'),
+  match: expression
+    .optional()
+    .describe(
+      'JSONata condition over `{event: {id, type, data, created_at}, input, steps}`; without it, the first event of the kind matches',
+    ),
+  timeout: duration.describe('How long to wait, e.g. `24h`'),
+  on_timeout: z
+    .enum(['fail', 'continue'])
+    .default('fail')
+    .describe('`fail` (default): the step fails with `timeout`; `continue`: it succeeds with output `null`'),
+  depends_on: dependsOn,
+  if: condition,
+});
+
+const approvalStep = z.strictObject({
+  kind: z.literal('approval'),
+  id: stepId,
+  prompt: z.string().min(1).max(2000).describe('What the approver is asked; may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references'),
+  approvers: z
+    .array(z.union([roleSchema, z.email()]))
+    .min(1)
+    .max(20)
+    .optional()
+    .describe('Member roles or email addresses who may decide; without it, any member or key with `modules:execute`'),
+  timeout: duration.describe('How long to wait for a decision; past it the step fails with `timeout`'),
+  depends_on: dependsOn,
+  if: condition,
+});
+
+export const workflowStep = z.discriminatedUnion('kind', [actionStep, sleepStep, waitForEventStep, approvalStep]);
 
 export type WorkflowStepInput = z.infer<typeof workflowStep>;
 
@@ -65,7 +142,9 @@ export const listWorkflowsInput = z.strictObject({ ...listParams });
 export type CreateWorkflowInput = z.infer<typeof createWorkflowInput>;
 export type UpdateWorkflowInput = z.infer<typeof updateWorkflowInput>;
 
-const stepView = workflowStep.extend({ input: z.record(z.string(), z.unknown()) }).meta({ id: 'WorkflowStep' });
+const stepView = z
+  .discriminatedUnion('kind', [actionStep.extend({ input: z.record(z.string(), z.unknown()) }), sleepStep, waitForEventStep, approvalStep])
+  .meta({ id: 'WorkflowStep' });
 
 export const workflowView = z
   .object({
@@ -83,7 +162,8 @@ export const workflowList = pageSchema(workflowView);
 export const deletedWorkflow = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedWorkflow' });
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
-export const STEP_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'cancelled'] as const;
+export const STEP_STATUSES = ['pending', 'running', 'waiting', 'succeeded', 'failed', 'skipped', 'cancelled'] as const;
+export const STEP_KINDS = ['action', 'sleep', 'wait_for_event', 'approval'] as const;
 
 export const startRunInput = z.strictObject({
   id: workflowId,
@@ -111,12 +191,43 @@ export const listRunsInput = z.strictObject({ id: workflowId, status: z.enum(RUN
 
 const errorView = z.object({ code: z.string(), message: z.string() });
 
+const waitView = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('sleep'), until: z.string().describe('When the sleep ends') }),
+    z.object({
+      kind: z.literal('event'),
+      event: z.string(),
+      match: z.string().nullable(),
+      timeout_at: z.string(),
+      on_timeout: z.enum(['fail', 'continue']),
+    }),
+    z.object({
+      kind: z.literal('approval'),
+      prompt: z.string().describe('The prompt with its references resolved'),
+      approvers: z.array(z.string()).describe('Roles or emails who may decide; empty: any member or key with `modules:execute`'),
+      timeout_at: z.string(),
+    }),
+  ])
+  .meta({ id: 'WorkflowStepWait' });
+
+export const stepDecisionView = z
+  .object({
+    decision: z.enum(['approved', 'rejected']),
+    comment: z.string().nullable(),
+    by: z.object({ type: z.string(), id: z.string().nullable(), email: z.string().nullable().optional() }),
+    decided_at: z.string(),
+  })
+  .meta({ id: 'WorkflowStepDecision' });
+
 export const runStepView = z
   .object({
     id: z.string(),
-    module: z.string(),
-    action: z.string(),
+    kind: z.enum(STEP_KINDS),
+    module: z.string().nullable().describe('The action step\u2019s module (null for other kinds)'),
+    action: z.string().nullable(),
     status: z.enum(STEP_STATUSES),
+    wait: waitView.nullable().describe('What a waiting step waits for (kept once the wait ends)'),
+    decision: stepDecisionView.nullable().describe('How an approval step was decided'),
     attempts: z.number().int(),
     input: z.unknown().describe('The input as resolved for the latest attempt (null before it)'),
     output: z.unknown(),
@@ -149,3 +260,13 @@ export const runView = runSummary
   .meta({ id: 'WorkflowRun' });
 
 export const runList = pageSchema(runSummary);
+
+export const decideStepInput = z.strictObject({
+  id: workflowId,
+  run_id: runId,
+  step: z
+    .string()
+    .regex(STEP_ID, 'Step ids are 1–64 letters, digits and _, starting with a letter')
+    .describe('The approval step\u2019s id'),
+  comment: z.string().max(2000).optional().describe('Kept with the decision, and in the step\u2019s output'),
+});

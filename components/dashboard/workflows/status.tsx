@@ -19,6 +19,7 @@ const RUN_TONES: Record<RunStatus, 'neutral' | 'success' | 'danger' | 'info' | '
 const STEP_TONES: Record<StepStatus, 'neutral' | 'success' | 'danger' | 'info' | 'warning'> = {
   pending: 'neutral',
   running: 'info',
+  waiting: 'warning',
   succeeded: 'success',
   failed: 'danger',
   skipped: 'neutral',

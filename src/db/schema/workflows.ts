@@ -1,18 +1,65 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 import { tenants } from './tenants';
 
-/** The saved form of a workflow's steps (validated by src/workflows/definition.ts). */
-export interface WorkflowStepDefinition {
+interface StepBase {
   id: string;
+  depends_on?: string[];
+  if?: string;
+}
+
+/** A step that runs a module action (the default kind). */
+export interface ActionStepDefinition extends StepBase {
+  kind?: 'action';
   module: string;
   action: string;
   input: Record<string, unknown>;
-  depends_on?: string[];
   retry?: { max_attempts: number; backoff_ms: number; backoff: 'fixed' | 'exponential' };
   timeout_ms?: number;
-  if?: string;
   map?: string;
+}
+
+/** Waits for a duration (`for`) or until a time (`until`, ISO 8601 or a template giving one). */
+export interface SleepStepDefinition extends StepBase {
+  kind: 'sleep';
+  for?: string;
+  until?: string;
+}
+
+/** Waits for an event of the tenant that `match` accepts; its output is the event. */
+export interface WaitForEventStepDefinition extends StepBase {
+  kind: 'wait_for_event';
+  event: string;
+  match?: string;
+  timeout: string;
+  on_timeout?: 'fail' | 'continue';
+}
+
+/** Waits for a person (or a credential) to approve or reject. */
+export interface ApprovalStepDefinition extends StepBase {
+  kind: 'approval';
+  prompt: string;
+  approvers?: string[];
+  timeout: string;
+}
+
+/** The saved form of a workflow's steps (validated by src/workflows/definition.ts). */
+export type WorkflowStepDefinition = ActionStepDefinition | SleepStepDefinition | WaitForEventStepDefinition | ApprovalStepDefinition;
+export type WaitingStepDefinition = Exclude<WorkflowStepDefinition, ActionStepDefinition>;
+
+/** What a waiting step waits for, as the step row records it when the wait begins. */
+export type StepWait =
+  | { kind: 'sleep'; until: string }
+  | { kind: 'event'; event: string; match: string | null; timeout_at: string; on_timeout: 'fail' | 'continue' }
+  | { kind: 'approval'; prompt: string; approvers: string[]; timeout_at: string };
+
+/** How an approval step was decided. */
+export interface StepDecision {
+  decision: 'approved' | 'rejected';
+  comment: string | null;
+  by: { type: string; id: string | null; email?: string | null };
+  decided_at: string;
 }
 
 /** A tenant's workflow definition; `version` goes up by one on every update. */
@@ -35,7 +82,7 @@ export const workflows = pgTable(
 export type WorkflowRow = typeof workflows.$inferSelect;
 
 export type WorkflowRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-export type WorkflowStepStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+export type WorkflowStepStatus = 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
 
 /**
  * One run of a workflow, with the steps of the version it started with (later edits of the
@@ -96,10 +143,35 @@ export const workflowRunSteps = pgTable(
     output: jsonb('output'),
     error: jsonb('error').$type<{ code: string; message: string }>(),
     executionIds: text('execution_ids').array().notNull().default([]),
+    /** What a `waiting` step waits for; `wait_event` copies its event kind for the listeners' index. */
+    wait: jsonb('wait').$type<StepWait>(),
+    waitEvent: text('wait_event'),
+    /** When a sleep ends or a wait times out (a delayed job, and the sweep, wake the step then). */
+    wakeAt: timestamp('wake_at', { withTimezone: true, mode: 'date' }),
+    decision: jsonb('decision').$type<StepDecision>(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.stepId] })],
+  (t) => [
+    primaryKey({ columns: [t.runId, t.stepId] }),
+    index('workflow_run_steps_listening_idx')
+      .on(t.tenantId, t.waitEvent)
+      .where(sql`${t.status} = 'waiting'`),
+    index('workflow_run_steps_wake_idx')
+      .on(t.wakeAt)
+      .where(sql`${t.status} = 'waiting'`),
+  ],
 );
 
 export type WorkflowRunStepRow = typeof workflowRunSteps.$inferSelect;
+
+/**
+ * Events a waiting step (or, later, a trigger) of the tenant listens for, noted in the
+ * transaction that wrote the event; the event matcher (src/workflows/waits.ts) takes them from here.
+ */
+export const workflowEventInbox = pgTable('workflow_event_inbox', {
+  eventId: text('event_id').primaryKey(),
+  tenantId: uuid('tenant_id').notNull(),
+  type: text('type').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});

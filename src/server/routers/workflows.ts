@@ -1,7 +1,9 @@
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow } from '../../workflows/definitions';
 import { cancelRun, getRun, listRuns, startRun } from '../../workflows/runs';
+import { decideApproval } from '../../workflows/waits';
 import {
   createWorkflowInput,
+  decideStepInput,
   deletedWorkflow,
   listRunsInput,
   listWorkflowsInput,
@@ -163,4 +165,47 @@ export const workflowsRouter = router({
     .input(runIdInput)
     .output(runView)
     .mutation(({ ctx, input }) => cancelRun(ctx.svc, ctx.principal, input.id, input.run_id)),
+
+  approveStep: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/approve',
+        tags,
+        summary: 'Approve a waiting approval step',
+        description:
+          'The step succeeds with `{approved: true, comment, by, decided_at}` as its output and the run goes on. When the step names `approvers`, only a signed-in member with one of those roles or emails may decide.',
+        errorResponses: {
+          ...scopeError('modules:execute'),
+          400: 'The step is not an approval step',
+          403: 'The caller is not one of the step\u2019s approvers (`reason: not_an_approver`)',
+          404: 'No such workflow, run or step',
+          409: 'The step is not waiting for a decision (decided, timed out, or the run ended)',
+        },
+      },
+    })
+    .input(decideStepInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => decideApproval(ctx.svc, ctx.principal, input, 'approved')),
+
+  rejectStep: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/reject',
+        tags,
+        summary: 'Reject a waiting approval step',
+        description: 'The step fails with `rejected` (the comment in its message) and the run fails with it (`workflow.failed`).',
+        errorResponses: {
+          ...scopeError('modules:execute'),
+          400: 'The step is not an approval step',
+          403: 'The caller is not one of the step\u2019s approvers (`reason: not_an_approver`)',
+          404: 'No such workflow, run or step',
+          409: 'The step is not waiting for a decision (decided, timed out, or the run ended)',
+        },
+      },
+    })
+    .input(decideStepInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => decideApproval(ctx.svc, ctx.principal, input, 'rejected')),
 });
