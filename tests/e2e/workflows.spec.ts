@@ -36,7 +36,7 @@ test('a workflow run is started and followed to completion in the dashboard', as
   await expect(page.getByText('No runs yet')).toBeVisible();
   await check(page, 'workflow-detail');
 
-  await page.getByLabel(/Input \(JSON object/).fill('{"title": "Hello Wörld"}');
+  await page.getByTestId('start-run-form').getByLabel('title', { exact: true }).fill('Hello Wörld');
   await page.getByRole('button', { name: 'Start run' }).click();
   await page.waitForURL(/\/runs\/[^/]+$/);
   await expect(page.getByTestId('run-progress')).toHaveText('3 of 3 steps done', { timeout: 60_000 });

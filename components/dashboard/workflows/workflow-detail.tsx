@@ -1,23 +1,23 @@
 'use client';
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
+import { Pencil } from 'lucide-react';
 import Link from 'next/link';
-import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
-import { toast } from 'sonner';
 import { useTRPC } from '@/client/trpc/react';
 import { statusOf } from '@/client/trpc/client';
-import { Alert } from '@/components/ui/alert';
+import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
-import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { formatDateTime } from '@/components/dashboard/format';
 import { CollapsibleJson } from '@/components/dashboard/modules/json-block';
-import { errorMessage, QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
+import { QueryError } from '@/components/dashboard/query-error';
+import { StartRun } from './start-run';
 import { RUN_STATUS_FILTERS, RunStatusBadge, type RunStatus, type RunSummary, type WorkflowView } from './status';
 
 type Step = WorkflowView['steps'][number];
@@ -66,13 +66,17 @@ function runColumns(workflowId: string): ColumnDef<RunSummary, unknown>[] {
   ];
 }
 
-/** One workflow: its steps, a form to start a run, and its runs (filterable by status). */
+/** One workflow: its steps, Edit, a form to start a run, and its runs (filterable by status). */
 export function WorkflowDetail({ workflowId }: { workflowId: string }) {
   const trpc = useTRPC();
   const [status, setStatus] = useState<RunStatus | ''>('');
   const workflow = useQuery(trpc.workflows.get.queryOptions({ id: workflowId }));
   const runs = useQuery(trpc.workflows.listRuns.queryOptions({ id: workflowId, limit: 50, ...(status ? { status } : {}) }));
+  // Asked with the page's other queries (one batched request): who may edit and who may start runs.
+  const write = useAccess('writeWorkflows');
+  const execute = useAccess('runModules');
   const filterId = useId();
+  const editDeniedId = useId();
 
   if (workflow.isPending) return <SkeletonRows rows={6} label="Loading the workflow" />;
   if (workflow.isError) {
@@ -95,15 +99,44 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
   const w = workflow.data;
   return (
     <div className="grid gap-6">
-      <PageHeader title={w.name} description={w.description ?? `Version ${w.version}, ${w.steps.length} steps.`} />
+      <PageHeader
+        title={w.name}
+        description={
+          <>
+            <Badge tone="info" data-testid="workflow-version">
+              Version {w.version}
+            </Badge>{' '}
+            {w.description ?? `${w.steps.length} ${w.steps.length === 1 ? 'step' : 'steps'}.`}
+          </>
+        }
+        actions={
+          write.allowed === false ? (
+            <Button variant="secondary" disabled aria-describedby={editDeniedId}>
+              <Pencil aria-hidden="true" className="size-4" />
+              Edit
+            </Button>
+          ) : (
+            <Button variant="secondary" asChild>
+              <Link href={`/dashboard/workflows/${encodeURIComponent(w.id)}/edit`}>
+                <Pencil aria-hidden="true" className="size-4" />
+                Edit
+              </Link>
+            </Button>
+          )
+        }
+      />
+      {write.allowed === false ? <DeniedNote id={editDeniedId} reason={write.reason} /> : null}
       <section aria-labelledby="steps-heading" className="grid gap-3">
         <h2 id="steps-heading" className="text-lg font-semibold">
           Steps <span className="text-sm font-normal text-slate-600 dark:text-slate-400">(version {w.version})</span>
         </h2>
         <DataTable caption="Steps" columns={stepColumns} data={w.steps} getRowId={(s) => s.id} />
-        <CollapsibleJson title="Definition as JSON" value={{ name: w.name, steps: w.steps }} />
+        <CollapsibleJson
+          title="Definition as JSON"
+          value={{ name: w.name, ...(w.description ? { description: w.description } : {}), steps: w.steps }}
+        />
       </section>
-      <StartRun workflowId={workflowId} />
+      <StartRun workflow={w} access={execute} />
       <section aria-labelledby="runs-heading" className="grid gap-3">
         <div className="flex flex-wrap items-end justify-between gap-3">
           <h2 id="runs-heading" className="text-lg font-semibold">
@@ -143,60 +176,5 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
         )}
       </section>
     </div>
-  );
-}
-
-/** Starts a run with a JSON input (`{{input.*}}` in the steps) and opens it. */
-function StartRun({ workflowId }: { workflowId: string }) {
-  const trpc = useTRPC();
-  const router = useRouter();
-  const queryClient = useQueryClient();
-  const [text, setText] = useState('{}');
-  const [error, setError] = useState<string>();
-  const inputId = useId();
-  const start = useMutation(trpc.workflows.startRun.mutationOptions());
-  const submit = async () => {
-    setError(undefined);
-    let input: unknown;
-    try {
-      input = JSON.parse(text);
-    } catch {
-      return setError('The input is not valid JSON.');
-    }
-    if (!input || typeof input !== 'object' || Array.isArray(input)) return setError('The input must be a JSON object.');
-    try {
-      const run = await start.mutateAsync({ id: workflowId, input: input as Record<string, unknown> });
-      toast.success(`Run ${run.run_id} started`);
-      await queryClient.invalidateQueries({ queryKey: trpc.workflows.listRuns.queryKey() });
-      router.push(`/dashboard/workflows/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(run.run_id)}`);
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  };
-  return (
-    <Card>
-      <CardHeader>
-        <CardTitle as="h2">Start a run</CardTitle>
-      </CardHeader>
-      <CardContent className="grid gap-3">
-        {error ? <Alert variant="error">{error}</Alert> : null}
-        <label htmlFor={inputId} className="text-sm font-medium">
-          Input (JSON object, available to steps as <code>{'{{input.*}}'}</code>)
-        </label>
-        <textarea
-          id={inputId}
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          rows={4}
-          spellCheck={false}
-          className="rounded-md border border-slate-300 bg-white p-2 font-mono text-xs dark:border-slate-700 dark:bg-slate-950"
-        />
-        <div>
-          <Button onClick={() => void submit()} loading={start.isPending}>
-            Start run
-          </Button>
-        </div>
-      </CardContent>
-    </Card>
   );
 }
