@@ -121,7 +121,9 @@ const approvalStep = z.strictObject({
   if: condition,
 });
 
-export const workflowStep = z.discriminatedUnion('kind', [actionStep, sleepStep, waitForEventStep, approvalStep]);
+export const workflowStep = z
+  .discriminatedUnion('kind', [actionStep, sleepStep, waitForEventStep, approvalStep])
+  .meta({ id: 'WorkflowStepInput' });
 
 export type WorkflowStepInput = z.infer<typeof workflowStep>;
 

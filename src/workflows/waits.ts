@@ -290,15 +290,11 @@ export async function decideApproval(
   return getRun(svc, principal, input.id, input.run_id);
 }
 
-/** The run's approval steps waiting for a decision (for MCP and A2A clients, which answer them). */
-export async function pendingApprovals(svc: Services, runId: string) {
-  const rows = await svc.db
-    .select()
-    .from(workflowRunSteps)
-    .where(and(eq(workflowRunSteps.runId, runId), eq(workflowRunSteps.status, 'waiting')));
-  return rows.flatMap((r) =>
-    r.wait?.kind === 'approval'
-      ? [{ step: r.stepId, prompt: r.wait.prompt, approvers: r.wait.approvers, timeout_at: r.wait.timeout_at }]
+/** The approval steps of a run (as getRun presents it) that wait for a decision. */
+export function pendingApprovals(steps: { id: string; status: string; wait: StepWait | null }[]) {
+  return steps.flatMap((s) =>
+    s.status === 'waiting' && s.wait?.kind === 'approval'
+      ? [{ step: s.id, prompt: s.wait.prompt, approvers: s.wait.approvers, timeout_at: s.wait.timeout_at }]
       : [],
   );
 }

@@ -5,6 +5,8 @@
  * with an API key and with a signed-in member.
  */
 import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '@supabase/supabase-js';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -245,5 +247,43 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.status).toBe('completed');
     expect(ok.body.steps[0].decision.by).toMatchObject({ type: 'user', email });
+  });
+
+  it('MCP: a pending approval shows in workflows__get_run with the workflows__decide call that answers it', async () => {
+    const id = await create([
+      { id: 'ok', kind: 'approval', prompt: 'Refund {{input.amount}} USD?', timeout: '1h' },
+      { id: 'done', module: 'text', action: 'slugify', input: { text: 'refunded' }, depends_on: ['ok'] },
+    ]);
+    const client = new Client({ name: 'workflow-waits-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': t.apiKey } } }));
+    try {
+      expect((await client.listTools()).tools.map((x) => x.name)).toContain('workflows__decide');
+      const started = await client.callTool({ name: 'workflows__start', arguments: { workflow_id: id, input: { amount: 42 } } });
+      const runId = (started.structuredContent as { run_id: string }).run_id;
+      await whenStep(id, runId, 'ok', 'waiting');
+      const got = await client.callTool({ name: 'workflows__get_run', arguments: { workflow_id: id, run_id: runId } });
+      const pending = (got.structuredContent as { pending_approvals: any[] }).pending_approvals;
+      expect(pending).toEqual([
+        expect.objectContaining({
+          step: 'ok',
+          prompt: 'Refund 42 USD?',
+          answer_with: { tool: 'workflows__decide', arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'approve | reject' } },
+        }),
+      ]);
+      const bad = await client.callTool({ name: 'workflows__decide', arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'maybe' } });
+      expect(bad.isError).toBe(true);
+      const decided = await client.callTool({
+        name: 'workflows__decide',
+        arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'approve', comment: 'from the agent owner' },
+      });
+      expect(decided.isError, JSON.stringify(decided.content)).toBeFalsy();
+      expect((decided.structuredContent as { pending_approvals: unknown[] }).pending_approvals).toEqual([]);
+      expect((await whenRun(id, runId, 'completed')).steps[0].output).toMatchObject({ approved: true, comment: 'from the agent owner' });
+      const again = await client.callTool({ name: 'workflows__decide', arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'reject' } });
+      expect(again.isError).toBe(true);
+      expect(JSON.parse((again.content as { text: string }[])[0]!.text)).toMatchObject({ error: 'conflict' });
+    } finally {
+      await client.close();
+    }
   });
 });
