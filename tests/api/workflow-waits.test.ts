@@ -74,7 +74,11 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
       [{ id: 'a', kind: 'sleep', for: '400d' }, 'steps.0.for', /365 days/],
       [{ id: 'a', kind: 'sleep', until: 'tomorrow' }, 'steps.0.until', /ISO 8601/],
       [{ id: 'a', kind: 'wait_for_event', event: 'order.paid', timeout: '1h' }, 'steps.0.event', /unknown event kind 'order.paid'/],
-      [{ id: 'a', kind: 'wait_for_event', event: 'execution.failed', timeout: '1h', match: 'steps.zz.output' }, 'steps.0.match', /unknown step 'zz'/],
+      [
+        { id: 'a', kind: 'wait_for_event', event: 'execution.failed', timeout: '1h', match: 'steps.zz.output' },
+        'steps.0.match',
+        /unknown step 'zz'/,
+      ],
       [{ id: 'a', kind: 'approval', prompt: 'ok?', timeout: '1h', approvers: ['boss'] }, 'steps.0.approvers.0', /.+/],
       [{ id: 'a', kind: 'approval', prompt: 'Refund {{steps.b.output.x}}?', timeout: '1h' }, 'steps.0.prompt', /unknown step 'b'/],
       [{ id: 'a', kind: 'teleport' }, 'steps.0.kind', /.+/],
@@ -137,7 +141,13 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
         match: 'event.data.action = "slugify" and event.data.module = input.module',
         timeout: '1h',
       },
-      { id: 'after', module: 'text', action: 'change_case', input: { text: '{{steps.seen.output.data.action}}', to: 'upper' }, depends_on: ['seen'] },
+      {
+        id: 'after',
+        module: 'text',
+        action: 'change_case',
+        input: { text: '{{steps.seen.output.data.action}}', to: 'upper' },
+        depends_on: ['seen'],
+      },
     ]);
     // An event before the wait began does not count.
     await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Too Early' } } });
@@ -153,7 +163,10 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
     expect(matching.status, matching.text).toBe(200);
     const done = await whenRun(id, run, 'completed');
     const seen = stepOf(done, 'seen');
-    expect(seen.output).toMatchObject({ type: 'execution.completed', data: { execution_id: matching.body.execution_id, action: 'slugify' } });
+    expect(seen.output).toMatchObject({
+      type: 'execution.completed',
+      data: { execution_id: matching.body.execution_id, action: 'slugify' },
+    });
     expect(seen.output.id).toMatch(/^evt_/);
     expect(stepOf(done, 'after').output).toEqual({ result: 'SLUGIFY' });
   });
@@ -180,7 +193,13 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
     const id = await create([
       { id: 'propose', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } },
       { id: 'ok', kind: 'approval', prompt: 'Publish {{steps.propose.output.slug}}?', timeout: '1d', depends_on: ['propose'] },
-      { id: 'publish', module: 'text', action: 'change_case', input: { text: '{{steps.propose.output.slug}}', to: 'upper' }, depends_on: ['ok'] },
+      {
+        id: 'publish',
+        module: 'text',
+        action: 'change_case',
+        input: { text: '{{steps.propose.output.slug}}', to: 'upper' },
+        depends_on: ['ok'],
+      },
     ]);
     const run = await start(id, { title: 'Hello World' });
     const waiting = await whenStep(id, run, 'ok', 'waiting');
@@ -206,7 +225,10 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
     expectError(await s.call(`${path}/ok/reject`, { key: t.apiKey, body: {} }), 409, 'conflict');
     const done = await whenRun(id, run, 'completed');
     expect(done.output).toEqual({ publish: { result: 'HELLO-WORLD' } });
-    const audit = await s.svc.db.select().from(auditLog).where(and(eq(auditLog.tenantId, t.tenantId), eq(auditLog.action, 'workflow.step_approved')));
+    const audit = await s.svc.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.tenantId, t.tenantId), eq(auditLog.action, 'workflow.step_approved')));
     expect(audit).toHaveLength(1);
 
     const rejected = await start(id, { title: 'Bad Idea' });
@@ -234,7 +256,10 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
     const ownerKey = registered.body.api_key as string;
     const wf = await s.call('/api/v1/workflows', {
       key: ownerKey,
-      body: { name: 'gated', steps: [{ id: 'ok', kind: 'approval', prompt: 'Go?', timeout: '1h', approvers: ['admin', email.toUpperCase()] }] },
+      body: {
+        name: 'gated',
+        steps: [{ id: 'ok', kind: 'approval', prompt: 'Go?', timeout: '1h', approvers: ['admin', email.toUpperCase()] }],
+      },
     });
     expect(wf.status, wf.text).toBe(201);
     const started = await s.call(`/api/v1/workflows/${wf.body.id}/runs`, { key: ownerKey, body: {} });
@@ -255,7 +280,9 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
       { id: 'done', module: 'text', action: 'slugify', input: { text: 'refunded' }, depends_on: ['ok'] },
     ]);
     const client = new Client({ name: 'workflow-waits-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': t.apiKey } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), { requestInit: { headers: { 'x-api-key': t.apiKey } } }),
+    );
     try {
       expect((await client.listTools()).tools.map((x) => x.name)).toContain('workflows__decide');
       const started = await client.callTool({ name: 'workflows__start', arguments: { workflow_id: id, input: { amount: 42 } } });
@@ -267,10 +294,16 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
         expect.objectContaining({
           step: 'ok',
           prompt: 'Refund 42 USD?',
-          answer_with: { tool: 'workflows__decide', arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'approve | reject' } },
+          answer_with: {
+            tool: 'workflows__decide',
+            arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'approve | reject' },
+          },
         }),
       ]);
-      const bad = await client.callTool({ name: 'workflows__decide', arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'maybe' } });
+      const bad = await client.callTool({
+        name: 'workflows__decide',
+        arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'maybe' },
+      });
       expect(bad.isError).toBe(true);
       const decided = await client.callTool({
         name: 'workflows__decide',
@@ -279,7 +312,10 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
       expect(decided.isError, JSON.stringify(decided.content)).toBeFalsy();
       expect((decided.structuredContent as { pending_approvals: unknown[] }).pending_approvals).toEqual([]);
       expect((await whenRun(id, runId, 'completed')).steps[0].output).toMatchObject({ approved: true, comment: 'from the agent owner' });
-      const again = await client.callTool({ name: 'workflows__decide', arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'reject' } });
+      const again = await client.callTool({
+        name: 'workflows__decide',
+        arguments: { workflow_id: id, run_id: runId, step: 'ok', decision: 'reject' },
+      });
       expect(again.isError).toBe(true);
       expect(JSON.parse((again.content as { text: string }[])[0]!.text)).toMatchObject({ error: 'conflict' });
     } finally {

@@ -171,7 +171,10 @@ function withPendingApprovals(run: RunView) {
     ...run,
     pending_approvals: pending.map((p) => ({
       ...p,
-      answer_with: { tool: DECIDE, arguments: { workflow_id: run.workflow_id, run_id: run.run_id, step: p.step, decision: 'approve | reject' } },
+      answer_with: {
+        tool: DECIDE,
+        arguments: { workflow_id: run.workflow_id, run_id: run.run_id, step: p.step, decision: 'approve | reject' },
+      },
     })),
   };
 }
