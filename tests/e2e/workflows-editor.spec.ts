@@ -2,10 +2,11 @@
  * Workflows made in the dashboard: a new workflow from a template, a definition the editor's
  * schema check refuses and one the service refuses (its message and place shown beside the
  * editor), an edit saved as version 2, and a run started from the form built from the steps'
- * `{{input.*}}` references, followed to completion.
+ * `{{input.*}}` references, followed to completion; a viewer finds creating, editing and
+ * starting off, with the reason.
  */
 import type { Page } from '@playwright/test';
-import { check, expect, expectFitsNarrowScreen, newOwner, test } from './support';
+import { api, check, expect, expectFitsNarrowScreen, newOwner, test, uniqueEmail } from './support';
 
 const editor = (page: Page) => page.getByLabel('Definition (JSON)');
 
@@ -99,4 +100,32 @@ test('a workflow is created from a template, edited and run from the dashboard',
   await page.getByRole('button', { name: 'Output of join' }).click();
   await expect(page.getByTestId('step-join')).toContainText('"slug": "hello-world"');
   await expect(page.getByTestId('step-join')).toContainText('"constant": "HELLO_W');
+});
+
+test('a viewer sees the workflow controls off, with the reason', async ({ browser }) => {
+  const owner = await newOwner(browser, { agentName: 'Workflow Team' });
+  expect((await api(owner.page, owner.apiKey, 'PUT', '/api/v1/billing/plan', { plan: 'pro' })).status).toBe(200);
+  const created = await api(owner.page, owner.apiKey, 'POST', '/api/v1/workflows', {
+    name: 'Slugify a title',
+    steps: [{ id: 'slug', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } }],
+  });
+  expect(created.status).toBe(201);
+  const viewerEmail = uniqueEmail('wf-viewer');
+  const invited = await api(owner.page, owner.apiKey, 'POST', '/api/v1/members/invitations', { email: viewerEmail, role: 'viewer' });
+  expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+
+  const viewer = await newOwner(browser, { email: viewerEmail, agentName: 'Viewer Own Workspace' });
+  const { page } = viewer;
+  await page.goto(new URL(String(invited.body!.accept_url)).pathname);
+  await page.getByRole('button', { name: 'Accept invitation' }).click();
+  await page.waitForURL((url) => url.pathname === '/dashboard');
+
+  await page.goto('/dashboard/workflows');
+  await expect(page.getByRole('button', { name: 'New workflow' })).toBeDisabled();
+  await expect(page.getByTestId('denied-reason')).toContainText("Viewers can't change workflows");
+  await page.getByRole('link', { name: 'Slugify a title' }).click();
+  await expect(page.getByRole('button', { name: 'Edit', exact: true })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Start run' })).toBeDisabled();
+  await expect(page.getByTestId('denied-reason')).toHaveText([/Viewers can't change workflows/, /Viewers can't run actions/]);
+  await check(page, 'workflow-viewer');
 });

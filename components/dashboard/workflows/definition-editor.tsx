@@ -241,7 +241,9 @@ export function DefinitionEditor({ initialText, template, saveLabel, onSave, can
                   ? 'Loading the rules a definition must follow…'
                   : unavailable
                     ? 'Valid JSON. The rules could not be loaded here, so the service checks the definition when you save.'
-                    : 'No problems found.'}
+                    : refusalProblem
+                      ? 'The definition has the right shape; the service refused it for the reason below.'
+                      : 'No problems found.'}
             </p>
             {problemCount ? (
               <ul className="grid gap-1" data-testid="definition-problems">
