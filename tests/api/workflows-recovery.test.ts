@@ -176,9 +176,9 @@ backends.describe('workflow run after a crash (%s)', (backend) => {
 });
 
 /**
- * SIGKILL in the middle of a step (embedded only: on PostgreSQL the abandoned job comes back when
- * it expires, after 5 minutes, too long for a test). The restarted service closes the attempt's
- * execution as `interrupted` and runs the step again; the steps that had finished are not rerun.
+ * SIGKILL in the middle of a step (embedded; on PostgreSQL, tests/api/workflow-waits-recovery.test.ts
+ * kills two instances mid-step). The restarted service closes the attempt's execution as
+ * `interrupted` and runs the step again; the steps that had finished are not rerun.
  */
 describe('workflow step interrupted by a crash (embedded)', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-workflow-midstep-'));
