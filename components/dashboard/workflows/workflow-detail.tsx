@@ -22,19 +22,34 @@ import { RUN_STATUS_FILTERS, RunStatusBadge, type RunStatus, type RunSummary, ty
 
 type Step = WorkflowView['steps'][number];
 
+/** What a step does, in a few words: its action, or what it waits for. */
+function stepSummary(s: Step): string {
+  switch (s.kind) {
+    case 'sleep':
+      return s.for ? `sleep ${s.for}` : `sleep until ${s.until}`;
+    case 'wait_for_event':
+      return `wait for ${s.event} (up to ${s.timeout})`;
+    case 'approval':
+      return `approval (up to ${s.timeout})`;
+    default:
+      return `${s.module}.${s.action}`;
+  }
+}
+
 const stepColumns: ColumnDef<Step, unknown>[] = [
   { accessorKey: 'id', header: 'Step', cell: ({ row }) => <span className="font-mono text-xs">{row.original.id}</span> },
   {
     id: 'action',
-    header: 'Action',
-    accessorFn: (s) => `${s.module}.${s.action}`,
+    header: 'Does',
+    accessorFn: stepSummary,
     cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span>,
   },
   { id: 'depends_on', header: 'Depends on', accessorFn: (s) => (s.depends_on ?? []).join(', ') || '—' },
   {
     id: 'retry',
     header: 'Retry',
-    accessorFn: (s) => (s.retry ? `${s.retry.max_attempts} attempts, ${s.retry.backoff} from ${s.retry.backoff_ms} ms` : '—'),
+    accessorFn: (s) =>
+      'retry' in s && s.retry ? `${s.retry.max_attempts} attempts, ${s.retry.backoff} from ${s.retry.backoff_ms} ms` : '—',
   },
   {
     id: 'if',
