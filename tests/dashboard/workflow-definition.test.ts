@@ -70,7 +70,7 @@ describe('workflow editor (dashboard)', () => {
           items: {
             oneOf: [
               step('action', { module: { type: 'string' } }, ['module']),
-              step('sleep', { for: { type: 'string', pattern: '^\\d+[smh]$' } }, ['for']),
+              step('sleep', { for: { type: 'string', pattern: '^\\d+[smh]$', description: 'How long to sleep, e.g. `15m`' } }, ['for']),
               step('approval', { prompt: { type: 'string' } }, ['prompt']),
             ],
           },
@@ -80,7 +80,7 @@ describe('workflow editor (dashboard)', () => {
     const check = definitionChecker(own);
     expect(check({ steps: [{ kind: 'sleep', id: 'a' }] })).toEqual([{ path: 'steps.0.for', message: '“for” is required (string).' }]);
     expect(check({ steps: [{ kind: 'sleep', id: 'a', for: '5 minutes' }] })).toEqual([
-      { path: 'steps.0.for', message: expect.stringContaining('does not have the expected form') },
+      { path: 'steps.0.for', message: '“for” does not have the expected form /^\\d+[smh]$/. How long to sleep, e.g. 15m.' },
     ]);
     expect(check({ steps: [{ kind: 'nap', id: 'a' }] })).toEqual([
       { path: 'steps.0.kind', message: '“kind” must be "action", "sleep" or "approval".' },
@@ -98,6 +98,9 @@ describe('workflow editor (dashboard)', () => {
     { name: 'x', steps: [{ id: 'a', module: 'text', action: 'slugify', depends_on: 'b' }] },
     { name: 'x', steps: [{ id: 'a', module: 'Text', action: 'slugify', timeout_ms: 0 }] },
     { name: 'x', steps: [{ id: 'a', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } }] },
+    { name: 'x', steps: [{ id: 'a', kind: 'nope', module: 'text', action: 'slugify' }] },
+    { name: 'x', steps: [{ id: 'a', kind: 'wait_for_event', event: 'execution.failed' }] },
+    { name: 'x', steps: [{ id: 'a', kind: 'sleep', for: '15m' }] },
   ];
   it.each(samples.map((s) => [JSON.stringify(s), s]))('agrees with the API on %s', (_, sample) => {
     const api = createWorkflowInput.safeParse(sample);
@@ -149,7 +152,7 @@ describe('workflow editor (dashboard)', () => {
       { input: { e: '{{input..bad}}', f: 42 } },
     ];
     expect(inputNames(steps)).toEqual({ names: ['title', 'user'], whole: true });
-    const api = steps.flatMap((s) => referencesIn(s.input)).map(parseReference);
+    const api = steps.flatMap((s) => referencesIn(s.input)).map((body) => parseReference(body));
     const names = api.flatMap((r) => (typeof r === 'object' && r.root === 'input' && r.path.length ? [r.path[0]] : []));
     expect([...new Set(names)]).toEqual(['title', 'user']);
   });

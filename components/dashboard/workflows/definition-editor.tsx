@@ -174,10 +174,10 @@ export function DefinitionEditor({ initialText, template, saveLabel, onSave, can
         <CardHeader>
           <CardTitle>Definition</CardTitle>
           <CardDescription id={hintId}>
-            A name, an optional description and the steps, as JSON. Each step runs one action of a module; <code>depends_on</code> lists the
-            steps that must finish first (steps without it start at once, side by side). Text in a step’s <code>input</code> can use{' '}
-            <code>{'{{input.title}}'}</code> for what a run is started with, or <code>{'{{steps.fetch.output.body}}'}</code> for an earlier
-            step’s result.
+            A name, an optional description and the steps, as JSON. Each step runs one action of a module, or, with a <code>kind</code>,
+            waits for a time, an event or someone’s approval; <code>depends_on</code> lists the steps that must finish first (steps without
+            it start at once, side by side). Text in a step’s <code>input</code> can use <code>{'{{input.title}}'}</code> for what a run is
+            started with, or <code>{'{{steps.fetch.output.body}}'}</code> for an earlier step’s result.
           </CardDescription>
         </CardHeader>
         <CardContent className="grid min-w-0 gap-4">

@@ -80,10 +80,11 @@ export type DefinitionChecker = (value: unknown) => DefinitionProblem[];
 
 export function definitionChecker(schema: JsonObject): DefinitionChecker {
   const parser = z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema, { registry: z.registry() });
+  const hints = patternHints(schema);
   return (value) => {
     const result = parser.safeParse(value);
     if (result.success) return [];
-    return withoutEchoes(result.error.issues).flatMap((issue) => problemsOf(issue, []));
+    return withoutEchoes(result.error.issues).flatMap((issue) => problemsOf(issue, [], hints));
   };
 }
 
@@ -101,7 +102,7 @@ function withoutEchoes(issues: z.core.$ZodIssue[]): z.core.$ZodIssue[] {
  * does not refuse a fixed value (its `kind`, say), then the one with the fewest problems. When
  * every branch refuses the same value outright, one problem says what would fit there.
  */
-function problemsOf(issue: z.core.$ZodIssue, prefix: PropertyKey[]): DefinitionProblem[] {
+function problemsOf(issue: z.core.$ZodIssue, prefix: PropertyKey[], hints: Map<string, string>): DefinitionProblem[] {
   const at = [...prefix, ...issue.path];
   if (issue.code === 'invalid_union' && issue.errors.length) {
     // A value refused by every branch, each wanting something else there (a step's `kind`).
@@ -122,7 +123,7 @@ function problemsOf(issue: z.core.$ZodIssue, prefix: PropertyKey[]): DefinitionP
     }
     const branches = issue.errors.map((branch) => ({
       fixed: branch.filter((i) => i.code === 'invalid_value').length,
-      problems: withoutEchoes(branch).flatMap((i) => problemsOf(i, at)),
+      problems: withoutEchoes(branch).flatMap((i) => problemsOf(i, at, hints)),
     }));
     branches.sort((a, b) => a.fixed - b.fixed || a.problems.length - b.problems.length);
     return branches[0]!.problems;
@@ -133,16 +134,35 @@ function problemsOf(issue: z.core.$ZodIssue, prefix: PropertyKey[]): DefinitionP
       message: `“${key}” is not a field here: remove it or check its spelling.`,
     }));
   }
-  return [{ path: join(at), message: plainMessage(issue, at) }];
+  return [{ path: join(at), message: plainMessage(issue, at, hints) }];
 }
 
 const join = (path: PropertyKey[]) => path.map(String).join('.');
 
-function plainMessage(issue: z.core.$ZodIssue, path: PropertyKey[]): string {
+/**
+ * What a property with a pattern holds, in the schema's own words: its description, by property
+ * name and pattern (a pattern alone says little: "How long to sleep, e.g. `15m`" says more).
+ */
+function patternHints(schema: Json, hints = new Map<string, string>()): Map<string, string> {
+  if (Array.isArray(schema)) schema.forEach((s) => patternHints(s, hints));
+  else if (isObject(schema)) {
+    if (isObject(schema.properties))
+      for (const [name, property] of Object.entries(schema.properties))
+        if (isObject(property) && typeof property.pattern === 'string' && typeof property.description === 'string')
+          hints.set(`${name}\0${property.pattern}`, property.description);
+    Object.values(schema).forEach((v) => patternHints(v, hints));
+  }
+  return hints;
+}
+
+function plainMessage(issue: z.core.$ZodIssue, path: PropertyKey[], hints: Map<string, string>): string {
   const name = path.length ? String(path[path.length - 1]) : 'The definition';
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `“${name}” is required (${issue.expected}).`;
   if (issue.code === 'invalid_type') return `${issue.message.replace(/^Invalid input: /, '')}.`.replace(/^e/, 'E');
-  if (issue.code === 'invalid_format' && issue.format === 'regex') return `“${name}” does not have the expected form ${issue.pattern}.`;
+  if (issue.code === 'invalid_format' && issue.format === 'regex') {
+    const hint = hints.get(`${name}\0${issue.pattern?.replace(/^\/|\/$/g, '') ?? ''}`);
+    return `“${name}” does not have the expected form ${issue.pattern}.${hint ? ` ${hint.replace(/`/g, '').replace(/\.?$/, '.')}` : ''}`;
+  }
   return issue.message;
 }
 
