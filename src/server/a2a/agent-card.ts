@@ -21,7 +21,7 @@ const bearer = { schemes: { bearer: { list: [] } } };
  * Only A2A protocol bindings are listed: the JSON-RPC endpoint at /api/a2a, once at A2A 1.0 and
  * once at 0.3 (the SDK's compat layer answers 0.3 method names there). REST and MCP are not A2A
  * bindings; the description names them. No streaming and no push notifications: the endpoint
- * answers each message with the finished task.
+ * answers each message with its task (an execution finished, a workflow run as it stands: polled).
  */
 export function a2aProtocolCard(base: string, description = 'Agent Module Platform'): Card {
   const url = `${base}${A2A_PATH}`;
@@ -103,6 +103,7 @@ function renderAgentCard(base: string, catalog: PublicModule[]): unknown {
   const description = [
     `Find, install and run ${actions} module actions (text, data, documents, web, media, math, time, security); metered by plan.`,
     `A2A (JSON-RPC 2.0) at ${base}${A2A_PATH}: send a message with a data part {"module", "action", "input"} (or {"tool": "<module>__<action>", "input"}) to run one action; the answer is a completed Task whose artifact holds the output, readable again with tasks/get.`,
+    `Workflow runs too: a data part {"workflow_id", "input"} starts a run of one of your workflows (the Task id is the run id); a run waiting for an approval is input-required with the prompt, answered by a message with the run id as taskId and a data part {"decision": "approve" | "reject"}; tasks/cancel cancels it.`,
     `The same actions are served over REST at ${base}/api/v1 (OpenAPI 3.1: ${base}/api/openapi.json) and over MCP (Streamable HTTP) at ${base}/api/mcp.`,
   ].join(' ');
   const protocol = a2aProtocolCard(base, description);

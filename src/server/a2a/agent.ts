@@ -1,12 +1,17 @@
 /**
  * The A2A agent behind /api/a2a, built on @a2a-js/sdk's server side: its DefaultRequestHandler
  * with an AgentExecutor that runs one execution per message (through executeAction, the one
- * execute service) and a TaskStore whose tasks are the execution records.
+ * execute service) or starts a workflow run, and a TaskStore whose tasks are the execution
+ * records (`exe_...`) and the workflow runs (`run_...`, see ./workflows.ts).
  *
  * - A message with a data part naming `{module, action, input}` (or `{tool: "module__action",
  *   input}`) runs the action once: the answer is a Task whose id is the execution id, `completed`
  *   with the output as an artifact, or `failed` with the error in its status message (failed
  *   executions are recorded and counted like every other).
+ * - A message with a data part naming `{workflow_id, input?, idempotency_key?}` starts a run of
+ *   that workflow: the Task is the run. One waiting for an approval is `input-required`, and a
+ *   message naming it (`taskId`) with `{decision: "approve" | "reject", step?, comment?}`
+ *   answers it; tasks/cancel cancels it (./workflows.ts).
  * - A message without such a part (text only) is answered with a Message explaining how to call.
  * - A call refused before any execution exists (unknown module or action, malformed call, quota,
  *   concurrency or plan limits) is answered as a JSON-RPC error: the executor leaves it on the
@@ -14,10 +19,10 @@
  *   executor's exception into a synthetic failed Task that could never be read back.
  * - tasks/get reads the execution record through the read service: tenant-scoped, so another
  *   tenant's task is "task not found"; durable and shared by every instance. Nothing is kept in
- *   memory across requests, and the record is the only state (`save` has nothing to add).
+ *   memory across requests (not even the SDK's event bus of a task left `input-required`), and
+ *   the record is the only state (`save` has nothing to add).
  */
 import {
-  Role,
   TaskState,
   type AgentCard,
   type CancelTaskRequest,
@@ -29,6 +34,7 @@ import {
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   AgentEvent,
+  DefaultExecutionEventBusManager,
   DefaultRequestHandler,
   type AgentExecutor,
   type ExecutionEventBus,
@@ -45,6 +51,8 @@ import { getExecution } from '../../executions/read';
 import type { ExecutionView } from '../../executions/present';
 import type { Services } from '../../services';
 import { AppError } from '../errors';
+import { agentMessage, dataObjects, dataPart, isPlainObject, textPart } from './parts';
+import { cancelRunTask, decideRunTask, isRunTaskId, loadRunTask, startRunTask } from './workflows';
 
 /** The authenticated caller of one A2A request, as the SDK's ServerCallContext carries it. */
 export class PlatformUser implements User {
@@ -68,8 +76,6 @@ function platformUser(context: ServerCallContext): PlatformUser {
   return user;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 const TOOL_NAME = /^([a-z][a-z0-9-]{1,29})__([a-z][a-z0-9_]{0,29})$/;
 
 type ParsedCall = { kind: 'call'; call: ExecuteInput } | { kind: 'help' } | { kind: 'invalid'; message: string };
@@ -80,11 +86,7 @@ type ParsedCall = { kind: 'call'; call: ExecuteInput } | { kind: 'help' } | { ki
  * message; a message without any is a request for help.
  */
 export function parseCall(message: Message): ParsedCall {
-  const calls: Record<string, unknown>[] = [];
-  for (const part of message.parts ?? []) {
-    const value: unknown = part.content?.$case === 'data' ? part.content.value : undefined;
-    if (isPlainObject(value) && ('module' in value || 'action' in value || 'tool' in value || 'name' in value)) calls.push(value);
-  }
+  const calls = dataObjects(message).filter(isCallPart);
   if (calls.length === 0) return { kind: 'help' };
   if (calls.length > 1)
     return { kind: 'invalid', message: 'A message runs one action: send one data part naming {module, action, input}.' };
@@ -108,25 +110,28 @@ export function parseCall(message: Message): ParsedCall {
   return { kind: 'call', call: { module, action, input } };
 }
 
-const textPart = (text: string): Part => ({ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: {} });
-const dataPart = (value: unknown): Part => ({
-  content: { $case: 'data', value },
-  mediaType: 'application/json',
-  filename: '',
-  metadata: {},
-});
+const isCallPart = (value: Record<string, unknown>) => 'module' in value || 'action' in value || 'tool' in value || 'name' in value;
 
-function agentMessage(parts: Part[], taskId = '', contextId = ''): Message {
-  return {
-    messageId: crypto.randomUUID(),
-    contextId,
-    taskId,
-    role: Role.ROLE_AGENT,
-    parts,
-    metadata: {},
-    extensions: [],
-    referenceTaskIds: [],
-  };
+type ParsedRequest = ParsedCall | { kind: 'start'; data: Record<string, unknown> } | { kind: 'decision'; data: Record<string, unknown> };
+
+/**
+ * What a message asks for: one action (parseCall), a workflow run (a data part naming
+ * `workflow_id`) or a decision on the approval a run waits for (a data part naming `decision`).
+ * One request per message.
+ */
+export function parseRequest(message: Message): ParsedRequest {
+  const parts = dataObjects(message);
+  const starts = parts.filter((v) => 'workflow_id' in v);
+  const decisions = parts.filter((v) => !('workflow_id' in v) && 'decision' in v);
+  if (starts.length + decisions.length === 0) return parseCall(message);
+  const calls = parts.filter((v) => !('workflow_id' in v) && !('decision' in v) && isCallPart(v));
+  if (starts.length + decisions.length + calls.length > 1)
+    return {
+      kind: 'invalid',
+      message:
+        'A message asks for one thing: send one data part naming {module, action, input}, {workflow_id, input} or {decision, step, comment}.',
+    };
+  return starts.length === 1 ? { kind: 'start', data: starts[0]! } : { kind: 'decision', data: decisions[0]! };
 }
 
 /** The fields of an execution record a Task is made of. */
@@ -186,11 +191,15 @@ export function taskOf(e: ExecutionRecord): Task {
   };
 }
 
-/** Tasks are execution records, read back through the executions read service (tenant-scoped). */
+/**
+ * Tasks are execution records, read back through the executions read service, and workflow runs,
+ * read through the runs service (both tenant-scoped).
+ */
 export class ExecutionTaskStore implements TaskStore {
   constructor(private readonly svc: Services) {}
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    if (isRunTaskId(taskId)) return loadRunTask(this.svc, platformUser(context).principal, taskId);
     if (!/^exe_[A-Za-z0-9]{1,64}$/.test(taskId)) return undefined;
     try {
       return taskOf(await getExecution(this.svc, platformUser(context).principal, taskId));
@@ -222,12 +231,17 @@ async function helpText(svc: Services): Promise<{ text: string; example: Record<
     'This agent runs module actions: one execution per message, counted against your monthly quota.',
     `Send a message with a data part naming the action: ${JSON.stringify(example)} (or {"tool": "<module>__<action>", "input": {...}}).`,
     'The answer is a Task whose artifact "output" holds the result; read it again with tasks/get (GetTask) and its id.',
+    'It also runs your workflows: a data part {"workflow_id": "wf_...", "input": {...}} starts a run, whose Task (id run_...) you read with tasks/get;',
+    'a run waiting for an approval is input-required with the prompt, and a message with taskId = the run id and a data part {"decision": "approve"} (or "reject", with an optional "step" and "comment") answers it; tasks/cancel cancels the run.',
     `Skills (module categories): ${categories.join(', ')}. Actions and their input schemas: GET /api/v1/modules and GET /api/v1/modules/{name}, or the MCP endpoint /api/mcp.`,
   ].join(' ');
   return { text, example };
 }
 
-/** Runs the message's call once and publishes its Task; anything else is answered with a Message. */
+/**
+ * Runs the message's call once, starts its workflow run or decides its run's approval, and
+ * publishes the Task; anything else is answered with a Message.
+ */
 class ModuleActionExecutor implements AgentExecutor {
   constructor(private readonly svc: Services) {}
 
@@ -235,7 +249,26 @@ class ModuleActionExecutor implements AgentExecutor {
     const user = platformUser(rc.context);
     const reply = (parts: Part[]) => bus.publish(AgentEvent.message(agentMessage(parts, '', rc.contextId)));
     try {
-      const parsed = parseCall(rc.userMessage);
+      const parsed = parseRequest(rc.userMessage);
+      if (rc.task && isRunTaskId(rc.taskId)) {
+        // A message naming a run (not finished: see PlatformRequestHandler) answers its approval.
+        if (parsed.kind !== 'decision')
+          throw new AppError(
+            'invalid_request',
+            `Task ${rc.taskId} is a workflow run: a message naming it answers the approval it waits for, with one data part {"decision": "approve" | "reject", "step": "<step>", "comment": "..."}.`,
+          );
+        bus.publish(AgentEvent.task(await decideRunTask(this.svc, user.principal, rc.taskId, parsed.data)));
+        return;
+      }
+      if (parsed.kind === 'decision')
+        throw new AppError(
+          'invalid_request',
+          "A decision answers a workflow run that waits for an approval: send it with the run id (run_...) as the message's taskId.",
+        );
+      if (parsed.kind === 'start') {
+        bus.publish(AgentEvent.task(await startRunTask(this.svc, user.principal, parsed.data, user.requestId)));
+        return;
+      }
       if (parsed.kind === 'help') {
         const help = await helpText(this.svc);
         reply([textPart(help.text), dataPart({ example: help.example })]);
@@ -292,21 +325,28 @@ export function stateName(state: TaskState): string {
  * The SDK's request handler, except for cancelation and continuing a task. Cancelation: an
  * execution runs to completion, and one still running may belong to another request or instance
  * (the SDK would record a `canceled` status for a task it has no executor for, which the
- * execution record would contradict). Continuing: see sendMessage.
+ * execution record would contradict); a run is canceled through the runs service. Continuing:
+ * see sendMessage. Every request ends its event bus, whatever the task's state: the SDK would
+ * keep an `input-required` task's bus in memory for a follow-up on the same instance, but the
+ * follow-up (a decision) reads the run again, on whichever instance it reaches.
  */
 class PlatformRequestHandler extends DefaultRequestHandler {
   constructor(
     card: AgentCard,
     private readonly tasks: ExecutionTaskStore,
     executor: AgentExecutor,
+    private readonly svc: Services,
   ) {
-    super(card, tasks, executor);
+    super(card, tasks, executor, new DefaultExecutionEventBusManager(), undefined, undefined, undefined, undefined, {
+      keepBusAliveStates: [],
+    });
   }
 
   /**
-   * A message naming an existing task continues it; every task here is finished (or another
-   * request's), so such a message is refused as the SDK would refuse it, but naming the state
-   * (`completed`) rather than its internal enum number.
+   * A message naming an existing task continues it. An execution is finished (or another
+   * request's), and so is a finished run: such a message is refused as the SDK would refuse it,
+   * but naming the state (`completed`) rather than its internal enum number. A run that is not
+   * finished takes a decision on its approval (the executor).
    */
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     const taskId = params.message?.taskId;
@@ -315,21 +355,23 @@ class PlatformRequestHandler extends DefaultRequestHandler {
       if (!task) throw new TaskNotFoundError(`Task not found: ${taskId}`);
       const state = task.status?.state;
       if (state !== undefined && TERMINAL_STATES.has(state)) {
-        throw new UnsupportedOperationError(
-          `Task ${task.id} is in a terminal state (${stateName(state)}) and cannot be modified: every message is its own task, so send the next one without taskId.`,
-        );
+        const why = isRunTaskId(task.id)
+          ? 'the workflow run has finished, so it waits for no decision.'
+          : 'every message is its own task, so send the next one without taskId.';
+        throw new UnsupportedOperationError(`Task ${task.id} is in a terminal state (${stateName(state)}) and cannot be modified: ${why}`);
       }
     }
     return super.sendMessage(params, context);
   }
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    if (isRunTaskId(params.id)) return cancelRunTask(this.svc, platformUser(context).principal, params.id);
     if (!(await this.tasks.load(params.id, context))) throw new TaskNotFoundError(`Task not found: ${params.id}`);
     throw new TaskNotCancelableError(`Task not cancelable: ${params.id} (executions run to completion).`);
   }
 }
 
-/** The SDK request handler for one Services instance (stateless: tasks live in the executions table). */
+/** The SDK request handler for one Services instance (stateless: tasks live in the executions and workflow runs tables). */
 export function createRequestHandler(svc: Services, card: AgentCard): DefaultRequestHandler {
-  return new PlatformRequestHandler(card, new ExecutionTaskStore(svc), new ModuleActionExecutor(svc));
+  return new PlatformRequestHandler(card, new ExecutionTaskStore(svc), new ModuleActionExecutor(svc), svc);
 }

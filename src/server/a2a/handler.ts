@@ -8,8 +8,8 @@
  * Order, as on /api/mcp: method (405) -> authenticate (401; counts the client IP's public pool)
  * -> one request from the tenant's pool (429 before dispatch; A2A has no batches, so a body is
  * one call) -> read the body (413, 400) -> one request object with a usable id (-32600: no
- * notifications) -> scope of the method (403: `modules:execute` to send, `modules:read` for the
- * rest) -> known method (-32601) -> params (-32602) -> the A2A version check -> dispatch.
+ * notifications) -> scope of the method (403: `modules:execute` to send or cancel, `modules:read`
+ * for the rest) -> known method (-32601) -> params (-32602) -> the A2A version check -> dispatch.
  * HTTP-level 401/403/405/429 use the REST error format; everything the protocol answers is
  * JSON-RPC (HTTP 200).
  */
@@ -69,8 +69,10 @@ function transportsFor(svc: Services): A2aTransports {
 }
 
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage']);
+/** Methods that change something: sending runs an action or a workflow (or decides its approval), canceling cancels a run. */
+const EXECUTE_METHODS = new Set([...SEND_METHODS, 'CancelTask']);
 
-/** Sending a message runs an action (`modules:execute`); every other method reads. */
+/** Sending a message and canceling a task need `modules:execute` (as REST's run and cancel); every other method reads. */
 export function scopeFor(method: unknown): Scope {
   let name = typeof method === 'string' ? method : '';
   if (name !== '' && !isV1JsonRpcMethod(name)) {
@@ -80,7 +82,7 @@ export function scopeFor(method: unknown): Scope {
       /* unknown method: answered as such by the transport, needs no more than read */
     }
   }
-  return SEND_METHODS.has(name) ? 'modules:execute' : 'modules:read';
+  return EXECUTE_METHODS.has(name) ? 'modules:execute' : 'modules:read';
 }
 
 const jsonRpcError = (id: JsonRpcId, error: JsonRpcError) => ({ jsonrpc: '2.0' as const, id, error });
