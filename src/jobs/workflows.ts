@@ -1,12 +1,16 @@
 import type { Services } from '../services';
 import { retryOrphanedSteps, WORKFLOW_STEP_QUEUE, type StepJob } from '../workflows/queue';
 import { runStepJob } from '../workflows/scheduler';
-import { processEventInbox, wakeDueSteps } from '../workflows/waits';
+import { processEventInbox } from '../workflows/inbox';
+import { fireDueSchedules } from '../workflows/triggers';
+import { wakeDueSteps } from '../workflows/waits';
 
 export { WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from '../workflows/queue';
 
 /** How often an instance takes the events waiting steps listen for. */
 const EVENT_INBOX_INTERVAL_MS = 1000;
+/** How often an instance starts the runs of schedule ticks that have passed. */
+const SCHEDULE_INTERVAL_MS = 5000;
 /** How often an instance wakes waiting steps that are due (their own delayed jobs normally do). */
 const WAKE_SWEEP_INTERVAL_MS = 30_000;
 
@@ -16,8 +20,9 @@ const loops = new WeakMap<Services, () => Promise<void>>();
  * The workflow step workers: each takes one step attempt job at a time (src/workflows/scheduler.ts),
  * several per instance so a run's parallel steps run in parallel. Any instance's workers take
  * any run's steps; the scheduler's conditional updates keep each attempt to one of them. Beside
- * them, two loops for waiting steps (src/workflows/waits.ts): the event inbox, every second, and a
- * sweep of due wake-ups, every half minute.
+ * them, three loops: the event inbox (waiting steps and `on` triggers, src/workflows/inbox.ts),
+ * every second; the schedules (src/workflows/triggers.ts), every 5 s; a sweep of waiting steps'
+ * due wake-ups (src/workflows/waits.ts), every half minute.
  */
 export async function startWorkflowWorkers(svc: Services): Promise<void> {
   // Embedded: this process is the only one, so an active step job belonged to a process that died.
@@ -32,7 +37,7 @@ export async function startWorkflowWorkers(svc: Services): Promise<void> {
   loops.set(svc, startWaitLoops(svc));
 }
 
-/** Runs the two loops one pass at a time (a pass never overlaps the previous one); returns their stop. */
+/** Runs the loops one pass at a time (a pass never overlaps the previous one); returns their stop. */
 function startWaitLoops(svc: Services): () => Promise<void> {
   let stopped = false;
   const inFlight = new Set<Promise<unknown>>();
@@ -51,10 +56,12 @@ function startWaitLoops(svc: Services): () => Promise<void> {
     return () => clearTimeout(timer);
   };
   const stopInbox = every(EVENT_INBOX_INTERVAL_MS, () => processEventInbox(svc));
+  const stopSchedules = every(SCHEDULE_INTERVAL_MS, () => fireDueSchedules(svc));
   const stopSweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));
   return async () => {
     stopped = true;
     stopInbox();
+    stopSchedules();
     stopSweep();
     await Promise.all(inFlight);
   };

@@ -23,14 +23,15 @@ export interface EmittedEvent {
  */
 /**
  * A statement's CTE noting, in the workflow event inbox, the events of `rows` (event_id,
- * tenant_id, event_type) that a waiting workflow step of their tenant listens for
- * (src/workflows/waits.ts takes them from there). An index probe per event, on an index holding
- * only waiting steps.
+ * tenant_id, event_type) that a waiting workflow step or an `on` trigger of their tenant listens
+ * for (src/workflows/inbox.ts takes them from there). Two index probes per event, on indexes
+ * holding only waiting steps and only workflows with a trigger.
  */
 export const listenedCte = (rows: string) => `listened as (
       insert into workflow_event_inbox (event_id, tenant_id, type)
       select r.event_id, r.tenant_id, r.event_type from (${rows}) r
        where exists (select 1 from workflow_run_steps s where s.tenant_id = r.tenant_id and s.wait_event = r.event_type and s.status = 'waiting')
+          or exists (select 1 from workflows w where w.tenant_id = r.tenant_id and w.trigger_event = r.event_type)
     )`;
 
 export async function insertEvent(

@@ -1,9 +1,10 @@
 import { findVisibleModule } from '../catalog/queries';
-import type { ActionStepDefinition, WorkflowStepDefinition } from '../db/schema';
+import { CronExpressionParser } from 'cron-parser';
+import type { ActionStepDefinition, WorkflowEventTrigger, WorkflowSchedule, WorkflowStepDefinition } from '../db/schema';
 import { EVENT_TYPES } from '../contract/events';
 import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
-import type { WorkflowStepInput } from './schema';
+import { CRON_MACROS, type WorkflowStepInput } from './schema';
 import { compileExpression, parseReference, referencesIn, stepsInExpression } from './templates';
 
 export const isActionStep = (s: WorkflowStepDefinition): s is ActionStepDefinition => s.kind === undefined || s.kind === 'action';
@@ -148,4 +149,57 @@ function expressionsOf(s: WorkflowStepInput): [string, string][] {
   if (s.kind === undefined || s.kind === 'action') fields.push(['map', s.map]);
   if (s.kind === 'wait_for_event') fields.push(['match', s.match]);
   return fields.filter((f): f is [string, string] => f[1] !== undefined);
+}
+
+const refuseField = (path: string, message: string): never => {
+  throw invalidRequest(message, [{ path, message }]);
+};
+
+/** The schedule's first tick after `after`, or throws for a cron or zone that cannot be read. */
+export function nextTick(schedule: Pick<WorkflowSchedule, 'cron' | 'timezone'>, after: Date): Date {
+  return CronExpressionParser.parse(schedule.cron, { tz: schedule.timezone, currentDate: after }).next().toDate();
+}
+
+function checkTemplate(path: string, input: Record<string, unknown> | undefined, root: 'event' | 'schedule'): void {
+  for (const body of referencesIn(input ?? {})) {
+    const ref = parseReference(body, [root]);
+    if (typeof ref === 'string') refuseField(path, ref);
+  }
+}
+
+/** 400 naming the field for a schedule that cannot run: a cron that is not five fields or a macro, an unknown zone. */
+export function validateSchedule(schedule: WorkflowSchedule): void {
+  const fields = schedule.cron.split(/\s+/);
+  if (!(CRON_MACROS as readonly string[]).includes(schedule.cron) && fields.length !== 5)
+    refuseField(
+      'schedule.cron',
+      `The cron '${schedule.cron}' has ${fields.length} fields; it needs five (minute hour day-of-month month day-of-week) or a macro such as @daily.`,
+    );
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: schedule.timezone });
+  } catch {
+    refuseField('schedule.timezone', `'${schedule.timezone}' is not an IANA time zone (e.g. Europe/Paris, America/New_York, UTC).`);
+  }
+  try {
+    nextTick(schedule, new Date());
+  } catch (err) {
+    refuseField('schedule.cron', `The cron '${schedule.cron}' cannot be read: ${(err as Error).message}.`);
+  }
+  checkTemplate('schedule.input', schedule.input, 'schedule');
+}
+
+/** 400 naming the field for an event trigger on an unknown kind, a filter that does not parse, a bad template. */
+export function validateEventTrigger(trigger: WorkflowEventTrigger): void {
+  if (!(EVENT_TYPES as readonly string[]).includes(trigger.event))
+    refuseField('on.event', `Unknown event kind '${trigger.event}' (one of: ${EVENT_TYPES.join(', ')}).`);
+  if (trigger.filter !== undefined) {
+    try {
+      compileExpression(trigger.filter);
+    } catch (err) {
+      refuseField('on.filter', (err as Error).message);
+    }
+    if (stepsInExpression(trigger.filter).ids.length > 0)
+      refuseField('on.filter', 'A trigger filter reads the event only: `event.data.x`.');
+  }
+  checkTemplate('on.input', trigger.input, 'event');
 }

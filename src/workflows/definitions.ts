@@ -8,7 +8,7 @@ import { newId } from '../lib/ids';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
-import { validateSteps } from './definition';
+import { nextTick, validateEventTrigger, validateSchedule, validateSteps } from './definition';
 import type { CreateWorkflowInput, UpdateWorkflowInput } from './schema';
 
 export function presentWorkflow(row: WorkflowRow) {
@@ -18,6 +18,9 @@ export function presentWorkflow(row: WorkflowRow) {
     description: row.description,
     version: row.version,
     steps: row.steps,
+    schedule: row.schedule ? { ...row.schedule, input: row.schedule.input ?? {} } : null,
+    next_run_at: row.nextRunAt ? row.nextRunAt.toISOString() : null,
+    on: row.trigger ? { ...row.trigger, input: row.trigger.input ?? {} } : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -37,9 +40,28 @@ export async function findWorkflow(db: Executor, tenantId: string, id: string, l
   return row;
 }
 
+/**
+ * The saved columns of a definition's triggers, checked (400 naming the field): the schedule with
+ * its first tick after now, the event trigger with its kind for the listeners' index, and the
+ * saving credential's scopes, which the runs they start run with.
+ */
+function triggerColumns(principal: Principal, input: CreateWorkflowInput) {
+  if (input.schedule) validateSchedule(input.schedule);
+  if (input.on) validateEventTrigger(input.on);
+  return {
+    schedule: input.schedule ?? null,
+    nextRunAt: input.schedule ? nextTick(input.schedule, new Date()) : null,
+    trigger: input.on ?? null,
+    triggerEvent: input.on?.event ?? null,
+    savedScopes: principal.scopes,
+    savedKeyId: principal.keyId ?? null,
+  };
+}
+
 /** POST /api/v1/workflows: 201 with version 1. */
 export async function createWorkflow(svc: Services, principal: Principal, input: CreateWorkflowInput) {
   const steps = await validateSteps(svc, principal.tenantId, input.steps);
+  const triggers = triggerColumns(principal, input);
   const row = await svc.db.transaction(async (tx) => {
     // The tenant row's lock serialises a tenant's creates: two at once cannot both count 199.
     await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, principal.tenantId)).for('update');
@@ -48,12 +70,25 @@ export async function createWorkflow(svc: Services, principal: Principal, input:
     if (n >= limit) throw conflict(`A tenant can have at most ${limit} workflows.`);
     const [inserted] = await tx
       .insert(workflows)
-      .values({ id: newId('wf'), tenantId: principal.tenantId, name: input.name, description: input.description ?? null, steps })
+      .values({
+        id: newId('wf'),
+        tenantId: principal.tenantId,
+        name: input.name,
+        description: input.description ?? null,
+        steps,
+        ...triggers,
+      })
       .returning();
     await recordAudit(tx, principal.tenantId, {
       action: 'workflow.created',
       target: { type: 'workflow', id: inserted!.id },
-      changes: { name: inserted!.name, version: inserted!.version, steps: steps.length },
+      changes: {
+        name: inserted!.name,
+        version: inserted!.version,
+        steps: steps.length,
+        schedule: input.schedule?.cron ?? null,
+        on: input.on?.event ?? null,
+      },
     });
     return inserted!;
   });
@@ -81,6 +116,7 @@ export async function getWorkflow(svc: Services, principal: Principal, id: strin
 export async function updateWorkflow(svc: Services, principal: Principal, input: UpdateWorkflowInput) {
   await findWorkflow(svc.db, principal.tenantId, input.id);
   const steps = await validateSteps(svc, principal.tenantId, input.steps);
+  const triggers = triggerColumns(principal, input);
   const row = await svc.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(workflows)
@@ -88,6 +124,7 @@ export async function updateWorkflow(svc: Services, principal: Principal, input:
         name: input.name,
         description: input.description ?? null,
         steps,
+        ...triggers,
         version: sql`${workflows.version} + 1`,
         updatedAt: new Date(),
       })
@@ -97,7 +134,13 @@ export async function updateWorkflow(svc: Services, principal: Principal, input:
     await recordAudit(tx, principal.tenantId, {
       action: 'workflow.updated',
       target: { type: 'workflow', id: updated.id },
-      changes: { name: updated.name, version: updated.version, steps: steps.length },
+      changes: {
+        name: updated.name,
+        version: updated.version,
+        steps: steps.length,
+        schedule: input.schedule?.cron ?? null,
+        on: input.on?.event ?? null,
+      },
     });
     return updated;
   });

@@ -57,11 +57,12 @@ export async function failRun(tx: Tx, out: Outbox, run: WorkflowRunRow, stepId: 
     .update(workflowRuns)
     .set({ status: 'failed', error: { step: stepId, ...error }, finishedAt: now, updatedAt: now })
     .where(eq(workflowRuns.id, run.id));
-  // Steps in flight in other branches finish and record their outcome; nothing new starts.
+  // Steps in flight in other branches finish and record their outcome; nothing new starts, and
+  // nothing waits on.
   await tx
     .update(workflowRunSteps)
     .set({ status: 'cancelled', finishedAt: now })
-    .where(and(eq(workflowRunSteps.runId, run.id), eq(workflowRunSteps.status, 'pending')));
+    .where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.status, ['pending', 'waiting'])));
   const completed = await tx
     .select({ id: workflowRunSteps.stepId })
     .from(workflowRunSteps)

@@ -1,8 +1,8 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
-import { workflowRuns, workflowRunSteps, type WorkflowRunRow, type WorkflowRunStepRow } from '../db/schema';
+import { workflowRuns, workflowRunSteps, type RunOrigin, type WorkflowRunRow, type WorkflowRunStepRow } from '../db/schema';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
@@ -20,6 +20,7 @@ export function presentRunSummary(run: WorkflowRunRow) {
     workflow_id: run.workflowId,
     workflow_version: run.workflowVersion,
     status: run.status,
+    origin: run.origin,
     error: run.error ?? null,
     created_at: run.createdAt.toISOString(),
     started_at: iso(run.startedAt),
@@ -90,6 +91,7 @@ export async function startRun(
   principal: Principal,
   input: { id: string; input: Record<string, unknown>; idempotency_key?: string },
   requestId: string,
+  how: { origin?: RunOrigin; triggerDepth?: number } = {},
 ) {
   const found = await findWorkflow(svc.db, principal.tenantId, input.id);
   const key = input.idempotency_key;
@@ -114,6 +116,8 @@ export async function startRun(
         scopes: principal.scopes,
         keyId: principal.keyId ?? null,
         requestId,
+        origin: how.origin ?? { type: 'api' },
+        triggerDepth: how.triggerDepth ?? 0,
         deadlineAt: new Date(Date.now() + svc.config.workflowMaxRunMs),
       })
       .onConflictDoNothing()
@@ -193,7 +197,7 @@ export async function cancelRun(svc: Services, principal: Principal, workflowId:
     await tx
       .update(workflowRunSteps)
       .set({ status: 'cancelled', finishedAt: now })
-      .where(and(eq(workflowRunSteps.runId, runId), eq(workflowRunSteps.status, 'pending')));
+      .where(and(eq(workflowRunSteps.runId, runId), inArray(workflowRunSteps.status, ['pending', 'waiting'])));
     await recordAudit(tx, principal.tenantId, {
       action: 'workflow.run_cancelled',
       target: { type: 'workflow_run', id: runId },

@@ -130,10 +130,46 @@ export type WorkflowStepInput = z.infer<typeof workflowStep>;
 const workflowId = z.string().min(1).max(64).describe('Workflow identifier (`wf_...`)');
 const runId = z.string().min(1).max(64).describe('Run identifier (`run_...`)');
 
+/** Cron: five fields (minute hour day-of-month month day-of-week), or one of the macros. */
+export const CRON_MACROS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'] as const;
+
+const runInputTemplate = (reads: string) =>
+  z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(`The run's input, a template: strings may hold ${reads} references (default \`{}\`)`);
+
+const scheduleTrigger = z
+  .strictObject({
+    cron: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .describe(
+        'Five fields, minute hour day-of-month month day-of-week (`0 9 * * 1-5`), or `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`',
+      ),
+    timezone: z.string().min(1).max(64).default('UTC').describe('IANA time zone the cron is read in, e.g. `Europe/Paris` (default UTC)'),
+    input: runInputTemplate('`{{schedule.tick}}` (the tick, ISO 8601 UTC)'),
+  })
+  .meta({ id: 'WorkflowSchedule' });
+
+const eventTrigger = z
+  .strictObject({
+    event: z.string().min(1).max(100).describe('The event kind that starts a run, e.g. `execution.failed`'),
+    filter: expression
+      .optional()
+      .describe('JSONata condition over `{event: {id, type, data, created_at}}`; without it every event of the kind starts a run'),
+    input: runInputTemplate('`{{event.data.x}}` (also `{{event.id}}`, `{{event.type}}`, `{{event.created_at}}`)'),
+  })
+  .meta({ id: 'WorkflowEventTrigger' });
+
 const definitionFields = {
   name: z.string().trim().min(1).max(100),
   description: z.string().max(1000).optional(),
   steps: z.array(workflowStep).min(1).max(MAX_WORKFLOW_STEPS),
+  schedule: scheduleTrigger.nullable().optional().describe('Start a run on every tick of a cron schedule'),
+  on: eventTrigger.nullable().optional().describe('Start a run for every matching event of the tenant'),
 };
 
 export const createWorkflowInput = z.strictObject(definitionFields);
@@ -155,6 +191,9 @@ export const workflowView = z
     description: z.string().nullable(),
     version: z.number().int().describe('Goes up by one on every update; a run records the version it started with'),
     steps: z.array(stepView),
+    schedule: scheduleTrigger.extend({ input: z.record(z.string(), z.unknown()) }).nullable(),
+    next_run_at: z.string().nullable().describe('The schedule\u2019s next tick (null without a schedule)'),
+    on: eventTrigger.extend({ input: z.record(z.string(), z.unknown()) }).nullable(),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -240,12 +279,22 @@ export const runStepView = z
   })
   .meta({ id: 'WorkflowRunStep' });
 
+const originView = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('api') }),
+    z.object({ type: z.literal('schedule'), tick: z.string() }),
+    z.object({ type: z.literal('event'), event_id: z.string(), event_type: z.string() }),
+    z.object({ type: z.literal('replay'), run_id: z.string().describe('The failed run this one replays') }),
+  ])
+  .meta({ id: 'WorkflowRunOrigin' });
+
 export const runSummary = z
   .object({
     run_id: z.string(),
     workflow_id: z.string(),
     workflow_version: z.number().int(),
     status: z.enum(RUN_STATUSES),
+    origin: originView.describe('How the run started: by a call, a schedule tick, an event, or as a replay'),
     error: errorView.extend({ step: z.string() }).nullable(),
     created_at: z.string(),
     started_at: z.string().nullable(),

@@ -11,21 +11,36 @@ import type { Services } from '../services';
 export interface RunContext {
   input: Record<string, unknown>;
   steps: Record<string, { output: unknown }>;
+  /** A trigger's input template reads the event that started the run, or the schedule's tick. */
+  event?: unknown;
+  schedule?: unknown;
 }
 
 const REFERENCE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
 
-/** A parsed reference: `input.*` or `steps.<id>.output.*`, with the path below it. */
-export type Reference = { root: 'input'; path: string[] } | { root: 'step'; step: string; path: string[] };
+/** A parsed reference: `input.*`, `steps.<id>.output.*`, `event.*` or `schedule.*`, with the path below it. */
+export type Reference = { root: 'input' | 'event' | 'schedule'; path: string[] } | { root: 'step'; step: string; path: string[] };
 
-/** The reference a `{{...}}` body names, or a message saying why it names none. */
-export function parseReference(body: string): Reference | string {
+export type ReferenceRoot = 'input' | 'steps' | 'event' | 'schedule';
+const SPELLING: Record<ReferenceRoot, string> = {
+  input: '{{input.x}}',
+  steps: '{{steps.<id>.output.x}}',
+  event: '{{event.data.x}}',
+  schedule: '{{schedule.tick}}',
+};
+
+/**
+ * The reference a `{{...}}` body names, or a message saying why it names none. Step templates
+ * read `input` and `steps`; a trigger's input template reads its `event` or `schedule`.
+ */
+export function parseReference(body: string, roots: readonly ReferenceRoot[] = ['input', 'steps']): Reference | string {
   const parts = body.split('.');
-  if (parts.some((p) => p === '')) return `'{{${body}}}' is not a reference: use {{input.x}} or {{steps.<id>.output.x}}.`;
-  if (parts[0] === 'input') return { root: 'input', path: parts.slice(1) };
-  if (parts[0] === 'steps' && parts.length >= 3 && parts[2] === 'output') return { root: 'step', step: parts[1]!, path: parts.slice(3) };
-  return `'{{${body}}}' is not a reference: use {{input.x}} or {{steps.<id>.output.x}}.`;
+  const root = parts[0] as ReferenceRoot;
+  const valid = !parts.some((p) => p === '') && roots.includes(root) && (root !== 'steps' || (parts.length >= 3 && parts[2] === 'output'));
+  if (!valid) return `'{{${body}}}' is not a reference: use ${roots.map((r) => SPELLING[r]).join(' or ')}.`;
+  if (root === 'steps') return { root: 'step', step: parts[1]!, path: parts.slice(3) };
+  return { root, path: parts.slice(1) };
 }
 
 /** Every `{{...}}` body in a template value (strings anywhere inside objects and arrays). */
@@ -212,7 +227,7 @@ function walkExpression(n: Node | undefined, root: boolean, reads: StepReads): v
  */
 function lookup(context: RunContext, ref: Reference): unknown {
   let value: unknown =
-    ref.root === 'input' ? context.input : Object.hasOwn(context.steps, ref.step) ? context.steps[ref.step]!.output : undefined;
+    ref.root === 'step' ? (Object.hasOwn(context.steps, ref.step) ? context.steps[ref.step]!.output : undefined) : context[ref.root];
   for (const key of ref.path) {
     if (value === null || typeof value !== 'object') return undefined;
     if (Array.isArray(value)) value = /^\d+$/.test(key) ? value[Number(key)] : undefined;
@@ -221,14 +236,22 @@ function lookup(context: RunContext, ref: Reference): unknown {
   return value;
 }
 
+const ROOTS_OF = (context: RunContext): ReferenceRoot[] => [
+  'input',
+  'steps',
+  ...(context.event === undefined ? [] : ['event' as const]),
+  ...(context.schedule === undefined ? [] : ['schedule' as const]),
+];
+
 function resolveString(text: string, context: RunContext): unknown {
+  const roots = ROOTS_OF(context);
   const whole = WHOLE.exec(text);
   if (whole) {
-    const ref = parseReference(whole[1]!);
+    const ref = parseReference(whole[1]!, roots);
     return typeof ref === 'string' ? text : lookup(context, ref);
   }
   return text.replace(REFERENCE, (match, body: string) => {
-    const ref = parseReference(body);
+    const ref = parseReference(body, roots);
     if (typeof ref === 'string') return match;
     const value = lookup(context, ref);
     if (value === undefined || value === null) return '';

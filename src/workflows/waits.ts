@@ -3,8 +3,6 @@ import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import type { Tx } from '../db';
 import {
-  events,
-  workflowEventInbox,
   workflowRuns,
   workflowRunSteps,
   type StepDecision,
@@ -304,7 +302,7 @@ export function pendingApprovals(steps: { id: string; status: string; wait: Step
  * began waiting before it and whose `match` accepts it, succeeds with the event as its output.
  * A `match` that fails to evaluate fails its step (it would otherwise wait on silently).
  */
-async function deliverEvent(
+export async function resumeWaitingSteps(
   svc: Services,
   event: { id: string; tenantId: string; type: string; data: unknown; createdAt: Date },
 ): Promise<number> {
@@ -334,20 +332,4 @@ async function deliverEvent(
       resumed++;
   }
   return resumed;
-}
-
-/**
- * Takes the events noted for listeners (src/outbox/events.ts writes them with the event) and
- * resumes their waiting steps, oldest first; each is removed once handled. Handling twice (two
- * instances at once) is harmless: a wait ends once.
- */
-export async function processEventInbox(svc: Services, limit = 100): Promise<number> {
-  const noted = await svc.db.select().from(workflowEventInbox).orderBy(asc(workflowEventInbox.createdAt)).limit(limit);
-  for (const note of noted) {
-    const [event] = await svc.db.select().from(events).where(eq(events.id, note.eventId));
-    if (event)
-      await deliverEvent(svc, { id: event.id, tenantId: event.tenantId, type: event.type, data: event.data, createdAt: event.createdAt });
-    await svc.db.delete(workflowEventInbox).where(eq(workflowEventInbox.eventId, note.eventId));
-  }
-  return noted.length;
 }

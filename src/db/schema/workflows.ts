@@ -62,6 +62,27 @@ export interface StepDecision {
   decided_at: string;
 }
 
+/** A workflow's schedule: a cron expression in a time zone, and the run input as a template. */
+export interface WorkflowSchedule {
+  cron: string;
+  timezone: string;
+  input?: Record<string, unknown>;
+}
+
+/** A workflow's event trigger: an event kind of the tenant, a JSONata filter, the run input as a template. */
+export interface WorkflowEventTrigger {
+  event: string;
+  filter?: string;
+  input?: Record<string, unknown>;
+}
+
+/** How a run started. */
+export type RunOrigin =
+  | { type: 'api' }
+  | { type: 'schedule'; tick: string }
+  | { type: 'event'; event_id: string; event_type: string }
+  | { type: 'replay'; run_id: string };
+
 /** A tenant's workflow definition; `version` goes up by one on every update. */
 export const workflows = pgTable(
   'workflows',
@@ -74,9 +95,26 @@ export const workflows = pgTable(
     description: text('description'),
     version: integer('version').notNull().default(1),
     steps: jsonb('steps').$type<WorkflowStepDefinition[]>().notNull(),
+    schedule: jsonb('schedule').$type<WorkflowSchedule>(),
+    /** The schedule's next tick; the schedule sweep starts the run of a tick once it has passed. */
+    nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'date' }),
+    trigger: jsonb('trigger').$type<WorkflowEventTrigger>(),
+    /** The trigger's event kind, for the listeners' index. */
+    triggerEvent: text('trigger_event'),
+    /** The scopes (and key) of the credential that saved the definition: its triggered runs run with them. */
+    savedScopes: text('saved_scopes').array().notNull().default([]),
+    savedKeyId: text('saved_key_id'),
     ...timestamps,
   },
-  (t) => [index('workflows_tenant_idx').on(t.tenantId, t.createdAt, t.id)],
+  (t) => [
+    index('workflows_tenant_idx').on(t.tenantId, t.createdAt, t.id),
+    index('workflows_next_run_idx')
+      .on(t.nextRunAt)
+      .where(sql`${t.nextRunAt} is not null`),
+    index('workflows_trigger_idx')
+      .on(t.tenantId, t.triggerEvent)
+      .where(sql`${t.triggerEvent} is not null`),
+  ],
 );
 
 export type WorkflowRow = typeof workflows.$inferSelect;
@@ -110,6 +148,9 @@ export const workflowRuns = pgTable(
     scopes: text('scopes').array().notNull(),
     keyId: text('key_id'),
     requestId: text('request_id').notNull(),
+    origin: jsonb('origin').$type<RunOrigin>().notNull().default({ type: 'api' }),
+    /** Runs started by an event a triggered run caused, counted: a trigger chain stops at 10. */
+    triggerDepth: integer('trigger_depth').notNull().default(0),
     deadlineAt: timestamp('deadline_at', { withTimezone: true, mode: 'date' }).notNull(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
@@ -118,6 +159,7 @@ export const workflowRuns = pgTable(
   (t) => [
     index('workflow_runs_workflow_idx').on(t.tenantId, t.workflowId, t.createdAt, t.id),
     uniqueIndex('workflow_runs_idempotency_idx').on(t.tenantId, t.workflowId, t.idempotencyKey),
+    index('workflow_runs_request_idx').on(t.tenantId, t.requestId),
   ],
 );
 
