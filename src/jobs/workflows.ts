@@ -1,6 +1,7 @@
 import type { Services } from '../services';
 import { retryOrphanedSteps, WORKFLOW_STEP_QUEUE, type StepJob } from '../workflows/queue';
 import { runStepJob } from '../workflows/scheduler';
+import { admitWaitingRuns } from '../workflows/flow';
 import { processEventInbox } from '../workflows/inbox';
 import { fireDueSchedules } from '../workflows/triggers';
 import { wakeDueSteps } from '../workflows/waits';
@@ -9,6 +10,8 @@ export { WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from '../workflows/queue'
 
 /** How often an instance takes the events waiting steps listen for. */
 const EVENT_INBOX_INTERVAL_MS = 1000;
+/** How often an instance starts the runs flow control held back that may now start. */
+const ADMISSION_INTERVAL_MS = 1000;
 /** How often an instance starts the runs of schedule ticks that have passed. */
 const SCHEDULE_INTERVAL_MS = 5000;
 /** How often an instance wakes waiting steps that are due (their own delayed jobs normally do). */
@@ -20,16 +23,19 @@ const loops = new WeakMap<Services, () => Promise<void>>();
  * The workflow step workers: each takes one step attempt job at a time (src/workflows/scheduler.ts),
  * several per instance so a run's parallel steps run in parallel. Any instance's workers take
  * any run's steps; the scheduler's conditional updates keep each attempt to one of them. Beside
- * them, three loops: the event inbox (waiting steps and `on` triggers, src/workflows/inbox.ts),
- * every second; the schedules (src/workflows/triggers.ts), every 5 s; a sweep of waiting steps'
- * due wake-ups (src/workflows/waits.ts), every half minute.
+ * them, four loops: the event inbox (waiting steps and `on` triggers, src/workflows/inbox.ts)
+ * and the admission of runs flow control held back (src/workflows/flow.ts), every second; the
+ * schedules (src/workflows/triggers.ts), every 5 s; a sweep of waiting steps' due wake-ups
+ * (src/workflows/waits.ts), every half minute.
  */
 export async function startWorkflowWorkers(svc: Services): Promise<void> {
   // Embedded: this process is the only one, so an active step job belonged to a process that died.
   if (svc.database.kind === 'pglite') await retryOrphanedSteps(svc);
+  const workers = svc.database.kind === 'pglite' ? 4 : 8;
   await svc.boss.work<StepJob>(
     WORKFLOW_STEP_QUEUE,
-    { localConcurrency: svc.database.kind === 'pglite' ? 4 : 8, pollingIntervalSeconds: 0.5, batchSize: 1 },
+    // A tenant (a job's group) gets at most half of the workers: another tenant's steps always find one.
+    { localConcurrency: workers, localGroupConcurrency: workers / 2, pollingIntervalSeconds: 0.5, batchSize: 1 },
     async ([job]) => {
       if (job) await runStepJob(svc, job.data);
     },
@@ -56,11 +62,13 @@ function startWaitLoops(svc: Services): () => Promise<void> {
     return () => clearTimeout(timer);
   };
   const stopInbox = every(EVENT_INBOX_INTERVAL_MS, () => processEventInbox(svc));
+  const stopAdmission = every(ADMISSION_INTERVAL_MS, () => admitWaitingRuns(svc));
   const stopSchedules = every(SCHEDULE_INTERVAL_MS, () => fireDueSchedules(svc));
   const stopSweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));
   return async () => {
     stopped = true;
     stopInbox();
+    stopAdmission();
     stopSchedules();
     stopSweep();
     await Promise.all(inFlight);

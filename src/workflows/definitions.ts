@@ -9,6 +9,7 @@ import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
 import { nextTick, validateEventTrigger, validateSchedule, validateSteps } from './definition';
+import { flowOf } from './flow';
 import type { CreateWorkflowInput, UpdateWorkflowInput } from './schema';
 
 export function presentWorkflow(row: WorkflowRow) {
@@ -21,6 +22,10 @@ export function presentWorkflow(row: WorkflowRow) {
     schedule: row.schedule ? { ...row.schedule, input: row.schedule.input ?? {} } : null,
     next_run_at: row.nextRunAt ? row.nextRunAt.toISOString() : null,
     on: row.trigger ? { ...row.trigger, input: row.trigger.input ?? {} } : null,
+    concurrency: row.flow?.concurrency ?? null,
+    throttle: row.flow?.throttle ?? null,
+    debounce: row.flow?.debounce ?? null,
+    priority: row.priority,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -30,7 +35,7 @@ export function presentWorkflow(row: WorkflowRow) {
  * The tenant's workflow, or 404 (another tenant's id is indistinguishable from none). With
  * `lock: 'share'` (inside a transaction), a concurrent update or delete waits for it to commit.
  */
-export async function findWorkflow(db: Executor, tenantId: string, id: string, lock?: 'share'): Promise<WorkflowRow> {
+export async function findWorkflow(db: Executor, tenantId: string, id: string, lock?: 'share' | 'no key update'): Promise<WorkflowRow> {
   const query = db
     .select()
     .from(workflows)
@@ -41,9 +46,10 @@ export async function findWorkflow(db: Executor, tenantId: string, id: string, l
 }
 
 /**
- * The saved columns of a definition's triggers, checked (400 naming the field): the schedule with
- * its first tick after now, the event trigger with its kind for the listeners' index, and the
- * saving credential's scopes, which the runs they start run with.
+ * The saved columns of a definition's triggers and flow control, checked (400 naming the field):
+ * the schedule with its first tick after now, the event trigger with its kind for the listeners'
+ * index, the saving credential's scopes (which the runs they start run with), the flow and the
+ * priority.
  */
 function triggerColumns(principal: Principal, input: CreateWorkflowInput) {
   if (input.schedule) validateSchedule(input.schedule);
@@ -55,6 +61,8 @@ function triggerColumns(principal: Principal, input: CreateWorkflowInput) {
     triggerEvent: input.on?.event ?? null,
     savedScopes: principal.scopes,
     savedKeyId: principal.keyId ?? null,
+    flow: flowOf(input),
+    priority: input.priority ?? 0,
   };
 }
 

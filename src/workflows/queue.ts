@@ -23,14 +23,26 @@ export const STEP_HEARTBEAT_SECONDS = 10;
 
 export const WORKFLOW_QUEUE_OPTIONS = { retryLimit: 20, retryDelay: 2, retryBackoff: true, expireInSeconds: 300 };
 
-/** Enqueues step attempts inside `tx`, so they exist exactly when the state that needs them commits. */
-export async function enqueueSteps(svc: Services, tx: Executor, jobs: (StepJob & { delayMs?: number })[]): Promise<void> {
+/**
+ * Enqueues step attempts of `run` inside `tx`, so they exist exactly when the state that needs
+ * them commits. Each job carries its run's priority (higher first) and its tenant as its group:
+ * a worker pool gives one tenant at most half its workers (src/jobs/workflows.ts), so a tenant's
+ * burst of runs never keeps another tenant's steps waiting for a worker.
+ */
+export async function enqueueSteps(
+  svc: Services,
+  tx: Executor,
+  run: { tenantId: string; priority: number },
+  jobs: (StepJob & { delayMs?: number })[],
+): Promise<void> {
   if (jobs.length === 0) return;
   const now = Date.now();
   const ids = await svc.boss.insert(
     WORKFLOW_STEP_QUEUE,
     jobs.map(({ delayMs, ...data }) => ({
       data,
+      priority: run.priority,
+      group: { id: run.tenantId },
       heartbeatSeconds: STEP_HEARTBEAT_SECONDS,
       ...(delayMs ? { startAfter: new Date(now + delayMs) } : {}),
     })),

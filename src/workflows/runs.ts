@@ -9,7 +9,8 @@ import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
 import { isActionStep } from './definition';
 import { findWorkflow } from './definitions';
-import { enqueueSteps } from './queue';
+import { admitRuns, admitWorkflowRuns, debounceInto, flowKeys, launchRun } from './flow';
+import { durationMs } from './schema';
 import type { RUN_STATUSES } from './schema';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -100,9 +101,16 @@ export async function startRun(
     if (existing) return started(existing);
   }
   const run = await svc.db.transaction(async (tx) => {
-    // Read again under a share lock: a delete running at the same time either waits for this run
-    // (and takes it with it) or has already gone (404), instead of a foreign-key failure (500).
-    const workflow = await findWorkflow(tx, principal.tenantId, input.id, 'share');
+    // Read again under a lock: a delete running at the same time either waits for this run (and
+    // takes it with it) or has already gone (404), instead of a foreign-key failure (500). A
+    // workflow with flow control is locked for its admission: starts of its runs take turns.
+    const workflow = await findWorkflow(tx, principal.tenantId, input.id, found.flow ? 'no key update' : 'share');
+    const now = new Date();
+    const keys = flowKeys(workflow.flow, input.input);
+    if (keys.debounceKey !== null) {
+      const debounced = await debounceInto(tx, workflow, keys.debounceKey, input.input, now);
+      if (debounced) return debounced;
+    }
     const [inserted] = await tx
       .insert(workflowRuns)
       .values({
@@ -118,26 +126,19 @@ export async function startRun(
         requestId,
         origin: how.origin ?? { type: 'api' },
         triggerDepth: how.triggerDepth ?? 0,
-        deadlineAt: new Date(Date.now() + svc.config.workflowMaxRunMs),
+        priority: workflow.priority,
+        ...keys,
+        startAfter: workflow.flow?.debounce ? new Date(now.getTime() + durationMs(workflow.flow.debounce.period)) : null,
+        deadlineAt: new Date(now.getTime() + svc.config.workflowMaxRunMs),
       })
       .onConflictDoNothing()
       .returning();
     if (!inserted) return undefined;
-    const roots = new Set(workflow.steps.filter((s) => !s.depends_on?.length).map((s) => s.id));
-    const now = new Date();
-    await tx.insert(workflowRunSteps).values(
-      workflow.steps.map((s) => ({
-        runId: inserted.id,
-        stepId: s.id,
-        tenantId: principal.tenantId,
-        scheduledAt: roots.has(s.id) ? now : null,
-      })),
-    );
-    await enqueueSteps(
-      svc,
-      tx,
-      [...roots].map((stepId) => ({ runId: inserted.id, stepId, attempt: 1 })),
-    );
+    await tx
+      .insert(workflowRunSteps)
+      .values(workflow.steps.map((s) => ({ runId: inserted.id, stepId: s.id, tenantId: principal.tenantId })));
+    if (workflow.flow) await admitRuns(svc, tx, workflow, now);
+    else await launchRun(svc, tx, inserted, now);
     return inserted;
   });
   // Lost a race for the same key: the other request's run.
@@ -204,5 +205,6 @@ export async function cancelRun(svc: Services, principal: Principal, workflowId:
       changes: { workflow_id: workflowId, status: { from: run.status, to: 'cancelled' } },
     });
   });
+  await admitWorkflowRuns(svc, workflowId);
   return getRun(svc, principal, workflowId, runId);
 }

@@ -45,7 +45,7 @@ export async function runStepJob(svc: Services, job: StepJob): Promise<void> {
   const rows = await svc.db.select().from(workflowRunSteps).where(eq(workflowRunSteps.runId, run.id));
   const row = rows.find((r) => r.stepId === job.stepId);
   if (!def || !row) return;
-  if (row.status === 'waiting' && row.attempts === job.attempt) return wakeStep(svc, job, row);
+  if (row.status === 'waiting' && row.attempts === job.attempt) return wakeStep(svc, job, run, row);
   const fresh = row.status === 'pending' && row.attempts === job.attempt - 1;
   // The job ran before and its worker died mid-attempt (pg-boss hands an expired job out again).
   const abandoned = row.status === 'running' && row.attempts === job.attempt;
@@ -254,7 +254,7 @@ async function requeueStep(svc: Services, job: StepJob, error: StepError): Promi
       })
       .where(stepWhere(job, 'running', job.attempt))
       .returning();
-    if (back && isActive(run)) await enqueueSteps(svc, tx, [{ ...job, delayMs: ADMISSION_RETRY_MS }]);
+    if (back && isActive(run)) await enqueueSteps(svc, tx, run, [{ ...job, delayMs: ADMISSION_RETRY_MS }]);
   });
 }
 
@@ -285,7 +285,7 @@ async function failStep(
       .where(stepWhere(job, from, from === 'pending' ? job.attempt - 1 : job.attempt))
       .returning();
     if (!step || !active) return;
-    if (retry) await enqueueSteps(svc, tx, [{ runId: job.runId, stepId: job.stepId, attempt: job.attempt + 1, delayMs: retryInMs }]);
-    else await failRun(tx, out, run, job.stepId, error);
+    if (retry) await enqueueSteps(svc, tx, run, [{ runId: job.runId, stepId: job.stepId, attempt: job.attempt + 1, delayMs: retryInMs }]);
+    else await failRun(svc, tx, out, run, job.stepId, error);
   });
 }

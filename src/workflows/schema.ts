@@ -164,12 +164,53 @@ const eventTrigger = z
   })
   .meta({ id: 'WorkflowEventTrigger' });
 
+const flowKey = z
+  .string()
+  .min(1)
+  .max(500)
+  .optional()
+  .describe('A template over the run input (`{{input.customer}}`): runs with different values are counted apart');
+const flowPeriod = duration.refine(
+  (d) => !DURATION.test(d) || (durationMs(d) >= 1000 && durationMs(d) <= 7 * 86_400_000),
+  'A period is between 1 s and 7 days',
+);
+
+const concurrency = z
+  .strictObject({
+    limit: z.number().int().min(1).max(1000).describe('Runs in progress (started, not finished; waiting ones included) at once'),
+    key: flowKey,
+  })
+  .describe('At most `limit` runs in progress at once (per key); later runs stay `queued` until one finishes');
+const throttle = z
+  .strictObject({
+    limit: z.number().int().min(1).max(10_000).describe('Runs that may start per period'),
+    period: flowPeriod.describe('The sliding window, e.g. `1m`'),
+    key: flowKey,
+  })
+  .describe('At most `limit` runs start per `period` (per key); later runs stay `queued` until the window allows');
+const debounce = z
+  .strictObject({
+    period: flowPeriod.describe('How long starts must stop before the run begins, e.g. `30s`'),
+    key: flowKey,
+  })
+  .describe('A start within `period` of a previous one (per key) that has not begun replaces its input and waits `period` again');
+
 const definitionFields = {
   name: z.string().trim().min(1).max(100),
   description: z.string().max(1000).optional(),
   steps: z.array(workflowStep).min(1).max(MAX_WORKFLOW_STEPS),
   schedule: scheduleTrigger.nullable().optional().describe('Start a run on every tick of a cron schedule'),
   on: eventTrigger.nullable().optional().describe('Start a run for every matching event of the tenant'),
+  concurrency: concurrency.nullable().optional(),
+  throttle: throttle.nullable().optional(),
+  debounce: debounce.nullable().optional(),
+  priority: z
+    .number()
+    .int()
+    .min(-100)
+    .max(100)
+    .optional()
+    .describe("Its runs' steps go before those of the tenant's workflows with a lower priority (default 0)"),
 };
 
 export const createWorkflowInput = z.strictObject(definitionFields);
@@ -194,6 +235,10 @@ export const workflowView = z
     schedule: scheduleTrigger.extend({ input: z.record(z.string(), z.unknown()) }).nullable(),
     next_run_at: z.string().nullable().describe('The schedule\u2019s next tick (null without a schedule)'),
     on: eventTrigger.extend({ input: z.record(z.string(), z.unknown()) }).nullable(),
+    concurrency: concurrency.nullable(),
+    throttle: throttle.nullable(),
+    debounce: debounce.nullable(),
+    priority: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
   })

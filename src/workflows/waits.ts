@@ -104,7 +104,7 @@ export async function beginWait(svc: Services, job: StepJob, def: WaitingStepDef
     if (!waiting) return;
     if (run.status === 'queued')
       await tx.update(workflowRuns).set({ status: 'running', startedAt: now, updatedAt: now }).where(eq(workflowRuns.id, run.id));
-    await enqueueSteps(svc, tx, [
+    await enqueueSteps(svc, tx, run, [
       { runId: job.runId, stepId: job.stepId, attempt: 1, delayMs: Math.max(0, wakeAt.getTime() - now.getTime()) },
     ]);
     if (wait.kind === 'approval') {
@@ -138,10 +138,16 @@ function onWake(row: WorkflowRunStepRow): Outcome {
  * The wake-up job of a waiting step (or the sweep): ends the wait when it is due by `now`; a job
  * that came early (the database's clock ahead of ours) is put off to the remaining time.
  */
-export async function wakeStep(svc: Services, job: StepJob, row: WorkflowRunStepRow, now = new Date()): Promise<void> {
+export async function wakeStep(
+  svc: Services,
+  job: StepJob,
+  run: { tenantId: string; priority: number },
+  row: WorkflowRunStepRow,
+  now = new Date(),
+): Promise<void> {
   if (!row.wakeAt || !row.wait) return;
   if (row.wakeAt.getTime() > now.getTime()) {
-    await enqueueSteps(svc, svc.db, [{ ...job, delayMs: row.wakeAt.getTime() - now.getTime() }]);
+    await enqueueSteps(svc, svc.db, run, [{ ...job, delayMs: row.wakeAt.getTime() - now.getTime() }]);
     return;
   }
   await endWait(svc, job.runId, job.stepId, { status: 'waiting', attempts: row.attempts }, onWake(row), now);
@@ -207,7 +213,7 @@ async function endWait(
     await tx.update(workflowRuns).set({ deadlineAt, updatedAt: now }).where(eq(workflowRuns.id, run.id));
     await extra.also?.(tx);
     if (outcome.ok) await advance(svc, tx, out, { ...run, deadlineAt });
-    else await failRun(tx, out, run, stepId, outcome.error);
+    else await failRun(svc, tx, out, run, stepId, outcome.error);
     return true;
   });
   return ended === true;

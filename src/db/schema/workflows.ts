@@ -76,6 +76,13 @@ export interface WorkflowEventTrigger {
   input?: Record<string, unknown>;
 }
 
+/** A workflow's flow control: how many of its runs may be in progress, start per period, or be debounced. */
+export interface WorkflowFlow {
+  concurrency?: { limit: number; key?: string };
+  throttle?: { limit: number; period: string; key?: string };
+  debounce?: { period: string; key?: string };
+}
+
 /** How a run started. */
 export type RunOrigin =
   | { type: 'api' }
@@ -104,6 +111,9 @@ export const workflows = pgTable(
     /** The scopes (and key) of the credential that saved the definition: its triggered runs run with them. */
     savedScopes: text('saved_scopes').array().notNull().default([]),
     savedKeyId: text('saved_key_id'),
+    flow: jsonb('flow').$type<WorkflowFlow>(),
+    /** Step jobs of its runs go before those of lower priorities (-100 to 100). */
+    priority: integer('priority').notNull().default(0),
     ...timestamps,
   },
   (t) => [
@@ -151,6 +161,15 @@ export const workflowRuns = pgTable(
     origin: jsonb('origin').$type<RunOrigin>().notNull().default({ type: 'api' }),
     /** Runs started by an event a triggered run caused, counted: a trigger chain stops at 10. */
     triggerDepth: integer('trigger_depth').notNull().default(0),
+    priority: integer('priority').notNull().default(0),
+    /** When flow control let the run start (its first steps enqueued); null while it waits its turn. */
+    admittedAt: timestamp('admitted_at', { withTimezone: true, mode: 'date' }),
+    /** A debounced run starts no earlier than this. */
+    startAfter: timestamp('start_after', { withTimezone: true, mode: 'date' }),
+    /** The run's keys for its workflow's concurrency, throttle and debounce ('' without a key template). */
+    concurrencyKey: text('concurrency_key'),
+    throttleKey: text('throttle_key'),
+    debounceKey: text('debounce_key'),
     deadlineAt: timestamp('deadline_at', { withTimezone: true, mode: 'date' }).notNull(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
@@ -160,6 +179,9 @@ export const workflowRuns = pgTable(
     index('workflow_runs_workflow_idx').on(t.tenantId, t.workflowId, t.createdAt, t.id),
     uniqueIndex('workflow_runs_idempotency_idx').on(t.tenantId, t.workflowId, t.idempotencyKey),
     index('workflow_runs_request_idx').on(t.tenantId, t.requestId),
+    index('workflow_runs_waiting_turn_idx')
+      .on(t.workflowId, t.createdAt)
+      .where(sql`${t.admittedAt} is null and ${t.status} = 'queued'`),
   ],
 );
 

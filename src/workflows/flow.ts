@@ -1,0 +1,174 @@
+import { and, asc, count, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import type { Tx } from '../db';
+import { workflowRuns, workflowRunSteps, workflows, type WorkflowFlow, type WorkflowRow, type WorkflowRunRow } from '../db/schema';
+import { invalidRequest } from '../lib/errors';
+import type { Services } from '../services';
+import { enqueueSteps } from './queue';
+import { durationMs } from './schema';
+import { parseReference, referencesIn, resolveTemplate } from './templates';
+
+/**
+ * Flow control of a workflow's runs: `concurrency` (runs in progress at once), `throttle` (runs
+ * started per sliding period) and `debounce` (a burst of starts becomes one run, with the last
+ * input), each counted per key (a template over the run's input). A run the flow holds back is
+ * `queued` with no step started (`admitted_at` null); admission, under the workflow row's lock,
+ * starts the oldest runs the flow allows: when a run starts, and on every instance's sweep (each
+ * second), which also starts the runs freed by a finished run, an elapsed window or a quiet
+ * debounce period.
+ */
+
+const refuse = (path: string, message: string): never => {
+  throw invalidRequest(message, [{ path, message }]);
+};
+
+/** The flow a definition asks for (null without one); its key templates may read the input only. */
+export function flowOf(input: {
+  concurrency?: WorkflowFlow['concurrency'] | null;
+  throttle?: WorkflowFlow['throttle'] | null;
+  debounce?: WorkflowFlow['debounce'] | null;
+}): WorkflowFlow | null {
+  const flow: WorkflowFlow = {};
+  for (const part of ['concurrency', 'throttle', 'debounce'] as const) {
+    const value = input[part];
+    if (!value) continue;
+    for (const body of referencesIn(value.key ?? '')) {
+      const ref = parseReference(body, ['input']);
+      if (typeof ref === 'string') refuse(`${part}.key`, ref);
+    }
+    Object.assign(flow, { [part]: value });
+  }
+  return Object.keys(flow).length === 0 ? null : flow;
+}
+
+const keyOf = (template: string | undefined, input: Record<string, unknown>): string => {
+  if (template === undefined) return '';
+  const value = resolveTemplate(template, { input, steps: {} });
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+};
+
+/** The run's keys for each part of the flow (null for a part the workflow does not have). */
+export function flowKeys(flow: WorkflowFlow | null, input: Record<string, unknown>) {
+  return {
+    concurrencyKey: flow?.concurrency ? keyOf(flow.concurrency.key, input) : null,
+    throttleKey: flow?.throttle ? keyOf(flow.throttle.key, input) : null,
+    debounceKey: flow?.debounce ? keyOf(flow.debounce.key, input) : null,
+  };
+}
+
+/**
+ * A debounced start (inside the start's transaction, holding the workflow row's lock): the run
+ * still waiting out its debounce period for the same key takes the new input and waits the
+ * period again. Undefined when there is none (the caller inserts a new run).
+ */
+export async function debounceInto(tx: Tx, workflow: WorkflowRow, debounceKey: string, input: Record<string, unknown>, now: Date) {
+  const period = durationMs(workflow.flow!.debounce!.period);
+  const r = workflowRuns;
+  const [pending] = await tx
+    .select()
+    .from(r)
+    .where(and(eq(r.workflowId, workflow.id), eq(r.status, 'queued'), isNull(r.admittedAt), eq(r.debounceKey, debounceKey)))
+    .orderBy(asc(r.createdAt))
+    .limit(1);
+  if (!pending) return undefined;
+  const [updated] = await tx
+    .update(r)
+    .set({ input, startAfter: new Date(now.getTime() + period), updatedAt: now })
+    .where(eq(r.id, pending.id))
+    .returning();
+  return updated;
+}
+
+/**
+ * Starts a run: its first steps scheduled and their jobs enqueued (in `tx`, so they exist exactly
+ * when the run's admission commits), its wall time counted from now.
+ */
+export async function launchRun(svc: Services, tx: Tx, run: WorkflowRunRow, now: Date): Promise<void> {
+  const roots = run.steps.filter((s) => !s.depends_on?.length).map((s) => s.id);
+  await tx
+    .update(workflowRuns)
+    .set({ admittedAt: now, deadlineAt: new Date(now.getTime() + svc.config.workflowMaxRunMs) })
+    .where(eq(workflowRuns.id, run.id));
+  await tx
+    .update(workflowRunSteps)
+    .set({ scheduledAt: now })
+    .where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, roots)));
+  await enqueueSteps(
+    svc,
+    tx,
+    run,
+    roots.map((stepId) => ({ runId: run.id, stepId, attempt: 1 })),
+  );
+}
+
+/**
+ * Admits the workflow's held runs the flow now allows, oldest first (the caller holds the
+ * workflow row's lock, so two admissions never count the same free slot). Returns how many.
+ */
+export async function admitRuns(svc: Services, tx: Tx, workflow: WorkflowRow, now: Date): Promise<number> {
+  const flow = workflow.flow ?? {};
+  const r = workflowRuns;
+  const held = await tx
+    .select()
+    .from(r)
+    .where(
+      and(eq(r.workflowId, workflow.id), eq(r.status, 'queued'), isNull(r.admittedAt), or(isNull(r.startAfter), lte(r.startAfter, now))),
+    )
+    .orderBy(asc(r.createdAt), asc(r.id))
+    .limit(500);
+  if (held.length === 0) return 0;
+  const inProgress = new Map<string, number>();
+  if (flow.concurrency) {
+    const rows = await tx
+      .select({ key: r.concurrencyKey, n: count() })
+      .from(r)
+      .where(and(eq(r.workflowId, workflow.id), inArray(r.status, ['queued', 'running']), sql`${r.admittedAt} is not null`))
+      .groupBy(r.concurrencyKey);
+    for (const row of rows) inProgress.set(row.key ?? '', row.n);
+  }
+  const recent = new Map<string, number>();
+  if (flow.throttle) {
+    const since = new Date(now.getTime() - durationMs(flow.throttle.period));
+    const rows = await tx
+      .select({ key: r.throttleKey, n: count() })
+      .from(r)
+      .where(and(eq(r.workflowId, workflow.id), gt(r.admittedAt, since)))
+      .groupBy(r.throttleKey);
+    for (const row of rows) recent.set(row.key ?? '', row.n);
+  }
+  let admitted = 0;
+  for (const run of held) {
+    const ck = run.concurrencyKey ?? '';
+    const tk = run.throttleKey ?? '';
+    if (flow.concurrency && (inProgress.get(ck) ?? 0) >= flow.concurrency.limit) continue;
+    if (flow.throttle && (recent.get(tk) ?? 0) >= flow.throttle.limit) continue;
+    await launchRun(svc, tx, run, now);
+    inProgress.set(ck, (inProgress.get(ck) ?? 0) + 1);
+    recent.set(tk, (recent.get(tk) ?? 0) + 1);
+    admitted++;
+  }
+  return admitted;
+}
+
+/**
+ * The sweep: for each workflow with runs waiting their turn (and due, for debounced ones), takes
+ * its row's lock and admits what its flow allows. Every instance runs it each second.
+ */
+export async function admitWaitingRuns(svc: Services, now = new Date(), limit = 50): Promise<number> {
+  const r = workflowRuns;
+  const waiting = await svc.db
+    .selectDistinct({ workflowId: r.workflowId })
+    .from(r)
+    .where(and(isNull(r.admittedAt), eq(r.status, 'queued'), or(isNull(r.startAfter), lte(r.startAfter, now))))
+    .limit(limit);
+  let admitted = 0;
+  for (const { workflowId } of waiting) admitted += await admitWorkflowRuns(svc, workflowId, now);
+  return admitted;
+}
+
+/** Admits what the workflow's flow allows of its held runs, in a transaction holding its row's lock. */
+export async function admitWorkflowRuns(svc: Services, workflowId: string, now = new Date()): Promise<number> {
+  return svc.db.transaction(async (tx) => {
+    const [workflow] = await tx.select().from(workflows).where(eq(workflows.id, workflowId)).for('no key update');
+    return workflow?.flow ? admitRuns(svc, tx, workflow, now) : 0;
+  });
+}
