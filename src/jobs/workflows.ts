@@ -47,30 +47,47 @@ export async function startWorkflowWorkers(svc: Services): Promise<void> {
 function startWaitLoops(svc: Services): () => Promise<void> {
   let stopped = false;
   const inFlight = new Set<Promise<unknown>>();
+  /** A loop running `pass` every `ms`; `now()` runs one at once, or right after the one running. */
   const every = (ms: number, pass: () => Promise<unknown>) => {
+    let timer: NodeJS.Timeout | undefined;
+    let running = false;
+    let again = false;
     const tick = () => {
+      clearTimeout(timer);
       if (stopped) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
       const passing = pass()
-        .catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'workflow wait loop pass failed; trying again'))
+        .catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'workflow loop pass failed; trying again'))
         .finally(() => {
           inFlight.delete(passing);
-          if (!stopped) timer = setTimeout(tick, ms).unref();
+          running = false;
+          if (stopped) return;
+          if (again) {
+            again = false;
+            tick();
+          } else timer = setTimeout(tick, ms).unref();
         });
       inFlight.add(passing);
     };
-    let timer = setTimeout(tick, ms).unref();
-    return () => clearTimeout(timer);
+    timer = setTimeout(tick, ms).unref();
+    return { now: tick, stop: () => clearTimeout(timer) };
   };
-  const stopInbox = every(EVENT_INBOX_INTERVAL_MS, () => processEventInbox(svc));
-  const stopAdmission = every(ADMISSION_INTERVAL_MS, () => admitWaitingRuns(svc));
-  const stopSchedules = every(SCHEDULE_INTERVAL_MS, () => fireDueSchedules(svc));
-  const stopSweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));
+  const inbox = every(EVENT_INBOX_INTERVAL_MS, () => processEventInbox(svc));
+  const admission = every(ADMISSION_INTERVAL_MS, () => admitWaitingRuns(svc));
+  // A run that ended may free a concurrency slot: admit at once rather than at the next pass.
+  const unhook = svc.outbox.afterCommit((committed) => {
+    if (committed.events.some((e) => e.type === 'workflow.completed' || e.type === 'workflow.failed')) admission.now();
+  });
+  const schedules = every(SCHEDULE_INTERVAL_MS, () => fireDueSchedules(svc));
+  const sweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));
   return async () => {
     stopped = true;
-    stopInbox();
-    stopAdmission();
-    stopSchedules();
-    stopSweep();
+    unhook();
+    for (const loop of [inbox, admission, schedules, sweep]) loop.stop();
     await Promise.all(inFlight);
   };
 }

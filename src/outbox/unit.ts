@@ -16,8 +16,6 @@ export class Outbox implements Committed {
   readonly events: CommittedEvent[] = [];
   deliveries = 0;
   readonly counts = new Map<string, number>();
-  /** Work to start once the transaction has committed (never after a rollback). */
-  readonly afterCommitWork: (() => void)[] = [];
 
   constructor(
     private readonly svc: OutboxServices,
@@ -64,11 +62,6 @@ export class Outbox implements Committed {
     for (const e of events) this.events.push(e);
   }
 
-  /** Runs `work` after the commit (e.g. what the change makes possible elsewhere); never after a rollback. */
-  onCommit(work: () => void): void {
-    this.afterCommitWork.push(work);
-  }
-
   /** Notes a tenant's count after a statement of the caller moved it (countCtes). */
   counted(tenantId: string, used: number): void {
     this.counts.set(tenantId, used);
@@ -84,7 +77,6 @@ export async function unitOfWork<T>(svc: OutboxServices, work: (tx: Tx, out: Out
   let out: Outbox | undefined;
   const result = await svc.db.transaction((tx) => work(tx, (out = new Outbox(svc, tx))));
   afterCommit(svc, out!);
-  for (const then of out!.afterCommitWork) then();
   return result;
 }
 

@@ -1,9 +1,10 @@
 import { and, asc, count, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Tx } from '../db';
-import { workflowRuns, workflowRunSteps, workflows, type WorkflowFlow, type WorkflowRow, type WorkflowRunRow } from '../db/schema';
+import { workflowRuns, workflows, type WorkflowFlow, type WorkflowRow, type WorkflowRunRow } from '../db/schema';
 import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
-import { enqueueSteps } from './queue';
+import { unitOfWork, type Outbox } from '../outbox';
+import { advance } from './progress';
 import { durationMs } from './schema';
 import { parseReference, referencesIn, resolveTemplate } from './templates';
 
@@ -79,32 +80,21 @@ export async function debounceInto(tx: Tx, workflow: WorkflowRow, debounceKey: s
 }
 
 /**
- * Starts a run: its first steps scheduled and their jobs enqueued (in `tx`, so they exist exactly
- * when the run's admission commits), its wall time counted from now.
+ * Starts a run: the steps whose dependencies are done (for a new run, those without any; for a
+ * replay, those below the steps it reuses) scheduled and their jobs enqueued, in `tx`, so they
+ * exist exactly when the run's admission commits; its wall time counted from now.
  */
-export async function launchRun(svc: Services, tx: Tx, run: WorkflowRunRow, now: Date): Promise<void> {
-  const roots = run.steps.filter((s) => !s.depends_on?.length).map((s) => s.id);
-  await tx
-    .update(workflowRuns)
-    .set({ admittedAt: now, deadlineAt: new Date(now.getTime() + svc.config.workflowMaxRunMs) })
-    .where(eq(workflowRuns.id, run.id));
-  await tx
-    .update(workflowRunSteps)
-    .set({ scheduledAt: now })
-    .where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, roots)));
-  await enqueueSteps(
-    svc,
-    tx,
-    run,
-    roots.map((stepId) => ({ runId: run.id, stepId, attempt: 1 })),
-  );
+export async function launchRun(svc: Services, tx: Tx, out: Outbox, run: WorkflowRunRow, now: Date): Promise<void> {
+  const deadlineAt = new Date(now.getTime() + svc.config.workflowMaxRunMs);
+  await tx.update(workflowRuns).set({ admittedAt: now, deadlineAt }).where(eq(workflowRuns.id, run.id));
+  await advance(svc, tx, out, { ...run, admittedAt: now, deadlineAt });
 }
 
 /**
  * Admits the workflow's held runs the flow now allows, oldest first (the caller holds the
  * workflow row's lock, so two admissions never count the same free slot). Returns how many.
  */
-export async function admitRuns(svc: Services, tx: Tx, workflow: WorkflowRow, now: Date): Promise<number> {
+export async function admitRuns(svc: Services, tx: Tx, out: Outbox, workflow: WorkflowRow, now: Date): Promise<number> {
   const flow = workflow.flow ?? {};
   const r = workflowRuns;
   const held = await tx
@@ -141,7 +131,7 @@ export async function admitRuns(svc: Services, tx: Tx, workflow: WorkflowRow, no
     const tk = run.throttleKey ?? '';
     if (flow.concurrency && (inProgress.get(ck) ?? 0) >= flow.concurrency.limit) continue;
     if (flow.throttle && (recent.get(tk) ?? 0) >= flow.throttle.limit) continue;
-    await launchRun(svc, tx, run, now);
+    await launchRun(svc, tx, out, run, now);
     inProgress.set(ck, (inProgress.get(ck) ?? 0) + 1);
     recent.set(tk, (recent.get(tk) ?? 0) + 1);
     admitted++;
@@ -167,8 +157,8 @@ export async function admitWaitingRuns(svc: Services, now = new Date(), limit = 
 
 /** Admits what the workflow's flow allows of its held runs, in a transaction holding its row's lock. */
 export async function admitWorkflowRuns(svc: Services, workflowId: string, now = new Date()): Promise<number> {
-  return svc.db.transaction(async (tx) => {
+  return unitOfWork(svc, async (tx, out) => {
     const [workflow] = await tx.select().from(workflows).where(eq(workflows.id, workflowId)).for('no key update');
-    return workflow?.flow ? admitRuns(svc, tx, workflow, now) : 0;
+    return workflow?.flow ? admitRuns(svc, tx, out, workflow, now) : 0;
   });
 }

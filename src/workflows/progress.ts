@@ -4,7 +4,6 @@ import { workflowRuns, workflowRunSteps, type WorkflowRunRow, type WorkflowRunSt
 import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
 import { ancestorsOf } from './definition';
-import { admitWorkflowRuns } from './flow';
 import { enqueueSteps, type StepJob } from './queue';
 import type { RunContext } from './templates';
 
@@ -52,22 +51,8 @@ export const stepWhere = (job: StepJob, status: WorkflowRunStepRow['status'], at
     eq(workflowRunSteps.attempts, attempts),
   );
 
-/**
- * A run of a workflow with concurrency control ended: its slot is free, so the workflow's held
- * runs are admitted right after the commit (the admission sweep would, within a second).
- */
-function freeSlot(svc: Services, out: Outbox, run: WorkflowRunRow): void {
-  if (run.concurrencyKey === null) return;
-  out.onCommit(() => {
-    admitWorkflowRuns(svc, run.workflowId).catch((err: unknown) =>
-      svc.logger.warn({ err: String(err), workflowId: run.workflowId }, 'admission after a run ended failed; the sweep admits'),
-    );
-  });
-}
-
-export async function failRun(svc: Services, tx: Tx, out: Outbox, run: WorkflowRunRow, stepId: string, error: StepError): Promise<void> {
+export async function failRun(tx: Tx, out: Outbox, run: WorkflowRunRow, stepId: string, error: StepError): Promise<void> {
   const now = new Date();
-  freeSlot(svc, out, run);
   await tx
     .update(workflowRuns)
     .set({ status: 'failed', error: { step: stepId, ...error }, finishedAt: now, updatedAt: now })
@@ -147,7 +132,6 @@ export async function advance(svc: Services, tx: Tx, out: Outbox, run: WorkflowR
     .update(workflowRuns)
     .set({ status: 'completed', output: outputs, finishedAt: now, updatedAt: now })
     .where(eq(workflowRuns.id, run.id));
-  freeSlot(svc, out, run);
   await out.emit(run.tenantId, 'workflow.completed', {
     workflow_id: run.workflowId,
     run_id: run.id,

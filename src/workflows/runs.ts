@@ -5,6 +5,7 @@ import type { Executor } from '../db';
 import { workflowRuns, workflowRunSteps, type RunOrigin, type WorkflowRunRow, type WorkflowRunStepRow } from '../db/schema';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
+import { unitOfWork } from '../outbox';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
 import { isActionStep } from './definition';
@@ -100,7 +101,7 @@ export async function startRun(
     const existing = await findByKey(svc.db, principal.tenantId, found.id, key);
     if (existing) return started(existing);
   }
-  const run = await svc.db.transaction(async (tx) => {
+  const run = await unitOfWork(svc, async (tx, out) => {
     // Read again under a lock: a delete running at the same time either waits for this run (and
     // takes it with it) or has already gone (404), instead of a foreign-key failure (500). A
     // workflow with flow control is locked for its admission: starts of its runs take turns.
@@ -137,8 +138,8 @@ export async function startRun(
     await tx
       .insert(workflowRunSteps)
       .values(workflow.steps.map((s) => ({ runId: inserted.id, stepId: s.id, tenantId: principal.tenantId })));
-    if (workflow.flow) await admitRuns(svc, tx, workflow, now);
-    else await launchRun(svc, tx, inserted, now);
+    if (workflow.flow) await admitRuns(svc, tx, out, workflow, now);
+    else await launchRun(svc, tx, out, inserted, now);
     return inserted;
   });
   // Lost a race for the same key: the other request's run.

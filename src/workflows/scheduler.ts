@@ -286,6 +286,6 @@ async function failStep(
       .returning();
     if (!step || !active) return;
     if (retry) await enqueueSteps(svc, tx, run, [{ runId: job.runId, stepId: job.stepId, attempt: job.attempt + 1, delayMs: retryInMs }]);
-    else await failRun(svc, tx, out, run, job.stepId, error);
+    else await failRun(tx, out, run, job.stepId, error);
   });
 }

@@ -213,7 +213,7 @@ async function endWait(
     await tx.update(workflowRuns).set({ deadlineAt, updatedAt: now }).where(eq(workflowRuns.id, run.id));
     await extra.also?.(tx);
     if (outcome.ok) await advance(svc, tx, out, { ...run, deadlineAt });
-    else await failRun(svc, tx, out, run, stepId, outcome.error);
+    else await failRun(tx, out, run, stepId, outcome.error);
     return true;
   });
   return ended === true;
