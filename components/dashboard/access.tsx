@@ -24,6 +24,7 @@ export const ACTIONS = {
   readModules: { key: 'modules:read', words: 'see modules, executions or workflows' },
   installModules: { key: 'modules:install', words: 'install or uninstall modules' },
   runModules: { key: 'modules:execute', words: 'run actions' },
+  decideApprovals: { key: 'modules:execute', words: "approve or reject a run's steps" },
   writeWorkflows: { key: 'modules:write', words: 'change workflows' },
   readMemory: { key: 'memory:read', words: 'see agent memory' },
   writeMemory: { key: 'memory:write', words: 'delete memory entries' },

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useEffect, useState } from 'react';
 import { toast } from 'sonner';
 import { useTRPC } from '@/client/trpc/react';
 import { statusOf } from '@/client/trpc/client';
@@ -14,13 +15,19 @@ import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { formatDateTime } from '@/components/dashboard/format';
 import { CollapsibleJson } from '@/components/dashboard/modules/json-block';
+import { useAccess } from '@/components/dashboard/access';
 import { QueryError } from '@/components/dashboard/query-error';
-import { isActive, RunStatusBadge, StepStatusBadge, type RunView } from './status';
+import { RunTimeline } from './run-timeline';
+import { isActive, RunStatusBadge } from './status';
+import { errorWords, formatDuration, waitingLabel, type RunOrigin } from './words';
 
 /** How often an unfinished run's page asks again. */
 const POLL_MS = 1_500;
 
-/** One run: its status, each step's status, attempts, timing, resolved input and output; cancel while it runs. */
+/**
+ * One run: how it started, its status, and its steps as a timeline (what each does or waits for,
+ * timing, attempts, errors, outputs); a waiting approval is decided here; cancel while it runs.
+ */
 export function RunDetail({ workflowId, runId }: { workflowId: string; runId: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -29,6 +36,9 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
     refetchInterval: (query) => (query.state.data && isActive(query.state.data.status) ? POLL_MS : false),
   });
   const cancel = useMutation(trpc.workflows.cancelRun.mutationOptions());
+  // Asked with the run (one batched request): whether the caller may approve or reject.
+  const decide = useAccess('decideApprovals');
+  const tick = useNow(15_000);
 
   if (run.isPending) return <SkeletonRows rows={6} label="Loading the run" />;
   if (run.isError) {
@@ -49,13 +59,21 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
     return <QueryError error={run.error} retry={() => void run.refetch()} />;
   }
   const r = run.data;
+  // The run as read is never ahead of "now": a step that began after the last tick reads "just now", not "in 0 s".
+  const now = Math.max(tick, run.dataUpdatedAt);
   const done = r.steps.filter((s) => s.status === 'succeeded' || s.status === 'skipped').length;
+  const waiting = r.steps.filter((s) => s.status === 'waiting');
+  const took = r.started_at ? formatDuration(new Date(r.finished_at ?? now).getTime() - new Date(r.started_at).getTime()) : null;
   return (
-    <div className="grid gap-6">
+    <div className="grid min-w-0 gap-6">
       <PageHeader
         title={`Run ${r.run_id}`}
         description={
           <>
+            <span data-testid="run-origin">
+              <OriginWords origin={r.origin} workflowId={workflowId} />
+            </span>{' '}
+            ·{' '}
             <Link className="underline" href={`/dashboard/workflows/${encodeURIComponent(workflowId)}`}>
               Workflow {workflowId}
             </Link>
@@ -67,7 +85,7 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
             <ConfirmDialog
               trigger={<Button variant="secondary">Cancel run</Button>}
               title="Cancel this run?"
-              description="Steps already running finish; nothing new starts, and the run ends as cancelled."
+              description="Steps already running finish; nothing new starts (waiting steps stop waiting), and the run ends as cancelled."
               confirmLabel="Cancel run"
               onConfirm={async () => {
                 await cancel.mutateAsync({ id: workflowId, run_id: runId }); // a refusal's message is shown in the dialog
@@ -88,79 +106,83 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
           </p>
           <p>Started: {formatDateTime(r.started_at ?? r.created_at)}</p>
           <p>Finished: {formatDateTime(r.finished_at)}</p>
+          {took ? <p>{r.finished_at ? `Took ${took}` : `Running for ${took}`}</p> : null}
           {isActive(r.status) ? (
-            <p className="text-slate-600 dark:text-slate-400">Updating every {POLL_MS / 1000} s while the run is active.</p>
+            <p className="text-slate-600 sm:col-span-2 dark:text-slate-400">Updating every {POLL_MS / 1000} s while the run is active.</p>
           ) : null}
         </CardContent>
       </Card>
-      {r.error ? (
-        <Alert variant="error" title={`Step ${r.error.step} failed: ${r.error.code}`}>
-          {r.error.message}
+      {waiting.length ? (
+        <Alert title="This run is waiting" data-testid="run-waiting">
+          <ul className="grid gap-1">
+            {waiting.map((s) => (
+              <li key={s.id}>
+                <a className="font-mono underline" href={`#step-${s.id}`}>
+                  {s.id}
+                </a>
+                : {waitingLabel(s).toLowerCase()}
+                {s.kind === 'approval' ? ' (decide below)' : ''}
+              </li>
+            ))}
+          </ul>
         </Alert>
       ) : null}
-      <section aria-labelledby="run-steps-heading" className="grid gap-3">
+      {r.error ? (
+        <Alert variant="error" title={`${errorWords(r.error.code)} at step ${r.error.step}`} data-testid="run-error">
+          <span className="[overflow-wrap:anywhere]">{r.error.message}</span>
+        </Alert>
+      ) : null}
+      <section aria-labelledby="run-steps-heading" className="grid min-w-0 gap-3">
         <h2 id="run-steps-heading" className="text-lg font-semibold">
           Steps
         </h2>
-        <ol className="grid gap-3">
-          {r.steps.map((step) => (
-            <StepCard key={step.id} step={step} />
-          ))}
-        </ol>
+        <RunTimeline workflowId={workflowId} runId={runId} steps={r.steps} decideAccess={decide} now={now} />
       </section>
-      <section aria-labelledby="run-io-heading" className="grid gap-3">
+      <section aria-labelledby="run-io-heading" className="grid min-w-0 gap-3">
         <h2 id="run-io-heading" className="text-lg font-semibold">
           Input and output
         </h2>
         <CollapsibleJson title="Run input" value={r.input} />
-        {r.status === 'completed' ? <CollapsibleJson title="Run output (leaf steps)" value={r.output} defaultOpen /> : null}
+        {r.status === 'completed' ? <CollapsibleJson title="Run output (the last steps' outputs)" value={r.output} defaultOpen /> : null}
       </section>
     </div>
   );
 }
 
-function StepCard({ step }: { step: RunView['steps'][number] }) {
-  return (
-    <li
-      className="grid gap-2 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900"
-      data-testid={`step-${step.id}`}
-    >
-      <div className="flex flex-wrap items-center gap-2">
-        <span className="font-mono text-sm font-semibold">{step.id}</span>
-        <span className="font-mono text-xs text-slate-600 dark:text-slate-400">
-          {step.module}.{step.action}
-        </span>
-        <StepStatusBadge status={step.status} />
-        <span className="text-xs text-slate-600 dark:text-slate-400">
-          {step.attempts} {step.attempts === 1 ? 'attempt' : 'attempts'}
-        </span>
-      </div>
-      <p className="text-xs text-slate-600 dark:text-slate-400">
-        {formatDateTime(step.started_at)} → {formatDateTime(step.finished_at)}
-      </p>
-      {step.error ? (
-        <p className="text-sm text-red-800 dark:text-red-300">
-          {step.error.code}: {step.error.message}
-        </p>
-      ) : null}
-      {step.execution_ids.length ? (
-        <p className="flex flex-wrap gap-2 text-xs">
-          Executions:
-          {step.execution_ids.map((id) => (
-            <Link
-              key={id}
-              className="font-mono text-indigo-700 hover:underline dark:text-indigo-300"
-              href={`/dashboard/executions/${encodeURIComponent(id)}`}
-            >
-              {id}
-            </Link>
-          ))}
-        </p>
-      ) : null}
-      {step.input !== null && step.input !== undefined ? (
-        <CollapsibleJson title={`Input of ${step.id} (resolved)`} value={step.input} />
-      ) : null}
-      {step.status === 'succeeded' ? <CollapsibleJson title={`Output of ${step.id}`} value={step.output} /> : null}
-    </li>
-  );
+/** How the run started, in words: by a call, a schedule tick, an event, or as a replay of another run. */
+function OriginWords({ origin, workflowId }: { origin: RunOrigin; workflowId: string }) {
+  switch (origin.type) {
+    case 'schedule':
+      return <>Started by the schedule tick of {formatDateTime(origin.tick)}</>;
+    case 'event':
+      return (
+        <>
+          Started by event <span className="font-mono [overflow-wrap:anywhere]">{origin.event_id}</span> ({origin.event_type})
+        </>
+      );
+    case 'replay':
+      return (
+        <>
+          Started as a replay of run{' '}
+          <Link
+            className="font-mono underline"
+            href={`/dashboard/workflows/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(origin.run_id)}`}
+          >
+            {origin.run_id}
+          </Link>
+        </>
+      );
+    default:
+      return <>Started by a call</>;
+  }
+}
+
+/** The current time, moved on every `everyMs` so that "in 14 min" stays true while the page is open. */
+function useNow(everyMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
 }

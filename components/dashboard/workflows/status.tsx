@@ -41,3 +41,14 @@ export function StepStatusBadge({ status }: { status: StepStatus }) {
 export const isActive = (status: RunStatus) => status === 'queued' || status === 'running';
 
 export const RUN_STATUS_FILTERS: RunStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+
+/** The definition as the editor takes it: name, description, steps and the triggers it has (a save replaces them all). */
+export function definitionOf(w: WorkflowView): Record<string, unknown> {
+  return {
+    name: w.name,
+    ...(w.description ? { description: w.description } : {}),
+    steps: w.steps,
+    ...(w.schedule ? { schedule: w.schedule } : {}),
+    ...(w.on ? { on: w.on } : {}),
+  };
+}

@@ -18,7 +18,9 @@ import { CollapsibleJson } from '@/components/dashboard/modules/json-block';
 import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { QueryError } from '@/components/dashboard/query-error';
 import { StartRun } from './start-run';
-import { RUN_STATUS_FILTERS, RunStatusBadge, type RunStatus, type RunSummary, type WorkflowView } from './status';
+import { definitionOf, RUN_STATUS_FILTERS, RunStatusBadge, type RunStatus, type RunSummary, type WorkflowView } from './status';
+import { Triggers } from './triggers';
+import { originShort, type RunOrigin } from './words';
 
 type Step = WorkflowView['steps'][number];
 
@@ -26,13 +28,13 @@ type Step = WorkflowView['steps'][number];
 function stepSummary(s: Step): string {
   switch (s.kind) {
     case 'sleep':
-      return s.for ? `sleep ${s.for}` : `sleep until ${s.until}`;
+      return s.for ? `Sleeps for ${s.for}` : `Sleeps until ${s.until}`;
     case 'wait_for_event':
-      return `wait for ${s.event} (up to ${s.timeout})`;
+      return `Waits for ${/^[aeiou]/i.test(s.event) ? 'an' : 'a'} ${s.event} event (up to ${s.timeout})`;
     case 'approval':
-      return `approval (up to ${s.timeout})`;
+      return `Asks for approval (up to ${s.timeout})`;
     default:
-      return `${s.module}.${s.action}`;
+      return `Runs ${s.module}.${s.action}`;
   }
 }
 
@@ -42,7 +44,7 @@ const stepColumns: ColumnDef<Step, unknown>[] = [
     id: 'action',
     header: 'Does',
     accessorFn: stepSummary,
-    cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span>,
+    cell: ({ getValue }) => <span className="text-sm">{String(getValue())}</span>,
   },
   { id: 'depends_on', header: 'Depends on', accessorFn: (s) => (s.depends_on ?? []).join(', ') || '—' },
   {
@@ -59,6 +61,14 @@ const stepColumns: ColumnDef<Step, unknown>[] = [
   },
 ];
 
+/** The origin's detail, for the Origin cell's tooltip: the tick, or the event and its kind. */
+function originTitle(origin: RunOrigin): string | undefined {
+  if (origin.type === 'schedule') return `Schedule tick of ${formatDateTime(origin.tick)}`;
+  if (origin.type === 'event') return `Event ${origin.event_id} (${origin.event_type})`;
+  if (origin.type === 'replay') return `Replay of run ${origin.run_id}`;
+  return undefined;
+}
+
 function runColumns(workflowId: string): ColumnDef<RunSummary, unknown>[] {
   return [
     {
@@ -74,6 +84,12 @@ function runColumns(workflowId: string): ColumnDef<RunSummary, unknown>[] {
       ),
     },
     { accessorKey: 'status', header: 'Status', cell: ({ row }) => <RunStatusBadge status={row.original.status} /> },
+    {
+      id: 'origin',
+      header: 'Origin',
+      accessorFn: (r) => originShort(r.origin),
+      cell: ({ row }) => <span title={originTitle(row.original.origin)}>{originShort(row.original.origin)}</span>,
+    },
     { accessorKey: 'workflow_version', header: 'Version' },
     { accessorKey: 'created_at', header: 'Started', cell: ({ row }) => formatDateTime(row.original.created_at) },
     { accessorKey: 'finished_at', header: 'Finished', cell: ({ row }) => formatDateTime(row.original.finished_at) },
@@ -91,6 +107,8 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
   const write = useAccess('writeWorkflows');
   const execute = useAccess('runModules');
   const filterId = useId();
+  // Read once per render of the page: "in 14 min" for the schedule's next run.
+  const [now] = useState(() => Date.now());
   const editDeniedId = useId();
 
   if (workflow.isPending) return <SkeletonRows rows={6} label="Loading the workflow" />;
@@ -146,11 +164,9 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
           Steps <span className="text-sm font-normal text-slate-600 dark:text-slate-400">(version {w.version})</span>
         </h2>
         <DataTable caption="Steps" columns={stepColumns} data={w.steps} getRowId={(s) => s.id} />
-        <CollapsibleJson
-          title="Definition as JSON"
-          value={{ name: w.name, ...(w.description ? { description: w.description } : {}), steps: w.steps }}
-        />
+        <CollapsibleJson title="Definition as JSON" value={definitionOf(w)} />
       </section>
+      <Triggers workflow={w} now={now} />
       <StartRun workflow={w} access={execute} />
       <section aria-labelledby="runs-heading" className="grid gap-3">
         <div className="flex flex-wrap items-end justify-between gap-3">

@@ -13,6 +13,7 @@ import { SkeletonRows } from '@/components/ui/skeleton';
 import { useAccess } from '@/components/dashboard/access';
 import { QueryError } from '@/components/dashboard/query-error';
 import { DefinitionEditor } from './definition-editor';
+import { definitionOf } from './status';
 import { templateText, WORKFLOW_TEMPLATES } from './templates';
 
 type Definition = RouterInputs['workflows']['create'];
@@ -92,7 +93,6 @@ export function EditWorkflowView({ workflowId }: { workflowId: string }) {
     return <QueryError error={workflow.error} retry={() => void workflow.refetch()} />;
   }
   const w = workflow.data;
-  const current = { name: w.name, ...(w.description ? { description: w.description } : {}), steps: w.steps };
   return (
     <div className="grid min-w-0 gap-6">
       <Crumbs>
@@ -107,7 +107,7 @@ export function EditWorkflowView({ workflowId }: { workflowId: string }) {
       />
       <DefinitionEditor
         key={w.version}
-        initialText={JSON.stringify(current, null, 2)}
+        initialText={JSON.stringify(definitionOf(w), null, 2)}
         saveLabel={`Save as version ${w.version + 1}`}
         cancelHref={workflowHref(w.id)}
         access={access}
