@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
 import type { Executor } from '../db';
@@ -184,28 +184,183 @@ export async function listRuns(
 }
 
 /**
- * POST /api/v1/workflows/{id}/runs/{run_id}/cancel: nothing new starts (pending steps are
- * cancelled), steps already running finish and record their outcome; the run is `cancelled`.
- * A run that has already finished is 409.
+ * Cancels one run of the tenant's workflow if it is still queued or running: nothing new starts
+ * (pending and waiting steps are cancelled), steps already running finish and record their
+ * outcome. False when it had already finished.
  */
-export async function cancelRun(svc: Services, principal: Principal, workflowId: string, runId: string) {
-  await findRun(svc.db, principal.tenantId, workflowId, runId);
-  await svc.db.transaction(async (tx) => {
+async function cancelOne(svc: Services, tenantId: string, workflowId: string, runId: string): Promise<boolean> {
+  const cancelled = await svc.db.transaction(async (tx) => {
     const [run] = await tx.select().from(workflowRuns).where(eq(workflowRuns.id, runId)).for('update');
-    if (!run) throw notFound('run');
-    if (run.status !== 'queued' && run.status !== 'running') throw conflict(`The run has already finished (${run.status}).`);
+    if (!run || run.tenantId !== tenantId) throw notFound('run');
+    if (run.status !== 'queued' && run.status !== 'running') return false;
     const now = new Date();
     await tx.update(workflowRuns).set({ status: 'cancelled', finishedAt: now, updatedAt: now }).where(eq(workflowRuns.id, runId));
     await tx
       .update(workflowRunSteps)
       .set({ status: 'cancelled', finishedAt: now })
       .where(and(eq(workflowRunSteps.runId, runId), inArray(workflowRunSteps.status, ['pending', 'waiting'])));
-    await recordAudit(tx, principal.tenantId, {
+    await recordAudit(tx, tenantId, {
       action: 'workflow.run_cancelled',
       target: { type: 'workflow_run', id: runId },
       changes: { workflow_id: workflowId, status: { from: run.status, to: 'cancelled' } },
     });
+    return true;
   });
-  await admitWorkflowRuns(svc, workflowId);
+  // A concurrency slot may be free.
+  if (cancelled) await admitWorkflowRuns(svc, workflowId);
+  return cancelled;
+}
+
+/**
+ * POST /api/v1/workflows/{id}/runs/{run_id}/cancel: nothing new starts (pending and waiting
+ * steps are cancelled), steps already running finish and record their outcome; the run is
+ * `cancelled`. A run that has already finished is 409.
+ */
+export async function cancelRun(svc: Services, principal: Principal, workflowId: string, runId: string) {
+  const run = await findRun(svc.db, principal.tenantId, workflowId, runId);
+  if (!(await cancelOne(svc, principal.tenantId, workflowId, runId))) {
+    const [now] = await svc.db.select({ status: workflowRuns.status }).from(workflowRuns).where(eq(workflowRuns.id, run.id));
+    throw conflict(`The run has already finished (${now?.status ?? run.status}).`);
+  }
   return getRun(svc, principal, workflowId, runId);
+}
+
+const REPLAYABLE = ['failed', 'cancelled'] as const;
+
+/**
+ * A replay of a failed or cancelled run: a new run (origin `replay`) of the same version and
+ * input, whose steps that succeeded (or were skipped) are copied with their outputs, not run
+ * again; the others start over, from the ones whose dependencies are done. Its idempotency key
+ * is `replay:<run id>`: a run is replayed once, however often asked (the replay answers).
+ */
+async function replayOf(svc: Services, principal: Principal, original: WorkflowRunRow, requestId: string): Promise<WorkflowRunRow> {
+  const key = `replay:${original.id}`;
+  const existing = await findByKey(svc.db, principal.tenantId, original.workflowId, key);
+  if (existing) return existing;
+  const rows = await svc.db.select().from(workflowRunSteps).where(eq(workflowRunSteps.runId, original.id));
+  const byId = new Map(rows.map((r) => [r.stepId, r]));
+  const replay = await unitOfWork(svc, async (tx, out) => {
+    const workflow = await findWorkflow(tx, principal.tenantId, original.workflowId, 'no key update');
+    const now = new Date();
+    const [inserted] = await tx
+      .insert(workflowRuns)
+      .values({
+        id: newId('run'),
+        tenantId: principal.tenantId,
+        workflowId: workflow.id,
+        workflowVersion: original.workflowVersion,
+        steps: original.steps,
+        input: original.input,
+        idempotencyKey: key,
+        scopes: principal.scopes,
+        keyId: principal.keyId ?? null,
+        requestId,
+        origin: { type: 'replay', run_id: original.id },
+        priority: workflow.priority,
+        ...flowKeys(workflow.flow, original.input as Record<string, unknown>),
+        debounceKey: null,
+        deadlineAt: new Date(now.getTime() + svc.config.workflowMaxRunMs),
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!inserted) return undefined;
+    await tx.insert(workflowRunSteps).values(
+      original.steps.map((def) => {
+        const r = byId.get(def.id);
+        const reuse = r && (r.status === 'succeeded' || r.status === 'skipped');
+        return reuse
+          ? {
+              runId: inserted.id,
+              stepId: def.id,
+              tenantId: principal.tenantId,
+              status: r.status,
+              attempts: r.attempts,
+              scheduledAt: r.scheduledAt ?? now,
+              input: r.input,
+              output: r.output,
+              executionIds: r.executionIds,
+              wait: r.wait,
+              decision: r.decision,
+              startedAt: r.startedAt,
+              finishedAt: r.finishedAt,
+            }
+          : { runId: inserted.id, stepId: def.id, tenantId: principal.tenantId };
+      }),
+    );
+    if (workflow.flow) await admitRuns(svc, tx, out, workflow, now);
+    else await launchRun(svc, tx, out, inserted, now);
+    await recordAudit(tx, principal.tenantId, {
+      action: 'workflow.run_replayed',
+      target: { type: 'workflow_run', id: inserted.id },
+      changes: { workflow_id: workflow.id, replay_of: original.id },
+    });
+    return inserted;
+  });
+  return replay ?? (await findByKey(svc.db, principal.tenantId, original.workflowId, key))!;
+}
+
+/** POST /api/v1/workflows/{id}/runs/{run_id}/replay: 202 with the replay (409 unless the run failed or was cancelled). */
+export async function replayRun(svc: Services, principal: Principal, workflowId: string, runId: string, requestId: string) {
+  const original = await findRun(svc.db, principal.tenantId, workflowId, runId);
+  if (!(REPLAYABLE as readonly string[]).includes(original.status))
+    throw conflict(`Only a failed or cancelled run can be replayed; this one is ${original.status}.`);
+  const replay = await replayOf(svc, principal, original, requestId);
+  return { ...started(replay), replay_of: original.id };
+}
+
+/** At most this many runs per bulk call; `has_more` says when more matched. */
+export const BULK_LIMIT = 500;
+
+/** The tenant's runs of the workflow in `statuses`, created in [since, until), oldest first. */
+async function runsMatching(
+  svc: Services,
+  principal: Principal,
+  input: { id: string; since?: string; until?: string },
+  statuses: readonly string[],
+) {
+  await findWorkflow(svc.db, principal.tenantId, input.id);
+  const r = workflowRuns;
+  const rows = await svc.db
+    .select()
+    .from(r)
+    .where(
+      and(
+        eq(r.tenantId, principal.tenantId),
+        eq(r.workflowId, input.id),
+        inArray(r.status, [...statuses] as WorkflowRunRow['status'][]),
+        input.since ? gte(r.createdAt, new Date(input.since)) : undefined,
+        input.until ? lt(r.createdAt, new Date(input.until)) : undefined,
+      ),
+    )
+    .orderBy(asc(r.createdAt), asc(r.id))
+    .limit(BULK_LIMIT + 1);
+  return { rows: rows.slice(0, BULK_LIMIT), hasMore: rows.length > BULK_LIMIT };
+}
+
+/** POST /api/v1/workflows/{id}/runs/cancel: cancels the matching queued and running runs (at most BULK_LIMIT). */
+export async function cancelRuns(
+  svc: Services,
+  principal: Principal,
+  input: { id: string; status?: 'queued' | 'running'; since?: string; until?: string },
+) {
+  const { rows, hasMore } = await runsMatching(svc, principal, input, input.status ? [input.status] : ['queued', 'running']);
+  const cancelled: string[] = [];
+  for (const run of rows) if (await cancelOne(svc, principal.tenantId, input.id, run.id)) cancelled.push(run.id);
+  return { cancelled: cancelled.length, run_ids: cancelled, has_more: hasMore };
+}
+
+/** POST /api/v1/workflows/{id}/runs/replay: replays the matching failed (or cancelled) runs, each once (at most BULK_LIMIT). */
+export async function replayRuns(
+  svc: Services,
+  principal: Principal,
+  input: { id: string; status?: 'failed' | 'cancelled'; since?: string; until?: string },
+  requestId: string,
+) {
+  const { rows, hasMore } = await runsMatching(svc, principal, input, [input.status ?? 'failed']);
+  const runs: { run_id: string; replay_of: string; status: WorkflowRunRow['status'] }[] = [];
+  for (const original of rows) {
+    const replay = await replayOf(svc, principal, original, requestId);
+    runs.push({ run_id: replay.id, replay_of: original.id, status: replay.status });
+  }
+  return { replayed: runs.length, runs, has_more: hasMore };
 }

@@ -366,3 +366,40 @@ export const decideStepInput = z.strictObject({
     .describe('The approval step\u2019s id'),
   comment: z.string().max(2000).optional().describe('Kept with the decision, and in the step\u2019s output'),
 });
+
+export const replayedRun = startedRun
+  .extend({ replay_of: z.string().describe('The failed or cancelled run this one replays') })
+  .meta({ id: 'ReplayedWorkflowRun' });
+
+const window = {
+  since: z.iso.datetime({ offset: true }).optional().describe('Runs created at or after this time (ISO 8601)'),
+  until: z.iso.datetime({ offset: true }).optional().describe('Runs created before this time (ISO 8601)'),
+};
+
+export const cancelRunsInput = z.strictObject({
+  id: workflowId,
+  status: z.enum(['queued', 'running']).optional().describe('Only runs in this state (default: both)'),
+  ...window,
+});
+
+export const replayRunsInput = z.strictObject({
+  id: workflowId,
+  status: z.enum(['failed', 'cancelled']).default('failed').describe('Replay the failed runs (default) or the cancelled ones'),
+  ...window,
+});
+
+export const cancelledRuns = z
+  .object({
+    cancelled: z.number().int(),
+    run_ids: z.array(z.string()),
+    has_more: z.boolean().describe('More runs matched than one call handles (500): call again'),
+  })
+  .meta({ id: 'CancelledWorkflowRuns' });
+
+export const replayedRuns = z
+  .object({
+    replayed: z.number().int(),
+    runs: z.array(z.object({ run_id: z.string(), replay_of: z.string(), status: z.enum(RUN_STATUSES) })),
+    has_more: z.boolean().describe('More runs matched than one call handles (500): call again'),
+  })
+  .meta({ id: 'ReplayedWorkflowRuns' });

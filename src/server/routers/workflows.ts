@@ -1,9 +1,14 @@
 import { createWorkflow, deleteWorkflow, getWorkflow, listWorkflows, updateWorkflow } from '../../workflows/definitions';
-import { cancelRun, getRun, listRuns, startRun } from '../../workflows/runs';
+import { cancelRun, cancelRuns, getRun, listRuns, replayRun, replayRuns, startRun } from '../../workflows/runs';
 import { decideApproval } from '../../workflows/waits';
 import {
+  cancelledRuns,
+  cancelRunsInput,
   createWorkflowInput,
   decideStepInput,
+  replayedRun,
+  replayedRuns,
+  replayRunsInput,
   deletedWorkflow,
   listRunsInput,
   listWorkflowsInput,
@@ -208,4 +213,57 @@ export const workflowsRouter = router({
     .input(decideStepInput)
     .output(runView)
     .mutation(({ ctx, input }) => decideApproval(ctx.svc, ctx.principal, input, 'rejected')),
+
+  replayRun: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/workflows/{id}/runs/{run_id}/replay',
+        tags,
+        summary: 'Replay a failed or cancelled run from where it stopped',
+        description:
+          'A new run (202, `origin: {type: "replay"}`) of the same version and input: the steps that succeeded are copied with their outputs, the others run again. A run is replayed once: asking again answers the same replay.',
+        errorResponses: {
+          ...scopeError('modules:execute'),
+          404: 'No such workflow or run',
+          409: 'The run did not fail and was not cancelled',
+        },
+      },
+      successStatus: 202,
+    })
+    .input(runIdInput)
+    .output(replayedRun)
+    .mutation(({ ctx, input }) => replayRun(ctx.svc, ctx.principal, input.id, input.run_id, ctx.requestId)),
+
+  cancelRuns: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/workflows/{id}/runs/cancel',
+        tags,
+        summary: 'Cancel runs in bulk',
+        description:
+          'Cancels the queued and running runs matching the filter (oldest first, at most 500 per call; `has_more` when more matched).',
+        errorResponses: { 400: 'Invalid body', ...scopeError('modules:execute'), 404: 'No such workflow' },
+      },
+    })
+    .input(cancelRunsInput)
+    .output(cancelledRuns)
+    .mutation(({ ctx, input }) => cancelRuns(ctx.svc, ctx.principal, input)),
+
+  replayRuns: apiProcedure('modules:execute')
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/workflows/{id}/runs/replay',
+        tags,
+        summary: 'Replay runs in bulk',
+        description:
+          'Replays the failed (or cancelled) runs matching the filter, each from where it stopped and each once (oldest first, at most 500 per call; `has_more` when more matched).',
+        errorResponses: { 400: 'Invalid body', ...scopeError('modules:execute'), 404: 'No such workflow' },
+      },
+    })
+    .input(replayRunsInput)
+    .output(replayedRuns)
+    .mutation(({ ctx, input }) => replayRuns(ctx.svc, ctx.principal, input, ctx.requestId)),
 });
