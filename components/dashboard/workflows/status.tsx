@@ -42,13 +42,17 @@ export const isActive = (status: RunStatus) => status === 'queued' || status ===
 
 export const RUN_STATUS_FILTERS: RunStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 
-/** The definition as the editor takes it: name, description, steps and the triggers it has (a save replaces them all). */
+/** What the workflow view holds beside its definition: the service sets these, a save never sends them. */
+const NOT_DEFINITION = new Set(['id', 'version', 'next_run_at', 'created_at', 'updated_at']);
+
+/**
+ * The definition as the editor takes it: every field of the workflow but those the service sets,
+ * less the empty ones (a null trigger or limit, no description, priority 0). A save replaces the
+ * whole definition, so a field left out here would be removed by saving: name, steps, schedule,
+ * on, concurrency, throttle, debounce, priority, and any the API adds, are all carried.
+ */
 export function definitionOf(w: WorkflowView): Record<string, unknown> {
-  return {
-    name: w.name,
-    ...(w.description ? { description: w.description } : {}),
-    steps: w.steps,
-    ...(w.schedule ? { schedule: w.schedule } : {}),
-    ...(w.on ? { on: w.on } : {}),
-  };
+  return Object.fromEntries(
+    Object.entries(w).filter(([key, value]) => !NOT_DEFINITION.has(key) && value !== null && !(key === 'priority' && value === 0)),
+  );
 }
