@@ -180,20 +180,23 @@ const concurrency = z
     limit: z.number().int().min(1).max(1000).describe('Runs in progress (started, not finished; waiting ones included) at once'),
     key: flowKey,
   })
-  .describe('At most `limit` runs in progress at once (per key); later runs stay `queued` until one finishes');
+  .describe('At most `limit` runs in progress at once (per key); later runs stay `queued` until one finishes')
+  .meta({ id: 'WorkflowConcurrency' });
 const throttle = z
   .strictObject({
     limit: z.number().int().min(1).max(10_000).describe('Runs that may start per period'),
     period: flowPeriod.describe('The sliding window, e.g. `1m`'),
     key: flowKey,
   })
-  .describe('At most `limit` runs start per `period` (per key); later runs stay `queued` until the window allows');
+  .describe('At most `limit` runs start per `period` (per key); later runs stay `queued` until the window allows')
+  .meta({ id: 'WorkflowThrottle' });
 const debounce = z
   .strictObject({
     period: flowPeriod.describe('How long starts must stop before the run begins, e.g. `30s`'),
     key: flowKey,
   })
-  .describe('A start within `period` of a previous one (per key) that has not begun replaces its input and waits `period` again');
+  .describe('A start within `period` of a previous one (per key) that has not begun replaces its input and waits `period` again')
+  .meta({ id: 'WorkflowDebounce' });
 
 const definitionFields = {
   name: z.string().trim().min(1).max(100),

@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * A2A endpoint (JSON-RPC 2.0 binding)
-         * @description Agent2Agent protocol, JSON-RPC 2.0 binding, for protocol versions 1.0 (`SendMessage`, `GetTask`, ...) and 0.3 (`message/send`, `tasks/get`, ...); no streaming, no push notifications. A message naming `{module, action, input}` runs one execution and returns a completed Task. One body is one call (no batches) and counts one request against the tenant's pool. Refusals before an execution exists are JSON-RPC errors carrying the platform's error code: `quota_exceeded`, or `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted; retry after 1 second). Sending needs `modules:execute`, every other method `modules:read`.
+         * @description Agent2Agent protocol, JSON-RPC 2.0 binding, for protocol versions 1.0 (`SendMessage`, `GetTask`, ...) and 0.3 (`message/send`, `tasks/get`, ...); no streaming, no push notifications. A message naming `{module, action, input}` runs one execution and returns a completed Task; one naming `{workflow_id, input}` starts a workflow run, whose Task (id `run_...`) is `input-required` while it waits for an approval, answered by a message with the run id as `taskId` and `{decision: approve | reject}`. One body is one call (no batches) and counts one request against the tenant's pool. Refusals before an execution exists are JSON-RPC errors carrying the platform's error code: `quota_exceeded`, or `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted; retry after 1 second). Sending and canceling need `modules:execute`, every other method `modules:read`.
          */
         post: operations["protocols-a2a"];
         delete?: never;
@@ -1916,6 +1916,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workflows/{id}/runs/{run_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a failed or cancelled run from where it stopped
+         * @description A new run (202, `origin: {type: "replay"}`) of the same version and input: the steps that succeeded are copied with their outputs, the others run again. A run is replayed once: asking again answers the same replay.
+         */
+        post: operations["workflows-replayRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a waiting approval step
+         * @description The step succeeds with `{approved: true, comment, by, decided_at}` as its output and the run goes on. When the step names `approvers`, only a signed-in member with one of those roles or emails may decide.
+         */
+        post: operations["workflows-approveStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a waiting approval step
+         * @description The step fails with `rejected` (the comment in its message) and the run fails with it (`workflow.failed`).
+         */
+        post: operations["workflows-rejectStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/runs/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel runs in bulk
+         * @description Cancels the queued and running runs matching the filter (oldest first, at most 500 per call; `has_more` when more matched).
+         */
+        post: operations["workflows-cancelRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/runs/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay runs in bulk
+         * @description Replays the failed (or cancelled) runs matching the filter, each from where it stopped and each once (oldest first, at most 500 per call; `has_more` when more matched).
+         */
+        post: operations["workflows-replayRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -2252,6 +2352,26 @@ export interface webhooks {
          * @description A step of a workflow run failed. Delivered to every active subscription whose `events` include `workflow.failed` or `*`, for all of the tenant's modules.
          */
         post: operations["webhook-workflow-failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "workflow.waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A workflow run reached an approval step and waits for a person to approve or reject it.
+         * @description A workflow run reached an approval step and waits for a person to approve or reject it. Delivered to every active subscription whose `events` include `workflow.waiting` or `*`, for all of the tenant's modules.
+         */
+        post: operations["webhook-workflow-waiting"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2680,6 +2800,12 @@ export interface components {
             output?: unknown;
             /** @enum {string} */
             status: "success" | "failed";
+        };
+        CancelledWorkflowRuns: {
+            cancelled: number;
+            /** @description More runs matched than one call handles (500): call again */
+            has_more: boolean;
+            run_ids: string[];
         };
         CertificationCheck: {
             /** @description What was seen: on a failure, which input and what came back */
@@ -3375,6 +3501,26 @@ export interface components {
             removed: true;
             user_id: string;
         };
+        ReplayedWorkflowRun: {
+            /** @description The failed or cancelled run this one replays */
+            replay_of: string;
+            run_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            workflow_id: string;
+            workflow_version: number;
+        };
+        ReplayedWorkflowRuns: {
+            /** @description More runs matched than one call handles (500): call again */
+            has_more: boolean;
+            replayed: number;
+            runs: {
+                replay_of: string;
+                run_id: string;
+                /** @enum {string} */
+                status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            }[];
+        };
         ReplayResult: {
             /** @description More events remain in the window: call again with `since` = `next_since` */
             has_more: boolean;
@@ -3826,7 +3972,7 @@ export interface components {
              * @description Event kind; selects the shape of `data`
              * @enum {string}
              */
-            event: "execution.completed" | "execution.failed" | "module.installed" | "module.uninstalled" | "certification.completed" | "certification.tier_changed" | "billing.limit_approaching" | "billing.limit_exceeded" | "billing.invoice_created" | "trust.score_changed" | "workflow.completed" | "workflow.failed" | "webhook.disabled" | "key.limit_approaching" | "key.limit_exceeded" | "webhook.test";
+            event: "execution.completed" | "execution.failed" | "module.installed" | "module.uninstalled" | "certification.completed" | "certification.tier_changed" | "billing.limit_approaching" | "billing.limit_exceeded" | "billing.invoice_created" | "trust.score_changed" | "workflow.completed" | "workflow.failed" | "workflow.waiting" | "webhook.disabled" | "key.limit_approaching" | "key.limit_exceeded" | "webhook.test";
             /** @description Event identifier (`evt_...`): unique per event, repeated on every retry and replay of it */
             id: string;
             /**
@@ -3960,11 +4106,38 @@ export interface components {
             tenant_id: string;
         };
         Workflow: {
+            concurrency: components["schemas"]["WorkflowConcurrency"] | null;
             created_at: string;
+            debounce: components["schemas"]["WorkflowDebounce"] | null;
             description: string | null;
             id: string;
             name: string;
+            /** @description The schedule’s next tick (null without a schedule) */
+            next_run_at: string | null;
+            on: {
+                /** @description The event kind that starts a run, e.g. `execution.failed` */
+                event: string;
+                /** @description JSONata condition over `{event: {id, type, data, created_at}}`; without it every event of the kind starts a run */
+                filter?: string;
+                input: {
+                    [key: string]: unknown;
+                };
+            } | null;
+            priority: number;
+            schedule: {
+                /** @description Five fields, minute hour day-of-month month day-of-week (`0 9 * * 1-5`), or `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` */
+                cron: string;
+                input: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description IANA time zone the cron is read in, e.g. `Europe/Paris` (default UTC)
+                 * @default UTC
+                 */
+                timezone: string;
+            } | null;
             steps: components["schemas"]["WorkflowStep"][];
+            throttle: components["schemas"]["WorkflowThrottle"] | null;
             updated_at: string;
             /** @description Goes up by one on every update; a run records the version it started with */
             version: number;
@@ -3994,6 +4167,30 @@ export interface components {
             workflow_id: string;
             /** @description The definition version the run started with */
             workflow_version: number;
+        };
+        /** @description At most `limit` runs in progress at once (per key); later runs stay `queued` until one finishes */
+        WorkflowConcurrency: {
+            /** @description A template over the run input (`{{input.customer}}`): runs with different values are counted apart */
+            key?: string;
+            /** @description Runs in progress (started, not finished; waiting ones included) at once */
+            limit: number;
+        };
+        /** @description A start within `period` of a previous one (per key) that has not begun replaces its input and waits `period` again */
+        WorkflowDebounce: {
+            /** @description A template over the run input (`{{input.customer}}`): runs with different values are counted apart */
+            key?: string;
+            /** @description How long starts must stop before the run begins, e.g. `30s` */
+            period: string;
+        };
+        WorkflowEventTrigger: {
+            /** @description The event kind that starts a run, e.g. `execution.failed` */
+            event: string;
+            /** @description JSONata condition over `{event: {id, type, data, created_at}}`; without it every event of the kind starts a run */
+            filter?: string;
+            /** @description The run's input, a template: strings may hold `{{event.data.x}}` (also `{{event.id}}`, `{{event.type}}`, `{{event.created_at}}`) references (default `{}`) */
+            input?: {
+                [key: string]: unknown;
+            };
         };
         /** @description A step of a workflow run failed. */
         WorkflowFailedData: {
@@ -4026,6 +4223,8 @@ export interface components {
             } | null;
             finished_at: string | null;
             input: unknown;
+            /** @description How the run started: by a call, a schedule tick, an event, or as a replay */
+            origin: components["schemas"]["WorkflowRunOrigin"];
             /** @description Outputs of the leaf steps by step id, once completed */
             output: unknown;
             run_id: string;
@@ -4036,9 +4235,29 @@ export interface components {
             workflow_id: string;
             workflow_version: number;
         };
+        WorkflowRunOrigin: {
+            /** @constant */
+            type: "api";
+        } | {
+            tick: string;
+            /** @constant */
+            type: "schedule";
+        } | {
+            event_id: string;
+            event_type: string;
+            /** @constant */
+            type: "event";
+        } | {
+            /** @description The failed run this one replays */
+            run_id: string;
+            /** @constant */
+            type: "replay";
+        };
         WorkflowRunStep: {
-            action: string;
+            action: string | null;
             attempts: number;
+            /** @description How an approval step was decided */
+            decision: components["schemas"]["WorkflowStepDecision"] | null;
             error: {
                 code: string;
                 message: string;
@@ -4049,11 +4268,16 @@ export interface components {
             id: string;
             /** @description The input as resolved for the latest attempt (null before it) */
             input: unknown;
-            module: string;
+            /** @enum {string} */
+            kind: "action" | "sleep" | "wait_for_event" | "approval";
+            /** @description The action step’s module (null for other kinds) */
+            module: string | null;
             output: unknown;
             started_at: string | null;
             /** @enum {string} */
-            status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
+            status: "pending" | "running" | "waiting" | "succeeded" | "failed" | "skipped" | "cancelled";
+            /** @description What a waiting step waits for (kept once the wait ends) */
+            wait: components["schemas"]["WorkflowStepWait"] | null;
         };
         WorkflowRunSummary: {
             created_at: string;
@@ -4063,12 +4287,27 @@ export interface components {
                 step: string;
             } | null;
             finished_at: string | null;
+            /** @description How the run started: by a call, a schedule tick, an event, or as a replay */
+            origin: components["schemas"]["WorkflowRunOrigin"];
             run_id: string;
             started_at: string | null;
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed" | "cancelled";
             workflow_id: string;
             workflow_version: number;
+        };
+        WorkflowSchedule: {
+            /** @description Five fields, minute hour day-of-month month day-of-week (`0 9 * * 1-5`), or `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly` */
+            cron: string;
+            /** @description The run's input, a template: strings may hold `{{schedule.tick}}` (the tick, ISO 8601 UTC) references (default `{}`) */
+            input?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description IANA time zone the cron is read in, e.g. `Europe/Paris` (default UTC)
+             * @default UTC
+             */
+            timezone: string;
         };
         WorkflowStep: {
             action: string;
@@ -4081,6 +4320,11 @@ export interface components {
             input: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `action` (the default), `sleep`, `wait_for_event` or `approval`
+             * @constant
+             */
+            kind?: "action";
             /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
             map?: string;
             module: string;
@@ -4097,6 +4341,209 @@ export interface components {
             };
             /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
             timeout_ms?: number;
+        } | {
+            /** @description Ids of the steps that must succeed first */
+            depends_on?: string[];
+            /** @description How long to sleep, e.g. `15m` */
+            for?: string;
+            /** @description Unique within the workflow */
+            id: string;
+            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
+            if?: string;
+            /** @constant */
+            kind: "sleep";
+            /** @description When to wake: an ISO 8601 time, or a template giving one (`{{input.remind_at}}`); a time past wakes at once */
+            until?: string;
+        } | {
+            /** @description Ids of the steps that must succeed first */
+            depends_on?: string[];
+            /** @description The event kind to wait for, e.g. `execution.failed` */
+            event: string;
+            /** @description Unique within the workflow */
+            id: string;
+            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
+            if?: string;
+            /** @constant */
+            kind: "wait_for_event";
+            /** @description JSONata condition over `{event: {id, type, data, created_at}, input, steps}`; without it, the first event of the kind matches */
+            match?: string;
+            /**
+             * @description `fail` (default): the step fails with `timeout`; `continue`: it succeeds with output `null`
+             * @default fail
+             * @enum {string}
+             */
+            on_timeout: "fail" | "continue";
+            /** @description How long to wait, e.g. `24h` */
+            timeout: string;
+        } | {
+            /** @description Member roles or email addresses who may decide; without it, any member or key with `modules:execute` */
+            approvers?: (("owner" | "admin" | "developer" | "billing" | "viewer") | string)[];
+            /** @description Ids of the steps that must succeed first */
+            depends_on?: string[];
+            /** @description Unique within the workflow */
+            id: string;
+            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
+            if?: string;
+            /** @constant */
+            kind: "approval";
+            /** @description What the approver is asked; may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references */
+            prompt: string;
+            /** @description How long to wait for a decision; past it the step fails with `timeout` */
+            timeout: string;
+        };
+        WorkflowStepDecision: {
+            by: {
+                email?: string | null;
+                id: string | null;
+                type: string;
+            };
+            comment: string | null;
+            decided_at: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+        };
+        WorkflowStepInput: {
+            action: string;
+            /** @description Ids of the steps that must succeed first */
+            depends_on?: string[];
+            /** @description Unique within the workflow */
+            id: string;
+            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
+            if?: string;
+            /**
+             * @description The action input: strings may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references; a string that is one whole reference takes the referenced value with its JSON type
+             * @default {}
+             */
+            input: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `action` (the default), `sleep`, `wait_for_event` or `approval`
+             * @constant
+             */
+            kind?: "action";
+            /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
+            map?: string;
+            module: string;
+            /** @description Attempts of a failing step (module_error, timeout, interrupted); default one attempt */
+            retry?: {
+                /**
+                 * @default exponential
+                 * @enum {string}
+                 */
+                backoff: "fixed" | "exponential";
+                /** @default 1000 */
+                backoff_ms: number;
+                max_attempts: number;
+            };
+            /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
+            timeout_ms?: number;
+        } | {
+            /** @description Ids of the steps that must succeed first */
+            depends_on?: string[];
+            /** @description How long to sleep, e.g. `15m` */
+            for?: string;
+            /** @description Unique within the workflow */
+            id: string;
+            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
+            if?: string;
+            /** @constant */
+            kind: "sleep";
+            /** @description When to wake: an ISO 8601 time, or a template giving one (`{{input.remind_at}}`); a time past wakes at once */
+            until?: string;
+        } | {
+            /** @description Ids of the steps that must succeed first */
+            depends_on?: string[];
+            /** @description The event kind to wait for, e.g. `execution.failed` */
+            event: string;
+            /** @description Unique within the workflow */
+            id: string;
+            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
+            if?: string;
+            /** @constant */
+            kind: "wait_for_event";
+            /** @description JSONata condition over `{event: {id, type, data, created_at}, input, steps}`; without it, the first event of the kind matches */
+            match?: string;
+            /**
+             * @description `fail` (default): the step fails with `timeout`; `continue`: it succeeds with output `null`
+             * @default fail
+             * @enum {string}
+             */
+            on_timeout: "fail" | "continue";
+            /** @description How long to wait, e.g. `24h` */
+            timeout: string;
+        } | {
+            /** @description Member roles or email addresses who may decide; without it, any member or key with `modules:execute` */
+            approvers?: (("owner" | "admin" | "developer" | "billing" | "viewer") | string)[];
+            /** @description Ids of the steps that must succeed first */
+            depends_on?: string[];
+            /** @description Unique within the workflow */
+            id: string;
+            /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
+            if?: string;
+            /** @constant */
+            kind: "approval";
+            /** @description What the approver is asked; may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references */
+            prompt: string;
+            /** @description How long to wait for a decision; past it the step fails with `timeout` */
+            timeout: string;
+        };
+        WorkflowStepWait: {
+            /** @constant */
+            kind: "sleep";
+            /** @description When the sleep ends */
+            until: string;
+        } | {
+            event: string;
+            /** @constant */
+            kind: "event";
+            match: string | null;
+            /** @enum {string} */
+            on_timeout: "fail" | "continue";
+            timeout_at: string;
+        } | {
+            /** @description Roles or emails who may decide; empty: any member or key with `modules:execute` */
+            approvers: string[];
+            /** @constant */
+            kind: "approval";
+            /** @description The prompt with its references resolved */
+            prompt: string;
+            timeout_at: string;
+        };
+        /** @description At most `limit` runs start per `period` (per key); later runs stay `queued` until the window allows */
+        WorkflowThrottle: {
+            /** @description A template over the run input (`{{input.customer}}`): runs with different values are counted apart */
+            key?: string;
+            /** @description Runs that may start per period */
+            limit: number;
+            /** @description The sliding window, e.g. `1m` */
+            period: string;
+        };
+        /** @description A workflow run reached an approval step and waits for a person to approve or reject it. */
+        WorkflowWaitingData: {
+            /** @description Path to POST `{comment?}` to approve */
+            approve_url: string;
+            /** @description Roles or emails who may decide; empty: any member or key with `modules:execute` */
+            approvers: string[];
+            /** @constant */
+            kind: "approval";
+            /** @description What the approver is asked, with its references resolved */
+            prompt: string;
+            /** @description Path to POST `{comment?}` to reject */
+            reject_url: string;
+            run_id: string;
+            /** @description Path of the run */
+            run_url: string;
+            /** @description Id of the approval step */
+            step: string;
+            /**
+             * Format: date-time
+             * @description When the step fails with `timeout` if nobody has decided
+             */
+            timeout_at: string;
+            workflow_id: string;
+            /** @description The definition version the run started with */
+            workflow_version: number;
         };
     };
     responses: {
@@ -6220,7 +6667,7 @@ export interface operations {
             query?: {
                 /** @description Where to start: an event id (`evt_...`: the events after it), a `next_cursor` of GET /api/v1/webhooks/{id}/messages, or `now` (the default). `Last-Event-ID` wins when both are sent. */
                 after?: string;
-                /** @description Only these kinds, comma-separated (`*` or absent: all): execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled, key.limit_approaching, key.limit_exceeded */
+                /** @description Only these kinds, comma-separated (`*` or absent: all): execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, workflow.waiting, webhook.disabled, key.limit_approaching, key.limit_exceeded */
                 events?: string;
             };
             header?: {
@@ -8384,7 +8831,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled, key.limit_approaching, key.limit_exceeded */
+                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, workflow.waiting, webhook.disabled, key.limit_approaching, key.limit_exceeded */
                     events: string[];
                     /** @description Failed deliveries in a row that alert the tenant's owner (once per run of failures), 1–10; default 3. At 10 the subscription is disabled. */
                     failure_alert_threshold?: number;
@@ -8494,7 +8941,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, webhook.disabled, key.limit_approaching, key.limit_exceeded */
+                    /** @description Event kinds to receive, or ["*"] for all: execution.completed, execution.failed, module.installed, module.uninstalled, certification.completed, certification.tier_changed, billing.limit_approaching, billing.limit_exceeded, billing.invoice_created, trust.score_changed, workflow.completed, workflow.failed, workflow.waiting, webhook.disabled, key.limit_approaching, key.limit_exceeded */
                     events?: string[];
                     /** @description Failed deliveries in a row that alert the tenant's owner (once per run of failures), 1–10; default 3. At 10 the subscription is disabled. */
                     failure_alert_threshold?: number;
@@ -9168,40 +9615,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    concurrency?: components["schemas"]["WorkflowConcurrency"] | null;
+                    debounce?: components["schemas"]["WorkflowDebounce"] | null;
                     description?: string;
                     name: string;
-                    steps: {
-                        action: string;
-                        /** @description Ids of the steps that must succeed first */
-                        depends_on?: string[];
-                        /** @description Unique within the workflow */
-                        id: string;
-                        /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
-                        if?: string;
-                        /**
-                         * @description The action input: strings may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references; a string that is one whole reference takes the referenced value with its JSON type
-                         * @default {}
-                         */
-                        input?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
-                        map?: string;
-                        module: string;
-                        /** @description Attempts of a failing step (module_error, timeout, interrupted); default one attempt */
-                        retry?: {
-                            /**
-                             * @default exponential
-                             * @enum {string}
-                             */
-                            backoff?: "fixed" | "exponential";
-                            /** @default 1000 */
-                            backoff_ms?: number;
-                            max_attempts: number;
-                        };
-                        /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
-                        timeout_ms?: number;
-                    }[];
+                    /** @description Start a run for every matching event of the tenant */
+                    on?: components["schemas"]["WorkflowEventTrigger"] | null;
+                    /** @description Its runs' steps go before those of the tenant's workflows with a lower priority (default 0) */
+                    priority?: number;
+                    /** @description Start a run on every tick of a cron schedule */
+                    schedule?: components["schemas"]["WorkflowSchedule"] | null;
+                    steps: components["schemas"]["WorkflowStepInput"][];
+                    throttle?: components["schemas"]["WorkflowThrottle"] | null;
                 };
             };
         };
@@ -9290,40 +9715,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    concurrency?: components["schemas"]["WorkflowConcurrency"] | null;
+                    debounce?: components["schemas"]["WorkflowDebounce"] | null;
                     description?: string;
                     name: string;
-                    steps: {
-                        action: string;
-                        /** @description Ids of the steps that must succeed first */
-                        depends_on?: string[];
-                        /** @description Unique within the workflow */
-                        id: string;
-                        /** @description JSONata condition over `{input, steps}`; false skips this step and its dependents */
-                        if?: string;
-                        /**
-                         * @description The action input: strings may hold `{{input.x}}` / `{{steps.<id>.output.x}}` references; a string that is one whole reference takes the referenced value with its JSON type
-                         * @default {}
-                         */
-                        input?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
-                        map?: string;
-                        module: string;
-                        /** @description Attempts of a failing step (module_error, timeout, interrupted); default one attempt */
-                        retry?: {
-                            /**
-                             * @default exponential
-                             * @enum {string}
-                             */
-                            backoff?: "fixed" | "exponential";
-                            /** @default 1000 */
-                            backoff_ms?: number;
-                            max_attempts: number;
-                        };
-                        /** @description Deadline of one attempt (ms); the action’s own deadline applies as well */
-                        timeout_ms?: number;
-                    }[];
+                    /** @description Start a run for every matching event of the tenant */
+                    on?: components["schemas"]["WorkflowEventTrigger"] | null;
+                    /** @description Its runs' steps go before those of the tenant's workflows with a lower priority (default 0) */
+                    priority?: number;
+                    /** @description Start a run on every tick of a cron schedule */
+                    schedule?: components["schemas"]["WorkflowSchedule"] | null;
+                    steps: components["schemas"]["WorkflowStepInput"][];
+                    throttle?: components["schemas"]["WorkflowThrottle"] | null;
                 };
             };
         };
@@ -9591,6 +9994,298 @@ export interface operations {
             /** @description No such workflow or run */
             404: components["responses"]["NotFound"];
             /** @description The run has already finished */
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "workflows-replayRun": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Workflow identifier (`wf_...`) */
+                id: string;
+                /** @description Run identifier (`run_...`) */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayedWorkflowRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such workflow or run */
+            404: components["responses"]["NotFound"];
+            /** @description The run did not fail and was not cancelled */
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "workflows-approveStep": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Workflow identifier (`wf_...`) */
+                id: string;
+                /** @description Run identifier (`run_...`) */
+                run_id: string;
+                /** @description The approval step’s id */
+                step: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the decision, and in the step’s output */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRun"];
+                };
+            };
+            /** @description The step is not an approval step */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not one of the step’s approvers (`reason: not_an_approver`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such workflow, run or step */
+            404: components["responses"]["NotFound"];
+            /** @description The step is not waiting for a decision (decided, timed out, or the run ended) */
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "workflows-rejectStep": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Workflow identifier (`wf_...`) */
+                id: string;
+                /** @description Run identifier (`run_...`) */
+                run_id: string;
+                /** @description The approval step’s id */
+                step: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Kept with the decision, and in the step’s output */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRun"];
+                };
+            };
+            /** @description The step is not an approval step */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not one of the step’s approvers (`reason: not_an_approver`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such workflow, run or step */
+            404: components["responses"]["NotFound"];
+            /** @description The step is not waiting for a decision (decided, timed out, or the run ended) */
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "workflows-cancelRuns": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Workflow identifier (`wf_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Runs created at or after this time (ISO 8601)
+                     */
+                    since?: string;
+                    /**
+                     * @description Only runs in this state (default: both)
+                     * @enum {string}
+                     */
+                    status?: "queued" | "running";
+                    /**
+                     * Format: date-time
+                     * @description Runs created before this time (ISO 8601)
+                     */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledWorkflowRuns"];
+                };
+            };
+            /** @description Invalid body */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such workflow */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "workflows-replayRuns": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Workflow identifier (`wf_...`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Runs created at or after this time (ISO 8601)
+                     */
+                    since?: string;
+                    /**
+                     * @description Replay the failed runs (default) or the cancelled ones
+                     * @default failed
+                     * @enum {string}
+                     */
+                    status?: "failed" | "cancelled";
+                    /**
+                     * Format: date-time
+                     * @description Runs created before this time (ISO 8601)
+                     */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayedWorkflowRuns"];
+                };
+            };
+            /** @description Invalid body */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
+            403: components["responses"]["Forbidden"];
+            /** @description No such workflow */
+            404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -10225,6 +10920,44 @@ export interface operations {
                     data: components["schemas"]["WorkflowFailedData"];
                     /** @constant */
                     event: "workflow.failed";
+                } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["WebhookDelivered"];
+            default: components["responses"]["WebhookAttemptFailed"];
+        };
+    };
+    "webhook-workflow-waiting": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The envelope `id` again, under the Standard Webhooks header name. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}`. Key: the base64-decoded part after `whsec_` for `whsec_` secrets (generated ones), else the raw secret bytes; so `new Webhook(secret)` or `new Webhook(secret, { format: 'raw' })` from the `standardwebhooks` libraries verifies it. */
+                "webhook-signature": components["parameters"]["WebhookStandardSignature"];
+                /** @description Unix time (seconds) at which this attempt was sent. Covered by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The attempt number of this delivery, from 1. */
+                "X-Webhook-Attempt": components["parameters"]["WebhookAttempt"];
+                /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
+                "X-Webhook-Delivery": components["parameters"]["WebhookDeliveryId"];
+                /** @description The envelope `event`, to route before parsing the body. */
+                "X-Webhook-Event": components["parameters"]["WebhookEventType"];
+                /** @description The envelope `id` (the same on every retry): deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["WebhookEventId"];
+                /** @description Lower-case hex HMAC-SHA256 of the raw request body, keyed with the subscription secret. Recompute it over the bytes received and compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["WorkflowWaitingData"];
+                    /** @constant */
+                    event: "workflow.waiting";
                 } & WithRequired<components["schemas"]["WebhookEnvelope"], "id" | "event" | "timestamp" | "data">;
             };
         };
