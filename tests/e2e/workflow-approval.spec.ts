@@ -101,10 +101,11 @@ test('a sleeping step, and the schedule and event trigger on the workflow page',
   const owner = await newOwner(browser, { agentName: 'Sleep Agent' });
   const { page } = owner;
   const workflowId = await createWorkflow(page, owner.apiKey, {
-    name: 'Nap then slug',
+    name: 'Nap or hear, then slug',
     steps: [
       { id: 'nap', kind: 'sleep', for: '1h' },
-      { id: 'slug', module: 'text', action: 'slugify', input: { text: 'after the nap' }, depends_on: ['nap'] },
+      { id: 'hear', kind: 'wait_for_event', event: 'execution.failed', match: 'event.data.module = "http"', timeout: '2h' },
+      { id: 'slug', module: 'text', action: 'slugify', input: { text: 'after the nap' }, depends_on: ['nap', 'hear'] },
     ],
     schedule: { cron: '30 9 * * 1-5', timezone: 'Europe/Paris' },
     on: { event: 'execution.failed', filter: 'event.data.module = "http"' },
@@ -113,9 +114,14 @@ test('a sleeping step, and the schedule and event trigger on the workflow page',
   await page.goto(runPath(workflowId, runId));
   await expect(page.getByTestId('step-nap').getByTestId('step-state')).toHaveText('Sleeping');
   await expect(page.getByTestId('step-nap').getByTestId('step-does')).toHaveText(/^Sleeps until .+ \(in \d+ (min|h)\)$/);
+  await expect(page.getByTestId('step-hear').getByTestId('step-state')).toHaveText('Waiting for an event');
+  await expect(page.getByTestId('step-hear').getByTestId('step-does')).toHaveText(
+    /^Waits for an execution\.failed event matching the condition below \(times out at .+, in \d+ (min|h); then fails\)$/,
+  );
+  await expect(page.getByTestId('step-hear')).toContainText('event.data.module = "http"');
   await expect(page.getByTestId('step-slug').getByTestId('step-timing')).toHaveText('Not started yet');
   await expectFitsNarrowScreen(page);
-  await check(page, 'workflow-run-sleeping', { widths: [375] });
+  await check(page, 'workflow-run-sleeping');
 
   await page.goto(`/dashboard/workflows/${workflowId}`);
   const schedule = page.getByTestId('workflow-schedule');
