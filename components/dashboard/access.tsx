@@ -25,6 +25,7 @@ export const ACTIONS = {
   installModules: { key: 'modules:install', words: 'install or uninstall modules' },
   runModules: { key: 'modules:execute', words: 'run actions' },
   decideApprovals: { key: 'modules:execute', words: "approve or reject a run's steps" },
+  operateRuns: { key: 'modules:execute', words: 'cancel or replay runs' },
   writeWorkflows: { key: 'modules:write', words: 'change workflows' },
   readMemory: { key: 'memory:read', words: 'see agent memory' },
   writeMemory: { key: 'memory:write', words: 'delete memory entries' },

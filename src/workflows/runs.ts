@@ -46,6 +46,7 @@ export function presentRun(run: WorkflowRunRow, rows: WorkflowRunStepRow[]) {
         status: r?.status ?? 'pending',
         wait: r?.wait ?? null,
         decision: r?.decision ?? null,
+        definition: isActionStep(def) ? { ...def, input: def.input ?? {} } : def,
         attempts: r?.attempts ?? 0,
         input: r?.input ?? null,
         output: r?.output ?? null,

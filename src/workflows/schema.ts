@@ -317,6 +317,7 @@ export const runStepView = z
     status: z.enum(STEP_STATUSES),
     wait: waitView.nullable().describe('What a waiting step waits for (kept once the wait ends)'),
     decision: stepDecisionView.nullable().describe('How an approval step was decided'),
+    definition: stepView.describe('The step as the run\u2019s version defines it (what a step not yet started will do)'),
     attempts: z.number().int(),
     input: z.unknown().describe('The input as resolved for the latest attempt (null before it)'),
     output: z.unknown(),

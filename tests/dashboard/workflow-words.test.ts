@@ -23,6 +23,7 @@ const step = (over: Partial<RunStep>): RunStep => ({
   status: 'pending',
   wait: null,
   decision: null,
+  definition: { id: 's', module: 'text', action: 'slugify', input: {} },
   attempts: 0,
   input: null,
   output: null,
@@ -77,7 +78,22 @@ describe('workflow words', () => {
     });
     expect(stepSentence(approval, NOW)).toBe('Waits for approval: Publish hello-world?');
     expect(stepSentence({ ...approval, status: 'succeeded' }, NOW)).toBe('Asked for approval: Publish hello-world?');
-    expect(stepSentence(step({ kind: 'approval' }), NOW)).toBe('Asks for approval once the steps before it are done');
+    // Not started yet: what its definition says it will do.
+    expect(stepSentence(step({ kind: 'approval', definition: { id: 's', kind: 'approval', prompt: 'Go?', timeout: '1h' } }), NOW)).toBe(
+      'Asks for approval (up to 1h) once the steps before it are done',
+    );
+    expect(stepSentence(step({ kind: 'sleep', definition: { id: 's', kind: 'sleep', for: '15m' } }), NOW)).toBe(
+      'Sleeps for 15m once the steps before it are done',
+    );
+    expect(
+      stepSentence(
+        step({
+          kind: 'wait_for_event',
+          definition: { id: 's', kind: 'wait_for_event', event: 'module.installed', timeout: '1d', on_timeout: 'fail' },
+        }),
+        NOW,
+      ),
+    ).toBe('Waits up to 1d for a module.installed event once the steps before it are done');
   });
 
   it('says errors, origins and crons in words', () => {

@@ -83,6 +83,12 @@ test('an approval is approved, another rejected, from the run page', async ({ br
   await expect(page.getByTestId('step-publish').getByTestId('step-state')).toHaveText('Cancelled');
   await check(page, 'workflow-approval-rejected', { widths: [375] });
 
+  // Replayed from where it stopped: a new run that reuses `propose` and asks again.
+  await page.getByRole('button', { name: 'Replay from where it stopped' }).click();
+  await expect(page.getByTestId('run-origin')).toContainText('Started as a replay of run');
+  await expect(page.getByTestId('approval-ok')).toContainText('Publish');
+  await expect(page.getByTestId('step-propose').getByTestId('step-state')).toHaveText(/Succeeded/i);
+
   // A step that names its approvers: the owner is neither, and the API's message says who is.
   const guarded = await createWorkflow(page, owner.apiKey, {
     name: 'Only admins publish',
@@ -109,6 +115,7 @@ test('a sleeping step, and the schedule and event trigger on the workflow page',
     ],
     schedule: { cron: '30 9 * * 1-5', timezone: 'Europe/Paris' },
     on: { event: 'execution.failed', filter: 'event.data.module = "http"' },
+    concurrency: { limit: 2, key: '{{input.customer}}' },
   });
   const runId = await startRun(page, owner.apiKey, workflowId, {});
   await page.goto(runPath(workflowId, runId));
@@ -134,9 +141,18 @@ test('a sleeping step, and the schedule and event trigger on the workflow page',
   );
   await expect(page.getByTestId('workflow-on-event')).toContainText('event.data.module = "http"');
   await expect(page.getByTestId('workflow-triggers')).toContainText('with Edit');
+  await expect(page.getByTestId('workflow-flow')).toContainText(
+    'At most 2 runs in progress at once for each value of {{input.customer}}; later ones wait their turn.',
+  );
   await expect(page.getByRole('cell', { name: 'Call', exact: true })).toBeVisible();
   await expectFitsNarrowScreen(page);
   await check(page, 'workflow-triggers');
+
+  // In bulk: the sleeping run is cancelled after a confirmation.
+  await page.getByRole('button', { name: 'Cancel active runs' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel runs' }).click();
+  await expect(page.getByText('Cancelled 1 run.')).toBeVisible();
+  await expect(page.getByRole('cell', { name: 'cancelled' }).first()).toBeVisible();
 
   // Edit keeps the triggers in the definition it starts from.
   await page.getByRole('link', { name: 'Edit', exact: true }).click();
@@ -146,6 +162,7 @@ test('a sleeping step, and the schedule and event trigger on the workflow page',
   >;
   expect(definition.schedule?.cron).toBe('30 9 * * 1-5');
   expect(definition.on?.event).toBe('execution.failed');
+  expect(definition.concurrency).toEqual({ limit: 2, key: '{{input.customer}}' });
 });
 
 test('a viewer sees Approve and Reject off, with the reason', async ({ browser }) => {

@@ -126,6 +126,10 @@ test('a viewer sees the workflow controls off, with the reason', async ({ browse
   await page.getByRole('link', { name: 'Slugify a title' }).click();
   await expect(page.getByRole('button', { name: 'Edit', exact: true })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Start run' })).toBeDisabled();
-  await expect(page.getByTestId('denied-reason')).toHaveText([/Viewers can't change workflows/, /Viewers can't run actions/]);
+  await expect(page.getByTestId('denied-reason')).toHaveText([
+    /Viewers can't change workflows/,
+    /Viewers can't run actions/,
+    /Viewers can't cancel or replay runs/,
+  ]);
   await check(page, 'workflow-viewer');
 });

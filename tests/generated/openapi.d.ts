@@ -4258,6 +4258,8 @@ export interface components {
             attempts: number;
             /** @description How an approval step was decided */
             decision: components["schemas"]["WorkflowStepDecision"] | null;
+            /** @description The step as the run’s version defines it (what a step not yet started will do) */
+            definition: components["schemas"]["WorkflowStep"];
             error: {
                 code: string;
                 message: string;

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { toast } from 'sonner';
 import { useTRPC } from '@/client/trpc/react';
@@ -15,8 +16,8 @@ import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { formatDateTime } from '@/components/dashboard/format';
 import { CollapsibleJson } from '@/components/dashboard/modules/json-block';
-import { useAccess } from '@/components/dashboard/access';
-import { QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
+import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { RunTimeline } from './run-timeline';
 import { isActive, RunStatusBadge } from './status';
 import { errorWords, formatDuration, waitingLabel, type RunOrigin } from './words';
@@ -26,7 +27,8 @@ const POLL_MS = 1_500;
 
 /**
  * One run: how it started, its status, and its steps as a timeline (what each does or waits for,
- * timing, attempts, errors, outputs); a waiting approval is decided here; cancel while it runs.
+ * timing, attempts, errors, outputs); a waiting approval is decided here; cancel while it runs;
+ * replay from where it stopped once it failed or was cancelled (the steps that succeeded are reused).
  */
 export function RunDetail({ workflowId, runId }: { workflowId: string; runId: string }) {
   const trpc = useTRPC();
@@ -36,6 +38,9 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
     refetchInterval: (query) => (query.state.data && isActive(query.state.data.status) ? POLL_MS : false),
   });
   const cancel = useMutation(trpc.workflows.cancelRun.mutationOptions());
+  const replay = useMutation(trpc.workflows.replayRun.mutationOptions());
+  const operate = useAccess('operateRuns');
+  const router = useRouter();
   // Asked with the run (one batched request): whether the caller may approve or reject.
   const decide = useAccess('decideApprovals');
   const tick = useNow(15_000);
@@ -81,7 +86,26 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
           </>
         }
         actions={
-          isActive(r.status) ? (
+          r.status === 'failed' || r.status === 'cancelled' ? (
+            <div className="grid justify-items-end gap-1">
+              <Button
+                disabled={operate.allowed === false || replay.isPending}
+                aria-describedby={operate.allowed === false ? 'replay-denied' : undefined}
+                onClick={async () => {
+                  try {
+                    const replayed = await replay.mutateAsync({ id: workflowId, run_id: runId });
+                    toast.success('Replaying the run from where it stopped');
+                    router.push(`/dashboard/workflows/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(replayed.run_id)}`);
+                  } catch (err) {
+                    toast.error(errorMessage(err));
+                  }
+                }}
+              >
+                Replay from where it stopped
+              </Button>
+              {operate.allowed === false ? <DeniedNote id="replay-denied" reason={operate.reason} /> : null}
+            </div>
+          ) : isActive(r.status) ? (
             <ConfirmDialog
               trigger={<Button variant="secondary">Cancel run</Button>}
               title="Cancel this run?"

@@ -1,6 +1,6 @@
 'use client';
 
-import { CalendarClock, Radio } from 'lucide-react';
+import { CalendarClock, Gauge, Radio } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { formatDateTime } from '@/components/dashboard/format';
@@ -10,8 +10,8 @@ import { cronWords, formatFromNow } from './words';
 
 /**
  * What starts the workflow's runs besides calls: its schedule (the cron in words, its time zone,
- * the next run) and its event trigger (the event and the condition). Both are part of the
- * definition and change with Edit.
+ * the next run), its event trigger (the event and the condition) and its pacing (flow control).
+ * All are part of the definition and change with Edit.
  */
 export function Triggers({ workflow: w, now }: { workflow: WorkflowView; now: number }) {
   const words = w.schedule ? cronWords(w.schedule.cron) : null;
@@ -21,11 +21,11 @@ export function Triggers({ workflow: w, now }: { workflow: WorkflowView; now: nu
       <CardHeader>
         <CardTitle as="h2">What starts a run</CardTitle>
         <CardDescription>
-          Runs start when someone calls for one, and also on a schedule or an event when the workflow has them. Both are part of the
-          definition: add, change or remove them with Edit.
+          Runs start when someone calls for one, and also on a schedule or an event when the workflow has them; its pacing limits how many
+          start. All are part of the definition: add, change or remove them with Edit.
         </CardDescription>
       </CardHeader>
-      <CardContent className="grid min-w-0 gap-4 md:grid-cols-2">
+      <CardContent className="grid min-w-0 gap-4 md:grid-cols-2 xl:grid-cols-3">
         <Trigger icon={<CalendarClock aria-hidden="true" className="size-5" />} title="Schedule" testId="workflow-schedule">
           {w.schedule ? (
             <>
@@ -71,8 +71,57 @@ export function Triggers({ workflow: w, now }: { workflow: WorkflowView; now: nu
             <p className="text-sm text-slate-600 dark:text-slate-400">No event starts it.</p>
           )}
         </Trigger>
+        <Trigger icon={<Gauge aria-hidden="true" className="size-5" />} title="Pacing" testId="workflow-flow">
+          <FlowWords workflow={w} />
+        </Trigger>
       </CardContent>
     </Card>
+  );
+}
+
+/** The workflow's flow control in sentences: how many runs at once, per period, debounced, and its priority. */
+function FlowWords({ workflow: w }: { workflow: WorkflowView }) {
+  const per = (key: string | undefined) =>
+    key ? (
+      <>
+        {' '}
+        for each value of <span className="font-mono [overflow-wrap:anywhere]">{key}</span>
+      </>
+    ) : null;
+  const lines: ReactNode[] = [];
+  if (w.concurrency)
+    lines.push(
+      <>
+        At most {w.concurrency.limit} {w.concurrency.limit === 1 ? 'run' : 'runs'} in progress at once{per(w.concurrency.key)}; later ones
+        wait their turn.
+      </>,
+    );
+  if (w.throttle)
+    lines.push(
+      <>
+        At most {w.throttle.limit} {w.throttle.limit === 1 ? 'run starts' : 'runs start'} per {w.throttle.period}
+        {per(w.throttle.key)}.
+      </>,
+    );
+  if (w.debounce)
+    lines.push(
+      <>
+        Starts within {w.debounce.period} of each other{per(w.debounce.key)} become one run, with the last input.
+      </>,
+    );
+  if (w.priority !== 0)
+    lines.push(
+      <>
+        Priority {w.priority}: its steps go {w.priority > 0 ? 'before' : 'after'} those of other workflows.
+      </>,
+    );
+  if (lines.length === 0) return <p className="text-sm text-slate-600 dark:text-slate-400">Every run starts at once.</p>;
+  return (
+    <ul className="grid list-disc gap-1 pl-5 text-sm">
+      {lines.map((line, i) => (
+        <li key={i}>{line}</li>
+      ))}
+    </ul>
   );
 }
 

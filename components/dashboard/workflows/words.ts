@@ -49,24 +49,40 @@ export function stepDuration(step: Pick<RunStep, 'started_at' | 'finished_at'>, 
   return step.finished_at ? took : `${took} so far`;
 }
 
+/** What a waiting step not yet started will do, from its definition. */
+function plannedWait(step: RunStep): string {
+  const def = step.definition;
+  switch (def.kind) {
+    case 'sleep':
+      return def.for ? `Sleeps for ${def.for}` : `Sleeps until ${def.until}`;
+    case 'wait_for_event':
+      return `Waits up to ${def.timeout} for ${article(def.event)} ${def.event} event`;
+    case 'approval':
+      return `Asks for approval (up to ${def.timeout})`;
+    default:
+      return 'Runs an action';
+  }
+}
+
 /** What a run step does, in one sentence, in the tense its state calls for. */
 export function stepSentence(step: RunStep, now = Date.now()): string {
   const wait = step.wait;
   const waiting = step.status === 'waiting';
+  const planned = `${plannedWait(step)} once the steps before it are done`;
   switch (step.kind) {
     case 'sleep':
-      if (wait?.kind !== 'sleep') return 'Sleeps once the steps before it are done';
+      if (wait?.kind !== 'sleep') return planned;
       if (waiting) return `Sleeps until ${formatWhen(wait.until, now)} (${formatFromNow(wait.until, now)})`;
       return `${step.status === 'succeeded' ? 'Slept' : 'Was to sleep'} until ${formatWhen(wait.until, now)}`;
     case 'wait_for_event': {
-      if (wait?.kind !== 'event') return 'Waits for an event once the steps before it are done';
+      if (wait?.kind !== 'event') return planned;
       const what = `${article(wait.event)} ${wait.event} event${wait.match ? ' matching the condition below' : ''}`;
       if (!waiting) return `Waited for ${what}`;
       const then = wait.on_timeout === 'continue' ? 'then goes on without it' : 'then fails';
       return `Waits for ${what} (times out at ${formatWhen(wait.timeout_at, now)}, ${formatFromNow(wait.timeout_at, now)}; ${then})`;
     }
     case 'approval':
-      if (wait?.kind !== 'approval') return 'Asks for approval once the steps before it are done';
+      if (wait?.kind !== 'approval') return planned;
       return `${waiting ? 'Waits for approval' : 'Asked for approval'}: ${wait.prompt}`;
     default:
       return step.module && step.action ? `Runs ${step.module}.${step.action}` : 'Runs an action';

@@ -19,6 +19,7 @@ import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { QueryError } from '@/components/dashboard/query-error';
 import { StartRun } from './start-run';
 import { definitionOf, RUN_STATUS_FILTERS, RunStatusBadge, type RunStatus, type RunSummary, type WorkflowView } from './status';
+import { RunsBulkActions } from './bulk-actions';
 import { Triggers } from './triggers';
 import { originShort, type RunOrigin } from './words';
 
@@ -173,23 +174,26 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
           <h2 id="runs-heading" className="text-lg font-semibold">
             Runs
           </h2>
-          <div className="grid gap-1">
-            <label htmlFor={filterId} className="text-sm font-medium">
-              Status
-            </label>
-            <select
-              id={filterId}
-              value={status}
-              onChange={(e) => setStatus(e.target.value as RunStatus | '')}
-              className="h-9 rounded-md border border-slate-300 bg-white px-2 text-sm dark:border-slate-700 dark:bg-slate-900"
-            >
-              <option value="">All</option>
-              {RUN_STATUS_FILTERS.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
+          <div className="flex flex-wrap items-end gap-3">
+            <RunsBulkActions workflowId={workflowId} />
+            <div className="grid gap-1">
+              <label htmlFor={filterId} className="text-sm font-medium">
+                Status
+              </label>
+              <select
+                id={filterId}
+                value={status}
+                onChange={(e) => setStatus(e.target.value as RunStatus | '')}
+                className="h-9 rounded-md border border-slate-300 bg-white px-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+              >
+                <option value="">All</option>
+                {RUN_STATUS_FILTERS.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </select>
+            </div>
           </div>
         </div>
         {runs.isPending ? (
