@@ -120,7 +120,7 @@ export async function call(child: Child, p: string, opts: { method?: string; key
   return { status: res.status, body, text };
 }
 
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 250): Promise<T> {
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

@@ -160,8 +160,9 @@ export function nextTick(schedule: Pick<WorkflowSchedule, 'cron' | 'timezone'>, 
   return CronExpressionParser.parse(schedule.cron, { tz: schedule.timezone, currentDate: after }).next().toDate();
 }
 
-function checkTemplate(path: string, input: Record<string, unknown> | undefined, root: 'event' | 'schedule'): void {
-  for (const body of referencesIn(input ?? {})) {
+/** 400 naming `path` for a template that reads anything but `root` (`{{input.x}}`, `{{event.x}}`, `{{schedule.tick}}`). */
+export function checkTemplate(path: string, template: unknown, root: 'input' | 'event' | 'schedule'): void {
+  for (const body of referencesIn(template ?? {})) {
     const ref = parseReference(body, [root]);
     if (typeof ref === 'string') refuseField(path, ref);
   }

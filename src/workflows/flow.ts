@@ -1,12 +1,12 @@
 import { and, asc, count, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Tx } from '../db';
 import { workflowRuns, workflows, type WorkflowFlow, type WorkflowRow, type WorkflowRunRow } from '../db/schema';
-import { invalidRequest } from '../lib/errors';
 import type { Services } from '../services';
 import { unitOfWork, type Outbox } from '../outbox';
 import { advance } from './progress';
 import { durationMs } from './schema';
-import { parseReference, referencesIn, resolveTemplate } from './templates';
+import { checkTemplate } from './definition';
+import { resolveTemplate } from './templates';
 
 /**
  * Flow control of a workflow's runs: `concurrency` (runs in progress at once), `throttle` (runs
@@ -18,10 +18,6 @@ import { parseReference, referencesIn, resolveTemplate } from './templates';
  * debounce period.
  */
 
-const refuse = (path: string, message: string): never => {
-  throw invalidRequest(message, [{ path, message }]);
-};
-
 /** The flow a definition asks for (null without one); its key templates may read the input only. */
 export function flowOf(input: {
   concurrency?: WorkflowFlow['concurrency'] | null;
@@ -32,10 +28,7 @@ export function flowOf(input: {
   for (const part of ['concurrency', 'throttle', 'debounce'] as const) {
     const value = input[part];
     if (!value) continue;
-    for (const body of referencesIn(value.key ?? '')) {
-      const ref = parseReference(body, ['input']);
-      if (typeof ref === 'string') refuse(`${part}.key`, ref);
-    }
+    checkTemplate(`${part}.key`, value.key, 'input');
     Object.assign(flow, { [part]: value });
   }
   return Object.keys(flow).length === 0 ? null : flow;
@@ -56,13 +49,17 @@ export function flowKeys(flow: WorkflowFlow | null, input: Record<string, unknow
   };
 }
 
+/** When a run of a debounced workflow, started (or debounced into) at `now`, may begin; null without debounce. */
+export function debounceUntil(flow: WorkflowFlow | null, now: Date): Date | null {
+  return flow?.debounce ? new Date(now.getTime() + durationMs(flow.debounce.period)) : null;
+}
+
 /**
  * A debounced start (inside the start's transaction, holding the workflow row's lock): the run
  * still waiting out its debounce period for the same key takes the new input and waits the
  * period again. Undefined when there is none (the caller inserts a new run).
  */
 export async function debounceInto(tx: Tx, workflow: WorkflowRow, debounceKey: string, input: Record<string, unknown>, now: Date) {
-  const period = durationMs(workflow.flow!.debounce!.period);
   const r = workflowRuns;
   const [pending] = await tx
     .select()
@@ -73,7 +70,7 @@ export async function debounceInto(tx: Tx, workflow: WorkflowRow, debounceKey: s
   if (!pending) return undefined;
   const [updated] = await tx
     .update(r)
-    .set({ input, startAfter: new Date(now.getTime() + period), updatedAt: now })
+    .set({ input, startAfter: debounceUntil(workflow.flow, now), updatedAt: now })
     .where(eq(r.id, pending.id))
     .returning();
   return updated;

@@ -12,15 +12,18 @@ import { resumeWaitingSteps } from './waits';
  * harmless: a wait ends once, and a triggered run's idempotency key is the event's id.
  */
 export async function processEventInbox(svc: Services, limit = 100): Promise<number> {
-  const noted = await svc.db.select().from(workflowEventInbox).orderBy(asc(workflowEventInbox.createdAt)).limit(limit);
-  for (const note of noted) {
-    const [row] = await svc.db.select().from(events).where(eq(events.id, note.eventId));
-    if (row) {
-      const event = { id: row.id, tenantId: row.tenantId, type: row.type, data: row.data, createdAt: row.createdAt };
+  const noted = await svc.db
+    .select({ eventId: workflowEventInbox.eventId, event: events })
+    .from(workflowEventInbox)
+    .leftJoin(events, eq(events.id, workflowEventInbox.eventId))
+    .orderBy(asc(workflowEventInbox.createdAt))
+    .limit(limit);
+  for (const { eventId, event } of noted) {
+    if (event) {
       await resumeWaitingSteps(svc, event);
       await startTriggeredRuns(svc, event);
     }
-    await svc.db.delete(workflowEventInbox).where(eq(workflowEventInbox.eventId, note.eventId));
+    await svc.db.delete(workflowEventInbox).where(eq(workflowEventInbox.eventId, eventId));
   }
   return noted.length;
 }

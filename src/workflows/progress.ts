@@ -4,7 +4,7 @@ import { workflowRuns, workflowRunSteps, type WorkflowRunRow, type WorkflowRunSt
 import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
 import { ancestorsOf } from './definition';
-import { enqueueSteps, type StepJob } from './queue';
+import { enqueueSteps } from './queue';
 import type { RunContext } from './templates';
 
 /**
@@ -15,8 +15,9 @@ import type { RunContext } from './templates';
 
 export type StepError = { code: string; message: string };
 
-const ACTIVE = ['queued', 'running'] as const;
-export const isActive = (run: WorkflowRunRow) => (ACTIVE as readonly string[]).includes(run.status);
+/** A run that has not ended: queued (waiting its turn or its first step) or running. */
+export const isActiveStatus = (status: WorkflowRunRow['status']) => status === 'queued' || status === 'running';
+export const isActive = (run: WorkflowRunRow) => isActiveStatus(run.status);
 
 /**
  * What a step's templates and expressions read: the run's input and its ancestors' outputs only.
@@ -43,10 +44,11 @@ export async function withRunLock<T>(
   });
 }
 
-export const stepWhere = (job: StepJob, status: WorkflowRunStepRow['status'], attempts: number) =>
+/** The step row of `step` in `status` after `attempts` attempts (the condition of every transition). */
+export const stepWhere = (step: { runId: string; stepId: string }, status: WorkflowRunStepRow['status'], attempts: number) =>
   and(
-    eq(workflowRunSteps.runId, job.runId),
-    eq(workflowRunSteps.stepId, job.stepId),
+    eq(workflowRunSteps.runId, step.runId),
+    eq(workflowRunSteps.stepId, step.stepId),
     eq(workflowRunSteps.status, status),
     eq(workflowRunSteps.attempts, attempts),
   );

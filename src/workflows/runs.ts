@@ -1,17 +1,24 @@
 import { and, asc, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import { recordAudit } from '../audit/record';
 import type { Principal } from '../auth/principal';
-import type { Executor } from '../db';
-import { workflowRuns, workflowRunSteps, type RunOrigin, type WorkflowRunRow, type WorkflowRunStepRow } from '../db/schema';
+import type { Executor, Tx } from '../db';
+import {
+  workflowRuns,
+  workflowRunSteps,
+  type RunOrigin,
+  type WorkflowRow,
+  type WorkflowRunRow,
+  type WorkflowRunStepRow,
+} from '../db/schema';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
-import { unitOfWork } from '../outbox';
+import { unitOfWork, type Outbox } from '../outbox';
 import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
 import { isActionStep } from './definition';
 import { findWorkflow } from './definitions';
-import { admitRuns, admitWorkflowRuns, debounceInto, flowKeys, launchRun } from './flow';
-import { durationMs } from './schema';
+import { isActiveStatus } from './progress';
+import { admitRuns, admitWorkflowRuns, debounceInto, debounceUntil, flowKeys, launchRun } from './flow';
 import type { RUN_STATUSES } from './schema';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -60,7 +67,7 @@ export function presentRun(run: WorkflowRunRow, rows: WorkflowRunStepRow[]) {
 }
 
 /** The tenant's run of that workflow, or 404. */
-async function findRun(db: Executor, tenantId: string, workflowId: string, runId: string): Promise<WorkflowRunRow> {
+export async function findRun(db: Executor, tenantId: string, workflowId: string, runId: string): Promise<WorkflowRunRow> {
   const [run] = await db
     .select()
     .from(workflowRuns)
@@ -83,6 +90,58 @@ const started = (run: WorkflowRunRow) => ({
   workflow_version: run.workflowVersion,
   status: run.status,
 });
+
+/**
+ * Inserts a run of `workflow` (the caller holds its row's lock when it has flow control) with a
+ * row per step (`reuse` gives a step's state carried over from another run), then starts it, or
+ * leaves it to its turn when the workflow's flow control says so. Undefined when the idempotency
+ * key already has a run.
+ */
+async function insertRun(
+  svc: Services,
+  tx: Tx,
+  out: Outbox,
+  principal: Principal,
+  workflow: WorkflowRow,
+  now: Date,
+  run: Pick<
+    typeof workflowRuns.$inferInsert,
+    | 'workflowVersion'
+    | 'steps'
+    | 'input'
+    | 'idempotencyKey'
+    | 'requestId'
+    | 'origin'
+    | 'triggerDepth'
+    | 'concurrencyKey'
+    | 'throttleKey'
+    | 'debounceKey'
+    | 'startAfter'
+  >,
+  reuse: (stepId: string) => Partial<typeof workflowRunSteps.$inferInsert> = () => ({}),
+): Promise<WorkflowRunRow | undefined> {
+  const [inserted] = await tx
+    .insert(workflowRuns)
+    .values({
+      ...run,
+      id: newId('run'),
+      tenantId: principal.tenantId,
+      workflowId: workflow.id,
+      scopes: principal.scopes,
+      keyId: principal.keyId ?? null,
+      priority: workflow.priority,
+      deadlineAt: new Date(now.getTime() + svc.config.workflowMaxRunMs),
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!inserted) return undefined;
+  await tx
+    .insert(workflowRunSteps)
+    .values(run.steps.map((s) => ({ ...reuse(s.id), runId: inserted.id, stepId: s.id, tenantId: principal.tenantId })));
+  if (workflow.flow) await admitRuns(svc, tx, out, workflow, now);
+  else await launchRun(svc, tx, out, inserted, now);
+  return inserted;
+}
 
 /**
  * POST /api/v1/workflows/{id}/runs: 202. The run (with the steps of the current version and the
@@ -113,35 +172,17 @@ export async function startRun(
       const debounced = await debounceInto(tx, workflow, keys.debounceKey, input.input, now);
       if (debounced) return debounced;
     }
-    const [inserted] = await tx
-      .insert(workflowRuns)
-      .values({
-        id: newId('run'),
-        tenantId: principal.tenantId,
-        workflowId: workflow.id,
-        workflowVersion: workflow.version,
-        steps: workflow.steps,
-        input: input.input,
-        idempotencyKey: key ?? null,
-        scopes: principal.scopes,
-        keyId: principal.keyId ?? null,
-        requestId,
-        origin: how.origin ?? { type: 'api' },
-        triggerDepth: how.triggerDepth ?? 0,
-        priority: workflow.priority,
-        ...keys,
-        startAfter: workflow.flow?.debounce ? new Date(now.getTime() + durationMs(workflow.flow.debounce.period)) : null,
-        deadlineAt: new Date(now.getTime() + svc.config.workflowMaxRunMs),
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (!inserted) return undefined;
-    await tx
-      .insert(workflowRunSteps)
-      .values(workflow.steps.map((s) => ({ runId: inserted.id, stepId: s.id, tenantId: principal.tenantId })));
-    if (workflow.flow) await admitRuns(svc, tx, out, workflow, now);
-    else await launchRun(svc, tx, out, inserted, now);
-    return inserted;
+    return insertRun(svc, tx, out, principal, workflow, now, {
+      workflowVersion: workflow.version,
+      steps: workflow.steps,
+      input: input.input,
+      idempotencyKey: key ?? null,
+      requestId,
+      origin: how.origin ?? { type: 'api' },
+      triggerDepth: how.triggerDepth ?? 0,
+      ...keys,
+      startAfter: debounceUntil(workflow.flow, now),
+    });
   });
   // Lost a race for the same key: the other request's run.
   return started(run ?? (await findByKey(svc.db, principal.tenantId, found.id, key!))!);
@@ -187,13 +228,14 @@ export async function listRuns(
 /**
  * Cancels one run of the tenant's workflow if it is still queued or running: nothing new starts
  * (pending and waiting steps are cancelled), steps already running finish and record their
- * outcome. False when it had already finished.
+ * outcome. Answers the status it found: anything but `queued` or `running` means it had
+ * already finished and nothing changed.
  */
-async function cancelOne(svc: Services, tenantId: string, workflowId: string, runId: string): Promise<boolean> {
-  const cancelled = await svc.db.transaction(async (tx) => {
+async function cancelOne(svc: Services, tenantId: string, workflowId: string, runId: string): Promise<WorkflowRunRow['status']> {
+  const found = await svc.db.transaction(async (tx) => {
     const [run] = await tx.select().from(workflowRuns).where(eq(workflowRuns.id, runId)).for('update');
     if (!run || run.tenantId !== tenantId) throw notFound('run');
-    if (run.status !== 'queued' && run.status !== 'running') return false;
+    if (run.status !== 'queued' && run.status !== 'running') return run.status;
     const now = new Date();
     await tx.update(workflowRuns).set({ status: 'cancelled', finishedAt: now, updatedAt: now }).where(eq(workflowRuns.id, runId));
     await tx
@@ -205,11 +247,11 @@ async function cancelOne(svc: Services, tenantId: string, workflowId: string, ru
       target: { type: 'workflow_run', id: runId },
       changes: { workflow_id: workflowId, status: { from: run.status, to: 'cancelled' } },
     });
-    return true;
+    return run.status;
   });
   // A concurrency slot may be free.
-  if (cancelled) await admitWorkflowRuns(svc, workflowId);
-  return cancelled;
+  if (isActiveStatus(found)) await admitWorkflowRuns(svc, workflowId);
+  return found;
 }
 
 /**
@@ -218,11 +260,9 @@ async function cancelOne(svc: Services, tenantId: string, workflowId: string, ru
  * `cancelled`. A run that has already finished is 409.
  */
 export async function cancelRun(svc: Services, principal: Principal, workflowId: string, runId: string) {
-  const run = await findRun(svc.db, principal.tenantId, workflowId, runId);
-  if (!(await cancelOne(svc, principal.tenantId, workflowId, runId))) {
-    const [now] = await svc.db.select({ status: workflowRuns.status }).from(workflowRuns).where(eq(workflowRuns.id, run.id));
-    throw conflict(`The run has already finished (${now?.status ?? run.status}).`);
-  }
+  await findRun(svc.db, principal.tenantId, workflowId, runId);
+  const found = await cancelOne(svc, principal.tenantId, workflowId, runId);
+  if (!isActiveStatus(found)) throw conflict(`The run has already finished (${found}).`);
   return getRun(svc, principal, workflowId, runId);
 }
 
@@ -243,53 +283,31 @@ async function replayOf(svc: Services, principal: Principal, original: WorkflowR
   const replay = await unitOfWork(svc, async (tx, out) => {
     const workflow = await findWorkflow(tx, principal.tenantId, original.workflowId, 'no key update');
     const now = new Date();
-    const [inserted] = await tx
-      .insert(workflowRuns)
-      .values({
-        id: newId('run'),
-        tenantId: principal.tenantId,
-        workflowId: workflow.id,
+    const inserted = await insertRun(
+      svc,
+      tx,
+      out,
+      principal,
+      workflow,
+      now,
+      {
         workflowVersion: original.workflowVersion,
         steps: original.steps,
         input: original.input,
         idempotencyKey: key,
-        scopes: principal.scopes,
-        keyId: principal.keyId ?? null,
         requestId,
         origin: { type: 'replay', run_id: original.id },
-        priority: workflow.priority,
         ...flowKeys(workflow.flow, original.input as Record<string, unknown>),
         debounceKey: null,
-        deadlineAt: new Date(now.getTime() + svc.config.workflowMaxRunMs),
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (!inserted) return undefined;
-    await tx.insert(workflowRunSteps).values(
-      original.steps.map((def) => {
-        const r = byId.get(def.id);
-        const reuse = r && (r.status === 'succeeded' || r.status === 'skipped');
-        return reuse
-          ? {
-              runId: inserted.id,
-              stepId: def.id,
-              tenantId: principal.tenantId,
-              status: r.status,
-              attempts: r.attempts,
-              scheduledAt: r.scheduledAt ?? now,
-              input: r.input,
-              output: r.output,
-              executionIds: r.executionIds,
-              wait: r.wait,
-              decision: r.decision,
-              startedAt: r.startedAt,
-              finishedAt: r.finishedAt,
-            }
-          : { runId: inserted.id, stepId: def.id, tenantId: principal.tenantId };
-      }),
+      },
+      (stepId) => {
+        const r = byId.get(stepId);
+        if (!r || (r.status !== 'succeeded' && r.status !== 'skipped')) return {};
+        const { status, attempts, input, output, executionIds, wait, decision, startedAt, finishedAt } = r;
+        return { status, attempts, scheduledAt: r.scheduledAt ?? now, input, output, executionIds, wait, decision, startedAt, finishedAt };
+      },
     );
-    if (workflow.flow) await admitRuns(svc, tx, out, workflow, now);
-    else await launchRun(svc, tx, out, inserted, now);
+    if (!inserted) return undefined;
     await recordAudit(tx, principal.tenantId, {
       action: 'workflow.run_replayed',
       target: { type: 'workflow_run', id: inserted.id },
@@ -346,7 +364,7 @@ export async function cancelRuns(
 ) {
   const { rows, hasMore } = await runsMatching(svc, principal, input, input.status ? [input.status] : ['queued', 'running']);
   const cancelled: string[] = [];
-  for (const run of rows) if (await cancelOne(svc, principal.tenantId, input.id, run.id)) cancelled.push(run.id);
+  for (const run of rows) if (isActiveStatus(await cancelOne(svc, principal.tenantId, input.id, run.id))) cancelled.push(run.id);
   return { cancelled: cancelled.length, run_ids: cancelled, has_more: hasMore };
 }
 

@@ -364,10 +364,7 @@ export const runList = pageSchema(runSummary);
 export const decideStepInput = z.strictObject({
   id: workflowId,
   run_id: runId,
-  step: z
-    .string()
-    .regex(STEP_ID, 'Step ids are 1–64 letters, digits and _, starting with a letter')
-    .describe('The approval step\u2019s id'),
+  step: stepId.describe('The approval step\u2019s id'),
   comment: z.string().max(2000).optional().describe('Kept with the decision, and in the step\u2019s output'),
 });
 

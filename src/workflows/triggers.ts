@@ -1,6 +1,6 @@
 import { and, asc, eq, isNotNull, lte } from 'drizzle-orm';
 import { tenantPrincipal } from '../auth/principal';
-import { tenants, workflowRuns, workflows, type WorkflowRow, type WorkflowSchedule } from '../db/schema';
+import { tenants, workflowRuns, workflows, type RunOrigin, type WorkflowRow, type WorkflowSchedule } from '../db/schema';
 import { newId } from '../lib/ids';
 import { AppError } from '../lib/errors';
 import type { Services } from '../services';
@@ -28,6 +28,32 @@ async function triggerPrincipal(svc: Services, workflow: WorkflowRow) {
 }
 
 /**
+ * Starts a run nobody called, as the credential that saved the workflow, with the idempotency key
+ * of its cause. False when the service refused it (the refusal is logged; a run the plan or the
+ * workflow no longer allows is not retried); a database failure is thrown, so the cause (a due
+ * tick, an event in the inbox) is taken up again by the next pass.
+ */
+async function startTriggeredRun(
+  svc: Services,
+  workflow: WorkflowRow,
+  input: unknown,
+  idempotencyKey: string,
+  how: { origin: RunOrigin; triggerDepth?: number },
+): Promise<boolean> {
+  const principal = await triggerPrincipal(svc, workflow);
+  if (!principal) return false;
+  try {
+    const start = { id: workflow.id, input: input as Record<string, unknown>, idempotency_key: idempotencyKey };
+    await startRun(svc, principal, start, newId('req'), how);
+    return true;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    svc.logger.warn({ err: err.message, workflowId: workflow.id, origin: how.origin.type }, 'a triggered run was refused');
+    return false;
+  }
+}
+
+/**
  * Starts the runs of the schedules whose tick has passed by `now`, then moves each to its next
  * tick after `now`. After downtime a schedule runs once, for the earliest tick it missed, and the
  * ticks between are skipped. A start and its move are idempotent, so two instances sweeping at
@@ -44,23 +70,10 @@ export async function fireDueSchedules(svc: Services, now = new Date(), limit = 
   for (const workflow of due) {
     const tick = workflow.nextRunAt!;
     const schedule = workflow.schedule;
-    const principal = await triggerPrincipal(svc, workflow);
-    if (schedule && principal) {
-      const input = resolveTemplate(schedule.input ?? {}, { input: {}, steps: {}, schedule: { tick: tick.toISOString() } });
-      try {
-        await startRun(
-          svc,
-          principal,
-          { id: workflow.id, input: input as Record<string, unknown>, idempotency_key: `schedule:${tick.toISOString()}` },
-          newId('req'),
-          { origin: { type: 'schedule', tick: tick.toISOString() } },
-        );
-        started++;
-      } catch (err) {
-        // The database failed: the tick stays due and the next pass tries again.
-        if (!(err instanceof AppError)) throw err;
-        svc.logger.warn({ err: err.message, workflowId: workflow.id }, 'a scheduled run was refused');
-      }
+    if (schedule) {
+      const at = tick.toISOString();
+      const input = resolveTemplate(schedule.input ?? {}, { input: {}, steps: {}, schedule: { tick: at } });
+      if (await startTriggeredRun(svc, workflow, input, `schedule:${at}`, { origin: { type: 'schedule', tick: at } })) started++;
     }
     await svc.db
       .update(workflows)
@@ -131,20 +144,9 @@ export async function startTriggeredRuns(
       svc.logger.warn({ err: String(err), workflowId: workflow.id }, 'a trigger filter failed; no run started');
       continue;
     }
-    const principal = await triggerPrincipal(svc, workflow);
-    if (!principal) continue;
-    try {
-      const input = resolveTemplate(trigger.input ?? {}, context) as Record<string, unknown>;
-      await startRun(svc, principal, { id: workflow.id, input, idempotency_key: `event:${event.id}` }, newId('req'), {
-        origin: { type: 'event', event_id: event.id, event_type: event.type },
-        triggerDepth: depth,
-      });
-      started++;
-    } catch (err) {
-      // The database failed: the event stays in the inbox and the next pass tries again.
-      if (!(err instanceof AppError)) throw err;
-      svc.logger.warn({ err: err.message, workflowId: workflow.id }, 'a triggered run was refused');
-    }
+    const input = resolveTemplate(trigger.input ?? {}, context);
+    const how = { origin: { type: 'event' as const, event_id: event.id, event_type: event.type }, triggerDepth: depth };
+    if (await startTriggeredRun(svc, workflow, input, `event:${event.id}`, how)) started++;
   }
   return started;
 }

@@ -12,9 +12,9 @@ import {
 } from '../db/schema';
 import { AppError, conflict, invalidRequest, notFound } from '../lib/errors';
 import type { Services } from '../services';
-import { advance, failRun, isActive, stepContext, withRunLock, type StepError } from './progress';
+import { advance, failRun, isActive, stepContext, stepWhere, withRunLock, type StepError } from './progress';
 import { enqueueSteps, type StepJob } from './queue';
-import { getRun } from './runs';
+import { findRun, getRun } from './runs';
 import { durationMs } from './schema';
 import { evaluateCondition, resolveTemplate, type RunContext } from './templates';
 
@@ -99,7 +99,7 @@ export async function beginWait(svc: Services, job: StepJob, def: WaitingStepDef
         wakeAt,
         startedAt: now,
       })
-      .where(stepIs(job.runId, job.stepId, 'pending', 0))
+      .where(stepWhere(job, 'pending', 0))
       .returning();
     if (!waiting) return;
     if (run.status === 'queued')
@@ -169,14 +169,6 @@ export async function wakeDueSteps(svc: Services, now = new Date(), limit = 200)
   return ended;
 }
 
-const stepIs = (runId: string, stepId: string, status: WorkflowRunStepRow['status'], attempts: number) =>
-  and(
-    eq(workflowRunSteps.runId, runId),
-    eq(workflowRunSteps.stepId, stepId),
-    eq(workflowRunSteps.status, status),
-    eq(workflowRunSteps.attempts, attempts),
-  );
-
 /**
  * Ends a wait (or a wait that could not begin): the step succeeds or fails, the run's deadline
  * moves by the time it waited (waiting does not use the run's wall time), and the run goes on
@@ -205,7 +197,7 @@ async function endWait(
         startedAt: sql`coalesce(${workflowRunSteps.startedAt}, ${now})`,
         finishedAt: now,
       })
-      .where(stepIs(runId, stepId, from.status, from.attempts))
+      .where(stepWhere({ runId, stepId }, from.status, from.attempts))
       .returning();
     if (!step) return false;
     const waited = step.startedAt ? Math.max(0, now.getTime() - step.startedAt.getTime()) : 0;
@@ -221,11 +213,7 @@ async function endWait(
 
 /** The tenant's run's step, with its definition; 404 for any of them missing. */
 async function findStep(svc: Services, tenantId: string, workflowId: string, runId: string, stepId: string) {
-  const [run] = await svc.db
-    .select()
-    .from(workflowRuns)
-    .where(and(eq(workflowRuns.id, runId), eq(workflowRuns.tenantId, tenantId), eq(workflowRuns.workflowId, workflowId)));
-  if (!run) throw notFound('run');
+  const run = await findRun(svc.db, tenantId, workflowId, runId);
   const def = run.steps.find((s) => s.id === stepId);
   const [row] = def
     ? await svc.db

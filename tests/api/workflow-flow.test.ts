@@ -8,19 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { workflowRuns } from '../../src/db/schema';
+import { sleep, until } from '../child-service';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(300);
-  }
-}
 
 /** Answers `/?k=<key>` after `holdMs`, keeping the most requests of one key inside at once. */
 async function startCounter(holdMs: number) {
@@ -58,10 +47,14 @@ backends.describe('workflow flow control (%s)', (backend) => {
     Promise.all(inputs.map((input) => s.call(`/api/v1/workflows/${id}/runs`, { key: t.apiKey, body: { input } })));
   const runsOf = (id: string) => s.svc.db.select().from(workflowRuns).where(eq(workflowRuns.workflowId, id));
   const allFinished = (id: string, n: number) =>
-    until(`${n} runs to finish`, async () => {
-      const runs = await runsOf(id);
-      return runs.length === n && runs.every((r) => r.status === 'completed') ? runs : undefined;
-    });
+    until(
+      `${n} runs to finish`,
+      async () => {
+        const runs = await runsOf(id);
+        return runs.length === n && runs.every((r) => r.status === 'completed') ? runs : undefined;
+      },
+      180_000,
+    );
 
   beforeAll(async () => {
     counter = await startCounter(50);

@@ -7,19 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { until } from '../child-service';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 backends.describe('workflow replay and bulk operations (%s)', (backend) => {
   let s: TestServer;
@@ -30,10 +19,14 @@ backends.describe('workflow replay and bulk operations (%s)', (backend) => {
 
   const runOf = async (id: string, run: string) => (await s.call(`/api/v1/workflows/${id}/runs/${run}`, { key: t.apiKey })).body;
   const finished = (id: string, run: string) =>
-    until(`run ${run} to finish`, async () => {
-      const r = await runOf(id, run);
-      return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-    });
+    until(
+      `run ${run} to finish`,
+      async () => {
+        const r = await runOf(id, run);
+        return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+      },
+      90_000,
+    );
   const executions = async () => (await s.call('/api/v1/billing/usage', { key: t.apiKey })).body.executions.used as number;
 
   beforeAll(async () => {

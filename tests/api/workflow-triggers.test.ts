@@ -10,20 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, workflowEventInbox, workflowRuns, workflows } from '../../src/db/schema';
 import { fireDueSchedules } from '../../src/workflows/triggers';
 import { processEventInbox } from '../../src/workflows/inbox';
+import { sleep, until } from '../child-service';
 import { backends, expectError, missing, startTestServer, type TestServer } from '../harness';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const HOUR = 3_600_000;
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 const slugStep = { id: 'a', module: 'text', action: 'slugify', input: { text: 'x {{input.n}}' } };
 

@@ -13,19 +13,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { auditLog, events, workflowRuns } from '../../src/db/schema';
 import { EVENT_DATA_SCHEMAS } from '../../src/contract/events';
 import { wakeDueSteps } from '../../src/workflows/waits';
+import { sleep, until } from '../child-service';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 const MINUTE = 60_000;
 

@@ -49,9 +49,8 @@ export function stepDuration(step: Pick<RunStep, 'started_at' | 'finished_at'>, 
   return step.finished_at ? took : `${took} so far`;
 }
 
-/** What a waiting step not yet started will do, from its definition. */
-function plannedWait(step: RunStep): string {
-  const def = step.definition;
+/** What a step does as its definition says it, in a few words ("Sleeps for 15m", "Runs text.slugify"). */
+export function stepSummary(def: RunStep['definition']): string {
   switch (def.kind) {
     case 'sleep':
       return def.for ? `Sleeps for ${def.for}` : `Sleeps until ${def.until}`;
@@ -60,7 +59,7 @@ function plannedWait(step: RunStep): string {
     case 'approval':
       return `Asks for approval (up to ${def.timeout})`;
     default:
-      return 'Runs an action';
+      return `Runs ${def.module}.${def.action}`;
   }
 }
 
@@ -68,7 +67,7 @@ function plannedWait(step: RunStep): string {
 export function stepSentence(step: RunStep, now = Date.now()): string {
   const wait = step.wait;
   const waiting = step.status === 'waiting';
-  const planned = `${plannedWait(step)} once the steps before it are done`;
+  const planned = `${stepSummary(step.definition)} once the steps before it are done`;
   switch (step.kind) {
     case 'sleep':
       if (wait?.kind !== 'sleep') return planned;

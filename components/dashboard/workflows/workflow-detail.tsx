@@ -6,7 +6,6 @@ import { Pencil } from 'lucide-react';
 import Link from 'next/link';
 import { useId, useState } from 'react';
 import { useTRPC } from '@/client/trpc/react';
-import { statusOf } from '@/client/trpc/client';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { DataTable } from '@/components/ui/data-table';
@@ -21,23 +20,10 @@ import { StartRun } from './start-run';
 import { definitionOf, RUN_STATUS_FILTERS, RunStatusBadge, type RunStatus, type RunSummary, type WorkflowView } from './status';
 import { RunsBulkActions } from './bulk-actions';
 import { Triggers } from './triggers';
-import { originShort, type RunOrigin } from './words';
+import { WorkflowLoadError } from './workflow-missing';
+import { originShort, stepSummary, type RunOrigin } from './words';
 
 type Step = WorkflowView['steps'][number];
-
-/** What a step does, in a few words: its action, or what it waits for. */
-function stepSummary(s: Step): string {
-  switch (s.kind) {
-    case 'sleep':
-      return s.for ? `Sleeps for ${s.for}` : `Sleeps until ${s.until}`;
-    case 'wait_for_event':
-      return `Waits for ${/^[aeiou]/i.test(s.event) ? 'an' : 'a'} ${s.event} event (up to ${s.timeout})`;
-    case 'approval':
-      return `Asks for approval (up to ${s.timeout})`;
-    default:
-      return `Runs ${s.module}.${s.action}`;
-  }
-}
 
 const stepColumns: ColumnDef<Step, unknown>[] = [
   { accessorKey: 'id', header: 'Step', cell: ({ row }) => <span className="font-mono text-xs">{row.original.id}</span> },
@@ -113,23 +99,7 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
   const editDeniedId = useId();
 
   if (workflow.isPending) return <SkeletonRows rows={6} label="Loading the workflow" />;
-  if (workflow.isError) {
-    if (statusOf(workflow.error) === 404) {
-      return (
-        <EmptyState
-          title="Workflow not found"
-          action={
-            <Link className="underline" href="/dashboard/workflows">
-              All workflows
-            </Link>
-          }
-        >
-          There is no workflow {workflowId} in your tenant.
-        </EmptyState>
-      );
-    }
-    return <QueryError error={workflow.error} retry={() => void workflow.refetch()} />;
-  }
+  if (workflow.isError) return <WorkflowLoadError workflowId={workflowId} error={workflow.error} retry={() => void workflow.refetch()} />;
   const w = workflow.data;
   return (
     <div className="grid gap-6">

@@ -4,17 +4,15 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { toast } from 'sonner';
-import { statusOf } from '@/client/trpc/client';
 import { useTRPC } from '@/client/trpc/react';
 import type { RouterInputs } from '@/client/trpc/types';
-import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { useAccess } from '@/components/dashboard/access';
-import { QueryError } from '@/components/dashboard/query-error';
 import { DefinitionEditor } from './definition-editor';
 import { definitionOf } from './status';
 import { templateText, WORKFLOW_TEMPLATES } from './templates';
+import { WorkflowLoadError } from './workflow-missing';
 
 type Definition = RouterInputs['workflows']['create'];
 
@@ -75,23 +73,7 @@ export function EditWorkflowView({ workflowId }: { workflowId: string }) {
   const update = useMutation(trpc.workflows.update.mutationOptions());
 
   if (workflow.isPending) return <SkeletonRows rows={8} label="Loading the workflow" />;
-  if (workflow.isError) {
-    if (statusOf(workflow.error) === 404) {
-      return (
-        <EmptyState
-          title="Workflow not found"
-          action={
-            <Link className="underline" href="/dashboard/workflows">
-              All workflows
-            </Link>
-          }
-        >
-          There is no workflow {workflowId} in your workspace.
-        </EmptyState>
-      );
-    }
-    return <QueryError error={workflow.error} retry={() => void workflow.refetch()} />;
-  }
+  if (workflow.isError) return <WorkflowLoadError workflowId={workflowId} error={workflow.error} retry={() => void workflow.refetch()} />;
   const w = workflow.data;
   return (
     <div className="grid min-w-0 gap-6">

@@ -11,8 +11,9 @@ import type { Principal } from '../../auth/principal';
 import { searchCatalog } from '../../catalog/search';
 import { SEARCH_MAX_LENGTH } from '../../contract/limits';
 import type { Services } from '../../services';
-import { AppError, invalidRequest } from '../errors';
+import { AppError } from '../errors';
 import { callableModules, toolError, toTool, type ConnectionScope } from './catalog';
+import { parseArgs } from './arguments';
 
 export const SEARCH_TOOLS = 'search_tools';
 export const CALL_TOOL = 'call_tool';
@@ -84,14 +85,6 @@ const callArgs = z.strictObject({
   name: z.string(),
   arguments: z.record(z.string(), z.unknown()).optional(),
 });
-
-/** The arguments parsed by `schema`, or 400 `invalid_request` naming what does not fit. */
-function parseArgs<T>(schema: z.ZodType<T>, args: Record<string, unknown> | undefined): T {
-  const parsed = schema.safeParse(args ?? {});
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message }));
-  throw invalidRequest(`Invalid arguments: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
-}
 
 /**
  * search_tools: the catalog search's ranking, keeping only the actions this connection lists

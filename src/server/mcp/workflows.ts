@@ -16,6 +16,7 @@ import { decideApproval, pendingApprovals } from '../../workflows/waits';
 import type { Services } from '../../services';
 import { AppError, insufficientScope, notFound } from '../errors';
 import { findUnstorable, unstorableInput } from '../../lib/storable';
+import { parseArgs } from './arguments';
 import type { ConnectionScope } from './catalog';
 
 const START = 'workflows__start';
@@ -133,18 +134,9 @@ export async function callWorkflowTool(
   try {
     if (name === START) {
       assertStorable(args);
-      const parsed = startArgs.safeParse(args ?? {});
-      if (!parsed.success)
-        throw new AppError(
-          'invalid_request',
-          `Invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
-        );
+      const parsed = parseArgs(startArgs, args);
       // The arguments passed above; only the id can still fail (empty, or longer than any id): no such workflow.
-      const input = startRunInput.safeParse({
-        id: parsed.data.workflow_id,
-        input: parsed.data.input,
-        idempotency_key: parsed.data.idempotency_key,
-      });
+      const input = startRunInput.safeParse({ id: parsed.workflow_id, input: parsed.input, idempotency_key: parsed.idempotency_key });
       if (!input.success) throw notFound('workflow');
       return result(await startRun(svc, principal, input.data, requestId));
     }
@@ -181,13 +173,7 @@ function withPendingApprovals(run: RunView) {
 
 async function decide(svc: Services, principal: Principal, args: Record<string, unknown> | undefined) {
   assertStorable(args);
-  const parsed = decideArgs.safeParse(args ?? {});
-  if (!parsed.success)
-    throw new AppError(
-      'invalid_request',
-      `Invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
-    );
-  const { workflow_id, run_id, step, decision, comment } = parsed.data;
+  const { workflow_id, run_id, step, decision, comment } = parseArgs(decideArgs, args);
   const input = decideStepInput.safeParse({ id: workflow_id, run_id, step, ...(comment === undefined ? {} : { comment }) });
   if (!input.success) throw notFound('step');
   const run = await decideApproval(svc, principal, input.data, decision === 'approve' ? 'approved' : 'rejected');
