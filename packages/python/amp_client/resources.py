@@ -316,6 +316,34 @@ class Workflows(_Resource):
     def cancel_run(self, id: str, run_id: str, **options: Any) -> WorkflowRun:
         return WorkflowRun.from_dict(self._post("/api/v1/workflows/%s/runs/%s/cancel" % (_enc(id), _enc(run_id)), **options))
 
+    def approve_step(self, id: str, run_id: str, step: str, comment: Optional[str] = None, **options: Any) -> WorkflowRun:
+        """Approves a waiting approval step: it succeeds with ``{approved, comment, by, decided_at}`` and the run goes on."""
+        path = "/api/v1/workflows/%s/runs/%s/steps/%s/approve" % (_enc(id), _enc(run_id), _enc(step))
+        return WorkflowRun.from_dict(self._post(path, _clean(comment=comment), **options))
+
+    def reject_step(self, id: str, run_id: str, step: str, comment: Optional[str] = None, **options: Any) -> WorkflowRun:
+        """Rejects a waiting approval step: the step fails with ``rejected`` and the run fails with it."""
+        path = "/api/v1/workflows/%s/runs/%s/steps/%s/reject" % (_enc(id), _enc(run_id), _enc(step))
+        return WorkflowRun.from_dict(self._post(path, _clean(comment=comment), **options))
+
+    def replay_run(self, id: str, run_id: str, **options: Any) -> WorkflowRun:
+        """Replays a failed or cancelled run from where it stopped: a new run (``run["replay_of"]``); asking again answers the same one."""
+        return WorkflowRun.from_dict(self._post("/api/v1/workflows/%s/runs/%s/replay" % (_enc(id), _enc(run_id)), **options))
+
+    def cancel_runs(
+        self, id: str, *, status: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None, **options: Any
+    ) -> Json:
+        """Cancels the queued and running runs matching the filter: ``{cancelled, run_ids, has_more}`` (at most 500 per call)."""
+        body = _clean(status=status, since=since, until=until)
+        return self._post("/api/v1/workflows/%s/runs/cancel" % _enc(id), body, **options)
+
+    def replay_runs(
+        self, id: str, *, status: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None, **options: Any
+    ) -> Json:
+        """Replays the failed runs (or ``status="cancelled"``) matching the filter, each once: ``{replayed, runs, has_more}``."""
+        body = _clean(status=status, since=since, until=until)
+        return self._post("/api/v1/workflows/%s/runs/replay" % _enc(id), body, **options)
+
 
 class Usage(_Resource):
     """The tenant's metered usage in a billing cycle."""

@@ -15,6 +15,7 @@ from amp_client import (  # noqa: E402
     ApiError,
     ApiKey,
     BadRequestError,
+    ConflictError,
     Execution,
     ExecutionResult,
     MemoryEntry,
@@ -23,6 +24,7 @@ from amp_client import (  # noqa: E402
     Page,
     PermissionDeniedError,
     WebhookVerificationError,
+    WorkflowRun,
     verify_webhook,
 )
 
@@ -225,6 +227,66 @@ class LiveTest(unittest.TestCase):
         actions = [e.action for e in self.amp.audit_log.list_all(action="key.*")]
         self.assertIn("key.created", actions)
 
+
+    def _until(self, what, check, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = check()
+            if found:
+                return found
+            time.sleep(0.2)
+        self.fail("timed out waiting for " + what)
+
+    def test_workflow_approve_reject_replay_and_bulk(self):
+        wf = self.amp.workflows.create(
+            "py-gated",
+            [
+                {"id": "propose", "module": "text", "action": "slugify", "input": {"text": "{{input.title}}"}},
+                {"id": "ok", "kind": "approval", "prompt": "Publish?", "timeout": "1h", "depends_on": ["propose"]},
+            ],
+        )
+
+        def step(run, id):
+            return next(s for s in run.steps if s["id"] == id)
+
+        def when(run_id, what, ready):
+            def check():
+                run = self.amp.workflows.get_run(wf.id, run_id)
+                return run if ready(run) else None
+
+            return self._until("%s %s" % (run_id, what), check)
+
+        def waiting(run_id):
+            return when(run_id, "to wait", lambda run: step(run, "ok")["status"] == "waiting")
+
+        def finished(run_id):
+            return when(run_id, "to finish", lambda run: run.status in ("completed", "failed", "cancelled"))
+
+        first = self.amp.workflows.run(wf.id, {"title": "Yes"}).run_id
+        waiting(first)
+        approved = self.amp.workflows.approve_step(wf.id, first, "ok", comment="fine")
+        self.assertIsInstance(approved, WorkflowRun)
+        self.assertEqual(step(approved, "ok")["output"]["comment"], "fine")
+        self.assertEqual(finished(first).status, "completed")
+        with self.assertRaises(ConflictError):
+            self.amp.workflows.reject_step(wf.id, first, "ok")
+
+        second = self.amp.workflows.run(wf.id, {"title": "No"}).run_id
+        waiting(second)
+        self.amp.workflows.reject_step(wf.id, second, "ok", comment="not now")
+        failed = finished(second)
+        self.assertEqual((failed.status, failed.error["code"]), ("failed", "rejected"))
+        replay = self.amp.workflows.replay_run(wf.id, second)
+        self.assertEqual(replay["replay_of"], second)
+        self.assertEqual(self.amp.workflows.replay_run(wf.id, second).run_id, replay.run_id)
+        waiting(replay.run_id)
+        bulk = self.amp.workflows.replay_runs(wf.id)
+        self.assertEqual([r["run_id"] for r in bulk["runs"]], [replay.run_id])
+        cancelled = self.amp.workflows.cancel_runs(wf.id, status="running")
+        self.assertEqual((cancelled["cancelled"], cancelled["run_ids"], cancelled["has_more"]), (1, [replay.run_id], False))
+        self.assertEqual(finished(replay.run_id).status, "cancelled")
+        self.assertEqual(self.amp.workflows.replay_runs(wf.id, status="cancelled")["replayed"], 1)
+        self.amp.workflows.delete(wf.id)
 
 if __name__ == "__main__":
     unittest.main()

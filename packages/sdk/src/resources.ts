@@ -331,6 +331,58 @@ export class Workflows extends Resource {
       options,
     );
   }
+  /** Approves a waiting approval step: it succeeds with `{approved: true, comment, by, decided_at}` and the run goes on. */
+  approveStep(
+    id: string,
+    runId: string,
+    step: string,
+    body: B<'/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/approve', 'post'> = {},
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/approve', 'post'>> {
+    return this._post<R<'/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/approve', 'post'>>(
+      `/api/v1/workflows/${enc(id)}/runs/${enc(runId)}/steps/${enc(step)}/approve`,
+      body,
+      options,
+    );
+  }
+  /** Rejects a waiting approval step: the step fails with `rejected` and the run fails with it. */
+  rejectStep(
+    id: string,
+    runId: string,
+    step: string,
+    body: B<'/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/reject', 'post'> = {},
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/reject', 'post'>> {
+    return this._post<R<'/api/v1/workflows/{id}/runs/{run_id}/steps/{step}/reject', 'post'>>(
+      `/api/v1/workflows/${enc(id)}/runs/${enc(runId)}/steps/${enc(step)}/reject`,
+      body,
+      options,
+    );
+  }
+  /** Replays a failed or cancelled run from where it stopped (202, a new run with `replay_of`); asking again answers the same replay. */
+  replayRun(id: string, runId: string, options?: RequestOptions): Promise<R<'/api/v1/workflows/{id}/runs/{run_id}/replay', 'post'>> {
+    return this._post<R<'/api/v1/workflows/{id}/runs/{run_id}/replay', 'post'>>(
+      `/api/v1/workflows/${enc(id)}/runs/${enc(runId)}/replay`,
+      undefined,
+      options,
+    );
+  }
+  /** Cancels the queued and running runs matching `{status?, since?, until?}` (at most 500 per call; `has_more` when more matched). */
+  cancelRuns(
+    id: string,
+    body: B<'/api/v1/workflows/{id}/runs/cancel', 'post'> = {},
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/workflows/{id}/runs/cancel', 'post'>> {
+    return this._post<R<'/api/v1/workflows/{id}/runs/cancel', 'post'>>(`/api/v1/workflows/${enc(id)}/runs/cancel`, body, options);
+  }
+  /** Replays the failed runs (or `status: 'cancelled'`) matching `{status?, since?, until?}`, each once (at most 500 per call). */
+  replayRuns(
+    id: string,
+    body: B<'/api/v1/workflows/{id}/runs/replay', 'post'> = {},
+    options?: RequestOptions,
+  ): Promise<R<'/api/v1/workflows/{id}/runs/replay', 'post'>> {
+    return this._post<R<'/api/v1/workflows/{id}/runs/replay', 'post'>>(`/api/v1/workflows/${enc(id)}/runs/replay`, body, options);
+  }
 }
 
 /** The tenant's metered usage in a billing cycle. */
