@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { Amp } from './client.js';
 import type { FetchLike } from './core.js';
 import { listen, newListenSecret } from './listen.js';
+import { tailExecutions } from './tail.js';
 import {
   ApiError,
   AuthenticationError,
@@ -73,7 +74,17 @@ Commands:
   modules run <module> <action> [--input JSON | --input-file FILE]
   executions list [--limit N] [--status S] [--module M]
   executions show <execution_id>
+  executions tail [--status S] [--module M] [--since ISO] [--interval SECONDS]
+                                           follow executions as they are recorded (Ctrl-C stops)
   usage [--cycle YYYY-MM]                  metered usage in the billing cycle
+  invoices list                            the tenant's invoices
+  invoices show <invoice_id>               an invoice and its lines
+  invoices pdf <invoice_id> [--out FILE]   save the invoice's PDF (default <number>.pdf)
+  webhooks list                            the webhook subscriptions
+  webhooks create <url> [--events a,b]     a push subscription (default events: all); its
+                                           signing secret is shown
+  webhooks test <webhook_id> [--event-type T]
+                                           send one signed test delivery now and show the reply
   webhooks listen --forward URL [--secret whsec_...] [--events a,b]
                                            stream the tenant's events and POST each one to URL,
                                            signed like a delivery (Ctrl-C stops)
@@ -139,6 +150,13 @@ function fields(record: Record<string, unknown>, names: string[]): string {
     .join('');
 }
 
+function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
   if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) return EXIT.auth;
@@ -172,6 +190,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         forward: { type: 'string' },
         secret: { type: 'string' },
         events: { type: 'string' },
+        'event-type': { type: 'string' },
+        since: { type: 'string' },
+        interval: { type: 'string' },
+        out: { type: 'string' },
       },
     });
     json = values.json === true;
@@ -195,7 +217,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return value;
     };
 
-    switch (`${command}${sub && ['keys', 'modules', 'executions', 'webhooks'].includes(command) ? ` ${sub}` : ''}`) {
+    switch (`${command}${sub && ['keys', 'modules', 'executions', 'webhooks', 'invoices'].includes(command) ? ` ${sub}` : ''}`) {
       case 'login': {
         if (!apiKey) throw new UsageError('Pass --api-key <key> (or set AMP_API_KEY).');
         const me = await new Amp({ apiKey }, { baseUrl, fetch: io.fetch }).me();
@@ -223,7 +245,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'keys create': {
         const name = need(rest[0], 'the key name (amp keys create <name>)');
-        const scopes = values.scopes ? values.scopes.split(',').map((s) => s.trim()) : undefined;
+        const scopes = values.scopes ? splitList(values.scopes) : undefined;
         const created = await client().keys.create({ name, ...(scopes ? { scopes: scopes as never } : {}) });
         print(
           created,
@@ -294,6 +316,90 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         print(execution, () => fields(execution as unknown as Record<string, unknown>, Object.keys(execution)));
         return EXIT.ok;
       }
+      case 'executions tail': {
+        const intervalSeconds = values.interval === undefined ? 2 : Number(values.interval);
+        if (!(intervalSeconds >= 0.5 && intervalSeconds <= 3600)) throw new UsageError('--interval takes seconds, 0.5 to 3600.');
+        if (values.since !== undefined && Number.isNaN(Date.parse(values.since)))
+          throw new UsageError('--since takes an ISO 8601 time, e.g. 2026-01-31T09:00:00Z.');
+        const tailing = client();
+        if (!json) io.stdout(`Following the executions of ${baseUrl} (Ctrl-C to stop).\n`);
+        await tailExecutions({
+          client: tailing,
+          intervalMs: intervalSeconds * 1000,
+          ...(values.since ? { since: new Date(values.since).toISOString() } : {}),
+          query: {
+            ...(values.status ? { status: values.status as never } : {}),
+            ...(values.module ? { module: values.module } : {}),
+          },
+          signal: io.signal,
+          onExecution: (e) =>
+            io.stdout(
+              json
+                ? JSON.stringify(e) + '\n'
+                : `${e.created_at}  ${e.execution_id}  ${e.module}.${e.action}  ${e.status}${e.latency_ms === null || e.latency_ms === undefined ? '' : `  ${e.latency_ms} ms`}${e.error ? `  ${e.error.code}: ${e.error.message}` : ''}\n`,
+            ),
+        });
+        return EXIT.ok;
+      }
+      case 'invoices list': {
+        const invoices: unknown[] = [];
+        for await (const invoice of client().invoices.listAll({ limit: 100 })) invoices.push(invoice);
+        print({ data: invoices }, () =>
+          table(invoices as Record<string, unknown>[], ['id', 'number', 'period_start', 'period_end', 'status', 'total_usd', 'due_at']),
+        );
+        return EXIT.ok;
+      }
+      case 'invoices show': {
+        const invoice = await client().invoices.get(need(rest[0], 'an invoice id (amp invoices show <invoice_id>)'));
+        print(invoice, () => {
+          const record = invoice as unknown as Record<string, unknown>;
+          const summary = fields(record, ['id', 'number', 'status', 'period_start', 'period_end', 'due_at', 'subtotal_usd', 'total_usd', 'pdf_url']);
+          return `${summary}\n${table(invoice.lines as unknown as Record<string, unknown>[], ['description', 'quantity', 'unit_amount_usd', 'amount_usd'])}`;
+        });
+        return EXIT.ok;
+      }
+      case 'invoices pdf': {
+        const id = need(rest[0], 'an invoice id (amp invoices pdf <invoice_id>)');
+        const amp = client();
+        const invoice = await amp.invoices.get(id);
+        const bytes = new Uint8Array(await amp.invoices.pdf(id));
+        const file = values.out ?? `${invoice.number}.pdf`;
+        writeFileSync(file, bytes);
+        print({ id, file, bytes: bytes.byteLength }, () => `Saved ${file} (${bytes.byteLength} bytes).\n`);
+        return EXIT.ok;
+      }
+      case 'webhooks list': {
+        const hooks: unknown[] = [];
+        for await (const hook of client().webhooks.listAll({ limit: 100 })) hooks.push(hook);
+        print({ data: hooks }, () =>
+          table(
+            (hooks as Record<string, unknown>[]).map((h) => ({ ...h, events: (h.events as string[]).join(',') })),
+            ['id', 'kind', 'url', 'events', 'status', 'consecutive_failures', 'created_at'],
+          ),
+        );
+        return EXIT.ok;
+      }
+      case 'webhooks create': {
+        const url = need(rest[0], 'the receiver URL (amp webhooks create <url>)');
+        const events = values.events ? splitList(values.events) : ['*'];
+        const created = await client().webhooks.create({ url, events });
+        print(
+          created,
+          () =>
+            `${fields(created as unknown as Record<string, unknown>, ['id', 'url', 'events', 'status'])}secret  ${created.secret}\n(Verify deliveries with this secret.)\n`,
+        );
+        return EXIT.ok;
+      }
+      case 'webhooks test': {
+        const id = need(rest[0], 'a webhook id (amp webhooks test <webhook_id>)');
+        const result = await client().webhooks.test(id, values['event-type'] ? { event_type: values['event-type'] } : {});
+        print(result, () =>
+          result.delivered
+            ? `Delivered ${result.event_id}: the receiver answered ${result.status_code} in ${result.latency_ms} ms.\n`
+            : `Not delivered ${result.event_id}: ${result.status_code ? `the receiver answered ${result.status_code}` : result.error} (${result.latency_ms} ms).\n`,
+        );
+        return result.delivered ? EXIT.ok : EXIT.error;
+      }
       case 'usage': {
         const usage = await client().usage.get(values.cycle ? { cycle: values.cycle } : undefined);
         // The per-day series is for --json (and charts); the summary fits a terminal.
@@ -322,10 +428,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             stored = writeConfig(io.env, { listen_secret: secret });
           } else stored = configFile(io.env);
         }
-        const events = values.events
-          ?.split(',')
-          .map((e) => e.trim())
-          .filter(Boolean);
+        const events = values.events ? splitList(values.events) : undefined;
         const line = (record: Record<string, unknown>, human: string) => io.stdout(json ? JSON.stringify(record) + '\n' : human + '\n');
         line(
           { type: 'secret', secret, ...(stored ? { config_file: stored } : {}) },

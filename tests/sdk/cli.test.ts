@@ -1,0 +1,146 @@
+/**
+ * The `amp` command line's webhook, executions-tail and invoice commands against a real service
+ * (embedded), each run in-process through `runCli` as the program runs it: a real receiver gets
+ * the test delivery, the tail follows executions made while it runs, and the invoice's PDF is
+ * saved from a cycle the operator closed.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT, runCli } from '../../packages/sdk/src/cli';
+import { Amp, verifyWebhook } from '../../packages/sdk/src/index';
+import { until } from '../child-service';
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../harness';
+import { startReceiver, type Receiver } from '../receiver';
+
+let s: TestServer;
+let apiKey: string;
+let configDir: string;
+beforeAll(async () => {
+  s = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
+  const t = await s.register();
+  await s.setPlan(t.tenantId, 'pro');
+  apiKey = t.apiKey;
+  configDir = mkdtempSync(path.join(tmpdir(), 'amp-cli-'));
+});
+afterAll(async () => {
+  rmSync(configDir, { recursive: true, force: true });
+  await s?.close();
+});
+
+/** One command line, logged in by environment; `signal` ends a long-running one. */
+function amp(args: string[], signal?: AbortSignal) {
+  const out = { stdout: '', stderr: '' };
+  const done = runCli(args, {
+    env: { AMP_CONFIG_DIR: configDir, AMP_API_KEY: apiKey, AMP_BASE_URL: s.url },
+    stdout: (t) => (out.stdout += t),
+    stderr: (t) => (out.stderr += t),
+    ...(signal ? { signal } : {}),
+  });
+  return Object.assign(done.then((code) => ({ code, ...out, json: () => JSON.parse(out.stdout) })), { out });
+}
+
+describe('amp webhooks, executions tail and invoices (embedded)', () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver((_req, index) => ({ status: index === 0 ? 200 : 500 }));
+  });
+  afterAll(async () => receiver?.close());
+
+  it('webhooks create, list and test: the receiver gets a delivery signed with the printed secret', async () => {
+    const created = await amp(['webhooks', 'create', receiver.url, '--events', 'execution.completed,execution.failed']);
+    expect(created.code, created.stderr).toBe(EXIT.ok);
+    const id = /^id\s+(\S+)$/m.exec(created.stdout)?.[1];
+    const secret = /^secret\s+(whsec_\S+)$/m.exec(created.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(secret).toBeDefined();
+
+    const list = await amp(['webhooks', 'list']);
+    expect(list.code).toBe(EXIT.ok);
+    expect(list.stdout).toContain(id!);
+    expect(list.stdout).toContain('execution.completed,execution.failed');
+
+    const tested = await amp(['webhooks', 'test', id!]);
+    expect(tested.code, tested.stderr).toBe(EXIT.ok);
+    expect(tested.stdout).toMatch(/^Delivered evt_\S+: the receiver answered 200 in \d+ ms\.$/m);
+    const [delivery] = await receiver.waitFor(1);
+    const headers = Object.fromEntries(Object.entries(delivery!.headers).map(([k, v]) => [k, String(v)]));
+    expect(verifyWebhook(delivery!.raw, headers as never, secret!)).toMatchObject({ event: 'webhook.test', test: true });
+
+    // The receiver answers 500 from now on: not delivered, exit 1, with the status.
+    const failed = await amp(['webhooks', 'test', id!, '--json']);
+    expect(failed.code).toBe(EXIT.error);
+    expect(failed.json()).toMatchObject({ delivered: false, status_code: 500 });
+
+    const missing = await amp(['webhooks', 'test', 'wh_nope']);
+    expect(missing.code).toBe(EXIT.notFound);
+    expect((await amp(['webhooks', 'create'])).code).toBe(EXIT.usage);
+  });
+
+  it('executions tail prints executions as they are recorded, oldest first, each once; Ctrl-C ends it with 0', async () => {
+    const client = new Amp({ apiKey }, { baseUrl: s.url });
+    const before = await client.modules.execute('text', { action: 'slugify', input: { text: 'Before Tail' } });
+    const stop = new AbortController();
+    const tail = amp(['executions', 'tail', '--interval', '0.5', '--module', 'text'], stop.signal);
+    await until('the tail to print', async () => tail.out.stdout.startsWith('Following'));
+    const first = await client.modules.execute('text', { action: 'slugify', input: { text: 'One' } });
+    const second = await client.modules.execute('text', { action: 'slugify', input: { text: 'Two' } });
+    await client.modules.execute('crypto', { action: 'uuid', input: {} });
+    await until('the tail to print', async () => tail.out.stdout.includes(second.execution_id));
+    // Polls after the one that showed them: each is still printed once.
+    const third = await client.modules.execute('text', { action: 'slugify', input: { text: 'Three' } });
+    await until('the tail to print', async () => tail.out.stdout.includes(third.execution_id));
+    stop.abort();
+    const ended = await tail;
+    expect(ended.code, ended.stderr).toBe(EXIT.ok);
+    const lines = ended.stdout.trim().split('\n').slice(1);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toContain(first.execution_id);
+    expect(lines[0]).toMatch(/text\.slugify {2}success {2}\d+ ms$/);
+    expect(lines[1]).toContain(second.execution_id);
+    expect(ended.stdout).not.toContain(before.execution_id);
+
+    // --since shows what happened since that instant, as JSON lines.
+    const again = new AbortController();
+    const { created_at: beforeAt } = await client.executions.get(before.execution_id);
+    const since = amp(['executions', 'tail', '--since', beforeAt, '--module', 'text', '--json'], again.signal);
+    await until('the tail to print', async () => since.out.stdout.split('\n').filter(Boolean).length >= 4);
+    again.abort();
+    const seen = (await since).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).execution_id);
+    expect(seen).toEqual([before.execution_id, first.execution_id, second.execution_id, third.execution_id]);
+
+    expect((await amp(['executions', 'tail', '--interval', '0'])).code).toBe(EXIT.usage);
+    expect((await amp(['executions', 'tail', '--since', 'yesterday'])).code).toBe(EXIT.usage);
+  });
+
+  // Last: closing the cycle early invoices every pro tenant of this server.
+  it('invoices list, show and pdf', async () => {
+    const now = new Date();
+    const at = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+    const closed = await s.call('/api/v1/admin/billing/close', { headers: { 'x-admin-token': ADMIN_TOKEN }, body: { at } });
+    expect(closed.status, closed.text).toBe(200);
+
+    const list = await amp(['invoices', 'list', '--json']);
+    expect(list.code, list.stderr).toBe(EXIT.ok);
+    const [invoice] = list.json().data;
+    expect(invoice).toMatchObject({ status: 'open' });
+    const human = await amp(['invoices', 'list']);
+    expect(human.stdout).toContain(invoice.number);
+
+    const shown = await amp(['invoices', 'show', invoice.id]);
+    expect(shown.code).toBe(EXIT.ok);
+    expect(shown.stdout).toMatch(new RegExp(`^number\\s+${invoice.number}$`, 'm'));
+    expect(shown.stdout).toMatch(/DESCRIPTION\s+QUANTITY/);
+
+    const file = path.join(configDir, 'invoice.pdf');
+    const saved = await amp(['invoices', 'pdf', invoice.id, '--out', file]);
+    expect(saved.code, saved.stderr).toBe(EXIT.ok);
+    expect(saved.stdout).toContain(file);
+    expect(readFileSync(file).subarray(0, 5).toString()).toBe('%PDF-');
+    expect((await amp(['invoices', 'show', 'inv_nope'])).code).toBe(EXIT.notFound);
+  });
+});
