@@ -62,4 +62,18 @@ export type Meta = OpenApiMeta<{
   fileMediaType?: string;
   /** REST only: `?format=<name>` answers as the named procedure instead (e.g. an invoice's `pdf`). */
   formats?: Record<string, string>;
+  /**
+   * The operation is deprecated (docs/versioning.md): every answer carries `Deprecation` (RFC 9745)
+   * and, with `sunset`, `Sunset` (RFC 8594), plus a `Link` to `link`; the OpenAPI document marks it.
+   */
+  deprecation?: Deprecation;
 }>;
+
+export interface Deprecation {
+  /** When it was deprecated (ISO 8601 date). */
+  since: string;
+  /** When it stops answering (ISO 8601 date), at least six months after `since`. */
+  sunset?: string;
+  /** Where the change is explained (the changelog entry, the replacement's docs). */
+  link?: string;
+}

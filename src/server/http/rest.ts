@@ -34,6 +34,7 @@ export async function handleRestCall(
     const value = body.kind === 'json' ? body.value : {};
     input = isPlainObject(value) ? { ...value, ...params } : value;
   }
+  if (route.headers) baseHeaders = { ...baseHeaders, ...route.headers };
   // The rest of an oversized body is never read: the connection closes after the answer.
   if (body.kind === 'too_large') baseHeaders = { ...baseHeaders, Connection: 'close' };
   // `?format=pdf` (and the like) on a route naming another procedure for that format: that one answers.

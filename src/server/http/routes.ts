@@ -1,6 +1,7 @@
 import { forEachOpenApiProcedure, type OpenApiMethod } from 'trpc-to-openapi';
 import type { AnyRouter, TRPCProcedureType } from '@trpc/server';
 import type { Meta } from '../context';
+import { deprecationHeaders } from './deprecation';
 
 export interface Route {
   method: OpenApiMethod;
@@ -12,6 +13,8 @@ export interface Route {
   meta: Meta;
   /** `?format=<name>` answers as another operation's route (meta `formats`). */
   formats?: Record<string, Route>;
+  /** Headers every answer of the operation carries: a deprecated one's (meta `deprecation`). */
+  headers?: Record<string, string>;
   pattern: RegExp;
   params: string[];
 }
@@ -37,6 +40,7 @@ export class RouteTable {
         procedure: path,
         type,
         meta: meta as Meta,
+        ...((meta as Meta).deprecation ? { headers: deprecationHeaders((meta as Meta).deprecation!) } : {}),
         pattern: new RegExp(`^${source}$`),
         params,
       });
