@@ -19,6 +19,7 @@ const HANDLER_OPERATIONS = [
   'GET /api/llms.txt',
   'GET /api/openapi.json',
   'GET /openapi.json',
+  'GET /api/openapi-auth.json',
   'GET /.well-known/agent.json',
   'GET /.well-known/agent-card.json',
   'GET /api/v1/events/stream',
@@ -156,6 +157,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       'GET /api/llms.txt',
       'GET /api/openapi.json',
       'GET /openapi.json',
+      'GET /api/openapi-auth.json',
       'GET /.well-known/agent.json',
       'GET /.well-known/agent-card.json',
     ];
@@ -220,7 +222,13 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     expect(a2a.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcRequest' });
     expect(Object.keys(a2a.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '429', '500']));
     expect(doc.paths['/api/llms.txt'].get.responses['200'].content).toHaveProperty('text/plain');
-    for (const p of ['/api/openapi.json', '/openapi.json', '/.well-known/agent.json', '/.well-known/agent-card.json']) {
+    for (const p of [
+      '/api/openapi.json',
+      '/openapi.json',
+      '/api/openapi-auth.json',
+      '/.well-known/agent.json',
+      '/.well-known/agent-card.json',
+    ]) {
       expect(doc.paths[p].get.responses['200'].content, p).toHaveProperty('application/json');
     }
   });
@@ -264,6 +272,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     check('GET', '/api/v1/admin/tenants', await s.call('/api/v1/admin/tenants'), false);
     check('GET', '/api/mcp', await s.call('/api/mcp'), false);
     check('GET', '/api/openapi.json', await s.call('/api/openapi.json'), false);
+    check('GET', '/api/openapi-auth.json', await s.call('/api/openapi-auth.json'), false);
     check('GET', '/api/llms.txt', await s.call('/api/llms.txt', { key: t.apiKey }), true);
     check('GET', '/.well-known/agent-card.json', await s.call('/.well-known/agent-card.json'), false);
   });

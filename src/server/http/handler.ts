@@ -10,6 +10,7 @@ import { handleMcp } from '../mcp/handler';
 import { handleIdentity } from '../identity/handler';
 import { handleOAuthRoute, isOAuthPath } from '../oauth/routes';
 import { buildOpenApiDocument } from '../openapi';
+import { AUTH_OPENAPI_PATH, buildAuthOpenApiDocument } from './openapi-auth';
 import { reportedPool } from '../admission';
 import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
@@ -31,7 +32,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  * and the identity provider; everything else belongs to Next (pages, assets, next-auth).
  */
 const API_PREFIXES = ['/api/', '/.well-known/', '/auth/v1/'];
-const API_EXACT = new Set(['/api/v1', '/api/a2a', '/api/openapi.json', '/openapi.json', '/api/llms.txt']);
+const API_EXACT = new Set(['/api/v1', '/api/a2a', '/api/openapi.json', '/openapi.json', AUTH_OPENAPI_PATH, '/api/llms.txt']);
 
 export function isApiPath(pathname: string): boolean {
   if (pathname === '/api/auth' || pathname.startsWith('/api/auth/')) return false;
@@ -42,6 +43,7 @@ export function isApiPath(pathname: string): boolean {
 const FIXED_PATHS = new Set([
   '/api/openapi.json',
   '/openapi.json',
+  AUTH_OPENAPI_PATH,
   '/api/llms.txt',
   '/.well-known/agent.json',
   '/.well-known/agent-card.json',
@@ -80,6 +82,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
   let openapi: Buffer | undefined;
   // Built and encoded once: 150 KB re-encoded per request cost three times the CPU.
   const openapiJson = () => (openapi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(svc.config.publicBaseUrl))));
+  let openapiAuth: Buffer | undefined;
+  const openapiAuthJson = () => (openapiAuth ??= Buffer.from(JSON.stringify(buildAuthOpenApiDocument(svc.config.publicBaseUrl))));
 
   const serve: NodeHandler = async (req, res) => {
     const requestId = resolveRequestId(req.headers['x-request-id']);
@@ -141,6 +145,10 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
         return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
+      }
+      if (pathname === AUTH_OPENAPI_PATH) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
+        return sendText(res, 200, openapiAuthJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
       }
       if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));

@@ -2,6 +2,12 @@
 import { errorResponse, INTERNAL, responseHeaders, type Json, type PathItems } from '../openapi-parts';
 
 /**
+ * Where the authentication document is served (src/server/http/openapi-auth.ts): the identity
+ * provider's `/auth/v1/*` and the OAuth authorization server's endpoints.
+ */
+export const AUTH_OPENAPI_PATH = '/api/openapi-auth.json';
+
+/**
  * The discovery documents the handler serves itself (not procedures): public, exempt from the
  * request limit, and answered with the caller's pool reported. No input is read, so no 4xx.
  */
@@ -50,6 +56,20 @@ export function discoveryPaths(): PathItems {
     },
     '/api/openapi.json': openapi('discovery-openapi'),
     '/openapi.json': openapi('discovery-openapi-root'),
+    [AUTH_OPENAPI_PATH]: {
+      get: {
+        operationId: 'discovery-openapi-auth',
+        tags: ['discovery'],
+        summary: 'The OpenAPI 3.1 document of the authentication endpoints',
+        description:
+          'A separate OpenAPI 3.1 document for the endpoints that issue credentials: the built-in identity provider (`/auth/v1/*`, GoTrue-compatible: sign-up, sign-in, sessions, passkeys, mailed links, its JWKS) and the OAuth 2.1 authorization server for MCP clients (`/oauth/*`: authorize, token, dynamic client registration, revocation, JWKS, the sign-in and consent endpoints, and the RFC 9728 / RFC 8414 metadata documents). Same error body (`ApiError`) and response headers as this document. Public; exempt from the request limit.',
+        security: [],
+        responses: ok('The OpenAPI 3.1 document of the authentication endpoints', 'application/json', {
+          type: 'object',
+          description: 'An OpenAPI 3.1 document',
+        }),
+      },
+    },
     '/.well-known/agent.json': card('discovery-agent-card', '/.well-known/agent.json'),
     '/.well-known/agent-card.json': card('discovery-agent-card-well-known', '/.well-known/agent-card.json'),
   };

@@ -241,6 +241,19 @@ const ROUTES: Record<string, { open?: string[]; methods: Record<string, Handler>
   },
 };
 
+/**
+ * Every route and its methods (HEAD and OPTIONS left out), with the methods that take no
+ * `apikey`: src/server/identity/openapi.ts documents each, and tests/api/openapi-auth.test.ts
+ * checks that.
+ */
+export function identityRoutes(): { path: string; methods: string[]; open: string[] }[] {
+  return Object.entries(ROUTES).map(([path, route]) => ({
+    path: `${IDENTITY_PREFIX}${path}`,
+    methods: Object.keys(route.methods),
+    open: route.open ?? [],
+  }));
+}
+
 function fragment(session: GoTrueSession, type: string): string {
   return new URLSearchParams({
     access_token: session.access_token,

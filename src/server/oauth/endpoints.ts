@@ -40,6 +40,12 @@ function loopbackBases(svc: Services): string[] {
 export const mcpResource = (svc: Services, host?: string) => `${publicBaseFor(svc, host)}/api/mcp`;
 /** Every name of the MCP resource: a token for any of them is a token for /api/mcp. */
 export const mcpResources = (svc: Services) => loopbackBases(svc).map((base) => `${base}/api/mcp`);
+/**
+ * The REST API as an OAuth protected resource: what a native app's sign-in asks for
+ * (`amp login --browser`); its tokens work wherever an API key does, except at /api/mcp.
+ */
+export const apiResource = (svc: Services, host?: string) => `${publicBaseFor(svc, host)}/api/v1`;
+export const apiResources = (svc: Services) => loopbackBases(svc).map((base) => `${base}/api/v1`);
 /** Its RFC 9728 metadata document. */
 export const mcpResourceMetadataUrl = (svc: Services, host?: string) =>
   `${publicBaseFor(svc, host)}/.well-known/oauth-protected-resource/api/mcp`;
@@ -53,3 +59,39 @@ export const OAUTH_SCOPES: readonly string[] = SCOPES;
  * user is offered when a client names no scope.
  */
 export const MCP_SCOPES: readonly string[] = ['modules:read', 'modules:execute'];
+
+/** Where oidc-provider answers, relative to OAUTH_MOUNT (its `routes` setting). */
+export const PROVIDER_ROUTES = {
+  authorization: '/authorize',
+  token: '/token',
+  registration: '/register',
+  revocation: '/revoke',
+  jwks: '/jwks',
+  userinfo: '/userinfo',
+  end_session: '/logout',
+  introspection: '/introspect',
+  pushed_authorization_request: '/par',
+};
+
+/**
+ * The endpoints oidc-provider serves with the features provider.ts enables, and their methods (`*`:
+ * one path segment; HEAD wherever GET). The userinfo and introspection features are off, so
+ * their paths are none of these. tests/api/mcp-oauth.test.ts checks every entry against the
+ * provider, so an upgrade that moves one shows; src/server/oauth/openapi.ts documents each.
+ */
+export const PROVIDER_ENDPOINTS: readonly { path: string; methods: readonly string[] }[] = [
+  { path: '/.well-known/openid-configuration', methods: ['GET', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.authorization, methods: ['GET'] },
+  // Back from the sign-in and consent page.
+  { path: `${PROVIDER_ROUTES.authorization}/*`, methods: ['GET'] },
+  { path: PROVIDER_ROUTES.token, methods: ['POST', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.registration, methods: ['POST'] },
+  // RFC 7592's read, which needs a registration access token (none is issued here: always 401).
+  { path: `${PROVIDER_ROUTES.registration}/*`, methods: ['GET'] },
+  { path: PROVIDER_ROUTES.revocation, methods: ['POST', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.jwks, methods: ['GET', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.pushed_authorization_request, methods: ['POST', 'OPTIONS'] },
+  { path: PROVIDER_ROUTES.end_session, methods: ['GET'] },
+  { path: `${PROVIDER_ROUTES.end_session}/confirm`, methods: ['POST'] },
+  { path: `${PROVIDER_ROUTES.end_session}/success`, methods: ['GET'] },
+];

@@ -25,14 +25,18 @@ import type { Services } from '../../services';
 import { eq } from 'drizzle-orm';
 import { readJsonBody } from '../http/request';
 import { sendError, sendJson } from '../http/respond';
-import { MCP_SCOPES, mcpResource, mcpResources, OAUTH_SCOPES } from './endpoints';
+import { apiResources, MCP_SCOPES, mcpResource, mcpResources, OAUTH_SCOPES } from './endpoints';
 import { loadProvider } from './load';
 import { userTenant } from './resource';
 
 export const INTERACTION_PREFIX = '/oauth/interaction/';
 
-const loginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }).strict();
-const consentBody = z.object({ scopes: z.array(z.string().max(64)).max(32) }).strict();
+/** The steps after the first GET, each a POST to `/oauth/interaction/<uid>/<step>`. */
+export const INTERACTION_ACTIONS = ['login', 'consent', 'abort'] as const;
+
+/** The bodies of the login and consent steps (src/server/oauth/openapi.ts documents them from these). */
+export const loginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }).strict();
+export const consentBody = z.object({ scopes: z.array(z.string().max(64)).max(32) }).strict();
 
 const headersOf = { 'Cache-Control': 'no-store' };
 
@@ -52,7 +56,8 @@ export async function handleInteraction(
     const [uid, action, ...rest] = pathname.slice(INTERACTION_PREFIX.length).split('/');
     if (!uid || rest.length > 0 || !/^[A-Za-z0-9_-]{1,64}$/.test(uid)) throw new AppError('not_found', 'No such sign-in request.');
     const wanted = action === undefined ? 'GET' : 'POST';
-    if (action !== undefined && !['login', 'consent', 'abort'].includes(action)) throw new AppError('not_found', 'No such sign-in step.');
+    if (action !== undefined && !(INTERACTION_ACTIONS as readonly string[]).includes(action))
+      throw new AppError('not_found', 'No such sign-in step.');
     if (req.method !== wanted)
       throw new AppError('method_not_allowed', `Use ${wanted} on this path.`, { allowed_methods: [wanted] }, { Allow: wanted });
     if (wanted === 'POST') assertSameOrigin(svc, req);
@@ -149,10 +154,10 @@ export async function handleInteraction(
   }
 }
 
-/** The resource the client asked for when it is a name of /api/mcp (a loopback alias, see publicBaseFor), else the MCP resource. */
+/** The resource the client asked for when it is a name of /api/mcp or /api/v1 (a loopback alias, see publicBaseFor), else the MCP resource. */
 function requestedResource(svc: Services, interaction: InteractionRecord): string {
   const asked = interaction.params.resource;
-  return typeof asked === 'string' && mcpResources(svc).includes(asked) ? asked : mcpResource(svc);
+  return typeof asked === 'string' && [...mcpResources(svc), ...apiResources(svc)].includes(asked) ? asked : mcpResource(svc);
 }
 
 /** The page's view of the request. */

@@ -6,9 +6,10 @@
  * - issuer `${PUBLIC_BASE_URL}/oauth`; signing key = the identity provider's P-256 key, so one
  *   JWKS verifies everything this service issues;
  * - authorization code flow only, PKCE required (oidc-provider 9 knows only S256);
- * - every access token is a JWT bound to the MCP resource `${PUBLIC_BASE_URL}/api/mcp`
- *   (RFC 8707; another resource indicator is `invalid_target`), carrying only the scopes the
- *   user granted; refresh tokens rotate; revoking one revokes its grant;
+ * - every access token is a JWT bound to one resource (RFC 8707): the MCP endpoint
+ *   `${PUBLIC_BASE_URL}/api/mcp` (the default), or the REST API `${PUBLIC_BASE_URL}/api/v1` that
+ *   a native app asks for (`amp login --browser`); another indicator is `invalid_target`. It
+ *   carries only the scopes the user granted; refresh tokens rotate; revoking one revokes its grant;
  * - clients: registered by RFC 7591 or named by an https URL whose Client ID Metadata Document is
  *   fetched through the SSRF guard; redirect URIs are https or http on a loopback host (MCP
  *   authorization, OAuth 2.1 §2.3.1); a registered client authenticates at the token and
@@ -33,7 +34,20 @@ import { oauthAdapter } from '../../oauth/adapter';
 import type { Services } from '../../services';
 import { AppError, errorBody } from '../errors';
 import { sendJson } from '../http/respond';
-import { CONSENT_PAGE, mcpResource, mcpResources, OAUTH_MOUNT, OAUTH_SCOPES, oauthIssuer } from './endpoints';
+import {
+  apiResource,
+  apiResources,
+  CONSENT_PAGE,
+  mcpResource,
+  mcpResources,
+  OAUTH_MOUNT,
+  OAUTH_SCOPES,
+  oauthIssuer,
+  PROVIDER_ENDPOINTS,
+  PROVIDER_ROUTES,
+} from './endpoints';
+
+export { PROVIDER_ENDPOINTS } from './endpoints';
 
 const ACCESS_TOKEN_TTL = 60 * 60;
 
@@ -54,7 +68,7 @@ async function buildProvider(svc: Services): Promise<Provider> {
   const keys = identityKeys(svc);
   const privateJwk = keys.privateJwk;
   const resource = mcpResource(svc);
-  const resources = mcpResources(svc);
+  const resources = [...mcpResources(svc), ...apiResources(svc)];
   // Cookie signing keys, derived from the persistent private key: stable across restarts and
   // instances, never the key itself.
   const cookieKey = createHmac('sha256', String(privateJwk.d)).update('oauth-cookies').digest('base64url');
@@ -117,11 +131,12 @@ async function buildProvider(svc: Services): Promise<Provider> {
       },
       resourceIndicators: {
         enabled: true,
-        // A request naming no resource gets the MCP resource (the only one there is).
+        // A request naming no resource gets the MCP resource (MCP clients name it; a native app names /api/v1).
         defaultResource: async () => resource,
         useGrantedResource: async () => true,
         async getResourceServerInfo(_ctx: unknown, indicator: string) {
-          if (!resources.includes(indicator)) throw new oidcErrors.InvalidTarget(`The only protected resource here is ${resource}.`);
+          if (!resources.includes(indicator))
+            throw new oidcErrors.InvalidTarget(`The protected resources here are ${resource} and ${apiResource(svc)}.`);
           return {
             scope: OAUTH_SCOPES.join(' '),
             // The name the client asked for (a loopback alias of the default PUBLIC_BASE_URL, see publicBaseFor).
@@ -290,42 +305,6 @@ function oauthErrorBody(err: AppError, requestId: string, publicBaseUrl: string)
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
-
-/** Where oidc-provider answers, relative to OAUTH_MOUNT (its `routes` setting). */
-const PROVIDER_ROUTES = {
-  authorization: '/authorize',
-  token: '/token',
-  registration: '/register',
-  revocation: '/revoke',
-  jwks: '/jwks',
-  userinfo: '/userinfo',
-  end_session: '/logout',
-  introspection: '/introspect',
-  pushed_authorization_request: '/par',
-};
-
-/**
- * The endpoints oidc-provider serves with the features enabled above, and their methods (`*`:
- * one path segment; HEAD wherever GET). The userinfo and introspection features are off, so
- * their paths are none of these. tests/api/mcp-oauth.test.ts checks every entry against the
- * provider, so an upgrade that moves one shows.
- */
-export const PROVIDER_ENDPOINTS: readonly { path: string; methods: readonly string[] }[] = [
-  { path: '/.well-known/openid-configuration', methods: ['GET', 'OPTIONS'] },
-  { path: PROVIDER_ROUTES.authorization, methods: ['GET'] },
-  // Back from the sign-in and consent page.
-  { path: `${PROVIDER_ROUTES.authorization}/*`, methods: ['GET'] },
-  { path: PROVIDER_ROUTES.token, methods: ['POST', 'OPTIONS'] },
-  { path: PROVIDER_ROUTES.registration, methods: ['POST'] },
-  // RFC 7592's read, which needs a registration access token (none is issued here: always 401).
-  { path: `${PROVIDER_ROUTES.registration}/*`, methods: ['GET'] },
-  { path: PROVIDER_ROUTES.revocation, methods: ['POST', 'OPTIONS'] },
-  { path: PROVIDER_ROUTES.jwks, methods: ['GET', 'OPTIONS'] },
-  { path: PROVIDER_ROUTES.pushed_authorization_request, methods: ['POST', 'OPTIONS'] },
-  { path: PROVIDER_ROUTES.end_session, methods: ['GET'] },
-  { path: `${PROVIDER_ROUTES.end_session}/confirm`, methods: ['POST'] },
-  { path: `${PROVIDER_ROUTES.end_session}/success`, methods: ['GET'] },
-];
 
 const HOUR_MS = 3_600_000;
 

@@ -15,13 +15,28 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { sendError, sendJson } from '../http/respond';
-import { handleInteraction, INTERACTION_PREFIX } from './interaction';
-import { OAUTH_MOUNT } from './endpoints';
+import { handleInteraction, INTERACTION_ACTIONS, INTERACTION_PREFIX } from './interaction';
+import { OAUTH_MOUNT, PROVIDER_ENDPOINTS } from './endpoints';
 import { loadProvider } from './load';
 import { oauthEnabled, protectedResourceMetadata } from './resource';
 
 const RESOURCE_METADATA = new Set(['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource']);
 const SERVER_METADATA = new Set(['/.well-known/oauth-authorization-server/oauth', '/.well-known/openid-configuration/oauth']);
+
+/**
+ * Every OAuth route and its methods (HEAD and OPTIONS left out; `*` is one path segment): the
+ * metadata documents, the sign-in and consent endpoints and oidc-provider's endpoints.
+ * src/server/oauth/openapi.ts documents each, and tests/api/openapi-auth.test.ts checks that.
+ */
+export function oauthRoutes(): { path: string; methods: string[] }[] {
+  const get = (path: string) => ({ path, methods: ['GET'] });
+  return [
+    ...[...RESOURCE_METADATA, ...SERVER_METADATA].map(get),
+    get(`${INTERACTION_PREFIX}*`),
+    ...INTERACTION_ACTIONS.map((action) => ({ path: `${INTERACTION_PREFIX}*/${action}`, methods: ['POST'] })),
+    ...PROVIDER_ENDPOINTS.map((e) => ({ path: `${OAUTH_MOUNT}${e.path}`, methods: e.methods.filter((m) => m !== 'OPTIONS') })),
+  ];
+}
 
 /** Whether `pathname` is one of the OAuth paths (routed to the API side, never to Next). */
 export function isOAuthPath(pathname: string): boolean {
