@@ -8,6 +8,7 @@ import { eventStreamPaths } from './http/event-stream-openapi';
 import { discoveryPaths } from './http/openapi';
 import { RouteTable, type Route } from './http/routes';
 import { mcpPaths } from './mcp/openapi';
+import { canonical, compactDocument } from './openapi-compact';
 import { API_SECURITY, errorResponse, headerRef, INTERNAL, JSON_RPC_SCHEMAS, responseHeaders, type Json } from './openapi-parts';
 import { appRouter } from './router';
 
@@ -218,14 +219,6 @@ const STATUS_RESPONSES: Record<string, [name: string, description: string]> = {
   503: ['ServiceUnavailable', 'Unavailable for now: retry later'],
   504: ['GatewayTimeout', 'An upstream did not answer in time: the `error` code says which'],
 };
-
-/** JSON with the members of every object in key order: equal texts, equal values. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Json).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 
 /** An error response's headers and body: what a shared response must equal besides its description. */
 const shapeOf = (status: string, response: Json) => `${status} ${canonical({ headers: response.headers, content: response.content })}`;
@@ -555,6 +548,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   doc.components.headers = HEADERS as never;
   doc.webhooks = webhooks.webhooks as never;
   dropSafeIntegerBounds(doc);
+  compactDocument(doc as unknown as Json, Object.keys(webhooks.schemas));
   return doc;
 }
 

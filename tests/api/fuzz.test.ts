@@ -171,8 +171,24 @@ const KNOWN: Record<string, unknown> = {
   agent_name: 'fuzz',
 };
 
-function sample(schema: Schema | undefined, name: string): unknown {
+/** The document the operations are read from (built once, for `$ref`s to its components). */
+const DOC = buildOpenApiDocument('http://localhost') as { paths: Record<string, Record<string, any>>; components: Record<string, any> };
+
+/** A node with a local `$ref` (`#/components/...`) replaced by what it refers to. */
+function resolved<T>(node: T): T {
+  const ref = (node as { $ref?: unknown } | undefined)?.$ref;
+  if (typeof ref !== 'string') return node;
+  return resolved(
+    ref
+      .slice(2)
+      .split('/')
+      .reduce((at: any, part: string) => at?.[part], DOC),
+  );
+}
+
+function sample(given: Schema | undefined, name: string): unknown {
   if (name in KNOWN) return KNOWN[name];
+  const schema = resolved(given);
   if (!schema) return 'x';
   if (schema.enum) return schema.enum[0];
   if (schema.const !== undefined) return schema.const;
@@ -262,16 +278,20 @@ interface Operation {
 }
 
 function operations(): Operation[] {
-  const doc = buildOpenApiDocument('http://localhost') as { paths: Record<string, Record<string, any>> };
   const ops: Operation[] = [];
-  for (const [path, item] of Object.entries(doc.paths)) {
+  for (const [path, item] of Object.entries(DOC.paths)) {
     if (!path.startsWith('/api/v1/')) continue;
     for (const [method, op] of Object.entries(item)) {
       if (typeof op !== 'object' || !op?.responses || typeof op.operationId !== 'string') continue;
       // A stream (text/event-stream) answers a valid request with a body that never ends; its
       // refusals of bad input are tested where the stream is (tests/api/webhook-poll.test.ts).
-      if (op.responses['200']?.content?.['text/event-stream']) continue;
-      const params = (op.parameters ?? []) as { in: string; name: string; required?: boolean; schema?: Schema }[];
+      if (resolved(op.responses['200'])?.content?.['text/event-stream']) continue;
+      const params = ((op.parameters ?? []) as unknown[]).map(resolved) as {
+        in: string;
+        name: string;
+        required?: boolean;
+        schema?: Schema;
+      }[];
       const schema = op.requestBody?.content?.['application/json']?.schema as Schema | undefined;
       ops.push({
         method: method.toUpperCase(),

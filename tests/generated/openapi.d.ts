@@ -2897,6 +2897,11 @@ export interface components {
             /** @description The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill) */
             invoices: components["schemas"]["Invoice"][];
         };
+        /**
+         * Format: date-time
+         * @description An ISO 8601 timestamp, in UTC (`Z`) or with an offset, e.g. `2025-01-31T14:00:00+02:00`
+         */
+        DateTime: string;
         DeletedAccount: {
             /** @constant */
             deleted: true;
@@ -3241,11 +3246,8 @@ export interface components {
             actions?: string[];
             /** @description Executions this key may start per billing cycle. */
             executions_per_month?: number;
-            /**
-             * Format: date-time
-             * @description After this instant the key is refused (`key_expired`).
-             */
-            expires_at?: string;
+            /** @description After this instant the key is refused (`key_expired`). */
+            expires_at?: components["schemas"]["DateTime"];
             /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
             ip_allow?: string[];
             /** @description Only modules whose trust score is at least this. */
@@ -4681,6 +4683,22 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Successful response */
+        Invoice: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Invoice"];
+            };
+        };
         /** @description The path does not accept this method (`method_not_allowed`) */
         MethodNotAllowed: {
             headers: {
@@ -4764,6 +4782,40 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Successful response */
+        ReplayablePublishedModule: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PublishedModule"];
+            };
+        };
+        /** @description Successful response */
+        ReplayableSentInvitation: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SentInvitation"];
+            };
+        };
         /** @description The request was understood but could not be carried out: the `error` code says why */
         ReplayableUnprocessableContent: {
             headers: {
@@ -4779,6 +4831,57 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Successful response */
+        ReplayableWebhook: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Webhook"];
+            };
+        };
+        /** @description Successful response */
+        ReplayableWorkflow: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Workflow"];
+            };
+        };
+        /** @description Successful response */
+        ReplayableWorkflowRun: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WorkflowRun"];
             };
         };
         /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
@@ -4864,8 +4967,41 @@ export interface components {
         };
     };
     parameters: {
+        Action: string;
+        Actor: string;
+        /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
+        AgentId: string;
+        Category: string;
+        Cursor: string;
+        Cycle: string;
+        /** @description Delivery identifier (`dlv_...`) */
+        DeliveryId: string;
         /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
         IdempotencyKey: string;
+        InvitationId: string;
+        /** @description Invoice identifier (`inv_...`) */
+        InvoiceId: string;
+        /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
+        Key: string;
+        /** @description Key identifier (`key_...`) */
+        KeyId: string;
+        Limit: number;
+        Module: string;
+        Name: string;
+        Q: string;
+        /** @description Run identifier (`run_...`) */
+        RunId: string;
+        Since: string;
+        /** @description The approval step’s id */
+        Step: string;
+        /** @description Subscription identifier (`wh_...`) */
+        SubscriptionId: string;
+        TargetId: string;
+        TargetType: string;
+        TenantId: string;
+        Token: string;
+        Until: string;
+        UserId: string;
         /** @description The attempt number of this delivery, from 1. */
         WebhookAttempt: string;
         /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
@@ -4882,6 +5018,8 @@ export interface components {
         WebhookStandardSignature: string;
         /** @description Unix time (seconds) at which this attempt was sent. Covered by `webhook-signature` (not by `X-Webhook-Signature`). */
         WebhookTimestamp: string;
+        /** @description Workflow identifier (`wf_...`) */
+        WorkflowId: string;
     };
     requestBodies: never;
     headers: {
@@ -5269,15 +5407,15 @@ export interface operations {
     "admin-auditLog": {
         parameters: {
             query?: {
-                action?: string;
-                actor?: string;
-                cursor?: string;
-                limit?: number;
-                since?: string;
-                target_id?: string;
-                target_type?: string;
+                action?: components["parameters"]["Action"];
+                actor?: components["parameters"]["Actor"];
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
+                since?: components["parameters"]["Since"];
+                target_id?: components["parameters"]["TargetId"];
+                target_type?: components["parameters"]["TargetType"];
                 tenant_id?: string;
-                until?: string;
+                until?: components["parameters"]["Until"];
             };
             header?: never;
             path?: never;
@@ -5327,11 +5465,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed. Must be before the end of the next cycle (a later instant would invoice cycles that have not begun: 400).
-                     */
-                    at?: string;
+                    /** @description Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed. Must be before the end of the next cycle (a later instant would invoice cycles that have not begun: 400). */
+                    at?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -5366,7 +5501,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -5403,28 +5538,13 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Invoice identifier (`inv_...`) */
-                id: string;
+                id: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
+            200: components["responses"]["Invoice"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             /** @description No such invoice (or the admin API is disabled: `not_found`) */
@@ -5442,28 +5562,13 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Invoice identifier (`inv_...`) */
-                id: string;
+                id: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
+            200: components["responses"]["Invoice"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             /** @description No such invoice (or the admin API is disabled: `not_found`) */
@@ -5478,8 +5583,8 @@ export interface operations {
     "admin-listTenants": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -5523,7 +5628,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                tenant_id: string;
+                tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
         };
@@ -5578,7 +5683,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                tenant_id: string;
+                tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
         };
@@ -5620,7 +5725,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -5659,23 +5764,17 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Start of the window (ISO 8601), at most 7 days ago
-                     */
-                    since: string;
-                    /**
-                     * Format: date-time
-                     * @description End of the window (exclusive; default now)
-                     */
-                    until?: string;
+                    /** @description Start of the window (ISO 8601), at most 7 days ago */
+                    since: components["schemas"]["DateTime"];
+                    /** @description End of the window (exclusive; default now) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -5714,8 +5813,8 @@ export interface operations {
     "admin-disabledWebhooks": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -5758,8 +5857,8 @@ export interface operations {
     "admin-failedDeliveries": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -5857,15 +5956,15 @@ export interface operations {
     "auditLog-list": {
         parameters: {
             query?: {
-                action?: string;
-                actor?: string;
-                cursor?: string;
+                action?: components["parameters"]["Action"];
+                actor?: components["parameters"]["Actor"];
+                cursor?: components["parameters"]["Cursor"];
                 format?: "json" | "csv";
-                limit?: number;
-                since?: string;
-                target_id?: string;
-                target_type?: string;
-                until?: string;
+                limit?: components["parameters"]["Limit"];
+                since?: components["parameters"]["Since"];
+                target_id?: components["parameters"]["TargetId"];
+                target_type?: components["parameters"]["TargetType"];
+                until?: components["parameters"]["Until"];
             };
             header?: never;
             path?: never;
@@ -5907,14 +6006,14 @@ export interface operations {
     "auditLog-csv": {
         parameters: {
             query?: {
-                action?: string;
-                actor?: string;
-                cursor?: string;
+                action?: components["parameters"]["Action"];
+                actor?: components["parameters"]["Actor"];
+                cursor?: components["parameters"]["Cursor"];
                 limit?: number;
-                since?: string;
-                target_id?: string;
-                target_type?: string;
-                until?: string;
+                since?: components["parameters"]["Since"];
+                target_id?: components["parameters"]["TargetId"];
+                target_type?: components["parameters"]["TargetType"];
+                until?: components["parameters"]["Until"];
             };
             header?: never;
             path?: never;
@@ -6145,8 +6244,8 @@ export interface operations {
     "invoices-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
                 status?: "open" | "paid" | "void";
             };
             header?: never;
@@ -6193,7 +6292,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Invoice identifier (`inv_...`) */
-                id: string;
+                id: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -6234,7 +6333,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Invoice identifier (`inv_...`) */
-                id: string;
+                id: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -6351,7 +6450,7 @@ export interface operations {
     "billing-usage": {
         parameters: {
             query?: {
-                cycle?: string;
+                cycle?: components["parameters"]["Cycle"];
             };
             header?: never;
             path?: never;
@@ -6388,8 +6487,8 @@ export interface operations {
     "catalog-search": {
         parameters: {
             query: {
-                category?: string;
-                limit?: number;
+                category?: components["parameters"]["Category"];
+                limit?: components["parameters"]["Limit"];
                 q: string;
             };
             header?: never;
@@ -6433,7 +6532,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -6474,7 +6573,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -6512,12 +6611,12 @@ export interface operations {
     "certification-runs": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -6623,9 +6722,9 @@ export interface operations {
     "catalog-directory": {
         parameters: {
             query?: {
-                category?: string;
-                cursor?: string;
-                limit?: number;
+                category?: components["parameters"]["Category"];
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -6713,13 +6812,13 @@ export interface operations {
     "executions-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
                 module?: string;
-                q?: string;
-                since?: string;
+                q?: components["parameters"]["Q"];
+                since?: components["schemas"]["DateTime"];
                 status?: "running" | "success" | "failed";
-                until?: string;
+                until?: components["schemas"]["DateTime"];
             };
             header?: never;
             path?: never;
@@ -6924,7 +7023,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                token: string;
+                token: components["parameters"]["Token"];
             };
             cookie?: never;
         };
@@ -6957,8 +7056,8 @@ export interface operations {
     "keys-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -7013,7 +7112,7 @@ export interface operations {
                     policy?: {
                         actions?: string[] | null;
                         executions_per_month?: number | null;
-                        expires_at?: string | null;
+                        expires_at?: components["schemas"]["DateTime"] | null;
                         ip_allow?: string[] | null;
                         min_trust_score?: number | null;
                         min_trust_tier?: ("bronze" | "silver" | "gold") | null;
@@ -7063,7 +7162,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Key identifier (`key_...`) */
-                key_id: string;
+                key_id: components["parameters"]["KeyId"];
             };
             cookie?: never;
         };
@@ -7105,7 +7204,7 @@ export interface operations {
             };
             path: {
                 /** @description Key identifier (`key_...`) */
-                key_id: string;
+                key_id: components["parameters"]["KeyId"];
             };
             cookie?: never;
         };
@@ -7158,7 +7257,7 @@ export interface operations {
                 "application/json": {
                     actions?: string[] | null;
                     executions_per_month?: number | null;
-                    expires_at?: string | null;
+                    expires_at?: components["schemas"]["DateTime"] | null;
                     ip_allow?: string[] | null;
                     min_trust_score?: number | null;
                     min_trust_tier?: ("bronze" | "silver" | "gold") | null;
@@ -7211,7 +7310,7 @@ export interface operations {
             };
             path: {
                 /** @description Key identifier (`key_...`) */
-                key_id: string;
+                key_id: components["parameters"]["KeyId"];
             };
             cookie?: never;
         };
@@ -7257,12 +7356,12 @@ export interface operations {
     "keys-usage": {
         parameters: {
             query?: {
-                cycle?: string;
+                cycle?: components["parameters"]["Cycle"];
             };
             header?: never;
             path: {
                 /** @description Key identifier (`key_...`) */
-                key_id: string;
+                key_id: components["parameters"]["KeyId"];
             };
             cookie?: never;
         };
@@ -7372,8 +7471,8 @@ export interface operations {
     "members-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -7415,7 +7514,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                user_id: string;
+                user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
         };
@@ -7458,7 +7557,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                user_id: string;
+                user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
         };
@@ -7556,23 +7655,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SentInvitation"];
-                };
-            };
+            201: components["responses"]["ReplayableSentInvitation"];
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7593,7 +7676,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["InvitationId"];
             };
             cookie?: never;
         };
@@ -7636,29 +7719,13 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["InvitationId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SentInvitation"];
-                };
-            };
+            200: components["responses"]["ReplayableSentInvitation"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The role (or key) may not manage members (`insufficient_scope`) */
@@ -7676,7 +7743,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                token: string;
+                token: components["parameters"]["Token"];
             };
             cookie?: never;
         };
@@ -7918,9 +7985,9 @@ export interface operations {
             query: {
                 /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
                 agent_id: string;
-                cursor?: string;
-                limit?: number;
-                q?: string;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
+                q?: components["parameters"]["Q"];
                 tag?: string;
             };
             header?: never;
@@ -8036,9 +8103,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
-                agent_id: string;
+                agent_id: components["parameters"]["AgentId"];
                 /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
-                key: string;
+                key: components["parameters"]["Key"];
             };
             cookie?: never;
         };
@@ -8081,9 +8148,9 @@ export interface operations {
             };
             path: {
                 /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
-                agent_id: string;
+                agent_id: components["parameters"]["AgentId"];
                 /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
-                key: string;
+                key: components["parameters"]["Key"];
             };
             cookie?: never;
         };
@@ -8163,10 +8230,10 @@ export interface operations {
     "modules-list": {
         parameters: {
             query?: {
-                category?: string;
-                cursor?: string;
+                category?: components["parameters"]["Category"];
+                cursor?: components["parameters"]["Cursor"];
                 installed?: "true" | "false";
-                limit?: number;
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -8270,23 +8337,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublishedModule"];
-                };
-            };
+            201: components["responses"]["ReplayablePublishedModule"];
             /** @description Invalid module (names, schemas, examples, endpoint or source) */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8304,7 +8355,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8346,7 +8397,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8403,23 +8454,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublishedModule"];
-                };
-            };
+            200: components["responses"]["ReplayablePublishedModule"];
             /** @description Invalid changes */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8441,7 +8476,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8504,7 +8539,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8563,7 +8598,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8691,7 +8726,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                name: string;
+                name: components["parameters"]["Name"];
             };
             cookie?: never;
         };
@@ -8733,7 +8768,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                name: string;
+                name: components["parameters"]["Name"];
             };
             cookie?: never;
         };
@@ -8781,8 +8816,8 @@ export interface operations {
     "webhooks-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -8859,23 +8894,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            201: components["responses"]["ReplayableWebhook"];
             /** @description Invalid body or receiver URL */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8894,7 +8913,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -8936,7 +8955,7 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -8963,23 +8982,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            200: components["responses"]["ReplayableWebhook"];
             /** @description Invalid body or receiver URL */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9002,7 +9005,7 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9043,9 +9046,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Delivery identifier (`dlv_...`) */
-                delivery_id: string;
+                delivery_id: components["parameters"]["DeliveryId"];
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9087,9 +9090,9 @@ export interface operations {
             };
             path: {
                 /** @description Delivery identifier (`dlv_...`) */
-                delivery_id: string;
+                delivery_id: components["parameters"]["DeliveryId"];
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9134,29 +9137,13 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            200: components["responses"]["ReplayableWebhook"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
@@ -9178,7 +9165,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9230,23 +9217,17 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Start of the window (ISO 8601), at most 7 days ago
-                     */
-                    since: string;
-                    /**
-                     * Format: date-time
-                     * @description End of the window (exclusive; default now)
-                     */
-                    until?: string;
+                    /** @description Start of the window (ISO 8601), at most 7 days ago */
+                    since: components["schemas"]["DateTime"];
+                    /** @description End of the window (exclusive; default now) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -9291,23 +9272,17 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Start of the window (ISO 8601), at most 7 days ago
-                     */
-                    since: string;
-                    /**
-                     * Format: date-time
-                     * @description End of the window (exclusive; default now)
-                     */
-                    until?: string;
+                    /** @description Start of the window (ISO 8601), at most 7 days ago */
+                    since: components["schemas"]["DateTime"];
+                    /** @description End of the window (exclusive; default now) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -9352,7 +9327,7 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9370,23 +9345,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            200: components["responses"]["ReplayableWebhook"];
             /** @description Invalid secret or overlap */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9408,7 +9367,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9451,7 +9410,7 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9565,8 +9524,8 @@ export interface operations {
     "workflows-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -9633,23 +9592,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Workflow"];
-                };
-            };
+            201: components["responses"]["ReplayableWorkflow"];
             /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9668,7 +9611,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9710,7 +9653,7 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9733,23 +9676,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Workflow"];
-                };
-            };
+            200: components["responses"]["ReplayableWorkflow"];
             /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9772,7 +9699,7 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9810,14 +9737,14 @@ export interface operations {
     "workflows-listRuns": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
                 status?: "queued" | "running" | "completed" | "failed" | "cancelled";
             };
             header?: never;
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9864,7 +9791,7 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9920,9 +9847,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
             };
             cookie?: never;
         };
@@ -9964,31 +9891,15 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkflowRun"];
-                };
-            };
+            200: components["responses"]["ReplayableWorkflowRun"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
@@ -10011,9 +9922,9 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
             };
             cookie?: never;
         };
@@ -10058,11 +9969,11 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
                 /** @description The approval step’s id */
-                step: string;
+                step: components["parameters"]["Step"];
             };
             cookie?: never;
         };
@@ -10075,23 +9986,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkflowRun"];
-                };
-            };
+            200: components["responses"]["ReplayableWorkflowRun"];
             /** @description The step is not an approval step */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10115,11 +10010,11 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
                 /** @description The approval step’s id */
-                step: string;
+                step: components["parameters"]["Step"];
             };
             cookie?: never;
         };
@@ -10132,23 +10027,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkflowRun"];
-                };
-            };
+            200: components["responses"]["ReplayableWorkflowRun"];
             /** @description The step is not an approval step */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10172,28 +10051,22 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Runs created at or after this time (ISO 8601)
-                     */
-                    since?: string;
+                    /** @description Runs created at or after this time (ISO 8601) */
+                    since?: components["schemas"]["DateTime"];
                     /**
                      * @description Only runs in this state (default: both)
                      * @enum {string}
                      */
                     status?: "queued" | "running";
-                    /**
-                     * Format: date-time
-                     * @description Runs created before this time (ISO 8601)
-                     */
-                    until?: string;
+                    /** @description Runs created before this time (ISO 8601) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -10237,29 +10110,23 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Runs created at or after this time (ISO 8601)
-                     */
-                    since?: string;
+                    /** @description Runs created at or after this time (ISO 8601) */
+                    since?: components["schemas"]["DateTime"];
                     /**
                      * @description Replay the failed runs (default) or the cancelled ones
                      * @default failed
                      * @enum {string}
                      */
                     status?: "failed" | "cancelled";
-                    /**
-                     * Format: date-time
-                     * @description Runs created before this time (ISO 8601)
-                     */
-                    until?: string;
+                    /** @description Runs created before this time (ISO 8601) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };

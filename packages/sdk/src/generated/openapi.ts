@@ -2899,6 +2899,11 @@ export interface components {
             /** @description The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill) */
             invoices: components["schemas"]["Invoice"][];
         };
+        /**
+         * Format: date-time
+         * @description An ISO 8601 timestamp, in UTC (`Z`) or with an offset, e.g. `2025-01-31T14:00:00+02:00`
+         */
+        DateTime: string;
         DeletedAccount: {
             /** @constant */
             deleted: true;
@@ -3243,11 +3248,8 @@ export interface components {
             actions?: string[];
             /** @description Executions this key may start per billing cycle. */
             executions_per_month?: number;
-            /**
-             * Format: date-time
-             * @description After this instant the key is refused (`key_expired`).
-             */
-            expires_at?: string;
+            /** @description After this instant the key is refused (`key_expired`). */
+            expires_at?: components["schemas"]["DateTime"];
             /** @description Client addresses (IPs or CIDR blocks) the key may be used from. */
             ip_allow?: string[];
             /** @description Only modules whose trust score is at least this. */
@@ -4683,6 +4685,22 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Successful response */
+        Invoice: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Invoice"];
+            };
+        };
         /** @description The path does not accept this method (`method_not_allowed`) */
         MethodNotAllowed: {
             headers: {
@@ -4766,6 +4784,40 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Successful response */
+        ReplayablePublishedModule: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PublishedModule"];
+            };
+        };
+        /** @description Successful response */
+        ReplayableSentInvitation: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SentInvitation"];
+            };
+        };
         /** @description The request was understood but could not be carried out: the `error` code says why */
         ReplayableUnprocessableContent: {
             headers: {
@@ -4781,6 +4833,57 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description Successful response */
+        ReplayableWebhook: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Webhook"];
+            };
+        };
+        /** @description Successful response */
+        ReplayableWorkflow: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Workflow"];
+            };
+        };
+        /** @description Successful response */
+        ReplayableWorkflowRun: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WorkflowRun"];
             };
         };
         /** @description After a failed authentication, the client IP's public pool is spent (`rate_limit_exceeded`); this operation itself is exempt from the request limit */
@@ -4866,8 +4969,41 @@ export interface components {
         };
     };
     parameters: {
+        Action: string;
+        Actor: string;
+        /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
+        AgentId: string;
+        Category: string;
+        Cursor: string;
+        Cycle: string;
+        /** @description Delivery identifier (`dlv_...`) */
+        DeliveryId: string;
         /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
         IdempotencyKey: string;
+        InvitationId: string;
+        /** @description Invoice identifier (`inv_...`) */
+        InvoiceId: string;
+        /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
+        Key: string;
+        /** @description Key identifier (`key_...`) */
+        KeyId: string;
+        Limit: number;
+        Module: string;
+        Name: string;
+        Q: string;
+        /** @description Run identifier (`run_...`) */
+        RunId: string;
+        Since: string;
+        /** @description The approval step’s id */
+        Step: string;
+        /** @description Subscription identifier (`wh_...`) */
+        SubscriptionId: string;
+        TargetId: string;
+        TargetType: string;
+        TenantId: string;
+        Token: string;
+        Until: string;
+        UserId: string;
         /** @description The attempt number of this delivery, from 1. */
         WebhookAttempt: string;
         /** @description The delivery (`dlv_...`) this attempt belongs to, as shown in the subscription history; a replay is a new delivery of the same event id. */
@@ -4884,6 +5020,8 @@ export interface components {
         WebhookStandardSignature: string;
         /** @description Unix time (seconds) at which this attempt was sent. Covered by `webhook-signature` (not by `X-Webhook-Signature`). */
         WebhookTimestamp: string;
+        /** @description Workflow identifier (`wf_...`) */
+        WorkflowId: string;
     };
     requestBodies: never;
     headers: {
@@ -5271,15 +5409,15 @@ export interface operations {
     "admin-auditLog": {
         parameters: {
             query?: {
-                action?: string;
-                actor?: string;
-                cursor?: string;
-                limit?: number;
-                since?: string;
-                target_id?: string;
-                target_type?: string;
+                action?: components["parameters"]["Action"];
+                actor?: components["parameters"]["Actor"];
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
+                since?: components["parameters"]["Since"];
+                target_id?: components["parameters"]["TargetId"];
+                target_type?: components["parameters"]["TargetType"];
                 tenant_id?: string;
-                until?: string;
+                until?: components["parameters"]["Until"];
             };
             header?: never;
             path?: never;
@@ -5329,11 +5467,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed. Must be before the end of the next cycle (a later instant would invoice cycles that have not begun: 400).
-                     */
-                    at?: string;
+                    /** @description Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed. Must be before the end of the next cycle (a later instant would invoice cycles that have not begun: 400). */
+                    at?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -5368,7 +5503,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -5405,28 +5540,13 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Invoice identifier (`inv_...`) */
-                id: string;
+                id: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
+            200: components["responses"]["Invoice"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             /** @description No such invoice (or the admin API is disabled: `not_found`) */
@@ -5444,28 +5564,13 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Invoice identifier (`inv_...`) */
-                id: string;
+                id: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
+            200: components["responses"]["Invoice"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AdminUnauthorized"];
             /** @description No such invoice (or the admin API is disabled: `not_found`) */
@@ -5480,8 +5585,8 @@ export interface operations {
     "admin-listTenants": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -5525,7 +5630,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                tenant_id: string;
+                tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
         };
@@ -5580,7 +5685,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                tenant_id: string;
+                tenant_id: components["parameters"]["TenantId"];
             };
             cookie?: never;
         };
@@ -5622,7 +5727,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -5661,23 +5766,17 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Start of the window (ISO 8601), at most 7 days ago
-                     */
-                    since: string;
-                    /**
-                     * Format: date-time
-                     * @description End of the window (exclusive; default now)
-                     */
-                    until?: string;
+                    /** @description Start of the window (ISO 8601), at most 7 days ago */
+                    since: components["schemas"]["DateTime"];
+                    /** @description End of the window (exclusive; default now) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -5716,8 +5815,8 @@ export interface operations {
     "admin-disabledWebhooks": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -5760,8 +5859,8 @@ export interface operations {
     "admin-failedDeliveries": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -5859,15 +5958,15 @@ export interface operations {
     "auditLog-list": {
         parameters: {
             query?: {
-                action?: string;
-                actor?: string;
-                cursor?: string;
+                action?: components["parameters"]["Action"];
+                actor?: components["parameters"]["Actor"];
+                cursor?: components["parameters"]["Cursor"];
                 format?: "json" | "csv";
-                limit?: number;
-                since?: string;
-                target_id?: string;
-                target_type?: string;
-                until?: string;
+                limit?: components["parameters"]["Limit"];
+                since?: components["parameters"]["Since"];
+                target_id?: components["parameters"]["TargetId"];
+                target_type?: components["parameters"]["TargetType"];
+                until?: components["parameters"]["Until"];
             };
             header?: never;
             path?: never;
@@ -5909,14 +6008,14 @@ export interface operations {
     "auditLog-csv": {
         parameters: {
             query?: {
-                action?: string;
-                actor?: string;
-                cursor?: string;
+                action?: components["parameters"]["Action"];
+                actor?: components["parameters"]["Actor"];
+                cursor?: components["parameters"]["Cursor"];
                 limit?: number;
-                since?: string;
-                target_id?: string;
-                target_type?: string;
-                until?: string;
+                since?: components["parameters"]["Since"];
+                target_id?: components["parameters"]["TargetId"];
+                target_type?: components["parameters"]["TargetType"];
+                until?: components["parameters"]["Until"];
             };
             header?: never;
             path?: never;
@@ -6147,8 +6246,8 @@ export interface operations {
     "invoices-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
                 status?: "open" | "paid" | "void";
             };
             header?: never;
@@ -6195,7 +6294,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Invoice identifier (`inv_...`) */
-                id: string;
+                id: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -6236,7 +6335,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Invoice identifier (`inv_...`) */
-                id: string;
+                id: components["parameters"]["InvoiceId"];
             };
             cookie?: never;
         };
@@ -6353,7 +6452,7 @@ export interface operations {
     "billing-usage": {
         parameters: {
             query?: {
-                cycle?: string;
+                cycle?: components["parameters"]["Cycle"];
             };
             header?: never;
             path?: never;
@@ -6390,8 +6489,8 @@ export interface operations {
     "catalog-search": {
         parameters: {
             query: {
-                category?: string;
-                limit?: number;
+                category?: components["parameters"]["Category"];
+                limit?: components["parameters"]["Limit"];
                 q: string;
             };
             header?: never;
@@ -6435,7 +6534,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -6476,7 +6575,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -6514,12 +6613,12 @@ export interface operations {
     "certification-runs": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -6625,9 +6724,9 @@ export interface operations {
     "catalog-directory": {
         parameters: {
             query?: {
-                category?: string;
-                cursor?: string;
-                limit?: number;
+                category?: components["parameters"]["Category"];
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -6715,13 +6814,13 @@ export interface operations {
     "executions-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
                 module?: string;
-                q?: string;
-                since?: string;
+                q?: components["parameters"]["Q"];
+                since?: components["schemas"]["DateTime"];
                 status?: "running" | "success" | "failed";
-                until?: string;
+                until?: components["schemas"]["DateTime"];
             };
             header?: never;
             path?: never;
@@ -6926,7 +7025,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                token: string;
+                token: components["parameters"]["Token"];
             };
             cookie?: never;
         };
@@ -6959,8 +7058,8 @@ export interface operations {
     "keys-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -7015,7 +7114,7 @@ export interface operations {
                     policy?: {
                         actions?: string[] | null;
                         executions_per_month?: number | null;
-                        expires_at?: string | null;
+                        expires_at?: components["schemas"]["DateTime"] | null;
                         ip_allow?: string[] | null;
                         min_trust_score?: number | null;
                         min_trust_tier?: ("bronze" | "silver" | "gold") | null;
@@ -7065,7 +7164,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Key identifier (`key_...`) */
-                key_id: string;
+                key_id: components["parameters"]["KeyId"];
             };
             cookie?: never;
         };
@@ -7107,7 +7206,7 @@ export interface operations {
             };
             path: {
                 /** @description Key identifier (`key_...`) */
-                key_id: string;
+                key_id: components["parameters"]["KeyId"];
             };
             cookie?: never;
         };
@@ -7160,7 +7259,7 @@ export interface operations {
                 "application/json": {
                     actions?: string[] | null;
                     executions_per_month?: number | null;
-                    expires_at?: string | null;
+                    expires_at?: components["schemas"]["DateTime"] | null;
                     ip_allow?: string[] | null;
                     min_trust_score?: number | null;
                     min_trust_tier?: ("bronze" | "silver" | "gold") | null;
@@ -7213,7 +7312,7 @@ export interface operations {
             };
             path: {
                 /** @description Key identifier (`key_...`) */
-                key_id: string;
+                key_id: components["parameters"]["KeyId"];
             };
             cookie?: never;
         };
@@ -7259,12 +7358,12 @@ export interface operations {
     "keys-usage": {
         parameters: {
             query?: {
-                cycle?: string;
+                cycle?: components["parameters"]["Cycle"];
             };
             header?: never;
             path: {
                 /** @description Key identifier (`key_...`) */
-                key_id: string;
+                key_id: components["parameters"]["KeyId"];
             };
             cookie?: never;
         };
@@ -7374,8 +7473,8 @@ export interface operations {
     "members-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -7417,7 +7516,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                user_id: string;
+                user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
         };
@@ -7460,7 +7559,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                user_id: string;
+                user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
         };
@@ -7558,23 +7657,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SentInvitation"];
-                };
-            };
+            201: components["responses"]["ReplayableSentInvitation"];
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7595,7 +7678,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["InvitationId"];
             };
             cookie?: never;
         };
@@ -7638,29 +7721,13 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["InvitationId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SentInvitation"];
-                };
-            };
+            200: components["responses"]["ReplayableSentInvitation"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The role (or key) may not manage members (`insufficient_scope`) */
@@ -7678,7 +7745,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                token: string;
+                token: components["parameters"]["Token"];
             };
             cookie?: never;
         };
@@ -7920,9 +7987,9 @@ export interface operations {
             query: {
                 /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
                 agent_id: string;
-                cursor?: string;
-                limit?: number;
-                q?: string;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
+                q?: components["parameters"]["Q"];
                 tag?: string;
             };
             header?: never;
@@ -8038,9 +8105,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
-                agent_id: string;
+                agent_id: components["parameters"]["AgentId"];
                 /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
-                key: string;
+                key: components["parameters"]["Key"];
             };
             cookie?: never;
         };
@@ -8083,9 +8150,9 @@ export interface operations {
             };
             path: {
                 /** @description The agent whose memory this is (1–128 characters: `A-Za-z0-9._:-`). */
-                agent_id: string;
+                agent_id: components["parameters"]["AgentId"];
                 /** @description Entry key, 1–256 characters, unique per agent. URL-encode it in paths. */
-                key: string;
+                key: components["parameters"]["Key"];
             };
             cookie?: never;
         };
@@ -8165,10 +8232,10 @@ export interface operations {
     "modules-list": {
         parameters: {
             query?: {
-                category?: string;
-                cursor?: string;
+                category?: components["parameters"]["Category"];
+                cursor?: components["parameters"]["Cursor"];
                 installed?: "true" | "false";
-                limit?: number;
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -8272,23 +8339,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublishedModule"];
-                };
-            };
+            201: components["responses"]["ReplayablePublishedModule"];
             /** @description Invalid module (names, schemas, examples, endpoint or source) */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8306,7 +8357,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8348,7 +8399,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8405,23 +8456,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublishedModule"];
-                };
-            };
+            200: components["responses"]["ReplayablePublishedModule"];
             /** @description Invalid changes */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8443,7 +8478,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8506,7 +8541,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8565,7 +8600,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                module: string;
+                module: components["parameters"]["Module"];
             };
             cookie?: never;
         };
@@ -8693,7 +8728,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                name: string;
+                name: components["parameters"]["Name"];
             };
             cookie?: never;
         };
@@ -8735,7 +8770,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                name: string;
+                name: components["parameters"]["Name"];
             };
             cookie?: never;
         };
@@ -8783,8 +8818,8 @@ export interface operations {
     "webhooks-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -8861,23 +8896,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            201: components["responses"]["ReplayableWebhook"];
             /** @description Invalid body or receiver URL */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8896,7 +8915,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -8938,7 +8957,7 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -8965,23 +8984,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            200: components["responses"]["ReplayableWebhook"];
             /** @description Invalid body or receiver URL */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9004,7 +9007,7 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9045,9 +9048,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Delivery identifier (`dlv_...`) */
-                delivery_id: string;
+                delivery_id: components["parameters"]["DeliveryId"];
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9089,9 +9092,9 @@ export interface operations {
             };
             path: {
                 /** @description Delivery identifier (`dlv_...`) */
-                delivery_id: string;
+                delivery_id: components["parameters"]["DeliveryId"];
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9136,29 +9139,13 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            200: components["responses"]["ReplayableWebhook"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
@@ -9180,7 +9167,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9232,23 +9219,17 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Start of the window (ISO 8601), at most 7 days ago
-                     */
-                    since: string;
-                    /**
-                     * Format: date-time
-                     * @description End of the window (exclusive; default now)
-                     */
-                    until?: string;
+                    /** @description Start of the window (ISO 8601), at most 7 days ago */
+                    since: components["schemas"]["DateTime"];
+                    /** @description End of the window (exclusive; default now) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -9293,23 +9274,17 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Start of the window (ISO 8601), at most 7 days ago
-                     */
-                    since: string;
-                    /**
-                     * Format: date-time
-                     * @description End of the window (exclusive; default now)
-                     */
-                    until?: string;
+                    /** @description Start of the window (ISO 8601), at most 7 days ago */
+                    since: components["schemas"]["DateTime"];
+                    /** @description End of the window (exclusive; default now) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -9354,7 +9329,7 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9372,23 +9347,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
+            200: components["responses"]["ReplayableWebhook"];
             /** @description Invalid secret or overlap */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9410,7 +9369,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9453,7 +9412,7 @@ export interface operations {
             };
             path: {
                 /** @description Subscription identifier (`wh_...`) */
-                id: string;
+                id: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -9567,8 +9526,8 @@ export interface operations {
     "workflows-list": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
             };
             header?: never;
             path?: never;
@@ -9635,23 +9594,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Workflow"];
-                };
-            };
+            201: components["responses"]["ReplayableWorkflow"];
             /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9670,7 +9613,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9712,7 +9655,7 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9735,23 +9678,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Workflow"];
-                };
-            };
+            200: components["responses"]["ReplayableWorkflow"];
             /** @description Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9774,7 +9701,7 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9812,14 +9739,14 @@ export interface operations {
     "workflows-listRuns": {
         parameters: {
             query?: {
-                cursor?: string;
-                limit?: number;
+                cursor?: components["parameters"]["Cursor"];
+                limit?: components["parameters"]["Limit"];
                 status?: "queued" | "running" | "completed" | "failed" | "cancelled";
             };
             header?: never;
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9866,7 +9793,7 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
@@ -9922,9 +9849,9 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
             };
             cookie?: never;
         };
@@ -9966,31 +9893,15 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkflowRun"];
-                };
-            };
+            200: components["responses"]["ReplayableWorkflowRun"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`) */
@@ -10013,9 +9924,9 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
             };
             cookie?: never;
         };
@@ -10060,11 +9971,11 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
                 /** @description The approval step’s id */
-                step: string;
+                step: components["parameters"]["Step"];
             };
             cookie?: never;
         };
@@ -10077,23 +9988,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkflowRun"];
-                };
-            };
+            200: components["responses"]["ReplayableWorkflowRun"];
             /** @description The step is not an approval step */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10117,11 +10012,11 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
                 /** @description Run identifier (`run_...`) */
-                run_id: string;
+                run_id: components["parameters"]["RunId"];
                 /** @description The approval step’s id */
-                step: string;
+                step: components["parameters"]["Step"];
             };
             cookie?: never;
         };
@@ -10134,23 +10029,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkflowRun"];
-                };
-            };
+            200: components["responses"]["ReplayableWorkflowRun"];
             /** @description The step is not an approval step */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10174,28 +10053,22 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Runs created at or after this time (ISO 8601)
-                     */
-                    since?: string;
+                    /** @description Runs created at or after this time (ISO 8601) */
+                    since?: components["schemas"]["DateTime"];
                     /**
                      * @description Only runs in this state (default: both)
                      * @enum {string}
                      */
                     status?: "queued" | "running";
-                    /**
-                     * Format: date-time
-                     * @description Runs created before this time (ISO 8601)
-                     */
-                    until?: string;
+                    /** @description Runs created before this time (ISO 8601) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
@@ -10239,29 +10112,23 @@ export interface operations {
             };
             path: {
                 /** @description Workflow identifier (`wf_...`) */
-                id: string;
+                id: components["parameters"]["WorkflowId"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description Runs created at or after this time (ISO 8601)
-                     */
-                    since?: string;
+                    /** @description Runs created at or after this time (ISO 8601) */
+                    since?: components["schemas"]["DateTime"];
                     /**
                      * @description Replay the failed runs (default) or the cancelled ones
                      * @default failed
                      * @enum {string}
                      */
                     status?: "failed" | "cancelled";
-                    /**
-                     * Format: date-time
-                     * @description Runs created before this time (ISO 8601)
-                     */
-                    until?: string;
+                    /** @description Runs created before this time (ISO 8601) */
+                    until?: components["schemas"]["DateTime"];
                 };
             };
         };
