@@ -74,6 +74,16 @@ export class Amp {
   }
 
   /**
+   * Everything an agent needs in one call (`POST /api/v1/agent/arm`): tenant, plan, limits, usage,
+   * rate limit, endpoints and the tools to load, in `format` `openai` (default), `anthropic` or
+   * `mcp`, named `module__action`: the actions matching `query`, else the installed modules'
+   * actions, else every action the key may call.
+   */
+  arm(body: RequestBody<'/api/v1/agent/arm', 'post'> = {}, options?: RequestOptions): Promise<ResponseBody<'/api/v1/agent/arm', 'post'>> {
+    return this.http.request({ method: 'POST', path: '/api/v1/agent/arm', body }, options);
+  }
+
+  /**
    * A connected MCP client (the official `@modelcontextprotocol/sdk`, a peer dependency) over
    * Streamable HTTP to `${baseUrl}/api/mcp`, authenticated with this client's credential.
    * Close it with `await client.close()`.
