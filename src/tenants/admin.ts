@@ -1,7 +1,9 @@
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull } from 'drizzle-orm';
 import { changePlan, presentAdminPlanChange } from '../billing/change-plan';
 import { parseUsd } from '../billing/money';
-import { tenants, usageCounters, webhookSubscriptions } from '../db/schema';
+import { apiKeys, tenants, usageCounters, webhookSubscriptions } from '../db/schema';
+import { notFound } from '../lib/errors';
+import { listFailedDeliveries } from '../webhooks/admin';
 import { cycleStart } from '../metering/cycle';
 import { decodeCursor, toPage, beforeCursor } from '../lib/pagination';
 import type { Services } from '../services';
@@ -26,6 +28,55 @@ export async function listTenants(svc: Services, input: { limit: number; cursor?
     executions_this_cycle: usage.get(row.id) ?? 0,
     disabled_webhooks: disabled.get(row.id) ?? 0,
   }));
+}
+
+/** How many failed deliveries the tenant detail shows. */
+export const TENANT_DETAIL_FAILED_DELIVERIES = 10;
+
+/**
+ * One tenant as an operator looks into it (the dashboard's Admin tenant page; tRPC only,
+ * operators only through `adminProcedure`): the tenant and its terms, this cycle's executions and
+ * overage, its keys (active, of which suspended), its webhook subscriptions by status, and its
+ * latest failed deliveries. Reads only.
+ */
+export async function getTenantDetail(svc: Services, tenantId: string) {
+  const [row] = await svc.db.select().from(tenants).where(eq(tenants.id, tenantId)).limit(1);
+  if (!row) throw notFound('tenant');
+  const k = apiKeys;
+  const s = webhookSubscriptions;
+  const cycle = cycleStart(new Date());
+  const [[usage], [keys], webhooks, failed] = await Promise.all([
+    svc.db
+      .select({ executions: usageCounters.executions, overage: usageCounters.overage })
+      .from(usageCounters)
+      .where(and(eq(usageCounters.tenantId, row.id), eq(usageCounters.cycleStart, cycle))),
+    svc.db
+      .select({ active: count(), suspended: count(k.suspendedAt) })
+      .from(k)
+      .where(and(eq(k.tenantId, row.id), isNull(k.revokedAt))),
+    svc.db
+      .select({ status: s.status, n: count(), suspended: count(s.suspendedAt) })
+      .from(s)
+      .where(eq(s.tenantId, row.id))
+      .groupBy(s.status),
+    listFailedDeliveries(svc, { limit: TENANT_DETAIL_FAILED_DELIVERIES, tenantId: row.id }),
+  ]);
+  const byStatus = (status: string) => webhooks.find((w) => w.status === status)?.n ?? 0;
+  return {
+    ...presentTenant(row),
+    deleted_at: row.deletedAt ? row.deletedAt.toISOString() : null,
+    cycle_start: cycle,
+    executions_this_cycle: usage?.executions ?? 0,
+    overage_this_cycle: usage?.overage ?? 0,
+    keys: { active: keys?.active ?? 0, suspended: keys?.suspended ?? 0 },
+    webhooks: {
+      total: webhooks.reduce((sum, w) => sum + w.n, 0),
+      active: byStatus('active'),
+      disabled: byStatus('disabled'),
+      suspended: webhooks.reduce((sum, w) => sum + w.suspended, 0),
+    },
+    recent_failed_deliveries: failed.data,
+  };
 }
 
 /** Executions counted this cycle per tenant (the same counter the quota checks). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { adminFailedDelivery } from '../webhooks/admin-schema';
 import { EMAIL_MAX_LENGTH, REQUESTS_PER_MINUTE_MAX, TENANT_NAME_MAX_LENGTH } from '../contract/limits';
 import { formatUnitUsd, MAX_MONTHLY_FEE_MICRO_USD, MAX_OVERAGE_UNIT_MICRO_USD, tryParseUsd } from '../billing/money';
 import { listParams, pageSchema } from '../lib/pagination';
@@ -75,6 +76,23 @@ export const adminTenantView = tenantView
   })
   .meta({ id: 'AdminTenant' });
 export const tenantList = pageSchema(adminTenantView);
+
+/** An operator's look into one tenant (tRPC only: the dashboard's Admin tenant page). */
+export const adminTenantDetailInput = z.strictObject({ tenant_id: z.uuid() });
+export const adminTenantDetail = tenantView.extend({
+  deleted_at: z.string().nullable().describe('When its owner deleted it (restorable until purged); null while it lives'),
+  cycle_start: z.string().describe('First day of the current billing cycle (UTC), YYYY-MM-DD'),
+  executions_this_cycle: z.number().int(),
+  overage_this_cycle: z.number().int().describe('Executions past the quota this cycle'),
+  keys: z.object({ active: z.number().int(), suspended: z.number().int().describe('Active keys suspended by a downgrade') }),
+  webhooks: z.object({
+    total: z.number().int(),
+    active: z.number().int(),
+    disabled: z.number().int(),
+    suspended: z.number().int().describe('Subscriptions suspended by the plan'),
+  }),
+  recent_failed_deliveries: z.array(adminFailedDelivery).describe('The latest failed deliveries, newest first'),
+});
 
 /**
  * A non-negative USD amount: a decimal string or a number, at most 6 decimals, and at most `max`

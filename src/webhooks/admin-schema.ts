@@ -13,12 +13,12 @@ export const adminPageInput = z.strictObject({ ...listParams });
 
 export const adminDisabledWebhookList = pageSchema(webhookView.extend(ownerFields).meta({ id: 'AdminDisabledWebhook' }));
 
-export const adminFailedDeliveryList = pageSchema(
-  deliveryView
-    .extend({
-      subscription_id: z.string(),
-      url: z.string().nullable().describe("The subscription's receiver (null for a `poll` subscription)"),
-      ...ownerFields,
-    })
-    .meta({ id: 'AdminFailedDelivery' }),
-);
+export const adminFailedDelivery = deliveryView
+  .extend({
+    subscription_id: z.string(),
+    url: z.string().nullable().describe("The subscription's receiver (null for a `poll` subscription)"),
+    ...ownerFields,
+  })
+  .meta({ id: 'AdminFailedDelivery' });
+
+export const adminFailedDeliveryList = pageSchema(adminFailedDelivery);

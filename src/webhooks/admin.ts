@@ -36,15 +36,25 @@ export async function listDisabledWebhooks(svc: Services, input: PageInput) {
   return toPage(keyed, input.limit, (r) => ({ ...presentWebhook(r.sub), ...presentOwner(r.owner) }));
 }
 
-/** GET /api/v1/admin/webhooks/failed-deliveries: deliveries of every tenant that failed for good, newest first, with their attempts. */
-export async function listFailedDeliveries(svc: Services, input: PageInput) {
+/**
+ * GET /api/v1/admin/webhooks/failed-deliveries: deliveries of every tenant that failed for good,
+ * newest first, with their attempts. `tenantId` narrows them to one tenant (the operator's tenant
+ * detail page).
+ */
+export async function listFailedDeliveries(svc: Services, input: PageInput & { tenantId?: string }) {
   const d = webhookDeliveries;
   const rows = await svc.db
     .select({ delivery: d, url: webhookSubscriptions.url, owner })
     .from(d)
     .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, d.subscriptionId))
     .innerJoin(tenants, eq(tenants.id, d.tenantId))
-    .where(and(eq(d.status, 'failed'), beforeCursor(d.createdAt, d.id, decodeCursor(input.cursor))))
+    .where(
+      and(
+        eq(d.status, 'failed'),
+        input.tenantId ? eq(d.tenantId, input.tenantId) : undefined,
+        beforeCursor(d.createdAt, d.id, decodeCursor(input.cursor)),
+      ),
+    )
     .orderBy(desc(d.createdAt), desc(d.id))
     .limit(input.limit + 1);
   const ids = rows.slice(0, input.limit).map((r) => r.delivery.id);

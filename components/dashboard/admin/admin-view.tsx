@@ -4,6 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { ChevronDown, Search } from 'lucide-react';
+import Link from 'next/link';
 import { useId, useMemo, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
@@ -115,7 +116,14 @@ function TenantsTable({ data }: { data: RouterOutputs['admin']['listTenants'] })
       header: 'Tenant',
       cell: ({ row }) => (
         <div className="min-w-40">
-          <p className="font-medium">{row.original.agent_name}</p>
+          <p className="font-medium">
+            <Link
+              href={`/dashboard/admin/tenants/${row.original.tenant_id}`}
+              className="text-indigo-700 underline underline-offset-2 dark:text-indigo-300"
+            >
+              {row.original.agent_name}
+            </Link>
+          </p>
           <p className="text-xs text-slate-600 dark:text-slate-400">{row.original.owner_email}</p>
           <p className="font-mono text-[11px] text-slate-600 dark:text-slate-400">{row.original.tenant_id}</p>
           <p className="text-xs text-slate-600 dark:text-slate-400">Since {when(row.original.created_at)}</p>
@@ -348,10 +356,11 @@ function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhook
 }
 
 /** The moment a delivery failed for good: its last attempt (the delivery's creation when none is recorded). */
-const failedAt = (d: FailedDelivery) => d.attempts.at(-1)?.at ?? d.at;
+export const failedAt = (d: Pick<FailedDelivery, 'attempts' | 'at'>) => d.attempts.at(-1)?.at ?? d.at;
 
 /** Why the last attempt failed, in words: the receiver's status code, or no answer, and the error. */
-const reason = (d: FailedDelivery) => `${d.status_code !== null ? `HTTP ${d.status_code}` : 'No answer'}${d.error ? ` · ${d.error}` : ''}`;
+export const reason = (d: Pick<FailedDelivery, 'status_code' | 'error'>) =>
+  `${d.status_code !== null ? `HTTP ${d.status_code}` : 'No answer'}${d.error ? ` · ${d.error}` : ''}`;
 
 const plural = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
 

@@ -1,9 +1,11 @@
 import { listAuditLogAsOperator } from '../../audit/list';
 import { adminAuditLogPage, adminListAuditLogInput } from '../../audit/schema';
-import { changeTenantPlan, listTenants } from '../../tenants/admin';
+import { changeTenantPlan, getTenantDetail, listTenants } from '../../tenants/admin';
 import { restoreTenant } from '../../tenants/deletion';
 import {
   adminPlanChangeView,
+  adminTenantDetail,
+  adminTenantDetailInput,
   changePlanInput,
   listTenantsInput,
   restoredTenant,
@@ -56,6 +58,13 @@ export const adminRouter = router({
     .input(listTenantsInput)
     .output(tenantList)
     .query(({ ctx, input }) => listTenants(ctx.svc, input)),
+
+  // The dashboard's tenant page (tRPC only, no REST route): plan, this cycle's usage, keys,
+  // webhooks and the latest failed deliveries of one tenant.
+  tenant: adminProcedure
+    .input(adminTenantDetailInput)
+    .output(adminTenantDetail)
+    .query(({ ctx, input }) => getTenantDetail(ctx.svc, input.tenant_id)),
 
   changePlan: adminProcedure
     .meta({
