@@ -21,7 +21,7 @@ interface Details {
 /** The API key scopes, as a person would read them. */
 const SCOPE_TEXT: Record<string, string> = {
   'modules:read': 'List and read modules, tools and executions',
-  'modules:execute': 'Run modules (MCP tools/call)',
+  'modules:execute': 'Run modules',
   'modules:install': 'Install and uninstall modules',
   'modules:write': 'Publish and change your own modules',
   'billing:read': 'Read usage and invoices',
@@ -64,7 +64,7 @@ export function ConsentFlow({ uid }: { uid: string }) {
   if (fatal) {
     return (
       <>
-        <h1 className="text-2xl font-semibold tracking-tight">Authorize an MCP client</h1>
+        <h1 className="text-2xl font-semibold tracking-tight">Authorize an application</h1>
         <Alert variant="error">{fatal}</Alert>
       </>
     );
@@ -72,7 +72,7 @@ export function ConsentFlow({ uid }: { uid: string }) {
   if (!details) {
     return (
       <>
-        <h1 className="text-2xl font-semibold tracking-tight">Authorize an MCP client</h1>
+        <h1 className="text-2xl font-semibold tracking-tight">Authorize an application</h1>
         <p role="status" className="text-sm text-slate-700 dark:text-slate-300">
           Loading the request…
         </p>
@@ -89,11 +89,19 @@ export function ConsentFlow({ uid }: { uid: string }) {
   );
 }
 
+/** What the client will reach: the MCP server (an agent's tools) or the whole API (a command line, a script). */
+function reaches(resource: string): { who: string; what: string } {
+  return resource.endsWith('/api/mcp')
+    ? { who: 'An MCP client', what: 'The MCP server: the modules your agents use as tools' }
+    : { who: 'An application', what: 'The API: everything your role allows, within the permissions below' };
+}
+
 function ClientSummary({ details }: { details: Details }) {
+  const { who, what } = reaches(details.resource);
   return (
     <Card>
       <CardHeader>
-        <CardTitle className="text-base">An MCP client asks for access to your tenant</CardTitle>
+        <CardTitle className="text-base">{who} asks for access to your tenant</CardTitle>
         <CardDescription>Only continue if you started this from an application you trust.</CardDescription>
       </CardHeader>
       <CardContent>
@@ -112,9 +120,9 @@ function ClientSummary({ details }: { details: Details }) {
             </dd>
           </div>
           <div>
-            <dt className="font-medium">Resource</dt>
-            <dd className="break-all text-slate-700 dark:text-slate-300">
-              <code className="font-mono">{details.resource}</code>
+            <dt className="font-medium">Reaches</dt>
+            <dd className="text-slate-700 dark:text-slate-300">
+              {what} (<code className="break-all font-mono">{details.resource}</code>)
             </dd>
           </div>
         </dl>
@@ -269,7 +277,7 @@ function ConsentForm({ api, details }: { api: string; details: Details }) {
               <a className="underline" href={details.account_page}>
                 Create one on your account page
               </a>
-              , then start again from your MCP client.
+              , then start again from the application.
             </Alert>
           )}
         </CardContent>

@@ -33,6 +33,7 @@ import { assertPlanAllows, type PlanFeature } from '../tenants/plans';
 import type { Context } from './context';
 import { AppError, insufficientScope } from './errors';
 import { idempotent } from './idempotency';
+import { authenticateOAuthAccessToken, isOAuthAccessToken } from './oauth/resource';
 
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
@@ -44,7 +45,15 @@ export function hasCredential(headers: IncomingHttpHeaders): boolean {
   return Boolean(header(headers, 'x-api-key')?.trim() || header(headers, 'authorization'));
 }
 
+/**
+ * The request's credential: an API key, a bearer token of the identity provider, or an access
+ * token the built-in authorization server issued for the REST API (`amp login --browser`).
+ */
 function authenticateHeaders(ctx: Context): Promise<Principal> {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header(ctx.headers, 'authorization') ?? '')?.[1];
+  if (bearer && !header(ctx.headers, 'x-api-key')?.trim() && isOAuthAccessToken(ctx.svc, bearer)) {
+    return authenticateOAuthAccessToken(ctx.svc, 'api', bearer, header(ctx.headers, 'x-tenant-id'));
+  }
   return authenticate(ctx.svc, {
     apiKey: header(ctx.headers, 'x-api-key'),
     authorization: header(ctx.headers, 'authorization'),

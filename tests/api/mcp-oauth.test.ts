@@ -26,7 +26,7 @@ import { identityKeys } from '../../src/identity/keys';
 import { oauthAdapter, purgeExpiredOAuth, sealOAuthPayloads, storedKey } from '../../src/oauth/adapter';
 import { PROVIDER_ENDPOINTS } from '../../src/server/oauth/provider';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
-import { MemoryProvider } from '../oauth-client';
+import { Jar, MemoryProvider } from '../oauth-client';
 
 const execFileAsync = promisify(execFile);
 
@@ -68,24 +68,6 @@ function selfSignedLocalhost(): { key: string; cert: string } {
     return { key: readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** A cookie jar good enough for one browser-like flow against one origin. */
-class Jar {
-  cookies = new Map<string, string>();
-  take(res: Response) {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const i = pair!.indexOf('=');
-      const name = pair!.slice(0, i).trim();
-      const value = pair!.slice(i + 1).trim();
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(c)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-  header() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 }
 

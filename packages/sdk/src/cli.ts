@@ -12,8 +12,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Amp } from './client.js';
-import type { FetchLike } from './core.js';
+import type { Credentials, FetchLike } from './core.js';
 import { listen, newListenSecret } from './listen.js';
+import { browserLogin, freshSession, LoginError, revokeSession, type OAuthSession } from './login.js';
 import { tailExecutions } from './tail.js';
 import {
   ApiError,
@@ -48,11 +49,18 @@ export interface CliIo {
   fetch?: FetchLike;
   /** Ends a long-running command (`webhooks listen`): the program aborts it on SIGINT/SIGTERM. */
   signal?: AbortSignal;
+  /** Opens the sign-in page of `login --browser` (default: the system's browser opener). */
+  openUrl?: (url: string) => void | Promise<void>;
 }
 
 interface StoredConfig {
   base_url: string;
-  api_key: string;
+  /** Logged in with a key... */
+  api_key?: string;
+  /** ...or in the browser (`amp login --browser`): the OAuth tokens for the REST API. */
+  oauth?: OAuthSession;
+  /** The tenant a browser sign-in acts for (`--tenant`; default: the person's oldest membership). */
+  tenant_id?: string;
   /** The signing secret of `amp webhooks listen` (generated on its first run). */
   listen_secret?: string;
 }
@@ -65,7 +73,11 @@ const USAGE = `Usage: amp <command> [options]
 
 Commands:
   login [--api-key KEY] [--base-url URL]   check the key and store it (also reads AMP_API_KEY)
-  logout                                   forget the stored key
+  login --browser [--scopes a,b] [--tenant ID] [--no-open]
+                                           sign in in the browser instead (the default when no
+                                           key is given); the command keeps a token it renews
+  logout                                   forget the stored credential (a browser sign-in is
+                                           also ended at the service)
   whoami                                   the tenant, plan and key behind the credential
   keys list                                the tenant's API keys
   keys create <name> [--scopes a,b]        a new key (its secret is shown once)
@@ -116,7 +128,8 @@ function readRawConfig(env: Record<string, string | undefined>): Partial<StoredC
 
 function readConfig(env: Record<string, string | undefined>): StoredConfig | undefined {
   const parsed = readRawConfig(env);
-  return typeof parsed.api_key === 'string' && typeof parsed.base_url === 'string' ? (parsed as StoredConfig) : undefined;
+  const credential = typeof parsed.api_key === 'string' || (typeof parsed.oauth === 'object' && parsed.oauth !== null);
+  return credential && typeof parsed.base_url === 'string' ? (parsed as StoredConfig) : undefined;
 }
 
 /** Writes `config` over the stored fields (keeping the others, e.g. the listen secret). */
@@ -150,6 +163,25 @@ function fields(record: Record<string, unknown>, names: string[]): string {
     .join('');
 }
 
+function bearerHeaders(credential: Credentials): Record<string, string> {
+  return {
+    authorization: `Bearer ${credential.bearerToken ?? ''}`,
+    ...(credential.tenantId ? { 'x-tenant-id': credential.tenantId } : {}),
+  };
+}
+
+/** The system's way to open an address in the browser; a failure leaves the printed address. */
+async function openInBrowser(url: string): Promise<void> {
+  const { spawn } = await import('node:child_process');
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    spawn(command, args as string[], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+  } catch {
+    // No opener here: the address is printed.
+  }
+}
+
 function splitList(text: string): string[] {
   return text
     .split(',')
@@ -159,7 +191,7 @@ function splitList(text: string): string[] {
 
 function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
-  if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) return EXIT.auth;
+  if (err instanceof AuthenticationError || err instanceof PermissionDeniedError || err instanceof LoginError) return EXIT.auth;
   if (err instanceof NotFoundError) return EXIT.notFound;
   if (err instanceof RateLimitError || err instanceof ServerError) return EXIT.unavailable;
   if (err instanceof ConnectionError) return EXIT.connection;
@@ -191,6 +223,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         secret: { type: 'string' },
         events: { type: 'string' },
         'event-type': { type: 'string' },
+        browser: { type: 'boolean' },
+        'no-open': { type: 'boolean' },
+        tenant: { type: 'string' },
         since: { type: 'string' },
         interval: { type: 'string' },
         out: { type: 'string' },
@@ -204,12 +239,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     const stored = readConfig(io.env);
     const baseUrl = values['base-url'] ?? io.env.AMP_BASE_URL ?? stored?.base_url ?? 'http://localhost:3000';
-    const apiKey = values['api-key'] ?? io.env.AMP_API_KEY ?? stored?.api_key;
+    const givenKey = values['api-key'] ?? io.env.AMP_API_KEY;
+    const apiKey = givenKey ?? stored?.api_key;
     const print = (body: unknown, human: () => string) => io.stdout(json ? JSON.stringify(body, null, 2) + '\n' : human());
-    const client = () => {
-      if (!apiKey) throw new AuthenticationErrorLike('Not logged in: run `amp login --api-key <key>` or set AMP_API_KEY.');
-      return new Amp({ apiKey }, { baseUrl, fetch: io.fetch });
+    const credentials = async (): Promise<Credentials> => {
+      if (apiKey) return { apiKey };
+      if (stored?.oauth) {
+        const renewed = await freshSession(stored.oauth, io.fetch);
+        if (renewed) {
+          stored.oauth = renewed;
+          writeConfig(io.env, { oauth: renewed });
+        }
+        return { bearerToken: stored.oauth.access_token, ...(stored.tenant_id ? { tenantId: stored.tenant_id } : {}) };
+      }
+      throw new AuthenticationErrorLike('Not logged in: run `amp login` (or `amp login --api-key <key>`), or set AMP_API_KEY.');
     };
+    const client = async () => new Amp(await credentials(), { baseUrl, fetch: io.fetch });
     const limit = values.limit === undefined ? undefined : Number(values.limit);
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new UsageError('--limit takes a positive whole number.');
     const need = (value: string | undefined, what: string): string => {
@@ -219,25 +264,47 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
     switch (`${command}${sub && ['keys', 'modules', 'executions', 'webhooks', 'invoices'].includes(command) ? ` ${sub}` : ''}`) {
       case 'login': {
-        if (!apiKey) throw new UsageError('Pass --api-key <key> (or set AMP_API_KEY).');
-        const me = await new Amp({ apiKey }, { baseUrl, fetch: io.fetch }).me();
-        const file = writeConfig(io.env, { base_url: baseUrl, api_key: apiKey });
-        print({ ...me, config_file: file }, () => `Logged in to ${baseUrl} as tenant ${me.tenant_id}; the key is stored in ${file}.\n`);
+        if (givenKey && !values.browser) {
+          const me = await new Amp({ apiKey: givenKey }, { baseUrl, fetch: io.fetch }).me();
+          const file = writeConfig(io.env, { base_url: baseUrl, api_key: givenKey, oauth: undefined, tenant_id: undefined });
+          print({ ...me, config_file: file }, () => `Logged in to ${baseUrl} as tenant ${me.tenant_id}; the key is stored in ${file}.\n`);
+          return EXIT.ok;
+        }
+        const session = await browserLogin({
+          baseUrl,
+          fetch: io.fetch,
+          ...(values.scopes ? { scopes: splitList(values.scopes) } : {}),
+          signal: io.signal,
+          openUrl: async (url) => {
+            io.stderr(`Sign in to ${baseUrl} in your browser:\n\n  ${url}\n\nWaiting for you to finish there (Ctrl-C to stop)...\n`);
+            if (!values['no-open']) await (io.openUrl ?? openInBrowser)(url);
+          },
+        });
+        const me = await new Amp(
+          { bearerToken: session.access_token, ...(values.tenant ? { tenantId: values.tenant } : {}) },
+          { baseUrl, fetch: io.fetch },
+        ).me();
+        const file = writeConfig(io.env, { base_url: baseUrl, api_key: undefined, oauth: session, tenant_id: values.tenant });
+        print(
+          { ...me, scopes: session.scope.split(' ').filter(Boolean), config_file: file },
+          () => `Logged in to ${baseUrl} for tenant ${me.tenant_id} (${session.scope || 'no scopes'}); the sign-in is stored in ${file}.\n`,
+        );
         return EXIT.ok;
       }
       case 'logout': {
+        const revoked = stored?.oauth ? await revokeSession(stored.oauth, io.fetch) : false;
         rmSync(configFile(io.env), { force: true });
-        print({ logged_out: true }, () => 'Logged out.\n');
+        print({ logged_out: true, revoked }, () => `Logged out${revoked ? ' (the sign-in is ended at the service)' : ''}.\n`);
         return EXIT.ok;
       }
       case 'whoami': {
-        const me = await client().me();
+        const me = await (await client()).me();
         print(me, () => fields(me as unknown as Record<string, unknown>, Object.keys(me)));
         return EXIT.ok;
       }
       case 'keys list': {
         const keys: unknown[] = [];
-        for await (const key of client().keys.listAll({ limit: 100 })) keys.push(key);
+        for await (const key of (await client()).keys.listAll({ limit: 100 })) keys.push(key);
         print({ data: keys }, () =>
           table(keys as unknown as Record<string, unknown>[], ['key_id', 'name', 'prefix', 'scopes', 'created_at', 'last_used_at']),
         );
@@ -246,7 +313,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'keys create': {
         const name = need(rest[0], 'the key name (amp keys create <name>)');
         const scopes = values.scopes ? splitList(values.scopes) : undefined;
-        const created = await client().keys.create({ name, ...(scopes ? { scopes: scopes as never } : {}) });
+        const created = await (await client()).keys.create({ name, ...(scopes ? { scopes: scopes as never } : {}) });
         print(
           created,
           () =>
@@ -256,7 +323,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'modules search': {
         const q = need(rest.join(' ') || undefined, 'a search query (amp modules search <query>)');
-        const found = await client().modules.search({
+        const found = await (await client()).modules.search({
           q,
           ...(values.category ? { category: values.category } : {}),
           ...(limit ? { limit } : {}),
@@ -265,7 +332,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return EXIT.ok;
       }
       case 'modules show': {
-        const module = await client().modules.get(need(rest[0], 'a module name (amp modules show <module>)'));
+        const module = await (await client()).modules.get(need(rest[0], 'a module name (amp modules show <module>)'));
         print(module, () => {
           const m = module as unknown as Record<string, unknown>;
           const actions = (module.actions ?? []) as unknown as Record<string, unknown>[];
@@ -288,7 +355,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           }
           if (!input || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('--input must be a JSON object.');
         }
-        const result = await client().modules.execute(name, { action, input });
+        const result = await (await client()).modules.execute(name, { action, input });
         print(result, () => JSON.stringify(result.output, null, 2) + '\n');
         return EXIT.ok;
       }
@@ -298,7 +365,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ...(values.status ? { status: values.status as never } : {}),
           ...(values.module ? { module: values.module } : {}),
         };
-        const page = await client().executions.list(query);
+        const page = await (await client()).executions.list(query);
         print(page.body, () =>
           table(page.data as unknown as Record<string, unknown>[], [
             'execution_id',
@@ -312,7 +379,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return EXIT.ok;
       }
       case 'executions show': {
-        const execution = await client().executions.get(need(rest[0], 'an execution id (amp executions show <id>)'));
+        const execution = await (await client()).executions.get(need(rest[0], 'an execution id (amp executions show <id>)'));
         print(execution, () => fields(execution as unknown as Record<string, unknown>, Object.keys(execution)));
         return EXIT.ok;
       }
@@ -321,7 +388,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (!(intervalSeconds >= 0.5 && intervalSeconds <= 3600)) throw new UsageError('--interval takes seconds, 0.5 to 3600.');
         if (values.since !== undefined && Number.isNaN(Date.parse(values.since)))
           throw new UsageError('--since takes an ISO 8601 time, e.g. 2026-01-31T09:00:00Z.');
-        const tailing = client();
+        const tailing = await client();
         if (!json) io.stdout(`Following the executions of ${baseUrl} (Ctrl-C to stop).\n`);
         await tailExecutions({
           client: tailing,
@@ -343,14 +410,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'invoices list': {
         const invoices: unknown[] = [];
-        for await (const invoice of client().invoices.listAll({ limit: 100 })) invoices.push(invoice);
+        for await (const invoice of (await client()).invoices.listAll({ limit: 100 })) invoices.push(invoice);
         print({ data: invoices }, () =>
           table(invoices as Record<string, unknown>[], ['id', 'number', 'period_start', 'period_end', 'status', 'total_usd', 'due_at']),
         );
         return EXIT.ok;
       }
       case 'invoices show': {
-        const invoice = await client().invoices.get(need(rest[0], 'an invoice id (amp invoices show <invoice_id>)'));
+        const invoice = await (await client()).invoices.get(need(rest[0], 'an invoice id (amp invoices show <invoice_id>)'));
         print(invoice, () => {
           const record = invoice as unknown as Record<string, unknown>;
           const summary = fields(record, ['id', 'number', 'status', 'period_start', 'period_end', 'due_at', 'subtotal_usd', 'total_usd', 'pdf_url']);
@@ -360,7 +427,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'invoices pdf': {
         const id = need(rest[0], 'an invoice id (amp invoices pdf <invoice_id>)');
-        const amp = client();
+        const amp = await client();
         const invoice = await amp.invoices.get(id);
         const bytes = new Uint8Array(await amp.invoices.pdf(id));
         const file = values.out ?? `${invoice.number}.pdf`;
@@ -370,7 +437,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'webhooks list': {
         const hooks: unknown[] = [];
-        for await (const hook of client().webhooks.listAll({ limit: 100 })) hooks.push(hook);
+        for await (const hook of (await client()).webhooks.listAll({ limit: 100 })) hooks.push(hook);
         print({ data: hooks }, () =>
           table(
             (hooks as Record<string, unknown>[]).map((h) => ({ ...h, events: (h.events as string[]).join(',') })),
@@ -382,7 +449,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'webhooks create': {
         const url = need(rest[0], 'the receiver URL (amp webhooks create <url>)');
         const events = values.events ? splitList(values.events) : ['*'];
-        const created = await client().webhooks.create({ url, events });
+        const created = await (await client()).webhooks.create({ url, events });
         print(
           created,
           () =>
@@ -392,7 +459,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'webhooks test': {
         const id = need(rest[0], 'a webhook id (amp webhooks test <webhook_id>)');
-        const result = await client().webhooks.test(id, values['event-type'] ? { event_type: values['event-type'] } : {});
+        const result = await (await client()).webhooks.test(id, values['event-type'] ? { event_type: values['event-type'] } : {});
         print(result, () =>
           result.delivered
             ? `Delivered ${result.event_id}: the receiver answered ${result.status_code} in ${result.latency_ms} ms.\n`
@@ -401,7 +468,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return result.delivered ? EXIT.ok : EXIT.error;
       }
       case 'usage': {
-        const usage = await client().usage.get(values.cycle ? { cycle: values.cycle } : undefined);
+        const usage = await (await client()).usage.get(values.cycle ? { cycle: values.cycle } : undefined);
         // The per-day series is for --json (and charts); the summary fits a terminal.
         print(usage, () =>
           fields(
@@ -418,7 +485,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         } catch {
           throw new UsageError('--forward takes an http(s) URL.');
         }
-        if (!apiKey) throw new AuthenticationErrorLike('Not logged in: run `amp login --api-key <key>` or set AMP_API_KEY.');
+        const credential = await credentials();
         let secret = values.secret;
         let stored = '';
         if (!secret) {
@@ -436,7 +503,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         );
         await listen({
           baseUrl,
-          apiKey,
+          ...('apiKey' in credential && credential.apiKey
+            ? { apiKey: credential.apiKey }
+            : { authHeaders: async () => bearerHeaders(await credentials()) }),
           forwardUrl,
           secret,
           events,

@@ -37,7 +37,9 @@ export interface ForwardResult {
 
 export interface ListenOptions {
   baseUrl: string;
-  apiKey: string;
+  /** The credential: an API key, or (a browser sign-in's bearer token, fresh at each connection) the headers to send. */
+  apiKey?: string;
+  authHeaders?: () => Promise<Record<string, string>>;
   forwardUrl: string;
   secret: string;
   /** Event kinds (`?events=`); all when absent. */
@@ -153,7 +155,7 @@ export async function listen(options: ListenOptions): Promise<void> {
     try {
       const headers: Record<string, string> = {
         accept: 'text/event-stream',
-        'x-api-key': options.apiKey,
+        ...(options.authHeaders ? await options.authHeaders() : { 'x-api-key': options.apiKey ?? '' }),
         'user-agent': `amp-cli-listen/${SDK_VERSION}`,
       };
       if (lastEventId) headers['last-event-id'] = lastEventId;

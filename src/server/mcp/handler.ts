@@ -21,7 +21,7 @@ import { authenticateCaller, countTenant, header as headerOf, refreshExecutionsL
 import { originAllowed } from './origin';
 import { parseConnectionScope } from './catalog';
 import { connectWithScopes, createMcpServer, scopeFor } from './server';
-import { authenticateMcpAccessToken, isOAuthAccessToken, mcpChallenge } from '../oauth/resource';
+import { authenticateOAuthAccessToken, isOAuthAccessToken, mcpChallenge } from '../oauth/resource';
 import { holdsScope } from '../../contract/scopes';
 import type { Principal } from '../../auth/principal';
 import { insufficientScope } from '../../lib/errors';
@@ -81,7 +81,7 @@ export async function handleMcp(req: IncomingMessage, res: ServerResponse, ctx: 
   try {
     principal = await authenticateCaller(
       ctx,
-      viaOAuth ? () => authenticateMcpAccessToken(svc, bearer!, header(req, 'x-tenant-id')) : undefined,
+      viaOAuth ? () => authenticateOAuthAccessToken(svc, 'mcp', bearer!, header(req, 'x-tenant-id')) : undefined,
     );
   } catch (err) {
     // An OAuth token's checks raise nothing but its 401: anything else is an internal error.

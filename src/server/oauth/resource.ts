@@ -1,7 +1,8 @@
 /**
  * `/api/mcp` as an OAuth 2.1 protected resource (MCP authorization; RFC 9728, RFC 6750):
  * its metadata document, the `WWW-Authenticate` challenges, and the verification of the access
- * tokens the authorization server (src/server/oauth/provider.ts) issues for it.
+ * tokens the authorization server (src/server/oauth/provider.ts) issues for it and for the REST
+ * API (`/api/v1`, the resource of a native app's sign-in such as `amp login --browser`).
  */
 import { and, eq } from 'drizzle-orm';
 import { decodeJwt, errors as joseErrors, importJWK, jwtVerify } from 'jose';
@@ -15,7 +16,7 @@ import { storedKey } from '../../oauth/adapter';
 import { AppError } from '../../lib/errors';
 import { findMembership } from '../../members/membership';
 import type { Services } from '../../services';
-import { MCP_SCOPES, mcpResource, mcpResourceMetadataUrl, mcpResources, oauthIssuer } from './endpoints';
+import { apiResource, apiResources, MCP_SCOPES, mcpResource, mcpResourceMetadataUrl, mcpResources, oauthIssuer } from './endpoints';
 
 /** RFC 9728 metadata of the MCP endpoint, naming it as the client at `host` does (`publicBaseFor`). */
 export function protectedResourceMetadata(svc: Services, host?: string) {
@@ -74,14 +75,25 @@ const invalid = (why = 'The access token is invalid or expired.') => new AppErro
 
 const publicKeys = new WeakMap<Services['config'], Promise<CryptoKey | Uint8Array>>();
 
+/** The protected resources of the authorization server: what a token's audience must name. */
+const RESOURCES = {
+  mcp: { names: mcpResources, canonical: mcpResource },
+  api: { names: apiResources, canonical: apiResource },
+} as const;
+
 /**
- * Verifies an access token of the built-in authorization server for `/api/mcp`: ES256 with the
- * identity key, issuer, audience = the MCP resource (a token for another resource is refused),
- * `exp`; its grant must still exist (revocation); `sub` (the auth user id) acts for its membership
- * (the tenant `X-Tenant-Id` names, else its oldest). The principal holds only the scopes the token
- * carries that the member's role holds.
+ * Verifies an access token of the built-in authorization server for `resource` (`/api/mcp`, or
+ * the REST API `/api/v1`): ES256 with the identity key, issuer, audience = that resource (a token
+ * for the other is refused), `exp`; its grant must still exist (revocation); `sub` (the auth user
+ * id) acts for its membership (the tenant `X-Tenant-Id` names, else its oldest). The principal
+ * holds only the scopes the token carries that the member's role holds.
  */
-export async function authenticateMcpAccessToken(svc: Services, token: string, tenantId?: string): Promise<Principal> {
+export async function authenticateOAuthAccessToken(
+  svc: Services,
+  resource: keyof typeof RESOURCES,
+  token: string,
+  tenantId?: string,
+): Promise<Principal> {
   if (!oauthEnabled(svc)) throw invalid();
   const keys = identityKeys(svc);
   let key = publicKeys.get(svc.config);
@@ -94,14 +106,14 @@ export async function authenticateMcpAccessToken(svc: Services, token: string, t
     ({ payload } = await jwtVerify(token, await key, {
       algorithms: ['ES256'],
       issuer: oauthIssuer(svc),
-      audience: mcpResources(svc),
+      audience: RESOURCES[resource].names(svc),
       requiredClaims: ['exp', 'sub'],
       typ: 'at+jwt',
     }));
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw invalid('The access token has expired.');
     if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud')
-      throw invalid(`The access token is not for this resource (${mcpResource(svc)}).`);
+      throw invalid(`The access token is not for this resource (${RESOURCES[resource].canonical(svc)}).`);
     throw invalid();
   }
   const grantId = typeof payload.gid === 'string' ? payload.gid : undefined;
