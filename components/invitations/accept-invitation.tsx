@@ -3,7 +3,7 @@
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { signOut } from 'next-auth/react';
 import Link from 'next/link';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { DashboardSessionView } from '@/client/session';
 import { chooseTenant } from '@/client/tenant';
 import { isTrpcError, statusOf, trpc, withSessionRetry } from '@/client/trpc/client';
@@ -11,11 +11,14 @@ import type { AppRouter } from '@/src/server/router';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import type { RouterOutputs } from '@/client/trpc/types';
+import { ROLE_DEFINITIONS, type Role } from '@/src/contract/roles';
 
 const linkClass = 'font-medium text-indigo-700 underline underline-offset-2 dark:text-indigo-300';
 
 /** A signed-out visitor: sign in, or create an account, and come back to this link. */
-export function SignedOutInvitation({ path, transfer }: { path: string; transfer: boolean }) {
+export function SignedOutInvitation({ path, transfer, details }: { path: string; transfer: boolean; details?: Lookup }) {
   const back = encodeURIComponent(path);
   return (
     <Card>
@@ -26,9 +29,16 @@ export function SignedOutInvitation({ path, transfer }: { path: string; transfer
         <CardDescription>
           {transfer
             ? 'Sign in as the member the offer was sent to, then confirm it.'
-            : 'Sign in with the email address the invitation was sent to, then accept it. New here? Create an account with that address first.'}
+            : details
+              ? `Sign in as ${details.email}, then accept it. New here? Create an account with that address first.`
+              : 'Sign in with the email address the invitation was sent to, then accept it. New here? Create an account with that address first.'}
         </CardDescription>
       </CardHeader>
+      {details ? (
+        <CardContent>
+          <InvitationDetails details={details} />
+        </CardContent>
+      ) : null}
       <CardContent className="flex flex-wrap gap-3">
         <Button asChild>
           <Link href={`/sign-in?callbackUrl=${back}`}>Sign in to accept</Link>
@@ -137,11 +147,13 @@ export function AcceptInvitation({
   transfer,
   path,
   session,
+  details,
 }: {
   token: string;
   transfer: boolean;
   path: string;
   session: DashboardSessionView;
+  details?: Lookup;
 }) {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<Problem>();
@@ -170,6 +182,9 @@ export function AcceptInvitation({
         <CardContent>{switchAccount}</CardContent>
       </Card>
     );
+
+  // The API refuses another account's accept (email_mismatch): said before the click, not after.
+  const otherEmail = Boolean(!transfer && details && session.email && details.email.toLowerCase() !== session.email.toLowerCase());
 
   const accept = async () => {
     setBusy(true);
@@ -205,12 +220,27 @@ export function AcceptInvitation({
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
+        {details ? <InvitationDetails details={details} /> : null}
         <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="accept-signed-in-as">
           Signed in as <span className="font-medium">{session.email}</span>.{' '}
           {transfer
             ? 'The offer works only for the member it was made out to.'
             : 'The invitation works only for the address it was sent to.'}
         </p>
+        {otherEmail ? (
+          <Alert
+            variant="error"
+            title="This invitation is for another email address"
+            id="accept-other-email"
+            data-testid="accept-other-email"
+          >
+            <p>
+              It was sent to {details!.email}, and you are signed in as {session.email}. Sign in with the account of that address to accept
+              it.
+            </p>
+            <div className="mt-2">{switchAccount}</div>
+          </Alert>
+        ) : null}
         {problem ? (
           <Alert variant="error" title={problem.title} data-testid="accept-problem">
             <p>{problem.body}</p>
@@ -218,7 +248,12 @@ export function AcceptInvitation({
           </Alert>
         ) : null}
         <div className="flex flex-wrap gap-3">
-          <Button onClick={() => void accept()} loading={busy}>
+          <Button
+            onClick={() => void accept()}
+            loading={busy}
+            disabled={otherEmail}
+            aria-describedby={otherEmail ? 'accept-other-email' : undefined}
+          >
             {transfer ? 'Accept ownership' : 'Accept invitation'}
           </Button>
           <Button asChild variant="secondary">
@@ -228,4 +263,146 @@ export function AcceptInvitation({
       </CardContent>
     </Card>
   );
+}
+
+type Lookup = RouterOutputs['members']['lookupInvitation'];
+
+const ROLE_NAMES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', developer: 'Developer', billing: 'Billing', viewer: 'Viewer' };
+const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'long' });
+
+/** Who invited whom to which workspace, with which role, until when: the link's lookup (members.lookupInvitation). */
+function InvitationDetails({ details }: { details: Lookup }) {
+  const ownership = details.kind === 'ownership_transfer';
+  return (
+    <dl
+      className="grid grid-cols-1 gap-x-4 gap-y-1 rounded-lg border border-slate-200 p-3 text-sm sm:grid-cols-[7rem_1fr] dark:border-slate-800"
+      data-testid="invitation-details"
+    >
+      <dt className="text-slate-600 dark:text-slate-400">Workspace</dt>
+      <dd className="font-medium break-words" data-testid="invitation-workspace">
+        {details.tenant_name}
+      </dd>
+      <dt className="text-slate-600 dark:text-slate-400">{ownership ? 'Offered by' : 'Invited by'}</dt>
+      <dd className="break-all" data-testid="invitation-inviter">
+        {details.invited_by ?? (ownership ? 'The owner' : 'The workspace, not a named person')}
+      </dd>
+      <dt className="text-slate-600 dark:text-slate-400">{ownership ? 'You become' : 'Your role'}</dt>
+      <dd data-testid="invitation-role">
+        <span className="font-medium">{ROLE_NAMES[details.role]}</span>
+        <span className="block text-slate-600 dark:text-slate-400">{ROLE_DEFINITIONS[details.role].description}</span>
+      </dd>
+      <dt className="text-slate-600 dark:text-slate-400">For</dt>
+      <dd className="break-all">{details.email}</dd>
+      <dt className="text-slate-600 dark:text-slate-400">Link works until</dt>
+      <dd>{day(details.expires_at)}</dd>
+    </dl>
+  );
+}
+
+/** A link that cannot be accepted any more, said plainly with what to do: used, expired, or revoked or unknown (404). */
+function InvitationClosed({
+  state,
+  transfer,
+  details,
+  signedIn,
+}: {
+  state: 'used' | 'expired' | 'gone';
+  transfer: boolean;
+  details?: Lookup;
+  signedIn: boolean;
+}) {
+  const what = transfer ? 'offer' : 'invitation';
+  const who = details?.invited_by ?? (transfer ? 'the owner' : 'the person who invited you');
+  const askAgain = transfer
+    ? `Ask ${who} to offer it to you again from the Members page: a new offer comes with a new link.`
+    : `Ask ${who} to send it again: they can resend it from the Members page of ${details?.tenant_name ?? 'their workspace'}, which gives you a new link.`;
+  const title =
+    state === 'used'
+      ? `This ${what} has already been used`
+      : state === 'expired'
+        ? `This ${what} has expired`
+        : `This ${what} link no longer works`;
+  const body =
+    state === 'used'
+      ? transfer
+        ? 'Each link works once. If you confirmed it, you already own the workspace.'
+        : `Each link works once. If you accepted it, ${details?.tenant_name ?? 'the workspace'} is already in your dashboard. If not, ${askAgain.charAt(0).toLowerCase()}${askAgain.slice(1)}`
+      : state === 'expired'
+        ? `Links work for 7 days; this one ended on ${details ? day(details.expires_at) : 'its seventh day'}. ${askAgain}`
+        : `It was revoked, replaced by a newer one, or mistyped. ${askAgain}`;
+  return (
+    <Card data-testid="invitation-closed" data-state={state}>
+      <CardHeader>
+        <CardTitle as="h1">{title}</CardTitle>
+        <CardDescription>{body}</CardDescription>
+      </CardHeader>
+      {details && state !== 'gone' ? (
+        <CardContent>
+          <InvitationDetails details={details} />
+        </CardContent>
+      ) : null}
+      <CardFooter className="flex flex-wrap gap-3">
+        {signedIn ? (
+          <Link className={linkClass} href="/dashboard">
+            Go to the dashboard
+          </Link>
+        ) : (
+          <Link className={linkClass} href="/sign-in">
+            Sign in
+          </Link>
+        )}
+      </CardFooter>
+    </Card>
+  );
+}
+
+type LookupState = { state: 'loading' } | { state: 'found'; details: Lookup } | { state: 'gone' } | { state: 'unknown' };
+
+/**
+ * The page an invitation (or ownership offer) link opens: the link is looked up first
+ * (`members.lookupInvitation`, public: the token is the credential), so the person sees who invited
+ * them to which workspace, with which role, before signing in or accepting. A used, expired,
+ * revoked or unknown link says so with what to do; a lookup that fails otherwise (the network)
+ * leaves the accept flow as it was, and the API still decides.
+ */
+export function InvitationView({
+  token,
+  transfer,
+  path,
+  session,
+}: {
+  token: string;
+  transfer: boolean;
+  path: string;
+  session: DashboardSessionView | null;
+}) {
+  const [lookup, setLookup] = useState<LookupState>({ state: 'loading' });
+  useEffect(() => {
+    let live = true;
+    trpc.members.lookupInvitation
+      .query({ token })
+      .then((details) => live && setLookup({ state: 'found', details }))
+      .catch((err: unknown) => live && setLookup(statusOf(err) === 404 ? { state: 'gone' } : { state: 'unknown' }));
+    return () => {
+      live = false;
+    };
+  }, [token]);
+
+  if (lookup.state === 'loading')
+    return (
+      <Card>
+        <CardHeader>
+          <CardTitle as="h1">{transfer ? 'An ownership offer' : 'An invitation'}</CardTitle>
+        </CardHeader>
+        <CardContent>
+          <SkeletonRows rows={3} label="Reading the invitation" />
+        </CardContent>
+      </Card>
+    );
+  if (lookup.state === 'gone') return <InvitationClosed state="gone" transfer={transfer} signedIn={Boolean(session)} />;
+  const details = lookup.state === 'found' ? lookup.details : undefined;
+  if (details && details.status !== 'pending')
+    return <InvitationClosed state={details.status} transfer={transfer} details={details} signedIn={Boolean(session)} />;
+  if (!session) return <SignedOutInvitation path={path} transfer={transfer} details={details} />;
+  return <AcceptInvitation token={token} transfer={transfer} path={path} session={session} details={details} />;
 }
