@@ -33,7 +33,9 @@ describe('@amp/sdk as published', () => {
       '--declarationMap',
       'false',
     ]);
-    // The bin as npm links it.
+    // The bin (bin/amp.mjs, which finds no sources to run here and takes dist/) as npm links it.
+    mkdirSync(path.join(pkg, 'bin'));
+    copyFileSync(path.join(sdk, 'bin', 'amp.mjs'), path.join(pkg, 'bin', 'amp.mjs'));
     mkdirSync(path.join(dir, 'node_modules', '.bin'));
     symlinkSync(path.join(pkg, manifest.bin.amp), path.join(dir, 'node_modules', '.bin', 'amp'));
   }, 120_000);
@@ -72,5 +74,12 @@ describe('@amp/sdk as published', () => {
 
     const help = await run(process.execPath, [path.join(dir, 'node_modules', '.bin', 'amp'), '--help'], { cwd: dir });
     expect(help.stdout).toMatch(/^Usage: amp <command>/);
+  });
+
+  it('in this repository the bin runs the TypeScript sources, with no build', async () => {
+    const help = await run(process.execPath, [path.join(sdk, 'bin', 'amp.mjs'), '--help']);
+    expect(help.stdout).toMatch(/^Usage: amp <command>/);
+    const wrong = await run(process.execPath, [path.join(sdk, 'bin', 'amp.mjs'), 'frobnicate']).catch((err: { code: number }) => err);
+    expect(wrong).toMatchObject({ code: 2 });
   });
 });

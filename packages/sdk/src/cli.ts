@@ -551,7 +551,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** Whether this file is the program (run directly or through the `amp` bin link). */
+/** Whether this file is the program (run directly; the `amp` bin, bin/amp.mjs, calls `main`). */
 function isMain(): boolean {
   if (!process.argv[1]) return false;
   try {
@@ -561,8 +561,8 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) {
-  // Ctrl-C (or SIGTERM) ends a long-running command cleanly; a second one exits at once.
+/** The program: runs the process's command line, Ctrl-C (or SIGTERM) ending a long-running command cleanly; a second one exits at once. */
+export async function main(argv = process.argv.slice(2)): Promise<void> {
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (stop.signal.aborted) process.exit(130);
@@ -570,14 +570,14 @@ if (isMain()) {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  runCli(process.argv.slice(2), {
+  process.exitCode = await runCli(argv, {
     env: process.env,
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     signal: stop.signal,
-  }).then((code) => {
-    process.exitCode = code;
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
 }
+
+if (isMain()) void main();
