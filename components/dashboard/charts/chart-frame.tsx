@@ -4,7 +4,8 @@ import { useId, useState, type ReactNode } from 'react';
 import { Button } from '@/components/ui/button';
 
 /**
- * A chart with an accessible name and description, and its numbers as a table: the table is
+ * A chart with an accessible name and description, and its numbers as a table (or, with nothing
+ * to draw, `empty`: words in place of an empty plot): the table is
  * visually hidden (read by screen readers) until "Show data" reveals it for everyone, in a
  * named region that scrolls and takes keyboard focus (arrow keys scroll it). The table comes right
  * after its button, above the chart, so Tab goes from one to the other on the page as it reads.
@@ -15,6 +16,7 @@ export function ChartFrame({
   table,
   children,
   height = 240,
+  empty,
 }: {
   title: string;
   description: string;
@@ -22,9 +24,30 @@ export function ChartFrame({
   table: ReactNode;
   children: ReactNode;
   height?: number;
+  /** Nothing to draw (no value in the range): these words stand in place of the chart and its data. */
+  empty?: ReactNode;
 }) {
   const id = useId();
   const [showData, setShowData] = useState(false);
+  if (empty)
+    return (
+      <figure className="grid gap-3" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
+        <div>
+          <figcaption id={`${id}-title`} className="font-semibold">
+            {title}
+          </figcaption>
+          <p id={`${id}-desc`} className="text-sm text-slate-600 dark:text-slate-400">
+            {description}
+          </p>
+        </div>
+        <div
+          data-testid="chart-empty"
+          className="grid min-h-32 place-items-center rounded-lg border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300"
+        >
+          <div>{empty}</div>
+        </div>
+      </figure>
+    );
   return (
     <figure className="grid gap-3" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
       <div className="flex flex-wrap items-start justify-between gap-2">

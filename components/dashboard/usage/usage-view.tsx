@@ -134,18 +134,21 @@ export function UsageView() {
               </CardDescription>
             </CardHeader>
             <CardContent className="grid gap-8">
-              <ExecutionsPerDayChart daily={u.daily} testId="usage-daily-chart" />
-              {u.by_module.length > 0 ? (
-                <ModuleChart byModule={u.by_module} />
-              ) : (
-                <EmptyState title="No executions in this cycle">
-                  Executions show up here per module once your agents run actions. Try one in the{' '}
-                  <Link className="underline" href="/dashboard/modules">
-                    playground
-                  </Link>
-                  .
-                </EmptyState>
-              )}
+              <ExecutionsPerDayChart
+                daily={u.daily}
+                testId="usage-daily-chart"
+                empty={
+                  <>
+                    <span className="block font-semibold">No executions in this cycle</span>
+                    Executions show up here, per day and per module, once your agents run actions. Try one in the{' '}
+                    <Link className="underline" href="/dashboard/modules">
+                      playground
+                    </Link>
+                    .
+                  </>
+                }
+              />
+              {u.by_module.length > 0 ? <ModuleChart byModule={u.by_module} /> : null}
               <div className="grid gap-2 text-sm">
                 <h3 className="font-semibold">Requests</h3>
                 <p className="text-slate-700 dark:text-slate-300">

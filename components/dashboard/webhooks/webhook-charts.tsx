@@ -3,6 +3,7 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { ChartFrame, ChartTable } from '@/components/dashboard/charts/chart-frame';
 import { CHART_COLORS, axisTick, chartSurfaceProps, gridProps, legendProps, tooltipProps } from '@/components/dashboard/charts/chart-theme';
+import { countValues, lineDot, MAX_BAR_SIZE } from '@/components/dashboard/charts/sparse';
 import { formatMs } from '@/components/dashboard/format';
 import { formatRate } from './webhook-form';
 import type { RouterOutputs } from '@/client/trpc/types';
@@ -26,11 +27,14 @@ export function DeliveryRateChart({ series }: { series: WebhookSeries }) {
   const succeeded = series.points.reduce((n, p) => n + p.succeeded_deliveries, 0);
   const failed = series.points.reduce((n, p) => n + p.failed_deliveries, 0);
   const unit = series.bucket === 'hour' ? 'UTC hour' : 'UTC day';
+  // One or a few buckets with a rate: their points are drawn large (a lone value has no line to show it).
+  const rateDot = lineDot(countValues(data.map((d) => d.rate)));
   return (
     <div data-testid="webhook-rate-chart" data-succeeded={succeeded} data-failed={failed}>
       <ChartFrame
         title="Deliveries and success rate"
         description={`Finished deliveries per ${unit}: ${succeeded} succeeded, ${failed} failed in this range.`}
+        empty={succeeded + failed === 0 ? 'No delivery finished in this range. Choose a longer range, or send a test event.' : undefined}
         table={
           <ChartTable
             caption={`Deliveries per ${unit}`}
@@ -45,7 +49,7 @@ export function DeliveryRateChart({ series }: { series: WebhookSeries }) {
         }
       >
         <ResponsiveContainer width="100%" height="100%">
-          <ComposedChart {...chartSurfaceProps} data={data} margin={{ top: 8, right: 0, bottom: 0, left: -16 }}>
+          <ComposedChart {...chartSurfaceProps} data={data} maxBarSize={MAX_BAR_SIZE} margin={{ top: 8, right: 0, bottom: 0, left: -16 }}>
             <CartesianGrid {...gridProps} vertical={false} />
             <XAxis dataKey="label" tick={axisTick} tickLine={false} axisLine={false} minTickGap={12} />
             <YAxis yAxisId="n" allowDecimals={false} tick={axisTick} tickLine={false} axisLine={false} />
@@ -77,7 +81,7 @@ export function DeliveryRateChart({ series }: { series: WebhookSeries }) {
               name="Success rate (%)"
               stroke={CHART_COLORS.neutral}
               strokeWidth={2}
-              dot={{ r: 2 }}
+              dot={rateDot}
               connectNulls
               isAnimationActive={false}
             />
@@ -93,11 +97,14 @@ export function LatencyChart({ series }: { series: WebhookSeries }) {
   const data = series.points.map((p) => ({ label: bucketLabel(p.start, series.bucket), avg: p.avg_latency_ms, p95: p.p95_latency_ms }));
   const unit = series.bucket === 'hour' ? 'UTC hour' : 'UTC day';
   const answered = series.points.reduce((n, p) => n + p.answered_attempts, 0);
+  const avgDot = lineDot(countValues(data.map((d) => d.avg)));
+  const p95Dot = lineDot(countValues(data.map((d) => d.p95)));
   return (
     <div data-testid="webhook-latency-chart">
       <ChartFrame
         title="Receiver latency"
         description={`Mean and 95th percentile per ${unit} over the ${answered} attempts your receiver answered in this range.`}
+        empty={answered === 0 ? 'Your receiver answered no attempt in this range, so there is no latency to show.' : undefined}
         table={
           <ChartTable
             caption={`Latency per ${unit}`}
@@ -123,7 +130,7 @@ export function LatencyChart({ series }: { series: WebhookSeries }) {
               name="Mean (ms)"
               stroke={CHART_COLORS.neutral}
               strokeWidth={2}
-              dot={{ r: 2 }}
+              dot={avgDot}
               connectNulls
               isAnimationActive={false}
             />
@@ -132,7 +139,7 @@ export function LatencyChart({ series }: { series: WebhookSeries }) {
               name="p95 (ms)"
               stroke={CHART_COLORS.accent}
               strokeWidth={2}
-              dot={{ r: 2 }}
+              dot={p95Dot}
               connectNulls
               isAnimationActive={false}
             />
