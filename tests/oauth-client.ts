@@ -89,8 +89,7 @@ export async function consentInBrowser(
     fetch(`${api}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   let details = (await (await fetch(api)).json()) as { step: string; scopes: string[] };
   if (details.step === 'login') details = (await (await post('login', signer)).json()) as typeof details;
-  const decided =
-    choice === 'abort' ? await post('abort', {}) : await post('consent', { scopes: choice.scopes ?? details.scopes });
+  const decided = choice === 'abort' ? await post('abort', {}) : await post('consent', { scopes: choice.scopes ?? details.scopes });
   let next = new URL(((await decided.json()) as { redirect_to: string }).redirect_to);
   for (let hops = 0; hops < 5; hops++) {
     res = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } });

@@ -25,10 +25,13 @@ describe('versions', () => {
     const order = released.map((h) => h.version.split(/[.-]/).slice(0, 3).map(Number));
     for (let i = 1; i < order.length; i++) {
       const [a, b] = [order[i - 1]!, order[i]!];
-      expect(a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!, `${released[i - 1]!.version} after ${released[i]!.version}`).toBeGreaterThan(0);
+      expect(a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!, `${released[i - 1]!.version} after ${released[i]!.version}`).toBeGreaterThan(
+        0,
+      );
     }
     // Only Keep a Changelog's kinds of change.
-    for (const [, kind] of changelog.matchAll(/^### (.+)$/gm)) expect(['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security']).toContain(kind);
+    for (const [, kind] of changelog.matchAll(/^### (.+)$/gm))
+      expect(['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security']).toContain(kind);
   });
 
   it('the service, the OpenAPI document and both SDKs carry the newest released version', () => {

@@ -5,7 +5,7 @@ import { API_TITLE, VERSION } from '../version';
 import { a2aPaths } from './a2a/openapi';
 import { ERRORS } from './errors';
 import { eventStreamPaths } from './http/event-stream-openapi';
-import { discoveryPaths } from './http/openapi';
+import { AUTH_OPENAPI_PATH, discoveryPaths } from './http/openapi';
 import { RouteTable, type Route } from './http/routes';
 import { mcpPaths } from './mcp/openapi';
 import { canonical, compactDocument } from './openapi-compact';
@@ -497,6 +497,11 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   };
   doc.servers = [{ url: baseUrl, description: 'This deployment (PUBLIC_BASE_URL)' }];
+  // Sign-in (/auth/v1) and OAuth (/oauth) have a document of their own.
+  doc.externalDocs = {
+    description: 'The identity provider and OAuth authorization server (OpenAPI 3.1)',
+    url: `${baseUrl}${AUTH_OPENAPI_PATH}`,
+  };
   doc.tags = TAGS;
 
   for (const route of new RouteTable(appRouter).all()) {
@@ -518,6 +523,13 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     }
     for (const [code, description] of Object.entries(errorStatuses(route))) {
       rebuilt[code] ??= errorResponse(code, description);
+    }
+    // docs/versioning.md: a deprecated operation says so, with the headers its answers carry.
+    if (route.meta.deprecation) {
+      const { since, sunset } = route.meta.deprecation;
+      op.deprecated = true;
+      op.description =
+        `${String(op.description ?? '')}\n\n**Deprecated** since ${since}${sunset ? `; it stops answering on ${sunset}` : ''}. Every answer carries \`Deprecation\`${sunset ? ', `Sunset`' : ''} and \`Link\` headers (docs/versioning.md).`.trim();
     }
     if (takesIdempotencyKey(route)) {
       // Replayed: the success, and the failures kept with it (src/idempotency/keys.ts KEPT_FAILURES).

@@ -112,6 +112,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openapi-auth.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OpenAPI 3.1 document of the authentication endpoints
+         * @description A separate OpenAPI 3.1 document for the endpoints that issue credentials: the built-in identity provider (`/auth/v1/*`, GoTrue-compatible: sign-up, sign-in, sessions, passkeys, mailed links, its JWKS) and the OAuth 2.1 authorization server for MCP clients (`/oauth/*`: authorize, token, dynamic client registration, revocation, JWKS, the sign-in and consent endpoints, and the RFC 9728 / RFC 8414 metadata documents). Same error body (`ApiError`) and response headers as this document. Public; exempt from the request limit.
+         */
+        get: operations["discovery-openapi-auth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -5373,6 +5393,34 @@ export interface operations {
             };
             /** @description Only POST (and OPTIONS) are accepted (`method_not_allowed`) */
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    "discovery-openapi-auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document of the authentication endpoints */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };

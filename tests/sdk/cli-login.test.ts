@@ -84,7 +84,11 @@ describe('amp login --browser (embedded)', () => {
     // ...and not for /api/mcp, whose tokens name that resource.
     const mcp = await fetch(`${base}/api/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${first.oauth.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${first.oauth.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(mcp.status).toBe(401);
@@ -105,7 +109,9 @@ describe('amp login --browser (embedded)', () => {
   });
 
   it('grants only the scopes chosen on the consent page; a refusal there ends the command with exit 3', async () => {
-    const narrow = await amp(['login', '--browser', '--base-url', base, '--scopes', 'modules:read'], (url) => consentInBrowser(url, person));
+    const narrow = await amp(['login', '--browser', '--base-url', base, '--scopes', 'modules:read'], (url) =>
+      consentInBrowser(url, person),
+    );
     expect(narrow.code, narrow.stderr).toBe(EXIT.ok);
     expect(narrow.stdout).toContain('(modules:read)');
     expect((await amp(['modules', 'show', 'text'])).code).toBe(EXIT.ok);

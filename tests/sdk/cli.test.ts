@@ -38,7 +38,10 @@ function amp(args: string[], signal?: AbortSignal) {
     stderr: (t) => (out.stderr += t),
     ...(signal ? { signal } : {}),
   });
-  return Object.assign(done.then((code) => ({ code, ...out, json: () => JSON.parse(out.stdout) })), { out });
+  return Object.assign(
+    done.then((code) => ({ code, ...out, json: () => JSON.parse(out.stdout) })),
+    { out },
+  );
 }
 
 describe('amp webhooks, executions tail and invoices (embedded)', () => {

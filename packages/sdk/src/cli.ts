@@ -174,9 +174,15 @@ function bearerHeaders(credential: Credentials): Record<string, string> {
 async function openInBrowser(url: string): Promise<void> {
   const { spawn } = await import('node:child_process');
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   try {
-    spawn(command, args as string[], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+    spawn(command, args as string[], { stdio: 'ignore', detached: true })
+      .on('error', () => {})
+      .unref();
   } catch {
     // No opener here: the address is printed.
   }
@@ -323,7 +329,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'modules search': {
         const q = need(rest.join(' ') || undefined, 'a search query (amp modules search <query>)');
-        const found = await (await client()).modules.search({
+        const found = await (
+          await client()
+        ).modules.search({
           q,
           ...(values.category ? { category: values.category } : {}),
           ...(limit ? { limit } : {}),
@@ -420,7 +428,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const invoice = await (await client()).invoices.get(need(rest[0], 'an invoice id (amp invoices show <invoice_id>)'));
         print(invoice, () => {
           const record = invoice as unknown as Record<string, unknown>;
-          const summary = fields(record, ['id', 'number', 'status', 'period_start', 'period_end', 'due_at', 'subtotal_usd', 'total_usd', 'pdf_url']);
+          const summary = fields(record, [
+            'id',
+            'number',
+            'status',
+            'period_start',
+            'period_end',
+            'due_at',
+            'subtotal_usd',
+            'total_usd',
+            'pdf_url',
+          ]);
           return `${summary}\n${table(invoice.lines as unknown as Record<string, unknown>[], ['description', 'quantity', 'unit_amount_usd', 'amount_usd'])}`;
         });
         return EXIT.ok;

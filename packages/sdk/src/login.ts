@@ -83,7 +83,8 @@ export async function browserLogin(options: BrowserLoginOptions): Promise<OAuthS
     const redirected = callback.next(options.timeoutMs ?? 5 * 60_000, options.signal);
     await options.openUrl(url.href);
     const params = await redirected;
-    if (params.get('state') !== state) throw new LoginError('The sign-in answered for another request (state mismatch); run amp login again.');
+    if (params.get('state') !== state)
+      throw new LoginError('The sign-in answered for another request (state mismatch); run amp login again.');
     const refused = params.get('error');
     if (refused) throw new LoginError(`Sign-in refused: ${params.get('error_description') ?? refused}.`);
     const code = params.get('code');
@@ -161,7 +162,11 @@ async function serverMetadata(base: string, fetch: FetchLike): Promise<ServerMet
 }
 
 async function postJson<T>(fetch: FetchLike, url: string, body: unknown): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
   return (await answer(res)) as T;
 }
 
@@ -190,7 +195,11 @@ async function answer(res: Response): Promise<Record<string, unknown>> {
 }
 
 /** A one-shot HTTP listener on 127.0.0.1 for the authorization server's redirect. */
-async function loopback(): Promise<{ port: number; next: (timeoutMs: number, signal?: AbortSignal) => Promise<URLSearchParams>; close: () => Promise<void> }> {
+async function loopback(): Promise<{
+  port: number;
+  next: (timeoutMs: number, signal?: AbortSignal) => Promise<URLSearchParams>;
+  close: () => Promise<void>;
+}> {
   let deliver: ((params: URLSearchParams) => void) | undefined;
   const arrived = new Promise<URLSearchParams>((resolve) => (deliver = resolve));
   const server: Server = createServer((req, res) => {
@@ -210,7 +219,10 @@ async function loopback(): Promise<{ port: number; next: (timeoutMs: number, sig
     port: (server.address() as AddressInfo).port,
     next: (timeoutMs, signal) =>
       new Promise<URLSearchParams>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new LoginError('Nobody finished signing in within the time allowed; run amp login again.')), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new LoginError('Nobody finished signing in within the time allowed; run amp login again.')),
+          timeoutMs,
+        );
         const stop = () => reject(new LoginError('Sign-in stopped.'));
         signal?.addEventListener('abort', stop, { once: true });
         void arrived.then((params) => {

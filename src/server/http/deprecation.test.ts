@@ -7,11 +7,13 @@ import { RouteTable } from './routes';
 
 describe('deprecated operations', () => {
   it('answer Deprecation (RFC 9745), Sunset (RFC 8594) and the Link to the explanation', () => {
-    expect(deprecationHeaders({ since: '2027-01-15', sunset: '2027-07-31', link: 'https://amp.example.com/docs/changelog#0.4.0' })).toEqual({
-      Deprecation: '@1799971200',
-      Sunset: 'Sat, 31 Jul 2027 00:00:00 GMT',
-      Link: '<https://amp.example.com/docs/changelog#0.4.0>; rel="deprecation", <https://amp.example.com/docs/changelog#0.4.0>; rel="sunset"',
-    });
+    expect(deprecationHeaders({ since: '2027-01-15', sunset: '2027-07-31', link: 'https://amp.example.com/docs/changelog#0.4.0' })).toEqual(
+      {
+        Deprecation: '@1799971200',
+        Sunset: 'Sat, 31 Jul 2027 00:00:00 GMT',
+        Link: '<https://amp.example.com/docs/changelog#0.4.0>; rel="deprecation", <https://amp.example.com/docs/changelog#0.4.0>; rel="sunset"',
+      },
+    );
     expect(deprecationHeaders({ since: '2027-01-15' })).toEqual({ Deprecation: '@1799971200' });
   });
 

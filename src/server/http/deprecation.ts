@@ -27,6 +27,7 @@ const SIX_MONTHS_MS = 183 * 24 * 60 * 60 * 1000;
 
 function dateOf(value: string, name: string): Date {
   const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) throw new Error(`deprecation.${name} is not an ISO 8601 date: ${value}`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime()))
+    throw new Error(`deprecation.${name} is not an ISO 8601 date: ${value}`);
   return date;
 }
