@@ -34,6 +34,17 @@ const AREA_SUITES: Record<string, string[]> = {
   lib: ['hostile', 'wire'],
 };
 
+/** Code outside src/ and the suites that cover it (also asked for by name: `test:quick -- sdk`). */
+const suitesIn = (dir: string) =>
+  readdirSync(path.join(root, dir))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => `${dir}/${f}`);
+const PATH_AREAS: { pattern: RegExp; area: string; suites: () => string[] }[] = [
+  { pattern: /^packages\/sdk\//, area: 'sdk', suites: () => suitesIn('tests/sdk').filter((f) => !f.endsWith('python.test.ts')) },
+  { pattern: /^packages\/python\//, area: 'python', suites: () => ['tests/sdk/python.test.ts'] },
+  { pattern: /^examples\//, area: 'examples', suites: () => ['tests/examples/examples.test.ts'] },
+];
+
 function git(...args: string[]): string[] {
   try {
     return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
@@ -70,6 +81,9 @@ const changed = askedAreas.length > 0 ? [] : changedFiles();
 for (const file of changed.filter((f) => /\.test\.ts$/.test(f) && !f.startsWith('tests/e2e/'))) pick(file, 'changed');
 const areas = new Set([...askedAreas, ...changed.map(areaOf).filter((a): a is string => a !== undefined)]);
 for (const area of areas) for (const suite of suitesOf(area)) pick(suite, `area ${area}`);
+for (const { pattern, area, suites } of PATH_AREAS) {
+  if (askedAreas.includes(area) || changed.some((f) => pattern.test(f))) for (const suite of suites()) pick(suite, area);
+}
 
 console.log(`test:quick: unit tests (src/), tests/architecture.test.ts${picked.size ? ', and:' : ''}`);
 for (const [file, why] of picked) console.log(`  ${file}  (${why})`);
