@@ -21,6 +21,7 @@ export const ACTIONS = {
   manageKeys: { key: 'keys:manage', words: 'create, rotate or revoke keys' },
   readWebhooks: { key: '*', member: 'webhooks:read', words: 'see webhooks' },
   manageWebhooks: { key: '*', member: 'webhooks:write', words: 'create, edit or delete webhooks' },
+  redeliverWebhooks: { key: '*', member: 'webhooks:write', words: 'resend, recover or replay deliveries' },
   readModules: { key: 'modules:read', words: 'see modules, executions or workflows' },
   installModules: { key: 'modules:install', words: 'install or uninstall modules' },
   runModules: { key: 'modules:execute', words: 'run actions' },
@@ -77,6 +78,23 @@ function whoToAsk(): string {
 export function deniedReason(caller: Caller, action: Action): string {
   const who = caller.role ? ROLE_PLURAL[caller.role] : 'This API key';
   return `${who} can't ${ACTIONS[action].words} — ask ${whoToAsk()}.`;
+}
+
+/**
+ * Why `caller` may not give a key `scope` (create) or rotate a key that has it: a key never holds
+ * more than its creator (src/keys/create.ts, rotate.ts). "Developers can't rotate a key with the
+ * scope “*” — ask the owner." The ones to ask are the roles holding both the scope and keys:manage.
+ */
+export function keyScopeDenied(caller: Caller, scope: string, verb: 'give' | 'rotate'): string | undefined {
+  if (holdsScope(caller.scopes, scope)) return undefined;
+  const who = caller.role ? ROLE_PLURAL[caller.role] : 'This API key';
+  const holders = ROLES.filter(
+    (r) => holdsScope(ROLE_DEFINITIONS[r].scopes, scope) && holdsScope(ROLE_DEFINITIONS[r].scopes, 'keys:manage'),
+  );
+  const ask = holders.map((r) => ROLE_ARTICLE[r]);
+  const whom = ask.length <= 1 ? (ask[0] ?? 'the owner') : `${ask.slice(0, -1).join(', ')} or ${ask.at(-1)}`;
+  const what = verb === 'give' ? `can't give a key the scope “${scope}”` : `can't rotate a key with the scope “${scope}”`;
+  return `${who} ${what} — ask ${whom}.`;
 }
 
 /** The caller (`members.me`), shared by every component that asks: one request per page. */

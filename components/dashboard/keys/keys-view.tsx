@@ -10,7 +10,7 @@ import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
 import { useTRPC, useTRPCClient } from '@/client/trpc/react';
-import { DEFAULT_KEY_SCOPES, type Scope } from '@/src/contract/scopes';
+import { DEFAULT_KEY_SCOPES, missingScope, type Scope } from '@/src/contract/scopes';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -28,7 +28,7 @@ import { SkeletonRows } from '@/components/ui/skeleton';
 import { formatDate, formatDateTime, formatRelative } from '@/components/dashboard/format';
 import { LoadMore } from '@/components/dashboard/load-more';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
-import { DeniedNote, useAccess } from '@/components/dashboard/access';
+import { DeniedNote, keyScopeDenied, useAccess, useCaller, type Caller } from '@/components/dashboard/access';
 import { cursorPagesKey, useCursorPages } from '@/components/dashboard/use-cursor-pages';
 import { KeyUsageDialog } from './key-usage-dialog';
 import { policySummary } from './policy';
@@ -324,6 +324,9 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
   const chosen = form.watch('scopes');
   const scopesError = form.formState.errors.scopes?.message;
   const legendId = useId();
+  // A key holds no scope its creator lacks (a developer gives no `*`, billing:read or audit:read):
+  // those boxes are off, each with the reason under its meaning.
+  const caller = useCaller().data as Caller | undefined;
 
   const close = (next: boolean) => {
     onOpenChange(next);
@@ -383,14 +386,16 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
               </legend>
               {SCOPES.map((scope) => {
                 const id = `${legendId}-${scope}`;
+                const denied = caller ? keyScopeDenied(caller, scope, 'give') : undefined;
                 return (
                   <div key={scope} className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
                     <Checkbox
                       id={id}
                       className="mt-0.5"
                       checked={chosen.includes(scope)}
+                      disabled={Boolean(denied)}
                       onCheckedChange={(v) => toggle(scope, v === true)}
-                      aria-describedby={`${id}-meaning`}
+                      aria-describedby={denied ? `${id}-meaning ${id}-denied` : `${id}-meaning`}
                     />
                     <div className="grid grid-cols-1 gap-0.5">
                       <Label htmlFor={id} className="font-mono">
@@ -399,6 +404,7 @@ function CreateKeyDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
                       <span id={`${id}-meaning`} className="text-xs text-slate-600 dark:text-slate-400">
                         {SCOPE_MEANINGS[scope]}
                       </span>
+                      {denied ? <DeniedNote id={`${id}-denied`} reason={denied} className="text-xs" /> : null}
                     </div>
                   </div>
                 );
@@ -463,6 +469,11 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
     rotate.reset();
     return submit(event);
   };
+  // Rotating needs every scope of the key (no escalation through rotation): off, with the reason.
+  const caller = useCaller().data as Caller | undefined;
+  const lacking = caller ? missingScope(caller.scopes, keyRow.scopes) : undefined;
+  const denied = caller && lacking ? keyScopeDenied(caller, lacking, 'rotate') : undefined;
+  const deniedId = useId();
 
   return (
     <Dialog open={open} onOpenChange={close}>
@@ -498,11 +509,12 @@ function RotateKeyDialog({ keyRow, open, onOpenChange }: { keyRow: KeySummary; o
               error={form.formState.errors.grace?.message}
               {...form.register('grace')}
             />
+            {denied ? <DeniedNote id={deniedId} reason={denied} /> : null}
             <div className="flex justify-end gap-2">
               <Button type="button" variant="secondary" onClick={() => close(false)}>
                 Cancel
               </Button>
-              <Button type="submit" loading={rotate.isPending}>
+              <Button type="submit" loading={rotate.isPending} disabled={Boolean(denied)} aria-describedby={denied ? deniedId : undefined}>
                 Rotate key
               </Button>
             </div>

@@ -21,6 +21,7 @@ import { JsonBlock } from '@/components/dashboard/modules/json-block';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { LoadMore } from '@/components/dashboard/load-more';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
 
 type MemoryPage = RouterOutputs['memory']['list'];
 type Entry = MemoryPage['data'][number];
@@ -49,6 +50,11 @@ export function MemoryView() {
   const trpc = useTRPC();
   // Issued with the entries' query (same render): one round.
   const agents = useQuery(trpc.memory.agents.queryOptions({ limit: 100 }));
+  // A role without memory:write (a viewer) reads entries; each Delete is off, described by the
+  // reason under the header.
+  const write = useAccess('writeMemory');
+  const deniedId = useId();
+  const deniedBy = write.allowed === false ? deniedId : undefined;
 
   const show = (next: { agent: string; q: string; tag: string }) => {
     const search = new URLSearchParams(Object.entries(next).filter(([, v]) => v) as [string, string][]);
@@ -72,6 +78,7 @@ export function MemoryView() {
         title="Memory"
         description="What your agents remember: browse an agent's entries, search them, read a value, delete what should go."
       />
+      {deniedBy ? <DeniedNote id={deniedId} reason={write.reason} /> : null}
       <form
         role="search"
         aria-label="Memory entries"
@@ -121,7 +128,7 @@ export function MemoryView() {
         }}
       />
       {agent ? (
-        <Entries agent={agent} q={q} tag={tag} />
+        <Entries agent={agent} q={q} tag={tag} deniedBy={deniedBy} />
       ) : (
         <EmptyState title={agents.data?.data.length ? 'Choose an agent' : 'No memory yet'}>
           Memory is kept per agent: enter the agent ID your agent saves its memory under, then search its entries by text or tag.
@@ -168,7 +175,7 @@ function AgentPicker({
   );
 }
 
-function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
+function Entries({ agent, q, tag, deniedBy }: { agent: string; q: string; tag: string; deniedBy: string | undefined }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const input = { agent_id: agent, limit: PAGE_SIZE, ...(q ? { q } : {}), ...(tag ? { tag } : {}) };
@@ -272,21 +279,27 @@ function Entries({ agent, q, tag }: { agent: string; q: string; tag: string }) {
               <JsonBlock value={row.original.value} label={`Value of ${row.original.key}`} testId="memory-value" />
             </DialogContent>
           </Dialog>
-          <ConfirmDialog
-            trigger={
-              <Button size="sm" variant="ghost" aria-label={`Delete ${row.original.key}`}>
-                <Trash2 aria-hidden="true" className="size-4" />
-              </Button>
-            }
-            title={`Delete “${row.original.key}”?`}
-            description={`The entry is removed from agent ${agent}'s memory for good.`}
-            confirmLabel="Delete entry"
-            onConfirm={() =>
-              remove
-                .mutateAsync({ agent_id: agent, key: row.original.key })
-                .catch((err: unknown) => Promise.reject(new Error(errorMessage(err))))
-            }
-          />
+          {deniedBy ? (
+            <Button size="sm" variant="ghost" aria-label={`Delete ${row.original.key}`} disabled aria-describedby={deniedBy}>
+              <Trash2 aria-hidden="true" className="size-4" />
+            </Button>
+          ) : (
+            <ConfirmDialog
+              trigger={
+                <Button size="sm" variant="ghost" aria-label={`Delete ${row.original.key}`}>
+                  <Trash2 aria-hidden="true" className="size-4" />
+                </Button>
+              }
+              title={`Delete “${row.original.key}”?`}
+              description={`The entry is removed from agent ${agent}'s memory for good.`}
+              confirmLabel="Delete entry"
+              onConfirm={() =>
+                remove
+                  .mutateAsync({ agent_id: agent, key: row.original.key })
+                  .catch((err: unknown) => Promise.reject(new Error(errorMessage(err))))
+              }
+            />
+          )}
         </div>
       ),
     },

@@ -14,13 +14,19 @@ type ModuleList = RouterOutputs['modules']['list'];
  * Install or uninstall, optimistically: every cached module list and the module's own page show
  * the new state at once and are put back if the API refuses (its message, e.g. the plan's module
  * limit, shown verbatim). The caches are refetched afterwards either way.
+ *
+ * `deniedBy`: the id of the note saying why the caller's role may not install (modules:install);
+ * the button is then off and described by that note. The page asks `useAccess('installModules')`
+ * at its top, so `members.me` goes out with the page's other queries.
  */
 export function InstallButton({
   module,
   size = 'sm',
+  deniedBy,
 }: {
   module: Pick<ModuleItem, 'name' | 'installed' | 'title'>;
   size?: 'sm' | 'default';
+  deniedBy?: string;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -59,13 +65,22 @@ export function InstallButton({
       size={size}
       variant="secondary"
       loading={busy}
+      disabled={Boolean(deniedBy)}
+      aria-describedby={deniedBy}
       aria-label={`Uninstall ${module.title}`}
       onClick={() => uninstall.mutate({ module: module.name })}
     >
       Uninstall
     </Button>
   ) : (
-    <Button size={size} loading={busy} aria-label={`Install ${module.title}`} onClick={() => install.mutate({ module: module.name })}>
+    <Button
+      size={size}
+      loading={busy}
+      disabled={Boolean(deniedBy)}
+      aria-describedby={deniedBy}
+      aria-label={`Install ${module.title}`}
+      onClick={() => install.mutate({ module: module.name })}
+    >
       Install
     </Button>
   );

@@ -10,6 +10,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/com
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { InstallButton } from './install-button';
 import { CollapsibleJson, JsonBlock } from './json-block';
 import { TrustBadges } from './trust-badges';
@@ -41,6 +42,8 @@ export function ModuleView({ name }: { name: string }) {
   const mod = useQuery(trpc.modules.get.queryOptions({ module: name }));
   const trust = useQuery(trpc.trust.get.queryOptions({ name, history_limit: 5 }));
   const report = useQuery(trpc.certification.report.queryOptions({ module: name }));
+  // A role without modules:install: the button is off, described by the reason beside it (same round).
+  const install = useAccess('installModules');
 
   if (mod.isPending) {
     return (
@@ -70,7 +73,20 @@ export function ModuleView({ name }: { name: string }) {
         </Link>{' '}
         / <span aria-current="page">{m.name}</span>
       </nav>
-      <PageHeader title={m.title} description={m.description} actions={<InstallButton module={m} size="default" />} />
+      <PageHeader
+        title={m.title}
+        description={m.description}
+        actions={
+          install.allowed === false ? (
+            <div className="grid max-w-sm justify-items-start gap-2 sm:justify-items-end">
+              <InstallButton module={m} size="default" deniedBy="module-install-denied" />
+              <DeniedNote id="module-install-denied" reason={install.reason} />
+            </div>
+          ) : (
+            <InstallButton module={m} size="default" />
+          )
+        }
+      />
       <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm sm:grid-cols-4">
         {[
           [

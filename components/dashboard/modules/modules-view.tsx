@@ -13,6 +13,7 @@ import { Label } from '@/components/ui/label';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { QueryError } from '@/components/dashboard/query-error';
+import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { InstallButton } from './install-button';
 import { TrustBadges } from './trust-badges';
 import type { RouterOutputs } from '@/client/trpc/types';
@@ -57,6 +58,11 @@ export function ModulesView() {
     ...trpc.catalog.search.queryOptions({ q, limit: 50, ...(category ? { category } : {}) }),
     enabled: q.length > 0,
   });
+  // A role without modules:install (a viewer) browses the catalog; Install and Uninstall are off,
+  // each described by the reason under the header. Asked here, so it joins the page's one round.
+  const install = useAccess('installModules');
+  const deniedId = useId();
+  const deniedBy = install.allowed === false ? deniedId : undefined;
 
   const categories = [...new Set((all.data?.data ?? []).map((m) => m.category))].sort();
   const list = category || installedOnly ? filtered : all;
@@ -64,6 +70,7 @@ export function ModulesView() {
   return (
     <div className="grid gap-6">
       <PageHeader title="Modules" description="Browse the catalog, install what your agents need, and try each action in the playground." />
+      {deniedBy ? <DeniedNote id={deniedId} reason={install.reason} /> : null}
 
       <form role="search" className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-end" onSubmit={(e) => e.preventDefault()}>
         <div className="grid gap-2">
@@ -111,7 +118,7 @@ export function ModulesView() {
           installed={new Set((all.data?.data ?? []).filter((m) => m.installed).map((m) => m.name))}
         />
       ) : (
-        <ModuleGrid query={list} filteredBy={category || installedOnly ? { category, installedOnly } : null} />
+        <ModuleGrid query={list} filteredBy={category || installedOnly ? { category, installedOnly } : null} deniedBy={deniedBy} />
       )}
     </div>
   );
@@ -120,9 +127,11 @@ export function ModulesView() {
 function ModuleGrid({
   query,
   filteredBy,
+  deniedBy,
 }: {
   query: UseQueryResult<RouterOutputs['modules']['list'], unknown>;
   filteredBy: { category: string; installedOnly: boolean } | null;
+  deniedBy: string | undefined;
 }) {
   if (query.isPending) return <SkeletonRows rows={6} label="Loading modules" />;
   if (query.isError) return <QueryError error={query.error} retry={() => void query.refetch()} />;
@@ -171,7 +180,7 @@ function ModuleGrid({
                   </Badge>
                   <TrustBadges score={m.trust_score} tier={m.certification_tier} />
                 </span>
-                <InstallButton module={m} />
+                <InstallButton module={m} deniedBy={deniedBy} />
               </div>
             </Card>
           </li>

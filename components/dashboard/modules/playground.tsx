@@ -5,6 +5,7 @@ import { Play } from 'lucide-react';
 import Link from 'next/link';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { isTrpcError } from '@/client/trpc/client';
+import { DeniedNote, useAccess, useCaller } from '@/components/dashboard/access';
 import { useTRPC } from '@/client/trpc/react';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
@@ -48,6 +49,8 @@ const controlClass =
 export function PlaygroundView({ module, action }: { module: string; action: string }) {
   const trpc = useTRPC();
   const mod = useQuery(trpc.modules.get.queryOptions({ module }));
+  // Asked here, with the module: one round. Without modules:execute (a viewer) Run is off, with the reason.
+  useCaller();
   const crumbs = (
     <nav aria-label="Breadcrumb" className="text-sm">
       <Link className="text-indigo-700 hover:underline dark:text-indigo-300" href="/dashboard/modules">
@@ -102,6 +105,7 @@ export function PlaygroundView({ module, action }: { module: string; action: str
 /** The form (or raw JSON), the run with its result, and the same call as curl, MCP and TypeScript. */
 export function Playground({ module, action }: { module: ModuleItem; action: ActionItem }) {
   const trpc = useTRPC();
+  const execute = useAccess('runModules');
   const fields = useMemo(() => formFields(action.input_schema), [action.input_schema]);
   const example = (action.examples[0]?.input ?? {}) as Record<string, unknown>;
   const exampleValues = fields ? valuesFromInput(fields, example) : null;
@@ -206,11 +210,20 @@ export function Playground({ module, action }: { module: ModuleItem; action: Act
             )}
             <CollapsibleJson title="Input schema" value={action.input_schema} />
             <div className="flex flex-wrap items-center gap-3">
-              <Button type="submit" loading={run.isPending} disabled={!now.input}>
+              <Button
+                type="submit"
+                loading={run.isPending}
+                disabled={!now.input || execute.allowed === false}
+                aria-describedby={execute.allowed === false ? 'playground-run-denied' : undefined}
+              >
                 <Play aria-hidden="true" className="size-4" />
                 Run {action.name}
               </Button>
-              <span className="text-xs text-slate-600 dark:text-slate-400">Counts one execution against your plan.</span>
+              {execute.allowed === false ? (
+                <DeniedNote id="playground-run-denied" reason={execute.reason} />
+              ) : (
+                <span className="text-xs text-slate-600 dark:text-slate-400">Counts one execution against your plan.</span>
+              )}
             </div>
           </form>
         </CardContent>

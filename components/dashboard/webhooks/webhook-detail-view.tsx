@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { toast } from 'sonner';
 import { statusOf } from '@/client/trpc/client';
 import { useTRPC } from '@/client/trpc/react';
@@ -61,9 +61,12 @@ export function WebhookDetailView({ id }: { id: string }) {
   useEffect(() => {
     if (finished !== undefined) void queryClient.invalidateQueries({ queryKey: trpc.webhooks.stats.queryKey({ id }) });
   }, [finished, id, queryClient, trpc]);
-  // A role without webhooks:write (a viewer) reads everything here; the controls that change the
-  // webhook (settings, test, recover, replay, enable) are left out, the reason in the header.
+  // A role without webhooks:write (a viewer) reads everything here; the settings, the test send and
+  // enable are left out, the reason in the header; Resend, Recover and Replay stay in view, off and
+  // described by the reason.
   const canManage = useAccess('manageWebhooks').allowed !== false;
+  const redeliver = useAccess('redeliverWebhooks');
+  const deniedReason = redeliver.allowed === false ? redeliver.reason : undefined;
 
   if (detail.isPending) {
     return (
@@ -155,8 +158,8 @@ export function WebhookDetailView({ id }: { id: string }) {
         </CardContent>
       </Card>
       <Deliveries webhook={webhook} />
-      {canManage ? <RecoverCard webhook={webhook} /> : null}
-      {canManage ? <ReplayCard webhook={webhook} /> : null}
+      <RecoverCard webhook={webhook} denied={deniedReason} />
+      <ReplayCard webhook={webhook} denied={deniedReason} />
       <Card>
         <CardHeader>
           <CardTitle>Verify signatures</CardTitle>
@@ -293,6 +296,7 @@ function StatsCards({ webhook }: { webhook: WebhookDetail }) {
 const deliveryTone = { succeeded: 'success', failed: 'danger', pending: 'info', cancelled: 'neutral' } as const;
 
 function Deliveries({ webhook }: { webhook: WebhookDetail }) {
+  const redeliver = useAccess('redeliverWebhooks');
   return (
     <Card>
       <CardHeader>
@@ -301,6 +305,9 @@ function Deliveries({ webhook }: { webhook: WebhookDetail }) {
           The latest 100 deliveries, newest first. Open one to see its attempts and the payload; resend a finished one to make one more
           attempt of the same message (same <code>webhook-id</code>, so your receiver can deduplicate it).
         </CardDescription>
+        {redeliver.allowed === false && webhook.deliveries.length > 0 ? (
+          <DeniedNote id="webhook-redeliver-denied" reason={redeliver.reason} className="mt-2" />
+        ) : null}
       </CardHeader>
       <CardContent>
         {webhook.deliveries.length === 0 ? (
@@ -368,6 +375,8 @@ function ResendButton({ webhook, delivery }: { webhook: WebhookDetail; delivery:
   const trpc = useTRPC();
   const resend = useMutation(trpc.webhooks.resend.mutationOptions());
   const invalidate = useInvalidateWebhook(webhook.id);
+  // Off without webhooks:write, described by the reason above the history.
+  const denied = useAccess('redeliverWebhooks').allowed === false;
   if (delivery.status === 'pending' || delivery.kind === 'test' || webhook.status !== 'active' || webhook.url === null) return null;
   return (
     <Button
@@ -375,6 +384,8 @@ function ResendButton({ webhook, delivery }: { webhook: WebhookDetail; delivery:
       size="sm"
       className="my-1.5 mr-2 shrink-0"
       loading={resend.isPending}
+      disabled={denied}
+      aria-describedby={denied ? 'webhook-redeliver-denied' : undefined}
       aria-label={`Resend ${delivery.event} delivery ${delivery.id}`}
       onClick={() =>
         resend.mutate(
@@ -513,7 +524,8 @@ function fromUtcInput(value: string): Date | null {
 }
 
 /** Re-sends what the receiver did not get since a time (POST …/recover): failed, cancelled, or missed while disabled. */
-function RecoverCard({ webhook }: { webhook: WebhookDetail }) {
+function RecoverCard({ webhook, denied }: { webhook: WebhookDetail; denied?: string }) {
+  const noteId = useId();
   const trpc = useTRPC();
   const recover = useMutation(trpc.webhooks.recover.mutationOptions());
   const invalidate = useInvalidateWebhook(webhook.id);
@@ -553,13 +565,23 @@ function RecoverCard({ webhook }: { webhook: WebhookDetail }) {
             error={invalid}
             description={fromUtcInput(from) ? `From ${formatDateTime(fromUtcInput(from)!.toISOString())} until now.` : undefined}
           />
-          <Button type="submit" variant="secondary" className="sm:mt-6" loading={recover.isPending} disabled={webhook.status !== 'active'}>
+          <Button
+            type="submit"
+            variant="secondary"
+            className="sm:mt-6"
+            loading={recover.isPending}
+            disabled={webhook.status !== 'active' || Boolean(denied)}
+            aria-describedby={denied ? noteId : undefined}
+          >
             <RotateCcw aria-hidden="true" className="size-4" />
             Recover
           </Button>
         </form>
         <div aria-live="polite" className="mt-3" data-testid="recover-result">
-          {webhook.status !== 'active' ? <p className="text-sm text-slate-600 dark:text-slate-400">Enable the webhook first.</p> : null}
+          {denied ? <DeniedNote id={noteId} reason={denied} /> : null}
+          {webhook.status !== 'active' && !denied ? (
+            <p className="text-sm text-slate-600 dark:text-slate-400">Enable the webhook first.</p>
+          ) : null}
           {recover.isError ? <Alert variant="error">{errorMessage(recover.error)}</Alert> : null}
           {result ? (
             <Alert variant="success">
@@ -575,7 +597,8 @@ function RecoverCard({ webhook }: { webhook: WebhookDetail }) {
   );
 }
 
-function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
+function ReplayCard({ webhook, denied }: { webhook: WebhookDetail; denied?: string }) {
+  const noteId = useId();
   const trpc = useTRPC();
   const replay = useMutation(trpc.webhooks.replay.mutationOptions());
   const invalidate = useInvalidateWebhook(webhook.id);
@@ -618,11 +641,19 @@ function ReplayCard({ webhook }: { webhook: WebhookDetail }) {
             error={invalid}
           />
           <FormField label="To (UTC)" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} required />
-          <Button type="submit" variant="secondary" className="sm:mt-6" loading={replay.isPending}>
+          <Button
+            type="submit"
+            variant="secondary"
+            className="sm:mt-6"
+            loading={replay.isPending}
+            disabled={Boolean(denied)}
+            aria-describedby={denied ? noteId : undefined}
+          >
             Replay
           </Button>
         </form>
         <div aria-live="polite" className="mt-3" data-testid="replay-result">
+          {denied ? <DeniedNote id={noteId} reason={denied} /> : null}
           {replay.isError ? <Alert variant="error">{errorMessage(replay.error)}</Alert> : null}
           {result ? (
             <Alert variant="success">
