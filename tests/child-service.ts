@@ -5,7 +5,6 @@
  * with any signal, called over HTTP, and polled until something holds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { runtimeEnv } from '../scripts/node-runtime.mjs';
@@ -13,19 +12,11 @@ import { openDatabase, queryRows } from '../src/db';
 import { ADMIN_TOKEN } from './harness';
 import { seedDataDir } from './pglite-seed';
 import { serverCommand } from './server-command';
+import { freePort } from './ports';
+
+export { freePort };
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -5,22 +5,13 @@
  * can stop and restart it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, startTestServer, type TestServer } from './harness';
+import { freePort } from './ports';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 // It runs its own redis-server, so it needs the binary rather than TEST_REDIS_URL.
 if (!hasRedisServer) console.log('[tests] Redis outage test reported as skipped: redis-server is not installed.');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {

@@ -5,11 +5,11 @@
  * real step queue; the test polls tasks/get until a state is reached.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Role, TaskState, type Message, type Part, type SendMessageResult, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { freePort } from '../ports';
 
 const keyedFetch =
   (key: string): typeof fetch =>
@@ -52,15 +52,6 @@ const artifact = (t: Task, name: string) => {
   const content = t.artifacts.find((a) => a.name === name)?.parts[0]?.content;
   return content?.$case === 'data' ? content.value : undefined;
 };
-
-/** A free port, so that PUBLIC_BASE_URL (the card's links, which the client follows) names the test server. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

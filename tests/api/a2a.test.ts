@@ -8,12 +8,12 @@ import { Role, TaskState, type Message, type Part, type SendMessageResult, type 
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { A2AClient as A2AClient03 } from 'a2a-sdk-v03/client';
-import { createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { executions, usageCounters } from '../../src/db/schema';
 import { cycleStart } from '../../src/metering/cycle';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { freePort } from '../ports';
 
 /** A fetch that sends the API key on every request, as an A2A client's auth hook would. */
 const keyedFetch =
@@ -53,15 +53,6 @@ const outputOf = (t: Task) => {
   const part = t.artifacts[0]?.parts[0]?.content;
   return part?.$case === 'data' ? part.value : undefined;
 };
-
-/** A free port, so that PUBLIC_BASE_URL (the card's links) can name the test server's address. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 backends.describe('A2A endpoint /api/a2a (%s)', (backend) => {
   let s: TestServer;

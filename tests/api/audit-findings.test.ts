@@ -8,7 +8,6 @@
  * tests/browser/audit-dashboard.test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -20,6 +19,7 @@ import { oauthStore } from '../../src/db/schema';
 import { CLIENT_UNUSED_TTL_SECONDS, oauthAdapter, storedKey } from '../../src/oauth/adapter';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { MemoryProvider } from '../oauth-client';
+import { freePort } from '../ports';
 
 const ORIGIN = 'http://localhost:3000';
 
@@ -75,14 +75,6 @@ describe('PUBLIC_BASE_URL left to its default', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 });
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 backends.describe('audit findings on the API (%s)', (backend) => {
   let s: TestServer;

@@ -7,12 +7,13 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/http/server';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
+import { freePort } from '../ports';
 
 const READY = { status: 'ok', phase: 'serving', checks: { database: 'ok', jobs: 'ok', migrations: 'ok' } };
 
@@ -20,15 +21,6 @@ async function get(url: string) {
   const res = await fetch(url);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: JSON.parse(text), text };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createTcpServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function until<T>(check: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {

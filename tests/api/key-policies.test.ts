@@ -4,7 +4,6 @@
  * the credential's own rules at admission (expiry, client addresses, the key's request pool).
  * Both backends; on PostgreSQL+Redis also two instances sharing one database and Redis.
  */
-import { createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { Role, type Message } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
@@ -13,6 +12,7 @@ import { definitionHash } from '../../src/catalog/definition-hash';
 import { findVisibleModule } from '../../src/catalog/queries';
 import { apiKeys, modules } from '../../src/db/schema';
 import { backends, expectError, missing, startTestServer, type ApiResponse, type TestServer } from '../harness';
+import { freePort } from '../ports';
 
 type Policy = Record<string, unknown>;
 interface Tenant {
@@ -31,15 +31,6 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(250);
   }
-}
-
-/** A free port, so that PUBLIC_BASE_URL (the A2A card's links) can name the test server's address. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 function expectDenied(res: ApiResponse, rule: string, reason: string) {

@@ -11,7 +11,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -27,16 +27,9 @@ import { oauthAdapter, purgeExpiredOAuth, sealOAuthPayloads, storedKey } from '.
 import { PROVIDER_ENDPOINTS } from '../../src/server/oauth/provider';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { Jar, MemoryProvider } from '../oauth-client';
+import { freePort } from '../ports';
 
 const execFileAsync = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const srv = createNetServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 /** A self-signed certificate for `localhost`, trusted by this process's TLS (for the CIMD server). */
 function selfSignedLocalhost(): { key: string; cert: string } {

@@ -8,7 +8,6 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -21,6 +20,7 @@ import { oauthRoutes } from '../../src/server/oauth/routes';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 import { LINT_BASE_URL, operations, redoclyLint, spectralLint } from '../openapi-lint';
+import { freePort } from '../ports';
 
 type Json = Record<string, any>;
 
@@ -85,14 +85,6 @@ describe('authentication OpenAPI document passes Redocly and Spectral', () => {
     expect(JSON.stringify(doc)).not.toMatch(/https?:\/\/localhost/);
   });
 });
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 /** The cookies of one browser-like flow against one origin. */
 class Jar {

@@ -5,13 +5,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runtimeEnv } from '../../scripts/node-runtime.mjs';
 import { seedDataDir } from '../pglite-seed';
 import { serverCommand } from '../server-command';
 import { ROOT } from './next-build';
+import { freePort } from '../ports';
 
 export interface AppServer {
   url: string;
@@ -20,14 +20,6 @@ export interface AppServer {
   /** Everything the process wrote so far. */
   output(): string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** Variables of the runner's environment that would point the service elsewhere than the embedded default. */

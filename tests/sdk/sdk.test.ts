@@ -6,7 +6,6 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
@@ -25,15 +24,7 @@ import {
 } from '../../packages/sdk/src/index';
 import { startTestServer, type TestServer } from '../harness';
 import { startReceiver } from '../receiver';
-
-/** A free port, so that PUBLIC_BASE_URL (the agent card's links) names the test server's address. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+import { freePort } from '../ports';
 
 let s: TestServer;
 beforeAll(async () => {
