@@ -4,9 +4,11 @@
  * tests/api/openapi-lint.test.ts (the main document) and tests/api/openapi-auth.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 type Json = Record<string, any>;
 
@@ -74,4 +76,39 @@ export async function spectralLint(file: string, dir: string) {
     .filter((r) => r.severity <= 1)
     .map((r) => `${r.severity === 0 ? 'error' : 'warning'} ${r.code} ${r.path.join('.')}: ${r.message}`);
   return { problems, code: out.code, stderr: out.stderr };
+}
+
+/**
+ * Inside a `describe`: writes the document `build` makes to a scratch file before its tests and
+ * registers the two lint tests (Redocly, Spectral: no error, no warning). Answers the document,
+ * for the describe's own checks.
+ */
+export function lintsClean(name: string, build: () => Json): () => Json {
+  let dir: string;
+  let file: string;
+  let doc: Json;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), `amp-${name}-lint-`));
+    file = path.join(dir, `${name}.json`);
+    doc = build();
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('redocly lint --extends recommended: 0 errors, 0 warnings', { timeout: 180_000 }, async () => {
+    const out = await redoclyLint(file, dir);
+    expect(out.problems).toEqual([]);
+    expect(out.totals).toMatchObject({ errors: 0, warnings: 0 });
+    expect(out.code).toBe(0);
+  });
+
+  it('spectral lint (spectral:oas): 0 errors, 0 warnings', { timeout: 180_000 }, async () => {
+    const out = await spectralLint(file, dir);
+    expect(out.problems).toEqual([]);
+    expect(out.code, out.stderr).toBe(0);
+  });
+
+  return () => doc;
 }

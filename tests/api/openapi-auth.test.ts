@@ -7,9 +7,6 @@
  * documented, each body validates (ajv, JSON Schema 2020-12) against the documented schema.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -19,7 +16,7 @@ import { identityRoutes } from '../../src/server/identity/handler';
 import { oauthRoutes } from '../../src/server/oauth/routes';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
-import { LINT_BASE_URL, operations, redoclyLint, spectralLint } from '../openapi-lint';
+import { LINT_BASE_URL, lintsClean, operations } from '../openapi-lint';
 import { freePort } from '../ports';
 
 type Json = Record<string, any>;
@@ -31,38 +28,14 @@ const served = () =>
 const asRoute = (where: string) => where.replace(/\{[^}]+\}/g, '*');
 
 describe('authentication OpenAPI document passes Redocly and Spectral', () => {
-  let dir: string;
-  let file: string;
-  let doc: Json;
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'amp-openapi-auth-lint-'));
-    file = path.join(dir, 'openapi-auth.json');
-    doc = buildAuthOpenApiDocument(LINT_BASE_URL);
-    writeFileSync(file, JSON.stringify(doc, null, 2));
-  });
-  afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('redocly lint --extends recommended: 0 errors, 0 warnings', { timeout: 180_000 }, async () => {
-    const out = await redoclyLint(file, dir);
-    expect(out.problems).toEqual([]);
-    expect(out.totals).toMatchObject({ errors: 0, warnings: 0 });
-    expect(out.code).toBe(0);
-  });
-
-  it('spectral lint (spectral:oas): 0 errors, 0 warnings', { timeout: 180_000 }, async () => {
-    const out = await spectralLint(file, dir);
-    expect(out.problems).toEqual([]);
-    expect(out.code, out.stderr).toBe(0);
-  });
+  const document = lintsClean('openapi-auth', () => buildAuthOpenApiDocument(LINT_BASE_URL));
 
   it('the rules switched off in redocly.yaml and .spectral.yaml hold everywhere else', () => {
     // Only 401: RFC 7592's read needs a registration access token, which is never issued.
     const noSuccess = new Set(['GET /oauth/register/{client_id}']);
     // Public documents and pages that read no input.
     const no4xx = new Set(['GET /oauth/jwks', 'GET /oauth/logout/success']);
-    for (const { where, op } of operations(doc)) {
+    for (const { where, op } of operations(document())) {
       const codes = Object.keys(op.responses);
       if (noSuccess.has(where)) expect(codes, where).toEqual(['401', '500']);
       else
@@ -76,13 +49,13 @@ describe('authentication OpenAPI document passes Redocly and Spectral', () => {
           `${where} has a 4xx`,
         ).toBe(true);
     }
-    for (const where of [...noSuccess, ...no4xx]) expect(operations(doc).map((o) => o.where)).toContain(where);
+    for (const where of [...noSuccess, ...no4xx]) expect(operations(document()).map((o) => o.where)).toContain(where);
   });
 
   it('servers come from PUBLIC_BASE_URL, and the main document is linked', () => {
-    expect(doc.servers).toEqual([expect.objectContaining({ url: LINT_BASE_URL })]);
-    expect(doc.externalDocs.url).toBe(`${LINT_BASE_URL}/api/openapi.json`);
-    expect(JSON.stringify(doc)).not.toMatch(/https?:\/\/localhost/);
+    expect(document().servers).toEqual([expect.objectContaining({ url: LINT_BASE_URL })]);
+    expect(document().externalDocs.url).toBe(`${LINT_BASE_URL}/api/openapi.json`);
+    expect(JSON.stringify(document())).not.toMatch(/https?:\/\/localhost/);
   });
 });
 
