@@ -9,7 +9,7 @@ import { beforeCursor, decodeCursor, toPage } from '../lib/pagination';
 import type { Services } from '../services';
 import { PLANS } from '../tenants/plans';
 import { nextTick, validateEventTrigger, validateSchedule, validateSteps } from './definition';
-import { flowOf } from './flow';
+import { flowOf, waitForTurn } from './flow';
 import type { CreateWorkflowInput, UpdateWorkflowInput } from './schema';
 
 export function presentWorkflow(row: WorkflowRow) {
@@ -40,6 +40,7 @@ export async function findWorkflow(db: Executor, tenantId: string, id: string, l
     .select()
     .from(workflows)
     .where(and(eq(workflows.id, id), eq(workflows.tenantId, tenantId)));
+  if (lock === 'no key update') await waitForTurn(db);
   const [row] = await (lock ? query.for(lock) : query);
   if (!row) throw notFound('workflow');
   return row;

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
-import type { Tx } from '../db';
+import type { Executor, Tx } from '../db';
 import { workflowRuns, workflows, type WorkflowFlow, type WorkflowRow, type WorkflowRunRow } from '../db/schema';
 import type { Services } from '../services';
 import { unitOfWork, type Outbox } from '../outbox';
@@ -155,7 +155,18 @@ export async function admitWaitingRuns(svc: Services, now = new Date(), limit = 
 /** Admits what the workflow's flow allows of its held runs, in a transaction holding its row's lock. */
 export async function admitWorkflowRuns(svc: Services, workflowId: string, now = new Date()): Promise<number> {
   return unitOfWork(svc, async (tx, out) => {
+    await waitForTurn(tx);
     const [workflow] = await tx.select().from(workflows).where(eq(workflows.id, workflowId)).for('no key update');
     return workflow?.flow ? admitRuns(svc, tx, out, workflow, now) : 0;
   });
+}
+
+/**
+ * A flow-controlled workflow's row lock is a queue: its starts and admissions take turns on it, so
+ * a burst of starts waits longer than the short lock_timeout meant for unexpected contention
+ * (docs/operations.md, Database deadlines). Within this transaction it may wait as long as a
+ * statement may run.
+ */
+export async function waitForTurn(db: Executor): Promise<void> {
+  await db.execute(sql`select set_config('lock_timeout', current_setting('statement_timeout'), true)`);
 }
