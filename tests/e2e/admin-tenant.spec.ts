@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ADMIN_EMAIL, api, check, expect, expectFitsNarrowScreen, newOwner, test } from './support';
+import { api, check, expect, expectFitsNarrowScreen, newOwner, SECOND_ADMIN_EMAIL, test } from './support';
 
 test('an operator opens a tenant from the Admin page: plan, usage, keys, webhooks and failed deliveries', async ({ browser }) => {
   test.setTimeout(480_000);
@@ -45,7 +45,7 @@ test('an operator opens a tenant from the Admin page: plan, usage, keys, webhook
     await tenant.page.goto(`/dashboard/admin/tenants/${tenantId}`);
     await expect(tenant.page.getByText('Not authorized')).toBeVisible();
 
-    const operator = await newOwner(browser, { email: ADMIN_EMAIL, agentName: 'Operator' });
+    const operator = await newOwner(browser, { email: SECOND_ADMIN_EMAIL, agentName: 'Operator' });
     const page = operator.page;
     await page.goto('/dashboard/admin');
     const row = page.getByRole('table', { name: 'Tenants' }).getByRole('row').filter({ hasText: tenant.email });

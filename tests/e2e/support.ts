@@ -11,6 +11,11 @@ import path from 'node:path';
 
 /** The operator account (ADMIN_EMAILS of the service under test). */
 export const ADMIN_EMAIL = 'operator@example.com';
+/**
+ * A second operator (also in ADMIN_EMAILS): each spec that signs an operator up needs an address
+ * of its own, since the specs share one service and may run at the same time.
+ */
+export const SECOND_ADMIN_EMAIL = 'operator-two@example.com';
 /** The operator token (ADMIN_TOKEN) of the service under test, for what only the admin API does (e.g. closing a billing cycle now). */
 export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 /** Screenshots land in the test output: test-results/screenshots/<name>-<width>[-dark].png (E2E_SCREENSHOT_DIR: elsewhere, e.g. a run of its own). */
