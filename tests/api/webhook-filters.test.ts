@@ -172,7 +172,7 @@ backends.describe('Webhook filters and pacing (%s)', (backend) => {
     expect(cleared.body.rate_limit_per_second).toBeNull();
   });
 
-  it('500 events to a receiver paced at 50/s all arrive, in order, at no more than 50 a second', async () => {
+  it('500 events to a receiver paced at 50/s all arrive, sent in order, at no more than 50 a second', async () => {
     const t = await proTenant();
     const r = await receiver();
     // The events first (50 batches of 10, one after another), then a paced subscription that
@@ -205,18 +205,23 @@ backends.describe('Webhook filters and pacing (%s)', (backend) => {
     const executions = got.map((g) => g.body.data.execution_id as string);
     expect(new Set(executions).size).toBe(500);
     expect(executions.every((id) => batchOf.has(id))).toBe(true);
-    const batches = executions.map((id) => batchOf.get(id)!);
-    const outOfOrder = batches.findIndex((b, i) => i > 0 && b < batches[i - 1]!);
-    if (outOfOrder > 0)
-      console.log(
-        `out of order at ${outOfOrder}:`,
-        got
-          .slice(outOfOrder - 3, outOfOrder + 3)
-          .map((g) => `${batchOf.get(g.body.data.execution_id)} ${g.at} ${g.headers['webhook-timestamp']}`),
-      );
-    expect(batches).toEqual([...batches].sort((a, b) => a - b));
+    // In event order: they are sent one turn (20 ms) after the other, in the events' order. Requests
+    // in flight together reach the receiver in any order (sockets are read in the order the event
+    // loop gets to them, and this receiver shares the test's event loop): so an event may arrive
+    // before an earlier one only when the two arrived within one turn of each other. Any other
+    // inversion is a delivery sent out of order.
     const stamps = got.map((g) => Date.parse(g.body.timestamp));
-    expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
+    const batches = executions.map((id) => batchOf.get(id)!);
+    const sentOutOfOrder: string[] = [];
+    let latestSettled = -Infinity; // the latest event among those that arrived a turn or more earlier
+    for (let i = 0, j = 0; i < got.length; i++) {
+      while (got[i]!.at - got[j]!.at >= 20) latestSettled = Math.max(latestSettled, stamps[j++]!);
+      if (stamps[i]! < latestSettled)
+        sentOutOfOrder.push(`#${i} (batch ${batches[i]}, ${got[i]!.body.timestamp}) arrived at +${got[i]!.at - got[0]!.at} ms`);
+    }
+    const inFlightSwaps = stamps.filter((t, i) => i > 0 && t < stamps[i - 1]!).length;
+    if (inFlightSwaps > 0) console.log(`${backend}: ${inFlightSwaps} neighbours in flight together arrived swapped`);
+    expect(sentOutOfOrder).toEqual([]);
 
     const at = got.map((g) => g.at);
     const rate = (at.length - 1) / ((at.at(-1)! - at[0]!) / 1000);
