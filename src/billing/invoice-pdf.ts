@@ -22,7 +22,7 @@ export function drawable(text: string): string {
 
 /**
  * Renders an invoice as an A4 PDF from its document (src/contract/invoice-document.ts, which the
- * dashboard's invoice page renders too): the issuer, the fields, the lines as a table, the
+ * dashboard's invoice page renders too): the issuer and the status, the fields, the lines as a table, the
  * totals and the note. Pure: the same invoice gives the same content (pdfkit stamps its own
  * creation date in the metadata).
  */
@@ -48,6 +48,8 @@ export async function renderInvoicePdf(invoice: InvoiceView): Promise<Buffer> {
 
   doc.font('Helvetica-Bold').fontSize(20).text('Invoice', left, 50);
   doc.font('Helvetica').fontSize(10).text(document.issuer, left, 50, { width, align: 'right' });
+  // The status in one word under the issuer, where the page shows its badge.
+  doc.font('Helvetica-Bold').text(document.statusLabel, left, doc.y + 2, { width, align: 'right' });
   doc.moveDown(2);
 
   for (const { label, value } of document.fields) {

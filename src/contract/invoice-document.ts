@@ -4,8 +4,11 @@
  * written out in English, in UTC).
  */
 
-/** Payment terms: an invoice is due this many days after it is issued. */
+/** Payment terms: an invoice is due this many days after it is issued (the close sets `due_at` from it). */
 export const INVOICE_NET_DAYS = 14;
+
+/** The payment terms in the usual words: "Net 14". */
+export const INVOICE_TERMS = `Net ${INVOICE_NET_DAYS}`;
 
 export const ISSUER = 'Agent Module Platform';
 
@@ -34,6 +37,8 @@ export interface InvoiceDocument {
   fields: { label: string; value: string }[];
   /** The status in words, e.g. "Open: due 15 December 2026". */
   status: string;
+  /** The status in one word: "Open", "Paid" or "Void". */
+  statusLabel: string;
   /** e.g. "1 November 2026 – 30 November 2026". */
   period: string;
   lines: { description: string; quantity: string; unitPrice: string; amount: string }[];
@@ -49,6 +54,13 @@ export function invoiceDay(iso: string): string {
 /** The last day of a period whose end is exclusive (the first instant of the next cycle). */
 function lastDay(endExclusive: string): string {
   return invoiceDay(new Date(new Date(endExclusive).getTime() - 1).toISOString());
+}
+
+const STATUS_LABELS = { open: 'Open', paid: 'Paid', void: 'Void' } as const;
+
+/** The status in one word, for a badge or a list: "Open", "Paid", "Void". */
+export function invoiceStatusLabel(status: InvoiceDocumentSource['status']): string {
+  return STATUS_LABELS[status];
 }
 
 export function invoiceStatusText(invoice: Pick<InvoiceDocumentSource, 'status' | 'due_at' | 'paid_at' | 'voided_at'>): string {
@@ -72,10 +84,12 @@ export function invoiceDocument(invoice: InvoiceDocumentSource): InvoiceDocument
       { label: 'Account ID', value: invoice.tenant_id },
       { label: 'Billing period', value: period },
       { label: 'Issued', value: invoiceDay(invoice.created_at) },
-      { label: 'Due', value: `${invoiceDay(invoice.due_at)} (${INVOICE_NET_DAYS} days)` },
+      { label: 'Payment terms', value: `${INVOICE_TERMS} (due ${INVOICE_NET_DAYS} days after the issue date)` },
+      { label: 'Due', value: invoiceDay(invoice.due_at) },
       { label: 'Status', value: status },
     ],
     status,
+    statusLabel: invoiceStatusLabel(invoice.status),
     lines: invoice.lines.map((l) => ({
       description: l.description,
       quantity: l.quantity.toLocaleString('en-US'),

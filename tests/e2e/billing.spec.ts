@@ -144,16 +144,55 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   expect(file.suggestedFilename()).toBe(`${invoice.number}.pdf`);
   const pdf = readFileSync((await file.path())!);
   expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
-  // The page and the PDF say the same, field by field, line by line.
+  // The page and the PDF say the same, field by field, line by line; in words a person reads:
+  // the workspace's name and the owner's email (not an id), dates written out, terms, status.
   const pdfText = (await extractText(await getDocumentProxy(new Uint8Array(pdf)), { mergePages: true })).text.replace(/\s+/g, ' ');
   const fields = page.getByTestId('invoice-fields');
   const labels = await fields.locator('dt').allTextContents();
   const values = await fields.locator('dd').allTextContents();
-  expect(labels).toEqual(['Invoice number', 'Billed to', 'Email', 'Account ID', 'Billing period', 'Issued', 'Due', 'Status']);
+  expect(labels).toEqual([
+    'Invoice number',
+    'Billed to',
+    'Email',
+    'Account ID',
+    'Billing period',
+    'Issued',
+    'Payment terms',
+    'Due',
+    'Status',
+  ]);
+  const field = (label: string) => values[labels.indexOf(label)];
+  expect(field('Invoice number')).toBe(invoice.number);
+  expect(field('Billed to')).toBe('Billing Agent');
+  expect(field('Email')).toBe(owner.email);
+  expect(field('Payment terms')).toBe('Net 14 (due 14 days after the issue date)');
+  expect(field('Due')).toMatch(/^\d{1,2} [A-Z][a-z]+ \d{4}$/);
+  expect(field('Status')).toBe(`Open: due ${field('Due')}`);
+  for (const value of values) expect(value).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
   labels.forEach((label, i) => expect(pdfText).toContain(`${label} ${values[i]}`));
-  for (const description of await page.getByTestId('invoice-lines').locator('tbody tr td:first-child').allTextContents())
-    expect(pdfText).toContain(description);
+  const status = await page.getByTestId('invoice-status').textContent();
+  expect(status).toBe('Open');
+  expect(pdfText).toContain(`Agent Module Platform ${status}`);
+  // Each line's four columns as the page shows them at 1280 px, in the PDF in the same order.
+  const rows = page.getByTestId('invoice-lines').locator('tbody tr');
+  const lines: string[] = [];
+  for (const row of await rows.all()) {
+    const cells = row.locator('td');
+    const description = await cells.nth(0).innerText();
+    const quantity = await cells.nth(1).innerText();
+    const unitPrice = await cells.nth(2).innerText();
+    const amount = await cells.nth(3).innerText();
+    lines.push(description);
+    expect(pdfText).toContain(`${description} ${quantity} ${unitPrice} ${amount}`);
+  }
+  // The two executions ran within the free quota: a line at 0.00, on both.
+  expect(lines).toContain('Executions included in the plan: 2');
+  for (const label of ['Subtotal', 'Tax', 'Total (USD)']) {
+    const total = page.getByTestId('invoice-lines').locator('tfoot tr').filter({ hasText: label });
+    expect(pdfText).toContain(`${label} ${(await total.locator('td').innerText()).trim()}`);
+  }
   expect(pdfText).toContain(`Total (USD) $${invoice.total_usd}`);
+  expect(pdfText).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
 
   // Another tenant: the invoice is not found by URL.
   const other = await newOwner(browser, { agentName: 'Other Billing Agent' });
