@@ -19,6 +19,7 @@ describe('OpenAPI document passes Redocly and Spectral', () => {
       'GET /api/openapi.json',
       'GET /openapi.json',
       'GET /api/openapi-auth.json',
+      'GET /api/schemas/workflow-definition.json',
       'GET /api/llms.txt',
       'GET /.well-known/agent.json',
       'GET /.well-known/agent-card.json',

@@ -1,6 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/contract/events';
+import { definitionChecker } from '../../components/dashboard/workflows/definition';
+import { definitionSchema } from '../../src/server/http/definition-schema';
 import { RouteTable } from '../../src/server/http/routes';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 import { appRouter } from '../../src/server/router';
@@ -20,6 +22,7 @@ const HANDLER_OPERATIONS = [
   'GET /api/openapi.json',
   'GET /openapi.json',
   'GET /api/openapi-auth.json',
+  'GET /api/schemas/workflow-definition.json',
   'GET /.well-known/agent.json',
   'GET /.well-known/agent-card.json',
   'GET /api/v1/events/stream',
@@ -83,6 +86,23 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     const res = await s.call('/api/openapi.json', { method: 'POST', body: {} });
     expectError(res, 405, 'method_not_allowed');
     expect(res.headers.get('allow')).toContain('GET');
+  });
+
+  it("serves a workflow definition's JSON Schema: the document's, self-contained, checking what the API checks", async () => {
+    const res = await fetch(`${s.url}/api/schemas/workflow-definition.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/schema\+json/);
+    expect(res.headers.get('x-ratelimit-limit')).not.toBeNull();
+    const schema = await res.json();
+    const url = `${s.svc.config.publicBaseUrl}/api/schemas/workflow-definition.json`;
+    expect(schema).toEqual(definitionSchema(doc, url));
+    expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: url, title: 'Workflow definition' });
+    expect(JSON.stringify(schema)).not.toContain('#/components/');
+    const check = definitionChecker(schema);
+    const step = { id: 'a', module: 'text', action: 'slugify', input: { text: 'x' } };
+    expect(check({ name: 'ok', steps: [step] })).toEqual([]);
+    expect(check({ name: 'no steps' }).map((p) => p.path)).toContain('steps');
+    expectError(await s.call('/api/schemas/workflow-definition.json', { method: 'POST', body: {} }), 405, 'method_not_allowed');
   });
 
   it('is OpenAPI 3.1.0 and passes swagger-parser validation', async () => {
@@ -222,6 +242,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     expect(a2a.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcRequest' });
     expect(Object.keys(a2a.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '429', '500']));
     expect(doc.paths['/api/llms.txt'].get.responses['200'].content).toHaveProperty('text/plain');
+    expect(doc.paths['/api/schemas/workflow-definition.json'].get.responses['200'].content).toHaveProperty('application/schema+json');
     for (const p of [
       '/api/openapi.json',
       '/openapi.json',

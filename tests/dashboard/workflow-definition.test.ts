@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   checkDefinition,
   definitionChecker,
-  definitionSchema,
   fieldText,
   inputFromFields,
   inputNames,
   jsonLines,
   lineOf,
+  type JsonObject,
 } from '../../components/dashboard/workflows/definition';
 import { templateText, WORKFLOW_TEMPLATES } from '../../components/dashboard/workflows/templates';
 import { BUILTIN_MODULES } from '../../src/modules/registry';
+import { definitionSchema } from '../../src/server/http/definition-schema';
 import { buildOpenApiDocument } from '../../src/server/openapi';
 import { createWorkflowInput } from '../../src/workflows/schema';
 import { parseReference, referencesIn } from '../../src/workflows/templates';
@@ -22,7 +23,7 @@ import { parseReference, referencesIn } from '../../src/workflows/templates';
  */
 describe('workflow editor (dashboard)', () => {
   const openapi = JSON.parse(JSON.stringify(buildOpenApiDocument('http://localhost'))) as unknown;
-  const schema = definitionSchema(openapi);
+  const schema = definitionSchema(openapi) as JsonObject | undefined;
   const check = definitionChecker(schema!);
 
   it('finds the definition schema in the OpenAPI document, self-contained', () => {
@@ -49,7 +50,7 @@ describe('workflow editor (dashboard)', () => {
         },
       },
     };
-    const own = definitionSchema(doc)!;
+    const own = definitionSchema(doc) as JsonObject;
     expect(Object.keys(own.$defs as object).sort()).toEqual(['Def', 'Step']);
     expect(definitionChecker(own)({ steps: [{}] })).toEqual([{ path: 'steps.0.id', message: '“id” is required (string).' }]);
     expect(definitionChecker(own)({ steps: [{ id: 'a' }] })).toEqual([]);

@@ -11,25 +11,26 @@ import { cn } from '@/components/ui/cn';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { DeniedNote } from '@/components/dashboard/access';
 import { apiIssues, errorMessage } from '@/components/dashboard/query-error';
-import { checkDefinition, definitionChecker, definitionSchema, jsonLines, lineOf, type DefinitionProblem } from './definition';
+import { checkDefinition, definitionChecker, jsonLines, lineOf, type DefinitionProblem, type JsonObject } from './definition';
 import { templateText, WORKFLOW_TEMPLATES, type WorkflowTemplate } from './templates';
+
+/** Where the API serves the JSON Schema of a workflow definition. */
+const DEFINITION_SCHEMA_URL = '/api/schemas/workflow-definition.json';
 
 /** Pixels per editor line (the gutter and the text area share `leading-5`). */
 const LINE_HEIGHT = 20;
 
 /**
- * The definition's JSON Schema, from the served OpenAPI document (fetched once per page view,
- * only where the editor is): what the API accepts today, step kinds included.
+ * The definition's JSON Schema, as the API serves it (fetched once per page view, only where the
+ * editor is): what the API accepts today, step kinds included.
  */
 function useDefinitionChecker() {
   const schema = useQuery({
-    queryKey: ['openapi', 'workflow-definition'],
+    queryKey: ['workflow-definition-schema'],
     queryFn: async () => {
-      const res = await fetch('/api/openapi.json', { headers: { accept: 'application/json' } });
-      if (!res.ok) throw new Error(`The API description answered ${res.status}.`);
-      const found = definitionSchema(await res.json());
-      if (!found) throw new Error('The API description has no workflow definition.');
-      return found;
+      const res = await fetch(DEFINITION_SCHEMA_URL, { headers: { accept: 'application/schema+json, application/json' } });
+      if (!res.ok) throw new Error(`The definition's schema could not be loaded (${res.status}).`);
+      return (await res.json()) as JsonObject;
     },
     staleTime: Infinity,
     retry: 1,

@@ -1,70 +1,15 @@
 /**
- * The workflow editor's pure parts: the definition's JSON Schema read from the served OpenAPI
- * document (so step kinds added to the API appear without a change here), checking a text
- * against it, finding the line of a JSON path in that text, and the run input a workflow's
- * steps read (`{{input.<name>}}`).
+ * The workflow editor's pure parts: checking a text against the definition's JSON Schema (served
+ * by the API at /api/schemas/workflow-definition.json, so step kinds added to the API appear
+ * without a change here), finding the line of a JSON path in that text, and the run input a
+ * workflow's steps read (`{{input.<name>}}`).
  */
 import { z } from 'zod';
 
-/** The OpenAPI operation whose request body is a workflow definition (`workflows.create`). */
-export const DEFINITION_PATH = '/api/v1/workflows';
-
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const COMPONENT_REF = /^#\/components\/schemas\/(.+)$/;
-
-/** Every `#/components/schemas/<name>` a schema names, directly or through the schemas it names. */
-function referencedComponents(schema: Json, components: JsonObject, found = new Set<string>()): Set<string> {
-  if (Array.isArray(schema)) schema.forEach((s) => referencedComponents(s, components, found));
-  else if (isObject(schema)) {
-    for (const [key, value] of Object.entries(schema)) {
-      const name = key === '$ref' && typeof value === 'string' ? COMPONENT_REF.exec(value)?.[1] : undefined;
-      if (name !== undefined) {
-        const decoded = name.replace(/~1/g, '/').replace(/~0/g, '~');
-        if (!found.has(decoded) && components[decoded] !== undefined) {
-          found.add(decoded);
-          referencedComponents(components[decoded], components, found);
-        }
-      } else referencedComponents(value, components, found);
-    }
-  }
-  return found;
-}
-
-/** The same schema with `#/components/schemas/X` pointing at `#/$defs/X`. */
-function rewriteRefs(schema: Json): Json {
-  if (Array.isArray(schema)) return schema.map(rewriteRefs);
-  if (!isObject(schema)) return schema;
-  return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => [
-      key,
-      key === '$ref' && typeof value === 'string' ? value.replace(COMPONENT_REF, '#/$defs/$1') : rewriteRefs(value),
-    ]),
-  );
-}
-
-/**
- * The JSON Schema of a workflow definition (`{name, description?, steps}`), as the request body
- * of creating a workflow in the OpenAPI document, made self-contained: the component schemas it
- * names move into its `$defs`. Undefined when the document has no such operation.
- */
-export function definitionSchema(openapi: unknown): JsonObject | undefined {
-  if (!isObject(openapi) || !isObject(openapi.paths)) return undefined;
-  const op = openapi.paths[DEFINITION_PATH];
-  const body = isObject(op) && isObject(op.post) && isObject(op.post.requestBody) ? op.post.requestBody : undefined;
-  const content =
-    body && isObject(body.content) && isObject(body.content['application/json']) ? body.content['application/json'] : undefined;
-  const schema = content?.schema;
-  if (!isObject(schema)) return undefined;
-  const components = isObject(openapi.components) && isObject(openapi.components.schemas) ? openapi.components.schemas : {};
-  const names = referencedComponents(schema, components);
-  const own = rewriteRefs(schema) as JsonObject;
-  if (names.size === 0) return own;
-  return { ...own, $defs: Object.fromEntries([...names].map((n) => [n, rewriteRefs(components[n]!)])) };
-}
 
 /** A problem found in the definition, with where it is. */
 export interface DefinitionProblem {

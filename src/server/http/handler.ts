@@ -11,6 +11,7 @@ import { handleIdentity } from '../identity/handler';
 import { handleOAuthRoute, isOAuthPath } from '../oauth/routes';
 import { buildOpenApiDocument } from '../openapi';
 import { AUTH_OPENAPI_PATH, buildAuthOpenApiDocument } from './openapi-auth';
+import { DEFINITION_SCHEMA_PATH, definitionSchema } from './definition-schema';
 import { reportedPool } from '../admission';
 import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
@@ -44,6 +45,7 @@ const FIXED_PATHS = new Set([
   '/api/openapi.json',
   '/openapi.json',
   AUTH_OPENAPI_PATH,
+  DEFINITION_SCHEMA_PATH,
   '/api/llms.txt',
   '/.well-known/agent.json',
   '/.well-known/agent-card.json',
@@ -84,6 +86,11 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
   const openapiJson = () => (openapi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(svc.config.publicBaseUrl))));
   let openapiAuth: Buffer | undefined;
   const openapiAuthJson = () => (openapiAuth ??= Buffer.from(JSON.stringify(buildAuthOpenApiDocument(svc.config.publicBaseUrl))));
+  let workflowSchema: Buffer | undefined;
+  const workflowSchemaJson = () =>
+    (workflowSchema ??= Buffer.from(
+      JSON.stringify(definitionSchema(JSON.parse(openapiJson().toString('utf8')), `${svc.config.publicBaseUrl}${DEFINITION_SCHEMA_PATH}`)),
+    ));
 
   const serve: NodeHandler = async (req, res) => {
     const requestId = resolveRequestId(req.headers['x-request-id']);
@@ -149,6 +156,10 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       if (pathname === AUTH_OPENAPI_PATH) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
         return sendText(res, 200, openapiAuthJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
+      }
+      if (pathname === DEFINITION_SCHEMA_PATH) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
+        return sendText(res, 200, workflowSchemaJson(), 'application/schema+json; charset=utf-8', await withPool(base, ctx));
       }
       if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));

@@ -1,5 +1,6 @@
 /** The OpenAPI path items of the discovery documents src/server/http/handler.ts serves, assembled by src/server/openapi.ts. */
 import { errorResponse, INTERNAL, responseHeaders, type Json, type PathItems } from '../openapi-parts';
+import { DEFINITION_SCHEMA_PATH } from './definition-schema';
 
 /**
  * Where the authentication document is served (src/server/http/openapi-auth.ts): the identity
@@ -67,6 +68,20 @@ export function discoveryPaths(): PathItems {
         responses: ok('The OpenAPI 3.1 document of the authentication endpoints', 'application/json', {
           type: 'object',
           description: 'An OpenAPI 3.1 document',
+        }),
+      },
+    },
+    [DEFINITION_SCHEMA_PATH]: {
+      get: {
+        operationId: 'discovery-workflow-definition-schema',
+        tags: ['discovery'],
+        summary: 'The JSON Schema of a workflow definition',
+        description:
+          "A JSON Schema (2020-12) document of the body of `POST /api/v1/workflows` (and `PUT /api/v1/workflows/{id}`): this document's schema of a definition, self-contained (the schemas it names are in its `$defs`). For checking a definition before sending it, in an editor or an agent. Public; exempt from the request limit.",
+        security: [],
+        responses: ok('The JSON Schema of a workflow definition', 'application/schema+json', {
+          type: 'object',
+          description: 'A JSON Schema (2020-12) document',
         }),
       },
     },
