@@ -6,7 +6,8 @@ import { Alert } from './alert';
 import { Button, buttonVariants } from './button';
 
 /**
- * A destructive action behind a confirmation (Radix AlertDialog: focus starts on Cancel).
+ * An action behind a confirmation (Radix AlertDialog: focus starts on Cancel): destructive unless
+ * `confirmVariant` says otherwise; `children` (e.g. options of the action) go under the description.
  * `onConfirm` may throw: its message is shown in the dialog, which stays open.
  */
 export function ConfirmDialog({
@@ -17,6 +18,8 @@ export function ConfirmDialog({
   onConfirm,
   open: openProp,
   onOpenChange,
+  confirmVariant = 'destructive',
+  children,
 }: {
   /** The button that opens it; without one, `open` and `onOpenChange` control it (e.g. from a menu). */
   trigger?: ReactNode;
@@ -26,6 +29,8 @@ export function ConfirmDialog({
   onConfirm: () => Promise<unknown>;
   open?: boolean;
   onOpenChange?: (open: boolean) => void;
+  confirmVariant?: 'destructive' | 'default';
+  children?: ReactNode;
 }) {
   const [openState, setOpenState] = useState(false);
   const open = openProp ?? openState;
@@ -51,11 +56,12 @@ export function ConfirmDialog({
           <AlertDialog.Description className="text-sm text-slate-600 [overflow-wrap:anywhere] dark:text-slate-400">
             {description}
           </AlertDialog.Description>
+          {children}
           {error ? <Alert variant="error">{error}</Alert> : null}
           <div className="flex justify-end gap-2">
             <AlertDialog.Cancel className={buttonVariants({ variant: 'secondary' })}>Cancel</AlertDialog.Cancel>
             <Button
-              variant="destructive"
+              variant={confirmVariant}
               loading={busy}
               onClick={async () => {
                 setBusy(true);

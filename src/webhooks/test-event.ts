@@ -1,7 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { recordAudit } from '../audit/record';
-import type { Principal } from '../auth/principal';
-import { webhookAttempts, webhookDeliveries } from '../db/schema';
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '../db/schema';
 import { EVENT_EXAMPLES } from '../contract/event-examples';
 import { TEST_EVENT_TYPE, type EventType } from '../contract/events';
 import { newId, newTimeOrderedId } from '../lib/ids';
@@ -10,8 +9,7 @@ import { deliveryHeaders, envelopeBody } from './envelope';
 import type { TestInput } from './schema';
 import { postToReceiver } from './send';
 import { clearExpiredPreviousSecrets, signingSecrets } from './signing';
-import { findSubscription } from './subscriptions';
-import { invalidRequest } from '../lib/errors';
+import { invalidRequest, notFound } from '../lib/errors';
 
 /**
  * POST /api/v1/webhooks/{id}/test: one synchronous, signed attempt of a test event (also to a
@@ -19,17 +17,23 @@ import { invalidRequest } from '../lib/errors';
  * any event kind with its catalog example as `data`. Marked as a test twice: `"test": true` in the
  * envelope and the `X-Webhook-Test: 1` header. It carries the subscription's custom headers and
  * signatures as every delivery does. It shows in the history but never counts toward statistics
- * or auto-disable, and is not retried.
+ * or auto-disable, and is not retried. `tenantId` null: an operator's test of any tenant's
+ * subscription (the Admin page's, before re-enabling one), recorded on that tenant.
  */
-export async function sendTestEvent(svc: Services, principal: Principal, input: TestInput) {
-  const subscription = await findSubscription(svc, principal.tenantId, input.id);
+export async function sendTestEvent(svc: Services, tenantId: string | null, input: TestInput) {
+  const s = webhookSubscriptions;
+  const [subscription] = await svc.db
+    .select()
+    .from(s)
+    .where(and(eq(s.id, input.id), tenantId === null ? undefined : eq(s.tenantId, tenantId)));
+  if (!subscription) throw notFound('webhook');
   if (subscription.url === null) throw invalidRequest('A poll subscription has no receiver to send a test to.');
   const eventType = input.event_type ?? TEST_EVENT_TYPE;
   const eventId = newTimeOrderedId('evt');
   const deliveryId = newId('dlv');
   const data =
     eventType === TEST_EVENT_TYPE
-      ? { subscription_id: subscription.id, tenant_id: principal.tenantId, message: 'A test event from the Agent Module Platform.' }
+      ? { subscription_id: subscription.id, tenant_id: subscription.tenantId, message: 'A test event from the Agent Module Platform.' }
       : (EVENT_EXAMPLES[eventType as EventType] as Record<string, unknown>);
   const body = envelopeBody(
     { id: eventId, event: eventType, timestamp: new Date().toISOString(), data, test: true },
@@ -39,7 +43,7 @@ export async function sendTestEvent(svc: Services, principal: Principal, input: 
   if (secrets.previousExpired) await clearExpiredPreviousSecrets(svc.db, [subscription.id]);
   await svc.db.insert(webhookDeliveries).values({
     id: deliveryId,
-    tenantId: principal.tenantId,
+    tenantId: subscription.tenantId,
     subscriptionId: subscription.id,
     eventId,
     eventType,
@@ -61,7 +65,7 @@ export async function sendTestEvent(svc: Services, principal: Principal, input: 
       .update(webhookDeliveries)
       .set({ attempts: 1, status: outcome.success ? 'succeeded' : 'failed', completedAt: new Date() })
       .where(eq(webhookDeliveries.id, deliveryId));
-    await recordAudit(tx, principal.tenantId, {
+    await recordAudit(tx, subscription.tenantId, {
       action: 'webhook.tested',
       target: { type: 'webhook', id: subscription.id },
       changes: { event_type: eventType, delivery_id: deliveryId, delivered: outcome.success, status_code: outcome.statusCode },

@@ -1,20 +1,23 @@
 /**
- * Admin: an operator (ADMIN_EMAILS, email confirmed by the mailed link) sees every tenant and the
- * failed deliveries of another tenant's failing webhook as one group (count, latest failure, events;
- * opened and filtered), re-enables that webhook, which the service disabled after repeated failures,
- * and changes that tenant's plan; a tenant owner gets no Admin link and is refused the page.
+ * Admin: an operator (ADMIN_EMAILS, email confirmed by the mailed link) with no workspace lands on
+ * Admin after signing in, sees every tenant and the failed deliveries of another tenant's failing
+ * webhook as one group (count, latest failure, events; opened and filtered), tests and re-enables
+ * that webhook, which the service disabled after repeated failures (the focus stays in the list
+ * when its row leaves), and changes that tenant's plan; a tenant owner gets no Admin link and is
+ * refused the page.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ADMIN_EMAIL, api, check, expect, newOwner, test } from './support';
+import { ADMIN_EMAIL, api, check, expect, newOwner, test, verifyLink, waitForMail } from './support';
 
 test('an operator sees failed deliveries grouped by endpoint, re-enables a disabled webhook of another tenant and changes its plan; others are refused', async ({
   browser,
 }) => {
-  // A receiver that always fails: the service disables the subscription after 10 failed deliveries.
+  // A receiver that fails until `up`: the service disables the subscription after 10 failed deliveries.
+  let up = false;
   const receiver = http.createServer((_req, res) => {
-    res.statusCode = 500;
-    res.end('down');
+    res.statusCode = up ? 200 : 500;
+    res.end(up ? 'ok' : 'down');
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
@@ -47,10 +50,28 @@ test('an operator sees failed deliveries grouped by endpoint, re-enables a disab
     await expect(tenant.page.getByText('Not authorized')).toBeVisible();
     await check(tenant.page, 'admin-refused');
 
-    // The operator.
-    const operator = await newOwner(browser, { email: ADMIN_EMAIL, agentName: 'Operator' });
-    const page = operator.page;
+    // The operator signs up and, with no workspace of their own, lands on Admin after signing in
+    // (not on a page asking to create a tenant).
+    const context = await browser.newContext({ baseURL: process.env.E2E_BASE_URL, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const password = `pw-${Math.random().toString(36).slice(2)}-Aa1`;
+    await page.goto('/sign-up');
+    await page.getByLabel('Email', { exact: true }).fill(ADMIN_EMAIL);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByLabel('Confirm password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('Check your inbox').waitFor();
+    await page.goto(verifyLink(await waitForMail(ADMIN_EMAIL, /confirm/i)));
+    await page.waitForURL(/\/sign-in\?confirmed=1/);
+    await page.goto('/sign-in');
+    await page.getByLabel('Email', { exact: true }).fill(ADMIN_EMAIL);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL('**/dashboard/admin');
+    await expect(page.getByText('No tenant yet')).toHaveCount(0);
+    // The dashboard itself sends them there too, and the navigation leads there.
     await page.goto('/dashboard');
+    await page.waitForURL('**/dashboard/admin');
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Admin' }).click();
     await page.waitForURL('**/dashboard/admin');
     await expect(page.getByRole('heading', { level: 1, name: 'Admin' })).toBeVisible();
@@ -108,19 +129,42 @@ test('an operator sees failed deliveries grouped by endpoint, re-enables a disab
     await expect(group.getByTestId('failed-count')).toHaveText('10');
     await filter.fill('');
 
-    // Re-enable asks first, and offers to recover what the receiver missed: the row leaves, the
-    // tenant's subscription is active again, and the two missed events are queued again.
-    await disabledRow.getByRole('button', { name: /^Re-enable/ }).click();
-    const enable = page.getByRole('dialog', { name: 'Enable this webhook?' });
+    // Re-enable asks first, offers a test send to the receiver and to recover what it missed. The
+    // receiver is still down: the test says so. Once it is up, the test is delivered.
+    const reenable = disabledRow.getByRole('button', { name: `Re-enable ${receiverUrl} of Webhook Owner` });
+    await reenable.click();
+    const enable = page.getByRole('alertdialog', { name: 'Re-enable this webhook?' });
+    await expect(enable).toContainText('disabled after 10 failed deliveries in a row');
     await expect(enable.getByRole('checkbox', { name: 'Recover the events missed while it was disabled' })).toBeChecked();
+    const testResult = enable.getByTestId('reenable-test-result');
+    await enable.getByRole('button', { name: 'Send a test event' }).click();
+    await expect(testResult).toContainText('Not delivered: HTTP 500');
+    await check(page, 'admin-enable-dialog-down');
+    // Cancel leaves it disabled, and the focus back on its button.
+    await enable.getByRole('button', { name: 'Cancel' }).click();
+    await expect(enable).toHaveCount(0);
+    await expect(reenable).toBeFocused();
+    up = true;
+    await reenable.click();
+    await expect(testResult).not.toContainText('Delivered');
+    await enable.getByRole('button', { name: 'Send a test event' }).click();
+    await expect(testResult).toContainText(/^Delivered: the receiver answered HTTP 200 in [\d,]+ ms\.$/);
     await check(page, 'admin-enable-dialog');
-    await enable.getByRole('button', { name: 'Enable webhook' }).click();
+    await enable.getByRole('button', { name: 'Re-enable webhook' }).click();
     await expect(enable).toHaveCount(0);
     await expect(page.getByRole('table', { name: 'Disabled webhook subscriptions' }).getByText(receiverUrl)).toHaveCount(0);
+    // The row has gone and the focus stays in the list (the next row's button, or the list's heading), not on <body>.
+    await expect
+      .poll(() =>
+        page.evaluate(() => document.activeElement?.closest('section')?.getAttribute('aria-labelledby') ?? document.activeElement?.tagName),
+      )
+      .toBe('disabled-heading');
     await expect.poll(async () => (await api(tenant.page, tenant.apiKey, 'GET', `/api/v1/webhooks/${subId}`)).body?.status).toBe('active');
     const detail = await api(tenant.page, tenant.apiKey, 'GET', `/api/v1/webhooks/${subId}`);
-    const recovered = (detail.body?.deliveries as { kind: string }[]).filter((d) => d.kind === 'recover');
-    expect(recovered).toHaveLength(2);
+    const history = detail.body?.deliveries as { kind: string }[];
+    expect(history.filter((d) => d.kind === 'recover')).toHaveLength(2);
+    // Both test sends are in the tenant's history, marked as tests.
+    expect(history.filter((d) => d.kind === 'test')).toHaveLength(2);
 
     // Change the tenant's plan, with a request-limit override.
     await tenantRow.getByRole('button', { name: /^Change plan/ }).click();

@@ -72,7 +72,7 @@ export async function waitForMail(to: string, subject: RegExp, timeoutMs = 30_00
   }
 }
 
-function verifyLink(mail: DroppedMail): string {
+export function verifyLink(mail: DroppedMail): string {
   const link = /https?:\/\/\S+\/auth\/v1\/verify\?\S+/.exec(mail.text)?.[0];
   if (!link) throw new Error(`no verification link in the mail:\n${mail.text}`);
   return link;

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { ChevronDown, Search } from 'lucide-react';
 import Link from 'next/link';
-import { useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
 import { z } from 'zod';
@@ -15,7 +15,6 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { DataTable } from '@/components/ui/data-table';
 import { Dialog, DialogContent, DialogTrigger } from '@/components/ui/dialog';
-import { EnableWebhookDialog } from '@/components/dashboard/webhooks/enable-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormField } from '@/components/ui/form-field';
 import { Input } from '@/components/ui/input';
@@ -26,6 +25,7 @@ import type { RouterInputs, RouterOutputs } from '@/client/trpc/types';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { REQUESTS_PER_MINUTE_MAX } from '@/src/contract/limits';
 import { AdminAuditLog } from './admin-audit';
+import { ReenableWebhookButton } from './reenable-webhook';
 import { PLAN_NAMES } from '@/src/contract/plans';
 
 type Tenant = RouterOutputs['admin']['listTenants']['data'][number];
@@ -53,7 +53,7 @@ export function AdminView() {
     <div className="grid gap-8">
       <PageHeader
         title="Admin"
-        description="Operators only: every tenant with its plan and usage, disabled webhooks to re-enable, recent failed deliveries grouped by receiver, and the audit log of every tenant."
+        description="Operators only: every tenant with its plan and usage, disabled webhooks to test and re-enable, recent failed deliveries grouped by receiver, and the audit log of every tenant."
       />
       <section aria-labelledby="tenants-heading" className="grid gap-3">
         <h2 id="tenants-heading" className="text-lg font-semibold">
@@ -68,7 +68,7 @@ export function AdminView() {
         )}
       </section>
       <section aria-labelledby="disabled-heading" className="grid gap-3">
-        <h2 id="disabled-heading" className="text-lg font-semibold">
+        <h2 id="disabled-heading" tabIndex={-1} className="text-lg font-semibold focus:outline-none">
           Disabled webhooks
         </h2>
         {disabled.isPending ? (
@@ -314,7 +314,35 @@ function ChangePlanDialog({ tenant }: { tenant: Tenant }) {
   );
 }
 
+/** The visible Re-enable buttons of the list, in the order they are shown. */
+const reenableButtons = (list: HTMLElement | null) =>
+  [...(list?.querySelectorAll<HTMLButtonElement>('button[data-reenable]') ?? [])].filter((b) => b.offsetParent !== null);
+
 function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhooks'] }) {
+  const list = useRef<HTMLDivElement>(null);
+  // The webhook just re-enabled and where its row was: once the row has left the list, the focus
+  // goes to the row now in its place (or the list's heading when none is left), never to <body>.
+  const leaving = useRef<{ id: string; index: number } | null>(null);
+  const onEnabled = (id: string) => {
+    leaving.current = {
+      id,
+      index: Math.max(
+        0,
+        reenableButtons(list.current).findIndex((b) => b.dataset.reenable === id),
+      ),
+    };
+  };
+  useEffect(() => {
+    const left = leaving.current;
+    if (!left || data.data.some((w) => w.id === left.id)) return;
+    leaving.current = null;
+    // After the dialog's own focus return (to the button that opened it, now gone).
+    setTimeout(() => {
+      const buttons = reenableButtons(list.current);
+      (buttons[Math.min(left.index, buttons.length - 1)] ?? document.getElementById('disabled-heading'))?.focus();
+    }, 0);
+  }, [data.data]);
+
   const columns: ColumnDef<DisabledWebhook, unknown>[] = [
     { accessorKey: 'url', header: 'Receiver', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.url}</span> },
     {
@@ -337,21 +365,23 @@ function DisabledTable({ data }: { data: RouterOutputs['admin']['disabledWebhook
       id: 'actions',
       header: () => <span className="sr-only">Actions</span>,
       enableSorting: false,
-      cell: ({ row }) => <EnableWebhookDialog webhook={row.original} operator={{ tenantName: row.original.agent_name }} />,
+      cell: ({ row }) => <ReenableWebhookButton webhook={row.original} onEnabled={onEnabled} />,
     },
   ];
   return (
-    <DataTable
-      columns={columns}
-      data={data.data}
-      caption="Disabled webhook subscriptions"
-      getRowId={(w) => w.id}
-      empty={
-        <EmptyState title="No disabled webhooks">
-          A subscription is disabled after repeated failed deliveries; it appears here to be re-enabled once its receiver works again.
-        </EmptyState>
-      }
-    />
+    <div ref={list}>
+      <DataTable
+        columns={columns}
+        data={data.data}
+        caption="Disabled webhook subscriptions"
+        getRowId={(w) => w.id}
+        empty={
+          <EmptyState title="No disabled webhooks">
+            A subscription is disabled after repeated failed deliveries; it appears here to be re-enabled once its receiver works again.
+          </EmptyState>
+        }
+      />
+    </div>
   );
 }
 

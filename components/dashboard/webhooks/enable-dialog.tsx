@@ -20,19 +20,11 @@ const RECOVER_REACH_MS = 7 * 86_400_000;
  * (from `disabled_at` until now, at most 7 days back): enable first (recover needs an active
  * subscription), then POST …/recover, which queues only the events the receiver has not got.
  */
-export function EnableWebhookDialog({
-  webhook,
-  operator,
-}: {
-  webhook: { id: string; url: string | null; disabled_at: string | null };
-  /** An operator re-enabling a tenant's webhook from the admin page (the admin API's enable and recover). */
-  operator?: { tenantName: string };
-}) {
+export function EnableWebhookDialog({ webhook }: { webhook: { id: string; url: string | null; disabled_at: string | null } }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  // One pair or the other for the life of the dialog (its caller is the tenant's page or the admin page).
-  const enable = useMutation(operator ? trpc.admin.enableWebhook.mutationOptions() : trpc.webhooks.enable.mutationOptions());
-  const recover = useMutation(operator ? trpc.admin.recoverWebhook.mutationOptions() : trpc.webhooks.recover.mutationOptions());
+  const enable = useMutation(trpc.webhooks.enable.mutationOptions());
+  const recover = useMutation(trpc.webhooks.recover.mutationOptions());
   const [open, setOpen] = useState(false);
   const [recoverMissed, setRecoverMissed] = useState(true);
   const checkboxId = useId();
@@ -49,12 +41,6 @@ export function EnableWebhookDialog({
   };
   const invalidate = () =>
     Promise.all([
-      ...(operator
-        ? [
-            queryClient.invalidateQueries({ queryKey: trpc.admin.disabledWebhooks.queryKey() }),
-            queryClient.invalidateQueries({ queryKey: trpc.admin.listTenants.queryKey() }),
-          ]
-        : []),
       queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey({ id: webhook.id }) }),
       queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.webhooks.stats.queryKey() }),
@@ -85,15 +71,9 @@ export function EnableWebhookDialog({
   const tooOld = disabledAt !== null && Date.now() - disabledAt.getTime() > RECOVER_REACH_MS;
   return (
     <Dialog open={open} onOpenChange={close}>
-      {operator ? (
-        <Button size="sm" aria-label={`Re-enable ${webhook.url ?? webhook.id} of ${operator.tenantName}`} onClick={() => setOpen(true)}>
-          Re-enable
-        </Button>
-      ) : (
-        <Button className="mt-3" size="sm" onClick={() => setOpen(true)}>
-          Enable
-        </Button>
-      )}
+      <Button className="mt-3" size="sm" onClick={() => setOpen(true)}>
+        Enable
+      </Button>
       <DialogContent
         title="Enable this webhook?"
         description={

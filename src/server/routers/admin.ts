@@ -14,7 +14,8 @@ import {
 } from '../../tenants/schema';
 import { adminProcedure, router } from '../trpc';
 import { enableWebhook } from '../../webhooks/subscriptions';
-import { recoverInput, recoverResult, webhookIdInput, webhookView } from '../../webhooks/schema';
+import { recoverInput, recoverResult, testInput, testResult, webhookIdInput, webhookView } from '../../webhooks/schema';
+import { sendTestEvent } from '../../webhooks/test-event';
 import { recoverEvents } from '../../webhooks/recover';
 import { listDisabledWebhooks, listFailedDeliveries } from '../../webhooks/admin';
 import { adminDisabledWebhookList, adminFailedDeliveryList, adminPageInput } from '../../webhooks/admin-schema';
@@ -120,6 +121,13 @@ export const adminRouter = router({
     .input(webhookIdInput)
     .output(webhookView)
     .mutation(({ ctx, input }) => enableWebhook(ctx.svc, null, input.id)),
+
+  // The Admin page's test send before re-enabling a tenant's subscription (tRPC only, no REST
+  // route): the tenant's own test (POST /api/v1/webhooks/{id}/test) on a subscription of any tenant.
+  testWebhook: adminProcedure
+    .input(testInput)
+    .output(testResult)
+    .mutation(({ ctx, input }) => sendTestEvent(ctx.svc, null, input)),
 
   recoverWebhook: adminProcedure
     .meta({

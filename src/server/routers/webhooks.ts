@@ -215,7 +215,7 @@ export const webhooksRouter = router({
     })
     .input(testInput)
     .output(testResult)
-    .mutation(({ ctx, input }) => sendTestEvent(ctx.svc, ctx.principal, input)),
+    .mutation(({ ctx, input }) => sendTestEvent(ctx.svc, ctx.principal.tenantId, input)),
 
   rotateSecret: manageWebhooks
     .meta({
