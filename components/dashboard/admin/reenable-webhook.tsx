@@ -24,7 +24,7 @@ export function testOutcome(result: Pick<TestResult, 'delivered' | 'status_code'
   const answer = result.status_code === null ? 'no answer' : `HTTP ${result.status_code}`;
   return result.delivered
     ? `Delivered: the receiver answered ${answer} in ${formatCount(result.latency_ms)} ms.`
-    : `Not delivered: ${answer}${result.error ? ` (${result.error})` : ''}. Re-enabling now would likely fail again.`;
+    : `Not delivered: ${answer}${result.error ? ` · ${result.error.replace(/\.?$/, '.')}` : '.'} Re-enabling now would likely fail again.`;
 }
 
 /**
