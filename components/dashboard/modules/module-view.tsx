@@ -1,12 +1,14 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
 import { Play } from 'lucide-react';
 import Link from 'next/link';
 import { useTRPC } from '@/client/trpc/react';
 import { Badge } from '@/components/ui/badge';
 import { buttonVariants } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { DataTable } from '@/components/ui/data-table';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { QueryError } from '@/components/dashboard/query-error';
@@ -167,69 +169,59 @@ function TrustCard({
   );
 }
 
+interface TrustRow {
+  component: keyof TrustComponents;
+  value: number;
+  weight: number;
+  basedOn: string;
+}
+
+const trustColumns: ColumnDef<TrustRow, unknown>[] = [
+  {
+    accessorKey: 'component',
+    header: 'Component',
+    enableSorting: false,
+    meta: { rowHeader: true },
+    cell: ({ row }) => COMPONENT_LABELS[row.original.component],
+  },
+  { accessorKey: 'value', header: 'Value', enableSorting: false },
+  { accessorKey: 'weight', header: 'Weight', enableSorting: false },
+  { accessorKey: 'basedOn', header: 'Based on', enableSorting: false },
+];
+
 function TrustTable({ components: c }: { components: TrustComponents }) {
+  const rows: TrustRow[] = [
+    {
+      component: 'certification',
+      ...c.certification,
+      basedOn: c.certification.tier ? `Tier ${c.certification.tier}` : 'Never certified',
+    },
+    {
+      component: 'success_rate',
+      ...c.success_rate,
+      basedOn: `${c.success_rate.succeeded} of ${c.success_rate.executions} executions succeeded`,
+    },
+    {
+      component: 'latency',
+      ...c.latency,
+      basedOn: c.latency.p95_ms === null ? 'No data yet' : `p95 ${c.latency.p95_ms} ms (${c.latency.source})`,
+    },
+    {
+      component: 'feedback',
+      ...c.feedback,
+      basedOn: c.feedback.count
+        ? `${c.feedback.average} / 5 from ${c.feedback.count} rating${c.feedback.count === 1 ? '' : 's'}`
+        : 'No ratings yet',
+    },
+  ];
   return (
-    <div className="overflow-x-auto">
-      <table className="w-full text-left text-sm" data-testid="trust-components">
-        <caption className="sr-only">Trust score components</caption>
-        <thead className="text-xs text-slate-600 uppercase dark:text-slate-400">
-          <tr>
-            <th scope="col" className="py-1 pr-4">
-              Component
-            </th>
-            <th scope="col" className="py-1 pr-4">
-              Value
-            </th>
-            <th scope="col" className="py-1 pr-4">
-              Weight
-            </th>
-            <th scope="col" className="py-1">
-              Based on
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-          <tr>
-            <th scope="row" className="py-1.5 pr-4 font-medium">
-              {COMPONENT_LABELS.certification}
-            </th>
-            <td className="pr-4">{c.certification.value}</td>
-            <td className="pr-4">{c.certification.weight}</td>
-            <td>{c.certification.tier ? `Tier ${c.certification.tier}` : 'Never certified'}</td>
-          </tr>
-          <tr>
-            <th scope="row" className="py-1.5 pr-4 font-medium">
-              {COMPONENT_LABELS.success_rate}
-            </th>
-            <td className="pr-4">{c.success_rate.value}</td>
-            <td className="pr-4">{c.success_rate.weight}</td>
-            <td>
-              {c.success_rate.succeeded} of {c.success_rate.executions} executions succeeded
-            </td>
-          </tr>
-          <tr>
-            <th scope="row" className="py-1.5 pr-4 font-medium">
-              {COMPONENT_LABELS.latency}
-            </th>
-            <td className="pr-4">{c.latency.value}</td>
-            <td className="pr-4">{c.latency.weight}</td>
-            <td>{c.latency.p95_ms === null ? 'No data yet' : `p95 ${c.latency.p95_ms} ms (${c.latency.source})`}</td>
-          </tr>
-          <tr>
-            <th scope="row" className="py-1.5 pr-4 font-medium">
-              {COMPONENT_LABELS.feedback}
-            </th>
-            <td className="pr-4">{c.feedback.value}</td>
-            <td className="pr-4">{c.feedback.weight}</td>
-            <td>
-              {c.feedback.count
-                ? `${c.feedback.average} / 5 from ${c.feedback.count} rating${c.feedback.count === 1 ? '' : 's'}`
-                : 'No ratings yet'}
-            </td>
-          </tr>
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Trust score components"
+      columns={trustColumns}
+      data={rows}
+      getRowId={(r) => r.component}
+      testId="trust-components"
+    />
   );
 }
 

@@ -1,6 +1,7 @@
 'use client';
 
 import * as Collapsible from '@radix-ui/react-collapsible';
+import type { ColumnDef } from '@tanstack/react-table';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
 import Link from 'next/link';
@@ -14,6 +15,7 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { FormField } from '@/components/ui/form-field';
 import { PageHeader } from '@/components/ui/page-header';
@@ -31,7 +33,60 @@ import { WEBHOOK_AUTO_DISABLE_AFTER } from '@/src/contract/limits';
 
 type WebhookDetail = RouterOutputs['webhooks']['get'];
 type Delivery = WebhookDetail['deliveries'][number];
+type Attempt = Delivery['attempts'][number];
 type Range = '24h' | '7d' | '30d';
+
+/** A delivery's attempts: the receiver's answer (status, error, response excerpt) is why one failed. */
+const attemptColumns: ColumnDef<Attempt, unknown>[] = [
+  {
+    accessorKey: 'attempt',
+    header: 'Attempt',
+    // A bare number would say little as a card's title: it keeps its label.
+    meta: { card: 'field' },
+    enableSorting: false,
+    cell: ({ row }) => <span className="tabular-nums">{row.original.attempt}</span>,
+  },
+  {
+    accessorKey: 'success',
+    header: 'Result',
+    enableSorting: false,
+    cell: ({ row }) => (row.original.success ? <Badge tone="success">ok</Badge> : <Badge tone="danger">failed</Badge>),
+  },
+  {
+    accessorKey: 'status_code',
+    header: 'Status',
+    enableSorting: false,
+    cell: ({ row }) => <span className="tabular-nums">{row.original.status_code ?? '—'}</span>,
+  },
+  {
+    accessorKey: 'latency_ms',
+    header: 'Latency',
+    enableSorting: false,
+    cell: ({ row }) => <span className="whitespace-nowrap tabular-nums">{formatMs(row.original.latency_ms)}</span>,
+  },
+  {
+    accessorKey: 'at',
+    header: 'At',
+    enableSorting: false,
+    cell: ({ row }) => <span className="whitespace-nowrap">{formatDateTime(row.original.at)}</span>,
+  },
+  {
+    id: 'response',
+    header: 'Error and response (first 1 KB)',
+    enableSorting: false,
+    meta: { card: 'wide' },
+    cell: ({ row }) => (
+      <div className="grid grid-cols-1 gap-1">
+        {row.original.error ? <span className="text-red-700 dark:text-red-400">{row.original.error}</span> : null}
+        {row.original.response_body !== null ? (
+          <code className="block font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">
+            {row.original.response_body || '(empty body)'}
+          </code>
+        ) : null}
+      </div>
+    ),
+  },
+];
 
 const RANGES: { value: Range; label: string }[] = [
   { value: '24h', label: '24 hours' },
@@ -430,59 +485,14 @@ function DeliveryDetail({ webhookId, delivery }: { webhookId: string; delivery: 
       {delivery.attempts.length === 0 ? (
         <p className="text-slate-600 dark:text-slate-400">No attempt made yet.</p>
       ) : (
-        <div
-          tabIndex={0}
-          role="region"
-          aria-label={`Attempts of delivery ${delivery.id}`}
-          className="overflow-x-auto rounded-lg border border-slate-200 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none dark:border-slate-800"
-        >
-          <table className="w-full text-left text-sm" data-testid="attempts">
-            <caption className="sr-only">Attempts of delivery {delivery.id}</caption>
-            <thead className="bg-slate-50 text-xs text-slate-600 uppercase dark:bg-slate-950 dark:text-slate-400">
-              <tr>
-                <th scope="col" className="px-3 py-2">
-                  #
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Result
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Status
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Latency
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  At
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Error and response (first 1 KB)
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
-              {delivery.attempts.map((a) => (
-                <tr key={a.attempt} className="align-top">
-                  <td className="px-3 py-2 tabular-nums">{a.attempt}</td>
-                  <td className="px-3 py-2">{a.success ? <Badge tone="success">ok</Badge> : <Badge tone="danger">failed</Badge>}</td>
-                  <td className="px-3 py-2 tabular-nums">{a.status_code ?? '—'}</td>
-                  <td className="px-3 py-2 whitespace-nowrap tabular-nums">{formatMs(a.latency_ms)}</td>
-                  <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(a.at)}</td>
-                  <td className="px-3 py-2">
-                    <div className="grid grid-cols-1 gap-1">
-                      {a.error ? <span className="text-red-700 dark:text-red-400">{a.error}</span> : null}
-                      {a.response_body !== null ? (
-                        <code className="block max-w-md font-mono text-xs break-all whitespace-pre-wrap">
-                          {a.response_body || '(empty body)'}
-                        </code>
-                      ) : null}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={`Attempts of delivery ${delivery.id}`}
+          columns={attemptColumns}
+          data={delivery.attempts}
+          getRowId={(a) => String(a.attempt)}
+          testId="attempts"
+          className="rounded-lg"
+        />
       )}
       <div className="grid grid-cols-1 gap-2">
         <p className="font-medium">Payload</p>

@@ -80,7 +80,7 @@ function runColumns(workflowId: string): ColumnDef<RunSummary, unknown>[] {
     { accessorKey: 'workflow_version', header: 'Version' },
     { accessorKey: 'created_at', header: 'Started', cell: ({ row }) => formatDateTime(row.original.created_at) },
     { accessorKey: 'finished_at', header: 'Finished', cell: ({ row }) => formatDateTime(row.original.finished_at) },
-    { id: 'error', header: 'Error', accessorFn: (r) => (r.error ? `${r.error.step}: ${r.error.message}` : '') },
+    { id: 'error', header: 'Error', accessorFn: (r) => (r.error ? `${r.error.step}: ${r.error.message}` : '—') },
   ];
 }
 
