@@ -1,10 +1,14 @@
 /**
- * Builds one migrated database per backend (with pg-boss's schema) once per run, so every test
- * server starts from a copy instead of running initdb and every migration again: a PGlite data
- * directory dumped to a tar file, and on TEST_DATABASE_URL's server a template database that
+ * One migrated database per backend (with pg-boss's schema), so every test server starts from a
+ * copy instead of running initdb and every migration again: a PGlite data directory
+ * (AMP_TEST_PGLITE_TEMPLATE, copied by each server; its dump as a tar file in
+ * AMP_TEST_PGLITE_DUMP), kept between runs while what it is made from is unchanged, and on
+ * TEST_DATABASE_URL's server a template database, made once per run, that
  * `createTestDatabase()` clones with `CREATE DATABASE … TEMPLATE`.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash, type Hash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -17,23 +21,68 @@ export default async function setup() {
   // Once per run: why the tests needing PostgreSQL, Redis or Chromium are reported as skipped.
   const skipped = skippedLine();
   if (skipped) console.log(skipped);
-  const dir = mkdtempSync(path.join(tmpdir(), 'amp-template-'));
-  const database = await openDatabase({ dataDir: dir });
-  const boss = await startBoss(database, createLogger('silent'));
-  await boss.stop({ graceful: false });
-  const dump = await database.pglite!.dumpDataDir('none');
-  const out = path.resolve('.test-data');
-  mkdirSync(out, { recursive: true });
-  const file = path.join(out, `pglite-template-${process.pid}.tar`);
-  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-  process.env.AMP_TEST_PGLITE_TEMPLATE = file;
+  const template = await pgliteTemplate();
+  process.env.AMP_TEST_PGLITE_DUMP = template.dump;
+  process.env.AMP_TEST_PGLITE_TEMPLATE = template.dir;
   const dropTemplate = TEST_DATABASE_URL ? await createPostgresTemplate(TEST_DATABASE_URL) : undefined;
   return async () => {
-    rmSync(file, { force: true });
     await dropTemplate?.();
   };
+}
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const CACHE_DIR = path.join(ROOT, '.amp', 'cache');
+const PREFIX = 'pglite-template-';
+
+/**
+ * The migrated PGlite database, kept in `.amp/cache/` between runs (making it is initdb, every
+ * migration and pg-boss's schema: 15–60 s on the reference machine, which a one-file run would pay
+ * each time). Named by a digest of what it is made from: the migrations, the database and job
+ * code, the lock file (PGlite's and pg-boss's versions) and Node's version. `dir` is the data
+ * directory, which servers copy (src/db/client.ts); `dump` the same as PGlite's tar dump, for the
+ * tests of loading one. Written under a temporary name and renamed, so concurrent runs never
+ * read half of one.
+ */
+async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
+  const hash = createHash('sha256').update(process.version).update('\0');
+  for (const source of ['drizzle', 'src/db', 'src/jobs/boss.ts', 'package-lock.json']) hashPath(hash, path.join(ROOT, source));
+  const cached = path.join(CACHE_DIR, `${PREFIX}${hash.digest('hex').slice(0, 16)}`);
+  const ready = { dir: path.join(cached, 'pglite'), dump: path.join(cached, 'dump.tar') };
+  if (existsSync(ready.dump)) return ready;
+
+  const building = `${cached}.${process.pid}.tmp`;
+  rmSync(building, { recursive: true, force: true });
+  const work = mkdtempSync(path.join(tmpdir(), 'amp-template-'));
+  try {
+    const database = await openDatabase({ dataDir: work });
+    const boss = await startBoss(database, createLogger('silent'));
+    await boss.stop({ graceful: false });
+    const dump = await database.pglite!.dumpDataDir('none');
+    await database.close();
+    mkdirSync(path.join(building, 'pglite'), { recursive: true });
+    writeFileSync(path.join(building, 'dump.tar'), Buffer.from(await dump.arrayBuffer()));
+    // The dump's member names start with '/', which tar strips (and says so on stderr).
+    execFileSync('tar', ['-xf', path.join(building, 'dump.tar'), '-C', path.join(building, 'pglite')], { stdio: 'ignore' });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  try {
+    renameSync(building, cached);
+  } catch {
+    // Another run finished the same template first: theirs is the same.
+    rmSync(building, { recursive: true, force: true });
+  }
+  for (const entry of readdirSync(CACHE_DIR))
+    if (entry.startsWith(PREFIX) && path.join(CACHE_DIR, entry) !== cached && !entry.endsWith('.tmp'))
+      rmSync(path.join(CACHE_DIR, entry), { recursive: true, force: true });
+  return ready;
+}
+
+function hashPath(hash: Hash, file: string): void {
+  if (!existsSync(file)) return;
+  if (statSync(file).isDirectory()) {
+    for (const entry of readdirSync(file).sort()) if (!entry.includes('.test.')) hashPath(hash, path.join(file, entry));
+  } else hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
 }
 
 /** A migrated database with pg-boss's schema, no connection left open (a template must have none). */

@@ -1,13 +1,12 @@
 /**
  * A fresh embedded DATA_DIR for a service started as a separate process, seeded with the run's
  * migrated PGlite template (tests/global-setup.ts) instead of running initdb and every migration
- * again: the dump is a tar of the data directory, unpacked where the service keeps it
- * (`DATA_DIR/pglite`). The service then starts as it does on a directory it created before.
+ * again: the template's data directory copied where the service keeps it (`DATA_DIR/pglite`).
+ * The service then starts as it does on a directory it created before.
  * A directory already holding a database, a service on PostgreSQL, or a run without the
  * template (Playwright's) are left alone: those start cold.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 export function seedDataDir(env: Record<string, string | undefined>): void {
@@ -16,6 +15,5 @@ export function seedDataDir(env: Record<string, string | undefined>): void {
   const dir = path.join(env.DATA_DIR, 'pglite');
   if (existsSync(path.join(dir, 'PG_VERSION'))) return;
   mkdirSync(dir, { recursive: true });
-  // The dump's member names start with '/', which tar strips (and says so on stderr).
-  execFileSync('tar', ['-xf', template, '-C', dir], { stdio: 'ignore' });
+  cpSync(template, dir, { recursive: true });
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { constants, cpSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { types, type PGlite } from '@electric-sql/pglite';
@@ -40,7 +40,11 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   dataDir: string;
   poolSize?: number;
-  /** A PGlite data-dir dump to start from when the data dir is empty (tests: skips initdb). */
+  /**
+   * What an empty embedded data dir starts from instead of initdb: a PGlite data-dir dump (a tar
+   * file: a backup being restored), or a PGlite data directory, copied (the tests' migrated
+   * template: copying its files is faster than unpacking a dump inside PGlite).
+   */
   pgliteTemplate?: string;
   /** PostgreSQL only; DEFAULT_DEADLINES when absent. */
   deadlines?: DatabaseDeadlines;
@@ -78,11 +82,19 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
 async function openLockedPglite(dataDir: string, template?: string): Promise<Database> {
   const dir = path.join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  let fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  let dump: string | undefined;
+  if (template && fresh) {
+    if (statSync(template).isDirectory()) {
+      // Copy-on-write where the file system can; a plain copy elsewhere.
+      cpSync(template, dir, { recursive: true, mode: constants.COPYFILE_FICLONE });
+      fresh = false;
+    } else dump = template;
+  }
   const { forDrizzle, forOthers } = await openEmbedded({
     dataDir: dir,
     fresh,
-    loadDataDir: template && fresh ? template : undefined,
+    loadDataDir: dump,
     startParams: PGLITE_SETTINGS,
     rawTypes: DRIZZLE_RAW_TYPES,
   });

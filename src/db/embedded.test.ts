@@ -124,7 +124,7 @@ describe('creating the embedded database', () => {
 describe('checkpoints on the database thread (PGlite never starts one itself)', () => {
   it('checkpoints once enough WAL was written since the last, and not before', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'amp-checkpoint-'));
-    const template = process.env.AMP_TEST_PGLITE_TEMPLATE;
+    const template = process.env.AMP_TEST_PGLITE_DUMP;
     const { forOthers: db } = await openEmbedded({
       dataDir: dir,
       fresh: true,

@@ -98,8 +98,8 @@ backends.describe('health probes (%s)', (backend) => {
 
 describe('health probes while the service starts (embedded)', () => {
   it('live 200, ready 503 `starting`, any other request 503 unavailable, until the services are built', async () => {
-    const template = process.env.AMP_TEST_PGLITE_TEMPLATE;
-    if (!template) throw new Error('AMP_TEST_PGLITE_TEMPLATE is not set (tests/global-setup.ts)');
+    const template = process.env.AMP_TEST_PGLITE_DUMP;
+    if (!template) throw new Error('AMP_TEST_PGLITE_DUMP is not set (tests/global-setup.ts)');
     const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-probes-'));
     // The database thread reads its starting dump from this pipe: the start waits until it is written.
     const gate = path.join(dataDir, 'template.fifo');
