@@ -32,14 +32,7 @@ export function ChartFrame({
   if (empty)
     return (
       <figure className="grid gap-3" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
-        <div>
-          <figcaption id={`${id}-title`} className="font-semibold">
-            {title}
-          </figcaption>
-          <p id={`${id}-desc`} className="text-sm text-slate-600 dark:text-slate-400">
-            {description}
-          </p>
-        </div>
+        <ChartCaption id={id} title={title} description={description} />
         <div
           data-testid="chart-empty"
           className="grid min-h-32 place-items-center rounded-lg border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300"
@@ -51,14 +44,7 @@ export function ChartFrame({
   return (
     <figure className="grid gap-3" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
       <div className="flex flex-wrap items-start justify-between gap-2">
-        <div>
-          <figcaption id={`${id}-title`} className="font-semibold">
-            {title}
-          </figcaption>
-          <p id={`${id}-desc`} className="text-sm text-slate-600 dark:text-slate-400">
-            {description}
-          </p>
-        </div>
+        <ChartCaption id={id} title={title} description={description} />
         <Button
           type="button"
           size="sm"
@@ -123,5 +109,19 @@ export function ChartTable({ caption, headers, rows }: { caption: string; header
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The chart's name and description, which the figure is labelled and described by. */
+function ChartCaption({ id, title, description }: { id: string; title: string; description: string }) {
+  return (
+    <div>
+      <figcaption id={`${id}-title`} className="font-semibold">
+        {title}
+      </figcaption>
+      <p id={`${id}-desc`} className="text-sm text-slate-600 dark:text-slate-400">
+        {description}
+      </p>
+    </div>
   );
 }
