@@ -30,7 +30,7 @@ export function InvoiceSheet({ document: doc, status }: { document: InvoiceDocum
         ))}
       </dl>
 
-      <table className="w-full text-left text-sm" data-testid="invoice-lines">
+      <table className="w-full text-left text-sm max-sm:block" data-testid="invoice-lines">
         <caption className="sr-only">Invoice lines</caption>
         <thead className="border-b border-slate-300 text-xs text-slate-600 uppercase max-sm:sr-only dark:border-slate-700 dark:text-slate-400 print:text-black">
           <tr>
@@ -48,9 +48,10 @@ export function InvoiceSheet({ document: doc, status }: { document: InvoiceDocum
             </th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+        <tbody className="divide-y divide-slate-200 max-sm:block dark:divide-slate-800">
           {doc.lines.map((line, i) => (
-            // Below 640 px each line is a card: the description, then quantity × unit price = amount.
+            // Below 640 px each line is a card across the whole width (the table is a block there):
+            // the description, then quantity × unit price and the amount.
             <tr key={i} className="max-sm:grid max-sm:grid-cols-[1fr_auto] max-sm:gap-x-2 max-sm:py-2">
               <td className="py-2 pr-4 max-sm:col-span-2 max-sm:p-0 max-sm:font-medium">{line.description}</td>
               <td className="py-2 pr-4 text-right whitespace-nowrap tabular-nums max-sm:col-start-1 max-sm:p-0 max-sm:text-left max-sm:text-slate-600 max-sm:dark:text-slate-400">
@@ -65,12 +66,12 @@ export function InvoiceSheet({ document: doc, status }: { document: InvoiceDocum
             </tr>
           ))}
         </tbody>
-        <tfoot className="border-t border-slate-300 dark:border-slate-700">
+        <tfoot className="border-t border-slate-300 max-sm:block dark:border-slate-700">
           {doc.totals.map(({ label, value }, i) => {
             const last = i === doc.totals.length - 1;
             return (
-              <tr key={label}>
-                <th scope="row" colSpan={3} className={`py-2 pr-4 text-right ${last ? 'font-semibold' : 'font-medium'}`}>
+              <tr key={label} className="max-sm:flex max-sm:justify-end">
+                <th scope="row" colSpan={3} className={`py-2 pr-4 text-right max-sm:flex-1 ${last ? 'font-semibold' : 'font-medium'}`}>
                   {label}
                 </th>
                 <td
