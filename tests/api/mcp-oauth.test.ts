@@ -216,6 +216,16 @@ backends.describe('MCP OAuth (%s)', (backend) => {
     });
     // Only the scopes the endpoint checks, so a client asks for least privilege (not `*`).
     expect(prm.body.scopes_supported).toEqual(['modules:read', 'modules:execute']);
+    // The REST API is a resource of the same server (a native app's sign-in asks for it), with every scope.
+    const api = await s.call('/.well-known/oauth-protected-resource/api/v1');
+    expect(api.status, api.text).toBe(200);
+    expect(api.body).toMatchObject({
+      resource: `${base}/api/v1`,
+      authorization_servers: [`${base}/oauth`],
+      bearer_methods_supported: ['header'],
+      resource_documentation: `${base}/api/openapi.json`,
+    });
+    expect(api.body.scopes_supported).toEqual(expect.arrayContaining(['*', 'keys:manage', 'modules:execute']));
 
     for (const p of [
       '/.well-known/oauth-authorization-server/oauth',

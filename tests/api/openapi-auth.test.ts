@@ -352,6 +352,7 @@ backends.describe('authentication OpenAPI document (%s)', (backend) => {
 
     for (const p of [
       '/.well-known/oauth-protected-resource/api/mcp',
+      '/.well-known/oauth-protected-resource/api/v1',
       '/.well-known/oauth-protected-resource',
       '/.well-known/oauth-authorization-server/oauth',
       '/.well-known/openid-configuration/oauth',

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { errorOf, htmlResponse, jsonResponse, pathParam, query, redirectResponse, schemaRef } from '../openapi-auth-parts';
 import { INTERNAL, type Json, type PathItems } from '../openapi-parts';
-import { MCP_SCOPES, OAUTH_SCOPES } from './endpoints';
+import { OAUTH_SCOPES } from './endpoints';
 import { consentBody, INTERACTION_BODY_LIMIT, loginBody } from './interaction';
 import { oauthRoutes } from './routes';
 
@@ -97,12 +97,17 @@ export const OAUTH_SCHEMAS: Record<string, Json> = {
   },
   ProtectedResourceMetadata: {
     type: 'object',
-    description: 'RFC 9728 metadata of `/api/mcp`, naming the resource as the client names this service (see docs/auth.md).',
+    description:
+      'RFC 9728 metadata of `/api/mcp` or of the REST API (`/api/v1`), naming the resource as the client names this service (see docs/auth.md).',
     required: ['resource', 'authorization_servers', 'scopes_supported', 'bearer_methods_supported'],
     properties: {
-      resource: { type: 'string', format: 'uri', description: '`$PUBLIC_BASE_URL/api/mcp`' },
+      resource: { type: 'string', format: 'uri', description: '`$PUBLIC_BASE_URL/api/mcp` or `$PUBLIC_BASE_URL/api/v1`' },
       authorization_servers: { type: 'array', items: { type: 'string', format: 'uri' } },
-      scopes_supported: { type: 'array', items: { type: 'string', enum: [...MCP_SCOPES] } },
+      scopes_supported: {
+        type: 'array',
+        description: "The MCP endpoint's scopes, or every scope of the API",
+        items: { type: 'string', enum: [...OAUTH_SCOPES] },
+      },
       bearer_methods_supported: { type: 'array', items: { type: 'string', const: 'header' } },
       resource_name: { type: 'string' },
       resource_documentation: { type: 'string', format: 'uri' },
@@ -266,6 +271,13 @@ const OPERATIONS: Record<string, { path: string; operation: OAuthOperation }> = 
     path: '/.well-known/oauth-protected-resource/api/mcp',
     operation: RESOURCE(
       'The MCP endpoint as an OAuth protected resource: which authorization server issues its tokens, and its scopes.',
+      'ProtectedResourceMetadata',
+    ),
+  },
+  'GET /.well-known/oauth-protected-resource/api/v1': {
+    path: '/.well-known/oauth-protected-resource/api/v1',
+    operation: RESOURCE(
+      "The REST API (`/api/v1`) as an OAuth protected resource: what a native app's sign-in asks for (`resource`), which authorization server issues its tokens, and its scopes (every scope of the API). Its tokens work wherever an API key does, except at `/api/mcp`.",
       'ProtectedResourceMetadata',
     ),
   },

@@ -30,6 +30,18 @@ export function protectedResourceMetadata(svc: Services, host?: string) {
   };
 }
 
+/** RFC 9728 metadata of the REST API (`/api/v1`): what a native app signs in for; every scope of the API. */
+export function apiResourceMetadata(svc: Services, host?: string) {
+  return {
+    resource: apiResource(svc, host),
+    authorization_servers: [oauthIssuer(svc)],
+    scopes_supported: [...SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Agent Module Platform API',
+    resource_documentation: `${svc.config.publicBaseUrl}/api/openapi.json`,
+  };
+}
+
 /** Whether the built-in authorization server runs (it needs the built-in identity provider's key). */
 export function oauthEnabled(svc: Services): boolean {
   if (!svc.config.auth.builtin) return false;

@@ -1,7 +1,9 @@
 /**
  * Where the OAuth paths go (called by the request handler before anything else answers):
  *
- * - `/.well-known/oauth-protected-resource/api/mcp` (and the root form): RFC 9728 metadata;
+ * - `/.well-known/oauth-protected-resource/api/mcp` (and the root form) and
+ *   `/.well-known/oauth-protected-resource/api/v1`: RFC 9728 metadata of the MCP endpoint and of
+ *   the REST API;
  * - `/.well-known/oauth-authorization-server/oauth`, `/.well-known/openid-configuration/oauth`
  *   (RFC 8414 path-inserted forms, which the MCP SDK tries first) and
  *   `/oauth/.well-known/openid-configuration`: the authorization server's metadata;
@@ -18,9 +20,14 @@ import { sendError, sendJson } from '../http/respond';
 import { handleInteraction, INTERACTION_ACTIONS, INTERACTION_PREFIX } from './interaction';
 import { OAUTH_MOUNT, PROVIDER_ENDPOINTS } from './endpoints';
 import { loadProvider } from './load';
-import { oauthEnabled, protectedResourceMetadata } from './resource';
+import { apiResourceMetadata, oauthEnabled, protectedResourceMetadata } from './resource';
 
-const RESOURCE_METADATA = new Set(['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource']);
+const API_RESOURCE_METADATA = '/.well-known/oauth-protected-resource/api/v1';
+const RESOURCE_METADATA = new Set([
+  '/.well-known/oauth-protected-resource/api/mcp',
+  '/.well-known/oauth-protected-resource',
+  API_RESOURCE_METADATA,
+]);
 const SERVER_METADATA = new Set(['/.well-known/oauth-authorization-server/oauth', '/.well-known/openid-configuration/oauth']);
 
 /**
@@ -79,7 +86,9 @@ export async function handleOAuthRoute(
       );
       return true;
     }
-    sendJson(res, 200, protectedResourceMetadata(svc, req.headers.host), { ...cors, 'Cache-Control': 'public, max-age=300' });
+    const metadata =
+      pathname === API_RESOURCE_METADATA ? apiResourceMetadata(svc, req.headers.host) : protectedResourceMetadata(svc, req.headers.host);
+    sendJson(res, 200, metadata, { ...cors, 'Cache-Control': 'public, max-age=300' });
     return true;
   }
   if (pathname.startsWith(INTERACTION_PREFIX)) {
