@@ -300,6 +300,12 @@ backends.describe('batch, chain, arm and discovery documents (%s)', (backend) =>
     expect(res.text).toMatch(/\[Text tools?\]\(http[^)]+\/api\/v1\/modules\/text\)|\/api\/v1\/modules\/text\)/);
     expect(res.text).toContain('x-api-key');
     expect(res.headers.get('x-ratelimit-limit')).toBe('600');
+    // Its links to the machine-readable documents lead to them.
+    for (const doc of ['/api/openapi.json', '/api/openapi-auth.json', '/api/schemas/workflow-definition.json']) {
+      const link = new RegExp(`\\]\\((http[^)]*${doc.replaceAll('.', '\\.')})\\)`).exec(res.text)?.[1];
+      expect(link, doc).toBeDefined();
+      expect((await fetch(link!.replace(/^https?:\/\/[^/]+/, s.url))).status, doc).toBe(200);
+    }
   });
 
   it("llms.txt keeps a published module's text inside its list item (no headings, links or sections of the publisher's making)", async () => {
