@@ -38,12 +38,15 @@ export function secretColumns(svc: Services, secret: string) {
   };
 }
 
-/** The tenant's subscription, or 404 (another tenant's id is indistinguishable from none). */
-export async function findSubscription(svc: Services, tenantId: string, id: string, db: Executor = svc.db) {
+/**
+ * The tenant's subscription, or 404 (another tenant's id is indistinguishable from none);
+ * `tenantId` null: any tenant's (an operator's action).
+ */
+export async function findSubscription(svc: Services, tenantId: string | null, id: string, db: Executor = svc.db) {
   const [row] = await db
     .select()
     .from(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.id, id), eq(webhookSubscriptions.tenantId, tenantId)));
+    .where(and(eq(webhookSubscriptions.id, id), tenantId === null ? undefined : eq(webhookSubscriptions.tenantId, tenantId)));
   if (!row) throw notFound('webhook');
   return row;
 }

@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { recordAudit } from '../audit/record';
-import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '../db/schema';
+import { webhookAttempts, webhookDeliveries } from '../db/schema';
 import { EVENT_EXAMPLES } from '../contract/event-examples';
 import { TEST_EVENT_TYPE, type EventType } from '../contract/events';
 import { newId, newTimeOrderedId } from '../lib/ids';
@@ -9,7 +9,8 @@ import { deliveryHeaders, envelopeBody } from './envelope';
 import type { TestInput } from './schema';
 import { postToReceiver } from './send';
 import { clearExpiredPreviousSecrets, signingSecrets } from './signing';
-import { invalidRequest, notFound } from '../lib/errors';
+import { invalidRequest } from '../lib/errors';
+import { findSubscription } from './subscriptions';
 
 /**
  * POST /api/v1/webhooks/{id}/test: one synchronous, signed attempt of a test event (also to a
@@ -21,12 +22,7 @@ import { invalidRequest, notFound } from '../lib/errors';
  * subscription (the Admin page's, before re-enabling one), recorded on that tenant.
  */
 export async function sendTestEvent(svc: Services, tenantId: string | null, input: TestInput) {
-  const s = webhookSubscriptions;
-  const [subscription] = await svc.db
-    .select()
-    .from(s)
-    .where(and(eq(s.id, input.id), tenantId === null ? undefined : eq(s.tenantId, tenantId)));
-  if (!subscription) throw notFound('webhook');
+  const subscription = await findSubscription(svc, tenantId, input.id);
   if (subscription.url === null) throw invalidRequest('A poll subscription has no receiver to send a test to.');
   const eventType = input.event_type ?? TEST_EVENT_TYPE;
   const eventId = newTimeOrderedId('evt');
