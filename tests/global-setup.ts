@@ -7,13 +7,14 @@
  * `createTestDatabase()` clones with `CREATE DATABASE … TEMPLATE`.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash, type Hash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/db';
 import { startBoss } from '../src/jobs/boss';
+import { hashFiles } from '../src/lib/hash-files';
 import { createLogger } from '../src/logger';
 import { skippedLine, TEST_DATABASE_URL } from './needs';
 
@@ -45,7 +46,7 @@ const PREFIX = 'pglite-template-';
  */
 async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
   const hash = createHash('sha256').update(process.version).update('\0');
-  for (const source of ['drizzle', 'src/db', 'src/jobs/boss.ts', 'package-lock.json']) hashPath(hash, path.join(ROOT, source));
+  for (const source of ['drizzle', 'src/db', 'src/jobs/boss.ts', 'package-lock.json']) hashFiles(hash, ROOT, path.join(ROOT, source));
   const cached = path.join(CACHE_DIR, `${PREFIX}${hash.digest('hex').slice(0, 16)}`);
   const ready = { dir: path.join(cached, 'pglite'), dump: path.join(cached, 'dump.tar') };
   if (existsSync(ready.dump)) return ready;
@@ -76,13 +77,6 @@ async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
     if (entry.startsWith(PREFIX) && path.join(CACHE_DIR, entry) !== cached && !entry.endsWith('.tmp'))
       rmSync(path.join(CACHE_DIR, entry), { recursive: true, force: true });
   return ready;
-}
-
-function hashPath(hash: Hash, file: string): void {
-  if (!existsSync(file)) return;
-  if (statSync(file).isDirectory()) {
-    for (const entry of readdirSync(file).sort()) if (!entry.includes('.test.')) hashPath(hash, path.join(file, entry));
-  } else hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
 }
 
 /** A migrated database with pg-boss's schema, no connection left open (a template must have none). */

@@ -8,27 +8,20 @@
  * effort: a directory that cannot be written only means the child runs at each start.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
+import { hashFiles } from '../lib/hash-files';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CACHE_DIR = path.join(ROOT, '.amp', 'cache');
 const PREFIX = 'builtin-definitions-';
 
-function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
-  for (const entry of readdirSync(dir).sort()) {
-    const file = path.join(dir, entry);
-    if (statSync(file).isDirectory()) hashTree(hash, file);
-    else if (!entry.includes('.test.')) hash.update(path.relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
-  }
-}
-
 /** The cache file for the sources as they are now. */
 export function definitionsCacheFile(): string {
   const hash = createHash('sha256').update(process.version).update('\0');
-  hashTree(hash, path.join(ROOT, 'src'));
+  hashFiles(hash, ROOT, path.join(ROOT, 'src'));
   const lock = path.join(ROOT, 'package-lock.json');
   if (existsSync(lock)) hash.update(readFileSync(lock));
   return path.join(CACHE_DIR, `${PREFIX}${hash.digest('hex').slice(0, 16)}.v8`);
