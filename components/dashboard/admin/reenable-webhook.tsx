@@ -2,14 +2,13 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Send } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { toast } from 'sonner';
 import { useTRPC } from '@/client/trpc/react';
 import { Button } from '@/components/ui/button';
-import { Checkbox } from '@/components/ui/checkbox';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
-import { Label } from '@/components/ui/label';
-import { formatCount, formatDateTime } from '@/components/dashboard/format';
+import { RecoverMissedOption, recoverSince } from '@/components/dashboard/webhooks/recover-missed';
+import { formatCount } from '@/components/dashboard/format';
 import { errorMessage } from '@/components/dashboard/query-error';
 import type { RouterOutputs } from '@/client/trpc/types';
 
@@ -17,7 +16,6 @@ type DisabledWebhook = RouterOutputs['admin']['disabledWebhooks']['data'][number
 type TestResult = RouterOutputs['admin']['testWebhook'];
 
 /** How far back recover reaches (the API's window limit, as replay's). */
-const RECOVER_REACH_MS = 7 * 86_400_000;
 
 /** A test send's outcome in words: delivered or not, with the receiver's status code and the error. */
 export function testOutcome(result: Pick<TestResult, 'delivered' | 'status_code' | 'latency_ms' | 'error'>): string {
@@ -41,7 +39,6 @@ export function ReenableWebhookButton({ webhook, onEnabled }: { webhook: Disable
   const enable = useMutation(trpc.admin.enableWebhook.mutationOptions());
   const recover = useMutation(trpc.admin.recoverWebhook.mutationOptions());
   const [recoverMissed, setRecoverMissed] = useState(true);
-  const checkboxId = useId();
   const disabledAt = webhook.disabled_at ? new Date(webhook.disabled_at) : null;
   const receiver = webhook.url ?? 'this subscription';
 
@@ -55,8 +52,7 @@ export function ReenableWebhookButton({ webhook, onEnabled }: { webhook: Disable
     if (!enable.isSuccess) await enable.mutateAsync({ id: webhook.id });
     try {
       if (recoverMissed && disabledAt) {
-        const since = new Date(Math.max(disabledAt.getTime(), Date.now() - RECOVER_REACH_MS + 60_000));
-        const result = await recover.mutateAsync({ id: webhook.id, since: since.toISOString() });
+        const result = await recover.mutateAsync({ id: webhook.id, since: recoverSince(disabledAt) });
         toast.success(
           `Webhook of ${webhook.agent_name} re-enabled. ${formatCount(result.recovered)} missed ${result.recovered === 1 ? 'event' : 'events'} queued for delivery.`,
         );
@@ -124,24 +120,12 @@ export function ReenableWebhookButton({ webhook, onEnabled }: { webhook: Disable
         </p>
       </div>
       {disabledAt ? (
-        <div className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
-          <Checkbox
-            id={checkboxId}
-            className="mt-0.5"
-            checked={recoverMissed}
-            onCheckedChange={(v) => setRecoverMissed(v === true)}
-            aria-describedby={`${checkboxId}-meaning`}
-          />
-          <div className="grid gap-0.5">
-            <Label htmlFor={checkboxId}>Recover the events missed while it was disabled</Label>
-            <span id={`${checkboxId}-meaning`} className="text-xs text-slate-600 dark:text-slate-400">
-              {Date.now() - disabledAt.getTime() > RECOVER_REACH_MS
-                ? `From 7 days ago (the furthest recovery reaches; disabled ${formatDateTime(disabledAt.toISOString())}) until now`
-                : `From ${formatDateTime(disabledAt.toISOString())} until now`}
-              : the events its receiver has not received are sent again, with their original ids.
-            </span>
-          </div>
-        </div>
+        <RecoverMissedOption
+          disabledAt={disabledAt}
+          checked={recoverMissed}
+          onCheckedChange={setRecoverMissed}
+          whatIsSent="the events its receiver has not received"
+        />
       ) : null}
     </ConfirmDialog>
   );

@@ -1,19 +1,17 @@
 'use client';
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { toast } from 'sonner';
 import { useTRPC } from '@/client/trpc/react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
-import { Checkbox } from '@/components/ui/checkbox';
 import { Dialog, DialogContent } from '@/components/ui/dialog';
-import { Label } from '@/components/ui/label';
+import { RecoverMissedOption, recoverSince } from './recover-missed';
 import { formatCount, formatDateTime } from '@/components/dashboard/format';
 import { errorMessage } from '@/components/dashboard/query-error';
 
 /** How far back recover reaches (the API's window limit, as replay's). */
-const RECOVER_REACH_MS = 7 * 86_400_000;
 
 /**
  * Enable a disabled subscription, offering in the same dialog to recover the window it missed
@@ -27,7 +25,6 @@ export function EnableWebhookDialog({ webhook }: { webhook: { id: string; url: s
   const recover = useMutation(trpc.webhooks.recover.mutationOptions());
   const [open, setOpen] = useState(false);
   const [recoverMissed, setRecoverMissed] = useState(true);
-  const checkboxId = useId();
   const disabledAt = webhook.disabled_at ? new Date(webhook.disabled_at) : null;
   const failure = enable.error ?? recover.error;
 
@@ -51,8 +48,7 @@ export function EnableWebhookDialog({ webhook }: { webhook: { id: string; url: s
     try {
       if (!enable.isSuccess) await enable.mutateAsync({ id: webhook.id });
       if (recoverMissed && disabledAt) {
-        const since = new Date(Math.max(disabledAt.getTime(), Date.now() - RECOVER_REACH_MS + 60_000));
-        const result = await recover.mutateAsync({ id: webhook.id, since: since.toISOString() });
+        const result = await recover.mutateAsync({ id: webhook.id, since: recoverSince(disabledAt) });
         toast.success(
           `Webhook enabled. ${formatCount(result.recovered)} missed ${result.recovered === 1 ? 'event' : 'events'} queued for delivery.` +
             (result.has_more && result.next_since ? ` More remain: recover again from ${formatDateTime(result.next_since)}.` : ''),
@@ -68,7 +64,6 @@ export function EnableWebhookDialog({ webhook }: { webhook: { id: string; url: s
     }
   };
 
-  const tooOld = disabledAt !== null && Date.now() - disabledAt.getTime() > RECOVER_REACH_MS;
   return (
     <Dialog open={open} onOpenChange={close}>
       <Button className="mt-3" size="sm" onClick={() => setOpen(true)}>
@@ -88,24 +83,12 @@ export function EnableWebhookDialog({ webhook }: { webhook: { id: string; url: s
             </Alert>
           ) : null}
           {disabledAt ? (
-            <div className="flex items-start gap-3 rounded-md border border-slate-200 px-3 py-2 dark:border-slate-800">
-              <Checkbox
-                id={checkboxId}
-                className="mt-0.5"
-                checked={recoverMissed}
-                onCheckedChange={(v) => setRecoverMissed(v === true)}
-                aria-describedby={`${checkboxId}-meaning`}
-              />
-              <div className="grid gap-0.5">
-                <Label htmlFor={checkboxId}>Recover the events missed while it was disabled</Label>
-                <span id={`${checkboxId}-meaning`} className="text-xs text-slate-600 dark:text-slate-400">
-                  {tooOld
-                    ? `From 7 days ago (the furthest recovery reaches; disabled ${formatDateTime(disabledAt.toISOString())}) until now`
-                    : `From ${formatDateTime(disabledAt.toISOString())} until now`}
-                  : the events of its kinds your receiver has not received are sent again, with their original ids.
-                </span>
-              </div>
-            </div>
+            <RecoverMissedOption
+              disabledAt={disabledAt}
+              checked={recoverMissed}
+              onCheckedChange={setRecoverMissed}
+              whatIsSent="the events of its kinds your receiver has not received"
+            />
           ) : null}
           <div className="flex justify-end gap-2">
             <Button variant="secondary" onClick={() => close(false)}>
