@@ -1,5 +1,5 @@
 /**
- * `npm run test:timings -- <vitest.json> [<playwright.json>]`: the slowest test files and tests of
+ * `npm run test:timings -- <vitest.json> [<playwright.json>]` (either, or both): the slowest test files and tests of
  * a run, from vitest's JSON reporter (`--reporter=json --outputFile.json=…`) and Playwright's
  * (`PLAYWRIGHT_JSON_OUTPUT_NAME=… --reporter=json`). docs/testing.md says how to record a run.
  *
@@ -22,10 +22,16 @@ interface VitestReport {
   }[];
 }
 
+interface PlaywrightStep {
+  title: string;
+  duration: number;
+  steps?: PlaywrightStep[];
+}
+
 interface PlaywrightSuite {
   title: string;
   file?: string;
-  specs?: { title: string; tests: { results: { duration: number; status: string }[] }[] }[];
+  specs?: { title: string; tests: { results: { duration: number; status: string; steps?: PlaywrightStep[] }[] }[] }[];
   suites?: PlaywrightSuite[];
 }
 
@@ -79,31 +85,51 @@ function vitestSection(file: string): string {
 
 function playwrightSection(file: string): string {
   const report = JSON.parse(readFileSync(file, 'utf8')) as PlaywrightReport;
-  const tests: { file: string; name: string; ms: number }[] = [];
+  const tests: { file: string; name: string; ms: number; checks: number; checkMs: number }[] = [];
   const walk = (suite: PlaywrightSuite, file: string) => {
     for (const spec of suite.specs ?? [])
-      for (const t of spec.tests) tests.push({ file, name: spec.title, ms: t.results.reduce((sum, r) => sum + r.duration, 0) });
+      for (const t of spec.tests) {
+        const checks = t.results.flatMap((r) => pageChecks(r.steps ?? []));
+        tests.push({
+          file,
+          name: spec.title,
+          ms: t.results.reduce((sum, r) => sum + r.duration, 0),
+          checks: checks.length,
+          checkMs: checks.reduce((sum, step) => sum + step.duration, 0),
+        });
+      }
     for (const child of suite.suites ?? []) walk(child, suite.file ?? file);
   };
   for (const suite of report.suites) walk(suite, suite.file ?? suite.title);
   tests.sort((a, b) => b.ms - a.ms);
   const total = tests.reduce((sum, t) => sum + t.ms, 0);
+  const checkTotal = tests.reduce((sum, t) => sum + t.checkMs, 0);
+  const checkCount = tests.reduce((sum, t) => sum + t.checks, 0);
   const { stats } = report;
   return [
     `## Playwright: ${tests.length} tests, ${seconds(stats.duration)} wall (setup included), ${seconds(total)} in tests`,
     `passed ${stats.expected}, failed ${stats.unexpected}, flaky ${stats.flaky}, skipped ${stats.skipped}`,
+    `page checks (check(): axe, screenshots, words): ${checkCount}, ${seconds(checkTotal)} of the tests' time`,
     '',
     table(
-      ['test', 'file', 'time'],
-      tests.slice(0, TOP).map((t) => [t.name.replace(/\|/g, '\\|'), t.file, seconds(t.ms)]),
+      ['test', 'file', 'time', 'checks', 'in checks'],
+      tests.slice(0, TOP).map((t) => [t.name.replace(/\|/g, '\\|'), t.file, seconds(t.ms), String(t.checks), seconds(t.checkMs)]),
     ),
   ].join('\n');
 }
 
-const [vitestFile, playwrightFile] = process.argv.slice(2);
-if (!vitestFile) {
-  console.error('usage: npm run test:timings -- <vitest.json> [<playwright.json>]');
+/** The steps of `check()` (tests/e2e/support.ts titles them `check <name>`), outermost only. */
+function pageChecks(steps: PlaywrightStep[]): PlaywrightStep[] {
+  return steps.flatMap((step) => (step.title.startsWith('check ') ? [step] : pageChecks(step.steps ?? [])));
+}
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+  console.error('usage: npm run test:timings -- <vitest.json> [<playwright.json>] (either, or both)');
   process.exit(2);
 }
-console.log(vitestSection(vitestFile));
-if (playwrightFile) console.log(`\n${playwrightSection(playwrightFile)}`);
+// Told apart by their contents: Playwright's report has `stats`, vitest's `testResults`.
+const sections = files.map((file) =>
+  'stats' in (JSON.parse(readFileSync(file, 'utf8')) as object) ? playwrightSection(file) : vitestSection(file),
+);
+console.log(sections.join('\n\n'));
