@@ -1,8 +1,20 @@
-import { describe, expect, it } from 'vitest';
-import { builtinAction, builtinDefinitions } from './definitions';
-import { PACK_LOADERS } from './packs';
-import { BUILTIN_MODULES } from './registry';
-import { loadPack, runBuiltinAction } from './run';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Test files share a worker's modules (vitest.config.ts): these tests need the definitions not
+// read and the packs not loaded yet, so they import modules of their own.
+let builtinAction: typeof import('./definitions').builtinAction;
+let builtinDefinitions: typeof import('./definitions').builtinDefinitions;
+let PACK_LOADERS: typeof import('./packs').PACK_LOADERS;
+let BUILTIN_MODULES: typeof import('./registry').BUILTIN_MODULES;
+let loadPack: typeof import('./run').loadPack;
+let runBuiltinAction: typeof import('./run').runBuiltinAction;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ builtinAction, builtinDefinitions } = await import('./definitions'));
+  ({ PACK_LOADERS } = await import('./packs'));
+  ({ BUILTIN_MODULES } = await import('./registry'));
+  ({ loadPack, runBuiltinAction } = await import('./run'));
+});
 
 describe('lazily loaded module packs', () => {
   it('has a loader for every built-in pack, loading the very definition the catalog lists', async () => {
