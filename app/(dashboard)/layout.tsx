@@ -4,6 +4,7 @@ import { DashboardNav } from '@/components/dashboard/nav';
 import { SessionKeeper } from '@/components/session-keeper';
 import { QueryProviders } from '@/client/trpc/react';
 import { currentSession } from '@/app/_lib/session';
+import { WithData } from '@/app/_lib/prefetch';
 
 /**
  * The signed-in part of the dashboard: section navigation, data through tRPC + TanStack Query
@@ -17,16 +18,25 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   return (
     <SessionKeeper>
       <QueryProviders>
-        <div className="mx-auto flex w-full max-w-7xl flex-col gap-6 px-4 py-6 sm:px-6 md:flex-row md:py-8">
-          {session ? (
-            <aside className="md:w-52 md:shrink-0 print:hidden">
-              <DashboardNav admin={session.admin} tenant={session.tenantId !== null} />
-            </aside>
-          ) : null}
-          <main id="main" className="min-w-0 flex-1">
-            {children}
-          </main>
-        </div>
+        {/* What every page asks first: the tenant (plan, limits) and the user's role in it. */}
+        <WithData
+          prefetch={({ trpc, queryClient }) =>
+            session
+              ? [queryClient.prefetchQuery(trpc.tenants.me.queryOptions({})), queryClient.prefetchQuery(trpc.members.me.queryOptions({}))]
+              : []
+          }
+        >
+          <div className="mx-auto flex w-full max-w-7xl flex-col gap-6 px-4 py-6 sm:px-6 md:flex-row md:py-8">
+            {session ? (
+              <aside className="md:w-52 md:shrink-0 print:hidden">
+                <DashboardNav admin={session.admin} tenant={session.tenantId !== null} />
+              </aside>
+            ) : null}
+            <main id="main" className="min-w-0 flex-1">
+              {children}
+            </main>
+          </div>
+        </WithData>
         {/* theme="system": the toasts follow the colour scheme like the rest of the dashboard. */}
         <Toaster closeButton position="bottom-right" theme="system" />
       </QueryProviders>

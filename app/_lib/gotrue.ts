@@ -38,7 +38,7 @@ export function errorMessage(body: unknown, status: number): string {
  * registrations) count that client and not this server's loopback address. server.ts sets the
  * header on every request it hands to Next; outside a request there is nothing to forward.
  */
-async function forwardedClient(env: DashboardEnv): Promise<Record<string, string>> {
+export async function forwardedClient(env: DashboardEnv): Promise<Record<string, string>> {
   try {
     const ip = (await requestHeaders()).get('x-amp-client-ip');
     return ip ? { 'x-amp-client-ip': ip, 'x-amp-dashboard-token': env.forwardToken } : {};

@@ -1,12 +1,14 @@
 'use client';
 
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useCallback, useEffect, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
 import type { AccountActions, PasskeyActions } from '@/client/actions';
 import type { DashboardSessionView } from '@/client/session';
-import { statusOf, trpc, withSessionRetry } from '@/client/trpc/client';
+import { statusOf, type trpc } from '@/client/trpc/client';
+import { useTRPC } from '@/client/trpc/react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
@@ -33,6 +35,14 @@ function roleLabel(session: DashboardSessionView, role: string | null): string {
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : 'The request failed.');
 
+/** What the tenant card shows: a password session's user who owns no tenant yet gets a 401 from the API. */
+function tenantState(me: { data?: Me; error: unknown; isError: boolean }, session: DashboardSessionView): TenantState {
+  if (me.data) return { state: 'ready', me: me.data };
+  if (!me.isError) return { state: 'loading' };
+  if (statusOf(me.error) === 401 && session.kind === 'password') return { state: 'none', message: messageOf(me.error) };
+  return { state: 'error', message: messageOf(me.error) };
+}
+
 export function AccountView({
   session,
   actions,
@@ -42,25 +52,18 @@ export function AccountView({
   actions: AccountActions;
   passkeys: PasskeyActions;
 }) {
-  const [tenant, setTenant] = useState<TenantState>({ state: 'loading' });
-  const [role, setRole] = useState<string | null>(null);
-  const [tenantName, setTenantName] = useState<string | null>(null);
-  const load = useCallback(async () => {
-    try {
-      const me = await withSessionRetry(() => trpc.tenants.me.query({}));
-      setTenant({ state: 'ready', me });
-      const caller = await trpc.members.me.query({}).catch(() => null);
-      setRole(caller?.role ?? null);
-      setTenantName(caller?.memberships.find((m) => m.tenant_id === caller.tenant_id)?.agent_name ?? null);
-    } catch (err) {
-      // A password session whose user owns no tenant yet: the API says so with a 401.
-      if (statusOf(err) === 401 && session.kind === 'password') setTenant({ state: 'none', message: messageOf(err) });
-      else setTenant({ state: 'error', message: messageOf(err) });
-    }
-  }, [session.kind]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  // The same cache entries as every dashboard page (prefetched with the page, app/(dashboard)/layout.tsx).
+  const trpcQuery = useTRPC();
+  const queryClient = useQueryClient();
+  const me = useQuery(trpcQuery.tenants.me.queryOptions({}));
+  const caller = useQuery({ ...trpcQuery.members.me.queryOptions({}), enabled: me.isSuccess });
+  const tenant = tenantState(me, session);
+  const role = caller.data?.role ?? null;
+  const tenantName = caller.data?.memberships.find((m) => m.tenant_id === caller.data.tenant_id)?.agent_name ?? null;
+  const load = async () => {
+    await queryClient.invalidateQueries({ queryKey: trpcQuery.tenants.me.queryKey() });
+    await queryClient.invalidateQueries({ queryKey: trpcQuery.members.me.queryKey() });
+  };
 
   return (
     <div className="grid gap-6">

@@ -1,12 +1,15 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
+import { cursorPagesKey } from './cursor-pages-key';
 
 interface CursorPage<T> {
   data: T[];
   has_more: boolean;
   next_cursor: string | null;
 }
+
+export { cursorPagesKey };
 
 /**
  * A list procedure's pages, fetched with its `cursor` ("Load more"). The tRPC integration's own
@@ -15,9 +18,6 @@ interface CursorPage<T> {
  * client and the given input only. `key`: the procedure's query key for that input. The pages keep
  * the procedure's own type (a page may carry more than the cursor fields, e.g. a search's extent).
  */
-/** The cache key of useCursorPages' pages for a procedure's query key (for optimistic updates). */
-export const cursorPagesKey = (key: readonly unknown[]) => [...key, 'pages'] as const;
-
 export function useCursorPages<P extends CursorPage<unknown>>(
   key: readonly unknown[],
   fetchPage: (cursor: string | undefined) => Promise<P>,

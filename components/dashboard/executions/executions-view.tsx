@@ -16,6 +16,7 @@ import { QueryError } from '@/components/dashboard/query-error';
 import { useCursorPages } from '@/components/dashboard/use-cursor-pages';
 import { ExecutionsTable } from './executions-table';
 import { SEARCH_MAX_LENGTH } from '@/src/contract/limits';
+import { EXECUTIONS_LIST } from '@/components/dashboard/first-queries';
 
 const STATUSES = [
   { value: '', label: 'Any status' },
@@ -43,7 +44,7 @@ interface Filters {
   range: Range;
 }
 
-const PAGE_SIZE = 25;
+const PAGE_SIZE = EXECUTIONS_LIST.limit;
 /** How long typing pauses before the search runs. */
 const SEARCH_DEBOUNCE_MS = 300;
 const selectClass =

@@ -13,6 +13,7 @@ import { QueryError } from '@/components/dashboard/query-error';
 import { useCursorPages } from '@/components/dashboard/use-cursor-pages';
 import { InvoiceStatusBadge } from './invoice-status';
 import type { RouterOutputs } from '@/client/trpc/types';
+import { INVOICES_LIST } from '@/components/dashboard/first-queries';
 
 type Invoice = RouterOutputs['invoices']['list']['data'][number];
 
@@ -56,8 +57,8 @@ const columns: ColumnDef<Invoice, unknown>[] = [
 export function InvoicesView() {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  const list = useCursorPages(trpc.invoices.list.queryKey({ limit: 24 }), (cursor) =>
-    client.invoices.list.query({ limit: 24, ...(cursor ? { cursor } : {}) }),
+  const list = useCursorPages(trpc.invoices.list.queryKey(INVOICES_LIST), (cursor) =>
+    client.invoices.list.query({ ...INVOICES_LIST, ...(cursor ? { cursor } : {}) }),
   );
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
   return (

@@ -37,13 +37,13 @@ import { MULTIPLE_KEYS_PLAN, SCOPE_MEANINGS, SCOPES } from './scopes';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { atMostCharacters } from '@/components/forms/fields';
 import { KEY_GRACE_MAX_SECONDS, KEY_NAME_MAX_LENGTH } from '@/src/contract/limits';
+import { KEYS_LIST } from '@/components/dashboard/first-queries';
 
 type KeySummary = RouterOutputs['keys']['list']['data'][number];
 type KeyList = RouterOutputs['keys']['list'];
 
-/** Keys per page, newest first; "Load more" reaches every key (the API's cursor). */
-const PAGE_SIZE = 50;
-const LIST_INPUT = { limit: PAGE_SIZE };
+/** Keys per page (KEYS_PAGE_SIZE), newest first; "Load more" reaches every key (the API's cursor). */
+const LIST_INPUT = KEYS_LIST;
 /** Seconds the old secret keeps working after a rotation, unless the user picks otherwise. */
 const DEFAULT_GRACE_SECONDS = 3600;
 

@@ -22,6 +22,7 @@ import type { RouterOutputs } from '@/client/trpc/types';
 import { LoadMore } from '@/components/dashboard/load-more';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { DeniedNote, useAccess } from '@/components/dashboard/access';
+import { MEMORY_AGENTS } from '@/components/dashboard/first-queries';
 
 type MemoryPage = RouterOutputs['memory']['list'];
 type Entry = MemoryPage['data'][number];
@@ -49,7 +50,7 @@ export function MemoryView() {
   const [formError, setFormError] = useState<string>();
   const trpc = useTRPC();
   // Issued with the entries' query (same render): one round.
-  const agents = useQuery(trpc.memory.agents.queryOptions({ limit: 100 }));
+  const agents = useQuery(trpc.memory.agents.queryOptions(MEMORY_AGENTS));
   // A role without memory:write (a viewer) reads entries; each Delete is off, described by the
   // reason under the header.
   const write = useAccess('writeMemory');

@@ -18,6 +18,7 @@ import { CollapsibleJson, JsonBlock } from './json-block';
 import { TrustBadges } from './trust-badges';
 import type { RouterOutputs } from '@/client/trpc/types';
 import type { ActionItem } from './types';
+import { MODULE_TRUST_HISTORY } from '@/components/dashboard/first-queries';
 
 /**
  * The components' extra fields, as GET /api/v1/trust/{name} returns them (src/trust/schema.ts builds
@@ -42,7 +43,7 @@ export function ModuleView({ name }: { name: string }) {
   const trpc = useTRPC();
   // One round: the module and its trust details are requested together.
   const mod = useQuery(trpc.modules.get.queryOptions({ module: name }));
-  const trust = useQuery(trpc.trust.get.queryOptions({ name, history_limit: 5 }));
+  const trust = useQuery(trpc.trust.get.queryOptions({ name, history_limit: MODULE_TRUST_HISTORY }));
   const report = useQuery(trpc.certification.report.queryOptions({ module: name }));
   // A role without modules:install: the button is off, described by the reason beside it (same round).
   const install = useAccess('installModules');

@@ -18,6 +18,7 @@ import { InstallButton } from './install-button';
 import { TrustBadges } from './trust-badges';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { SEARCH_MAX_LENGTH } from '@/src/contract/limits';
+import { MODULES_LIST } from '@/components/dashboard/first-queries';
 
 const selectClass =
   'h-10 w-full rounded-md border border-slate-400 bg-white px-3 text-sm text-slate-900 shadow-sm focus-visible:border-indigo-600 focus-visible:ring-2 focus-visible:ring-indigo-500/60 focus-visible:outline-none dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100';
@@ -45,7 +46,7 @@ export function ModulesView() {
   const q = useSettled(typed.trim());
 
   // One round: the list and (while a query is typed) the search are issued together.
-  const all = useQuery(trpc.modules.list.queryOptions({ limit: 100 }));
+  const all = useQuery(trpc.modules.list.queryOptions(MODULES_LIST));
   const filtered = useQuery({
     ...trpc.modules.list.queryOptions({
       limit: 100,

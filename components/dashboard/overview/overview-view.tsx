@@ -19,6 +19,7 @@ import { errorCode, QueryError } from '@/components/dashboard/query-error';
 import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { WebhookAttentionBanner } from '@/components/dashboard/webhooks/attention';
 import { GettingStarted } from './getting-started';
+import { OVERVIEW_ANY, OVERVIEW_LATEST_EXECUTIONS } from '@/components/dashboard/first-queries';
 
 /** Share of the quota at which the overview warns (the "80% warning"). */
 const QUOTA_WARNING = 0.8;
@@ -40,11 +41,11 @@ export function OverviewView() {
   const builder = useAccess('manageKeys').allowed !== false;
   const planChange = useAccess('changePlan').allowed !== false;
   const usage = useQuery({ ...trpc.billing.usage.queryOptions({}), enabled: billing.allowed !== false });
-  const latest = useQuery({ ...trpc.executions.list.queryOptions({ limit: 8 }), enabled: modules.allowed !== false });
-  const keys = useQuery({ ...trpc.keys.list.queryOptions({ limit: 1 }), enabled: readKeys.allowed !== false });
+  const latest = useQuery({ ...trpc.executions.list.queryOptions(OVERVIEW_LATEST_EXECUTIONS), enabled: modules.allowed !== false });
+  const keys = useQuery({ ...trpc.keys.list.queryOptions(OVERVIEW_ANY), enabled: readKeys.allowed !== false });
   // Asked only of a plan that has webhooks: another plan's answer is a known 403 (and a console error).
   const webhooksInPlan = me.data ? planAllows(me.data.plan, 'webhooks') : undefined;
-  const webhooks = useQuery({ ...trpc.webhooks.list.queryOptions({ limit: 1 }), enabled: webhooksInPlan === true });
+  const webhooks = useQuery({ ...trpc.webhooks.list.queryOptions(OVERVIEW_ANY), enabled: webhooksInPlan === true });
 
   if (me.isError) {
     return (

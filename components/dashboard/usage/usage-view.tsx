@@ -20,6 +20,7 @@ import { cycleParam, invoiceMakeup } from './cycle';
 import { ModuleChart } from './module-chart';
 import { PlanChange } from './plan-change';
 import { PlanComparison } from './plan-comparison';
+import { INVOICES_LIST } from '@/components/dashboard/first-queries';
 
 /** `YYYY-MM` of the current UTC month: the latest cycle the API reads. */
 const currentCycle = () => new Date().toISOString().slice(0, 7);
@@ -44,7 +45,7 @@ export function UsageView() {
   // A cycle the API has no usage for (before the workspace existed, or not begun): said as such, not as a failure.
   const unavailable = usage.isError && errorCode(usage.error) === 'invalid_request';
   // An invoiced cycle links to its invoice (the newest 24 cover two years; asked in the same request as the usage).
-  const invoices = useQuery(trpc.invoices.list.queryOptions({ limit: 24 }, { staleTime: 60_000 }));
+  const invoices = useQuery(trpc.invoices.list.queryOptions(INVOICES_LIST, { staleTime: 60_000 }));
   const invoice = u ? invoices.data?.data.find((i) => i.period_start.startsWith(u.cycle)) : undefined;
 
   return (

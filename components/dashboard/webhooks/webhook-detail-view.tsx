@@ -30,6 +30,7 @@ import { DeliverySettings, RotateSecretDialog, TestEventPanel } from './webhook-
 import { EnableWebhookDialog } from './enable-dialog';
 import type { RouterOutputs } from '@/client/trpc/types';
 import { WEBHOOK_AUTO_DISABLE_AFTER } from '@/src/contract/limits';
+import { WEBHOOK_STATS_RANGE } from '@/components/dashboard/first-queries';
 
 type WebhookDetail = RouterOutputs['webhooks']['get'];
 type Delivery = WebhookDetail['deliveries'][number];
@@ -102,7 +103,7 @@ const RANGES: { value: Range; label: string }[] = [
  */
 export function WebhookDetailView({ id }: { id: string }) {
   const trpc = useTRPC();
-  const [range, setRange] = useState<Range>('24h');
+  const [range, setRange] = useState<Range>(WEBHOOK_STATS_RANGE);
   // Both start together (one batched request); the history refreshes quickly while deliveries are pending.
   const detail = useQuery({
     ...trpc.webhooks.get.queryOptions({ id }),

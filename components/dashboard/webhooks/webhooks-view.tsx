@@ -18,9 +18,10 @@ import { errorCode, QueryError } from '@/components/dashboard/query-error';
 import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { WEBHOOKS_PLAN, WEBHOOKS_REQUIREMENT } from './event-kinds';
 import { formatRate, WebhookFormDialog, WebhookStatusBadge, type WebhookView } from './webhook-form';
+import { WEBHOOKS_LIST } from '@/components/dashboard/first-queries';
 
 /** Subscriptions per page: the API's maximum, more than a tenant may hold (PLANS' `webhookSubscriptions`). */
-const LIST_INPUT = { limit: 100 };
+const LIST_INPUT = WEBHOOKS_LIST;
 
 /** The tenant's webhook subscriptions with status and success rate, and the way to add one. */
 export function WebhooksView() {

@@ -17,6 +17,7 @@ import { DeniedNote, useAccess } from '@/components/dashboard/access';
 import { QueryError } from '@/components/dashboard/query-error';
 import type { WorkflowView } from './status';
 import { WORKFLOW_TEMPLATES } from './templates';
+import { WORKFLOWS_LIST } from '@/components/dashboard/first-queries';
 
 const columns: ColumnDef<WorkflowView, unknown>[] = [
   {
@@ -66,7 +67,7 @@ function NewWorkflowButton({ denied, describedBy }: { denied: boolean; described
 /** The tenant's workflow definitions; each opens to its steps and runs. New ones start from a template. */
 export function WorkflowsView() {
   const trpc = useTRPC();
-  const list = useQuery(trpc.workflows.list.queryOptions({ limit: 100 }));
+  const list = useQuery(trpc.workflows.list.queryOptions(WORKFLOWS_LIST));
   const write = useAccess('writeWorkflows');
   const denied = write.allowed === false;
   const deniedId = useId();

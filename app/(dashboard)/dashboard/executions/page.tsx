@@ -3,15 +3,31 @@ import { Suspense } from 'react';
 import { ExecutionsView } from '@/components/dashboard/executions/executions-view';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { requireSession } from '@/app/_lib/session';
+import { WithData, prefetchCursorPages } from '@/app/_lib/prefetch';
+import { EXECUTIONS_LIST } from '@/components/dashboard/first-queries';
 
 export const metadata: Metadata = { title: 'Executions' };
 
-export default async function ExecutionsPage() {
+export default async function ExecutionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requireSession('/dashboard/executions');
+  // The latest executions are prefetched; a search or filter in the URL the view asks for itself.
+  const unfiltered = Object.keys(await searchParams).length === 0;
   // The view reads its search and filters from the URL (useSearchParams).
   return (
-    <Suspense fallback={<SkeletonRows rows={6} label="Loading executions" />}>
-      <ExecutionsView />
-    </Suspense>
+    <WithData
+      prefetch={({ trpc, client, queryClient }) =>
+        unfiltered
+          ? [
+              prefetchCursorPages(queryClient, trpc.executions.list.queryKey(EXECUTIONS_LIST), () =>
+                client.executions.list.query(EXECUTIONS_LIST),
+              ),
+            ]
+          : []
+      }
+    >
+      <Suspense fallback={<SkeletonRows rows={6} label="Loading executions" />}>
+        <ExecutionsView />
+      </Suspense>
+    </WithData>
   );
 }

@@ -3,6 +3,8 @@ import { Suspense } from 'react';
 import { MemoryView } from '@/components/dashboard/memory/memory-view';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { requireSession } from '@/app/_lib/session';
+import { WithData } from '@/app/_lib/prefetch';
+import { MEMORY_AGENTS } from '@/components/dashboard/first-queries';
 
 export const metadata: Metadata = { title: 'Memory' };
 
@@ -10,8 +12,10 @@ export default async function MemoryPage() {
   await requireSession('/dashboard/memory');
   // The view reads its agent and query from the URL (useSearchParams).
   return (
-    <Suspense fallback={<SkeletonRows rows={4} label="Loading" />}>
-      <MemoryView />
-    </Suspense>
+    <WithData prefetch={({ trpc, queryClient }) => [queryClient.prefetchQuery(trpc.memory.agents.queryOptions(MEMORY_AGENTS))]}>
+      <Suspense fallback={<SkeletonRows rows={4} label="Loading" />}>
+        <MemoryView />
+      </Suspense>
+    </WithData>
   );
 }

@@ -3,15 +3,27 @@ import { Suspense } from 'react';
 import { UsageView } from '@/components/dashboard/usage/usage-view';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { requireSession } from '@/app/_lib/session';
+import { WithData } from '@/app/_lib/prefetch';
+import { INVOICES_LIST } from '@/components/dashboard/first-queries';
 
 export const metadata: Metadata = { title: 'Usage' };
 
-export default async function UsagePage() {
+export default async function UsagePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requireSession('/dashboard/usage');
+  // The current cycle's usage is prefetched; another cycle (?cycle=) the view asks for itself.
+  const current = (await searchParams).cycle === undefined;
   // The view reads the cycle from the URL (useSearchParams).
   return (
-    <Suspense fallback={<SkeletonRows rows={6} label="Loading usage" />}>
-      <UsageView />
-    </Suspense>
+    <WithData
+      prefetch={({ trpc, queryClient }) => [
+        ...(current ? [queryClient.prefetchQuery(trpc.billing.usage.queryOptions({}))] : []),
+        queryClient.prefetchQuery(trpc.plans.list.queryOptions({})),
+        queryClient.prefetchQuery(trpc.invoices.list.queryOptions(INVOICES_LIST)),
+      ]}
+    >
+      <Suspense fallback={<SkeletonRows rows={6} label="Loading usage" />}>
+        <UsageView />
+      </Suspense>
+    </WithData>
   );
 }

@@ -1,0 +1,63 @@
+/**
+ * Data with the first paint: a page's server component asks the API for what its client
+ * components will ask first, with the browser's own cookies (the same session, tenant and
+ * limits as the browser's calls; src/server/session.ts), and hands the answers to TanStack
+ * Query through a HydrationBoundary. The client components then render with data in the first
+ * HTML instead of a skeleton and a round trip. A query that fails here (a session whose access
+ * token needs refreshing, a role without the scope, the API busy) is left out: the browser asks
+ * for it as before and handles the failure as before.
+ */
+import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink, type TRPCClient } from '@trpc/client';
+import { createTRPCOptionsProxy, type TRPCOptionsProxy } from '@trpc/tanstack-react-query';
+import { headers as requestHeaders } from 'next/headers';
+import type { ReactNode } from 'react';
+import { TRPC_BATCH_MAX_CALLS } from '@/src/contract/limits';
+import type { AppRouter } from '@/src/server/router';
+import { cursorPagesKey } from '@/components/dashboard/cursor-pages-key';
+import { dashboardEnv } from './env';
+import { forwardedClient } from './gotrue';
+
+export interface Prefetch {
+  trpc: TRPCOptionsProxy<AppRouter>;
+  client: TRPCClient<AppRouter>;
+  queryClient: QueryClient;
+}
+
+/** What a page prefetches: queries started with `queryClient.prefetchQuery(trpc.x.y.queryOptions(input))`. */
+export type Prefetcher = (p: Prefetch) => Promise<unknown>[];
+
+async function prefetched(prefetch: Prefetcher): Promise<ReturnType<typeof dehydrate> | null> {
+  const env = dashboardEnv();
+  const cookie = (await requestHeaders()).get('cookie');
+  if (!cookie) return null;
+  const forwarded = await forwardedClient(env);
+  const client = createTRPCClient<AppRouter>({
+    links: [httpBatchLink({ url: `${env.apiUrl}/api/trpc`, maxItems: TRPC_BATCH_MAX_CALLS, headers: () => ({ ...forwarded, cookie }) })],
+  });
+  // No retries: a failure is the browser's to retry, with its session refresh.
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const trpc = createTRPCOptionsProxy<AppRouter>({ client, queryClient });
+  await Promise.allSettled(prefetch({ trpc, client, queryClient }));
+  return dehydrate(queryClient);
+}
+
+/** `children` rendered with the answers `prefetch` got (those that succeeded) already in the query cache. */
+export async function WithData({ prefetch, children }: { prefetch: Prefetcher; children: ReactNode }) {
+  const state = await prefetched(prefetch).catch(() => null);
+  return state ? <HydrationBoundary state={state}>{children}</HydrationBoundary> : children;
+}
+
+/** The first page of a "Load more" list (components/dashboard/use-cursor-pages.ts), as useCursorPages keeps it. */
+export function prefetchCursorPages<P extends { next_cursor: string | null }>(
+  queryClient: QueryClient,
+  key: readonly unknown[],
+  firstPage: () => Promise<P>,
+): Promise<void> {
+  return queryClient.prefetchInfiniteQuery({
+    queryKey: cursorPagesKey(key),
+    queryFn: () => firstPage(),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page: P) => page.next_cursor ?? undefined,
+  });
+}
