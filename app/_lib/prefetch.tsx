@@ -24,8 +24,12 @@ export interface Prefetch {
   queryClient: QueryClient;
 }
 
-/** What a page prefetches: queries started with `queryClient.prefetchQuery(trpc.x.y.queryOptions(input))`. */
-export type Prefetcher = (p: Prefetch) => Promise<unknown>[];
+/**
+ * What a page prefetches: queries started with `queryClient.prefetchQuery(trpc.x.y.queryOptions(input))`,
+ * or one async step that first reads what decides the rest (`fetchQuery`), as a view leaves out a
+ * query the caller's role or plan is known to be refused.
+ */
+export type Prefetcher = (p: Prefetch) => Promise<unknown> | Promise<unknown>[];
 
 async function prefetched(prefetch: Prefetcher): Promise<ReturnType<typeof dehydrate> | null> {
   const env = dashboardEnv();
@@ -38,7 +42,7 @@ async function prefetched(prefetch: Prefetcher): Promise<ReturnType<typeof dehyd
   // No retries: a failure is the browser's to retry, with its session refresh.
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const trpc = createTRPCOptionsProxy<AppRouter>({ client, queryClient });
-  await Promise.allSettled(prefetch({ trpc, client, queryClient }));
+  await Promise.allSettled([prefetch({ trpc, client, queryClient })].flat());
   return dehydrate(queryClient);
 }
 
