@@ -28,6 +28,9 @@ const nodeGlobals = Object.fromEntries(
   ].map((name) => [name, 'readonly']),
 );
 
+/** Links go through components/ui/link.tsx, which does not prefetch every link in view. */
+const NEXT_LINK = { name: 'next/link', message: "Import { Link } from '@/components/ui/link' (no viewport prefetch)." };
+
 export default defineConfig(
   globalIgnores([
     'node_modules/',
@@ -73,6 +76,7 @@ export default defineConfig(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
+          paths: [NEXT_LINK],
           patterns: [
             {
               regex: '^(@/|(\\.\\./)+)src/server/router$',
@@ -93,6 +97,15 @@ export default defineConfig(
         },
       ],
     },
+  },
+  {
+    files: ['app/**/*.{ts,tsx}'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [NEXT_LINK] }] },
+  },
+  {
+    // The link itself.
+    files: ['components/ui/link.tsx'],
+    rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
   {
     // The contract is what both sides import: zod and its own modules, nothing else.

@@ -1,6 +1,6 @@
 // Any path no page answers (Next's own 404 page had no landmark, navigation or way back).
 import type { Metadata } from 'next';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Button } from '@/components/ui/button';
 
 export const metadata: Metadata = { title: 'Page not found' };

@@ -1,6 +1,6 @@
 // The front page. Pages import no server code from src/ (only the pure src/contract/): they call
 // the API over HTTP, so Next never bundles a second copy of the data layer.
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Button } from '@/components/ui/button';
 import { currentSession } from './_lib/session';
 

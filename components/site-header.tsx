@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import type { DashboardSessionView } from '@/client/session';
 import { SignOutButton } from './sign-out-button';
 import { Button } from './ui/button';

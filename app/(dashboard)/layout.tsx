@@ -37,8 +37,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             </main>
           </div>
         </WithData>
-        {/* theme="system": the toasts follow the colour scheme like the rest of the dashboard. */}
-        <Toaster closeButton position="bottom-right" theme="system" />
+        {/* theme="system": the toasts follow the colour scheme like the rest of the dashboard. At the
+            top centre they cover neither the header's controls nor a table's row actions (on the right). */}
+        <Toaster closeButton position="top-center" theme="system" />
       </QueryProviders>
     </SessionKeeper>
   );

@@ -14,7 +14,8 @@ import { headers as requestHeaders } from 'next/headers';
 import type { ReactNode } from 'react';
 import { TRPC_BATCH_MAX_CALLS } from '@/src/contract/limits';
 import type { AppRouter } from '@/src/server/router';
-import { cursorPagesKey } from '@/components/dashboard/cursor-pages-key';
+import { cursorPagesOptions } from '@/components/dashboard/cursor-pages-key';
+import { allows, type Action, type Caller } from '@/components/dashboard/access-rules';
 import { dashboardEnv } from './env';
 import { forwardedClient } from './gotrue';
 
@@ -58,10 +59,10 @@ export function prefetchCursorPages<P extends { next_cursor: string | null }>(
   key: readonly unknown[],
   firstPage: () => Promise<P>,
 ): Promise<void> {
-  return queryClient.prefetchInfiniteQuery({
-    queryKey: cursorPagesKey(key),
-    queryFn: () => firstPage(),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page: P) => page.next_cursor ?? undefined,
-  });
+  return queryClient.prefetchInfiniteQuery(cursorPagesOptions(key, () => firstPage()));
+}
+
+/** Whether the caller's role allows `action` (components/dashboard/access-rules.ts), for a page that leaves out what its view would not ask. */
+export async function callerMay({ trpc, queryClient }: Prefetch, action: Action): Promise<boolean> {
+  return allows((await queryClient.fetchQuery(trpc.members.me.queryOptions({}))) as Caller, action);
 }

@@ -20,3 +20,12 @@ export const MODULE_TRUST_HISTORY = 5;
 /** The overview: the latest executions, and one key and one webhook to tell whether there are any. */
 export const OVERVIEW_LATEST_EXECUTIONS = { limit: 8 };
 export const OVERVIEW_ANY = { limit: 1 };
+export const MEMBERS_LIST = { limit: 100 };
+/** The audit log without a filter in its URL. */
+export const AUDIT_LOG_LIST = { limit: 50 };
+/** A workflow's page lists its latest runs (any status). */
+export const WORKFLOW_RUNS_PAGE_SIZE = 50;
+/** The operators' page: tenants, disabled subscriptions and the latest failed deliveries. */
+export const ADMIN_TENANTS = { limit: 100 };
+export const ADMIN_DISABLED_WEBHOOKS = { limit: 100 };
+export const ADMIN_FAILED_DELIVERIES = { limit: 50 };

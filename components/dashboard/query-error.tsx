@@ -1,7 +1,7 @@
 'use client';
 
 import { signOut } from 'next-auth/react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { isTrpcError, signInProblem } from '@/client/trpc/client';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';

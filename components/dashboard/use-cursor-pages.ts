@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { cursorPagesKey } from './cursor-pages-key';
+import { cursorPagesKey, cursorPagesOptions } from './cursor-pages-key';
 
 interface CursorPage<T> {
   data: T[];
@@ -22,10 +22,5 @@ export function useCursorPages<P extends CursorPage<unknown>>(
   key: readonly unknown[],
   fetchPage: (cursor: string | undefined) => Promise<P>,
 ) {
-  return useInfiniteQuery({
-    queryKey: cursorPagesKey(key),
-    queryFn: ({ pageParam }) => fetchPage(pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
+  return useInfiniteQuery(cursorPagesOptions(key, fetchPage));
 }

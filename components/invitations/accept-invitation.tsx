@@ -2,7 +2,7 @@
 
 import { createTRPCClient, httpLink } from '@trpc/client';
 import { signOut } from 'next-auth/react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useEffect, useState, type ReactNode } from 'react';
 import type { DashboardSessionView } from '@/client/session';
 import { chooseTenant } from '@/client/tenant';
@@ -283,7 +283,7 @@ function InvitationDetails({ details }: { details: Lookup }) {
         {details.tenant_name}
       </dd>
       <dt className="text-slate-600 dark:text-slate-400">{ownership ? 'Offered by' : 'Invited by'}</dt>
-      <dd className="break-all" data-testid="invitation-inviter">
+      <dd className="wrap-anywhere" data-testid="invitation-inviter">
         {details.invited_by ?? (ownership ? 'The owner' : 'The workspace, not a named person')}
       </dd>
       <dt className="text-slate-600 dark:text-slate-400">{ownership ? 'You become' : 'Your role'}</dt>
@@ -292,7 +292,7 @@ function InvitationDetails({ details }: { details: Lookup }) {
         <span className="block text-slate-600 dark:text-slate-400">{ROLE_DEFINITIONS[details.role].description}</span>
       </dd>
       <dt className="text-slate-600 dark:text-slate-400">For</dt>
-      <dd className="break-all">{details.email}</dd>
+      <dd className="wrap-anywhere">{details.email}</dd>
       <dt className="text-slate-600 dark:text-slate-400">Link works until</dt>
       <dd>{day(details.expires_at)}</dd>
     </dl>

@@ -108,14 +108,14 @@ function ClientSummary({ details }: { details: Details }) {
         <dl className="grid gap-2 text-sm">
           <div>
             <dt className="font-medium">Client</dt>
-            <dd className="break-all text-slate-700 dark:text-slate-300">
+            <dd className="wrap-anywhere text-slate-700 dark:text-slate-300">
               {details.client.client_name ? `${details.client.client_name} — ` : null}
               <code className="font-mono">{details.client.client_id}</code>
             </dd>
           </div>
           <div>
             <dt className="font-medium">Returns to</dt>
-            <dd className="break-all text-slate-700 dark:text-slate-300">
+            <dd className="wrap-anywhere text-slate-700 dark:text-slate-300">
               <code className="font-mono">{details.client.redirect_uri}</code>
             </dd>
           </div>

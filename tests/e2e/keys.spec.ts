@@ -6,7 +6,7 @@
  * in the table, and the key's usage this cycle with what the policy refused.
  */
 import type { Locator, Page } from '@playwright/test';
-import { api, check, expect, expectFitsNarrowScreen, newOwner, test } from './support';
+import { api, check, expect, expectFitsNarrowScreen, expectToastsClearOfActions, newOwner, test } from './support';
 
 const slugify = { action: 'slugify', input: { text: 'Hello Keys' } };
 
@@ -99,6 +99,7 @@ test('create a key with scopes, use it, rotate it, revoke it; another tenant see
   await confirm.getByRole('button', { name: 'Revoke key' }).click();
   await expect(page.getByRole('row', { name: /ci-bot/ })).toHaveCount(0);
   await expect(page.getByText('Key “ci-bot” revoked.')).toBeVisible();
+  await expectToastsClearOfActions(page);
   expect((await api(page, rotated, 'GET', '/api/v1/modules')).status).toBe(401);
   await page.reload();
   await expect(page.getByRole('row', { name: /primary/i })).toBeVisible();
@@ -241,6 +242,14 @@ test('"Load more" reaches every key past the first page', async ({ browser }) =>
   await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
   await expect(page.getByTestId('keys-count')).toHaveCount(0);
   await check(page, 'keys-paged');
+
+  // A key revoked from the middle of the long table: its toast leaves every row's actions in view and usable.
+  const row = table.getByRole('row', { name: /bulk-30/ });
+  await row.scrollIntoViewIfNeeded();
+  await keyAction(row, 'bulk-30', 'Revoke…');
+  await page.getByRole('alertdialog', { name: 'Revoke “bulk-30”?' }).getByRole('button', { name: 'Revoke key' }).click();
+  await expect(page.getByText('Key “bulk-30” revoked.')).toBeVisible();
+  await expectToastsClearOfActions(page);
 });
 
 test('a session opened with an API key ends, back to sign-in, when that key is rotated without grace', async ({ browser }) => {

@@ -261,3 +261,27 @@ export async function expectFitsNarrowScreen(page: Page): Promise<void> {
     .toBeLessThanOrEqual(375);
   await page.setViewportSize(original);
 }
+
+/**
+ * The toasts on screen cover no button or link of the page's tables and lists (a person acting on
+ * a row must not have to wait for a toast to go): polled until a toast is there, in its place,
+ * clear of every row action.
+ */
+export async function expectToastsClearOfActions(page: Page): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        page.evaluate(() => {
+          const toasts = [...document.querySelectorAll('[data-sonner-toast]')].map((t) => t.getBoundingClientRect());
+          const covered = [...document.querySelectorAll('main table :is(a, button), main li :is(a, button)')]
+            .filter((el) => {
+              const r = el.getBoundingClientRect();
+              return r.width > 0 && toasts.some((t) => r.left < t.right && t.left < r.right && r.top < t.bottom && t.top < r.bottom);
+            })
+            .map((el) => el.getAttribute('aria-label') || el.textContent?.trim() || el.tagName);
+          return toasts.length === 0 ? 'no toast' : covered;
+        }),
+      { timeout: 5_000 },
+    )
+    .toEqual([]);
+}

@@ -25,7 +25,7 @@ const columns: ColumnDef<Entry, unknown>[] = [
     id: 'actor',
     header: 'Who',
     enableSorting: false,
-    cell: ({ row }) => <span className="break-all">{actorLabel(row.original.actor)}</span>,
+    cell: ({ row }) => <span className="wrap-anywhere">{actorLabel(row.original.actor)}</span>,
   },
   { accessorKey: 'action', header: 'What', enableSorting: false },
   auditTargetColumn<Entry>(),

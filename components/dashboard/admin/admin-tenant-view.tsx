@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useTRPC } from '@/client/trpc/react';
 import { statusOf } from '@/client/trpc/client';
 import type { RouterOutputs } from '@/client/trpc/types';

@@ -4,7 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { ChevronDown, Search } from 'lucide-react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { toast } from 'sonner';
@@ -27,6 +27,7 @@ import { REQUESTS_PER_MINUTE_MAX } from '@/src/contract/limits';
 import { AdminAuditLog } from './admin-audit';
 import { ReenableWebhookButton } from './reenable-webhook';
 import { PLAN_NAMES } from '@/src/contract/plans';
+import { ADMIN_DISABLED_WEBHOOKS, ADMIN_FAILED_DELIVERIES, ADMIN_TENANTS } from '@/components/dashboard/first-queries';
 
 type Tenant = RouterOutputs['admin']['listTenants']['data'][number];
 type DisabledWebhook = RouterOutputs['admin']['disabledWebhooks']['data'][number];
@@ -45,9 +46,9 @@ const whenExact = (iso: string) => new Date(iso).toLocaleString(undefined, { dat
 export function AdminView() {
   const trpc = useTRPC();
   // One round: the three lists are requested together.
-  const tenants = useQuery(trpc.admin.listTenants.queryOptions({ limit: 100 }));
-  const disabled = useQuery(trpc.admin.disabledWebhooks.queryOptions({ limit: 100 }));
-  const failed = useQuery(trpc.admin.failedDeliveries.queryOptions({ limit: 50 }));
+  const tenants = useQuery(trpc.admin.listTenants.queryOptions(ADMIN_TENANTS));
+  const disabled = useQuery(trpc.admin.disabledWebhooks.queryOptions(ADMIN_DISABLED_WEBHOOKS));
+  const failed = useQuery(trpc.admin.failedDeliveries.queryOptions(ADMIN_FAILED_DELIVERIES));
 
   return (
     <div className="grid gap-8">
@@ -489,7 +490,7 @@ function FailedDeliveries({ data }: { data: RouterOutputs['admin']['failedDelive
       cell: ({ row }) => (
         <div>
           <p>{row.original.agent_name}</p>
-          <p className="text-xs break-all text-slate-600 dark:text-slate-400">{row.original.owner_email}</p>
+          <p className="text-xs wrap-anywhere text-slate-600 dark:text-slate-400">{row.original.owner_email}</p>
         </div>
       ),
     },

@@ -18,6 +18,7 @@ import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { PageHeader } from '@/components/ui/page-header';
 import { SkeletonRows } from '@/components/ui/skeleton';
+import { AUDIT_LOG_LIST } from '@/components/dashboard/first-queries';
 
 export type AuditEntry = RouterOutputs['auditLog']['list']['data'][number];
 
@@ -100,7 +101,7 @@ const columns: ColumnDef<AuditEntry, unknown>[] = [
     id: 'actor',
     header: 'Who',
     enableSorting: false,
-    cell: ({ row }) => <span className="break-all">{actorLabel(row.original.actor)}</span>,
+    cell: ({ row }) => <span className="wrap-anywhere">{actorLabel(row.original.actor)}</span>,
   },
   { accessorKey: 'action', header: 'What', cell: ({ row }) => actionLabel(row.original.action) },
   auditTargetColumn<AuditEntry>(),
@@ -170,7 +171,7 @@ export function AuditLogView() {
     ...(filters.actor ? { actor: filters.actor } : {}),
     ...(since ? { since } : {}),
   };
-  const input = { limit: 50, ...query };
+  const input = { ...AUDIT_LOG_LIST, ...query };
   const list = useCursorPages(trpc.auditLog.list.queryKey(input), (cursor) =>
     client.auditLog.list.query({ ...input, ...(cursor ? { cursor } : {}) }),
   );

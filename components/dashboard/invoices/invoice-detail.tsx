@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { Download, Printer } from 'lucide-react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useState } from 'react';
 import { useTRPC, useTRPCClient } from '@/client/trpc/react';
 import { statusOf } from '@/client/trpc/client';

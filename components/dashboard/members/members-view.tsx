@@ -26,12 +26,12 @@ import { LoadMore } from '@/components/dashboard/load-more';
 import { errorMessage, QueryError } from '@/components/dashboard/query-error';
 import { cursorPagesKey, useCursorPages } from '@/components/dashboard/use-cursor-pages';
 import { InviteForm, ROLE_LABEL, RoleSelect } from './invite-form';
+import { MEMBERS_LIST } from '@/components/dashboard/first-queries';
 
 type Member = RouterOutputs['members']['list']['data'][number];
 type Invitation = RouterOutputs['members']['invitations']['data'][number];
 
 /** Members per page, newest first; "Load more" reaches the rest. */
-const LIST_INPUT = { limit: 100 };
 
 /** A link the page shows once it is made: an invitation's accept link or an ownership offer's. */
 export interface SentLink {
@@ -55,8 +55,8 @@ export function MembersView() {
   const canManage = caller ? allows(caller, 'manageMembers') : false;
   // Every query starts at once (one round of requests); the lists only for a role that may read them.
   const roles = useQuery(trpc.members.roles.queryOptions({}));
-  const members = useCursorPages(trpc.members.list.queryKey(LIST_INPUT), (cursor) =>
-    client.members.list.query({ ...LIST_INPUT, ...(cursor ? { cursor } : {}) }),
+  const members = useCursorPages(trpc.members.list.queryKey(MEMBERS_LIST), (cursor) =>
+    client.members.list.query({ ...MEMBERS_LIST, ...(cursor ? { cursor } : {}) }),
   );
   const invitations = useQuery({ ...trpc.members.invitations.queryOptions({}), enabled: canRead !== false });
   const [sent, setSent] = useState<SentLink>();
@@ -246,7 +246,7 @@ function MemberRole({ member, editable }: { member: Member; editable: boolean })
     ...trpc.members.changeRole.mutationOptions(),
     onSuccess: (updated) => {
       toast.success(`${updated.email} is now ${ROLE_PHRASE[updated.role]}.`);
-      void queryClient.invalidateQueries({ queryKey: cursorPagesKey(trpc.members.list.queryKey(LIST_INPUT)) });
+      void queryClient.invalidateQueries({ queryKey: cursorPagesKey(trpc.members.list.queryKey(MEMBERS_LIST)) });
     },
   });
   if (!editable) return <span className="whitespace-nowrap">{roleText(member.role)}</span>;
@@ -317,7 +317,7 @@ function MemberActions({
         onConfirm={async () => {
           await remove.mutateAsync({ user_id: member.user_id });
           toast.success(`${member.email} was removed.`);
-          await queryClient.invalidateQueries({ queryKey: cursorPagesKey(trpc.members.list.queryKey(LIST_INPUT)) });
+          await queryClient.invalidateQueries({ queryKey: cursorPagesKey(trpc.members.list.queryKey(MEMBERS_LIST)) });
         }}
       />
       <ConfirmDialog

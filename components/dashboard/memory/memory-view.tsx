@@ -225,13 +225,13 @@ function Entries({ agent, q, tag, deniedBy }: { agent: string; q: string; tag: s
   const entries = pages.flatMap((p) => p.data?.data ?? []);
 
   const columns: ColumnDef<Entry, unknown>[] = [
-    { accessorKey: 'key', header: 'Key', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.key}</span> },
+    { accessorKey: 'key', header: 'Key', cell: ({ row }) => <span className="font-mono text-xs wrap-anywhere">{row.original.key}</span> },
     {
       id: 'value',
       header: 'Value',
       enableSorting: false,
       cell: ({ row }) => (
-        <span className="line-clamp-2 max-w-xs font-mono text-xs break-all text-slate-700 dark:text-slate-300">
+        <span className="line-clamp-2 max-w-xs font-mono text-xs wrap-anywhere text-slate-700 dark:text-slate-300">
           {JSON.stringify(row.original.value)}
         </span>
       ),

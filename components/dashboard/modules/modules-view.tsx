@@ -2,7 +2,7 @@
 
 import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { Search } from 'lucide-react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useEffect, useId, useState } from 'react';
 import { useTRPC } from '@/client/trpc/react';
 import { Badge } from '@/components/ui/badge';

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Play } from 'lucide-react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { isTrpcError } from '@/client/trpc/client';
 import { DeniedNote, useAccess, useCaller } from '@/components/dashboard/access';

@@ -28,7 +28,8 @@ const unlimited = (n: number | null) => (n === null ? 'Unlimited' : formatCount(
 /**
  * Every plan side by side (GET /api/v1/billing/plans): fee, quota, request rate, concurrency,
  * modules, what happens past the quota, and the features some plans lack. The current plan's
- * column (when given) is marked in text, not colour alone. Scrolls inside its own box at 375 px.
+ * column (when given) is marked in text, not colour alone. Below 640 px each plan is a card of its
+ * own, one under the other, instead of a table to scroll sideways.
  */
 export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current?: Plan }) {
   const featureNames = Object.keys(plans[0]?.features ?? {}) as (keyof PlanOffer['features'])[];
@@ -46,7 +47,7 @@ export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current
   ];
   const cell = (o: PlanOffer) => cn('px-3 py-2 align-top', o.plan === current && 'bg-indigo-50 dark:bg-indigo-950/60');
   return (
-    // min-w-0: the table's width stays inside its own scrolling box, never widening the page.
+    // min-w-0: the table's width stays inside its own box, never widening the page.
     <Card id="plans" className="min-w-0">
       <CardHeader>
         <CardTitle className="text-base">Compare plans</CardTitle>
@@ -55,14 +56,43 @@ export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current
         </CardDescription>
       </CardHeader>
       <CardContent>
-        {/* Focusable so a keyboard user can scroll it at 375 px. */}
+        <ul className="grid gap-3 sm:hidden" data-testid="plan-cards" aria-label="Plans compared">
+          {plans.map((o) => (
+            <li
+              key={o.plan}
+              className={cn(
+                'rounded-lg border border-slate-200 p-3 dark:border-slate-800',
+                o.plan === current && 'border-indigo-300 bg-indigo-50 dark:border-indigo-800 dark:bg-indigo-950/60',
+              )}
+              aria-current={o.plan === current ? 'true' : undefined}
+            >
+              <h3 className="flex items-center text-sm font-semibold">
+                <span className="capitalize">{o.plan}</span>
+                {o.plan === current ? (
+                  <Badge tone="info" className="ml-2">
+                    Current plan
+                  </Badge>
+                ) : null}
+              </h3>
+              <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+                {rows.map(([label, value]) => (
+                  <div key={label} className="contents">
+                    <dt className="text-slate-600 dark:text-slate-400">{label}</dt>
+                    <dd className="text-right tabular-nums">{value(o)}</dd>
+                  </div>
+                ))}
+              </dl>
+            </li>
+          ))}
+        </ul>
+        {/* Focusable: should the columns not fit (a narrow window beside the menu), a keyboard can scroll them. */}
         <div
-          className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800"
+          className="hidden overflow-x-auto rounded-lg border border-slate-200 sm:block dark:border-slate-800"
           tabIndex={0}
           role="region"
-          aria-label="Plan comparison, scrolls sideways"
+          aria-label="Plan comparison"
         >
-          <table className="w-full min-w-[36rem] text-left text-sm" data-testid="plan-comparison">
+          <table className="w-full text-left text-sm" data-testid="plan-comparison">
             <caption className="sr-only">Plans compared{current ? `; your current plan is ${current}` : ''}</caption>
             <thead className="bg-slate-50 dark:bg-slate-800/60">
               <tr>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useTRPC } from '@/client/trpc/react';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';

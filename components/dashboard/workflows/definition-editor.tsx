@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { Save } from 'lucide-react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useId, useMemo, useRef, useState } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';

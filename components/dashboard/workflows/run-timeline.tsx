@@ -1,7 +1,7 @@
 'use client';
 
 import { Hourglass, Moon, Radio, UserCheck, Zap, type LucideIcon } from 'lucide-react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { Badge } from '@/components/ui/badge';
 import { cn } from '@/components/ui/cn';
 import { formatDateTime } from '@/components/dashboard/format';

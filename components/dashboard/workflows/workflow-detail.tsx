@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Pencil } from 'lucide-react';
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { useId, useState } from 'react';
 import { useTRPC } from '@/client/trpc/react';
 import { Badge } from '@/components/ui/badge';
@@ -22,6 +22,7 @@ import { RunsBulkActions } from './bulk-actions';
 import { Triggers } from './triggers';
 import { WorkflowLoadError } from './workflow-missing';
 import { originShort, stepSummary, type RunOrigin } from './words';
+import { WORKFLOW_RUNS_PAGE_SIZE } from '@/components/dashboard/first-queries';
 
 type Step = WorkflowView['steps'][number];
 
@@ -89,7 +90,9 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
   const trpc = useTRPC();
   const [status, setStatus] = useState<RunStatus | ''>('');
   const workflow = useQuery(trpc.workflows.get.queryOptions({ id: workflowId }));
-  const runs = useQuery(trpc.workflows.listRuns.queryOptions({ id: workflowId, limit: 50, ...(status ? { status } : {}) }));
+  const runs = useQuery(
+    trpc.workflows.listRuns.queryOptions({ id: workflowId, limit: WORKFLOW_RUNS_PAGE_SIZE, ...(status ? { status } : {}) }),
+  );
   // Asked with the page's other queries (one batched request): who may edit and who may start runs.
   const write = useAccess('writeWorkflows');
   const execute = useAccess('runModules');

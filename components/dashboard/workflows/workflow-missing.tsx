@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import { Link } from '@/components/ui/link';
 import { statusOf } from '@/client/trpc/client';
 import { EmptyState } from '@/components/ui/empty-state';
 import { QueryError } from '@/components/dashboard/query-error';

@@ -3,6 +3,8 @@ import { AdminView } from '@/components/dashboard/admin/admin-view';
 import { Alert } from '@/components/ui/alert';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireSession } from '@/app/_lib/session';
+import { WithData } from '@/app/_lib/prefetch';
+import { ADMIN_DISABLED_WEBHOOKS, ADMIN_FAILED_DELIVERIES, ADMIN_TENANTS } from '@/components/dashboard/first-queries';
 
 export const metadata: Metadata = { title: 'Admin' };
 
@@ -22,5 +24,15 @@ export default async function AdminPage() {
       </div>
     );
   }
-  return <AdminView />;
+  return (
+    <WithData
+      prefetch={({ trpc, queryClient }) => [
+        queryClient.prefetchQuery(trpc.admin.listTenants.queryOptions(ADMIN_TENANTS)),
+        queryClient.prefetchQuery(trpc.admin.disabledWebhooks.queryOptions(ADMIN_DISABLED_WEBHOOKS)),
+        queryClient.prefetchQuery(trpc.admin.failedDeliveries.queryOptions(ADMIN_FAILED_DELIVERIES)),
+      ]}
+    >
+      <AdminView />
+    </WithData>
+  );
 }

@@ -1,7 +1,5 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { ExecutionsView } from '@/components/dashboard/executions/executions-view';
-import { SkeletonRows } from '@/components/ui/skeleton';
 import { requireSession } from '@/app/_lib/session';
 import { WithData, prefetchCursorPages } from '@/app/_lib/prefetch';
 import { EXECUTIONS_LIST } from '@/components/dashboard/first-queries';
@@ -25,9 +23,7 @@ export default async function ExecutionsPage({ searchParams }: { searchParams: P
           : []
       }
     >
-      <Suspense fallback={<SkeletonRows rows={6} label="Loading executions" />}>
-        <ExecutionsView />
-      </Suspense>
+      <ExecutionsView />
     </WithData>
   );
 }

@@ -1,7 +1,5 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { MemoryView } from '@/components/dashboard/memory/memory-view';
-import { SkeletonRows } from '@/components/ui/skeleton';
 import { requireSession } from '@/app/_lib/session';
 import { WithData } from '@/app/_lib/prefetch';
 import { MEMORY_AGENTS } from '@/components/dashboard/first-queries';
@@ -13,9 +11,7 @@ export default async function MemoryPage() {
   // The view reads its agent and query from the URL (useSearchParams).
   return (
     <WithData prefetch={({ trpc, queryClient }) => [queryClient.prefetchQuery(trpc.memory.agents.queryOptions(MEMORY_AGENTS))]}>
-      <Suspense fallback={<SkeletonRows rows={4} label="Loading" />}>
-        <MemoryView />
-      </Suspense>
+      <MemoryView />
     </WithData>
   );
 }

@@ -1,7 +1,5 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { UsageView } from '@/components/dashboard/usage/usage-view';
-import { SkeletonRows } from '@/components/ui/skeleton';
 import { requireSession } from '@/app/_lib/session';
 import { WithData } from '@/app/_lib/prefetch';
 import { INVOICES_LIST } from '@/components/dashboard/first-queries';
@@ -21,9 +19,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
         queryClient.prefetchQuery(trpc.invoices.list.queryOptions(INVOICES_LIST)),
       ]}
     >
-      <Suspense fallback={<SkeletonRows rows={6} label="Loading usage" />}>
-        <UsageView />
-      </Suspense>
+      <UsageView />
     </WithData>
   );
 }

@@ -3,6 +3,7 @@ import { AdminTenantView } from '@/components/dashboard/admin/admin-tenant-view'
 import { Alert } from '@/components/ui/alert';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireSession } from '@/app/_lib/session';
+import { WithData } from '@/app/_lib/prefetch';
 
 export const metadata: Metadata = { title: 'Tenant · Admin' };
 
@@ -22,5 +23,9 @@ export default async function AdminTenantPage({ params }: { params: Params }) {
       </div>
     );
   }
-  return <AdminTenantView id={id} />;
+  return (
+    <WithData prefetch={({ trpc, queryClient }) => [queryClient.prefetchQuery(trpc.admin.tenant.queryOptions({ tenant_id: id }))]}>
+      <AdminTenantView id={id} />
+    </WithData>
+  );
 }
