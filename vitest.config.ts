@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './tests/sequencer';
 
 /** When set, each run also writes its timings as JSON there (`npm run test:timings` reads them). */
 const reportDir = process.env.TEST_REPORT_DIR;
@@ -18,6 +19,9 @@ export default defineConfig({
     // state imports them after vi.resetModules() (src/modules/packs.test.ts).
     isolate: false,
     fileParallelism: true,
+    // The slowest files first, from their recorded durations (tests/sequencer.ts): on a clean clone
+    // vitest would order them by size.
+    sequence: { sequencer: SlowestFirstSequencer },
     // Measured on the 2-core reference machine (docs/testing.md): two workers left it a third
     // idle (tests wait on servers, receivers and databases); three keep it busy.
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? 3),

@@ -2,10 +2,12 @@
  * `npm run test:timings -- <vitest.json> [<playwright.json>]` (either, or both): the slowest test files and tests of
  * a run, from vitest's JSON reporter (`--reporter=json --outputFile.json=…`) and Playwright's
  * (`PLAYWRIGHT_JSON_OUTPUT_NAME=… --reporter=json`). docs/testing.md says how to record a run.
+ * `--save-durations`: also writes the vitest files' durations to tests/durations.json, the order
+ * tests/sequencer.ts starts them in (from a whole run on both backends).
  *
  *   TIMINGS_TOP=20   how many files and tests to list (20)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 interface VitestReport {
@@ -41,6 +43,7 @@ interface PlaywrightReport {
 }
 
 const TOP = Number(process.env.TIMINGS_TOP ?? 20);
+const DURATIONS_FILE = path.resolve(import.meta.dirname, '..', 'tests', 'durations.json');
 /** Paths are shown relative to where the script runs (the checkout the report came from). */
 const root = process.cwd();
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -123,13 +126,34 @@ function pageChecks(steps: PlaywrightStep[]): PlaywrightStep[] {
   return steps.flatMap((step) => (step.title.startsWith('check ') ? [step] : pageChecks(step.steps ?? [])));
 }
 
-const files = process.argv.slice(2);
+/** tests/durations.json: each vitest file's wall time in this run, in seconds (tests/sequencer.ts starts the slowest first). */
+function saveDurations(file: string): void {
+  const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport;
+  const durations = Object.fromEntries(
+    report.testResults
+      .map((r) => [path.relative(root, r.name).split(path.sep).join('/'), Math.round((r.endTime - r.startTime) / 100) / 10] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+  writeFileSync(DURATIONS_FILE, `${JSON.stringify(durations, null, 2)}\n`);
+  console.log(`${Object.keys(durations).length} file durations written to ${path.relative(root, DURATIONS_FILE)}`);
+}
+
+const args = process.argv.slice(2);
+const save = args.includes('--save-durations');
+const files = args.filter((a) => a !== '--save-durations');
 if (files.length === 0) {
-  console.error('usage: npm run test:timings -- <vitest.json> [<playwright.json>] (either, or both)');
+  console.error('usage: npm run test:timings -- <vitest.json> [<playwright.json>] [--save-durations] (either report, or both)');
   process.exit(2);
 }
 // Told apart by their contents: Playwright's report has `stats`, vitest's `testResults`.
-const sections = files.map((file) =>
-  'stats' in (JSON.parse(readFileSync(file, 'utf8')) as object) ? playwrightSection(file) : vitestSection(file),
-);
+const isPlaywright = (file: string) => 'stats' in (JSON.parse(readFileSync(file, 'utf8')) as object);
+const sections = files.map((file) => (isPlaywright(file) ? playwrightSection(file) : vitestSection(file)));
 console.log(sections.join('\n\n'));
+if (save) {
+  const vitestReport = files.find((file) => !isPlaywright(file));
+  if (!vitestReport) {
+    console.error('--save-durations needs the vitest report');
+    process.exit(2);
+  }
+  saveDurations(vitestReport);
+}

@@ -9,57 +9,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Locator, Page } from '@playwright/test';
-import { api, check, expect, newOwner, test, uniqueEmail } from './support';
-
-/**
- * Every cell of every table row, and every button and link in it, that the user would have to
- * scroll sideways to reach (outside the viewport, or outside a box of an ancestor that clips or
- * scrolls horizontally), described in words. A chart's data, meant to scroll inside a box of its
- * own, and visually hidden tables (a chart's table for screen readers) are left out.
- */
-async function unreachableInTables(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const problems: string[] = [];
-    const viewport = document.documentElement.clientWidth;
-    const describe = (el: Element) =>
-      (el.getAttribute('aria-label') ?? el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60) || el.tagName.toLowerCase();
-    const clippingAncestors = (el: Element): Element[] => {
-      const out: Element[] = [];
-      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-        const overflowX = getComputedStyle(a).overflowX;
-        if (overflowX !== 'visible') out.push(a);
-      }
-      return out;
-    };
-    for (const table of document.querySelectorAll('table')) {
-      if (table.closest('.sr-only, figure')) continue;
-      const name = table.querySelector('caption')?.textContent?.trim() ?? table.getAttribute('data-testid') ?? 'a table';
-      const clippers = clippingAncestors(table);
-      for (const row of table.querySelectorAll('tbody tr')) {
-        const rowName = describe(row.querySelector('td, th') ?? row);
-        const targets = [...row.querySelectorAll(':scope > td, :scope > th, button, a, select, input')];
-        for (const el of targets) {
-          const box = el.getBoundingClientRect();
-          // Not rendered, or visually hidden (1 px).
-          if (box.width <= 1 || box.height <= 1) continue;
-          const where = `${name}, row “${rowName}”: ${el.tagName.toLowerCase()} “${describe(el)}” spans ${Math.round(box.left)}–${Math.round(box.right)} px`;
-          if (box.left < -1 || box.right > viewport + 1) {
-            problems.push(`${where}, outside the ${viewport} px screen`);
-            continue;
-          }
-          for (const c of clippers) {
-            const clip = c.getBoundingClientRect();
-            if (box.left < clip.left - 1 || box.right > clip.right + 1) {
-              problems.push(`${where}, outside its scrolling box (${Math.round(clip.left)}–${Math.round(clip.right)} px)`);
-              break;
-            }
-          }
-        }
-      }
-    }
-    return problems;
-  });
-}
+import { api, check, expect, newOwner, test, uniqueEmail, unreachableInTables } from './support';
 
 /** At 375 px: the page is no wider than the screen and every table row is reachable; then the same rows at 1280 px. */
 async function expectTablesFit(page: Page, name: string): Promise<void> {

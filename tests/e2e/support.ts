@@ -166,8 +166,9 @@ interface CheckOptions {
  * The page as it is now, in both colour schemes (the dashboard follows the system's): a
  * full-page screenshot at 1280 px and at 375 px (`<name>-<width>.png`, `<name>-<width>-dark.png`)
  * and axe-core's check of each (WCAG 2.1 A/AA; no serious or critical violation, colour contrast
- * included; a violation fails the test after the remaining passes ran). The viewport and the colour
- * scheme are restored.
+ * included; a violation fails the test after the remaining passes ran); at 375 px, that the page is
+ * no wider than the screen and that every table row's cells and actions are reachable without
+ * scrolling sideways. The viewport and the colour scheme are restored.
  * `exclude`: selectors of embedded third-party markup left out of the axe check; `widths`: only
  * these (e.g. [375] for what exists on narrow screens only).
  */
@@ -187,8 +188,17 @@ async function checkPage(page: Page, name: string, opts: CheckOptions): Promise<
     for (const width of opts.widths ?? [1280, 375]) {
       await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
       // Charts take the new width a moment later (a ResizeObserver): until then the old width
-      // overflows the page. A page that overflows for good is photographed as it is.
-      await page.waitForFunction((w) => document.documentElement.scrollWidth <= w, width, { timeout: 5_000 }).catch(() => undefined);
+      // overflows the page.
+      const fits = await page
+        .waitForFunction((w) => document.documentElement.scrollWidth <= w, width, { timeout: 5_000 })
+        .then(() => true)
+        .catch(() => false);
+      // Every page a test checks: at 375 px no wider than the screen, and each table row's cells and
+      // actions reachable without scrolling sideways.
+      if (width === 375 && scheme === 'light') {
+        expect.soft(fits, `${name}: the page is wider than 375 px`).toBe(true);
+        expect.soft(await unreachableInTables(page), `${name}: table rows at 375 px`).toEqual([]);
+      }
       // Finite CSS transitions (colours switching with the scheme) are run to their end first, so
       // the screenshot and axe's contrast check see the final colours.
       if (TAKE_SCREENSHOTS)
@@ -284,4 +294,63 @@ export async function expectToastsClearOfActions(page: Page): Promise<void> {
       { timeout: 5_000 },
     )
     .toEqual([]);
+}
+
+/**
+ * Every cell of every table row, and every button and link in it, that the user would have to
+ * scroll sideways to reach (outside the viewport, or outside a box of an ancestor that clips or
+ * scrolls horizontally), described in words. A chart's data, meant to scroll inside a box of its
+ * own, and visually hidden tables (a chart's table for screen readers) are left out.
+ */
+export async function unreachableInTables(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const viewport = document.documentElement.clientWidth;
+    const describe = (el: Element) =>
+      (el.getAttribute('aria-label') ?? el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60) || el.tagName.toLowerCase();
+    const clippingAncestors = (el: Element): Element[] => {
+      const out: Element[] = [];
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const overflowX = getComputedStyle(a).overflowX;
+        if (overflowX !== 'visible') out.push(a);
+      }
+      return out;
+    };
+    const insideHiddenBox = (el: Element) => {
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const r = a.getBoundingClientRect();
+        // (a box of `display: contents` has no size of its own)
+        if ((r.width <= 1 || r.height <= 1) && getComputedStyle(a).display !== 'contents') return true;
+      }
+      return false;
+    };
+    for (const table of document.querySelectorAll('table')) {
+      if (table.closest('.sr-only, figure')) continue;
+      const name = table.querySelector('caption')?.textContent?.trim() ?? table.getAttribute('data-testid') ?? 'a table';
+      const clippers = clippingAncestors(table);
+      for (const row of table.querySelectorAll('tbody tr')) {
+        const rowName = describe(row.querySelector('td, th') ?? row);
+        const targets = [...row.querySelectorAll(':scope > td, :scope > th, button, a, select, input')];
+        for (const el of targets) {
+          const box = el.getBoundingClientRect();
+          // Not rendered, or visually hidden (1 px, or inside a visually hidden part such as a
+          // nested table's column headers on a phone).
+          if (box.width <= 1 || box.height <= 1 || insideHiddenBox(el)) continue;
+          const where = `${name}, row “${rowName}”: ${el.tagName.toLowerCase()} “${describe(el)}” spans ${Math.round(box.left)}–${Math.round(box.right)} px`;
+          if (box.left < -1 || box.right > viewport + 1) {
+            problems.push(`${where}, outside the ${viewport} px screen`);
+            continue;
+          }
+          for (const c of clippers) {
+            const clip = c.getBoundingClientRect();
+            if (box.left < clip.left - 1 || box.right > clip.right + 1) {
+              problems.push(`${where}, outside its scrolling box (${Math.round(clip.left)}–${Math.round(clip.right)} px)`);
+              break;
+            }
+          }
+        }
+      }
+    }
+    return problems;
+  });
 }
