@@ -1,5 +1,8 @@
 import type { Metadata } from 'next';
+import { connection } from 'next/server';
 import { ApiReference } from '@/components/docs/api-reference';
+import { EndpointIndex } from '@/components/docs/endpoint-index';
+import { endpointIndex } from '@/app/_lib/endpoint-index';
 
 export const metadata: Metadata = { title: 'API reference' };
 
@@ -22,8 +25,14 @@ const MACHINE_READABLE = [
   { href: '/.well-known/agent.json', label: 'Agent card', what: 'The A2A AgentCard.' },
 ] as const;
 
-/** Public: the interactive API reference (Scalar over the generated OpenAPI document) and the guides. */
-export default function DocsPage() {
+/**
+ * Public: the guides, every endpoint at a glance (rendered here from the generated OpenAPI document)
+ * and the interactive API reference (Scalar over the same document, loaded as it nears the screen).
+ */
+export default async function DocsPage() {
+  // Rendered per request: the index is read from the running service.
+  await connection();
+  const groups = await endpointIndex();
   return (
     <main id="main" className="mx-auto grid w-full max-w-7xl gap-8 px-4 py-6 sm:px-6 md:py-8">
       <div>
@@ -72,7 +81,18 @@ export default function DocsPage() {
         <h2 id="reference-heading" className="text-lg font-semibold">
           Endpoints
         </h2>
-        <ApiReference />
+        {groups ? <EndpointIndex groups={groups} /> : null}
+      </section>
+
+      <section aria-labelledby="interactive-heading" className="grid gap-3">
+        <h2 id="interactive-heading" className="text-lg font-semibold">
+          Interactive reference
+        </h2>
+        <p className="text-sm text-slate-600 dark:text-slate-400">
+          Each endpoint&apos;s parameters, request and response bodies, errors and examples, with a client to try it.
+        </p>
+        {/* Without the index above it (the document could not be read here), there is nothing to load it ahead of. */}
+        <ApiReference eager={!groups} />
       </section>
     </main>
   );

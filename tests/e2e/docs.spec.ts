@@ -10,13 +10,31 @@ test('the API reference renders the OpenAPI document, with the guides', async ({
   await expect(page.getByRole('heading', { level: 1, name: 'API reference' })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Guides' })).toBeVisible();
   await expect(page.getByText('docs/webhooks.md')).toBeVisible();
-  // Scalar has fetched /api/openapi.json and rendered its operations.
+  // Every endpoint at a glance, in the first HTML, each linking into the interactive reference.
+  const index = page.getByRole('navigation', { name: 'Endpoints' });
+  const getKey = index.getByRole('link', { name: /GET\s*\/api\/v1\/keys\/\{key_id\}\s*Get an API key/ });
+  await expect(getKey).toHaveAttribute('href', '#tag/keys/GET/api/v1/keys/{key_id}');
+  await expect(index.getByRole('heading', { level: 3, name: 'executions' })).toBeVisible();
+  // Scalar loads as the reference nears the screen, fetches /api/openapi.json and renders its operations.
   const reference = page.getByTestId('api-reference');
+  await reference.scrollIntoViewIfNeeded();
   await expect(reference.getByRole('heading', { level: 1, name: 'Agent Module Platform API' })).toBeVisible({ timeout: 60_000 });
   await expect(reference.getByRole('button', { name: /Requests in the current rate-limit window/ }).first()).toBeVisible();
   await expect(reference.getByRole('button', { name: /^executions/ }).first()).toBeVisible();
   // Scalar's own markup (a third-party Vue app) is left out of the axe check; the rest of the page is checked.
   await check(page, 'docs', { exclude: ['#api-reference'], developerPage: true });
+});
+
+test('a link of the endpoint index opens the interactive reference at that endpoint', async ({ page }) => {
+  await page.goto('/docs');
+  const reference = page.getByTestId('api-reference');
+  await expect(reference).toContainText('opens here as you scroll to it');
+  await page
+    .getByRole('navigation', { name: 'Endpoints' })
+    .getByRole('link', { name: /Revoke an API key/ })
+    .click();
+  await expect(page).toHaveURL(/#tag\/keys\/DELETE\/api\/v1\/keys\/(\{|%7B)key_id(\}|%7D)$/);
+  await expect(reference.getByRole('heading', { name: 'Revoke an API key' })).toBeInViewport({ timeout: 60_000 });
 });
 
 test('the error reference has a section per error code, linked from /docs and from each doc_url', async ({ page }) => {
