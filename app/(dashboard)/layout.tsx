@@ -18,11 +18,16 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   return (
     <SessionKeeper>
       <QueryProviders>
-        {/* What every page asks first: the tenant (plan, limits) and the user's role in it. */}
+        {/* What every page asks first: the tenant (plan, limits), the user's role in it, and the
+            webhooks needing attention (the navigation's badge). */}
         <WithData
           prefetch={({ trpc, queryClient }) =>
             session
-              ? [queryClient.prefetchQuery(trpc.tenants.me.queryOptions({})), queryClient.prefetchQuery(trpc.members.me.queryOptions({}))]
+              ? [
+                  queryClient.prefetchQuery(trpc.tenants.me.queryOptions({})),
+                  queryClient.prefetchQuery(trpc.members.me.queryOptions({})),
+                  ...(session.tenantId !== null ? [queryClient.prefetchQuery(trpc.webhooks.health.queryOptions({}))] : []),
+                ]
               : []
           }
         >

@@ -29,3 +29,4 @@ export const WORKFLOW_RUNS_PAGE_SIZE = 50;
 export const ADMIN_TENANTS = { limit: 100 };
 export const ADMIN_DISABLED_WEBHOOKS = { limit: 100 };
 export const ADMIN_FAILED_DELIVERIES = { limit: 50 };
+export const ADMIN_AUDIT_LOG = { limit: 25 };

@@ -13,7 +13,7 @@ import { SMTPServer } from 'smtp-server';
 import { startAppServer } from '../browser/app-server';
 import { ensureNextBuild } from '../browser/next-build';
 import { missing } from '../needs';
-import { ADMIN_EMAIL, E2E_ADMIN_TOKEN, SCREENSHOT_DIR, SECOND_ADMIN_EMAIL } from './support';
+import { ADMIN_EMAIL, E2E_ADMIN_TOKEN, SCREENSHOT_DIR, SECOND_ADMIN_EMAIL, TIMING_ADMIN_EMAIL } from './support';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   if (missing.chromium) {
@@ -51,7 +51,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // Webhook receivers of the tests listen on 127.0.0.1 over http; a failed delivery is retried once, half a second later.
   const server = await startAppServer({
     SMTP_URL: smtpUrl,
-    ADMIN_EMAILS: `${ADMIN_EMAIL},${SECOND_ADMIN_EMAIL}`,
+    ADMIN_EMAILS: `${ADMIN_EMAIL},${SECOND_ADMIN_EMAIL},${TIMING_ADMIN_EMAIL}`,
     ADMIN_TOKEN: E2E_ADMIN_TOKEN,
     WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_RETRY_SCHEDULE_MS: '0,500',

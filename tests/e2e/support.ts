@@ -16,6 +16,8 @@ export const ADMIN_EMAIL = 'operator@example.com';
  * of its own, since the specs share one service and may run at the same time.
  */
 export const SECOND_ADMIN_EMAIL = 'operator-two@example.com';
+/** The operator of the page-load timings (tests/e2e/page-load.spec.ts). */
+export const TIMING_ADMIN_EMAIL = 'operator-timing@example.com';
 /** The operator token (ADMIN_TOKEN) of the service under test, for what only the admin API does (e.g. closing a billing cycle now). */
 export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 /** Screenshots land in the test output: test-results/screenshots/<name>-<width>[-dark].png (E2E_SCREENSHOT_DIR: elsewhere, e.g. a run of its own). */

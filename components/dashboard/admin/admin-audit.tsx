@@ -10,6 +10,7 @@ import { useCursorPages } from '@/components/dashboard/use-cursor-pages';
 import { DataTable } from '@/components/ui/data-table';
 import { EmptyState } from '@/components/ui/empty-state';
 import { SkeletonRows } from '@/components/ui/skeleton';
+import { ADMIN_AUDIT_LOG } from '@/components/dashboard/first-queries';
 
 type Entry = RouterOutputs['admin']['auditLog']['data'][number];
 
@@ -35,7 +36,7 @@ const columns: ColumnDef<Entry, unknown>[] = [
 export function AdminAuditLog() {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  const input = { limit: 25 };
+  const input = ADMIN_AUDIT_LOG;
   const list = useCursorPages(trpc.admin.auditLog.queryKey(input), (cursor) =>
     client.admin.auditLog.query({ ...input, ...(cursor ? { cursor } : {}) }),
   );

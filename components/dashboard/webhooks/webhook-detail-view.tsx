@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ChevronRight, Pencil, RefreshCw, RotateCcw } from 'lucide-react';
 import { Link } from '@/components/ui/link';
 import { useRouter } from 'next/navigation';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import { statusOf } from '@/client/trpc/client';
 import { useTRPC } from '@/client/trpc/react';
@@ -114,8 +114,12 @@ export function WebhookDetailView({ id }: { id: string }) {
   // every few seconds), the series is fetched again instead of waiting for its own 15 s.
   const queryClient = useQueryClient();
   const finished = detail.data ? detail.data.stats.succeeded_deliveries + detail.data.stats.failed_deliveries : undefined;
+  // (Only on a change: the first value came with the series, in the page's HTML or the same request.)
+  const lastFinished = useRef(finished);
   useEffect(() => {
-    if (finished !== undefined) void queryClient.invalidateQueries({ queryKey: trpc.webhooks.stats.queryKey({ id }) });
+    const changed = lastFinished.current !== undefined && finished !== lastFinished.current;
+    lastFinished.current = finished;
+    if (changed) void queryClient.invalidateQueries({ queryKey: trpc.webhooks.stats.queryKey({ id }) });
   }, [finished, id, queryClient, trpc]);
   // A role without webhooks:write (a viewer) reads everything here; the settings, the test send and
   // enable are left out, the reason in the header; Resend, Recover and Replay stay in view, off and

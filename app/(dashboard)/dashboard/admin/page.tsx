@@ -3,8 +3,8 @@ import { AdminView } from '@/components/dashboard/admin/admin-view';
 import { Alert } from '@/components/ui/alert';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireSession } from '@/app/_lib/session';
-import { WithData } from '@/app/_lib/prefetch';
-import { ADMIN_DISABLED_WEBHOOKS, ADMIN_FAILED_DELIVERIES, ADMIN_TENANTS } from '@/components/dashboard/first-queries';
+import { prefetchCursorPages, WithData } from '@/app/_lib/prefetch';
+import { ADMIN_AUDIT_LOG, ADMIN_DISABLED_WEBHOOKS, ADMIN_FAILED_DELIVERIES, ADMIN_TENANTS } from '@/components/dashboard/first-queries';
 
 export const metadata: Metadata = { title: 'Admin' };
 
@@ -26,10 +26,11 @@ export default async function AdminPage() {
   }
   return (
     <WithData
-      prefetch={({ trpc, queryClient }) => [
+      prefetch={({ trpc, client, queryClient }) => [
         queryClient.prefetchQuery(trpc.admin.listTenants.queryOptions(ADMIN_TENANTS)),
         queryClient.prefetchQuery(trpc.admin.disabledWebhooks.queryOptions(ADMIN_DISABLED_WEBHOOKS)),
         queryClient.prefetchQuery(trpc.admin.failedDeliveries.queryOptions(ADMIN_FAILED_DELIVERIES)),
+        prefetchCursorPages(queryClient, trpc.admin.auditLog.queryKey(ADMIN_AUDIT_LOG), () => client.admin.auditLog.query(ADMIN_AUDIT_LOG)),
       ]}
     >
       <AdminView />
