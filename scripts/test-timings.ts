@@ -3,7 +3,7 @@
  * a run, from vitest's JSON reporter (`--reporter=json --outputFile.json=…`) and Playwright's
  * (`PLAYWRIGHT_JSON_OUTPUT_NAME=… --reporter=json`). docs/testing.md says how to record a run.
  * `--save-durations`: also writes the vitest files' durations to tests/durations.json, the order
- * tests/sequencer.ts starts them in (from a whole run on both backends).
+ * vitest.config.ts starts them in (from a whole run on both backends).
  *
  *   TIMINGS_TOP=20   how many files and tests to list (20)
  */
@@ -126,7 +126,7 @@ function pageChecks(steps: PlaywrightStep[]): PlaywrightStep[] {
   return steps.flatMap((step) => (step.title.startsWith('check ') ? [step] : pageChecks(step.steps ?? [])));
 }
 
-/** tests/durations.json: each vitest file's wall time in this run, in seconds (tests/sequencer.ts starts the slowest first). */
+/** tests/durations.json: each vitest file's wall time in this run, in seconds (vitest.config.ts starts the slowest first). */
 function saveDurations(file: string): void {
   const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport;
   const durations = Object.fromEntries(

@@ -131,7 +131,7 @@ export const ERROR_DOCS = {
       'The request conflicts with the current state: a name already taken, an Idempotency-Key whose first request is still running, or a change that would leave the tenant without a key that can manage keys.',
     action: 'Read the message, fetch the current state, and change the request accordingly.',
     retry: 'no',
-    fields: [],
+    fields: [{ name: 'invitation_id', what: 'Inviting an email that has a pending invitation: that invitation (resend or revoke it).' }],
     headers: [],
   },
   payload_too_large: {

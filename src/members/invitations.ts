@@ -89,7 +89,8 @@ export async function inviteMember(svc: Services, principal: Principal, input: I
         ),
       )
       .limit(1);
-    if (pending) throw conflict(`${email} has a pending invitation (${pending.id}): resend or revoke it.`);
+    // The id is for API callers (a field); the message is what the dashboard shows a person.
+    if (pending) throw new AppError('conflict', `${email} has a pending invitation: resend or revoke it.`, { invitation_id: pending.id });
     await assertSeatFree(tx, tenant);
     const [row] = await tx
       .insert(memberInvitations)

@@ -110,7 +110,13 @@ backends.describe('members and roles (%s)', (backend) => {
     const sent = await invite(bob, 'viewer');
     expect(sent.body).toMatchObject({ email: bob.email, role: 'viewer', id: expect.stringMatching(/^invite_/) });
     expect(sent.body.accept_url).toMatch(/\/invitations\/amp_inv_[0-9A-Za-z]{40}$/);
-    expectError(await as(owner, '/api/v1/members/invitations', { body: { email: bob.email, role: 'admin' } }), 409, 'conflict');
+    // A second invitation names the pending one in a field; its message, shown to people, names no id.
+    const again = expectError(
+      await as(owner, '/api/v1/members/invitations', { body: { email: bob.email, role: 'admin' } }),
+      409,
+      'conflict',
+    );
+    expect(again).toMatchObject({ invitation_id: sent.body.id, message: `${bob.email} has a pending invitation: resend or revoke it.` });
     const listed = await as(owner, '/api/v1/members/invitations');
     expect(listed.body.data).toEqual([expect.objectContaining({ id: sent.body.id, email: bob.email, status: 'pending' })]);
     expect(listed.text).not.toContain(tokenOf(sent.body.accept_url));

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { extractText, getDocumentProxy } from 'unpdf';
+import { RUNS, timePage, timingTable } from './page-timing';
 import { api, check, E2E_ADMIN_TOKEN, expect, newOwner, test } from './support';
 
 test('usage shows the executions and changes the plan; the invoice renders, prints and downloads', async ({ browser }) => {
@@ -198,4 +199,12 @@ test('usage shows the executions and changes the plan; the invoice renders, prin
   const other = await newOwner(browser, { agentName: 'Other Billing Agent' });
   await other.page.goto(`/dashboard/invoices/${invoice.id}`);
   await expect(other.page.getByText('Invoice not found')).toBeVisible();
+
+  // The invoice's page, timed as the page-load spec times every other page (only a closed cycle has
+  // one); printed and attached to the report.
+  const timing = timingTable([
+    await timePage(browser, await page.context().storageState(), `/dashboard/invoices/${invoice.id}`, '/dashboard/invoices/{invoice}'),
+  ]);
+  console.log(`\nInvoice page load (${RUNS} runs, ${new Date().toISOString()}):\n${timing}\n`);
+  await test.info().attach('page-load-timings', { body: timing, contentType: 'text/markdown' });
 });

@@ -11,15 +11,15 @@ import { existsSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Page } from '@playwright/test';
+import { RUNS, timePage, timingTable } from './page-timing';
 import { api, expect, newOwner, test, TIMING_ADMIN_EMAIL } from './support';
 
 const APP = path.resolve(import.meta.dirname, '..', '..', 'app');
 
 /**
  * The dashboard's pages, measured when their page file exists; `operator`: visited by an operator.
- * An invoice's page is left out: an invoice needs a closed billing cycle, and closing one closes it
- * for every tenant of the service the specs share (tests/e2e/billing.spec.ts opens one).
+ * An invoice's page is timed by tests/e2e/billing.spec.ts, which has one: an invoice needs a closed
+ * billing cycle, and closing one here would close it for every tenant of the service the specs share.
  */
 const PAGES: { url: string; file: string; operator?: true }[] = [
   { url: '/dashboard', file: '(dashboard)/dashboard/page.tsx' },
@@ -47,89 +47,6 @@ const PAGES: { url: string; file: string; operator?: true }[] = [
   { url: '/account', file: '(dashboard)/account/page.tsx' },
   { url: '/docs', file: 'docs/page.tsx' },
 ];
-
-interface Timing {
-  page: string;
-  ttfb: number;
-  domContentLoaded: number;
-  load: number;
-  dataShown: number;
-  jsKb: number;
-  jsFiles: number;
-  apiCalls: number;
-}
-
-/**
- * Installed in every document before its own scripts: on each animation frame (from the first
- * one, before the first paint), whether the page's main region is there with no loading skeleton
- * left; the first such frame's time is kept. Data that comes with the first HTML is then counted
- * from the frame that first paints it, not from when the test asked.
- */
-function recordDataShown(): void {
-  const w = window as unknown as { __dataShown?: number };
-  const look = () => {
-    const main = document.querySelector('main');
-    if (main && !main.querySelector('.animate-pulse')) w.__dataShown = performance.now();
-    else requestAnimationFrame(look);
-  };
-  requestAnimationFrame(look);
-}
-
-/**
- * One visit. `settle`: afterwards, wait until the page has made no request for half a second (at
- * most 2 s; a page that polls never stops), counting the tRPC requests made until then too, so a
- * request sent after the data showed (a badge, a later section) is counted.
- */
-async function measure(page: Page, url: string, settle = false): Promise<Timing> {
-  const apiCalls: string[] = [];
-  const countCall = (r: { url(): string }) => {
-    if (new URL(r.url()).pathname.startsWith('/api/trpc/')) apiCalls.push(r.url());
-  };
-  page.on('request', countCall);
-  await page.goto(url, { waitUntil: 'load' });
-  // A page still showing a skeleton after a minute is reported as such (-1), not failed: this
-  // spec measures.
-  const dataShown = await page
-    .waitForFunction(() => (window as unknown as { __dataShown?: number }).__dataShown ?? false, null, { timeout: 60_000 })
-    .then((handle) => handle.jsonValue() as Promise<number>)
-    .catch(() => Number.NaN);
-  if (settle) await page.waitForLoadState('networkidle', { timeout: 2_000 }).catch(() => undefined);
-  page.off('request', countCall);
-  const nav = await page.evaluate(() => {
-    const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-    const scripts = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(
-      (r) => r.initiatorType === 'script' || /\.m?js(\?|$)/.test(r.name),
-    );
-    return {
-      ttfb: n.responseStart - n.startTime,
-      domContentLoaded: n.domContentLoadedEventEnd - n.startTime,
-      load: n.loadEventEnd - n.startTime,
-      jsBytes: scripts.reduce((sum, r) => sum + (r.transferSize || r.encodedBodySize), 0),
-      jsFiles: scripts.length,
-    };
-  });
-  return {
-    page: url,
-    ttfb: Math.round(nav.ttfb),
-    domContentLoaded: Math.round(nav.domContentLoaded),
-    load: Math.round(nav.load),
-    dataShown: Number.isNaN(dataShown) ? -1 : Math.round(dataShown),
-    jsKb: Math.round(nav.jsBytes / 1024),
-    jsFiles: nav.jsFiles,
-    apiCalls: apiCalls.length,
-  };
-}
-
-/** Runs per page: each a cold visit (a fresh browser context) and a warm one (the same page again, its files cached). */
-const RUNS = Number(process.env.E2E_PAGE_LOAD_RUNS ?? 5);
-
-/** The nearest-rank percentile of `values` (p95 of 5 runs is the slowest). */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
-const median = (values: number[]) => percentile(values, 50);
 
 /** The webhook's receiver: answers every delivery with 200. */
 const receiver = http.createServer((_req, res) => res.end('ok'));
@@ -176,35 +93,9 @@ test('page-load timings of every dashboard page', async ({ browser }, testInfo) 
   const rows: string[] = [];
   for (const p of PAGES.filter((x) => existsSync(path.join(APP, x.file)))) {
     const url = p.url.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? name);
-    const cold: Timing[] = [];
-    const warm: Timing[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      // A fresh context: a cold cache, as a first visit; then the same page again, warm.
-      const context = await browser.newContext({
-        baseURL: process.env.E2E_BASE_URL,
-        storageState: p.operator ? operatorState : ownerState,
-        viewport: { width: 1280, height: 900 },
-      });
-      await context.addInitScript(recordDataShown);
-      const page = await context.newPage();
-      // The visit again once the first has settled (its session check and icon fetched), as a
-      // person comes back to a page, not within milliseconds.
-      cold.push(await measure(page, url, true));
-      warm.push(await measure(page, url));
-      await context.close();
-    }
-    // -1: a loading skeleton was still there after a minute.
-    const shown = (timings: Timing[]) => timings.map((t) => t.dataShown);
-    rows.push(
-      `| ${p.url} | ${median(shown(cold))} | ${percentile(shown(cold), 95)} | ${median(shown(warm))} | ${percentile(shown(warm), 95)} | ` +
-        `${median(cold.map((t) => t.ttfb))} | ${median(cold.map((t) => t.domContentLoaded))} | ${cold[0]!.jsKb} | ${cold[0]!.jsFiles} | ${cold[0]!.apiCalls} |`,
-    );
+    rows.push(await timePage(browser, p.operator ? operatorState : ownerState, url, p.url));
   }
-  const table = [
-    `| page | data shown, cold: median ms | cold p95 | warm: median ms | warm p95 | TTFB ms (cold median) | DOMContentLoaded ms (cold median) | JS KB (transferred, cold) | JS files | tRPC requests (cold) |`,
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows,
-  ].join('\n');
+  const table = timingTable(rows);
   console.log(`\nDashboard page loads (${RUNS} runs per page, ${new Date().toISOString()}):\n${table}\n`);
   writeFileSync(testInfo.outputPath('page-load-timings.md'), `${table}\n`);
   await testInfo.attach('page-load-timings', { body: table, contentType: 'text/markdown' });
