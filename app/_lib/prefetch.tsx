@@ -11,7 +11,7 @@ import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query
 import { createTRPCClient, httpBatchLink, type TRPCClient } from '@trpc/client';
 import { createTRPCOptionsProxy, type TRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { headers as requestHeaders } from 'next/headers';
-import type { ReactNode } from 'react';
+import { cache, type ReactNode } from 'react';
 import { TRPC_BATCH_MAX_CALLS } from '@/src/contract/limits';
 import type { AppRouter } from '@/src/server/router';
 import { cursorPagesOptions } from '@/components/dashboard/cursor-pages-key';
@@ -32,6 +32,18 @@ export interface Prefetch {
  */
 export type Prefetcher = (p: Prefetch) => Promise<unknown> | Promise<unknown>[];
 
+/**
+ * One query cache per request, shared by the layout's and the page's prefetches: what the layout
+ * asked (the tenant, the caller's role) a page reads from it instead of asking the API again, and
+ * each boundary hands the browser only the answers no boundary above it handed already. Fresh for
+ * the request's whole render (staleTime), so nothing is asked twice; no retries: a failure is the
+ * browser's to retry, with its session refresh.
+ */
+const requestCache = cache(() => ({
+  queryClient: new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity } } }),
+  handedOver: new Set<string>(),
+}));
+
 async function prefetched(prefetch: Prefetcher): Promise<ReturnType<typeof dehydrate> | null> {
   const env = dashboardEnv();
   const cookie = (await requestHeaders()).get('cookie');
@@ -40,11 +52,14 @@ async function prefetched(prefetch: Prefetcher): Promise<ReturnType<typeof dehyd
   const client = createTRPCClient<AppRouter>({
     links: [httpBatchLink({ url: `${env.apiUrl}/api/trpc`, maxItems: TRPC_BATCH_MAX_CALLS, headers: () => ({ ...forwarded, cookie }) })],
   });
-  // No retries: a failure is the browser's to retry, with its session refresh.
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const { queryClient, handedOver } = requestCache();
   const trpc = createTRPCOptionsProxy<AppRouter>({ client, queryClient });
   await Promise.allSettled([prefetch({ trpc, client, queryClient })].flat());
-  return dehydrate(queryClient);
+  const state = dehydrate(queryClient, {
+    shouldDehydrateQuery: (query) => query.state.status === 'success' && !handedOver.has(query.queryHash),
+  });
+  for (const query of state.queries) handedOver.add(query.queryHash);
+  return state;
 }
 
 /** `children` rendered with the answers `prefetch` got (those that succeeded) already in the query cache. */

@@ -14,6 +14,19 @@ const METHOD_STYLES: Record<string, string> = {
   DELETE: 'bg-rose-100 text-rose-900 dark:bg-rose-950 dark:text-rose-200',
 };
 
+/** The document's `code` spans (Markdown backticks) as code, the rest as text. */
+function withCode(text: string) {
+  return text.split(/`([^`]+)`/).map((part, i) =>
+    i % 2 === 1 ? (
+      <code key={i} className="font-mono text-xs">
+        {part}
+      </code>
+    ) : (
+      part
+    ),
+  );
+}
+
 /**
  * Every endpoint at a glance, grouped as the reference groups them: method, path and what it does,
  * each a link to its place in the interactive reference below. Rendered on the server, so it is
@@ -27,7 +40,7 @@ export function EndpointIndex({ groups }: { groups: EndpointGroup[] }) {
           <h3 id={`index-${g.tag}`} className="font-semibold capitalize">
             {g.tag}
           </h3>
-          {g.description ? <p className="mt-0.5 text-sm text-slate-600 dark:text-slate-400">{g.description}</p> : null}
+          {g.description ? <p className="mt-0.5 text-sm text-slate-600 dark:text-slate-400">{withCode(g.description)}</p> : null}
           <ul className="mt-2 grid gap-1">
             {g.operations.map((op) => (
               <li key={`${op.method} ${op.path}`}>
