@@ -25,6 +25,20 @@ function pastQuota(offer: PlanOffer): string {
 
 const unlimited = (n: number | null) => (n === null ? 'Unlimited' : formatCount(n));
 
+/** A plan's name, and "Current plan" beside the current one (in words, not colour alone). */
+function PlanName({ plan, current }: { plan: Plan; current?: Plan }) {
+  return (
+    <>
+      <span className="capitalize">{plan}</span>
+      {plan === current ? (
+        <Badge tone="info" className="ml-2">
+          Current plan
+        </Badge>
+      ) : null}
+    </>
+  );
+}
+
 /**
  * Every plan side by side (GET /api/v1/billing/plans): fee, quota, request rate, concurrency,
  * modules, what happens past the quota, and the features some plans lack. The current plan's
@@ -67,12 +81,7 @@ export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current
               aria-current={o.plan === current ? 'true' : undefined}
             >
               <h3 className="flex items-center text-sm font-semibold">
-                <span className="capitalize">{o.plan}</span>
-                {o.plan === current ? (
-                  <Badge tone="info" className="ml-2">
-                    Current plan
-                  </Badge>
-                ) : null}
+                <PlanName plan={o.plan} current={current} />
               </h3>
               <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
                 {rows.map(([label, value]) => (
@@ -106,12 +115,7 @@ export function PlanComparison({ plans, current }: { plans: PlanOffer[]; current
                     className={cn(cell(o), 'font-semibold')}
                     aria-current={o.plan === current ? 'true' : undefined}
                   >
-                    <span className="capitalize">{o.plan}</span>
-                    {o.plan === current ? (
-                      <Badge tone="info" className="ml-2">
-                        Current plan
-                      </Badge>
-                    ) : null}
+                    <PlanName plan={o.plan} current={current} />
                   </th>
                 ))}
               </tr>
