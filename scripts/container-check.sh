@@ -11,6 +11,7 @@
 #   AMP_CHECK_DB        database created afresh for the check (amp_container), as postgres@127.0.0.1
 #   AMP_CHECK_REDIS_URL (redis://127.0.0.1:6379)
 #   AMP_CHECK_SKIP_BUILD=1 checks the image as it is (no base images, no build)
+#   AMP_CHECK_BUILD_ONLY=1 builds the image (and its base images) and checks nothing
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -54,6 +55,10 @@ if [ "${AMP_CHECK_SKIP_BUILD:-0}" != 1 ]; then
     cache_volume=(--volume "$npm_cache:/root/.npm")
   fi
   timed buildah bud --isolation chroot --layers --format docker "${cache_volume[@]}" -t "$IMAGE" .
+fi
+if [ "${AMP_CHECK_BUILD_ONLY:-0}" = 1 ]; then
+  echo "built: $IMAGE"
+  exit 0
 fi
 echo "image size: $(podman image inspect --format '{{.Size}}' "$IMAGE" | awk '{ printf "%.0f MB", $1 / 1e6 }')"
 

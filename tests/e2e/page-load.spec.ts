@@ -1,6 +1,6 @@
 /**
  * Page-load timings of the dashboard (docs/dashboard.md, Page-load timings): every dashboard page
- * that exists, visited E2E_PAGE_LOAD_RUNS times (5) cold (a fresh browser context, signed in) and
+ * that exists, visited E2E_PAGE_LOAD_RUNS times (1; 5 with `npm run bench:pages`) cold (a fresh browser context, signed in) and
  * warm (the same page again once the first visit has settled, its files cached): when the page's
  * data is shown (the first frame with the main region and no loading skeleton), the navigation
  * timing, the JavaScript transferred and the tRPC requests the browser made until the first visit

@@ -76,8 +76,12 @@ export async function measure(page: Page, url: string, settle = false): Promise<
   };
 }
 
-/** Runs per page: each a cold visit (a fresh browser context) and a warm one (the same page again, its files cached). */
-export const RUNS = Number(process.env.E2E_PAGE_LOAD_RUNS ?? 5);
+/**
+ * Runs per page: each a cold visit (a fresh browser context) and a warm one (the same page again,
+ * its files cached). One in the test suite, which checks that every page loads; five to measure
+ * (`npm run bench:pages`), for a median and a p95 worth reading.
+ */
+export const RUNS = Number(process.env.E2E_PAGE_LOAD_RUNS ?? 1);
 
 /** The nearest-rank percentile of `values` (p95 of 5 runs is the slowest). */
 export function percentile(values: number[], p: number): number {

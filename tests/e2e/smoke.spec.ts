@@ -1,5 +1,6 @@
 /**
- * The dashboard opens for a new tenant owner: signed up, confirmed, signed in, tenant created.
+ * The dashboard opens for a new tenant owner: signed up, confirmed, signed in, tenant created, each
+ * through its form.
  * The pages around it are checked too: sign-in as a visitor sees it, and the account page. At
  * 375 px every section is reached through the Menu button's sheet.
  */
@@ -12,7 +13,7 @@ test('a new owner reaches the overview', async ({ browser }) => {
   await check(visitor, 'sign-in');
   await visitor.context().close();
 
-  const owner = await newOwner(browser, { agentName: 'Smoke Agent' });
+  const owner = await newOwner(browser, { agentName: 'Smoke Agent', throughForms: true });
   await owner.page.goto('/dashboard');
   await expect(owner.page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
   await expect(owner.page.getByTestId('overview-plan')).toContainText('free');
