@@ -80,3 +80,34 @@ export async function stopBoss(boss: Boss, logger: Logger): Promise<void> {
       .catch((err: unknown) => logger.warn({ err }, 'pg-boss did not stop cleanly; its connections close with the process'));
   }
 }
+
+/** Jobs a mail worker fetches at once: a backlog (many keys crossing a cap together) drains without waiting a poll per job. */
+const MAIL_BATCH = 10;
+
+/**
+ * Works `queue` a batch of jobs at a time, each handled on its own: a job whose handler throws is
+ * failed (and retried by pg-boss) alone, the others complete. While fetches come back full the
+ * worker fetches again at once; otherwise it polls every `pollingIntervalSeconds`.
+ */
+export async function workEachJob<T extends object>(
+  boss: Boss,
+  queue: string,
+  pollingIntervalSeconds: number,
+  handle: (data: T) => Promise<void>,
+): Promise<void> {
+  await boss.work<T>(
+    queue,
+    { pollingIntervalSeconds, batchSize: MAIL_BATCH, burstWhenBatchFull: true, perJobResults: true },
+    async (jobs) =>
+      Promise.all(
+        jobs.map(async (job) => {
+          try {
+            await handle(job.data);
+            return { id: job.id, status: 'completed' as const };
+          } catch (err) {
+            return { id: job.id, status: 'failed' as const, output: { message: err instanceof Error ? err.message : String(err) } };
+          }
+        }),
+      ),
+  );
+}

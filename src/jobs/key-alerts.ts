@@ -1,5 +1,6 @@
 import { KEY_ALERT_QUEUE, sendKeyAlert, type KeyAlertJob } from '../keys/alerts';
 import type { Services } from '../services';
+import { workEachJob } from './boss';
 
 /**
  * The worker of key limit alerts (src/keys/alerts.ts): each job, created with the reservation
@@ -7,9 +8,8 @@ import type { Services } from '../services';
  * instance takes it; a failed send is retried by pg-boss.
  */
 export async function startKeyAlerts(svc: Services): Promise<void> {
-  await svc.boss.work<KeyAlertJob>(KEY_ALERT_QUEUE, { pollingIntervalSeconds: 2 }, async ([job]) => {
-    if (!job) return;
-    const result = await sendKeyAlert(svc, job.data);
-    svc.logger.info({ key_id: job.data.keyId, alert: job.data.kind, result }, 'key limit alert sent');
+  await workEachJob<KeyAlertJob>(svc.boss, KEY_ALERT_QUEUE, 2, async (alert) => {
+    const result = await sendKeyAlert(svc, alert);
+    svc.logger.info({ key_id: alert.keyId, alert: alert.kind, result }, 'key limit alert sent');
   });
 }

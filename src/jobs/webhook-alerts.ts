@@ -1,4 +1,5 @@
 import type { Services } from '../services';
+import { workEachJob } from './boss';
 import { sendWebhookAlert, WEBHOOK_ALERT_QUEUE, type WebhookAlertJob } from '../webhooks/alerts';
 
 /**
@@ -7,9 +8,8 @@ import { sendWebhookAlert, WEBHOOK_ALERT_QUEUE, type WebhookAlertJob } from '../
  * without SMTP_URL). Any instance takes it; a failed send is retried by pg-boss.
  */
 export async function startWebhookAlerts(svc: Services): Promise<void> {
-  await svc.boss.work<WebhookAlertJob>(WEBHOOK_ALERT_QUEUE, { pollingIntervalSeconds: 2 }, async ([job]) => {
-    if (!job) return;
-    const result = await sendWebhookAlert(svc, job.data);
-    svc.logger.info({ webhook_id: job.data.subscriptionId, alert: job.data.kind, result }, 'webhook alert sent');
+  await workEachJob<WebhookAlertJob>(svc.boss, WEBHOOK_ALERT_QUEUE, 2, async (alert) => {
+    const result = await sendWebhookAlert(svc, alert);
+    svc.logger.info({ webhook_id: alert.subscriptionId, alert: alert.kind, result }, 'webhook alert sent');
   });
 }

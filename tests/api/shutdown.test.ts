@@ -1,10 +1,12 @@
 /**
  * A shutdown (SIGTERM reaches server.ts, which calls this close) answers the requests in flight
  * before it closes their connections: an execution that ran is answered, not recorded and billed
- * behind a reset socket. New connections are refused meanwhile.
+ * behind a reset socket. New connections are refused meanwhile. Connections with nothing in
+ * flight (idle keep-alive ones, and spares a client opened and never sent a request on) are closed
+ * at once instead of holding the shutdown until its deadline.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness';
 
@@ -43,4 +45,19 @@ describe('graceful shutdown', () => {
     await closed;
     await expect(fetch(`${s.url}/api/v1/health`)).rejects.toThrow();
   }, 60_000);
+
+  it('closes at once the connections no request is in flight on, including one never used', async () => {
+    const other = await startTestServer();
+    const { port } = new URL(other.url);
+    // A spare connection (as browsers and pools open ahead), and a keep-alive one after its answer.
+    const spare = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((r) => spare.once('connect', () => r()));
+    const spareClosed = new Promise<void>((r) => spare.once('close', () => r()));
+    expect((await fetch(`${other.url}/api/v1/health`)).status).toBe(200);
+    await other.close();
+    await spareClosed;
+    expect(spare.bytesRead).toBe(0);
+    // The test's time is below the 25 s a shutdown waits for connections still busy: a spare that
+    // held the shutdown until then fails it.
+  }, 15_000);
 });

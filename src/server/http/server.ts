@@ -48,6 +48,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       return void refuseUnparsable(svc, httpError('MISSING_HOST'), req.socket);
     return handler(req, res);
   });
+  // Every open connection, for the shutdown: one a client opened and never sent a request on (a
+  // browser's or a pool's spare) is closed at once, as Node closes idle keep-alive ones.
+  const connections = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   server.on(
     'clientError',
     (err: NodeJS.ErrnoException, socket: Duplex) => void (state.svc ? refuseUnparsable(state.svc, err, socket) : socket.destroy()),
@@ -89,7 +96,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       (closing ??= (async () => {
         state.draining = true;
         markDraining(services);
-        await drain(server, inFlight);
+        await drain(server, inFlight, connections);
         await services.close();
       })()),
   };
@@ -133,23 +140,28 @@ const SHUTDOWN_DRAIN_MS = 25_000;
  * Lets the requests in flight finish (an execution that ran is answered, not recorded and billed
  * behind a reset socket), then stops taking connections. Until they are answered the port stays
  * open so that load balancers' probes see ready turn 503 (live stays 200); any other new request is
- * refused 503 `unavailable` and its connection closed. Then idle keep-alive connections close at
- * once and the others as soon as their response is out; any still busy after SHUTDOWN_DRAIN_MS
+ * refused 503 `unavailable` and its connection closed. Then idle keep-alive connections (and those
+ * no request was ever sent on) close at once and the others as soon as their response is out; any still busy after SHUTDOWN_DRAIN_MS
  * (past the default action deadline of 10 s; an action still running is later recorded as
  * `interrupted` by the execution recovery) are closed then.
  */
-async function drain(server: Server, inFlight: Set<ServerResponse>): Promise<void> {
+async function drain(server: Server, inFlight: Set<ServerResponse>, connections: Set<Socket>): Promise<void> {
   const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
   await answered([...inFlight], SHUTDOWN_DRAIN_MS);
+  const closeIdle = () => {
+    server.closeIdleConnections();
+    // Node leaves a connection that never received a byte open until its headers time out.
+    for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+  };
   await new Promise<void>((resolve) => {
-    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const idle = setInterval(closeIdle, 50);
     const force = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));
     server.close(() => {
       clearInterval(idle);
       clearTimeout(force);
       resolve();
     });
-    server.closeIdleConnections();
+    closeIdle();
   });
 }
 
