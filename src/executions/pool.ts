@@ -63,7 +63,8 @@ export class ActionPool {
   }
 
   private get piscina(): Piscina {
-    this.pool ??= new Piscina({
+    if (this.pool) return this.pool;
+    this.pool = new Piscina({
       filename: fileURLToPath(new URL('../modules/worker.mjs', import.meta.url)),
       // Started with the first CPU-bound call (the pool is created then), not at start-up: an
       // instance that only reads and runs inline or io actions never holds them (two workers are
@@ -77,6 +78,7 @@ export class ActionPool {
       workerData: { board: this.board, places: this.maxThreads },
       resourceLimits: WORKER_RESOURCE_LIMITS,
     });
+    // Once, when the pool is made: added per call, listeners would pile up with every execution.
     this.pool.on('error', this.onStrayWorkerError);
     return this.pool;
   }

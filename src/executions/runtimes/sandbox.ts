@@ -52,7 +52,8 @@ export class JavaScriptSandbox {
   }
 
   private get piscina(): Piscina {
-    this.pool ??= new Piscina({
+    if (this.pool) return this.pool;
+    this.pool = new Piscina({
       filename: fileURLToPath(new URL('./sandbox-worker.mjs', import.meta.url)),
       // Created on first use; then every worker stays loaded (one starts in ~0.6 s: tsx + the
       // QuickJS WASM module), so a runaway guest holding one does not make the next call wait.
@@ -62,6 +63,7 @@ export class JavaScriptSandbox {
       maxQueue: 1000,
       resourceLimits: WORKER_RESOURCE_LIMITS,
     });
+    // Once, when the pool is made: added per call, listeners would pile up with every execution.
     this.pool.on('error', this.onStrayWorkerError);
     return this.pool;
   }
