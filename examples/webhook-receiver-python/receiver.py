@@ -20,6 +20,16 @@ SECRET = os.environ.get("AMP_WEBHOOK_SECRET")
 PORT = int(os.environ.get("PORT", "4243"))
 
 
+OUTPUT = threading.Lock()
+
+
+def say(line):
+    """Writes one whole line: requests run on threads, and print() writes a text and its newline apart."""
+    with OUTPUT:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -40,9 +50,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             event = verify_webhook(raw, self.headers, SECRET)
         except WebhookVerificationError as err:
-            print("rejected %s" % err.reason, flush=True)
+            say("rejected %s" % err.reason)
             return self.answer(400, {"error": err.reason})
-        print("verified %s %s %s" % (event.event, event.id, json.dumps(event.data, separators=(",", ":"))), flush=True)
+        say("verified %s %s %s" % (event.event, event.id, json.dumps(event.data, separators=(",", ":"))))
         self.answer(200, {"received": True})
 
 
