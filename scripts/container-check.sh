@@ -54,7 +54,10 @@ if [ "${AMP_CHECK_SKIP_BUILD:-0}" != 1 ]; then
     echo "npm cache lent to the build: $npm_cache"
     cache_volume=(--volume "$npm_cache:/root/.npm")
   fi
-  timed buildah bud --isolation chroot --layers --format docker "${cache_volume[@]}" -t "$IMAGE" .
+  # The build's npm ci opens the lent cache's files by the thousand; starved of CPU (CI builds the
+  # image at nice 19 beside the tests) it held more than this machine's 20,000 at once (EMFILE).
+  timed buildah bud --isolation chroot --layers --format docker --ulimit nofile=1048576:1048576 \
+    "${cache_volume[@]}" -t "$IMAGE" .
 fi
 if [ "${AMP_CHECK_BUILD_ONLY:-0}" = 1 ]; then
   echo "built: $IMAGE"
