@@ -117,7 +117,7 @@ export async function endEverySession(email: string, password: string): Promise<
 export interface Owner {
   email: string;
   password: string;
-  /** The tenant's first API key (scope `*`), as the welcome page showed it once. */
+  /** The tenant's first API key (scope `*`): what the welcome page shows once. */
   apiKey: string;
   page: Page;
 }
