@@ -81,8 +81,8 @@ export async function stopBoss(boss: Boss, logger: Logger): Promise<void> {
   }
 }
 
-/** Jobs a mail worker fetches at once: a backlog (many keys crossing a cap together) drains without waiting a poll per job. */
-const MAIL_BATCH = 10;
+/** Jobs `workEachJob` fetches at once: a backlog (many keys crossing a cap together) drains without waiting a poll per job. */
+const BATCH_SIZE = 10;
 
 /**
  * Works `queue` a batch of jobs at a time, each handled on its own: a job whose handler throws is
@@ -97,7 +97,7 @@ export async function workEachJob<T extends object>(
 ): Promise<void> {
   await boss.work<T>(
     queue,
-    { pollingIntervalSeconds, batchSize: MAIL_BATCH, burstWhenBatchFull: true, perJobResults: true },
+    { pollingIntervalSeconds, batchSize: BATCH_SIZE, burstWhenBatchFull: true, perJobResults: true },
     async (jobs) =>
       Promise.all(
         jobs.map(async (job) => {

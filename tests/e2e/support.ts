@@ -88,10 +88,14 @@ export async function signIn(page: Page, email: string, password: string, callba
   await page.waitForURL((url) => url.pathname === callbackPath);
 }
 
-/** The identity provider's anon key (the `apikey` of its HTTP API), from the service's DATA_DIR. */
+let cachedAnonKey: string | undefined;
+
+/** The identity provider's anon key (the `apikey` of its HTTP API), read once from the service's DATA_DIR. */
 function anonKey(): string {
-  const secrets = JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR ?? '', 'secrets.json'), 'utf8')) as { AUTH_ANON_KEY: string };
-  return secrets.AUTH_ANON_KEY;
+  cachedAnonKey ??= (
+    JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR ?? '', 'secrets.json'), 'utf8')) as { AUTH_ANON_KEY: string }
+  ).AUTH_ANON_KEY;
+  return cachedAnonKey;
 }
 
 /** A password grant at the identity provider, as a script signs in: the access token. */
