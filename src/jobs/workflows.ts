@@ -38,9 +38,25 @@ export async function startWorkflowWorkers(svc: Services): Promise<void> {
     { localConcurrency: workers, localGroupConcurrency: workers / 2, pollingIntervalSeconds: 0.5, batchSize: 1 },
     async ([job]) => {
       if (job) await runStepJob(svc, job.data);
+      // There may be more: the busy workers, this one among them, fetch again as soon as their job
+      // ends (an empty fetch goes back to polling). pg-boss would otherwise wait out the rest of the
+      // poll interval after a short job, which held a worker to two steps a second under a backlog.
+      wakeStepWorkers(svc, 'busy');
     },
   );
   loops.set(svc, startWaitLoops(svc));
+}
+
+/**
+ * Wakes this instance's step workers (pg-boss wakes a worker by its id only): `'busy'` the ones
+ * running a job, which then fetch as soon as it ends; a number, that many of the idle ones, now.
+ */
+function wakeStepWorkers(svc: Services, which: 'busy' | number): void {
+  let idle = which === 'busy' ? 0 : which;
+  for (const worker of svc.boss.getWipData()) {
+    if (worker.name !== WORKFLOW_STEP_QUEUE || worker.state === 'stopping') continue;
+    if (worker.count > 0 ? which === 'busy' : idle-- > 0) svc.boss.notifyWorker(worker.id);
+  }
 }
 
 /** Runs the loops one pass at a time (a pass never overlaps the previous one); returns their stop. */
@@ -79,8 +95,11 @@ function startWaitLoops(svc: Services): () => Promise<void> {
   const inbox = every(EVENT_INBOX_INTERVAL_MS, () => processEventInbox(svc));
   const admission = every(ADMISSION_INTERVAL_MS, () => admitWaitingRuns(svc));
   // A run that ended may free a concurrency slot: admit at once rather than at the next pass.
+  // Steps this instance's commits made due are taken now rather than at the workers' next poll.
   const unhook = svc.outbox.afterCommit((committed) => {
     if (committed.events.some((e) => e.type === 'workflow.completed' || e.type === 'workflow.failed')) admission.now();
+    const due = committed.dueJobs.get(WORKFLOW_STEP_QUEUE);
+    if (due) wakeStepWorkers(svc, due);
   });
   const schedules = every(SCHEDULE_INTERVAL_MS, () => fireDueSchedules(svc));
   const sweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));

@@ -185,7 +185,12 @@ export class BatchedUnits<I extends object, R> {
       return batch;
     }
     const settled: TenantGroup<I>['entries'][] = [];
-    const committed = { events: [] as CommittedEvent[], deliveries: 0, counts: new Map<string, number>() };
+    const committed = {
+      events: [] as CommittedEvent[],
+      deliveries: 0,
+      counts: new Map<string, number>(),
+      dueJobs: new Map<string, number>(),
+    };
     for (const g of groups) {
       const used = answer.used.get(g);
       const entries = g.terms ? (used === undefined ? [] : g.entries) : g.entries.filter((e) => answer.rows.has(e.row.id));

@@ -12,6 +12,8 @@ export interface Committed {
   deliveries: number;
   /** Each counted tenant's executions this cycle after the commit. */
   counts: ReadonlyMap<string, number>;
+  /** Jobs it enqueued that are due at once, per queue: this instance's idle workers of it fetch now. */
+  dueJobs: ReadonlyMap<string, number>;
 }
 
 export type AfterCommit = (committed: Committed) => void;
@@ -32,7 +34,8 @@ export class OutboxHooks {
 
   /** Runs the hooks; the errors they threw are returned, not thrown: the commit happened. */
   committed(committed: Committed): unknown[] {
-    if (committed.events.length === 0 && committed.deliveries === 0 && committed.counts.size === 0) return [];
+    const { events, deliveries, counts, dueJobs } = committed;
+    if (events.length === 0 && deliveries === 0 && counts.size === 0 && dueJobs.size === 0) return [];
     const errors: unknown[] = [];
     for (const hook of this.hooks) {
       try {

@@ -16,6 +16,7 @@ export class Outbox implements Committed {
   readonly events: CommittedEvent[] = [];
   deliveries = 0;
   readonly counts = new Map<string, number>();
+  readonly dueJobs = new Map<string, number>();
 
   constructor(
     private readonly svc: OutboxServices,
@@ -60,6 +61,11 @@ export class Outbox implements Committed {
   /** Notes events a statement of the caller wrote (a batch's, whose deliveries it creates with `deliver`). */
   emitted(events: CommittedEvent[]): void {
     for (const e of events) this.events.push(e);
+  }
+
+  /** Notes `n` jobs the transaction enqueued on `queue`, due at once: idle workers are woken after the commit. */
+  jobsDue(queue: string, n: number): void {
+    this.dueJobs.set(queue, (this.dueJobs.get(queue) ?? 0) + n);
   }
 
   /** Notes a tenant's count after a statement of the caller moved it (countCtes). */
