@@ -15,7 +15,8 @@ export interface Received {
   at: number;
 }
 
-export type Responder = (req: Received, index: number) => { status: number; delayMs?: number; body?: string };
+/** `after`: the answer waits until it settles (then `delayMs`), e.g. to hold an attempt in flight while a test acts. */
+export type Responder = (req: Received, index: number) => { status: number; delayMs?: number; body?: string; after?: Promise<unknown> };
 
 export interface Receiver {
   url: string;
@@ -79,11 +80,14 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
       const answer = receiver.respond(entry, received.length);
       received.push(entry);
       for (const w of [...waiters]) w();
-      setTimeout(() => {
-        if (res.destroyed) return;
-        res.writeHead(answer.status, { 'content-type': 'text/plain' });
-        res.end(answer.body ?? 'ok');
-      }, answer.delayMs ?? 0);
+      const send = () =>
+        setTimeout(() => {
+          if (res.destroyed) return;
+          res.writeHead(answer.status, { 'content-type': 'text/plain' });
+          res.end(answer.body ?? 'ok');
+        }, answer.delayMs ?? 0);
+      if (answer.after) void answer.after.finally(send);
+      else send();
     });
   });
   server.on('connection', (s) => {

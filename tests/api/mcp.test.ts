@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -34,7 +35,9 @@ describe('MCP Origin check (DNS rebinding)', () => {
 backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startTestServer({ backend });
+    // TRUST_PROXY: a test that counts the public (per client address) pool names its own address
+    // (X-Forwarded-For), so other files' anonymous requests on the shared Redis are not counted in it.
+    s = await startTestServer({ backend, env: { TRUST_PROXY: '1' } });
   });
   afterAll(async () => s?.close());
 
@@ -358,12 +361,13 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
   });
 
   it('a missing or invalid key is HTTP 401 in the REST error format, counted on the public pool', async () => {
-    const missing = await rpc(undefined, initialize('2025-11-25'));
+    const client = { 'x-forwarded-for': `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(250)}` };
+    const missing = await rpc(undefined, initialize('2025-11-25'), client);
     const body = expectError(missing, 401, 'unauthorized');
     expect(body.request_id).toMatch(/^req_/);
     expect(missing.headers.get('x-ratelimit-limit')).toBe('600');
     const before = Number(missing.headers.get('x-ratelimit-remaining'));
-    const invalid = await rpc('amp_notavalidkey0000000000000000000000', initialize('2025-11-25'));
+    const invalid = await rpc('amp_notavalidkey0000000000000000000000', initialize('2025-11-25'), client);
     expectError(invalid, 401, 'unauthorized');
     expect(Number(invalid.headers.get('x-ratelimit-remaining'))).toBe(before - 1);
   });

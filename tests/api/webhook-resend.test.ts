@@ -185,11 +185,17 @@ backends.describe('Webhook resend and recover (%s)', (backend) => {
 
   it('two resends of one delivery at once: one is made (202), the other refused (409); one request reaches the receiver', async () => {
     const t = await proTenant();
-    const r = await receiver();
+    // The resend's attempt is held at the receiver until both resends are answered, so the
+    // delivery is pending for the whole race (on a slow machine the attempt could otherwise finish
+    // between the two calls, and the second would be a later resend, rightly made).
+    let bothAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (bothAnswered = resolve));
+    const r = await receiver((_req, index) => ({ status: 200, after: index === 1 ? answered : undefined }));
     const sub = await subscribe(t.apiKey, r.url);
     await slugify(t.apiKey, 'twice');
     const [delivery] = (await settled(t.apiKey, sub.id, 1)).deliveries;
     const answers = await Promise.all([1, 2].map(() => s.call(resendPath(sub.id, delivery.id), { method: 'POST', key: t.apiKey })));
+    bothAnswered();
     expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
     expectError(
       answers.find((a) => a.status === 409)!,
