@@ -4,14 +4,14 @@
  * (body and headers) in the same run, the ratio (and the ratio to a handler answering the body
  * alone), p50/p99, the server process's peak RSS and CPU per request under load and executions/s
  * (bench/http.ts); JSON of every figure under bench/results/. Then webhook throughput
- * (bench/webhooks.ts). `npm run bench -- --growth` (or BENCH_GROWTH=1) runs the growth run
+ * (bench/webhooks.ts), then workflow throughput (bench/workflows.ts). `npm run bench -- --growth` (or BENCH_GROWTH=1) runs the growth run
  * instead (bench/growth.ts: PostgreSQL with 1, 1,000 and 100,000 tenants and generated executions).
  *
- *   BENCH_QUICK=1                         3 s per measurement, no webhook section (~3-4 min)
+ *   BENCH_QUICK=1                         3 s per measurement, no webhook or workflow section (~3-4 min)
  *   BENCH_DURATION, BENCH_CONNECTIONS     seconds per measurement (8), connections (50)
  *   BENCH_LOAD=wrk|autocannon             the load generator (default: wrk when installed, else
  *                                         autocannon; bench/wrk.ts says why)
- *   BENCH_ONLY=http|webhooks              one section (default both); or scenario keys of the HTTP
+ *   BENCH_ONLY=http|webhooks|workflows    some sections, comma-separated (default all); or scenario keys of the HTTP
  *                                         section (modules, execute, execute-policy, batch, search, me, durable,
  *                                         metered; execute-capped runs only when named),
  *                                         comma-separated, for only those
@@ -36,12 +36,13 @@ import {
   type ScenarioResult,
 } from './http';
 import { benchWebhooks, printWebhookResult, type WebhookResult } from './webhooks';
+import { benchWorkflows, printWorkflowResults, type WorkflowResult } from './workflows';
 import { LOAD_GENERATOR } from './wrk';
 import { DELIVERIES_IN_FLIGHT } from '../src/jobs/webhooks';
 
 const QUICK = Boolean(process.env.BENCH_QUICK);
 const GROWTH = process.argv.includes('--growth') || Boolean(process.env.BENCH_GROWTH);
-const ONLY = new Set((process.env.BENCH_ONLY ?? (QUICK ? 'http' : 'http,webhooks')).split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? (QUICK ? 'http' : 'http,webhooks,workflows')).split(',').map((s) => s.trim()));
 const SCENARIO_KEYS = [...SCENARIOS.map((s) => s.key), 'durable', 'metered'];
 // Scenario keys (BENCH_ONLY=execute,batch) run the HTTP section with only those scenarios.
 const ONLY_SCENARIOS = SCENARIO_KEYS.some((k) => ONLY.has(k)) ? new Set(SCENARIO_KEYS.filter((k) => ONLY.has(k))) : undefined;
@@ -106,11 +107,20 @@ if (ONLY.has('webhooks')) {
   }
 }
 
+const workflowResults: WorkflowResult[] = [];
+if (ONLY.has('workflows')) {
+  const run = (backend: string, env: Record<string, string | undefined>) =>
+    withService(env, async (service, apiKey) => workflowResults.push(await benchWorkflows(backend, service, apiKey, progress)));
+  if (BACKENDS.has('embedded')) await run('PGlite', { DATABASE_URL: undefined, REDIS_URL: undefined });
+  if (pgUrl && BACKENDS.has('pg')) await withFreshDatabase(pgUrl, (dbUrl) => run('PG+Redis', { DATABASE_URL: dbUrl, REDIS_URL: redisUrl }));
+}
+
 if (results.length > 0) {
   printTable(RESULT_HEADER, resultRows(results));
   console.log('');
 }
 for (const r of webhookResults) printWebhookResult(r);
+printWorkflowResults(workflowResults);
 const file = writeResults('bench', {
   at: new Date().toISOString(),
   quick: QUICK,
@@ -119,6 +129,7 @@ const file = writeResults('bench', {
   loadGenerator: LOAD_GENERATOR,
   http: results,
   webhooks: webhookResults,
+  workflows: workflowResults,
 });
 console.log(`\nJSON: ${path.relative(root, file)}`);
 process.exit(0);
