@@ -3,7 +3,7 @@
  * PostgreSQL database when TEST_DATABASE_URL is set), registers tenants, changes plans, and makes
  * HTTP calls. Every test file uses it instead of rolling its own.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,13 @@ import { missing, TEST_DATABASE_URL, TEST_REDIS_URL } from './needs';
 export type Backend = 'embedded' | 'postgres';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/**
+ * A client address of the test's own, for `X-Forwarded-For` to a server started with
+ * `TRUST_PROXY: '1'`: per-address pools (the public request pool, sign-in, OAuth registration)
+ * then count only this test's requests, on a Redis that every PostgreSQL file shares.
+ */
+export const clientAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(250)}`;
 export { CHROMIUM, missing, TEST_DATABASE_URL, TEST_REDIS_URL } from './needs';
 
 /**

@@ -17,7 +17,7 @@ import { safeCallbackPath } from '@/app/_lib/env';
 import { loadConfig, warnDefaultPublicBaseUrl } from '../../src/config';
 import { oauthStore } from '../../src/db/schema';
 import { CLIENT_UNUSED_TTL_SECONDS, oauthAdapter, storedKey } from '../../src/oauth/adapter';
-import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { backends, clientAddress, expectError, startTestServer, type TestServer } from '../harness';
 import { MemoryProvider } from '../oauth-client';
 import { freePort } from '../ports';
 
@@ -87,8 +87,6 @@ backends.describe('audit findings on the API (%s)', (backend) => {
     anon = s.config.auth.anonKey!;
   });
   afterAll(() => s?.close());
-
-  const clientAddress = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0]! % 250)}`;
 
   describe('POST /api/v1/auth/link: authenticate before the body', () => {
     it('without a valid bearer token is 401 whatever the body', async () => {

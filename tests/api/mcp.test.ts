@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -12,7 +11,7 @@ import { BUILTIN_MODULES } from '../../src/modules/registry';
 import { listTools } from '../../src/server/mcp/catalog';
 import { originAllowed } from '../../src/server/mcp/origin';
 import { VERSION } from '../../src/version';
-import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { backends, clientAddress, expectError, startTestServer, type TestServer } from '../harness';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const BUILTIN_ACTIONS = BUILTIN_MODULES.reduce((n, m) => n + m.actions.length, 0);
@@ -361,7 +360,7 @@ backends.describe('MCP endpoint /api/mcp (%s)', (backend) => {
   });
 
   it('a missing or invalid key is HTTP 401 in the REST error format, counted on the public pool', async () => {
-    const client = { 'x-forwarded-for': `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(250)}` };
+    const client = { 'x-forwarded-for': clientAddress() };
     const missing = await rpc(undefined, initialize('2025-11-25'), client);
     const body = expectError(missing, 401, 'unauthorized');
     expect(body.request_id).toMatch(/^req_/);

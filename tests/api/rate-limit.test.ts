@@ -1,6 +1,5 @@
-import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { backends, clientAddress, expectError, startTestServer, type TestServer } from '../harness';
 
 backends.describe('request rate limit (%s)', (backend) => {
   let s: TestServer;
@@ -68,7 +67,7 @@ backends.describe('request rate limit (%s)', (backend) => {
   });
 
   it("unauthenticated responses report the client IP's public pool; 401s consume it", async () => {
-    const headers = { 'x-forwarded-for': `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(250)}` };
+    const headers = { 'x-forwarded-for': clientAddress() };
     const first = await s.call('/api/v1/keys', { headers });
     expect(first.status).toBe(401);
     expect(first.headers.get('x-ratelimit-limit')).toBe('600');

@@ -194,8 +194,9 @@ backends.describe('Webhook resend and recover (%s)', (backend) => {
     const sub = await subscribe(t.apiKey, r.url);
     await slugify(t.apiKey, 'twice');
     const [delivery] = (await settled(t.apiKey, sub.id, 1)).deliveries;
-    const answers = await Promise.all([1, 2].map(() => s.call(resendPath(sub.id, delivery.id), { method: 'POST', key: t.apiKey })));
-    bothAnswered();
+    const answers = await Promise.all([1, 2].map(() => s.call(resendPath(sub.id, delivery.id), { method: 'POST', key: t.apiKey }))).finally(
+      bothAnswered,
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
     expectError(
       answers.find((a) => a.status === 409)!,
