@@ -134,3 +134,19 @@ export function printTable(header: string[], rows: string[][]) {
         .trimEnd(),
     );
 }
+
+/** The nearest-rank percentile `p` (0-100) of ascending `sorted`; NaN when it is empty. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Runs `task(n)` for n in [0, count) from `clients` concurrent loops. */
+export async function inParallel(count: number, clients: number, task: (n: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}

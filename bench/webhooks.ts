@@ -11,7 +11,7 @@ import { request, Agent } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ADMIN_TOKEN, fmt, json, registerEnterprise, startTarget, type Target } from './common';
+import { ADMIN_TOKEN, fmt, inParallel, json, percentile, registerEnterprise, startTarget, type Target } from './common';
 
 const EXECUTIONS = Number(process.env.BENCH_WEBHOOK_EXECUTIONS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_WEBHOOK_CONNECTIONS ?? 8);
@@ -64,11 +64,6 @@ async function waitForDeliveries(receiver: Target, expected: number, idleMs = DR
     }
     await sleep(100);
   }
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** Issues `batches` batch requests of 10 executions from `connections` concurrent loops. */
@@ -314,14 +309,7 @@ async function bareBaseline(
       req.on('error', reject);
       req.end(body);
     });
-  const run = async (n: number, offset: number) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < n) await post(offset + next++);
-      }),
-    );
-  };
+  const run = (n: number, offset: number) => inParallel(n, concurrency, (i) => post(offset + i));
   await run(Math.min(1000, EXECUTIONS), 0); // warm-up
   await reset(receiver);
   const t0 = nowMs();

@@ -7,7 +7,7 @@
  * between the steps (runs and steps recorded, jobs queued and taken, the run's end and its event)
  * leaves of the executions' own rate. Also each run's time from its start to its end (p50, p99).
  */
-import { fmt, printTable } from './common';
+import { fmt, inParallel, percentile, printTable } from './common';
 import type { Target } from './common';
 
 const RUNS = Number(process.env.BENCH_WORKFLOW_RUNS ?? (process.env.BENCH_QUICK ? 200 : 500));
@@ -55,16 +55,6 @@ function caller(service: Target, apiKey: string): Call {
   };
 }
 
-/** Runs `task(n)` for n in [0, count) with `clients` of them in flight at once. */
-async function inParallel(count: number, clients: number, task: (n: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
 /** A call answered 2xx, sent again after `Retry-After` while it is 503 or 429 (what a client does). */
 async function succeed<T = unknown>(call: Call, p: string, body: unknown): Promise<T> {
   for (;;) {
@@ -74,8 +64,6 @@ async function succeed<T = unknown>(call: Call, p: string, body: unknown): Promi
     await new Promise((r) => setTimeout(r, res.retryAfter * 1000));
   }
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
 export async function benchWorkflows(
   backend: string,
@@ -110,7 +98,7 @@ export async function benchWorkflows(
 
   const baselineStarted = performance.now();
   await inParallel(2 * RUNS, CLIENTS, (n) =>
-    succeed(call, '/api/v1/modules/text/execute', { action: 'slugify', input: { text: `Run ${n}` } }).then(() => undefined),
+    succeed(call, '/api/v1/modules/text/execute', { action: 'slugify', input: { text: `Run ${n}` } }),
   );
   const baselineSeconds = (performance.now() - baselineStarted) / 1000;
 
