@@ -1,7 +1,8 @@
 /**
  * `npm run test:timings -- <vitest.json> [<playwright.json>]` (either, or both): the slowest test files and tests of
  * a run, from vitest's JSON reporter (`--reporter=json --outputFile.json=…`) and Playwright's
- * (`PLAYWRIGHT_JSON_OUTPUT_NAME=… --reporter=json`). docs/testing.md says how to record a run.
+ * (`PLAYWRIGHT_JSON_OUTPUT_NAME=… --reporter=json`). Last, every failed test with the start of its error.
+ * docs/testing.md says how to record a run.
  * `--save-durations`: also writes the vitest files' durations to tests/durations.json, the order
  * vitest.config.ts starts them in (from a whole run on both backends).
  *
@@ -20,7 +21,9 @@ interface VitestReport {
     name: string;
     startTime: number;
     endTime: number;
-    assertionResults: { fullName: string; duration?: number | null; status: string }[];
+    status?: string;
+    message?: string;
+    assertionResults: { fullName: string; duration?: number | null; status: string; failureMessages?: string[] }[];
   }[];
 }
 
@@ -33,7 +36,13 @@ interface PlaywrightStep {
 interface PlaywrightSuite {
   title: string;
   file?: string;
-  specs?: { title: string; tests: { results: { duration: number; status: string; steps?: PlaywrightStep[] }[] }[] }[];
+  specs?: {
+    title: string;
+    tests: {
+      status: string;
+      results: { duration: number; status: string; steps?: PlaywrightStep[]; errors?: { message?: string }[] }[];
+    }[];
+  }[];
   suites?: PlaywrightSuite[];
 }
 
@@ -86,24 +95,31 @@ function vitestSection(file: string): string {
   ].join('\n');
 }
 
-function playwrightSection(file: string): string {
-  const report = JSON.parse(readFileSync(file, 'utf8')) as PlaywrightReport;
-  const tests: { file: string; name: string; ms: number; checks: number; checkMs: number }[] = [];
+type PlaywrightTest = NonNullable<PlaywrightSuite['specs']>[number]['tests'][number];
+
+/** Every test of a Playwright report, with its spec file and title. */
+function playwrightTests(report: PlaywrightReport): { file: string; title: string; test: PlaywrightTest }[] {
+  const found: { file: string; title: string; test: PlaywrightTest }[] = [];
   const walk = (suite: PlaywrightSuite, file: string) => {
-    for (const spec of suite.specs ?? [])
-      for (const t of spec.tests) {
-        const checks = t.results.flatMap((r) => pageChecks(r.steps ?? []));
-        tests.push({
-          file,
-          name: spec.title,
-          ms: t.results.reduce((sum, r) => sum + r.duration, 0),
-          checks: checks.length,
-          checkMs: checks.reduce((sum, step) => sum + step.duration, 0),
-        });
-      }
+    for (const spec of suite.specs ?? []) for (const test of spec.tests) found.push({ file, title: spec.title, test });
     for (const child of suite.suites ?? []) walk(child, suite.file ?? file);
   };
   for (const suite of report.suites) walk(suite, suite.file ?? suite.title);
+  return found;
+}
+
+function playwrightSection(file: string): string {
+  const report = JSON.parse(readFileSync(file, 'utf8')) as PlaywrightReport;
+  const tests = playwrightTests(report).map(({ file, title, test }) => {
+    const checks = test.results.flatMap((r) => pageChecks(r.steps ?? []));
+    return {
+      file,
+      name: title,
+      ms: test.results.reduce((sum, r) => sum + r.duration, 0),
+      checks: checks.length,
+      checkMs: checks.reduce((sum, step) => sum + step.duration, 0),
+    };
+  });
   tests.sort((a, b) => b.ms - a.ms);
   const total = tests.reduce((sum, t) => sum + t.ms, 0);
   const checkTotal = tests.reduce((sum, t) => sum + t.checkMs, 0);
@@ -119,6 +135,49 @@ function playwrightSection(file: string): string {
       tests.slice(0, TOP).map((t) => [t.name.replace(/\|/g, '\\|'), t.file, seconds(t.ms), String(t.checks), seconds(t.checkMs)]),
     ),
   ].join('\n');
+}
+
+interface Failure {
+  file: string;
+  name: string;
+  message: string;
+}
+
+/** A failure's message without colour codes, cut to its first lines (the rest is in the run's own output). */
+function excerpt(message: string, lines = 12): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = message.replace(/\u001b\[[0-9;]*m/g, '').trim();
+  const kept = plain.split('\n').slice(0, lines);
+  return kept.map((line) => `    ${line}`).join('\n');
+}
+
+function vitestFailures(report: VitestReport): Failure[] {
+  return report.testResults.flatMap((r) => {
+    const file = path.relative(root, r.name);
+    const failed = r.assertionResults
+      .filter((t) => t.status === 'failed')
+      .map((t) => ({ file, name: t.fullName, message: (t.failureMessages ?? []).join('\n') }));
+    // A file can fail outside its tests (an import, a hook), with no failed test to show it.
+    if (failed.length === 0 && r.status === 'failed') return [{ file, name: '(the file itself)', message: r.message ?? '' }];
+    return failed;
+  });
+}
+
+function playwrightFailures(report: PlaywrightReport): Failure[] {
+  return playwrightTests(report)
+    .filter(({ test }) => test.status === 'unexpected' || test.status === 'flaky')
+    .map(({ file, title, test }) => ({
+      file,
+      name: test.status === 'flaky' ? `${title} (flaky: passed on a retry)` : title,
+      message: test.results
+        .flatMap((r, attempt) => (r.errors ?? []).map((e) => `attempt ${attempt + 1} (${r.status}): ${e.message ?? ''}`))
+        .join('\n'),
+    }));
+}
+
+/** Every failed test of the reports, last, so the end of a CI log names them. */
+function failuresSection(failures: Failure[]): string {
+  return [`## Failed tests: ${failures.length}`, ...failures.map((f) => `- ${f.file}: ${f.name}\n${excerpt(f.message)}`)].join('\n');
 }
 
 /** The steps of `check()` (tests/e2e/support.ts titles them `check <name>`), outermost only. */
@@ -148,6 +207,11 @@ if (files.length === 0) {
 // Told apart by their contents: Playwright's report has `stats`, vitest's `testResults`.
 const isPlaywright = (file: string) => 'stats' in (JSON.parse(readFileSync(file, 'utf8')) as object);
 const sections = files.map((file) => (isPlaywright(file) ? playwrightSection(file) : vitestSection(file)));
+const failures = files.flatMap((file) => {
+  const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport | PlaywrightReport;
+  return 'stats' in report ? playwrightFailures(report) : vitestFailures(report);
+});
+if (failures.length > 0) sections.push(failuresSection(failures));
 console.log(sections.join('\n\n'));
 if (save) {
   const vitestReport = files.find((file) => !isPlaywright(file));

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Check, X } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { toast } from 'sonner';
 import { useTRPC } from '@/client/trpc/react';
 import { statusOf } from '@/client/trpc/client';
@@ -50,7 +50,12 @@ export function ApprovalPanel({
   const queryClient = useQueryClient();
   const approve = useMutation(trpc.workflows.approveStep.mutationOptions());
   const reject = useMutation(trpc.workflows.rejectStep.mutationOptions());
-  const [comment, setComment] = useState('');
+  // The field holds the comment (uncontrolled): words typed before the page hydrated are in the
+  // field and not in React's state, and they are what the person means to send.
+  const commentField = useRef<HTMLTextAreaElement>(null);
+  const typedComment = () => commentField.current?.value.trim() ?? '';
+  /** The comment as it was when the rejection's confirmation opened, which quotes it. */
+  const [rejectComment, setRejectComment] = useState('');
   const [refusal, setRefusal] = useState<string>();
   const id = useId();
   const denied = access.allowed === false;
@@ -58,7 +63,8 @@ export function ApprovalPanel({
 
   const decide = async (decision: 'approve' | 'reject') => {
     setRefusal(undefined);
-    const input = { id: workflowId, run_id: runId, step, ...(comment.trim() ? { comment: comment.trim() } : {}) };
+    const comment = typedComment();
+    const input = { id: workflowId, run_id: runId, step, ...(comment ? { comment } : {}) };
     try {
       const run = await (decision === 'approve' ? approve : reject).mutateAsync(input);
       queryClient.setQueryData(runKey, run);
@@ -94,8 +100,8 @@ export function ApprovalPanel({
         <Label htmlFor={`${id}-comment`}>Comment (optional)</Label>
         <textarea
           id={`${id}-comment`}
-          value={comment}
-          onChange={(e) => setComment(e.target.value)}
+          ref={commentField}
+          defaultValue=""
           rows={2}
           maxLength={2000}
           disabled={denied}
@@ -134,10 +140,13 @@ export function ApprovalPanel({
             }
             title={`Reject ${step}?`}
             description={
-              comment.trim()
-                ? `The step fails with your comment, “${comment.trim()}”, and the run fails with it: the steps after it do not run.`
+              rejectComment
+                ? `The step fails with your comment, “${rejectComment}”, and the run fails with it: the steps after it do not run.`
                 : 'The step fails and the run fails with it: the steps after it do not run.'
             }
+            onOpenChange={(open) => {
+              if (open) setRejectComment(typedComment());
+            }}
             confirmLabel="Reject"
             onConfirm={() => decide('reject')}
           />
