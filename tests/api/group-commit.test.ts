@@ -13,19 +13,26 @@ import { AppError } from '../../src/lib/errors';
 import { reserveExecutions } from '../../src/metering/usage';
 import { PLANS, type Plan } from '../../src/tenants/plans';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
+import { startReceiver, type Receiver } from '../receiver';
 
 backends.describe('group-committed execution starts (%s)', (backend) => {
   let a: TestServer;
   /** A second instance on the same database (PostgreSQL); the same one in embedded mode. */
   let b: TestServer;
 
+  /** Where the subscriptions of these tests point: it answers at once, so no send is left for a close to wait out. */
+  let receiver: Receiver;
+
   beforeAll(async () => {
-    a = await startTestServer({ backend });
-    b = backend === 'postgres' ? await startTestServer({ backend, databaseUrl: a.config.databaseUrl }) : a;
+    receiver = await startReceiver();
+    const env = { WEBHOOK_ALLOW_PRIVATE: '1' };
+    a = await startTestServer({ backend, env });
+    b = backend === 'postgres' ? await startTestServer({ backend, databaseUrl: a.config.databaseUrl, env }) : a;
   });
   afterAll(async () => {
     if (b !== a) await b?.close();
     await a?.close();
+    await receiver?.close();
   });
 
   const principal = (tenantId: string, plan: Plan): Principal => ({
@@ -167,10 +174,7 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
       const quiet = await tenant('pro');
       const subscribed = await a.register();
       await a.setPlan(subscribed.tenantId, 'pro');
-      expect(
-        (await a.call('/api/v1/webhooks', { key: subscribed.apiKey, body: { url: 'https://hooks.example.com/amp', events: ['*'] } }))
-          .status,
-      ).toBe(201);
+      expect((await a.call('/api/v1/webhooks', { key: subscribed.apiKey, body: { url: receiver.url, events: ['*'] } })).status).toBe(201);
       const loud = principal(subscribed.tenantId, 'pro');
       const rows = await Promise.all([...startMany(quiet, 20), ...startMany(loud, 20)]);
       const finished = await Promise.all(rows.map((row) => finishExecution(a.svc, row, { ok: true, output: { n: 1 } }, 1)));
@@ -220,7 +224,7 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     for (let i = 0; i < 5; i++) expect((await uuid(subscribing.apiKey, i)).status).toBe(200);
     const hook = await b.call('/api/v1/webhooks', {
       key: subscribing.apiKey,
-      body: { url: 'https://hooks.example.com/amp', events: ['execution.completed'] },
+      body: { url: receiver.url, events: ['execution.completed'] },
     });
     expect(hook.status, hook.text).toBe(201);
     const after = await Promise.all(Array.from({ length: 6 }, (_, i) => uuid(subscribing.apiKey, i)));
@@ -242,7 +246,7 @@ backends.describe('group-committed execution starts (%s)', (backend) => {
     await a.setPlan(t.tenantId, 'pro');
     const hook = await a.call('/api/v1/webhooks', {
       key: t.apiKey,
-      body: { url: 'https://hooks.example.com/amp', events: ['execution.completed', 'execution.failed'] },
+      body: { url: receiver.url, events: ['execution.completed', 'execution.failed'] },
     });
     expect(hook.status, hook.text).toBe(201);
     const uuid = (i: number, input: Record<string, unknown> = {}) =>
