@@ -1,6 +1,7 @@
 /**
- * One migrated database per backend (with pg-boss's schema), so every test server starts from a
- * copy instead of running initdb and every migration again: a PGlite data directory
+ * One migrated database per backend (with pg-boss's schema and the built-in modules' catalog
+ * rows), so every test server starts from a copy instead of running initdb, every migration and
+ * the catalog's sync again: a PGlite data directory
  * (AMP_TEST_PGLITE_TEMPLATE, copied by each server; its dump as a tar file in
  * AMP_TEST_PGLITE_DUMP), kept between runs while what it is made from is unchanged, and on
  * TEST_DATABASE_URL's server a template database, made once per run, that
@@ -12,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { syncBuiltinModules } from '../src/catalog/sync';
 import { openDatabase } from '../src/db';
 import { startBoss } from '../src/jobs/boss';
 import { hashFiles } from '../src/lib/hash-files';
@@ -39,14 +41,15 @@ const PREFIX = 'pglite-template-';
  * The migrated PGlite database, kept in `.amp/cache/` between runs (making it is initdb, every
  * migration and pg-boss's schema: 15–60 s on the reference machine, which a one-file run would pay
  * each time). Named by a digest of what it is made from: the migrations, the database and job
- * code, the lock file (PGlite's and pg-boss's versions) and Node's version. `dir` is the data
- * directory, which servers copy (src/db/client.ts); `dump` the same as PGlite's tar dump, for the
- * tests of loading one. Written under a temporary name and renamed, so concurrent runs never
- * read half of one.
+ * code, the built-in modules and their sync, the lock file (PGlite's and pg-boss's versions) and
+ * Node's version. `dir` is the data directory, which servers copy (src/db/client.ts); `dump` the
+ * same as PGlite's tar dump, for the tests of loading one. Written under a temporary name and
+ * renamed, so concurrent runs never read half of one.
  */
 async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
   const hash = createHash('sha256').update(process.version).update('\0');
-  for (const source of ['drizzle', 'src/db', 'src/jobs/boss.ts', 'package-lock.json']) hashFiles(hash, ROOT, path.join(ROOT, source));
+  for (const source of ['drizzle', 'src/db', 'src/jobs/boss.ts', 'src/catalog/sync.ts', 'src/modules', 'package-lock.json'])
+    hashFiles(hash, ROOT, path.join(ROOT, source));
   const cached = path.join(CACHE_DIR, `${PREFIX}${hash.digest('hex').slice(0, 16)}`);
   const ready = { dir: path.join(cached, 'pglite'), dump: path.join(cached, 'dump.tar') };
   if (existsSync(ready.dump)) return ready;
@@ -58,6 +61,7 @@ async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
     const database = await openDatabase({ dataDir: work });
     const boss = await startBoss(database, createLogger('silent'));
     await boss.stop({ graceful: false });
+    await syncBuiltinModules(database.db);
     const dump = await database.pglite!.dumpDataDir('none');
     await database.close();
     mkdirSync(path.join(building, 'pglite'), { recursive: true });
@@ -79,7 +83,7 @@ async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
   return ready;
 }
 
-/** A migrated database with pg-boss's schema, no connection left open (a template must have none). */
+/** A migrated database with pg-boss's schema and the built-ins' catalog rows, no connection left open (a template must have none). */
 async function createPostgresTemplate(serverUrl: string): Promise<() => Promise<void>> {
   const name = `amp_template_${process.pid}`;
   const admin = async (statement: string) => {
@@ -98,6 +102,7 @@ async function createPostgresTemplate(serverUrl: string): Promise<() => Promise<
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 2 });
   const boss = await startBoss(database, createLogger('silent'));
   await boss.stop({ graceful: false });
+  await syncBuiltinModules(database.db);
   await database.close();
   process.env.AMP_TEST_PG_TEMPLATE = name;
   return () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
