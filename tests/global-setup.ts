@@ -18,18 +18,21 @@ import { openDatabase } from '../src/db';
 import { startBoss } from '../src/jobs/boss';
 import { hashFiles } from '../src/lib/hash-files';
 import { createLogger } from '../src/logger';
+import { useMemoryTmpdir } from './memory-tmpdir';
 import { skippedLine, TEST_DATABASE_URL } from './needs';
 
 export default async function setup() {
   // Once per run: why the tests needing PostgreSQL, Redis or Chromium are reported as skipped.
   const skipped = skippedLine();
   if (skipped) console.log(skipped);
+  const removeTmpdir = useMemoryTmpdir();
   const template = await pgliteTemplate();
   process.env.AMP_TEST_PGLITE_DUMP = template.dump;
   process.env.AMP_TEST_PGLITE_TEMPLATE = template.dir;
   const dropTemplate = TEST_DATABASE_URL ? await createPostgresTemplate(TEST_DATABASE_URL) : undefined;
   return async () => {
     await dropTemplate?.();
+    removeTmpdir();
   };
 }
 

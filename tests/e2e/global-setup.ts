@@ -12,6 +12,7 @@ import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { startAppServer } from '../browser/app-server';
 import { ensureNextBuild } from '../browser/next-build';
+import { useMemoryTmpdir } from '../memory-tmpdir';
 import { missing } from '../needs';
 import { ADMIN_EMAIL, E2E_ADMIN_TOKEN, SCREENSHOT_DIR, SECOND_ADMIN_EMAIL, TIMING_ADMIN_EMAIL } from './support';
 
@@ -22,6 +23,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   }
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await ensureNextBuild();
+  const removeTmpdir = useMemoryTmpdir();
 
   const mailDir = mkdtempSync(path.join(tmpdir(), 'amp-e2e-mail-'));
   let n = 0;
@@ -68,5 +70,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await server.stop();
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
     rmSync(mailDir, { recursive: true, force: true });
+    removeTmpdir();
   };
 }
