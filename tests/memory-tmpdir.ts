@@ -6,10 +6,11 @@
  * this process, the workers it starts and their children, so setting it moves every temporary
  * directory of the run. A TMPDIR set by the caller is kept.
  */
-import { accessSync, constants, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 
 const MEMORY_FS = '/dev/shm';
+const PREFIX = 'amp-tests-';
 /** Room the run may need at its peak (dozens of servers' databases at once), with a margin. */
 const ROOM_NEEDED = 4 * 1024 ** 3;
 
@@ -23,10 +24,28 @@ export function useMemoryTmpdir(): () => void {
   } catch {
     return () => {};
   }
-  const dir = mkdtempSync(path.join(MEMORY_FS, 'amp-tests-'));
+  removeAbandoned();
+  const dir = mkdtempSync(path.join(MEMORY_FS, `${PREFIX}${process.pid}-`));
   process.env.TMPDIR = dir;
   return () => {
     rmSync(dir, { recursive: true, force: true });
     delete process.env.TMPDIR;
   };
+}
+
+/** Directories of runs that ended without removing theirs (interrupted): tmpfs holds them in memory. */
+function removeAbandoned(): void {
+  for (const entry of readdirSync(MEMORY_FS)) {
+    const pid = entry.startsWith(PREFIX) ? Number.parseInt(entry.slice(PREFIX.length), 10) : 0;
+    if (pid && !alive(pid)) rmSync(path.join(MEMORY_FS, entry), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
