@@ -302,6 +302,23 @@ async function developerJargon(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * Hydration failures of `page` from now on: React reports a server render the browser's first
+ * render does not match (error #418 and its kin in production builds), then discards the server's
+ * HTML and renders again, dropping whatever was typed before. Read the array at the end of a test.
+ */
+export function watchHydration(page: Page): string[] {
+  const failures: string[] = [];
+  const note = (text: string) => {
+    if (/Minified React error #(418|419|422|423|425)\b|Hydration failed|hydrat/i.test(text)) failures.push(text.slice(0, 200));
+  };
+  page.on('console', (message) => {
+    if (message.type() === 'error') note(message.text());
+  });
+  page.on('pageerror', (error) => note(String(error)));
+  return failures;
+}
+
 /** At 375 px the page itself does not scroll sideways (wide tables and code scroll inside their own boxes). */
 export async function expectFitsNarrowScreen(page: Page): Promise<void> {
   const original = page.viewportSize() ?? { width: 1280, height: 900 };

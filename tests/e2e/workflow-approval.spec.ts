@@ -7,7 +7,7 @@
  * and the runs' origin. A viewer finds Approve and Reject off, with the reason.
  */
 import type { Page } from '@playwright/test';
-import { api, check, expect, expectFitsNarrowScreen, newOwner, test, uniqueEmail } from './support';
+import { api, check, expect, expectFitsNarrowScreen, newOwner, test, uniqueEmail, watchHydration } from './support';
 
 const APPROVAL_STEPS = [
   { id: 'propose', module: 'text', action: 'slugify', input: { text: '{{input.title}}' } },
@@ -38,6 +38,8 @@ const runPath = (workflowId: string, runId: string) => `/dashboard/workflows/${w
 test('an approval is approved, another rejected, from the run page', async ({ browser }) => {
   const owner = await newOwner(browser, { agentName: 'Approval Agent' });
   const { page } = owner;
+  // The run page's times ("in 59 min") are the same in the server's render and the browser's first.
+  const hydration = watchHydration(page);
   const workflowId = await createWorkflow(page, owner.apiKey, { name: 'Publish with approval', steps: APPROVAL_STEPS });
 
   // Approved with a comment: the run goes on and completes; the decision stays on the step.
@@ -101,11 +103,13 @@ test('an approval is approved, another rejected, from the run page', async ({ br
   await panel.getByRole('button', { name: 'Approve' }).click();
   await expect(panel.getByTestId('approval-refusal')).toHaveText("Only admin, lead@example.com may decide step 'ok'.");
   await expect(page.getByTestId('step-ok').getByTestId('step-state')).toHaveText('Waiting for approval');
+  expect(hydration).toEqual([]);
 });
 
 test('a sleeping step, and the schedule and event trigger on the workflow page', async ({ browser }) => {
   const owner = await newOwner(browser, { agentName: 'Sleep Agent' });
   const { page } = owner;
+  const hydration = watchHydration(page);
   const workflowId = await createWorkflow(page, owner.apiKey, {
     name: 'Nap or hear, then slug',
     steps: [
@@ -163,6 +167,7 @@ test('a sleeping step, and the schedule and event trigger on the workflow page',
   expect(definition.schedule?.cron).toBe('30 9 * * 1-5');
   expect(definition.on?.event).toBe('execution.failed');
   expect(definition.concurrency).toEqual({ limit: 2, key: '{{input.customer}}' });
+  expect(hydration).toEqual([]);
 });
 
 test('a viewer sees Approve and Reject off, with the reason', async ({ browser }) => {

@@ -3,9 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@/components/ui/link';
 import { useRouter } from 'next/navigation';
-import { useEffect, useState } from 'react';
 import { toast } from 'sonner';
 import { useTRPC } from '@/client/trpc/react';
+import { useNow } from '@/components/dashboard/use-now';
 import { statusOf } from '@/client/trpc/client';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
@@ -43,7 +43,8 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
   const router = useRouter();
   // Asked with the run (one batched request): whether the caller may approve or reject.
   const decide = useAccess('decideApprovals');
-  const tick = useNow(15_000);
+  // The run as read is never ahead of "now": a step that began after the last tick reads "just now", not "in 0 s".
+  const now = useNow(run.dataUpdatedAt, 15_000);
 
   if (run.isPending) return <SkeletonRows rows={6} label="Loading the run" />;
   if (run.isError) {
@@ -64,8 +65,6 @@ export function RunDetail({ workflowId, runId }: { workflowId: string; runId: st
     return <QueryError error={run.error} retry={() => void run.refetch()} />;
   }
   const r = run.data;
-  // The run as read is never ahead of "now": a step that began after the last tick reads "just now", not "in 0 s".
-  const now = Math.max(tick, run.dataUpdatedAt);
   const done = r.steps.filter((s) => s.status === 'succeeded' || s.status === 'skipped').length;
   const waiting = r.steps.filter((s) => s.status === 'waiting');
   const took = r.started_at ? formatDuration(new Date(r.finished_at ?? now).getTime() - new Date(r.started_at).getTime()) : null;
@@ -199,14 +198,4 @@ function OriginWords({ origin, workflowId }: { origin: RunOrigin; workflowId: st
     default:
       return <>Started by a call</>;
   }
-}
-
-/** The current time, moved on every `everyMs` so that "in 14 min" stays true while the page is open. */
-function useNow(everyMs: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(timer);
-  }, [everyMs]);
-  return now;
 }

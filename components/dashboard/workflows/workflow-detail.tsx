@@ -6,6 +6,7 @@ import { Pencil } from 'lucide-react';
 import { Link } from '@/components/ui/link';
 import { useId, useState } from 'react';
 import { useTRPC } from '@/client/trpc/react';
+import { useNow } from '@/components/dashboard/use-now';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { DataTable } from '@/components/ui/data-table';
@@ -97,8 +98,8 @@ export function WorkflowDetail({ workflowId }: { workflowId: string }) {
   const write = useAccess('writeWorkflows');
   const execute = useAccess('runModules');
   const filterId = useId();
-  // Read once per render of the page: "in 14 min" for the schedule's next run.
-  const [now] = useState(() => Date.now());
+  // "in 14 min" for the schedule's next run.
+  const now = useNow(workflow.dataUpdatedAt);
   const editDeniedId = useId();
 
   if (workflow.isPending) return <SkeletonRows rows={6} label="Loading the workflow" />;
