@@ -13,19 +13,30 @@ import { isForeignTenantRefusal } from '@/src/contract/tenant-cookie';
 import { chosenTenant, forgetTenant } from '../tenant';
 import { isTrpcError, statusOf, trpc } from './client';
 
+/** Set once the page is leaving: one navigation per page, since a second would abort the first. */
+let leaving = false;
+
+/**
+ * For a page about to leave on its own after removing what its queries read (deleting the tenant
+ * or the account): the 401s and 404s they meet meanwhile are expected, and sending the user to
+ * sign in, or reloading, would abort where the page is going. `false` when the removal failed and
+ * the page stays.
+ */
+export function leavingPage(yes = true): void {
+  leaving = yes;
+}
+
 /**
  * A 401 whose reason is an ended session (the user signed out on another device, or the session
  * was revoked): no retry helps, so the dashboard session ends here too and the user is sent to
  * sign in again, back to this page afterwards.
  */
-let signingInAgain = false;
-
 function signInAgainIfSessionEnded(err: unknown): void {
   if (statusOf(err) !== 401 || !isTrpcError(err)) return;
   const reason = (err.data as { app?: { reason?: unknown } } | undefined)?.app?.reason;
-  // Once per page: every query of the page fails alike, and a second navigation would abort the first.
-  if (reason !== 'session_ended' || typeof window === 'undefined' || signingInAgain) return;
-  signingInAgain = true;
+  // Once per page: every query of the page fails alike.
+  if (reason !== 'session_ended' || typeof window === 'undefined' || leaving) return;
+  leaving = true;
   const back = `${window.location.pathname}${window.location.search}`;
   void signOut({ redirect: false }).then(() => window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(back)}`));
 }
@@ -35,12 +46,10 @@ function signInAgainIfSessionEnded(err: unknown): void {
  * cookie is cleared and the page loaded again, now for the user's default tenant, instead of
  * every panel showing "not found". Once: without the cookie the same refusal cannot recur.
  */
-let leavingTenant = false;
-
 function recoverFromForeignTenant(err: unknown): void {
-  if (typeof window === 'undefined' || leavingTenant || !chosenTenant()) return;
+  if (typeof window === 'undefined' || leaving || !chosenTenant()) return;
   if (!isForeignTenantRefusal(statusOf(err), err instanceof Error ? err.message : '')) return;
-  leavingTenant = true;
+  leaving = true;
   forgetTenant();
   window.location.reload();
 }

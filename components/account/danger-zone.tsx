@@ -5,6 +5,7 @@ import { signOut } from 'next-auth/react';
 import { useId, useState } from 'react';
 import { toast } from 'sonner';
 import { trpc } from '@/client/trpc/client';
+import { leavingPage } from '@/client/trpc/react';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
@@ -95,7 +96,7 @@ export function DangerZone({ tenantName, isOwner, email }: { tenantName: string 
                 description="Its keys stop working now and its members lose access. After 30 days its data is gone for good."
                 confirmLabel="Delete tenant"
                 onConfirm={async () => {
-                  await trpc.tenants.delete.mutate({ confirm: typedName });
+                  await removeThenLeave(() => trpc.tenants.delete.mutate({ confirm: typedName }));
                   toast.success(`${tenantName} is deleted.`);
                   window.location.assign('/account');
                 }}
@@ -132,7 +133,7 @@ export function DangerZone({ tenantName, isOwner, email }: { tenantName: string 
               description="You are signed out, and you cannot sign in with this account again."
               confirmLabel="Delete account"
               onConfirm={async () => {
-                await trpc.auth.deleteAccount.mutate({ confirm: typedEmail.trim() });
+                await removeThenLeave(() => trpc.auth.deleteAccount.mutate({ confirm: typedEmail.trim() }));
                 await signOut({ redirect: false });
                 window.location.assign('/');
               }}
@@ -142,4 +143,15 @@ export function DangerZone({ tenantName, isOwner, email }: { tenantName: string 
       </CardContent>
     </Card>
   );
+}
+
+/** Runs a removal the page leaves after, with the page marked as leaving (see leavingPage). */
+async function removeThenLeave(remove: () => Promise<unknown>): Promise<void> {
+  leavingPage();
+  try {
+    await remove();
+  } catch (err) {
+    leavingPage(false);
+    throw err;
+  }
 }
