@@ -62,8 +62,7 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-function vitestSection(file: string): string {
-  const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport;
+function vitestSection(report: VitestReport): string {
   const files = report.testResults.map((r) => ({
     file: path.relative(root, r.name),
     ms: r.endTime - r.startTime,
@@ -108,8 +107,7 @@ function playwrightTests(report: PlaywrightReport): { file: string; title: strin
   return found;
 }
 
-function playwrightSection(file: string): string {
-  const report = JSON.parse(readFileSync(file, 'utf8')) as PlaywrightReport;
+function playwrightSection(report: PlaywrightReport): string {
   const tests = playwrightTests(report).map(({ file, title, test }) => {
     const checks = test.results.flatMap((r) => pageChecks(r.steps ?? []));
     return {
@@ -186,8 +184,7 @@ function pageChecks(steps: PlaywrightStep[]): PlaywrightStep[] {
 }
 
 /** tests/durations.json: each vitest file's wall time in this run, in seconds (vitest.config.ts starts the slowest first). */
-function saveDurations(file: string): void {
-  const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport;
+function saveDurations(report: VitestReport): void {
   const durations = Object.fromEntries(
     report.testResults
       .map((r) => [path.relative(root, r.name).split(path.sep).join('/'), Math.round((r.endTime - r.startTime) / 100) / 10] as const)
@@ -205,16 +202,14 @@ if (files.length === 0) {
   process.exit(2);
 }
 // Told apart by their contents: Playwright's report has `stats`, vitest's `testResults`.
-const isPlaywright = (file: string) => 'stats' in (JSON.parse(readFileSync(file, 'utf8')) as object);
-const sections = files.map((file) => (isPlaywright(file) ? playwrightSection(file) : vitestSection(file)));
-const failures = files.flatMap((file) => {
-  const report = JSON.parse(readFileSync(file, 'utf8')) as VitestReport | PlaywrightReport;
-  return 'stats' in report ? playwrightFailures(report) : vitestFailures(report);
-});
+const reports = files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as VitestReport | PlaywrightReport);
+const isPlaywright = (report: VitestReport | PlaywrightReport): report is PlaywrightReport => 'stats' in report;
+const sections = reports.map((report) => (isPlaywright(report) ? playwrightSection(report) : vitestSection(report)));
+const failures = reports.flatMap((report) => (isPlaywright(report) ? playwrightFailures(report) : vitestFailures(report)));
 if (failures.length > 0) sections.push(failuresSection(failures));
 console.log(sections.join('\n\n'));
 if (save) {
-  const vitestReport = files.find((file) => !isPlaywright(file));
+  const vitestReport = reports.find((report): report is VitestReport => !isPlaywright(report));
   if (!vitestReport) {
     console.error('--save-durations needs the vitest report');
     process.exit(2);

@@ -4,37 +4,23 @@
  * certification key on) stays; a pack whose row or actions differ is written back whole, and only
  * its `updated_at` moves.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { syncBuiltinModules } from '../src/catalog/sync';
-import { openDatabase, type Database } from '../src/db';
+import type { Database } from '../src/db';
 import { moduleActions, modules } from '../src/db/schema';
 import { builtinDefinitions } from '../src/modules/definitions';
-import { backends, createTestDatabase } from './harness';
+import { backends, openTestDatabase } from './harness';
 
 backends.describe('built-in catalog sync (%s)', (backend) => {
   let database: Database;
-  const cleanups: (() => Promise<void> | void)[] = [];
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    if (backend === 'postgres') {
-      const created = await createTestDatabase();
-      cleanups.push(() => created.drop());
-      database = await openDatabase({ databaseUrl: created.url, dataDir: '', poolSize: 2 });
-    } else {
-      const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-sync-'));
-      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-      database = await openDatabase({ dataDir, pgliteTemplate: process.env.AMP_TEST_PGLITE_TEMPLATE });
-    }
+    ({ database, close } = await openTestDatabase(backend));
     await syncBuiltinModules(database.db);
   });
-  afterAll(async () => {
-    await database?.close();
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+  afterAll(() => close?.());
 
   const updatedAt = async () =>
     new Map((await database.db.select({ name: modules.name, at: modules.updatedAt }).from(modules)).map((r) => [r.name, r.at.getTime()]));

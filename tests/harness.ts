@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe } from 'vitest';
+import { openDatabase, type Database } from '../src/db';
 import { startServer, type RunningServer } from '../src/server/http/server';
 import { missing, TEST_DATABASE_URL, TEST_REDIS_URL } from './needs';
 
@@ -66,6 +67,22 @@ export async function createTestDatabase(opts: { empty?: boolean } = {}): Promis
       await c.end();
     },
   };
+}
+
+/**
+ * A database of its own on `backend`, opened directly for tests of the data layer (no server): a
+ * copy of the run's migrated template, a PGlite directory or a PostgreSQL database. `close` also
+ * removes it.
+ */
+export async function openTestDatabase(backend: Backend, poolSize = 2): Promise<{ database: Database; close(): Promise<void> }> {
+  if (backend === 'postgres') {
+    const created = await createTestDatabase();
+    const database = await openDatabase({ databaseUrl: created.url, dataDir: '', poolSize });
+    return { database, close: () => database.close().then(() => created.drop()) };
+  }
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-db-'));
+  const database = await openDatabase({ dataDir, pgliteTemplate: process.env.AMP_TEST_PGLITE_TEMPLATE });
+  return { database, close: () => database.close().then(() => rmSync(dataDir, { recursive: true, force: true })) };
 }
 
 export interface ApiResponse<T = any> {

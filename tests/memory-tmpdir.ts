@@ -8,6 +8,7 @@
  */
 import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
+import { processExists } from '../src/lib/process';
 
 const MEMORY_FS = '/dev/shm';
 const PREFIX = 'amp-tests-';
@@ -37,15 +38,6 @@ export function useMemoryTmpdir(): () => void {
 function removeAbandoned(): void {
   for (const entry of readdirSync(MEMORY_FS)) {
     const pid = entry.startsWith(PREFIX) ? Number.parseInt(entry.slice(PREFIX.length), 10) : 0;
-    if (pid && !alive(pid)) rmSync(path.join(MEMORY_FS, entry), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid && !processExists(pid)) rmSync(path.join(MEMORY_FS, entry), { recursive: true, force: true });
   }
 }

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { processExists } from '../lib/process';
 
 export const LOCK_FILE = 'amp.lock';
 /** How often a holder refreshes the lock file's time, and when another host may take a lock whose time is older. */
@@ -101,15 +102,6 @@ function isStale(file: string, holder: LockHolder | undefined): boolean {
   const started = processStartTime(holder.pid);
   // Start times differ by clock rounding (a second at most); a reused pid started after its holder.
   return started !== undefined && started - Date.parse(holder.started_at) > 2_000;
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** When a process started (ms since the epoch), from Linux's /proc; undefined elsewhere. */

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_DATABASE_URL } from '../../tests/harness';
-import { openDatabase, type Database } from '../db';
+import { openTestDatabase, TEST_DATABASE_URL } from '../../tests/harness';
+import type { Database } from '../db';
 import { tenants, usageCounters } from '../db/schema';
 import { AppError } from '../lib/errors';
 import type { Plan } from '../tenants/plans';
@@ -15,23 +12,12 @@ const variants = ['pglite', 'postgres'] as const;
 for (const variant of variants)
   describe.skipIf(variant === 'postgres' && !TEST_DATABASE_URL)(`reserveExecutions (${variant})`, () => {
     let database: Database;
-    const cleanup: (() => Promise<void> | void)[] = [];
+    let close: (() => Promise<void>) | undefined;
 
     beforeAll(async () => {
-      if (variant === 'postgres') {
-        const db = await createTestDatabase();
-        cleanup.push(() => db.drop());
-        database = await openDatabase({ databaseUrl: db.url, dataDir: '/nonexistent', poolSize: 20 });
-      } else {
-        const dir = mkdtempSync(path.join(tmpdir(), 'amp-usage-'));
-        cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-        database = await openDatabase({ dataDir: dir, pgliteTemplate: process.env.AMP_TEST_PGLITE_TEMPLATE });
-      }
+      ({ database, close } = await openTestDatabase(variant === 'postgres' ? 'postgres' : 'embedded', 20));
     });
-    afterAll(async () => {
-      await database?.close();
-      for (const c of cleanup.reverse()) await c();
-    });
+    afterAll(() => close?.());
 
     async function tenantWithUsage(plan: Plan, used: number) {
       const [t] = await database.db
