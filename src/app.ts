@@ -31,7 +31,7 @@ import { Metrics } from './metrics';
 import { scrapeSources, timeLeases } from './metrics/sources';
 import { MemorySlots, RedisSlots, withFallback, type SlotStore } from './metering/concurrency';
 import { MemoryLimiter, RedisLimiter, type Limiter } from './metering/limiter';
-import { connectRedis, connectUpstash } from './metering/redis';
+import { connectRedis, connectUpstash, withKeyPrefix } from './metering/redis';
 import { RequestCounter } from './metering/request-counts';
 import { UsageCache } from './metering/usage';
 import { sealOAuthPayloads } from './oauth/adapter';
@@ -73,11 +73,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: KEY_ALERT_QUEUE, options: KEY_ALERT_QUEUE_OPTIONS },
     { name: AUDIT_RETENTION_QUEUE, options: AUDIT_RETENTION_QUEUE_OPTIONS },
   ]);
-  const redis = config.redisUrl
+  const connected = config.redisUrl
     ? await connectRedis(config.redisUrl, logger)
     : config.upstash
       ? connectUpstash(config.upstash.url, config.upstash.token)
       : undefined;
+  const redis = connected && withKeyPrefix(connected, config.redisKeyPrefix);
   const keyCacheMode = database.kind === 'pglite' ? 'local' : redis ? 'redis' : 'off';
   const svc: Services = {
     config,

@@ -32,6 +32,7 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBeUndefined();
     expect(c.redisUrl).toBeUndefined();
     expect(c.upstash).toBeUndefined();
+    expect(c.redisKeyPrefix).toBe('');
     expect(c.adminToken).toBeUndefined();
     expect(c.adminEmails).toEqual([]);
     expect(c.webhooks).toEqual({ retryScheduleMs: [0, 10_000, 60_000, 300_000], timeoutMs: 10_000, allowPrivate: false });
@@ -78,6 +79,7 @@ describe('loadConfig', () => {
     expectConfigError({ REDIS_URL: 'nope' }, 'REDIS_URL');
     expectConfigError({ UPSTASH_REDIS_REST_URL: 'https://eu1.upstash.io' }, 'UPSTASH_REDIS_REST_TOKEN');
     expectConfigError({ UPSTASH_REDIS_REST_TOKEN: 'tok' }, 'UPSTASH_REDIS_REST_URL');
+    expectConfigError({ REDIS_KEY_PREFIX: 'staging prefix' }, 'REDIS_KEY_PREFIX');
     expectConfigError({ WEBHOOK_RETRY_SCHEDULE_MS: '0,ten' }, 'WEBHOOK_RETRY_SCHEDULE_MS');
     expectConfigError({ WEBHOOK_TIMEOUT_MS: '0' }, 'WEBHOOK_TIMEOUT_MS');
     expectConfigError({ REGISTER_LIMIT_PER_HOUR: '-1' }, 'REGISTER_LIMIT_PER_HOUR');

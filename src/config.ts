@@ -30,6 +30,11 @@ const envSchema = z.object({
   REDIS_URL: optionalUrl,
   UPSTASH_REDIS_REST_URL: optionalUrl,
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .max(64)
+    .regex(/^[A-Za-z0-9._:-]*$/, 'must be letters, digits and . _ : - (at most 64)')
+    .default(''),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   ADMIN_EMAILS: commaList.default([]),
   AUTH_URL: optionalUrl,
@@ -87,6 +92,8 @@ export interface Config {
   databaseUrl?: string;
   redisUrl?: string;
   upstash?: { url: string; token: string };
+  /** Put before every Redis key the service uses: deployments sharing one Redis keep apart. */
+  redisKeyPrefix: string;
   adminToken?: string;
   adminEmails: string[];
   auth: {
@@ -173,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     upstash: e.UPSTASH_REDIS_REST_URL ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN! } : undefined,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     adminToken: e.ADMIN_TOKEN,
     adminEmails: e.ADMIN_EMAILS.map((m) => m.toLowerCase()),
     auth: {

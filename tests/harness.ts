@@ -3,7 +3,7 @@
  * PostgreSQL database when TEST_DATABASE_URL is set), registers tenants, changes plans, and makes
  * HTTP calls. Every test file uses it instead of rolling its own.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -144,6 +144,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       NODE_ENV: 'test',
       DATABASE_URL: databaseUrl,
       REDIS_URL: useRedis ? TEST_REDIS_URL : undefined,
+      // Servers sharing a database share Redis keys (instances of one deployment); any other
+      // server's are its own, so the files a worker runs one after another never fill each
+      // other's per-IP pools (every test client is 127.0.0.1).
+      REDIS_KEY_PREFIX: `test-${createHash('sha256')
+        .update(databaseUrl ?? dataDir)
+        .digest('hex')
+        .slice(0, 12)}:`,
       REGISTER_LIMIT_PER_HOUR: '10000',
       OAUTH_REGISTER_LIMIT_PER_HOUR: '10000',
       // Every PostgreSQL variant shares one Redis and every test client is 127.0.0.1: concurrent

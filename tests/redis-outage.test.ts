@@ -80,7 +80,7 @@ describe.skipIf(!hasRedisServer)('Redis outage', () => {
     // Back on Redis: the shared pool (a fresh server, so empty) admits again, counted in Redis.
     const res = await s.call('/api/v1/keys', { key: t.apiKey });
     expect(res.status).toBe(200);
-    const keys = spawnSync('redis-cli', ['-p', String(port), '--scan', '--pattern', `amp:rl:*tenant:${t.tenantId}`])
+    const keys = spawnSync('redis-cli', ['-p', String(port), '--scan', '--pattern', `*amp:rl:*tenant:${t.tenantId}`])
       .stdout.toString()
       .trim();
     expect(keys).not.toBe('');

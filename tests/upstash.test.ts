@@ -4,6 +4,7 @@
  * Bearer token, optional base64 response encoding) and forwards each command to the real Redis
  * of TEST_REDIS_URL. The shim is the only stand-in; the limiter and client code are the real ones.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
@@ -60,7 +61,14 @@ describe.skipIf(missing.redis !== undefined)('Upstash REST backend', () => {
   beforeAll(async () => {
     redis = new Redis(TEST_REDIS_URL!);
     shim = await startShim(redis);
-    s = await startTestServer({ redis: false, env: { UPSTASH_REDIS_REST_URL: shim.url, UPSTASH_REDIS_REST_TOKEN: TOKEN } });
+    s = await startTestServer({
+      redis: false,
+      env: {
+        UPSTASH_REDIS_REST_URL: shim.url,
+        UPSTASH_REDIS_REST_TOKEN: TOKEN,
+        REDIS_KEY_PREFIX: `upstash-${randomBytes(4).toString('hex')}:`,
+      },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -75,6 +83,9 @@ describe.skipIf(missing.redis !== undefined)('Upstash REST backend', () => {
     for (let i = 0; i < 3; i++) expect((await s.call('/api/v1/keys', { key: t.apiKey })).status).toBe(200);
     expectError(await s.call('/api/v1/keys', { key: t.apiKey }), 429, 'rate_limit_exceeded');
     expect(shim.commands.some((c) => c === 'EVAL' || c === 'EVALSHA')).toBe(true);
-    expect(await redis.keys(`amp:rl:*tenant:${t.tenantId}`)).toHaveLength(1);
+    // Under the server's REDIS_KEY_PREFIX, and nowhere else.
+    expect(await redis.keys(`*amp:rl:*tenant:${t.tenantId}`)).toEqual([
+      expect.stringMatching(new RegExp(`^${s.config.redisKeyPrefix}amp:rl:`)),
+    ]);
   });
 });

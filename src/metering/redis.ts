@@ -53,6 +53,25 @@ return out
 }
 
 /**
+ * `redis` with `prefix` put before every key a script is given (REDIS_KEY_PREFIX), so that
+ * deployments sharing one Redis never count in each other's pools. Every script of the service
+ * names its keys in KEYS, never builds one, so this reaches them all.
+ */
+export function withKeyPrefix(redis: RedisLike, prefix: string): RedisLike {
+  if (!prefix) return redis;
+  return {
+    ...redis,
+    eval: (script, keys, args, share) =>
+      redis.eval(
+        script,
+        keys.map((key) => prefix + key),
+        args,
+        share,
+      ),
+  };
+}
+
+/**
  * Redis must never stall a request: no offline queue, one retry, short timeouts. Callers treat
  * a failed command as "Redis unavailable" and degrade.
  */
