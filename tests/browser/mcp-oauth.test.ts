@@ -11,6 +11,7 @@ import { chromium, type Browser } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,6 @@ import { startAppServer, type AppServer } from './app-server';
 import { ensureNextBuild } from './next-build';
 
 const STEP = { timeout: 240_000 };
-const REDIRECT = 'http://127.0.0.1:1/oauth-callback';
 const ANON_KEY = `anon_${randomBytes(16).toString('hex')}`;
 
 describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent in Chromium', () => {
@@ -35,10 +35,21 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
   let https: HttpsServer;
   let certDir: string;
   let cimdUrl: string;
+  // The client's redirect URI: a loopback listener, as a native MCP client runs one, which takes
+  // the code the browser arrives with.
+  let callback: Server;
+  let redirectUri: string;
+  let arrivedCode: string | null = null;
   const user = { email: `mcp-${randomBytes(4).toString('hex')}@example.com`, password: 'a long enough password' };
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
+    callback = createServer((req, res) => {
+      arrivedCode = new URL(req.url ?? '/', redirectUri).searchParams.get('code');
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('You may close this window.');
+    });
+    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+    redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/oauth-callback`;
     // The CIMD client's document is served on https with a certificate the server trusts.
     certDir = mkdtempSync(path.join(tmpdir(), 'amp-cimd-'));
     const keyFile = path.join(certDir, 'key.pem');
@@ -71,7 +82,7 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
       const doc = {
         client_id: cimdUrl,
         client_name: 'CIMD browser client',
-        redirect_uris: [REDIRECT],
+        redirect_uris: [redirectUri],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: 'none',
@@ -108,6 +119,7 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
     await browser?.close();
     await server?.stop();
     https?.close();
+    callback?.close();
     if (certDir) rmSync(certDir, { recursive: true, force: true });
   }, 60_000);
 
@@ -122,12 +134,7 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(30_000);
-      let code: string | null = null;
-      // The client's redirect URI: the browser arrives there with the code.
-      await page.route(`${REDIRECT}**`, (route) => {
-        code = new URL(route.request().url()).searchParams.get('code');
-        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'You may close this window.' });
-      });
+      arrivedCode = null;
       await page.goto(provider.authorizationUrl!.href);
       await page.waitForURL(/\/consent\/[A-Za-z0-9_-]+$/);
       await page.getByRole('heading', { level: 1, name: /Authorize/ }).waitFor();
@@ -143,7 +150,7 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
 
       // The consent page names the client, its redirect URI and the scopes.
       await page.getByRole('group', { name: 'Scopes requested' }).waitFor();
-      expect(await page.getByRole('main').textContent()).toContain(REDIRECT);
+      expect(await page.getByRole('main').textContent()).toContain(redirectUri);
       expect(await page.getByRole('main').textContent()).toContain(
         provider.clientMetadataUrl ? 'CIMD browser client' : 'Browser MCP client',
       );
@@ -153,8 +160,8 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
       await check(page, `${shots}-consent`);
       for (const scope of uncheck) await page.getByRole('checkbox', { name: new RegExp(scope.replace('*', '\\*')) }).uncheck();
       await page.getByRole('button', { name: 'Allow' }).click();
-      await expect.poll(() => code, { timeout: 30_000 }).toBeTruthy();
-      await transport.finishAuth(code!);
+      await expect.poll(() => arrivedCode, { timeout: 30_000 }).toBeTruthy();
+      await transport.finishAuth(arrivedCode!);
     } finally {
       await context.close();
     }
@@ -164,7 +171,7 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
   }
 
   it('DCR client: sign in and consent in the browser, then tools/list and tools/call with the token', STEP, async () => {
-    const provider = new MemoryProvider(REDIRECT, undefined, 'Browser MCP client');
+    const provider = new MemoryProvider(redirectUri, undefined, 'Browser MCP client');
     const client = await connectThroughBrowser(provider, 'oauth-dcr');
     expect((await client.listTools()).tools.some((t) => t.name === 'text__slugify')).toBe(true);
     expect((await client.callTool({ name: 'text__slugify', arguments: { text: 'Through The Browser' } })).structuredContent).toEqual({
@@ -174,7 +181,7 @@ describe.skipIf(missing.chromium !== undefined)('MCP OAuth sign-in and consent i
   });
 
   it('CIMD client with modules:execute unchecked: lists tools, tools/call is refused', STEP, async () => {
-    const provider = new MemoryProvider(REDIRECT, cimdUrl, 'Browser MCP client');
+    const provider = new MemoryProvider(redirectUri, cimdUrl, 'Browser MCP client');
     const client = await connectThroughBrowser(provider, 'oauth-cimd', ['modules:execute']);
     expect(provider.info?.client_id).toBe(cimdUrl);
     expect(provider.saved?.scope?.split(' ')).not.toContain('modules:execute');

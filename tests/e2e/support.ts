@@ -4,10 +4,10 @@
  * dashboard showed, and `check()`: screenshots at 1280 px and 375 px in the light and the dark colour
  * scheme, each with axe-core's verdict (no serious or critical violation), for every page a test visits.
  */
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test as base, type Browser, type Page } from '@playwright/test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { seriousViolations, WCAG_21_AA } from '../browser/axe';
 
 /** The operator account (ADMIN_EMAILS of the service under test). */
 export const ADMIN_EMAIL = 'operator@example.com';
@@ -253,25 +253,10 @@ async function checkPage(page: Page, name: string, opts: CheckOptions): Promise<
             if (animation.effect?.getComputedTiming().endTime !== Infinity) animation.finish();
         });
       // Dark: the colour rules only (the markup, names and roles are the same in both schemes and
-      // were checked in light). Only violations come back: passes are not serialised (faster).
-      // axe.run in the page itself ("legacy mode"): the default finishes every run in a new blank
-      // page, for cross-origin frames, which the dashboard has none of; that took two thirds of
-      // each run (a light run of a long table: 4.4–5.7 s, 1.6–1.9 s in the page).
-      let axe = new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).setLegacyMode(true);
-      axe =
-        scheme === 'light'
-          ? axe.withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-          : axe.withRules(['color-contrast', 'link-in-text-block']);
-      // Third-party markup a page embeds and cannot change (each caller says why).
-      for (const selector of opts.exclude ?? []) axe = axe.exclude(selector);
-      const result = await axe.analyze();
-      const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect
-        .soft(
-          serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-          `${name} at ${width}px, ${scheme}`,
-        )
-        .toEqual([]);
+      // were checked in light). Third-party markup a page embeds and cannot change is excluded
+      // (each caller says why).
+      const scope = scheme === 'light' ? { tags: WCAG_21_AA } : { rules: ['color-contrast', 'link-in-text-block'] };
+      expect.soft(await seriousViolations(page, { ...scope, exclude: opts.exclude }), `${name} at ${width}px, ${scheme}`).toEqual([]);
     }
   }
   await page.emulateMedia({ colorScheme: originalScheme, reducedMotion: 'no-preference' });
