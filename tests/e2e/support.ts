@@ -295,7 +295,7 @@ async function developerJargon(page: Page): Promise<string[]> {
 export function watchHydration(page: Page): string[] {
   const failures: string[] = [];
   const note = (text: string) => {
-    if (/Minified React error #(418|419|422|423|425)\b|Hydration failed|hydrat/i.test(text)) failures.push(text.slice(0, 200));
+    if (/Minified React error #(418|419|422|423|425)\b|hydrat/i.test(text)) failures.push(text.slice(0, 200));
   };
   page.on('console', (message) => {
     if (message.type() === 'error') note(message.text());
