@@ -26,10 +26,13 @@ export default async function setup() {
   const skipped = skippedLine();
   if (skipped) console.log(skipped);
   const removeTmpdir = useMemoryTmpdir();
-  const template = await pgliteTemplate();
+  // Side by side: PGlite's is CPU in this process, PostgreSQL's mostly the server's.
+  const [template, dropTemplate] = await Promise.all([
+    pgliteTemplate(),
+    TEST_DATABASE_URL ? createPostgresTemplate(TEST_DATABASE_URL) : undefined,
+  ]);
   process.env.AMP_TEST_PGLITE_DUMP = template.dump;
   process.env.AMP_TEST_PGLITE_TEMPLATE = template.dir;
-  const dropTemplate = TEST_DATABASE_URL ? await createPostgresTemplate(TEST_DATABASE_URL) : undefined;
   return async () => {
     await dropTemplate?.();
     removeTmpdir();
@@ -49,7 +52,7 @@ const PREFIX = 'pglite-template-';
  * same as PGlite's tar dump, for the tests of loading one. Written under a temporary name and
  * renamed, so concurrent runs never read half of one.
  */
-async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
+export async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
   const hash = createHash('sha256').update(process.version).update('\0');
   for (const source of ['drizzle', 'src/db', 'src/jobs/boss.ts', 'src/catalog/sync.ts', 'src/modules', 'package-lock.json'])
     hashFiles(hash, ROOT, path.join(ROOT, source));

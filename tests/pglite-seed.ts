@@ -1,10 +1,10 @@
 /**
  * A fresh embedded DATA_DIR for a service started as a separate process, seeded with the run's
- * migrated PGlite template (tests/global-setup.ts) instead of running initdb and every migration
- * again: the template's data directory copied where the service keeps it (`DATA_DIR/pglite`).
+ * migrated PGlite template (tests/global-setup.ts; Playwright's global setup uses the same one)
+ * instead of running initdb and every migration again: the template's data directory copied where the service keeps it (`DATA_DIR/pglite`).
  * The service then starts as it does on a directory it created before.
- * A directory already holding a database, a service on PostgreSQL, or a run without the
- * template (Playwright's) are left alone: those start cold.
+ * A directory already holding a database, a service on PostgreSQL, or a process without the
+ * template are left alone: those start cold.
  */
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { startAppServer } from '../browser/app-server';
 import { ensureNextBuild } from '../browser/next-build';
+import { pgliteTemplate } from '../global-setup';
 import { useMemoryTmpdir } from '../memory-tmpdir';
 import { missing } from '../needs';
 import { ADMIN_EMAIL, E2E_ADMIN_TOKEN, SCREENSHOT_DIR, SECOND_ADMIN_EMAIL, TIMING_ADMIN_EMAIL } from './support';
@@ -24,6 +25,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await ensureNextBuild();
   const removeTmpdir = useMemoryTmpdir();
+  // The service starts on a copy of the migrated database vitest's run keeps in .amp/cache (made
+  // here when missing), not with initdb and every migration again.
+  process.env.AMP_TEST_PGLITE_TEMPLATE = (await pgliteTemplate()).dir;
 
   const mailDir = mkdtempSync(path.join(tmpdir(), 'amp-e2e-mail-'));
   let n = 0;
