@@ -4,21 +4,16 @@
  * The relying party is the service's public origin (PUBLIC_BASE_URL): its host name is the RP ID.
  * Each ceremony's challenge is stored, single-use, for five minutes (docs/auth.md, Passkeys).
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { and, asc, eq, gt, lt } from 'drizzle-orm';
 import { authChallenges, authPasskeys, type AuthPasskeyRow } from '../db/schema';
 import { AppError, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { issueSession, type GoTrueSession } from './sessions';
 import { findUserById } from './users';
+
+/** The WebAuthn library (and its ASN.1 and COSE parsers, some 300 files), loaded at the first ceremony rather than at every start. */
+const webauthn = () => import('@simplewebauthn/server');
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
 /** Passkeys a user may keep. */
@@ -109,7 +104,9 @@ export async function registrationOptions(svc: Services, userId: string) {
   const existing = await svc.db.select().from(authPasskeys).where(eq(authPasskeys.userId, userId));
   if (existing.length >= MAX_PASSKEYS) throw invalid(`A user keeps at most ${MAX_PASSKEYS} passkeys: remove one first.`);
   const rp = relyingParty(svc);
-  const options = await generateRegistrationOptions({
+  const options = await (
+    await webauthn()
+  ).generateRegistrationOptions({
     rpName: 'Agent Module Platform',
     rpID: rp.id,
     userName: user.email,
@@ -131,7 +128,9 @@ export async function registerPasskey(svc: Services, userId: string, body: Recor
   if (!response || typeof response !== 'object') throw invalid('response is required (the browser’s credential).', 'response');
   let verification;
   try {
-    verification = await verifyRegistrationResponse({
+    verification = await (
+      await webauthn()
+    ).verifyRegistrationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: acceptedOrigin(svc, response.response?.clientDataJSON),
@@ -174,7 +173,7 @@ export async function removePasskey(svc: Services, userId: string, id: string | 
 
 /** POST /auth/v1/passkeys/authentication/options: options for navigator.credentials.get (any of the site's passkeys). */
 export async function authenticationOptions(svc: Services) {
-  const options = await generateAuthenticationOptions({ rpID: relyingParty(svc).id, userVerification: 'preferred' });
+  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: relyingParty(svc).id, userVerification: 'preferred' });
   return { challenge_id: await storeChallenge(svc, 'authentication', options.challenge, null), options };
 }
 
@@ -191,7 +190,9 @@ export async function signInWithPasskey(svc: Services, body: Record<string, unkn
   if (!passkey) throw refused();
   let verification;
   try {
-    verification = await verifyAuthenticationResponse({
+    verification = await (
+      await webauthn()
+    ).verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: acceptedOrigin(svc, response.response?.clientDataJSON),

@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config';
 
 /** One mail the service sends: sign-up and recovery links, webhook failure alerts. */
@@ -11,11 +11,13 @@ export interface Mail {
 
 const transports = new Map<string, Transporter>();
 
-function transportFor(smtpUrl: string): Transporter {
+/** nodemailer is loaded with the first mail, not at every start (a service without SMTP_URL never loads it). */
+async function transportFor(smtpUrl: string): Promise<Transporter> {
   let t = transports.get(smtpUrl);
   if (!t) {
+    const { default: nodemailer } = await import('nodemailer');
     // The URL carries everything (smtps:// for implicit TLS, credentials, ?ignoreTLS=true ...).
-    t = nodemailer.createTransport(smtpUrl);
+    t = transports.get(smtpUrl) ?? nodemailer.createTransport(smtpUrl);
     transports.set(smtpUrl, t);
   }
   return t;
@@ -30,7 +32,7 @@ export async function sendMail(config: Pick<Config, 'smtpUrl' | 'publicBaseUrl'>
   if (!config.smtpUrl) return false;
   const host = new URL(config.publicBaseUrl).hostname;
   const from = `Agent Module Platform <no-reply@${host.includes('.') ? host : `${host}.localdomain`}>`;
-  await transportFor(config.smtpUrl).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+  await (await transportFor(config.smtpUrl)).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
   return true;
 }
 
