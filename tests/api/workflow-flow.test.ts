@@ -89,6 +89,9 @@ backends.describe('workflow flow control (%s)', (backend) => {
     }
   });
 
+  // Each of the three races below waits up to 180 s for its 100 runs (allFinished): its budget is
+  // longer, so a loaded machine ends it with what it waited for, not vitest's 30 s default (the
+  // embedded race took 16.7 s with three workers on the reference machine, over 30 s with four).
   it('concurrency: 100 racing starts over two keys never have more than the limit of a key in progress', async () => {
     const wf = await create({
       name: 'one at a time per customer',
@@ -123,7 +126,7 @@ backends.describe('workflow flow control (%s)', (backend) => {
     // The steps themselves never overlapped more than that either.
     expect(counter.most.get('c-acme')).toBeLessThanOrEqual(3);
     expect(counter.most.get('c-globex')).toBeLessThanOrEqual(3);
-  });
+  }, 240_000);
 
   it('throttle: 100 racing starts, never more than the limit started in any period', async () => {
     const wf = await create({
@@ -139,7 +142,7 @@ backends.describe('workflow flow control (%s)', (backend) => {
     const runs = await allFinished(wf.id, 100);
     const admitted = runs.map((r) => r.admittedAt!.getTime()).sort((a, b) => a - b);
     for (const at of admitted) expect(admitted.filter((x) => x > at - 2000 && x <= at).length).toBeLessThanOrEqual(40);
-  });
+  }, 240_000);
 
   it('debounce: 100 racing starts of one key become one run with one of their inputs; another key its own', async () => {
     const wf = await create({
@@ -157,5 +160,5 @@ backends.describe('workflow flow control (%s)', (backend) => {
     expect((runs.find((r) => r.debounceKey === 'b')!.input as { n: number }).n).toBe(1000);
     // It began no earlier than the period after the last start it took.
     expect(a.admittedAt!.getTime()).toBeGreaterThanOrEqual(a.startAfter!.getTime());
-  });
+  }, 240_000);
 });
