@@ -27,10 +27,15 @@ export default async function setup() {
   if (skipped) console.log(skipped);
   const removeTmpdir = useMemoryTmpdir();
   // Side by side: PGlite's is CPU in this process, PostgreSQL's mostly the server's.
-  const [template, dropTemplate] = await Promise.all([
-    pgliteTemplate(),
-    TEST_DATABASE_URL ? createPostgresTemplate(TEST_DATABASE_URL) : undefined,
-  ]);
+  const postgresTemplate = TEST_DATABASE_URL ? createPostgresTemplate(TEST_DATABASE_URL) : Promise.resolve(undefined);
+  postgresTemplate.catch(() => {}); // its failure is thrown where it is awaited, below
+  const template = await pgliteTemplate().catch(async (err: unknown) => {
+    // A failed run leaves no PostgreSQL template behind either.
+    const drop = await postgresTemplate.catch(() => undefined);
+    await drop?.();
+    throw err;
+  });
+  const dropTemplate = await postgresTemplate;
   process.env.AMP_TEST_PGLITE_DUMP = template.dump;
   process.env.AMP_TEST_PGLITE_TEMPLATE = template.dir;
   return async () => {

@@ -104,9 +104,8 @@ export async function registrationOptions(svc: Services, userId: string) {
   const existing = await svc.db.select().from(authPasskeys).where(eq(authPasskeys.userId, userId));
   if (existing.length >= MAX_PASSKEYS) throw invalid(`A user keeps at most ${MAX_PASSKEYS} passkeys: remove one first.`);
   const rp = relyingParty(svc);
-  const options = await (
-    await webauthn()
-  ).generateRegistrationOptions({
+  const { generateRegistrationOptions } = await webauthn();
+  const options = await generateRegistrationOptions({
     rpName: 'Agent Module Platform',
     rpID: rp.id,
     userName: user.email,
@@ -128,9 +127,8 @@ export async function registerPasskey(svc: Services, userId: string, body: Recor
   if (!response || typeof response !== 'object') throw invalid('response is required (the browser’s credential).', 'response');
   let verification;
   try {
-    verification = await (
-      await webauthn()
-    ).verifyRegistrationResponse({
+    const { verifyRegistrationResponse } = await webauthn();
+    verification = await verifyRegistrationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: acceptedOrigin(svc, response.response?.clientDataJSON),
@@ -173,7 +171,8 @@ export async function removePasskey(svc: Services, userId: string, id: string | 
 
 /** POST /auth/v1/passkeys/authentication/options: options for navigator.credentials.get (any of the site's passkeys). */
 export async function authenticationOptions(svc: Services) {
-  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: relyingParty(svc).id, userVerification: 'preferred' });
+  const { generateAuthenticationOptions } = await webauthn();
+  const options = await generateAuthenticationOptions({ rpID: relyingParty(svc).id, userVerification: 'preferred' });
   return { challenge_id: await storeChallenge(svc, 'authentication', options.challenge, null), options };
 }
 
@@ -190,9 +189,8 @@ export async function signInWithPasskey(svc: Services, body: Record<string, unkn
   if (!passkey) throw refused();
   let verification;
   try {
-    verification = await (
-      await webauthn()
-    ).verifyAuthenticationResponse({
+    const { verifyAuthenticationResponse } = await webauthn();
+    verification = await verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: acceptedOrigin(svc, response.response?.clientDataJSON),
