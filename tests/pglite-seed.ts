@@ -1,6 +1,6 @@
 /**
  * A fresh embedded DATA_DIR for a service started as a separate process, seeded with the run's
- * migrated PGlite template (tests/global-setup.ts; Playwright's global setup uses the same one)
+ * migrated PGlite template (tests/pglite-template.ts, made by both global set-ups)
  * instead of running initdb and every migration again: the template's data directory copied
  * where the service keeps it (`DATA_DIR/pglite`).
  * The service then starts as it does on a directory it created before.

@@ -12,9 +12,9 @@ import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { startAppServer } from '../browser/app-server';
 import { ensureNextBuild } from '../browser/next-build';
-import { pgliteTemplate } from '../global-setup';
 import { useMemoryTmpdir } from '../memory-tmpdir';
 import { missing } from '../needs';
+import { pgliteTemplate } from '../pglite-template';
 import { ADMIN_EMAIL, E2E_ADMIN_TOKEN, SCREENSHOT_DIR, SECOND_ADMIN_EMAIL, TIMING_ADMIN_EMAIL } from './support';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
