@@ -36,7 +36,14 @@ const DROPPED = [
   'ADMIN_EMAILS',
 ];
 
-export async function startAppServer(env: Record<string, string> = {}, timeoutMs = 240_000): Promise<AppServer> {
+/**
+ * `longLived`: the service serves a whole run (the browser tests' global set-up) and keeps V8's
+ * optimising tier (tests/server-command.ts).
+ */
+export async function startAppServer(
+  env: Record<string, string> = {},
+  { timeoutMs = 240_000, longLived = false }: { timeoutMs?: number; longLived?: boolean } = {},
+): Promise<AppServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-browser-'));
@@ -53,7 +60,7 @@ export async function startAppServer(env: Record<string, string> = {}, timeoutMs
     ...env,
   };
   seedDataDir(childEnv);
-  const child: ChildProcess = spawn(process.execPath, await serverCommand(childEnv), {
+  const child: ChildProcess = spawn(process.execPath, await serverCommand(childEnv, { longLived }), {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
