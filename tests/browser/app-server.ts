@@ -38,7 +38,7 @@ const DROPPED = [
 
 /**
  * `longLived`: the service serves a whole run (the browser tests' global set-up) and keeps V8's
- * optimising tier (tests/server-command.ts).
+ * optimising tier (tests/v8-flags.ts).
  */
 export async function startAppServer(
   env: Record<string, string> = {},
