@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { SHORT_LIVED_FLAGS } from './tests/v8-flags';
+import { TEST_V8_FLAGS } from './tests/v8-flags';
 
 /** When set, each run also writes its timings as JSON there (`npm run test:timings` reads them). */
 const reportDir = process.env.TEST_REPORT_DIR;
@@ -53,7 +53,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // WebAssembly on V8's baseline compiler (tests/v8-flags.ts): measured even or faster here.
-    execArgv: SHORT_LIVED_FLAGS,
+    execArgv: TEST_V8_FLAGS,
     // A worker keeps its modules from one test file to the next instead of importing the service
     // again for each (a third less time for the suite). A test that needs modules in their first
     // state imports them after vi.resetModules() (src/modules/packs.test.ts).

@@ -1,20 +1,19 @@
 /**
  * How the tests start the service as a process: server.ts's production build
  * (scripts/build-server.mjs, as `npm start` runs it: no tsx loader to transform the sources at
- * each start) with the Node flags `npm start` gives it, plus the tests' own V8 flags below.
+ * each start) with the Node flags `npm start` gives it, and the test run's own (tests/v8-flags.ts).
  */
 import { buildServer } from '../scripts/build-server.mjs';
 import { nodeFlags } from '../scripts/node-runtime.mjs';
-import { SHORT_LIVED_FLAGS } from './v8-flags';
+import { TEST_V8_FLAGS } from './v8-flags';
 
 let build: Promise<string> | undefined;
 
 /**
  * The command line of server.ts's build with `env`'s Node flags (built once per test process).
  * The environment a child gets is `runtimeEnv` (scripts/node-runtime.mjs) under its own.
- * `longLived`: a service that serves a whole run (the browser tests') keeps V8's optimising tier.
  */
-export async function serverCommand(env: NodeJS.ProcessEnv, opts: { longLived?: boolean } = {}): Promise<string[]> {
+export async function serverCommand(env: NodeJS.ProcessEnv): Promise<string[]> {
   build ??= buildServer();
-  return [...nodeFlags(env), ...(opts.longLived ? [] : SHORT_LIVED_FLAGS), await build];
+  return [...nodeFlags(env), ...TEST_V8_FLAGS, await build];
 }

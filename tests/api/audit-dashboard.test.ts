@@ -24,7 +24,7 @@ describe('the dashboard and the audit findings', () => {
   beforeAll(async () => {
     await ensureNextBuild();
     // No SMTP_URL: the built-in provider confirms sign-ups without mail, so no email is proven.
-    server = await startAppServer({ ADMIN_EMAILS: ADMIN }, { timeoutMs: 600_000 });
+    server = await startAppServer({ ADMIN_EMAILS: ADMIN }, 600_000);
     secrets = JSON.parse(readFileSync(path.join(server.dataDir, 'secrets.json'), 'utf8'));
   }, 900_000);
   afterAll(() => server?.stop(), 60_000);

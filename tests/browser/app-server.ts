@@ -36,14 +36,7 @@ const DROPPED = [
   'ADMIN_EMAILS',
 ];
 
-/**
- * `longLived`: the service serves a whole run (the browser tests' global set-up) and keeps V8's
- * optimising tier (tests/v8-flags.ts).
- */
-export async function startAppServer(
-  env: Record<string, string> = {},
-  { timeoutMs = 240_000, longLived = false }: { timeoutMs?: number; longLived?: boolean } = {},
-): Promise<AppServer> {
+export async function startAppServer(env: Record<string, string> = {}, timeoutMs = 240_000): Promise<AppServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'amp-browser-'));
@@ -60,7 +53,7 @@ export async function startAppServer(
     ...env,
   };
   seedDataDir(childEnv);
-  const child: ChildProcess = spawn(process.execPath, await serverCommand(childEnv, { longLived }), {
+  const child: ChildProcess = spawn(process.execPath, await serverCommand(childEnv), {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

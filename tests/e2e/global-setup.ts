@@ -55,20 +55,17 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
 
   // Webhook receivers of the tests listen on 127.0.0.1 over http; a failed delivery is retried once, half a second later.
-  const server = await startAppServer(
-    {
-      SMTP_URL: smtpUrl,
-      ADMIN_EMAILS: `${ADMIN_EMAIL},${SECOND_ADMIN_EMAIL},${TIMING_ADMIN_EMAIL}`,
-      ADMIN_TOKEN: E2E_ADMIN_TOKEN,
-      WEBHOOK_ALLOW_PRIVATE: '1',
-      WEBHOOK_RETRY_SCHEDULE_MS: '0,500',
-      // Every spec's users sign up, sign in and create tenants from 127.0.0.1: the per-IP limits
-      // (20 sign-ups and registrations an hour, 30 sign-ins a minute) would refuse the whole run's.
-      REGISTER_LIMIT_PER_HOUR: '10000',
-      SIGN_IN_LIMIT_PER_MINUTE: '10000',
-    },
-    { longLived: true },
-  );
+  const server = await startAppServer({
+    SMTP_URL: smtpUrl,
+    ADMIN_EMAILS: `${ADMIN_EMAIL},${SECOND_ADMIN_EMAIL},${TIMING_ADMIN_EMAIL}`,
+    ADMIN_TOKEN: E2E_ADMIN_TOKEN,
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    WEBHOOK_RETRY_SCHEDULE_MS: '0,500',
+    // Every spec's users sign up, sign in and create tenants from 127.0.0.1: the per-IP limits
+    // (20 sign-ups and registrations an hour, 30 sign-ins a minute) would refuse the whole run's.
+    REGISTER_LIMIT_PER_HOUR: '10000',
+    SIGN_IN_LIMIT_PER_MINUTE: '10000',
+  });
   process.env.E2E_BASE_URL = server.url;
   process.env.E2E_MAIL_DIR = mailDir;
   process.env.E2E_DATA_DIR = server.dataDir;
