@@ -10,7 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backends, createTestDatabase, startTestServer, type Backend, type TestServer } from './harness';
-import { TEST_V8_FLAGS } from './v8-flags';
+import { scriptCommand } from './server-command';
 
 const root = path.resolve(import.meta.dirname, '..');
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -36,7 +36,7 @@ function dbScript(command: 'backup' | 'restore', args: string[], env: Record<str
   const childEnv: NodeJS.ProcessEnv = { NODE_ENV: 'test', PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent' };
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
   return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [...TEST_V8_FLAGS, '--import', 'tsx', 'scripts/db-backup.ts', command, ...args], {
+    const child = spawn(process.execPath, scriptCommand('scripts/db-backup.ts', [command, ...args]), {
       cwd: root,
       env: childEnv,
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -8,13 +8,10 @@
  * `createTestDatabase()` clones with `CREATE DATABASE … TEMPLATE`.
  */
 import pg from 'pg';
-import { syncBuiltinModules } from '../src/catalog/sync';
 import { openDatabase } from '../src/db';
-import { startBoss } from '../src/jobs/boss';
-import { createLogger } from '../src/logger';
 import { useMemoryTmpdir } from './memory-tmpdir';
 import { skippedLine, TEST_DATABASE_URL } from './needs';
-import { pgliteTemplate } from './pglite-template';
+import { fillTemplate, pgliteTemplate } from './pglite-template';
 
 export default async function setup() {
   // Once per run: why the tests needing PostgreSQL, Redis or Chromium are reported as skipped.
@@ -58,9 +55,7 @@ async function createPostgresTemplate(serverUrl: string): Promise<() => Promise<
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 2 });
-  const boss = await startBoss(database, createLogger('silent'));
-  await boss.stop({ graceful: false });
-  await syncBuiltinModules(database.db);
+  await fillTemplate(database);
   await database.close();
   process.env.AMP_TEST_PG_TEMPLATE = name;
   return () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -9,10 +9,20 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { syncBuiltinModules } from '../src/catalog/sync';
-import { openDatabase } from '../src/db';
+import { openDatabase, type Database } from '../src/db';
 import { startBoss } from '../src/jobs/boss';
 import { hashFiles } from '../src/lib/hash-files';
 import { createLogger } from '../src/logger';
+
+/**
+ * What every template database holds, on either backend: the migrations (run by `openDatabase`),
+ * pg-boss's schema and the built-in modules' catalog rows, so a server's start-up writes nothing.
+ */
+export async function fillTemplate(database: Database): Promise<void> {
+  const boss = await startBoss(database, createLogger('silent'));
+  await boss.stop({ graceful: false });
+  await syncBuiltinModules(database.db);
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CACHE_DIR = path.join(ROOT, '.amp', 'cache');
@@ -40,9 +50,7 @@ export async function pgliteTemplate(): Promise<{ dir: string; dump: string }> {
   const work = mkdtempSync(path.join(tmpdir(), 'amp-template-'));
   try {
     const database = await openDatabase({ dataDir: work });
-    const boss = await startBoss(database, createLogger('silent'));
-    await boss.stop({ graceful: false });
-    await syncBuiltinModules(database.db);
+    await fillTemplate(database);
     const dump = await database.pglite!.dumpDataDir('none');
     await database.close();
     mkdirSync(path.join(building, 'pglite'), { recursive: true });

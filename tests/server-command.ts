@@ -17,3 +17,8 @@ export async function serverCommand(env: NodeJS.ProcessEnv): Promise<string[]> {
   build ??= buildServer();
   return [...nodeFlags(env), ...TEST_V8_FLAGS, await build];
 }
+
+/** The command line of a script run through tsx (`npm run db:backup`, `npm run billing:close`) with the test run's V8 flags. */
+export function scriptCommand(script: string, args: string[]): string[] {
+  return [...TEST_V8_FLAGS, '--import', 'tsx', script, ...args];
+}

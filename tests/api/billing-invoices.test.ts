@@ -20,7 +20,7 @@ import { BILLING_CLOSE_QUEUE } from '../../src/jobs/billing';
 import { newId } from '../../src/lib/ids';
 import { ADMIN_TOKEN, backends, expectError, startTestServer, type TestServer } from '../harness';
 import { startReceiver } from '../receiver';
-import { TEST_V8_FLAGS } from '../v8-flags';
+import { scriptCommand } from '../server-command';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const ENV = { WEBHOOK_ALLOW_PRIVATE: '1', ENCRYPTION_KEY: randomBytes(32).toString('base64') };
@@ -43,7 +43,7 @@ function realCycles() {
 /** Runs `npm run billing:close`'s script under this Node; resolves with its exit code and output. */
 function runCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TEST_V8_FLAGS, '--import', 'tsx', 'scripts/billing-close.ts', ...args], {
+    const child = spawn(process.execPath, scriptCommand('scripts/billing-close.ts', args), {
       cwd: root,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
