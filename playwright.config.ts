@@ -34,7 +34,7 @@ export default defineConfig({
     viewport: { width: 1280, height: 900 },
     actionTimeout: 30_000,
     navigationTimeout: 60_000,
-    // E2E_TRACE=off (CI, where nobody opens a trace) records none: recording costs a third of the run.
+    // E2E_TRACE=off (`npm test` and CI, where nobody opens a trace) records none: recording costs a third of the run.
     trace: process.env.E2E_TRACE === 'off' ? 'off' : 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {

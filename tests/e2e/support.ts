@@ -25,7 +25,7 @@ export const SCREENSHOT_DIR = process.env.E2E_SCREENSHOT_DIR
   ? path.resolve(process.env.E2E_SCREENSHOT_DIR)
   : path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 /**
- * E2E_SCREENSHOTS=0 leaves the screenshots out (CI, where nobody looks at them); the checks of
+ * E2E_SCREENSHOTS=0 leaves the screenshots out (`npm test` and CI, where nobody looks at them); the checks of
  * each page (axe, the words a page shows) run the same.
  */
 const TAKE_SCREENSHOTS = process.env.E2E_SCREENSHOTS !== '0';
