@@ -1,17 +1,17 @@
 /**
  * The pieces the identity provider's and the authorization server's path items share in the
  * authentication OpenAPI document (src/server/http/openapi-auth.ts assembles it): JSON, HTML and
- * redirect responses with the headers of every API response, and references to components.
+ * redirect responses with the headers an API response of their status declares, and references to components.
  */
 import { responseHeaders, type Json } from './openapi-parts';
 
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** A response of `status` carrying the pool headers, with a JSON body of `schema` when given. */
+/** A response of `status` with its headers (an error's: the pool), and a JSON body of `schema` when given. */
 export function jsonResponse(status: string, description: string, schema?: Json): Json {
   return {
     description,
-    headers: responseHeaders(status),
+    ...responseHeaders(status),
     ...(schema ? { content: { 'application/json': { schema } } } : {}),
   };
 }
@@ -23,14 +23,14 @@ export const errorOf = (schema: string) => (status: string, description: string)
 export function redirectResponse(status: string, description: string, text = false): Json {
   return {
     description,
-    headers: { ...responseHeaders(status), Location: { $ref: '#/components/headers/Location' } },
+    headers: { ...responseHeaders(status).headers, Location: { $ref: '#/components/headers/Location' } },
     ...(text ? { content: { 'text/html': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } } } : {}),
   };
 }
 
 /** An HTML page (oidc-provider's error page, its logout pages). */
 export function htmlResponse(status: string, description: string): Json {
-  return { description, headers: responseHeaders(status), content: { 'text/html': { schema: { type: 'string' } } } };
+  return { description, ...responseHeaders(status), content: { 'text/html': { schema: { type: 'string' } } } };
 }
 
 /** The headers this document adds to the main document's. */

@@ -15,8 +15,14 @@ export const INTERNAL = 'Internal error (`internal_error`, a generic message: no
 
 export const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** The headers of every API response (the caller's pool), plus what some statuses add. */
-export function responseHeaders(status: string): Json {
+/**
+ * The headers of a response of `status`, as `{ headers }` to spread into it. An error response
+ * declares the caller's pool (every API response carries it; the document's description and
+ * `components.headers` say so once), plus `Retry-After` on 429 and `Allow` on 405. A success
+ * response declares only the headers particular to it, which its builder adds.
+ */
+export function responseHeaders(status: string): { headers?: Json } {
+  if (Number(status) < 400) return {};
   const names = [
     'X-Request-Id',
     'X-RateLimit-Limit',
@@ -28,20 +34,20 @@ export function responseHeaders(status: string): Json {
   ];
   if (status === '429') names.push('Retry-After');
   if (status === '405') names.push('Allow');
-  return Object.fromEntries(names.map((n) => [n, headerRef(n)]));
+  return { headers: Object.fromEntries(names.map((n) => [n, headerRef(n)])) };
 }
 
 export const errorResponse = (status: string, description: string) => ({
   description,
-  headers: responseHeaders(status),
+  ...responseHeaders(status),
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
 });
 
 /** A JSON body of `schema` (the JSON-RPC answers of /api/mcp and /api/a2a). */
 export const jsonRpcBody = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
 
-/** `response` with the headers of every response. */
-export const withHeaders = (status: string, response: Json) => ({ ...response, headers: responseHeaders(status) });
+/** `response` with the headers a response of `status` declares. */
+export const withHeaders = (status: string, response: Json) => ({ ...response, ...responseHeaders(status) });
 
 /** A JSON-RPC response (its `error` included), as a body schema. */
 export const JSON_RPC_RESPONSE = { $ref: '#/components/schemas/JsonRpcResponse' };

@@ -9,7 +9,7 @@ import { AUTH_OPENAPI_PATH, discoveryPaths } from './http/openapi';
 import { RouteTable, type Route } from './http/routes';
 import { mcpPaths } from './mcp/openapi';
 import { canonical, compactDocument } from './openapi-compact';
-import { API_SECURITY, errorResponse, headerRef, INTERNAL, JSON_RPC_SCHEMAS, responseHeaders, type Json } from './openapi-parts';
+import { API_SECURITY, errorResponse, headerRef, INTERNAL, JSON_RPC_SCHEMAS, withHeaders, type Json } from './openapi-parts';
 import { appRouter } from './router';
 
 const ERROR_SCHEMA = {
@@ -40,10 +40,11 @@ const ERROR_SCHEMA = {
 };
 
 /**
- * Response headers, declared once and referenced from every response of
- * the API, error responses included. A request with a valid credential reports its tenant's pool
- * and `X-Execution-Remaining`; one without (or with an invalid one) reports the client IP's
- * public pool (600 per minute) and no `X-Execution-Remaining`.
+ * Response headers, declared once. Every response carries the caller's pool, as `info.description`
+ * says; error responses reference it (responseHeaders, src/server/openapi-parts.ts). A request
+ * with a valid credential reports its tenant's pool and `X-Execution-Remaining`; one without (or
+ * with an invalid one) reports the client IP's public pool (600 per minute) and no
+ * `X-Execution-Remaining`.
  */
 const HEADERS: Record<string, Json> = {
   'X-Request-Id': {
@@ -477,7 +478,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     version: VERSION,
     openApiVersion: '3.1.0',
     description:
-      "Multi-tenant API through which software agents find, install and run modules. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <token>`; operator endpoints with `x-admin-token`. Errors share one format (`ApiError`); a path that exists answers other methods with 405 and `Allow`. Every response carries `X-Request-Id` and the rate-limit headers of the caller's pool: with a valid credential, its tenant's pool plus `X-Execution-Remaining`; without one, the client IP's public pool (600 requests per minute) and no `X-Execution-Remaining`.",
+      "Multi-tenant API through which software agents find, install and run modules. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <token>`; operator endpoints with `x-admin-token`. Errors share one format (`ApiError`); a path that exists answers other methods with 405 and `Allow`. Every response, success or error, carries `X-Request-Id` and the rate-limit headers of the caller's pool (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit`, `RateLimit-Policy`): with a valid credential, its tenant's pool plus `X-Execution-Remaining`; without one, the client IP's public pool (600 requests per minute) and no `X-Execution-Remaining`. They are declared once, in `components.headers`; error responses list them, success responses only the headers particular to them (such as `Idempotent-Replayed`).",
     baseUrl,
     securitySchemes: {
       ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key (`amp_...`)' },
@@ -510,7 +511,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     const responses = op.responses as Record<string, Json>;
     const success = responses['200']!;
     const status = String(route.meta.successStatus ?? 200);
-    const rebuilt: Record<string, Json> = { [status]: { ...success, headers: responseHeaders(status) } };
+    const rebuilt: Record<string, Json> = { [status]: withHeaders(status, success) };
     // File answers (src/server/http/rest.ts): the bytes with their media type instead of JSON.
     if (route.meta.file) rebuilt[status] = { ...rebuilt[status], content: fileContent(route) };
     for (const other of Object.values(route.formats ?? {})) {
@@ -519,7 +520,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
       rebuilt[status] = { ...rebuilt[status], content: { ...json, ...fileContent(other) } };
     }
     for (const [code, description] of Object.entries(route.meta.alsoAnswers ?? {})) {
-      rebuilt[code] = { ...success, description, headers: responseHeaders(code) };
+      rebuilt[code] = withHeaders(code, { ...success, description });
     }
     for (const [code, description] of Object.entries(errorStatuses(route))) {
       rebuilt[code] ??= errorResponse(code, description);

@@ -1,6 +1,6 @@
 /** The OpenAPI path item of GET /api/v1/events/stream (src/server/http/event-stream.ts), assembled by src/server/openapi.ts. */
 import { EVENT_TYPES } from '../../contract/events';
-import { API_SECURITY, errorResponse, INTERNAL, responseHeaders, type PathItems } from '../openapi-parts';
+import { API_SECURITY, errorResponse, INTERNAL, type PathItems } from '../openapi-parts';
 import { EVENT_STREAM_PATH, STREAMS_PER_TENANT } from './event-stream';
 
 export function eventStreamPaths(): PathItems {
@@ -39,7 +39,6 @@ export function eventStreamPaths(): PathItems {
         responses: {
           200: {
             description: 'The stream: `retry: 2000`, then one block per event and a comment line every 15 seconds while idle',
-            headers: responseHeaders('200'),
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
           400: errorResponse(

@@ -48,7 +48,7 @@ export function buildAuthOpenApiDocument(baseUrl: string): Json {
       title: `${API_TITLE}: authentication`,
       version: VERSION,
       description:
-        "The endpoints that issue credentials: the built-in identity provider (`/auth/v1`, GoTrue-compatible: bearer tokens for the API) and the OAuth 2.1 authorization server for MCP clients (`/oauth`, with its RFC 9728 and RFC 8414 metadata). The API itself is described by the main document (`/api/openapi.json`). Every response carries `X-Request-Id` and the rate-limit headers of the caller's pool; `/auth/v1` requests count against the client IP's public pool (600 per minute), the OAuth endpoints only report it.",
+        "The endpoints that issue credentials: the built-in identity provider (`/auth/v1`, GoTrue-compatible: bearer tokens for the API) and the OAuth 2.1 authorization server for MCP clients (`/oauth`, with its RFC 9728 and RFC 8414 metadata). The API itself is described by the main document (`/api/openapi.json`). Every response carries `X-Request-Id` and the rate-limit headers of the caller's pool, declared once in `components.headers` and listed on the error responses; `/auth/v1` requests count against the client IP's public pool (600 per minute), the OAuth endpoints only report it.",
       contact: { name: 'Agent Module Platform operator', url: baseUrl },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },

@@ -1,5 +1,5 @@
 /** The OpenAPI path items of the discovery documents src/server/http/handler.ts serves, assembled by src/server/openapi.ts. */
-import { errorResponse, INTERNAL, responseHeaders, type Json, type PathItems } from '../openapi-parts';
+import { errorResponse, INTERNAL, type Json, type PathItems } from '../openapi-parts';
 import { DEFINITION_SCHEMA_PATH } from './definition-schema';
 
 /**
@@ -14,7 +14,7 @@ export const AUTH_OPENAPI_PATH = '/api/openapi-auth.json';
  */
 export function discoveryPaths(): PathItems {
   const ok = (description: string, contentType: string, schema: Json) => ({
-    200: { description, headers: responseHeaders('200'), content: { [contentType]: { schema } } },
+    200: { description, content: { [contentType]: { schema } } },
     500: errorResponse('500', INTERNAL),
   });
   const openapi = (operationId: string) => ({

@@ -75,19 +75,19 @@ export function mcpPaths(): PathItems {
               oneOf: [rpcError, { type: 'array', items: rpcError }],
             }),
           ),
-          202: { description: 'The body held only notifications or responses: accepted, no body', headers: responseHeaders('202') },
+          202: { description: 'The body held only notifications or responses: accepted, no body' },
           400: withHeaders('400', jsonRpcBody('The body is not JSON: a JSON-RPC parse error (-32700)', rpcError)),
           401: {
             ...errorResponse(
               '401',
               "No valid credential (`unauthorized`); counts against the client IP's public pool. `WWW-Authenticate` names the OAuth protected resource metadata (MCP authorization).",
             ),
-            headers: { ...responseHeaders('401'), 'WWW-Authenticate': WWW_AUTHENTICATE },
+            headers: { ...responseHeaders('401').headers, 'WWW-Authenticate': WWW_AUTHENTICATE },
           },
           403: {
             description:
               'Refused `Origin` (DNS rebinding protection): a JSON-RPC error; or an OAuth access token without the scope a single call needs: `insufficient_scope` in the error format, with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."` (API keys get the JSON-RPC refusal in a 200 instead)',
-            headers: { ...responseHeaders('403'), 'WWW-Authenticate': WWW_AUTHENTICATE },
+            headers: { ...responseHeaders('403').headers, 'WWW-Authenticate': WWW_AUTHENTICATE },
             content: { 'application/json': { schema: { oneOf: [rpcError, { $ref: '#/components/schemas/ApiError' }] } } },
           },
           413: withHeaders('413', jsonRpcBody('The body exceeds 1 MiB: a JSON-RPC error', rpcError)),
