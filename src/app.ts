@@ -16,7 +16,7 @@ import {
 } from './certification/queue';
 import { AUDIT_RETENTION_QUEUE, AUDIT_RETENTION_QUEUE_OPTIONS, startAuditRetention } from './jobs/audit';
 import { startCertification } from './jobs/certification';
-import { startBoss, stopBoss, trackBossHealth } from './jobs/boss';
+import { idlePollSeconds, notifyingQueue, startBoss, stopBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
 import { startKeyAlerts } from './jobs/key-alerts';
@@ -65,12 +65,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     { name: MINUTELY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: HOURLY_QUEUE, options: MAINTENANCE_QUEUE_OPTIONS },
     { name: BILLING_CLOSE_QUEUE, options: BILLING_QUEUE_OPTIONS },
-    { name: CERTIFICATION_QUEUE, options: CERTIFICATION_QUEUE_OPTIONS },
+    { name: CERTIFICATION_QUEUE, options: notifyingQueue(database, CERTIFICATION_QUEUE_OPTIONS) },
     { name: CERTIFICATION_WEEKLY_QUEUE, options: CERTIFICATION_WEEKLY_OPTIONS },
     { name: WORKFLOW_STEP_QUEUE, options: WORKFLOW_QUEUE_OPTIONS },
     { name: TRUST_DAILY_QUEUE, options: TRUST_QUEUE_OPTIONS },
-    { name: WEBHOOK_ALERT_QUEUE, options: WEBHOOK_ALERT_QUEUE_OPTIONS },
-    { name: KEY_ALERT_QUEUE, options: KEY_ALERT_QUEUE_OPTIONS },
+    { name: WEBHOOK_ALERT_QUEUE, options: notifyingQueue(database, WEBHOOK_ALERT_QUEUE_OPTIONS) },
+    { name: KEY_ALERT_QUEUE, options: notifyingQueue(database, KEY_ALERT_QUEUE_OPTIONS) },
     { name: AUDIT_RETENTION_QUEUE, options: AUDIT_RETENTION_QUEUE_OPTIONS },
   ]);
   const connected = config.redisUrl
@@ -119,7 +119,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // other instances may be mid-execution; only rows older than any action's deadline are stale.
   await closeInterruptedExecutions(svc, database.kind === 'pglite' ? 0 : 120_000);
   if (database.kind === 'pglite') await retryOrphanedAttempts(svc);
-  startDeliveryWorker(svc, { maxInFlight: DELIVERIES_IN_FLIGHT, maxRecorders: database.kind === 'pglite' ? 1 : 2, pollMs: 500 });
+  startDeliveryWorker(svc, {
+    maxInFlight: DELIVERIES_IN_FLIGHT,
+    maxRecorders: database.kind === 'pglite' ? 1 : 2,
+    pollMs: idlePollSeconds(database) * 1000,
+  });
   await startMaintenance(svc);
   await startBilling(svc);
   await startCertification(svc);

@@ -1,6 +1,7 @@
 import { CERTIFICATION_QUEUE, CERTIFICATION_WEEKLY_CRON, CERTIFICATION_WEEKLY_QUEUE } from '../certification/queue';
 import { performRun, requestScheduledRuns } from '../certification/runs';
 import type { Services } from '../services';
+import { idlePollSeconds } from './boss';
 
 /**
  * Certification runs as durable pg-boss jobs (any instance's worker takes them, one at a time
@@ -10,10 +11,14 @@ import type { Services } from '../services';
 export async function startCertification(svc: Services): Promise<void> {
   if (svc.database.kind === 'pglite') await retryOrphanedRuns(svc);
   await svc.boss.schedule(CERTIFICATION_WEEKLY_QUEUE, CERTIFICATION_WEEKLY_CRON);
-  // A requested run starts within half a second; after a run the worker looks for the next one at
-  // once, so queued runs follow each other instead of waiting out the interval between them.
+  // A requested run starts at once on the embedded database (the queue notifies, src/jobs/boss.ts),
+  // within half a second on PostgreSQL; one delayed after a publish, within a poll of its time.
+  // After a run the worker looks for the next one at once, so queued runs follow each other
+  // instead of waiting out the interval between them.
   const worker: { id?: string } = {};
-  worker.id = await svc.boss.work<{ runId: string }>(CERTIFICATION_QUEUE, { pollingIntervalSeconds: 0.5 }, async ([job]) => {
+  const poll = idlePollSeconds(svc.database);
+  const options = { pollingIntervalSeconds: Math.min(poll, 0.5), notifyPollingIntervalSeconds: poll };
+  worker.id = await svc.boss.work<{ runId: string }>(CERTIFICATION_QUEUE, options, async ([job]) => {
     if (!job) return;
     try {
       await performRun(svc, job.data.runId);

@@ -11,7 +11,7 @@ export interface DeliveryWorkerOptions {
   maxInFlight: number;
   /** Record transactions at once (1 on a single-connection database). */
   maxRecorders: number;
-  /** Idle poll for due attempts (other instances' retries; wake() covers this instance's). */
+  /** Idle poll for due attempts (other instances' retries, pg-boss's own; wake() covers this instance's). */
   pollMs: number;
 }
 
@@ -483,6 +483,7 @@ export class DeliveryWorker {
       .finally(() => {
         this.deferrals.delete(deferral);
         this.wakeUp?.();
+        if (delayMs > 0) this.wakeIn(delayMs);
       });
     this.deferrals.add(deferral);
   }

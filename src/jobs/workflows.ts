@@ -1,4 +1,5 @@
 import type { Services } from '../services';
+import { idlePollSeconds } from './boss';
 import { retryOrphanedSteps, WORKFLOW_STEP_QUEUE, type StepJob } from '../workflows/queue';
 import { runStepJob } from '../workflows/scheduler';
 import { admitWaitingRuns } from '../workflows/flow';
@@ -16,6 +17,8 @@ const ADMISSION_INTERVAL_MS = 1000;
 const SCHEDULE_INTERVAL_MS = 5000;
 /** How often an instance wakes waiting steps that are due (their own delayed jobs normally do). */
 const WAKE_SWEEP_INTERVAL_MS = 30_000;
+/** A delayed step's wake-up comes this long (ms) after its due time: pg-boss compares it with the database's clock. */
+const WAKE_LAG_MS = 5;
 
 const loops = new WeakMap<Services, () => Promise<void>>();
 
@@ -34,8 +37,10 @@ export async function startWorkflowWorkers(svc: Services): Promise<void> {
   const workers = svc.database.kind === 'pglite' ? 4 : 8;
   await svc.boss.work<StepJob>(
     WORKFLOW_STEP_QUEUE,
-    // A tenant (a job's group) gets at most half of the workers: another tenant's steps always find one.
-    { localConcurrency: workers, localGroupConcurrency: workers / 2, pollingIntervalSeconds: 0.5, batchSize: 1 },
+    // A tenant (a job's group) gets at most half of the workers: another tenant's steps always find
+    // one. This instance's commits wake idle workers for the steps they make due, now or later (the
+    // post-commit hook below), so the poll is for other instances' and pg-boss's own (idlePollSeconds).
+    { localConcurrency: workers, localGroupConcurrency: workers / 2, pollingIntervalSeconds: idlePollSeconds(svc.database), batchSize: 1 },
     async ([job]) => {
       if (job) await runStepJob(svc, job.data);
       // There may be more: the busy workers, this one among them, fetch again as soon as their job
@@ -95,17 +100,31 @@ function startWaitLoops(svc: Services): () => Promise<void> {
   const inbox = every(EVENT_INBOX_INTERVAL_MS, () => processEventInbox(svc));
   const admission = every(ADMISSION_INTERVAL_MS, () => admitWaitingRuns(svc));
   // A run that ended may free a concurrency slot: admit at once rather than at the next pass.
-  // Steps this instance's commits made due are taken now rather than at the workers' next poll.
+  // Steps this instance's commits made due are taken now, or when they fall due (a retry's backoff,
+  // a wait's end), rather than at the workers' next poll.
+  const wakeUps = new Set<NodeJS.Timeout>();
   const unhook = svc.outbox.afterCommit((committed) => {
     if (committed.events.some((e) => e.type === 'workflow.completed' || e.type === 'workflow.failed')) admission.now();
     const due = committed.dueJobs.get(WORKFLOW_STEP_QUEUE);
     if (due) wakeStepWorkers(svc, due);
+    for (const { queue, at } of committed.laterJobs) {
+      if (queue !== WORKFLOW_STEP_QUEUE) continue;
+      const timer = setTimeout(
+        () => {
+          wakeUps.delete(timer);
+          wakeStepWorkers(svc, 1);
+        },
+        Math.max(0, at - Date.now()) + WAKE_LAG_MS,
+      ).unref();
+      wakeUps.add(timer);
+    }
   });
   const schedules = every(SCHEDULE_INTERVAL_MS, () => fireDueSchedules(svc));
   const sweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));
   return async () => {
     stopped = true;
     unhook();
+    for (const timer of wakeUps) clearTimeout(timer);
     for (const loop of [inbox, admission, schedules, sweep]) loop.stop();
     await Promise.all(inFlight);
   };

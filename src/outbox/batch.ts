@@ -190,6 +190,7 @@ export class BatchedUnits<I extends object, R> {
       deliveries: 0,
       counts: new Map<string, number>(),
       dueJobs: new Map<string, number>(),
+      laterJobs: [],
     };
     for (const g of groups) {
       const used = answer.used.get(g);

@@ -14,6 +14,8 @@ export interface Committed {
   counts: ReadonlyMap<string, number>;
   /** Jobs it enqueued that are due at once, per queue: this instance's idle workers of it fetch now. */
   dueJobs: ReadonlyMap<string, number>;
+  /** Jobs it enqueued that fall due later (epoch ms): an idle worker of the queue fetches then. */
+  laterJobs: readonly { queue: string; at: number }[];
 }
 
 export type AfterCommit = (committed: Committed) => void;
@@ -34,8 +36,8 @@ export class OutboxHooks {
 
   /** Runs the hooks; the errors they threw are returned, not thrown: the commit happened. */
   committed(committed: Committed): unknown[] {
-    const { events, deliveries, counts, dueJobs } = committed;
-    if (events.length === 0 && deliveries === 0 && counts.size === 0 && dueJobs.size === 0) return [];
+    const { events, deliveries, counts, dueJobs, laterJobs } = committed;
+    if (events.length === 0 && deliveries === 0 && counts.size === 0 && dueJobs.size === 0 && laterJobs.length === 0) return [];
     const errors: unknown[] = [];
     for (const hook of this.hooks) {
       try {

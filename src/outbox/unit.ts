@@ -17,6 +17,7 @@ export class Outbox implements Committed {
   deliveries = 0;
   readonly counts = new Map<string, number>();
   readonly dueJobs = new Map<string, number>();
+  readonly laterJobs: { queue: string; at: number }[] = [];
 
   constructor(
     private readonly svc: OutboxServices,
@@ -66,6 +67,11 @@ export class Outbox implements Committed {
   /** Notes `n` jobs the transaction enqueued on `queue`, due at once: idle workers are woken after the commit. */
   jobsDue(queue: string, n: number): void {
     this.dueJobs.set(queue, (this.dueJobs.get(queue) ?? 0) + n);
+  }
+
+  /** Notes a job the transaction enqueued on `queue` due at `at` (epoch ms): an idle worker is woken then. */
+  jobDueAt(queue: string, at: number): void {
+    this.laterJobs.push({ queue, at });
   }
 
   /** Notes a tenant's count after a statement of the caller moved it (countCtes). */

@@ -4,7 +4,7 @@ import { workflowRuns, workflowRunSteps, type WorkflowRunRow, type WorkflowRunSt
 import { unitOfWork, type Outbox } from '../outbox';
 import type { Services } from '../services';
 import { ancestorsOf } from './definition';
-import { enqueueSteps, WORKFLOW_STEP_QUEUE } from './queue';
+import { enqueueSteps } from './queue';
 import type { RunContext } from './templates';
 
 /**
@@ -121,11 +121,10 @@ export async function advance(svc: Services, tx: Tx, out: Outbox, run: WorkflowR
       .where(and(eq(workflowRunSteps.runId, run.id), inArray(workflowRunSteps.stepId, toStart)));
     await enqueueSteps(
       svc,
-      tx,
+      out,
       run,
       toStart.map((stepId) => ({ runId: run.id, stepId, attempt: 1 })),
     );
-    out.jobsDue(WORKFLOW_STEP_QUEUE, toStart.length);
   }
   if (![...status.values()].every((s) => s === 'succeeded' || s === 'skipped')) return;
   const dependedOn = new Set(run.steps.flatMap((s) => s.depends_on ?? []));

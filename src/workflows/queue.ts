@@ -1,5 +1,5 @@
-import type { Executor } from '../db';
 import { jobsDb } from '../db/job-tx';
+import type { Outbox } from '../outbox';
 import type { Services } from '../services';
 
 /** The pg-boss queue of step attempts: one job per attempt of one step of one run. */
@@ -24,18 +24,21 @@ export const STEP_HEARTBEAT_SECONDS = 10;
 export const WORKFLOW_QUEUE_OPTIONS = { retryLimit: 20, retryDelay: 2, retryBackoff: true, expireInSeconds: 300 };
 
 /**
- * Enqueues step attempts of `run` inside `tx`, so they exist exactly when the state that needs
- * them commits. Each job carries its run's priority (higher first) and its tenant as its group:
- * a worker pool gives one tenant at most half its workers (src/jobs/workflows.ts), so a tenant's
- * burst of runs never keeps another tenant's steps waiting for a worker.
+ * Enqueues step attempts of `run` in the transaction of `out`, so they exist exactly when the
+ * state that needs them commits, and notes when each falls due, so that this instance's idle
+ * workers fetch it then (src/jobs/workflows.ts) rather than at their next poll. Each job carries
+ * its run's priority (higher first) and its tenant as its group: a worker pool gives one tenant
+ * at most half its workers, so a tenant's burst of runs never keeps another tenant's steps
+ * waiting for a worker.
  */
 export async function enqueueSteps(
   svc: Services,
-  tx: Executor,
+  out: Outbox,
   run: { tenantId: string; priority: number },
   jobs: (StepJob & { delayMs?: number })[],
 ): Promise<void> {
   if (jobs.length === 0) return;
+  const tx = out.tx;
   const now = Date.now();
   const ids = await svc.boss.insert(
     WORKFLOW_STEP_QUEUE,
@@ -49,6 +52,9 @@ export async function enqueueSteps(
     { db: jobsDb(tx), returnId: true },
   );
   if (ids?.length !== jobs.length) throw new Error(`pg-boss did not create jobs on queue ${WORKFLOW_STEP_QUEUE}`);
+  const dueNow = jobs.filter((j) => !j.delayMs).length;
+  if (dueNow > 0) out.jobsDue(WORKFLOW_STEP_QUEUE, dueNow);
+  for (const { delayMs } of jobs) if (delayMs) out.jobDueAt(WORKFLOW_STEP_QUEUE, now + delayMs);
 }
 
 /**

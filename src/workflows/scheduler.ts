@@ -243,7 +243,7 @@ async function skipStep(svc: Services, job: StepJob): Promise<void> {
 
 /** Refused admission (no free slot): back to pending, the attempt not counted, tried again shortly. */
 async function requeueStep(svc: Services, job: StepJob, error: StepError): Promise<void> {
-  await withRunLock(svc, job.runId, async (tx, run) => {
+  await withRunLock(svc, job.runId, async (tx, run, out) => {
     const [back] = await tx
       .update(workflowRunSteps)
       .set({
@@ -254,7 +254,7 @@ async function requeueStep(svc: Services, job: StepJob, error: StepError): Promi
       })
       .where(stepWhere(job, 'running', job.attempt))
       .returning();
-    if (back && isActive(run)) await enqueueSteps(svc, tx, run, [{ ...job, delayMs: ADMISSION_RETRY_MS }]);
+    if (back && isActive(run)) await enqueueSteps(svc, out, run, [{ ...job, delayMs: ADMISSION_RETRY_MS }]);
   });
 }
 
@@ -285,7 +285,7 @@ async function failStep(
       .where(stepWhere(job, from, from === 'pending' ? job.attempt - 1 : job.attempt))
       .returning();
     if (!step || !active) return;
-    if (retry) await enqueueSteps(svc, tx, run, [{ runId: job.runId, stepId: job.stepId, attempt: job.attempt + 1, delayMs: retryInMs }]);
+    if (retry) await enqueueSteps(svc, out, run, [{ runId: job.runId, stepId: job.stepId, attempt: job.attempt + 1, delayMs: retryInMs }]);
     else await failRun(tx, out, run, job.stepId, error);
   });
 }

@@ -13,6 +13,7 @@ import {
 import { AppError, conflict, invalidRequest, notFound } from '../lib/errors';
 import type { Services } from '../services';
 import { advance, failRun, isActive, stepContext, stepWhere, withRunLock, type StepError } from './progress';
+import { unitOfWork } from '../outbox';
 import { enqueueSteps, type StepJob } from './queue';
 import { findRun, getRun } from './runs';
 import { durationMs } from './schema';
@@ -104,7 +105,7 @@ export async function beginWait(svc: Services, job: StepJob, def: WaitingStepDef
     if (!waiting) return;
     if (run.status === 'queued')
       await tx.update(workflowRuns).set({ status: 'running', startedAt: now, updatedAt: now }).where(eq(workflowRuns.id, run.id));
-    await enqueueSteps(svc, tx, run, [
+    await enqueueSteps(svc, out, run, [
       { runId: job.runId, stepId: job.stepId, attempt: 1, delayMs: Math.max(0, wakeAt.getTime() - now.getTime()) },
     ]);
     if (wait.kind === 'approval') {
@@ -146,8 +147,9 @@ export async function wakeStep(
   now = new Date(),
 ): Promise<void> {
   if (!row.wakeAt || !row.wait) return;
-  if (row.wakeAt.getTime() > now.getTime()) {
-    await enqueueSteps(svc, svc.db, run, [{ ...job, delayMs: row.wakeAt.getTime() - now.getTime() }]);
+  const wakeAt = row.wakeAt;
+  if (wakeAt.getTime() > now.getTime()) {
+    await unitOfWork(svc, (_tx, out) => enqueueSteps(svc, out, run, [{ ...job, delayMs: wakeAt.getTime() - now.getTime() }]));
     return;
   }
   await endWait(svc, job.runId, job.stepId, { status: 'waiting', attempts: row.attempts }, onWake(row), now);

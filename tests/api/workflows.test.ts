@@ -426,8 +426,17 @@ backends.describe('workflows (%s)', (backend) => {
       ],
     });
     expect(wf.status, wf.text).toBe(201);
+    // Each retry's commit tells this instance's step workers when it falls due (src/jobs/workflows.ts
+    // wakes one then), so a retry does not wait for the workers' next poll.
+    const dueLater: { queue: string; at: number }[] = [];
+    const unhook = s.svc.outbox.afterCommit((c) => dueLater.push(...c.laterJobs));
+    const startedAt = Date.now();
     const run = await start(t.apiKey, wf.body.id);
     const done = await finished(t.apiKey, wf.body.id, run.body.run_id);
+    unhook();
+    expect(dueLater.map((j) => j.queue)).toEqual(['workflow-step', 'workflow-step']);
+    expect(dueLater[0]!.at).toBeGreaterThanOrEqual(startedAt + 200);
+    expect(dueLater[1]!.at - dueLater[0]!.at).toBeGreaterThanOrEqual(400);
     expect(done.status).toBe('failed');
     expect(done.error).toMatchObject({ step: 'flaky', code: 'module_error' });
     const flaky = done.steps.find((x: any) => x.id === 'flaky');
