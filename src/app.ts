@@ -16,7 +16,7 @@ import {
 } from './certification/queue';
 import { AUDIT_RETENTION_QUEUE, AUDIT_RETENTION_QUEUE_OPTIONS, startAuditRetention } from './jobs/audit';
 import { startCertification } from './jobs/certification';
-import { idlePollSeconds, notifyingQueue, startBoss, stopBoss, trackBossHealth } from './jobs/boss';
+import { notifyingQueue, startBoss, stopBoss, trackBossHealth } from './jobs/boss';
 import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenance } from './jobs/maintenance';
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
 import { startKeyAlerts } from './jobs/key-alerts';
@@ -119,11 +119,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // other instances may be mid-execution; only rows older than any action's deadline are stale.
   await closeInterruptedExecutions(svc, database.kind === 'pglite' ? 0 : 120_000);
   if (database.kind === 'pglite') await retryOrphanedAttempts(svc);
-  startDeliveryWorker(svc, {
-    maxInFlight: DELIVERIES_IN_FLIGHT,
-    maxRecorders: database.kind === 'pglite' ? 1 : 2,
-    pollMs: idlePollSeconds(database) * 1000,
-  });
+  startDeliveryWorker(svc, { maxInFlight: DELIVERIES_IN_FLIGHT, maxRecorders: database.kind === 'pglite' ? 1 : 2, pollMs: 500 });
   await startMaintenance(svc);
   await startBilling(svc);
   await startCertification(svc);

@@ -22,11 +22,25 @@ const NOTIFIED_POLL_SECONDS = 5;
  * wakes its workers itself when it makes a job due (after the commit: the outbox's post-commit
  * hooks, or pg-boss's LISTEN/NOTIFY on queues created with `notify`; at a delayed job's due time),
  * so the poll only finds what pg-boss makes due on its own (the retry of a job whose handler
- * failed, an expired job's): every 5 s. An idle embedded service made about 1,150 statements a
- * minute with half-second polls, 720 of them the polls of three queues; 460 with these
- * (docs/performance.md, Idle jobs on the embedded database).
+ * failed, an expired job's): every 5 s. The webhook delivery worker keeps its own half-second
+ * poll (src/jobs/webhooks.ts). An idle embedded service made about 1,150 statements a minute with
+ * half-second polls everywhere (docs/performance.md, Idle jobs on the embedded database).
  */
 export const idlePollSeconds = (database: Pick<Database, 'kind'>): number => (database.kind === 'pglite' ? NOTIFIED_POLL_SECONDS : 0.5);
+
+/**
+ * When the jobs of `queue` that wait for their start time fall due (epoch ms, the earliest 100
+ * distinct times): an embedded process wakes its workers then for the jobs an earlier run of it
+ * enqueued (idlePollSeconds).
+ */
+export async function pendingDueTimes(boss: Boss, queue: string): Promise<number[]> {
+  const { rows } = await boss.getDb().executeSql(
+    `select distinct (extract(epoch from start_after) * 1000)::bigint as at from pgboss.job
+        where name = $1 and state in ('created', 'retry') and start_after > now() order by 1 limit 100`,
+    [queue],
+  );
+  return rows.map((r: { at: string | number }) => Number(r.at));
+}
 
 /**
  * Options of a queue whose jobs this process makes due at once without a post-commit wake-up of

@@ -1,5 +1,5 @@
 import type { Services } from '../services';
-import { idlePollSeconds } from './boss';
+import { idlePollSeconds, pendingDueTimes } from './boss';
 import { retryOrphanedSteps, WORKFLOW_STEP_QUEUE, type StepJob } from '../workflows/queue';
 import { runStepJob } from '../workflows/scheduler';
 import { admitWaitingRuns } from '../workflows/flow';
@@ -103,22 +103,28 @@ function startWaitLoops(svc: Services): () => Promise<void> {
   // Steps this instance's commits made due are taken now, or when they fall due (a retry's backoff,
   // a wait's end), rather than at the workers' next poll.
   const wakeUps = new Set<NodeJS.Timeout>();
+  const wakeAt = (at: number) => {
+    const timer = setTimeout(
+      () => {
+        wakeUps.delete(timer);
+        wakeStepWorkers(svc, 1);
+      },
+      Math.max(0, at - Date.now()) + WAKE_LAG_MS,
+    ).unref();
+    wakeUps.add(timer);
+  };
   const unhook = svc.outbox.afterCommit((committed) => {
     if (committed.events.some((e) => e.type === 'workflow.completed' || e.type === 'workflow.failed')) admission.now();
     const due = committed.dueJobs.get(WORKFLOW_STEP_QUEUE);
     if (due) wakeStepWorkers(svc, due);
-    for (const { queue, at } of committed.laterJobs) {
-      if (queue !== WORKFLOW_STEP_QUEUE) continue;
-      const timer = setTimeout(
-        () => {
-          wakeUps.delete(timer);
-          wakeStepWorkers(svc, 1);
-        },
-        Math.max(0, at - Date.now()) + WAKE_LAG_MS,
-      ).unref();
-      wakeUps.add(timer);
-    }
+    for (const { queue, at } of committed.laterJobs) if (queue === WORKFLOW_STEP_QUEUE) wakeAt(at);
   });
+  // Embedded: the steps an earlier run of this process enqueued with a delay (a sleep, a retry)
+  // fall due while no commit of this one said when.
+  if (svc.database.kind === 'pglite')
+    void pendingDueTimes(svc.boss, WORKFLOW_STEP_QUEUE)
+      .then((times) => times.forEach(wakeAt))
+      .catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'workflow steps: pending wake-ups not read; the poll takes them'));
   const schedules = every(SCHEDULE_INTERVAL_MS, () => fireDueSchedules(svc));
   const sweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));
   return async () => {
