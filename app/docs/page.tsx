@@ -21,6 +21,8 @@ const GUIDES = [
 
 const MACHINE_READABLE = [
   { href: '/api/openapi.json', label: 'OpenAPI document', what: 'The OpenAPI 3.1 document this reference is rendered from.' },
+  { href: '/api/openapi-auth.json', label: 'Sign-in and OAuth', what: 'The OpenAPI 3.1 document of the identity provider and the OAuth server.' },
+  { href: '/api/openapi-admin.json', label: 'Operator API', what: 'The OpenAPI 3.1 document of the operator’s endpoints (x-admin-token).' },
   { href: '/api/llms.txt', label: 'llms.txt', what: 'A plain-text guide to the API for agents.' },
   { href: '/.well-known/agent.json', label: 'Agent card', what: 'The A2A AgentCard.' },
 ] as const;

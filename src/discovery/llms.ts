@@ -85,6 +85,7 @@ function renderLlmsTxt(base: string, catalog: PublicModule[]): string {
     ),
     `- [OpenAPI 3.1 description](${base}/api/openapi.json): every endpoint, schema and error.`,
     `- [Authentication OpenAPI 3.1 description](${base}/api/openapi-auth.json): the sign-in endpoints (\`/auth/v1\`) and the OAuth 2.1 authorization server (\`/oauth\`).`,
+    `- [Operator OpenAPI 3.1 description](${base}/api/openapi-admin.json): the deployment operator's endpoints (\`/api/v1/admin\`, \`x-admin-token\`).`,
     `- [Workflow definition JSON Schema](${base}/api/schemas/workflow-definition.json): check a workflow before saving it.`,
     `- [Agent card](${base}/.well-known/agent.json): A2A discovery document.`,
     `- [A2A endpoint](${base}/api/a2a): A2A JSON-RPC 2.0 with the same key; a message with a data part \`{"module", "action", "input"}\` runs one action and answers a Task.`,

@@ -216,3 +216,45 @@ export function compactDocument(doc: Json, servedAsIs: Iterable<string> = []): v
   for (const [name, schema] of Object.entries(components.schemas ?? {})) if (!keep.has(name)) compactSchemas(schema, used);
   for (const [name, schema] of DATE_TIME_PATTERNS) if (used.has(name)) components.schemas![name] = schema;
 }
+
+/** The `#/components/<kind>/<name>` references anywhere in `node`. */
+function referencesIn(node: unknown, found: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) referencesIn(item, found);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const ref = (node as Json).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/')) found.add(ref.slice('#/components/'.length));
+  for (const value of Object.values(node as Json)) referencesIn(value, found);
+}
+
+/**
+ * Drops the components nothing in `doc` refers to, directly or through another component (a
+ * document made of part of the operations keeps only what they use). Security schemes are kept
+ * when an operation names them.
+ */
+export function dropUnreferencedComponents(doc: Json): void {
+  const components = doc.components as Record<string, Record<string, unknown>>;
+  const kept = new Set<string>();
+  const pending = new Set<string>();
+  referencesIn([doc.paths, doc.webhooks], pending);
+  while (pending.size > 0) {
+    const [key] = pending;
+    pending.delete(key!);
+    if (kept.has(key!)) continue;
+    kept.add(key!);
+    const [kind, name] = key!.split('/') as [string, string];
+    const found = new Set<string>();
+    referencesIn(components[kind]?.[name], found);
+    for (const other of found) if (!kept.has(other)) pending.add(other);
+  }
+  const schemes = new Set<string>();
+  for (const op of operationsOf((doc.paths ?? {}) as Record<string, Json>))
+    for (const requirement of (op.security as Json[] | undefined) ?? []) for (const name of Object.keys(requirement)) schemes.add(name);
+  // New maps, not deletions: a kind's map may be a constant every build of the document shares.
+  for (const [kind, entries] of Object.entries(components)) {
+    const used = (name: string) => (kind === 'securitySchemes' ? schemes.has(name) : kept.has(`${kind}/${name}`));
+    components[kind] = Object.fromEntries(Object.entries(entries).filter(([name]) => used(name)));
+  }
+}

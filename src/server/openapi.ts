@@ -8,7 +8,7 @@ import { eventStreamPaths } from './http/event-stream-openapi';
 import { AUTH_OPENAPI_PATH, discoveryPaths } from './http/openapi';
 import { RouteTable, type Route } from './http/routes';
 import { mcpPaths } from './mcp/openapi';
-import { canonical, compactDocument } from './openapi-compact';
+import { canonical, compactDocument, dropUnreferencedComponents } from './openapi-compact';
 import { API_SECURITY, errorResponse, headerRef, INTERNAL, JSON_RPC_SCHEMAS, withHeaders, type Json } from './openapi-parts';
 import { appRouter } from './router';
 
@@ -465,20 +465,60 @@ const TAGS = [
 ];
 
 /**
- * The OpenAPI 3.1 document, generated from the routers (never hand-written), then completed with
- * what the generator cannot express: success statuses (201/202, and the other statuses some
- * operations answer), every error status of the procedure chain with our error schema, the
- * response headers, the security of public and admin operations, tags, the JSON-RPC and
- * discovery endpoints the handler serves itself, and the `webhooks` section (the envelopes
- * POSTed to receivers, from the zod schemas of src/events). `baseUrl` is PUBLIC_BASE_URL.
+ * The API's OpenAPI 3.1 document: every operation but the operator's (`x-admin-token`), which
+ * have a document of their own (buildAdminOpenApiDocument), linked from this one.
  */
 export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
+  const doc = wholeDocument(baseUrl);
+  for (const [path, item] of Object.entries(doc.paths ?? {})) if (isOperatorPath(item as Json)) delete doc.paths![path];
+  doc.tags = TAGS.filter((t) => t.name !== 'admin');
+  dropUnreferencedComponents(doc as unknown as Json);
+  return doc;
+}
+
+/**
+ * The operator API's OpenAPI 3.1 document (`/api/v1/admin/*`, authenticated with `x-admin-token`):
+ * the operations the API's document leaves out, with the components they use.
+ */
+export function buildAdminOpenApiDocument(baseUrl: string): OpenAPIObject {
+  const doc = wholeDocument(baseUrl);
+  doc.paths = Object.fromEntries(Object.entries(doc.paths ?? {}).filter(([, item]) => isOperatorPath(item as Json)));
+  delete (doc as Partial<OpenAPIObject>).webhooks;
+  doc.info = {
+    ...doc.info,
+    title: `${API_TITLE}: operator API`,
+    description:
+      "The operator's endpoints of this deployment (`/api/v1/admin/*`): tenants and their plans, invoices, billing closes, disabled webhooks and failed deliveries, certification runs, the platform's audit log. Authenticated with `x-admin-token: <ADMIN_TOKEN>`; every path answers 404 when `ADMIN_TOKEN` is unset. Errors, response headers and pools are those of the API's document (`/api/openapi.json`).",
+  };
+  doc.externalDocs = { description: "The API's OpenAPI 3.1 document", url: `${baseUrl}/api/openapi.json` };
+  doc.tags = TAGS.filter((t) => t.name === 'admin');
+  dropUnreferencedComponents(doc as unknown as Json);
+  return doc;
+}
+
+const ADMIN_SECURITY = [{ adminToken: [] }];
+
+/** A path item whose operations the operator token opens (adminProcedure). */
+const isOperatorPath = (item: Json): boolean =>
+  Object.values(item).some(
+    (op) => Array.isArray((op as Json | undefined)?.security) && canonical((op as Json).security) === canonical(ADMIN_SECURITY),
+  );
+
+/**
+ * The OpenAPI 3.1 document of every operation, generated from the routers (never hand-written),
+ * then completed with what the generator cannot express: success statuses (201/202, and the other
+ * statuses some operations answer), every error status of the procedure chain with our error
+ * schema, the response headers, the security of public and admin operations, tags, the JSON-RPC
+ * and discovery endpoints the handler serves itself, and the `webhooks` section (the envelopes
+ * POSTed to receivers, from the zod schemas of src/events). `baseUrl` is PUBLIC_BASE_URL.
+ */
+function wholeDocument(baseUrl: string): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: API_TITLE,
     version: VERSION,
     openApiVersion: '3.1.0',
     description:
-      "Multi-tenant API through which software agents find, install and run modules. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <token>`; operator endpoints with `x-admin-token`. Errors share one format (`ApiError`); a path that exists answers other methods with 405 and `Allow`. Every response, success or error, carries `X-Request-Id` and the rate-limit headers of the caller's pool (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit`, `RateLimit-Policy`): with a valid credential, its tenant's pool plus `X-Execution-Remaining`; without one, the client IP's public pool (600 requests per minute) and no `X-Execution-Remaining`. They are declared once, in `components.headers`; error responses list them, success responses only the headers particular to them (such as `Idempotent-Replayed`).",
+      "Multi-tenant API through which software agents find, install and run modules. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <token>`. The operator's endpoints (`/api/v1/admin/*`, `x-admin-token`) have a document of their own, `/api/openapi-admin.json`, and so do sign-in and OAuth (`externalDocs`). Errors share one format (`ApiError`); a path that exists answers other methods with 405 and `Allow`. Every response, success or error, carries `X-Request-Id` and the rate-limit headers of the caller's pool (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit`, `RateLimit-Policy`): with a valid credential, its tenant's pool plus `X-Execution-Remaining`; without one, the client IP's public pool (600 requests per minute) and no `X-Execution-Remaining`. They are declared once, in `components.headers`; error responses list them, success responses only the headers particular to them (such as `Idempotent-Replayed`).",
     baseUrl,
     securitySchemes: {
       ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key (`amp_...`)' },
@@ -547,7 +587,7 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
     op.responses = Object.fromEntries(Object.entries(rebuilt).sort(([a], [b]) => a.localeCompare(b)));
     // trpc-to-openapi lists every scheme on every protected operation; each operation lists the
     // credentials it actually takes (the operator token opens the admin paths only).
-    if (route.meta.caller === 'operator') op.security = [{ adminToken: [] }];
+    if (route.meta.caller === 'operator') op.security = ADMIN_SECURITY;
     else if (route.meta.caller === 'tenant') op.security = API_SECURITY;
     else op.security = route.meta.bearerOnly ? [{ BearerAuth: [] }] : [];
   }

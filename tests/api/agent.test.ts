@@ -301,7 +301,7 @@ backends.describe('batch, chain, arm and discovery documents (%s)', (backend) =>
     expect(res.text).toContain('x-api-key');
     expect(res.headers.get('x-ratelimit-limit')).toBe('600');
     // Its links to the machine-readable documents lead to them.
-    for (const doc of ['/api/openapi.json', '/api/openapi-auth.json', '/api/schemas/workflow-definition.json']) {
+    for (const doc of ['/api/openapi.json', '/api/openapi-auth.json', '/api/openapi-admin.json', '/api/schemas/workflow-definition.json']) {
       const link = new RegExp(`\\]\\((http[^)]*${doc.replaceAll('.', '\\.')})\\)`).exec(res.text)?.[1];
       expect(link, doc).toBeDefined();
       expect((await fetch(link!.replace(/^https?:\/\/[^/]+/, s.url))).status, doc).toBe(200);

@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/server/openapi';
+import { buildAdminOpenApiDocument, buildOpenApiDocument } from '../../src/server/openapi';
 import { ADMIN_TOKEN, backends, startTestServer, type ApiResponse, type TestServer } from '../harness';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
@@ -171,8 +171,20 @@ const KNOWN: Record<string, unknown> = {
   agent_name: 'fuzz',
 };
 
-/** The document the operations are read from (built once, for `$ref`s to its components). */
-const DOC = buildOpenApiDocument('http://localhost') as { paths: Record<string, Record<string, any>>; components: Record<string, any> };
+type Document = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, unknown>> };
+/**
+ * The operations are read from the API's document and the operator API's (built once, for `$ref`s
+ * to their components): both come from one build, so a component they share is the same in each.
+ */
+const DOC = ((main: Document, admin: Document): Document => ({
+  paths: { ...main.paths, ...admin.paths },
+  components: Object.fromEntries(
+    [...new Set([...Object.keys(main.components), ...Object.keys(admin.components)])].map((kind) => [
+      kind,
+      { ...admin.components[kind], ...main.components[kind] },
+    ]),
+  ),
+}))(buildOpenApiDocument('http://localhost') as unknown as Document, buildAdminOpenApiDocument('http://localhost') as unknown as Document);
 
 /** A node with a local `$ref` (`#/components/...`) replaced by what it refers to. */
 function resolved<T>(node: T): T {

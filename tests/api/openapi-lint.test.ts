@@ -5,7 +5,7 @@
  * checked is asserted here instead, except at the operations those files name.
  */
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/server/openapi';
+import { buildAdminOpenApiDocument, buildOpenApiDocument } from '../../src/server/openapi';
 import { LINT_BASE_URL as PUBLIC_BASE_URL, lintsClean, operations } from '../openapi-lint';
 
 type Json = Record<string, any>;
@@ -19,6 +19,7 @@ describe('OpenAPI document passes Redocly and Spectral', () => {
       'GET /api/openapi.json',
       'GET /openapi.json',
       'GET /api/openapi-auth.json',
+      'GET /api/openapi-admin.json',
       'GET /api/schemas/workflow-definition.json',
       'GET /api/llms.txt',
       'GET /.well-known/agent.json',
@@ -50,5 +51,26 @@ describe('OpenAPI document passes Redocly and Spectral', () => {
     const other = buildOpenApiDocument('https://other.example.net') as Json;
     expect(other.servers.map((s: Json) => s.url)).toEqual(['https://other.example.net']);
     expect(JSON.stringify(document())).not.toContain('localhost');
+  });
+});
+
+describe("The operator API's OpenAPI document passes Redocly and Spectral", () => {
+  const document = lintsClean('openapi-admin', () => buildAdminOpenApiDocument(PUBLIC_BASE_URL) as Json);
+
+  it('every operation has a 2xx and a 4xx, and the servers come from PUBLIC_BASE_URL', () => {
+    const ops = operations(document());
+    expect(ops.length).toBeGreaterThan(0);
+    for (const { where, op } of ops) {
+      const codes = Object.keys(op.responses);
+      expect(
+        codes.some((c) => /^2\d\d$/.test(c)),
+        `${where} has a 2xx`,
+      ).toBe(true);
+      expect(
+        codes.some((c) => /^4\d\d$/.test(c)),
+        `${where} has a 4xx`,
+      ).toBe(true);
+    }
+    expect(document().servers).toEqual([expect.objectContaining({ url: PUBLIC_BASE_URL })]);
   });
 });

@@ -11,7 +11,11 @@ import { backends, expectError, startTestServer, type TestServer } from '../harn
 type Json = Record<string, any>;
 
 const ERROR_REF = '#/components/schemas/ApiError';
-const routes = new RouteTable(appRouter).all();
+const allRoutes = new RouteTable(appRouter).all();
+/** The operator's routes, described by their own document (`/api/openapi-admin.json`). */
+const isOperatorRoute = (r: { meta: { caller?: string } }) => r.meta.caller === 'operator';
+const routes = allRoutes.filter((r) => !isOperatorRoute(r));
+const operatorRoutes = allRoutes.filter(isOperatorRoute);
 /** Operations the handler serves itself (not procedures), added by the generator's post-processor. */
 const HANDLER_OPERATIONS = [
   'POST /api/mcp',
@@ -22,6 +26,7 @@ const HANDLER_OPERATIONS = [
   'GET /api/openapi.json',
   'GET /openapi.json',
   'GET /api/openapi-auth.json',
+  'GET /api/openapi-admin.json',
   'GET /api/schemas/workflow-definition.json',
   'GET /.well-known/agent.json',
   'GET /.well-known/agent-card.json',
@@ -63,6 +68,10 @@ backends.describe('OpenAPI document (%s)', (backend) => {
   let s: TestServer;
   let doc: Json;
   let text: string;
+  /** The operator API's document. */
+  let adminDoc: Json;
+  /** The document that describes `template`. */
+  const docOf = (template: string) => (template.startsWith('/api/v1/admin/') ? adminDoc : doc);
   beforeAll(async () => {
     s = await startTestServer({ backend });
     const res = await fetch(`${s.url}/api/openapi.json`);
@@ -70,6 +79,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     text = await res.text();
     doc = JSON.parse(text);
+    adminDoc = await (await fetch(`${s.url}/api/openapi-admin.json`)).json();
   });
   afterAll(async () => s?.close());
 
@@ -118,6 +128,38 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     expect(missing).toEqual([]);
     const documented = allOperations(doc).map((o) => o.where);
     expect(documented.sort()).toEqual([...routes.map((r) => `${r.method} ${r.template}`), ...HANDLER_OPERATIONS].sort());
+    // The operator's routes, and only they, in the operator API's document.
+    expect(operatorRoutes.length).toBeGreaterThan(0);
+    expect(
+      allOperations(adminDoc)
+        .map((o) => o.where)
+        .sort(),
+    ).toEqual(operatorRoutes.map((r) => `${r.method} ${r.template}`).sort());
+  });
+
+  it("the operator API's document: served like this one, valid, linked both ways, every operation on the operator token", async () => {
+    const res = await fetch(`${s.url}/api/openapi-admin.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('x-ratelimit-limit')).not.toBeNull();
+    const again = await fetch(`${s.url}/api/openapi-admin.json`);
+    expect(await again.text()).toBe(JSON.stringify(adminDoc));
+    expectError(await s.call('/api/openapi-admin.json', { method: 'POST', body: {} }), 405, 'method_not_allowed');
+    await expect(SwaggerParser.validate(structuredClone(adminDoc) as never)).resolves.toBeTruthy();
+    expect(adminDoc.openapi).toBe('3.1.0');
+    expect(adminDoc.info.version).toBe(doc.info.version);
+    expect(adminDoc.externalDocs.url).toBe(`${s.svc.config.publicBaseUrl}/api/openapi.json`);
+    expect(doc.info.description).toContain('/api/openapi-admin.json');
+    expect(Object.keys(adminDoc.components.securitySchemes)).toEqual(['adminToken']);
+    expect(doc.components.securitySchemes).not.toHaveProperty('adminToken');
+    for (const { where, op } of allOperations(adminDoc)) expect(op.security, where).toEqual([{ adminToken: [] }]);
+    // Each document holds the components its operations use, and no other.
+    expect(Object.keys(adminDoc.components.schemas)).toEqual(expect.arrayContaining(['AdminTenant', 'ApiError']));
+    expect(doc.components.schemas).not.toHaveProperty('AdminTenant');
+    expect(doc.components.responses).not.toHaveProperty('AdminUnauthorized');
+    expect(adminDoc.components.schemas).not.toHaveProperty('Module');
+    expect(adminDoc.tags.map((t: Json) => t.name)).toEqual(['admin']);
+    expect(doc.tags.map((t: Json) => t.name)).not.toContain('admin');
   });
 
   it('declares an x-api-key apiKey scheme and an http bearer scheme', () => {
@@ -135,10 +177,6 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     for (const r of routes) {
       const op = operationOf(doc, r.template, r.method)!;
       const where = `${r.method} ${r.template}`;
-      if (r.template.startsWith('/api/v1/admin/')) {
-        expect(op.security, where).toEqual([{ adminToken: [] }]);
-        continue;
-      }
       if (r.meta.bearerOnly) {
         // Outside the tenant check, but not public: the signed-in user's bearer token only (link, accept an invitation, delete the account).
         expect(op.security, where).toEqual([{ [bearerName!]: [] }]);
@@ -165,7 +203,10 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       expect(op, `${method} ${path}`).toBeDefined();
       expect(op.security, `${method} ${path}`).toEqual([]);
     }
-    expect(schemes.adminToken).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-admin-token' }));
+    for (const r of operatorRoutes) expect(operationOf(adminDoc, r.template, r.method)!.security, r.template).toEqual([{ adminToken: [] }]);
+    expect(adminDoc.components.securitySchemes.adminToken).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-admin-token' }),
+    );
   });
 
   it('every operation declares security, webhooks included: [] for public ones', () => {
@@ -178,6 +219,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       'GET /api/openapi.json',
       'GET /openapi.json',
       'GET /api/openapi-auth.json',
+      'GET /api/openapi-admin.json',
       'GET /.well-known/agent.json',
       'GET /.well-known/agent-card.json',
     ];
@@ -202,9 +244,9 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     for (const name of ['X-Request-Id', 'X-Execution-Remaining', 'components.headers']) expect(doc.info.description).toContain(name);
     let count405 = 0;
     let successes = 0;
-    for (const { where, op } of allOperations(doc)) {
+    for (const { where, op, of } of [doc, adminDoc].flatMap((d) => allOperations(d).map((o) => ({ ...o, of: d })))) {
       for (const [code, response] of Object.entries(op.responses as Json)) {
-        const declared = responseOf(doc, response as Json)!.headers ?? {};
+        const declared = responseOf(of, response as Json)!.headers ?? {};
         if (Number(code) < 400) {
           successes++;
           for (const name of POOL_HEADERS) expect(declared, `${where} ${code}`).not.toHaveProperty(name);
@@ -256,6 +298,7 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       '/api/openapi.json',
       '/openapi.json',
       '/api/openapi-auth.json',
+      '/api/openapi-admin.json',
       '/.well-known/agent.json',
       '/.well-known/agent-card.json',
     ]) {
@@ -269,13 +312,14 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     const declaredName = (declared: Json, name: string) => Object.keys(declared).find((d) => d.toLowerCase() === name);
     const check = (method: string, template: string, res: { status: number; headers: Headers }, credential: boolean) => {
       const where = `${method} ${template} -> ${res.status}`;
-      const response = responseOf(doc, operationOf(doc, template, method)?.responses?.[String(res.status)]);
+      const described = docOf(template);
+      const response = responseOf(described, operationOf(described, template, method)?.responses?.[String(res.status)]);
       expect(response, `${where} is documented`).toBeDefined();
       for (const [name] of res.headers) {
         if (!family.test(name)) continue;
         // A success response declares only its own headers; the pool's are declared once for all.
         const pool = res.status < 400 && POOL_HEADERS.some((h) => h.toLowerCase() === name);
-        if (pool) expect(declaredName(doc.components.headers, name), `${where}: ${name} in components.headers`).toBeDefined();
+        if (pool) expect(declaredName(described.components.headers, name), `${where}: ${name} in components.headers`).toBeDefined();
         else expect(declaredName(response?.headers ?? {}, name), `${where}: ${name}`).toBeDefined();
       }
       expect(res.headers.get('x-ratelimit-limit'), where).not.toBeNull();

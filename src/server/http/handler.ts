@@ -9,7 +9,8 @@ import { handleA2a } from '../a2a/handler';
 import { handleMcp } from '../mcp/handler';
 import { handleIdentity } from '../identity/handler';
 import { handleOAuthRoute, isOAuthPath } from '../oauth/routes';
-import { buildOpenApiDocument } from '../openapi';
+import { buildAdminOpenApiDocument, buildOpenApiDocument } from '../openapi';
+import { ADMIN_OPENAPI_PATH } from './openapi';
 import { AUTH_OPENAPI_PATH, buildAuthOpenApiDocument } from './openapi-auth';
 import { DEFINITION_SCHEMA_PATH, definitionSchema } from './definition-schema';
 import { reportedPool } from '../admission';
@@ -33,7 +34,15 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  * and the identity provider; everything else belongs to Next (pages, assets, next-auth).
  */
 const API_PREFIXES = ['/api/', '/.well-known/', '/auth/v1/'];
-const API_EXACT = new Set(['/api/v1', '/api/a2a', '/api/openapi.json', '/openapi.json', AUTH_OPENAPI_PATH, '/api/llms.txt']);
+const API_EXACT = new Set([
+  '/api/v1',
+  '/api/a2a',
+  '/api/openapi.json',
+  '/openapi.json',
+  AUTH_OPENAPI_PATH,
+  ADMIN_OPENAPI_PATH,
+  '/api/llms.txt',
+]);
 
 export function isApiPath(pathname: string): boolean {
   if (pathname === '/api/auth' || pathname.startsWith('/api/auth/')) return false;
@@ -45,6 +54,7 @@ const FIXED_PATHS = new Set([
   '/api/openapi.json',
   '/openapi.json',
   AUTH_OPENAPI_PATH,
+  ADMIN_OPENAPI_PATH,
   DEFINITION_SCHEMA_PATH,
   '/api/llms.txt',
   '/.well-known/agent.json',
@@ -86,6 +96,8 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
   const openapiJson = () => (openapi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(svc.config.publicBaseUrl))));
   let openapiAuth: Buffer | undefined;
   const openapiAuthJson = () => (openapiAuth ??= Buffer.from(JSON.stringify(buildAuthOpenApiDocument(svc.config.publicBaseUrl))));
+  let openapiAdmin: Buffer | undefined;
+  const openapiAdminJson = () => (openapiAdmin ??= Buffer.from(JSON.stringify(buildAdminOpenApiDocument(svc.config.publicBaseUrl))));
   let workflowSchema: Buffer | undefined;
   const workflowSchemaJson = () =>
     (workflowSchema ??= Buffer.from(
@@ -156,6 +168,10 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       if (pathname === AUTH_OPENAPI_PATH) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
         return sendText(res, 200, openapiAuthJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
+      }
+      if (pathname === ADMIN_OPENAPI_PATH) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
+        return sendText(res, 200, openapiAdminJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
       }
       if (pathname === DEFINITION_SCHEMA_PATH) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));

@@ -8,6 +8,9 @@ import { DEFINITION_SCHEMA_PATH } from './definition-schema';
  */
 export const AUTH_OPENAPI_PATH = '/api/openapi-auth.json';
 
+/** Where the operator API's document is served (buildAdminOpenApiDocument, src/server/openapi.ts). */
+export const ADMIN_OPENAPI_PATH = '/api/openapi-admin.json';
+
 /**
  * The discovery documents the handler serves itself (not procedures): public, exempt from the
  * request limit, and answered with the caller's pool reported. No input is read, so no 4xx.
@@ -66,6 +69,20 @@ export function discoveryPaths(): PathItems {
           'A separate OpenAPI 3.1 document for the endpoints that issue credentials: the built-in identity provider (`/auth/v1/*`, GoTrue-compatible: sign-up, sign-in, sessions, passkeys, mailed links, its JWKS) and the OAuth 2.1 authorization server for MCP clients (`/oauth/*`: authorize, token, dynamic client registration, revocation, JWKS, the sign-in and consent endpoints, and the RFC 9728 / RFC 8414 metadata documents). Same error body (`ApiError`) and response headers as this document. Public; exempt from the request limit.',
         security: [],
         responses: ok('The OpenAPI 3.1 document of the authentication endpoints', 'application/json', {
+          type: 'object',
+          description: 'An OpenAPI 3.1 document',
+        }),
+      },
+    },
+    [ADMIN_OPENAPI_PATH]: {
+      get: {
+        operationId: 'discovery-openapi-admin',
+        tags: ['discovery'],
+        summary: "The OpenAPI 3.1 document of the operator's endpoints",
+        description:
+          "A separate OpenAPI 3.1 document for the endpoints of the deployment's operator (`/api/v1/admin/*`, authenticated with `x-admin-token`): tenants and plans, invoices, billing closes, disabled webhooks and failed deliveries, certification runs, the platform's audit log. Same error body (`ApiError`) and response headers as this document. Public; exempt from the request limit.",
+        security: [],
+        responses: ok("The OpenAPI 3.1 document of the operator's endpoints", 'application/json', {
           type: 'object',
           description: 'An OpenAPI 3.1 document',
         }),

@@ -114,6 +114,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openapi-admin.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OpenAPI 3.1 document of the operator's endpoints
+         * @description A separate OpenAPI 3.1 document for the endpoints of the deployment's operator (`/api/v1/admin/*`, authenticated with `x-admin-token`): tenants and plans, invoices, billing closes, disabled webhooks and failed deliveries, certification runs, the platform's audit log. Same error body (`ApiError`) and response headers as this document. Public; exempt from the request limit.
+         */
+        get: operations["discovery-openapi-admin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi-auth.json": {
         parameters: {
             query?: never;
@@ -166,246 +186,6 @@ export interface paths {
          * @description A JSON Schema (2020-12) document of the body of `POST /api/v1/workflows` (and `PUT /api/v1/workflows/{id}`): this document's schema of a definition, self-contained (the schemas it names are in its `$defs`). For checking a definition before sending it, in an editor or an agent. Public; exempt from the request limit.
          */
         get: operations["discovery-workflow-definition-schema"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/audit-log": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the audit log across tenants (operators)
-         * @description Every tenant's audit entries and operators' own (`tenant_id` null when on no tenant), newest first, paginated; the filters of `GET /api/v1/audit-log` plus `tenant_id`.
-         */
-        get: operations["admin-auditLog"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/billing/close": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Close ended billing cycles now (operators)
-         * @description What the hourly job does, on demand: every tenant gets an invoice for each cycle that ended at or before `at` (default now) and has something to bill and no invoice yet, with its `billing.invoice_created` event. Idempotent: a cycle is invoiced once however often, and on however many instances, this runs. Each tenant is closed on its own: a cycle that cannot be invoiced (e.g. charges past the largest exact amount, 409 `conflict` on its usage) is listed under `failed`, logged, and tried again by the next run, and the others are invoiced all the same. The same as `npm run billing:close -- --at <ISO time>`, for a running service (an embedded database can only be opened by the running process).
-         */
-        post: operations["invoices-close"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/certification/{module}/run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Certify any module (operators)
-         * @description Queues a certification run of the module's current version (202): its examples, generated malformed inputs, latency over repeated runs, metadata, and for published modules the http endpoint's signature check or the javascript sandbox's limits (docs/trust.md). Not billed, no execution events. A run of this version already queued or running is returned instead (`shared: true`). When it completes: the tier, the trust score, and `certification.completed` (and `certification.tier_changed` when the tier moved) to the publisher and every tenant that installed the module. Any module, built-ins included.
-         */
-        post: operations["certification-runAsOperator"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/invoices/{id}/pay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Mark an invoice paid (operators)
-         * @description Payment happens outside the service (no payment provider): an operator records it. Only an `open` invoice can be paid; `paid_at` is set.
-         */
-        post: operations["invoices-pay"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/invoices/{id}/void": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Void an invoice (operators)
-         * @description Cancels an `open` invoice (`voided_at` is set); it stays listed, with status `void`. Its cycle is not invoiced again.
-         */
-        post: operations["invoices-void"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/tenants": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List tenants (operators)
-         * @description Every tenant with its plan and per-tenant terms, paginated (`limit`, `cursor`).
-         */
-        get: operations["admin-listTenants"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/tenants/{tenant_id}/plan": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Change a tenant's plan and per-tenant terms (operators)
-         * @description Sets the plan and, for custom contracts, per-tenant terms: `requests_per_minute`, `executions_per_month`, `overage_unit_usd` and `monthly_fee_usd` (USD as a decimal string or number, non-negative, at most 6 decimals; at most 1000 per execution and 10000000 a month, so every invoice stays exact). Each one absent keeps the current value; `null` clears it back to the plan's. Takes effect at once (metering, headers, billing events, invoices). The same service as `PUT /api/v1/billing/plan`: the change is recorded for proration, and keys and webhook subscriptions beyond the new plan's allowance are suspended (or restored), as the answer lists.
-         */
-        put: operations["admin-changePlan"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/tenants/{tenant_id}/restore": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Restore a deleted tenant (operators)
-         * @description A tenant deleted by its owner and not yet purged comes back with its members and data. Its keys stay revoked (the owner creates new ones); its webhooks resume. Its owner email comes back unless another tenant took it meanwhile (`owner_email_restored`). 409 when it is not deleted, or already purged.
-         */
-        post: operations["admin-restoreTenant"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/webhooks/{id}/enable": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Re-enable any tenant's webhook subscription (operators)
-         * @description Sets `active` and resets the consecutive-failure count of a subscription of any tenant, as the tenant's own enable does.
-         */
-        post: operations["admin-enableWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/webhooks/{id}/recover": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Recover a tenant's missed webhook events (operators)
-         * @description The tenant's own recover, for a subscription of any tenant: re-sends the events in [since, until) it has not received (same event ids; 7 days back, 10,000 per call). The subscription must be active: enable it first.
-         */
-        post: operations["admin-recoverWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/webhooks/disabled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List disabled webhook subscriptions of every tenant (operators)
-         * @description Subscriptions the service disabled after repeated failed deliveries, most recently disabled first, each with its tenant (`tenant_id`, `agent_name`, `owner_email`); paginated (`limit`, `cursor`). Re-enable one with `POST /api/v1/admin/webhooks/{id}/enable`.
-         */
-        get: operations["admin-disabledWebhooks"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/webhooks/failed-deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List failed webhook deliveries of every tenant (operators)
-         * @description Deliveries whose every attempt failed, newest first, with their attempts (status codes, latency, error, response excerpt), the subscription and its receiver URL and the tenant; paginated (`limit`, `cursor`).
-         */
-        get: operations["admin-failedDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2442,181 +2222,6 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        AdminAuditLogEntry: {
-            /** @description `<resource>.<verb>`, e.g. `key.created` (docs/organizations.md lists them) */
-            action: string;
-            /** @description Who did it */
-            actor: {
-                /** @description The user's or operator's email, when known */
-                email?: string;
-                /** @description The user id, the API key id, the operator's email (or `admin_token`), or `system` */
-                id: string;
-                /** @description The API key used, for a key */
-                key_id?: string;
-                /** @enum {string} */
-                type: "user" | "key" | "operator" | "system";
-            };
-            /** @description When (ISO 8601) */
-            at: string;
-            /** @description A summary of what changed: field names and new values, never a secret */
-            changes: {
-                [key: string]: unknown;
-            };
-            id: string;
-            /** @description The caller's IP address; null outside a request */
-            ip: string | null;
-            /** @description The `X-Request-Id` of the request that made the change */
-            request_id: string | null;
-            /** @description What it was done to */
-            target: {
-                id: string;
-                type: string;
-            };
-            /** @description The tenant acted on; null for an operator action on no tenant */
-            tenant_id: string | null;
-            user_agent: string | null;
-        };
-        AdminDisabledWebhook: {
-            agent_name: string;
-            consecutive_failures: number;
-            created_at: string;
-            disabled_at: string | null;
-            events: string[];
-            /** @description When the current run of failed deliveries reached `failure_alert_threshold` (the owner was alerted); null once a delivery succeeds */
-            failing_since: string | null;
-            /** @description Failed deliveries in a row that alert the tenant's owner */
-            failure_alert_threshold: number;
-            /** @description Only events this expression matches are delivered (null: all of the subscribed kinds) */
-            filter: string | null;
-            /** @description Custom headers added to every request to the receiver */
-            headers: {
-                [key: string]: string;
-            };
-            id: string;
-            /**
-             * @description `push`: POSTed to `url`; `poll`: read with GET /api/v1/webhooks/{id}/messages
-             * @enum {string}
-             */
-            kind: "push" | "poll";
-            owner_email: string;
-            /** @description While a rotated-out secret still signs deliveries beside the current one: when it stops (null otherwise) */
-            previous_secret_expires_at: string | null;
-            /** @description Requests per second at most to the receiver (null: unpaced) */
-            rate_limit_per_second: number | null;
-            /** @description The full secret on create and rotation; masked (`…` + last 4) afterwards */
-            secret: string;
-            /** @enum {string} */
-            status: "active" | "disabled";
-            /** @description True while a downgrade below Pro has suspended the subscription: nothing is delivered until an upgrade restores it */
-            suspended: boolean;
-            tenant_id: string;
-            updated_at: string;
-            /** @description The receiver; null for a `poll` subscription */
-            url: string | null;
-        };
-        AdminFailedDelivery: {
-            agent_name: string;
-            /** @description When the delivery was created */
-            at: string;
-            /** @description Attempts made so far */
-            attempt: number;
-            attempts: components["schemas"]["Attempt"][];
-            /** @description Of the latest attempt */
-            error: string | null;
-            event: string;
-            /** @description The envelope id: the same on every attempt and replay */
-            event_id: string;
-            id: string;
-            /** @enum {string} */
-            kind: "event" | "replay" | "recover" | "test";
-            /** @description Of the latest attempt */
-            latency_ms: number | null;
-            next_attempt_at: string | null;
-            owner_email: string;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed" | "cancelled";
-            /** @description Of the latest attempt */
-            status_code: number | null;
-            subscription_id: string;
-            success: boolean;
-            tenant_id: string;
-            /** @description The subscription's receiver (null for a `poll` subscription) */
-            url: string | null;
-        };
-        AdminPlanChange: {
-            agent_name: string;
-            /** @description False when the plan and terms were already these (nothing recorded) */
-            changed: boolean;
-            created_at: string;
-            /** @description When the change took effect (at once) */
-            effective_at: string;
-            limits: {
-                /** @description Monthly execution quota; null = unlimited (enterprise) */
-                executions_per_month: number | null;
-                /** @description Installed-module limit; null = unlimited */
-                modules: number | null;
-            };
-            /** @description Per-tenant overrides set by an operator (null = the plan value) */
-            overrides: {
-                executions_per_month: number | null;
-                monthly_fee_usd: string | null;
-                overage_unit_usd: string | null;
-                requests_per_minute: number | null;
-            };
-            owner_email: string;
-            /** @enum {string} */
-            plan: "free" | "pro" | "business" | "enterprise";
-            /** @enum {string} */
-            previous_plan: "free" | "pro" | "business" | "enterprise";
-            requests_per_minute: number;
-            requests_per_minute_override: number | null;
-            /** @description Keys and webhook subscriptions an upgrade made work again */
-            restored: {
-                /** @description API key ids */
-                keys: string[];
-                /** @description Webhook subscription ids */
-                webhooks: string[];
-            };
-            /** @description Keys and webhook subscriptions beyond the new plan's allowance: kept, but refused (keys: 403 `plan_required`) and not delivered to until the plan allows them again */
-            suspended: {
-                /** @description API key ids */
-                keys: string[];
-                /** @description Webhook subscription ids */
-                webhooks: string[];
-            };
-            tenant_id: string;
-            /** @description Effective terms: the plan with the overrides applied */
-            terms: components["schemas"]["Terms"];
-        };
-        AdminTenant: {
-            agent_name: string;
-            created_at: string;
-            /** @description Webhook subscriptions disabled after repeated failures */
-            disabled_webhooks: number;
-            /** @description Executions counted in the current billing cycle (against `terms.executions_per_month`) */
-            executions_this_cycle: number;
-            limits: {
-                /** @description Monthly execution quota; null = unlimited (enterprise) */
-                executions_per_month: number | null;
-                /** @description Installed-module limit; null = unlimited */
-                modules: number | null;
-            };
-            /** @description Per-tenant overrides set by an operator (null = the plan value) */
-            overrides: {
-                executions_per_month: number | null;
-                monthly_fee_usd: string | null;
-                overage_unit_usd: string | null;
-                requests_per_minute: number | null;
-            };
-            owner_email: string;
-            /** @enum {string} */
-            plan: "free" | "pro" | "business" | "enterprise";
-            requests_per_minute: number;
-            requests_per_minute_override: number | null;
-            tenant_id: string;
-            /** @description Effective terms: the plan with the overrides applied */
-            terms: components["schemas"]["Terms"];
-        };
         /** @description Every non-2xx body. `doc_url` links the code's section of the served error reference (`/docs/errors#<code>`). Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout). */
         ApiError: {
             /**
@@ -2923,21 +2528,6 @@ export interface components {
             module: string;
             previous_tier: string;
             tier: string;
-        };
-        CloseCyclesResult: {
-            /** @description The instant the cycles were closed as of */
-            at: string;
-            /** @description Cycles that could not be invoiced this time: nothing of them was written, each was logged, and the next run tries them again (usually empty) */
-            failed: {
-                /** @description `YYYY-MM` */
-                cycle: string;
-                /** @description The error code: `conflict` when the charges pass the largest amount billed exactly (9007199254.74 USD), `internal_error` otherwise */
-                error: string;
-                message: string;
-                tenant_id: string;
-            }[];
-            /** @description The invoices this call created (none when every ended cycle was already invoiced or had nothing to bill) */
-            invoices: components["schemas"]["Invoice"][];
         };
         /**
          * Format: date-time
@@ -3574,12 +3164,6 @@ export interface components {
             since: string;
             subscription_id: string;
             until: string;
-        };
-        RestoredTenant: {
-            owner_email_restored: boolean;
-            /** @constant */
-            restored: true;
-            tenant_id: string;
         };
         RevokedApiKey: {
             key_id: string;
@@ -4593,38 +4177,6 @@ export interface components {
         };
     };
     responses: {
-        /** @description No such resource, or the admin API is disabled (`ADMIN_TOKEN` unset): `not_found` */
-        AdminNotFound: {
-            headers: {
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /** @description Missing or wrong `x-admin-token` (`unauthorized`) */
-        AdminUnauthorized: {
-            headers: {
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                "X-Execution-Remaining": components["headers"]["X-Execution-Remaining"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
         /** @description Invalid request (`invalid_request`, with `issues`): input that does not match the schema, a body that is not JSON, JSON nested deeper than 64 levels, or text that cannot be stored (U+0000, unpaired surrogates) */
         BadRequest: {
             headers: {
@@ -4723,15 +4275,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /** @description Successful response */
-        Invoice: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Invoice"];
             };
         };
         /** @description The path does not accept this method (`method_not_allowed`) */
@@ -4998,7 +4541,6 @@ export interface components {
         SubscriptionId: string;
         TargetId: string;
         TargetType: string;
-        TenantId: string;
         Token: string;
         Until: string;
         UserId: string;
@@ -5334,6 +4876,27 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    "discovery-openapi-admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document of the operator's endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
     "discovery-openapi-auth": {
         parameters: {
             query?: never;
@@ -5394,430 +4957,6 @@ export interface operations {
                     "application/schema+json": Record<string, never>;
                 };
             };
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "admin-auditLog": {
-        parameters: {
-            query?: {
-                action?: components["parameters"]["Action"];
-                actor?: components["parameters"]["Actor"];
-                cursor?: components["parameters"]["Cursor"];
-                limit?: components["parameters"]["Limit"];
-                since?: components["parameters"]["Since"];
-                target_id?: components["parameters"]["TargetId"];
-                target_type?: components["parameters"]["TargetType"];
-                tenant_id?: string;
-                until?: components["parameters"]["Until"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["AdminAuditLogEntry"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Invalid query (`invalid_request`, with `issues`) */
-            400: components["responses"]["BadRequest"];
-            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: components["responses"]["Unauthorized"];
-            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["AdminNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "invoices-close": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Close every cycle that ended at or before this instant (ISO 8601; default now). A future instant closes the current cycle early: executions after it in that cycle are then never billed. Must be before the end of the next cycle (a later instant would invoice cycles that have not begun: 400). */
-                    at?: components["schemas"]["DateTime"];
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CloseCyclesResult"];
-                };
-            };
-            /** @description Invalid body (`invalid_request`): `at` not an ISO 8601 date-time, or not before the end of the next cycle (a later one would invoice cycles that have not begun) */
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["AdminUnauthorized"];
-            404: components["responses"]["AdminNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "certification-runAsOperator": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                module: components["parameters"]["Module"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StartedCertificationRun"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["AdminUnauthorized"];
-            /** @description No such module */
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "invoices-pay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Invoice identifier (`inv_...`) */
-                id: components["parameters"]["InvoiceId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: components["responses"]["Invoice"];
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["AdminUnauthorized"];
-            /** @description No such invoice (or the admin API is disabled: `not_found`) */
-            404: components["responses"]["NotFound"];
-            /** @description The invoice is not `open` (already `paid` or `void`): `conflict`, with its `status` */
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "invoices-void": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Invoice identifier (`inv_...`) */
-                id: components["parameters"]["InvoiceId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: components["responses"]["Invoice"];
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["AdminUnauthorized"];
-            /** @description No such invoice (or the admin API is disabled: `not_found`) */
-            404: components["responses"]["NotFound"];
-            /** @description The invoice is not `open` (already `paid` or `void`): `conflict`, with its `status` */
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "admin-listTenants": {
-        parameters: {
-            query?: {
-                cursor?: components["parameters"]["Cursor"];
-                limit?: components["parameters"]["Limit"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["AdminTenant"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: components["responses"]["Unauthorized"];
-            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["AdminNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "admin-changePlan": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                tenant_id: components["parameters"]["TenantId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Monthly execution quota; null restores the plan's */
-                    executions_per_month?: number | null;
-                    /** @description Monthly fee, USD (decimal string or number, at most 6 decimals, at most 10000000); null restores the plan's */
-                    monthly_fee_usd?: string | number | null;
-                    /** @description Price per execution past the quota, USD (decimal string or number, at most 6 decimals, at most 1000); null restores the plan's */
-                    overage_unit_usd?: string | number | null;
-                    /** @enum {string} */
-                    plan: "free" | "pro" | "business" | "enterprise";
-                    /** @description Request limit per minute; null restores the plan's */
-                    requests_per_minute?: number | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminPlanChange"];
-                };
-            };
-            /** @description Invalid body (`invalid_request`, with `issues`) */
-            400: components["responses"]["BadRequest"];
-            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: components["responses"]["Unauthorized"];
-            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: components["responses"]["Forbidden"];
-            /** @description No such tenant */
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "admin-restoreTenant": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                tenant_id: components["parameters"]["TenantId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RestoredTenant"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: components["responses"]["Unauthorized"];
-            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: components["responses"]["Forbidden"];
-            /** @description No such tenant */
-            404: components["responses"]["NotFound"];
-            /** @description Not deleted, or purged */
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "admin-enableWebhook": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Subscription identifier (`wh_...`) */
-                id: components["parameters"]["SubscriptionId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Webhook"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: components["responses"]["Unauthorized"];
-            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["AdminNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "admin-recoverWebhook": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Subscription identifier (`wh_...`) */
-                id: components["parameters"]["SubscriptionId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Start of the window (ISO 8601), at most 7 days ago */
-                    since: components["schemas"]["DateTime"];
-                    /** @description End of the window (exclusive; default now) */
-                    until?: components["schemas"]["DateTime"];
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecoverResult"];
-                };
-            };
-            /** @description Invalid body or window */
-            400: components["responses"]["BadRequest"];
-            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: components["responses"]["Unauthorized"];
-            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: components["responses"]["Forbidden"];
-            /** @description No such webhook */
-            404: components["responses"]["NotFound"];
-            /** @description The subscription is disabled, or a poll subscription */
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "admin-disabledWebhooks": {
-        parameters: {
-            query?: {
-                cursor?: components["parameters"]["Cursor"];
-                limit?: components["parameters"]["Limit"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["AdminDisabledWebhook"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Invalid query */
-            400: components["responses"]["BadRequest"];
-            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: components["responses"]["Unauthorized"];
-            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["AdminNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    "admin-failedDeliveries": {
-        parameters: {
-            query?: {
-                cursor?: components["parameters"]["Cursor"];
-                limit?: components["parameters"]["Limit"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["AdminFailedDelivery"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Invalid query */
-            400: components["responses"]["BadRequest"];
-            /** @description Missing or wrong `x-admin-token`, and no operator's bearer token (`unauthorized`) */
-            401: components["responses"]["Unauthorized"];
-            /** @description A bearer token of someone who is not an operator (ADMIN_EMAILS, email confirmed) (`forbidden`) */
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["AdminNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyPublicRequests"];
             500: components["responses"]["InternalError"];
         };
     };
