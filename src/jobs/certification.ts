@@ -28,6 +28,7 @@ export async function startCertification(svc: Services): Promise<void> {
   });
   // Embedded: runs an earlier run of this process queued with a delay (after a publish) start on time.
   if (svc.database.kind === 'pglite') {
+    // At most CERTIFICATION_PUBLISH_DELAY_MS (a day) ahead: within a timer's range.
     for (const at of await pendingDueTimes(svc.boss, CERTIFICATION_QUEUE))
       setTimeout(() => worker.id && svc.boss.notifyWorker(worker.id), Math.max(0, at - Date.now()) + 5).unref();
   }

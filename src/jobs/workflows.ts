@@ -19,6 +19,8 @@ const SCHEDULE_INTERVAL_MS = 5000;
 const WAKE_SWEEP_INTERVAL_MS = 30_000;
 /** A delayed step's wake-up comes this long (ms) after its due time: pg-boss compares it with the database's clock. */
 const WAKE_LAG_MS = 5;
+/** The longest delay a Node timer takes (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const loops = new WeakMap<Services, () => Promise<void>>();
 
@@ -104,13 +106,13 @@ function startWaitLoops(svc: Services): () => Promise<void> {
   // a wait's end), rather than at the workers' next poll.
   const wakeUps = new Set<NodeJS.Timeout>();
   const wakeAt = (at: number) => {
-    const timer = setTimeout(
-      () => {
-        wakeUps.delete(timer);
-        wakeStepWorkers(svc, 1);
-      },
-      Math.max(0, at - Date.now()) + WAKE_LAG_MS,
-    ).unref();
+    const delay = Math.max(0, at - Date.now()) + WAKE_LAG_MS;
+    // Past a timer's range (24.8 days: a long sleep) the poll takes the step when it falls due.
+    if (delay > MAX_TIMER_MS) return;
+    const timer = setTimeout(() => {
+      wakeUps.delete(timer);
+      wakeStepWorkers(svc, 1);
+    }, delay).unref();
     wakeUps.add(timer);
   };
   const unhook = svc.outbox.afterCommit((committed) => {
