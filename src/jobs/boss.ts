@@ -42,6 +42,21 @@ export async function pendingDueTimes(boss: Boss, queue: string): Promise<number
   return rows.map((r: { at: string | number }) => Number(r.at));
 }
 
+/** A wake-up comes this long (ms) after a job's due time: pg-boss compares it with the database's clock. */
+const WAKE_LAG_MS = 5;
+/** The longest delay a Node timer takes (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `wake` (unreferenced) just after `at`, a job's due time (epoch ms), so its worker fetches
+ * it then rather than at its next poll; returns the timer. Past a timer's range (24.8 days: a
+ * long sleep) it sets none and the poll takes the job when it falls due.
+ */
+export function wakeAt(at: number, wake: () => void): NodeJS.Timeout | undefined {
+  const delay = Math.max(0, at - Date.now()) + WAKE_LAG_MS;
+  return delay > MAX_TIMER_MS ? undefined : setTimeout(wake, delay).unref();
+}
+
 /**
  * Options of a queue whose jobs this process makes due at once without a post-commit wake-up of
  * its own: on the embedded database pg-boss's insert notifies (LISTEN/NOTIFY), waking the queue's

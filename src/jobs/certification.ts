@@ -1,7 +1,7 @@
 import { CERTIFICATION_QUEUE, CERTIFICATION_WEEKLY_CRON, CERTIFICATION_WEEKLY_QUEUE } from '../certification/queue';
 import { performRun, requestScheduledRuns } from '../certification/runs';
 import type { Services } from '../services';
-import { idlePollSeconds, pendingDueTimes } from './boss';
+import { idlePollSeconds, pendingDueTimes, wakeAt } from './boss';
 
 /**
  * Certification runs as durable pg-boss jobs (any instance's worker takes them, one at a time
@@ -28,9 +28,7 @@ export async function startCertification(svc: Services): Promise<void> {
   });
   // Embedded: runs an earlier run of this process queued with a delay (after a publish) start on time.
   if (svc.database.kind === 'pglite') {
-    // At most CERTIFICATION_PUBLISH_DELAY_MS (a day) ahead: within a timer's range.
-    for (const at of await pendingDueTimes(svc.boss, CERTIFICATION_QUEUE))
-      setTimeout(() => worker.id && svc.boss.notifyWorker(worker.id), Math.max(0, at - Date.now()) + 5).unref();
+    for (const at of await pendingDueTimes(svc.boss, CERTIFICATION_QUEUE)) wakeAt(at, () => worker.id && svc.boss.notifyWorker(worker.id));
   }
   await svc.boss.work(CERTIFICATION_WEEKLY_QUEUE, { pollingIntervalSeconds: 60 }, async () => {
     const queued = await requestScheduledRuns(svc);

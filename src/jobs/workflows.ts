@@ -1,5 +1,5 @@
 import type { Services } from '../services';
-import { idlePollSeconds, pendingDueTimes } from './boss';
+import { idlePollSeconds, pendingDueTimes, wakeAt } from './boss';
 import { retryOrphanedSteps, WORKFLOW_STEP_QUEUE, type StepJob } from '../workflows/queue';
 import { runStepJob } from '../workflows/scheduler';
 import { admitWaitingRuns } from '../workflows/flow';
@@ -17,10 +17,6 @@ const ADMISSION_INTERVAL_MS = 1000;
 const SCHEDULE_INTERVAL_MS = 5000;
 /** How often an instance wakes waiting steps that are due (their own delayed jobs normally do). */
 const WAKE_SWEEP_INTERVAL_MS = 30_000;
-/** A delayed step's wake-up comes this long (ms) after its due time: pg-boss compares it with the database's clock. */
-const WAKE_LAG_MS = 5;
-/** The longest delay a Node timer takes (2^31 - 1 ms); a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const loops = new WeakMap<Services, () => Promise<void>>();
 
@@ -105,27 +101,24 @@ function startWaitLoops(svc: Services): () => Promise<void> {
   // Steps this instance's commits made due are taken now, or when they fall due (a retry's backoff,
   // a wait's end), rather than at the workers' next poll.
   const wakeUps = new Set<NodeJS.Timeout>();
-  const wakeAt = (at: number) => {
-    const delay = Math.max(0, at - Date.now()) + WAKE_LAG_MS;
-    // Past a timer's range (24.8 days: a long sleep) the poll takes the step when it falls due.
-    if (delay > MAX_TIMER_MS) return;
-    const timer = setTimeout(() => {
-      wakeUps.delete(timer);
+  const wakeStepAt = (at: number) => {
+    const timer = wakeAt(at, () => {
+      wakeUps.delete(timer!);
       wakeStepWorkers(svc, 1);
-    }, delay).unref();
-    wakeUps.add(timer);
+    });
+    if (timer) wakeUps.add(timer);
   };
   const unhook = svc.outbox.afterCommit((committed) => {
     if (committed.events.some((e) => e.type === 'workflow.completed' || e.type === 'workflow.failed')) admission.now();
     const due = committed.dueJobs.get(WORKFLOW_STEP_QUEUE);
     if (due) wakeStepWorkers(svc, due);
-    for (const { queue, at } of committed.laterJobs) if (queue === WORKFLOW_STEP_QUEUE) wakeAt(at);
+    for (const { queue, at } of committed.laterJobs) if (queue === WORKFLOW_STEP_QUEUE) wakeStepAt(at);
   });
   // Embedded: the steps an earlier run of this process enqueued with a delay (a sleep, a retry)
   // fall due while no commit of this one said when.
   if (svc.database.kind === 'pglite')
     void pendingDueTimes(svc.boss, WORKFLOW_STEP_QUEUE)
-      .then((times) => times.forEach(wakeAt))
+      .then((times) => times.forEach(wakeStepAt))
       .catch((err: unknown) => svc.logger.warn({ err: String(err) }, 'workflow steps: pending wake-ups not read; the poll takes them'));
   const schedules = every(SCHEDULE_INTERVAL_MS, () => fireDueSchedules(svc));
   const sweep = every(WAKE_SWEEP_INTERVAL_MS, () => wakeDueSteps(svc));
