@@ -26,7 +26,7 @@ COPY . .
 # The built-in definitions are read once here into .amp/cache (src/modules/definitions-cache.ts):
 # the service, which cannot write /app, then reads them at each start instead of forking a child.
 # Everything but node_modules is then moved to /out, which the runtime stage copies.
-RUN npm run build \
+RUN NEXT_BUILD_CACHE=0 npm run build \
  && npx node scripts/build-server.mjs \
  && npx node --import tsx --input-type=module -e "await (await import('./src/modules/definitions.ts')).builtinDefinitions()" \
  && rm -rf .next/cache \

@@ -8,6 +8,11 @@ const nextConfig: NextConfig = {
   // `npm run typecheck` runs tsc over the whole project.
   typescript: { ignoreBuildErrors: true },
   poweredByHeader: false,
+  // Turbopack keeps a cache of its work in <distDir>/cache for the next build (a rebuild after a
+  // change takes about half the time), which costs a third more on a build from nothing.
+  // NEXT_BUILD_CACHE=0 skips it where the build is the last one the directory sees: CI's clean
+  // clone and the container image.
+  experimental: { turbopackFileSystemCacheForBuild: process.env.NEXT_BUILD_CACHE !== '0' },
   // Where people guess the pages are.
   async redirects() {
     return [
