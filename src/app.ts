@@ -21,7 +21,7 @@ import { HOURLY_QUEUE, MAINTENANCE_QUEUE_OPTIONS, MINUTELY_QUEUE, startMaintenan
 import { TRUST_DAILY_QUEUE, TRUST_QUEUE_OPTIONS, startTrust } from './jobs/trust';
 import { startKeyAlerts } from './jobs/key-alerts';
 import { startWebhookAlerts } from './jobs/webhook-alerts';
-import { DELIVERIES_IN_FLIGHT, startDeliveryWorker, stopDeliveryWorker } from './jobs/webhooks';
+import { DELIVERIES_IN_FLIGHT, DELIVERY_POLL_MS, startDeliveryWorker, stopDeliveryWorker } from './jobs/webhooks';
 import { startWorkflowWorkers, stopWorkflowWorkers, WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from './jobs/workflows';
 import { KEY_ALERT_QUEUE, KEY_ALERT_QUEUE_OPTIONS } from './keys/alerts';
 import { KeyCache } from './keys/cache';
@@ -119,7 +119,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
   // other instances may be mid-execution; only rows older than any action's deadline are stale.
   await closeInterruptedExecutions(svc, database.kind === 'pglite' ? 0 : 120_000);
   if (database.kind === 'pglite') await retryOrphanedAttempts(svc);
-  startDeliveryWorker(svc, { maxInFlight: DELIVERIES_IN_FLIGHT, maxRecorders: database.kind === 'pglite' ? 1 : 2, pollMs: 500 });
+  startDeliveryWorker(svc, {
+    maxInFlight: DELIVERIES_IN_FLIGHT,
+    maxRecorders: database.kind === 'pglite' ? 1 : 2,
+    pollMs: DELIVERY_POLL_MS,
+  });
   await startMaintenance(svc);
   await startBilling(svc);
   await startCertification(svc);

@@ -21,6 +21,13 @@ export interface DeliveryWorkerOptions {
  * executions outrun its deliveries (docs/performance.md, "Webhook delivery").
  */
 export const DELIVERIES_IN_FLIGHT = 128;
+/**
+ * The delivery worker's idle poll on both backends. Commits that create deliveries, and its own
+ * retries' and turns' timers, wake it; a lane that drops below its limit while the loop sleeps
+ * does not, so an embedded service polls every half second here too, unlike its other workers
+ * (idlePollSeconds, src/jobs/boss.ts).
+ */
+export const DELIVERY_POLL_MS = 500;
 const FETCH_BATCH = 100;
 const WAKE_COALESCE_MS = 3;
 const RECORD_BATCH = 200;

@@ -84,6 +84,14 @@ async function withPool(base: Record<string, string>, ctx: Context): Promise<Rec
   return { ...base, ...(await reportedPool(ctx)) };
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** `make()`'s answer as JSON, built and encoded on first use only: a 150 KB document re-encoded per request cost three times the CPU. */
+function encodedOnce(make: () => unknown): () => Buffer {
+  let body: Buffer | undefined;
+  return () => (body ??= Buffer.from(JSON.stringify(make())));
+}
+
 /**
  * The API surface of server.ts: request ids, CORS, discovery documents, the dashboard's
  * /api/trpc and the REST adapter; other paths go to `next` (or 404 when Next is not mounted).
@@ -91,18 +99,22 @@ async function withPool(base: Record<string, string>, ctx: Context): Promise<Rec
 export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHandler {
   const routes = new RouteTable(appRouter);
   const security = securityHeaders(svc.config);
-  let openapi: Buffer | undefined;
-  // Built and encoded once: 150 KB re-encoded per request cost three times the CPU.
-  const openapiJson = () => (openapi ??= Buffer.from(JSON.stringify(buildOpenApiDocument(svc.config.publicBaseUrl))));
-  let openapiAuth: Buffer | undefined;
-  const openapiAuthJson = () => (openapiAuth ??= Buffer.from(JSON.stringify(buildAuthOpenApiDocument(svc.config.publicBaseUrl))));
-  let openapiAdmin: Buffer | undefined;
-  const openapiAdminJson = () => (openapiAdmin ??= Buffer.from(JSON.stringify(buildAdminOpenApiDocument(svc.config.publicBaseUrl))));
-  let workflowSchema: Buffer | undefined;
-  const workflowSchemaJson = () =>
-    (workflowSchema ??= Buffer.from(
-      JSON.stringify(definitionSchema(JSON.parse(openapiJson().toString('utf8')), `${svc.config.publicBaseUrl}${DEFINITION_SCHEMA_PATH}`)),
-    ));
+  const baseUrl = svc.config.publicBaseUrl;
+  const openapiJson = encodedOnce(() => buildOpenApiDocument(baseUrl));
+  /** The documents served as they were built (GET or HEAD), by path, with their content type. */
+  const documents = new Map<string, { body: () => Buffer; type: string }>([
+    ['/api/openapi.json', { body: openapiJson, type: JSON_TYPE }],
+    ['/openapi.json', { body: openapiJson, type: JSON_TYPE }],
+    [AUTH_OPENAPI_PATH, { body: encodedOnce(() => buildAuthOpenApiDocument(baseUrl)), type: JSON_TYPE }],
+    [ADMIN_OPENAPI_PATH, { body: encodedOnce(() => buildAdminOpenApiDocument(baseUrl)), type: JSON_TYPE }],
+    [
+      DEFINITION_SCHEMA_PATH,
+      {
+        body: encodedOnce(() => definitionSchema(JSON.parse(openapiJson().toString('utf8')), `${baseUrl}${DEFINITION_SCHEMA_PATH}`)),
+        type: 'application/schema+json; charset=utf-8',
+      },
+    ],
+  ]);
 
   const serve: NodeHandler = async (req, res) => {
     const requestId = resolveRequestId(req.headers['x-request-id']);
@@ -161,27 +173,16 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       if (pathname.startsWith('/auth/v1/')) return await handleIdentity(req, res, ctx, base, parseTarget(target), pathname);
       if (req.method === 'OPTIONS') return preflight(res, await withPool(base, ctx));
 
-      if (pathname === '/api/openapi.json' || pathname === '/openapi.json') {
+      const document = documents.get(pathname);
+      if (document) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
-        return sendText(res, 200, openapiJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
-      }
-      if (pathname === AUTH_OPENAPI_PATH) {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
-        return sendText(res, 200, openapiAuthJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
-      }
-      if (pathname === ADMIN_OPENAPI_PATH) {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
-        return sendText(res, 200, openapiAdminJson(), 'application/json; charset=utf-8', await withPool(base, ctx));
-      }
-      if (pathname === DEFINITION_SCHEMA_PATH) {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
-        return sendText(res, 200, workflowSchemaJson(), 'application/schema+json; charset=utf-8', await withPool(base, ctx));
+        return sendText(res, 200, document.body(), document.type, await withPool(base, ctx));
       }
       if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
         if (pathname === '/api/llms.txt')
           return sendText(res, 200, await llmsTxt(svc), 'text/plain; charset=utf-8', await withPool(base, ctx));
-        return sendText(res, 200, await agentCard(svc), 'application/json; charset=utf-8', await withPool(base, ctx));
+        return sendText(res, 200, await agentCard(svc), JSON_TYPE, await withPool(base, ctx));
       }
       if (pathname.startsWith('/api/trpc/')) {
         access.template = '/api/trpc/{procedure}';
