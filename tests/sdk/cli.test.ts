@@ -120,6 +120,32 @@ describe('amp webhooks, executions tail and invoices (embedded)', () => {
     expect((await amp(['executions', 'tail', '--since', 'yesterday'])).code).toBe(EXIT.usage);
   });
 
+  it('a command group alone, with an unknown command or with --help answers with its own commands', async () => {
+    const bare = await amp(['invoices']);
+    expect(bare.code).toBe(EXIT.usage);
+    expect(bare.stderr).toMatch(/^`amp invoices` takes a command\.\n\nUsage: amp invoices <command>/);
+    expect(bare.stderr).toContain('  invoices pdf <invoice_id>');
+    expect(bare.stderr).not.toContain('  keys list');
+
+    const unknown = await amp(['keys', 'frob']);
+    expect(unknown.code).toBe(EXIT.usage);
+    expect(unknown.stderr).toMatch(/^Unknown command: keys frob\./);
+    expect(unknown.stderr).toContain('  keys create <name>');
+    // A prefix of a command is not that command.
+    expect((await amp(['invoices', 'l'])).code).toBe(EXIT.usage);
+
+    const help = await amp(['webhooks', '--help']);
+    expect(help.code).toBe(EXIT.ok);
+    expect(help.stdout).toContain('  webhooks listen --forward URL');
+    expect(help.stdout).toContain('Exit codes:');
+    expect(help.stdout).not.toContain('  modules run');
+
+    // A usage error inside a group shows that group's commands.
+    const missing = await amp(['modules', 'show']);
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.stderr).toMatch(/^Missing a module name .*\n\nUsage: amp modules <command>/);
+  });
+
   // Last: closing the cycle early invoices every pro tenant of this server.
   it('invoices list, show and pdf', async () => {
     const now = new Date();

@@ -66,6 +66,31 @@ interface StoredConfig {
 }
 
 class UsageError extends Error {}
+
+/** The commands that take a command of their own (`amp keys list`). */
+const GROUPS = ['keys', 'modules', 'executions', 'webhooks', 'invoices'] as const;
+const isGroup = (command: string): command is (typeof GROUPS)[number] => (GROUPS as readonly string[]).includes(command);
+
+/** The lines of USAGE about one group: each of its commands with the lines that continue it. */
+function groupLines(group: string): string[] {
+  const lines = USAGE.split('\n');
+  const own: string[] = [];
+  let inGroup = false;
+  for (const line of lines.slice(lines.indexOf('Commands:') + 1, lines.indexOf('Options:'))) {
+    if (/^ {2}\S/.test(line)) inGroup = line.startsWith(`  ${group} `);
+    if (inGroup && line.trim()) own.push(line);
+  }
+  return own;
+}
+
+/** The commands of a group (`list`, `create` of `keys`). */
+const groupCommands = (group: string): string[] => groupLines(group).flatMap((line) => /^ {2}\S+ ([a-z]+)/.exec(line)?.[1] ?? []);
+
+/** USAGE for one group: its commands, then the options. */
+function groupUsage(group: string): string {
+  const options = USAGE.slice(USAGE.indexOf('Options:'));
+  return `Usage: amp ${group} <command> [options]\n\nCommands:\n${groupLines(group).join('\n')}\n\n${options}`;
+}
 /** No credential at all (before any request). */
 class AuthenticationErrorLike extends Error {}
 
@@ -207,6 +232,8 @@ function exitCodeFor(err: unknown): number {
 /** Runs one `amp` command line; resolves to its exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let json = false;
+  /** What a usage error prints after its message: the group's commands for `amp keys ...`, else all. */
+  let usage = USAGE;
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -239,6 +266,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
     json = values.json === true;
     const [command, sub, ...rest] = positionals;
+    usage = command && isGroup(command) ? groupUsage(command) : USAGE;
+    if (command && isGroup(command) && (values.help || !sub || !groupCommands(command).includes(sub))) {
+      // `amp invoices`, `amp keys frob`, `amp webhooks --help`: the group's own commands.
+      if (values.help) {
+        io.stdout(usage);
+        return EXIT.ok;
+      }
+      io.stderr(`${sub ? `Unknown command: ${command} ${sub}` : `\`amp ${command}\` takes a command`}.\n\n${usage}`);
+      return EXIT.usage;
+    }
     if (values.help || !command) {
       io.stdout(USAGE);
       return command || values.help ? EXIT.ok : EXIT.usage;
@@ -268,7 +305,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return value;
     };
 
-    switch (`${command}${sub && ['keys', 'modules', 'executions', 'webhooks', 'invoices'].includes(command) ? ` ${sub}` : ''}`) {
+    switch (isGroup(command) ? `${command} ${sub}` : command) {
       case 'login': {
         if (givenKey && !values.browser) {
           const me = await new Amp({ apiKey: givenKey }, { baseUrl, fetch: io.fetch }).me();
@@ -560,7 +597,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (json) io.stderr(JSON.stringify(err.body ?? { error: err.code, message: err.message }, null, 2) + '\n');
       else io.stderr(`Error ${err.status} ${err.code}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}\n`);
     } else if (err instanceof Error && (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
-      io.stderr(`${err.message}\n\n${USAGE}`);
+      io.stderr(`${err.message}\n\n${usage}`);
       return EXIT.usage;
     } else {
       io.stderr(`${err instanceof Error ? err.message : String(err)}\n`);
