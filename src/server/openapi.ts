@@ -84,6 +84,12 @@ const HEADERS: Record<string, Json> = {
   },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
   Allow: { description: 'The methods the path accepts, e.g. `POST, OPTIONS`.', required: true, schema: { type: 'string' } },
+  ETag: {
+    description:
+      'The version of the document as sent: it differs per `Content-Encoding` (`br` or `gzip` when `Accept-Encoding` allows, else none). Sent back in `If-None-Match`, it gets a 304 while the document is unchanged; `Cache-Control: no-cache` asks a cache to check every time.',
+    required: true,
+    schema: { type: 'string' },
+  },
   'Idempotent-Replayed': {
     description: 'Present (`true`) when the answer is the one kept for this `Idempotency-Key`: the request was not run again.',
     schema: { type: 'string', const: 'true' },

@@ -1,4 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/contract/events';
 import { definitionChecker } from '../../components/dashboard/workflows/definition';
@@ -90,6 +92,53 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     expect(Buffer.from(await other.arrayBuffer()).equals(Buffer.from(text))).toBe(true);
     // Served twice: still the same bytes (cached, not rebuilt differently).
     expect(await (await fetch(`${s.url}/api/openapi.json`)).text()).toBe(text);
+  });
+
+  it('is served compressed when the client accepts it, with an ETag per encoding; a current copy gets a 304 without the body', async () => {
+    const get = (headers: Record<string, string>, method = 'GET') =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const req = httpRequest(`${s.url}/api/openapi.json`, { method, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const plain = await get({});
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString()).toBe(text);
+    const br = await get({ 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).toString()).toBe(text);
+    expect(br.body.length).toBeLessThan(text.length / 5);
+    const gz = await get({ 'accept-encoding': 'br;q=0, gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).toString()).toBe(text);
+    expect((await get({ 'accept-encoding': 'gzip;q=0, br;q=0' })).headers['content-encoding']).toBeUndefined();
+    for (const res of [plain, br, gz]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(Number(res.headers['content-length'])).toBe(res.body.length);
+    }
+    expect(new Set([plain, br, gz].map((r) => r.headers.etag)).size).toBe(3);
+
+    const current = await get({ 'accept-encoding': 'br', 'if-none-match': br.headers.etag! });
+    expect(current.status).toBe(304);
+    expect(current.body.length).toBe(0);
+    expect(current.headers.etag).toBe(br.headers.etag);
+    expect(current.headers['x-ratelimit-limit']).toBeDefined();
+    // A list, a weak tag (W/) and `*` match as RFC 9110 says.
+    expect((await get({ 'accept-encoding': 'br', 'if-none-match': `"other", W/${br.headers.etag!}` })).status).toBe(304);
+    expect((await get({ 'if-none-match': '*' })).status).toBe(304);
+    // Another encoding's tag is another representation: the whole body.
+    expect((await get({ 'accept-encoding': 'gzip', 'if-none-match': br.headers.etag! })).status).toBe(200);
+    expect((await get({ 'if-none-match': '"something-else"' })).status).toBe(200);
+    const head = await get({ 'accept-encoding': 'gzip' }, 'HEAD');
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(gz.headers['content-length']);
+    expect(head.headers.etag).toBe(gz.headers.etag);
   });
 
   it('answers 405 to other methods', async () => {
@@ -350,6 +399,10 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     check('GET', '/api/v1/admin/tenants', await s.call('/api/v1/admin/tenants'), false);
     check('GET', '/api/mcp', await s.call('/api/mcp'), false);
     check('GET', '/api/openapi.json', await s.call('/api/openapi.json'), false);
+    const etag = (await fetch(`${s.url}/api/openapi.json`)).headers.get('etag')!;
+    const unchanged = await fetch(`${s.url}/api/openapi.json`, { headers: { 'if-none-match': etag } });
+    expect(unchanged.status).toBe(304);
+    check('GET', '/api/openapi.json', unchanged, false);
     check('GET', '/api/openapi-auth.json', await s.call('/api/openapi-auth.json'), false);
     check('GET', '/api/llms.txt', await s.call('/api/llms.txt', { key: t.apiKey }), true);
     check('GET', '/.well-known/agent-card.json', await s.call('/.well-known/agent-card.json'), false);

@@ -4519,6 +4519,8 @@ export interface components {
         DeliveryId: string;
         /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
         IdempotencyKey: string;
+        /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+        IfNoneMatch: string;
         InvitationId: string;
         /** @description Invoice identifier (`inv_...`) */
         InvoiceId: string;
@@ -4565,6 +4567,8 @@ export interface components {
     headers: {
         /** @description The methods the path accepts, e.g. `POST, OPTIONS`. */
         Allow: string;
+        /** @description The version of the document as sent: it differs per `Content-Encoding` (`br` or `gzip` when `Accept-Encoding` allows, else none). Sent back in `If-None-Match`, it gets a 304 while the document is unchanged; `Cache-Control: no-cache` asks a cache to check every time. */
+        ETag: string;
         /** @description Present (`true`) when the answer is the one kept for this `Idempotency-Key`: the request was not run again. */
         "Idempotent-Replayed": "true";
         /** @description The same pool as an IETF RateLimit field (draft-ietf-httpapi-ratelimit-headers-11), e.g. `"default";r=57;t=42` (remaining, seconds to reset). */
@@ -4877,7 +4881,10 @@ export interface operations {
     "discovery-openapi-admin": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4886,11 +4893,20 @@ export interface operations {
             /** @description The OpenAPI 3.1 document of the operator's endpoints */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
@@ -4898,7 +4914,10 @@ export interface operations {
     "discovery-openapi-auth": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4907,11 +4926,20 @@ export interface operations {
             /** @description The OpenAPI 3.1 document of the authentication endpoints */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
@@ -4919,7 +4947,10 @@ export interface operations {
     "discovery-openapi": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4928,11 +4959,20 @@ export interface operations {
             /** @description The OpenAPI 3.1 document */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
@@ -4940,7 +4980,10 @@ export interface operations {
     "discovery-workflow-definition-schema": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4949,11 +4992,20 @@ export interface operations {
             /** @description The JSON Schema of a workflow definition */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/schema+json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
@@ -8643,7 +8695,10 @@ export interface operations {
     "discovery-openapi-root": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8652,11 +8707,20 @@ export interface operations {
             /** @description The OpenAPI 3.1 document */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };

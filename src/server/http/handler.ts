@@ -13,6 +13,7 @@ import { buildAdminOpenApiDocument, buildOpenApiDocument } from '../openapi';
 import { ADMIN_OPENAPI_PATH } from './openapi';
 import { AUTH_OPENAPI_PATH, buildAuthOpenApiDocument } from './openapi-auth';
 import { DEFINITION_SCHEMA_PATH, definitionSchema } from './definition-schema';
+import { staticDocument, type StaticDocument } from './static-document';
 import { reportedPool } from '../admission';
 import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
 import { appRouter } from '../router';
@@ -100,19 +101,34 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
   const routes = new RouteTable(appRouter);
   const security = securityHeaders(svc.config);
   const baseUrl = svc.config.publicBaseUrl;
-  const openapiJson = encodedOnce(() => buildOpenApiDocument(baseUrl));
-  /** The documents served as they were built (GET or HEAD), by path, with their content type. */
-  const documents = new Map<string, { body: () => Buffer; type: string }>([
-    ['/api/openapi.json', { body: openapiJson, type: JSON_TYPE }],
-    ['/openapi.json', { body: openapiJson, type: JSON_TYPE }],
-    [AUTH_OPENAPI_PATH, { body: encodedOnce(() => buildAuthOpenApiDocument(baseUrl)), type: JSON_TYPE }],
-    [ADMIN_OPENAPI_PATH, { body: encodedOnce(() => buildAdminOpenApiDocument(baseUrl)), type: JSON_TYPE }],
+  const openapi = staticDocument(
+    encodedOnce(() => buildOpenApiDocument(baseUrl)),
+    JSON_TYPE,
+  );
+  /** The documents served as they were built (GET or HEAD), by path. */
+  const documents = new Map<string, StaticDocument>([
+    ['/api/openapi.json', openapi],
+    ['/openapi.json', openapi],
+    [
+      AUTH_OPENAPI_PATH,
+      staticDocument(
+        encodedOnce(() => buildAuthOpenApiDocument(baseUrl)),
+        JSON_TYPE,
+      ),
+    ],
+    [
+      ADMIN_OPENAPI_PATH,
+      staticDocument(
+        encodedOnce(() => buildAdminOpenApiDocument(baseUrl)),
+        JSON_TYPE,
+      ),
+    ],
     [
       DEFINITION_SCHEMA_PATH,
-      {
-        body: encodedOnce(() => definitionSchema(JSON.parse(openapiJson().toString('utf8')), `${baseUrl}${DEFINITION_SCHEMA_PATH}`)),
-        type: 'application/schema+json; charset=utf-8',
-      },
+      staticDocument(
+        encodedOnce(() => definitionSchema(JSON.parse(openapi.body().toString('utf8')), `${baseUrl}${DEFINITION_SCHEMA_PATH}`)),
+        'application/schema+json; charset=utf-8',
+      ),
     ],
   ]);
 
@@ -176,7 +192,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
       const document = documents.get(pathname);
       if (document) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));
-        return sendText(res, 200, document.body(), document.type, await withPool(base, ctx));
+        return document.send(req, res, await withPool(base, ctx));
       }
       if (pathname === '/api/llms.txt' || pathname === '/.well-known/agent.json' || pathname === '/.well-known/agent-card.json') {
         if (req.method !== 'GET' && req.method !== 'HEAD') return methodNotAllowed(res, svc, requestId, ['GET'], await withPool(base, ctx));

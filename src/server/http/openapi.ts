@@ -1,5 +1,5 @@
 /** The OpenAPI path items of the discovery documents src/server/http/handler.ts serves, assembled by src/server/openapi.ts. */
-import { errorResponse, INTERNAL, type Json, type PathItems } from '../openapi-parts';
+import { errorResponse, headerRef, INTERNAL, type Json, type PathItems } from '../openapi-parts';
 import { DEFINITION_SCHEMA_PATH } from './definition-schema';
 
 /**
@@ -20,6 +20,23 @@ export function discoveryPaths(): PathItems {
     200: { description, content: { [contentType]: { schema } } },
     500: errorResponse('500', INTERNAL),
   });
+  /** A document built once and served as built (src/server/http/static-document.ts): revalidated by its ETag. */
+  const served = (description: string, contentType: string, schema: Json) => ({
+    parameters: [
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'The `ETag` of the copy the client holds: a 304 without the body while it is current.',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      200: { description, headers: { ETag: headerRef('ETag') }, content: { [contentType]: { schema } } },
+      304: { description: 'The copy the client holds (`If-None-Match`) is current: no body.', headers: { ETag: headerRef('ETag') } },
+      500: errorResponse('500', INTERNAL),
+    },
+  });
   const openapi = (operationId: string) => ({
     get: {
       operationId,
@@ -27,7 +44,7 @@ export function discoveryPaths(): PathItems {
       summary: 'This OpenAPI 3.1 document',
       description: 'The same document, byte for byte, at `/api/openapi.json` and `/openapi.json`. Public; exempt from the request limit.',
       security: [],
-      responses: ok('The OpenAPI 3.1 document', 'application/json', { type: 'object', description: 'An OpenAPI 3.1 document' }),
+      ...served('The OpenAPI 3.1 document', 'application/json', { type: 'object', description: 'An OpenAPI 3.1 document' }),
     },
   });
   const card = (operationId: string, path: string) => ({
@@ -68,7 +85,7 @@ export function discoveryPaths(): PathItems {
         description:
           'A separate OpenAPI 3.1 document for the endpoints that issue credentials: the built-in identity provider (`/auth/v1/*`, GoTrue-compatible: sign-up, sign-in, sessions, passkeys, mailed links, its JWKS) and the OAuth 2.1 authorization server for MCP clients (`/oauth/*`: authorize, token, dynamic client registration, revocation, JWKS, the sign-in and consent endpoints, and the RFC 9728 / RFC 8414 metadata documents). Same error body (`ApiError`) and response headers as this document. Public; exempt from the request limit.',
         security: [],
-        responses: ok('The OpenAPI 3.1 document of the authentication endpoints', 'application/json', {
+        ...served('The OpenAPI 3.1 document of the authentication endpoints', 'application/json', {
           type: 'object',
           description: 'An OpenAPI 3.1 document',
         }),
@@ -82,7 +99,7 @@ export function discoveryPaths(): PathItems {
         description:
           "A separate OpenAPI 3.1 document for the endpoints of the deployment's operator (`/api/v1/admin/*`, authenticated with `x-admin-token`): tenants and plans, invoices, billing closes, disabled webhooks and failed deliveries, certification runs, the platform's audit log. Same error body (`ApiError`) and response headers as this document. Public; exempt from the request limit.",
         security: [],
-        responses: ok("The OpenAPI 3.1 document of the operator's endpoints", 'application/json', {
+        ...served("The OpenAPI 3.1 document of the operator's endpoints", 'application/json', {
           type: 'object',
           description: 'An OpenAPI 3.1 document',
         }),
@@ -96,7 +113,7 @@ export function discoveryPaths(): PathItems {
         description:
           "A JSON Schema (2020-12) document of the body of `POST /api/v1/workflows` (and `PUT /api/v1/workflows/{id}`): this document's schema of a definition, self-contained (the schemas it names are in its `$defs`). For checking a definition before sending it, in an editor or an agent. Public; exempt from the request limit.",
         security: [],
-        responses: ok('The JSON Schema of a workflow definition', 'application/schema+json', {
+        ...served('The JSON Schema of a workflow definition', 'application/schema+json', {
           type: 'object',
           description: 'A JSON Schema (2020-12) document',
         }),

@@ -4521,6 +4521,8 @@ export interface components {
         DeliveryId: string;
         /** @description Makes a retry safe: a request sent again with the same key within 24 hours gets the first request's answer (with `Idempotent-Replayed: true`) and is not run again, so an execution is recorded and billed once. Keys belong to the tenant, and an answer is replayed only to the credential that sent the first request: reusing a key with another operation or input (the order of members aside), or from another credential, is a 400; while the first request runs, a 409 with `Retry-After: 1`. A request refused before anything was done (invalid input, not found, a limit) keeps no answer. */
         IdempotencyKey: string;
+        /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+        IfNoneMatch: string;
         InvitationId: string;
         /** @description Invoice identifier (`inv_...`) */
         InvoiceId: string;
@@ -4567,6 +4569,8 @@ export interface components {
     headers: {
         /** @description The methods the path accepts, e.g. `POST, OPTIONS`. */
         Allow: string;
+        /** @description The version of the document as sent: it differs per `Content-Encoding` (`br` or `gzip` when `Accept-Encoding` allows, else none). Sent back in `If-None-Match`, it gets a 304 while the document is unchanged; `Cache-Control: no-cache` asks a cache to check every time. */
+        ETag: string;
         /** @description Present (`true`) when the answer is the one kept for this `Idempotency-Key`: the request was not run again. */
         "Idempotent-Replayed": "true";
         /** @description The same pool as an IETF RateLimit field (draft-ietf-httpapi-ratelimit-headers-11), e.g. `"default";r=57;t=42` (remaining, seconds to reset). */
@@ -4879,7 +4883,10 @@ export interface operations {
     "discovery-openapi-admin": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4888,11 +4895,20 @@ export interface operations {
             /** @description The OpenAPI 3.1 document of the operator's endpoints */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
@@ -4900,7 +4916,10 @@ export interface operations {
     "discovery-openapi-auth": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4909,11 +4928,20 @@ export interface operations {
             /** @description The OpenAPI 3.1 document of the authentication endpoints */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
@@ -4921,7 +4949,10 @@ export interface operations {
     "discovery-openapi": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4930,11 +4961,20 @@ export interface operations {
             /** @description The OpenAPI 3.1 document */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
@@ -4942,7 +4982,10 @@ export interface operations {
     "discovery-workflow-definition-schema": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4951,11 +4994,20 @@ export interface operations {
             /** @description The JSON Schema of a workflow definition */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/schema+json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
@@ -8645,7 +8697,10 @@ export interface operations {
     "discovery-openapi-root": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy the client holds: a 304 without the body while it is current. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8654,11 +8709,20 @@ export interface operations {
             /** @description The OpenAPI 3.1 document */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description The copy the client holds (`If-None-Match`) is current: no body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalError"];
         };
