@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_EXAMPLES, TEST_EVENT_EXAMPLE } from './event-examples';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, TEST_EVENT_DATA_SCHEMA, TEST_EVENT_TYPE } from './events';
+import { dropSafeIntegerBounds, openObjects } from './output-schema';
 
 /** Every kind of envelope the service POSTs to receivers: the event kinds, then the test event. */
 export const WEBHOOK_DATA_SCHEMAS: [string, z.ZodType][] = [
@@ -17,20 +18,8 @@ export const WEBHOOK_DATA_SCHEMAS: [string, z.ZodType][] = [
 export function eventDataJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as Record<string, unknown>;
   dropSafeIntegerBounds(json);
+  openObjects(json);
   return json;
-}
-
-/**
- * zod gives every `.int()` the bounds of a safe integer: no information for a reader. Removed, as
- * the OpenAPI document removes them everywhere (src/server/openapi.ts); real bounds stay.
- */
-function dropSafeIntegerBounds(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(dropSafeIntegerBounds);
-  if (typeof node !== 'object' || node === null) return;
-  const schema = node as Record<string, unknown>;
-  if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
-  if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
-  for (const value of Object.values(schema)) dropSafeIntegerBounds(value);
 }
 
 export interface EventCatalogEntry {

@@ -17,7 +17,7 @@ export const canonical = (value: unknown): string =>
   );
 
 /** The operations of `paths`. */
-function operationsOf(paths: Record<string, Json>): Json[] {
+export function operationsOf(paths: Record<string, Json>): Json[] {
   return Object.values(paths).flatMap((item) =>
     Object.entries(item)
       .filter(([method, op]) => METHODS.includes(method) && op && typeof op === 'object')
@@ -230,25 +230,35 @@ function referencesIn(node: unknown, found: Set<string>): void {
 }
 
 /**
+ * The components (`schemas/Module`, `responses/NotFound`) `node` refers to, directly or through
+ * other components of `doc`.
+ */
+export function componentsReachedFrom(doc: Json, node: unknown): Set<string> {
+  const components = doc.components as Record<string, Record<string, unknown>>;
+  const reached = new Set<string>();
+  const pending = new Set<string>();
+  referencesIn(node, pending);
+  while (pending.size > 0) {
+    const [key] = pending;
+    pending.delete(key!);
+    if (reached.has(key!)) continue;
+    reached.add(key!);
+    const [kind, name] = key!.split('/') as [string, string];
+    const found = new Set<string>();
+    referencesIn(components[kind]?.[name], found);
+    for (const other of found) if (!reached.has(other)) pending.add(other);
+  }
+  return reached;
+}
+
+/**
  * Drops the components nothing in `doc` refers to, directly or through another component (a
  * document made of part of the operations keeps only what they use). Security schemes are kept
  * when an operation names them.
  */
 export function dropUnreferencedComponents(doc: Json): void {
   const components = doc.components as Record<string, Record<string, unknown>>;
-  const kept = new Set<string>();
-  const pending = new Set<string>();
-  referencesIn([doc.paths, doc.webhooks], pending);
-  while (pending.size > 0) {
-    const [key] = pending;
-    pending.delete(key!);
-    if (kept.has(key!)) continue;
-    kept.add(key!);
-    const [kind, name] = key!.split('/') as [string, string];
-    const found = new Set<string>();
-    referencesIn(components[kind]?.[name], found);
-    for (const other of found) if (!kept.has(other)) pending.add(other);
-  }
+  const kept = componentsReachedFrom(doc, [doc.paths, doc.webhooks]);
   const schemes = new Set<string>();
   for (const op of operationsOf((doc.paths ?? {}) as Record<string, Json>))
     for (const requirement of (op.security as Json[] | undefined) ?? []) for (const name of Object.keys(requirement)) schemes.add(name);

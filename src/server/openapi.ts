@@ -8,7 +8,8 @@ import { eventStreamPaths } from './http/event-stream-openapi';
 import { AUTH_OPENAPI_PATH, discoveryPaths } from './http/openapi';
 import { RouteTable, type Route } from './http/routes';
 import { mcpPaths } from './mcp/openapi';
-import { canonical, compactDocument, dropUnreferencedComponents } from './openapi-compact';
+import { dropSafeIntegerBounds, openObjects } from '../contract/output-schema';
+import { canonical, compactDocument, componentsReachedFrom, dropUnreferencedComponents, operationsOf } from './openapi-compact';
 import { API_SECURITY, errorResponse, headerRef, INTERNAL, JSON_RPC_SCHEMAS, withHeaders, type Json } from './openapi-parts';
 import { appRouter } from './router';
 
@@ -607,23 +608,27 @@ function wholeDocument(baseUrl: string): OpenAPIObject {
   doc.components.headers = HEADERS as never;
   doc.webhooks = webhooks.webhooks as never;
   dropSafeIntegerBounds(doc);
+  openAnswerSchemas(doc as unknown as Json);
   compactDocument(doc as unknown as Json, Object.keys(webhooks.schemas));
   return doc;
 }
 
 /**
- * zod gives every `.int()` the bounds of a safe integer (`minimum: -9007199254740991`): no
- * information for a client, and API references show that number as the example value of every
- * count. Removed wherever they appear; real bounds (`.min(0)`, `.max(100)`) stay.
+ * Leaves the objects of answers open (src/contract/output-schema.ts): the schemas of every
+ * response, and the component schemas only answers use. A component a request also uses (a
+ * workflow's `concurrency`) stays closed, as the API refuses unknown members there.
  */
-function dropSafeIntegerBounds(node: unknown): void {
-  if (Array.isArray(node)) {
-    for (const item of node) dropSafeIntegerBounds(item);
-    return;
+function openAnswerSchemas(doc: Json): void {
+  const operations = operationsOf(doc.paths as Record<string, Json>);
+  const components = doc.components as Record<string, Record<string, Json>>;
+  const answers = [operations.map((op) => op.responses), components.responses];
+  const accepted = componentsReachedFrom(
+    doc,
+    operations.map((op) => [op.requestBody, op.parameters]),
+  );
+  openObjects(answers);
+  for (const key of componentsReachedFrom(doc, answers)) {
+    const [kind, name] = key.split('/') as [string, string];
+    if (kind === 'schemas' && !accepted.has(key)) openObjects(components.schemas?.[name]);
   }
-  if (typeof node !== 'object' || node === null) return;
-  const schema = node as Record<string, unknown>;
-  if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
-  if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
-  for (const value of Object.values(schema)) dropSafeIntegerBounds(value);
 }

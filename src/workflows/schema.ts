@@ -224,8 +224,17 @@ export const listWorkflowsInput = z.strictObject({ ...listParams });
 export type CreateWorkflowInput = z.infer<typeof createWorkflowInput>;
 export type UpdateWorkflowInput = z.infer<typeof updateWorkflowInput>;
 
+/** A step as answered: every step names its kind, so a client tells them apart by `kind` alone. */
 const stepView = z
-  .discriminatedUnion('kind', [actionStep.extend({ input: z.record(z.string(), z.unknown()) }), sleepStep, waitForEventStep, approvalStep])
+  .discriminatedUnion('kind', [
+    actionStep.extend({
+      kind: z.literal('action').default('action').describe('`action`, `sleep`, `wait_for_event` or `approval`'),
+      input: z.record(z.string(), z.unknown()),
+    }),
+    sleepStep,
+    waitForEventStep,
+    approvalStep,
+  ])
   .meta({ id: 'WorkflowStep' });
 
 export const workflowView = z

@@ -141,6 +141,23 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     expect(head.headers.etag).toBe(gz.headers.etag);
   });
 
+  it('answers leave their objects open (members may be added: docs/versioning.md); request bodies stay closed', () => {
+    const answers: unknown[] = [doc.components.responses, adminDoc.components.responses];
+    const bodies: Json[] = [];
+    for (const { op } of [...allOperations(doc), ...allOperations(adminDoc)]) {
+      answers.push(op.responses);
+      if (op.requestBody) bodies.push(op.requestBody);
+    }
+    expect(JSON.stringify(answers)).not.toContain('"additionalProperties":false');
+    for (const name of ['Module', 'Execution', 'ApiKey', 'Webhook', 'WorkflowRun', 'Invoice', 'Usage', 'ExecutionCompletedData'])
+      expect(JSON.stringify(doc.components.schemas[name]), name).not.toContain('"additionalProperties":false');
+    // What the API accepts: an unknown member is refused (400), as the schema says.
+    const createKey = operationOf(doc, '/api/v1/keys', 'post')!.requestBody.content['application/json'].schema;
+    expect(createKey.additionalProperties).toBe(false);
+    expect(doc.components.schemas.WorkflowStepInput.oneOf[0].additionalProperties).toBe(false);
+    expect(bodies.length).toBeGreaterThan(30);
+  });
+
   it('answers 405 to other methods', async () => {
     const res = await s.call('/api/openapi.json', { method: 'POST', body: {} });
     expectError(res, 405, 'method_not_allowed');

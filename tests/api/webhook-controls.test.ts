@@ -91,7 +91,9 @@ backends.describe('Webhook controls (%s)', (backend) => {
       expect(entry.schema, entry.type).toEqual(doc.components.schemas[ref.split('/').pop()!]);
       // The example is valid against both the zod schema and the served JSON Schema.
       expect(zodSchema.safeParse(entry.example).success, entry.type).toBe(true);
-      const validate = ajv.compile(entry.schema);
+      // Served open (a receiver accepts members added later); closed here, so an example holds only documented members.
+      expect(JSON.stringify(entry.schema), entry.type).not.toContain('"additionalProperties":false');
+      const validate = ajv.compile(closed(entry.schema) as object);
       expect(validate(entry.example), `${entry.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
     }
     // Every kind of src/contract/events.ts has its example beside the schemas.
@@ -350,3 +352,11 @@ backends.describe('Webhook controls (%s)', (backend) => {
     expect(idleRow!.previousSecretEncrypted).toBeNull();
   });
 });
+
+/** `schema` with every object that names its members closed to others (`additionalProperties: false`). */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, closed(value)]));
+  return 'properties' in copy && !('additionalProperties' in copy) ? { ...copy, additionalProperties: false } : copy;
+}

@@ -23,7 +23,7 @@ const step = (over: Partial<RunStep>): RunStep => ({
   status: 'pending',
   wait: null,
   decision: null,
-  definition: { id: 's', module: 'text', action: 'slugify', input: {} },
+  definition: { id: 's', kind: 'action', module: 'text', action: 'slugify', input: {} },
   attempts: 0,
   input: null,
   output: null,

@@ -3951,10 +3951,11 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description `action` (the default), `sleep`, `wait_for_event` or `approval`
+             * @description `action`, `sleep`, `wait_for_event` or `approval`
+             * @default action
              * @constant
              */
-            kind?: "action";
+            kind: "action";
             /** @description JSONata expression over `{input, steps}` whose result (an object) is merged over the resolved input */
             map?: string;
             module: string;
