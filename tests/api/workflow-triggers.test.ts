@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, workflowEventInbox, workflowRuns, workflows } from '../../src/db/schema';
 import { fireDueSchedules } from '../../src/workflows/triggers';
 import { processEventInbox } from '../../src/workflows/inbox';
-import { sleep, until } from '../child-service';
+import { until } from '../child-service';
+import { eventsHandled } from '../workflow-inbox';
 import { backends, expectError, missing, startTestServer, type TestServer } from '../harness';
 
 const HOUR = 3_600_000;
@@ -123,7 +124,7 @@ backends.describe('workflow triggers (%s)', (backend) => {
       const r = await runsOf(wf.id);
       return r.length >= 3 ? r : undefined;
     });
-    await sleep(2500);
+    await eventsHandled(s.svc, t.tenantId);
     const all = await runsOf(wf.id);
     expect(all).toHaveLength(3);
     expect(all.every((r) => r.origin.type === 'event' && r.origin.event_type === 'execution.failed')).toBe(true);
@@ -150,7 +151,8 @@ backends.describe('workflow triggers (%s)', (backend) => {
     const started = await s.call(`/api/v1/workflows/${wf.id}/runs`, { key: t.apiKey, body: { input: { n: 1 } } });
     expect(started.status).toBe(202);
     await until('the run', async () => (await runsOf(wf.id))[0]?.status === 'completed');
-    await sleep(2500);
+    // Its workflow.completed was noted with the status, in the same transaction.
+    await eventsHandled(s.svc, t.tenantId);
     expect(await runsOf(wf.id)).toHaveLength(1);
     const [row] = await s.svc.db.select().from(workflowRuns).where(eq(workflowRuns.id, started.body.run_id));
     expect(row!.origin).toEqual({ type: 'api' });

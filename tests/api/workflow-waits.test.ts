@@ -13,7 +13,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { auditLog, events, workflowRuns } from '../../src/db/schema';
 import { EVENT_DATA_SCHEMAS } from '../../src/contract/events';
 import { wakeDueSteps } from '../../src/workflows/waits';
-import { sleep, until } from '../child-service';
+import { until } from '../child-service';
+import { eventsHandled } from '../workflow-inbox';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
 const MINUTE = 60_000;
@@ -145,7 +146,7 @@ backends.describe('workflow steps that wait (%s)', (backend) => {
     // Not the kind, not matching, another tenant's: nothing.
     await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'change_case', input: { text: 'x', to: 'upper' } } });
     await s.call('/api/v1/modules/text/execute', { key: other.apiKey, body: { action: 'slugify', input: { text: 'Other Tenant' } } });
-    await sleep(2500);
+    await eventsHandled(s.svc, t.tenantId);
     expect(stepOf(await getRun(id, run), 'seen').status).toBe('waiting');
 
     const matching = await s.call('/api/v1/modules/text/execute', { key: t.apiKey, body: { action: 'slugify', input: { text: 'Now' } } });
