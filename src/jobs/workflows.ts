@@ -9,8 +9,16 @@ import { wakeDueSteps } from '../workflows/waits';
 
 export { WORKFLOW_QUEUE_OPTIONS, WORKFLOW_STEP_QUEUE } from '../workflows/queue';
 
-/** How often an instance takes the events waiting steps listen for. */
+/** How often an instance takes the events waiting steps listen for (other instances' events among them). */
 const EVENT_INBOX_INTERVAL_MS = 1000;
+/**
+ * How soon after this instance commits an event of a tenant and kind that had listeners lately
+ * it takes the inbox: a waiting step or an `on` trigger reacts within this rather than within the
+ * second, and a burst of commits shares one pass.
+ */
+const EVENT_INBOX_WAKE_MS = 20;
+/** How long a tenant and kind the inbox took events of counts as listened to. */
+const LISTENED_FOR_MS = 10 * 60_000;
 /** How often an instance starts the runs flow control held back that may now start. */
 const ADMISSION_INTERVAL_MS = 1000;
 /** How often an instance starts the runs of schedule ticks that have passed. */
@@ -24,7 +32,8 @@ const loops = new WeakMap<Services, () => Promise<void>>();
  * The workflow step workers: each takes one step attempt job at a time (src/workflows/scheduler.ts),
  * several per instance so a run's parallel steps run in parallel. Any instance's workers take
  * any run's steps; the scheduler's conditional updates keep each attempt to one of them. Beside
- * them, four loops: the event inbox (waiting steps and `on` triggers, src/workflows/inbox.ts)
+ * them, four loops: the event inbox (waiting steps and `on` triggers, src/workflows/inbox.ts;
+ * also 20 ms after this instance commits an event of a tenant and kind it took events of lately)
  * and the admission of runs flow control held back (src/workflows/flow.ts), every second; the
  * schedules (src/workflows/triggers.ts), every 5 s; a sweep of waiting steps' due wake-ups
  * (src/workflows/waits.ts), every half minute.
@@ -95,7 +104,21 @@ function startWaitLoops(svc: Services): () => Promise<void> {
     timer = setTimeout(tick, ms).unref();
     return { now: tick, stop: () => clearTimeout(timer) };
   };
-  const inbox = every(EVENT_INBOX_INTERVAL_MS, () => processEventInbox(svc));
+  // The tenants and kinds the inbox took events of lately: their next events wake it. Learned from
+  // the inbox, so a commit costs a lookup per event and no query; the first event of a new
+  // listener waits for the poll.
+  const listened = new Map<string, number>();
+  const inbox = every(EVENT_INBOX_INTERVAL_MS, async () => {
+    const now = Date.now();
+    for (const { tenantId, type } of await processEventInbox(svc)) listened.set(`${tenantId} ${type}`, now);
+    for (const [key, at] of listened) if (now - at > LISTENED_FOR_MS) listened.delete(key);
+  });
+  let inboxWake: NodeJS.Timeout | undefined;
+  const wakeInbox = () =>
+    (inboxWake ??= setTimeout(() => {
+      inboxWake = undefined;
+      inbox.now();
+    }, EVENT_INBOX_WAKE_MS).unref());
   const admission = every(ADMISSION_INTERVAL_MS, () => admitWaitingRuns(svc));
   // A run that ended may free a concurrency slot: admit at once rather than at the next pass.
   // Steps this instance's commits made due are taken now, or when they fall due (a retry's backoff,
@@ -110,6 +133,7 @@ function startWaitLoops(svc: Services): () => Promise<void> {
   };
   const unhook = svc.outbox.afterCommit((committed) => {
     if (committed.events.some((e) => e.type === 'workflow.completed' || e.type === 'workflow.failed')) admission.now();
+    if (listened.size > 0 && committed.events.some((e) => listened.has(`${e.tenantId} ${e.type}`))) wakeInbox();
     const due = committed.dueJobs.get(WORKFLOW_STEP_QUEUE);
     if (due) wakeStepWorkers(svc, due);
     for (const { queue, at } of committed.laterJobs) if (queue === WORKFLOW_STEP_QUEUE) wakeStepAt(at);
@@ -125,6 +149,7 @@ function startWaitLoops(svc: Services): () => Promise<void> {
   return async () => {
     stopped = true;
     unhook();
+    clearTimeout(inboxWake);
     for (const timer of wakeUps) clearTimeout(timer);
     for (const loop of [inbox, admission, schedules, sweep]) loop.stop();
     await Promise.all(inFlight);

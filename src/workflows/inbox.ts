@@ -9,11 +9,12 @@ import { resumeWaitingSteps } from './waits';
  * statement, when a waiting step or an `on` trigger of the tenant takes their kind), oldest
  * first: resumes the waiting steps they match and starts the runs they trigger; each is removed
  * once handled. Handling one twice (two instances at once, a crash before the removal) is
- * harmless: a wait ends once, and a triggered run's idempotency key is the event's id.
+ * harmless: a wait ends once, and a triggered run's idempotency key is the event's id. Returns
+ * the tenant and kind of each event taken.
  */
-export async function processEventInbox(svc: Services, limit = 100): Promise<number> {
+export async function processEventInbox(svc: Services, limit = 100): Promise<{ tenantId: string; type: string }[]> {
   const noted = await svc.db
-    .select({ eventId: workflowEventInbox.eventId, event: events })
+    .select({ eventId: workflowEventInbox.eventId, tenantId: workflowEventInbox.tenantId, type: workflowEventInbox.type, event: events })
     .from(workflowEventInbox)
     .leftJoin(events, eq(events.id, workflowEventInbox.eventId))
     .orderBy(asc(workflowEventInbox.createdAt))
@@ -25,5 +26,5 @@ export async function processEventInbox(svc: Services, limit = 100): Promise<num
     }
     await svc.db.delete(workflowEventInbox).where(eq(workflowEventInbox.eventId, eventId));
   }
-  return noted.length;
+  return noted.map(({ tenantId, type }) => ({ tenantId, type }));
 }
