@@ -49,11 +49,12 @@ interface Variant {
  */
 export function staticDocument(make: () => Buffer, contentType: string) {
   const variants = new Map<Encoding, Promise<Variant>>();
+  let digest: string | undefined;
   const variant = (encoding: Encoding): Promise<Variant> => {
     let made = variants.get(encoding);
     if (!made) {
       const identity = make();
-      const digest = createHash('sha256').update(identity).digest('base64url').slice(0, 27);
+      digest ??= createHash('sha256').update(identity).digest('base64url').slice(0, 27);
       made = (encoding === 'identity' ? Promise.resolve(identity) : compress[encoding](identity)).then((body) => ({
         body,
         etag: `"${digest}${encoding === 'identity' ? '' : `-${encoding}`}"`,
