@@ -87,12 +87,6 @@ async function withPool(base: Record<string, string>, ctx: Context): Promise<Rec
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** `make()`'s answer as JSON, built and encoded on first use only: a 150 KB document re-encoded per request cost three times the CPU. */
-function encodedOnce(make: () => unknown): () => Buffer {
-  let body: Buffer | undefined;
-  return () => (body ??= Buffer.from(JSON.stringify(make())));
-}
-
 /**
  * The API surface of server.ts: request ids, CORS, discovery documents, the dashboard's
  * /api/trpc and the REST adapter; other paths go to `next` (or 404 when Next is not mounted).
@@ -101,32 +95,17 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
   const routes = new RouteTable(appRouter);
   const security = securityHeaders(svc.config);
   const baseUrl = svc.config.publicBaseUrl;
-  const openapi = staticDocument(
-    encodedOnce(() => buildOpenApiDocument(baseUrl)),
-    JSON_TYPE,
-  );
+  const openapi = staticDocument(() => buildOpenApiDocument(baseUrl), JSON_TYPE);
   /** The documents served as they were built (GET or HEAD), by path. */
   const documents = new Map<string, StaticDocument>([
     ['/api/openapi.json', openapi],
     ['/openapi.json', openapi],
-    [
-      AUTH_OPENAPI_PATH,
-      staticDocument(
-        encodedOnce(() => buildAuthOpenApiDocument(baseUrl)),
-        JSON_TYPE,
-      ),
-    ],
-    [
-      ADMIN_OPENAPI_PATH,
-      staticDocument(
-        encodedOnce(() => buildAdminOpenApiDocument(baseUrl)),
-        JSON_TYPE,
-      ),
-    ],
+    [AUTH_OPENAPI_PATH, staticDocument(() => buildAuthOpenApiDocument(baseUrl), JSON_TYPE)],
+    [ADMIN_OPENAPI_PATH, staticDocument(() => buildAdminOpenApiDocument(baseUrl), JSON_TYPE)],
     [
       DEFINITION_SCHEMA_PATH,
       staticDocument(
-        encodedOnce(() => definitionSchema(JSON.parse(openapi.body().toString('utf8')), `${baseUrl}${DEFINITION_SCHEMA_PATH}`)),
+        () => definitionSchema(JSON.parse(openapi.body().toString('utf8')), `${baseUrl}${DEFINITION_SCHEMA_PATH}`),
         'application/schema+json; charset=utf-8',
       ),
     ],

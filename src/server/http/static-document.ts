@@ -41,19 +41,22 @@ interface Variant {
 }
 
 /**
- * A document built once per process and served as it was built (the OpenAPI documents, the
- * workflow definition's JSON Schema): compressed with Brotli or gzip when the client accepts it
- * (each encoding made on its first request, off the event loop, and kept), with an ETag per
- * encoding, so a client that has it gets a 304 without the body (`Cache-Control: no-cache`: kept,
- * but checked on every use).
+ * A document served as it was built (the OpenAPI documents, the workflow definition's JSON
+ * Schema): `build()`'s answer as JSON, built and encoded on first use only (a 150 KB document
+ * re-encoded per request cost three times the CPU); compressed with Brotli or gzip when the client
+ * accepts it (each encoding made on its first request, off the event loop, and kept), with an ETag
+ * per encoding, so a client that has it gets a 304 without the body (`Cache-Control: no-cache`:
+ * kept, but checked on every use).
  */
-export function staticDocument(make: () => Buffer, contentType: string) {
+export function staticDocument(build: () => unknown, contentType: string) {
+  let encoded: Buffer | undefined;
+  const body = () => (encoded ??= Buffer.from(JSON.stringify(build())));
   const variants = new Map<Encoding, Promise<Variant>>();
   let digest: string | undefined;
   const variant = (encoding: Encoding): Promise<Variant> => {
     let made = variants.get(encoding);
     if (!made) {
-      const identity = make();
+      const identity = body();
       digest ??= createHash('sha256').update(identity).digest('base64url').slice(0, 27);
       made = (encoding === 'identity' ? Promise.resolve(identity) : compress[encoding](identity)).then((body) => ({
         body,
@@ -66,7 +69,7 @@ export function staticDocument(make: () => Buffer, contentType: string) {
 
   return {
     /** The document's bytes as built (uncompressed). */
-    body: make,
+    body,
     /** Answers a GET or HEAD with the variant the request accepts; `headers` are the response's others (CORS, pools...). */
     async send(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): Promise<void> {
       const encoding = acceptedEncoding(req);
