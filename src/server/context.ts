@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal';
 import type { SlotClaim } from '../metering/slots';
 import type { Services } from '../services';
 import type { AppError } from './errors';
+import type { Requirements } from './openapi-parts';
 
 /** One request on any transport: what admission (src/server/admission.ts) reads and fills in. */
 export interface Context {
@@ -37,6 +38,11 @@ export type Caller = 'tenant' | 'operator' | 'anyone';
 export type Meta = OpenApiMeta<{
   /** Set by the procedure kind (apiProcedure, adminProcedure, publicProcedure in src/server/trpc.ts). */
   caller?: Caller;
+  /**
+   * What a tenant's operation requires (apiProcedure): the credential's scope, the plan feature,
+   * and what a member's role must hold instead of the scope. The OpenAPI document states them.
+   */
+  requires?: Requirements;
   /** Success status of the operation: 201 for creates, 202 for asynchronous starts. */
   successStatus?: 200 | 201 | 202;
   /**

@@ -4,12 +4,41 @@
  * JSON-RPC bodies of /api/mcp and /api/a2a. src/server/openapi.ts assembles the document.
  */
 
+import { PLAN_FEATURES, type PlanFeature } from '../contract/plans';
+import type { RoleScope } from '../contract/roles';
+import type { Scope } from '../contract/scopes';
+
 export type Json = Record<string, unknown>;
 
 /** Path items by path, as a transport documents the paths it serves outside the procedures. */
 export type PathItems = Record<string, Json>;
 
 export const API_SECURITY = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
+
+/** What a tenant operation requires: the arguments of src/server/admission.ts assertAllowed. */
+export interface Requirements {
+  scope?: Scope;
+  feature?: PlanFeature;
+  /** What a member's role must hold instead of `scope`. */
+  roleScope?: RoleScope;
+}
+
+/**
+ * The 403 of a tenant operation for what it requires: the credential's scope (a member's role's
+ * where that differs) and the plan. Undefined when it requires neither.
+ */
+export function refusalDescription({ scope, feature, roleScope }: Requirements): string | undefined {
+  const reasons: string[] = [];
+  if (scope) {
+    const member = roleScope && roleScope !== scope ? ` (a member's role: \`${roleScope}\`)` : '';
+    reasons.push(`The credential lacks the scope \`${scope}\`${member} (\`insufficient_scope\`)`);
+  }
+  if (feature) {
+    const { label, minPlan } = PLAN_FEATURES[feature];
+    reasons.push(`the plan must be \`${minPlan}\` or above for ${label.toLowerCase()} (\`plan_required\`)`);
+  }
+  return reasons.length > 0 ? reasons.join('; ') : undefined;
+}
 
 export const INTERNAL = 'Internal error (`internal_error`, a generic message: nothing internal is disclosed)';
 

@@ -10,7 +10,16 @@ import { RouteTable, type Route } from './http/routes';
 import { mcpPaths } from './mcp/openapi';
 import { dropSafeIntegerBounds, openObjects } from '../contract/output-schema';
 import { canonical, compactDocument, componentsReachedFrom, dropUnreferencedComponents, operationsOf } from './openapi-compact';
-import { API_SECURITY, errorResponse, headerRef, INTERNAL, JSON_RPC_SCHEMAS, withHeaders, type Json } from './openapi-parts';
+import {
+  API_SECURITY,
+  errorResponse,
+  refusalDescription,
+  headerRef,
+  INTERNAL,
+  JSON_RPC_SCHEMAS,
+  withHeaders,
+  type Json,
+} from './openapi-parts';
 import { appRouter } from './router';
 
 const ERROR_SCHEMA = {
@@ -134,11 +143,6 @@ function fileContent(route: Route): Record<string, Json> {
 
 const PAYLOAD_TOO_LARGE = 'The request body exceeds 1 MiB (`payload_too_large`)';
 
-/**
- * Every status a REST operation can answer, with its description: what the procedure chain
- * (src/server/trpc.ts) answers on every route of its kind, then the route's own
- * `errorResponses` (domain errors, and more specific wording), which win.
- */
 /** What the procedure chain answers on every route of a kind: one wording per status and kind. */
 const CHAIN_ERRORS = {
   badRequest:
@@ -176,8 +180,13 @@ function errorStatuses(route: Route): Record<string, string> {
   else if (authenticated) out[429] = CHAIN_ERRORS.tooManyFailedAuthentications;
   else if (!exempt) out[429] = CHAIN_ERRORS.tooManyPublicRequests;
   out[500] = INTERNAL;
+  const refused = route.meta.requires && refusalDescription(route.meta.requires);
+  if (refused) out[403] = refused;
   const declared = route.meta.openapi?.errorResponses;
   if (declared && !Array.isArray(declared)) Object.assign(out, declared);
+  // An operation's own reasons for a 403 come after what it requires.
+  const own = declared && !Array.isArray(declared) ? declared[403] : undefined;
+  if (refused && own) out[403] = `${refused}; ${own.charAt(0).toLowerCase()}${own.slice(1)}`;
   // An operation's own 409 keeps its words; the Idempotency-Key parameter describes this one too.
   if (takesIdempotencyKey(route)) out[409] ??= CHAIN_ERRORS.idempotencyConflict;
   return out;

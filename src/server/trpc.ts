@@ -113,27 +113,29 @@ export const bearerProcedure = t.procedure.meta({ caller: 'anyone', bearerOnly: 
  * round trip of its own); an operation that ends without executing gives it back.
  */
 export function apiProcedure(scope?: Scope, feature?: PlanFeature, roleScope?: RoleScope) {
-  return t.procedure.meta({ caller: 'tenant' }).use(async ({ ctx, meta, next, getRawInput, path, type }) => {
-    const { principal, claim } = await admitTenant(ctx, meta?.rateLimitExempt === true, meta?.claimsSlot === true);
-    try {
+  return t.procedure
+    .meta({ caller: 'tenant', requires: { scope, feature, roleScope } })
+    .use(async ({ ctx, meta, next, getRawInput, path, type }) => {
+      const { principal, claim } = await admitTenant(ctx, meta?.rateLimitExempt === true, meta?.claimsSlot === true);
       try {
-        assertAllowed(principal, scope, feature, roleScope);
-      } catch (err) {
-        ctx.svc.metrics.refused(err);
-        throw err;
+        try {
+          assertAllowed(principal, scope, feature, roleScope);
+        } catch (err) {
+          ctx.svc.metrics.refused(err);
+          throw err;
+        }
+        assertBodyUsable(ctx);
+        await assertAcceptableInput(getRawInput, meta);
+        const run = () => next({ ctx: claim ? { principal, slotClaim: claim } : { principal } });
+        const key = idempotencyKeyOf(ctx, type);
+        const result = key === undefined ? await run() : await idempotent(ctx, principal, key, path, await getRawInput(), run);
+        // Executions change it: report the value after the operation (from the usage cache).
+        ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);
+        return result;
+      } finally {
+        if (claim) releaseUnusedSlot(ctx.svc, claim);
       }
-      assertBodyUsable(ctx);
-      await assertAcceptableInput(getRawInput, meta);
-      const run = () => next({ ctx: claim ? { principal, slotClaim: claim } : { principal } });
-      const key = idempotencyKeyOf(ctx, type);
-      const result = key === undefined ? await run() : await idempotent(ctx, principal, key, path, await getRawInput(), run);
-      // Executions change it: report the value after the operation (from the usage cache).
-      ctx.res.headers['X-Execution-Remaining'] = await executionsRemaining(ctx.svc.db, principal, ctx.svc.usage);
-      return result;
-    } finally {
-      if (claim) releaseUnusedSlot(ctx.svc, claim);
-    }
-  });
+    });
 }
 
 /**

@@ -462,7 +462,45 @@ backends.describe('OpenAPI document (%s)', (backend) => {
       }
       const declared = r.meta.openapi?.errorResponses as Record<string, string> | undefined;
       for (const [code, description] of Object.entries(declared ?? {})) {
-        expect(responseOf(doc, op.responses[code])?.description, `${where} ${code}`).toBe(description);
+        // A 403's own reasons follow what the operation requires (its scope, its plan).
+        const stated = responseOf(doc, op.responses[code])?.description as string;
+        if (code === '403' && r.meta.requires?.scope)
+          expect(stated.toLowerCase().endsWith(`; ${description.toLowerCase()}`), `${where} ${code}: ${stated}`).toBe(true);
+        else expect(stated, `${where} ${code}`).toBe(description);
+      }
+    }
+  });
+
+  it("each tenant operation's 403 names the scope and plan admission checks, and a key without that scope gets that `required_scope`", async () => {
+    const owner = await s.register();
+    await s.setPlan(owner.tenantId, 'pro', null);
+    const keyHolding = async (scope: string) =>
+      (await s.call('/api/v1/keys', { key: owner.apiKey, body: { name: `only ${scope}`, scopes: [scope] } })).body.api_key as string;
+    const readKey = await keyHolding('modules:read');
+    const memoryKey = await keyHolding('memory:read');
+    const free = await s.register();
+    const requiring = new RouteTable(appRouter).all().filter((route) => route.meta.requires?.scope || route.meta.requires?.feature);
+    expect(requiring.length).toBeGreaterThan(60);
+    for (const route of requiring) {
+      const { scope, feature, roleScope } = route.meta.requires!;
+      const where = `${route.method} ${route.template}`;
+      const refused = responseOf(doc, operationOf(doc, route.template, route.method)?.responses?.['403'])?.description as string;
+      if (scope) expect(refused, where).toContain(`The credential lacks the scope \`${scope}\``);
+      if (roleScope && roleScope !== scope) expect(refused, where).toContain(`(a member's role: \`${roleScope}\`)`);
+      if (feature) expect(refused, where).toMatch(/the plan must be `pro` or above for .+ \(`plan_required`\)/);
+      const path = route.template.replace(/\{[^}]+\}/g, 'x');
+      const method = route.method.toUpperCase();
+      const body = method === 'GET' || method === 'DELETE' ? undefined : {};
+      if (scope) {
+        const key = scope === 'modules:read' ? memoryKey : readKey;
+        const res = await s.call(path, { key, method, body });
+        expect(res.status, where).toBe(403);
+        expect(res.body, where).toMatchObject({ error: 'insufficient_scope', required_scope: scope });
+      }
+      if (feature) {
+        const res = await s.call(path, { key: free.apiKey, method, body });
+        expect(res.status, where).toBe(403);
+        expect(res.body, where).toMatchObject({ error: 'plan_required', required_plan: 'pro' });
       }
     }
   });

@@ -5444,7 +5444,7 @@ export interface operations {
             /** @description Invalid body, or `enterprise` (to it or off it: an operator changes it) (`invalid_request`) */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `*` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `billing:write`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5599,7 +5599,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `modules:write` (`insufficient_scope`), or the module is not yours (`forbidden`: another tenant's public module, a built-in) */
+            /** @description The credential lacks the scope `modules:write` (`insufficient_scope`); the module is not yours (`forbidden`: another tenant's public module, a built-in) */
             403: components["responses"]["Forbidden"];
             /** @description No such module (or another tenant's private one) */
             404: components["responses"]["NotFound"];
@@ -5773,7 +5773,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             /** @description No valid credential (`unauthorized`) */
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description Only GET (and OPTIONS) are accepted (`method_not_allowed`) */
             405: components["responses"]["MethodNotAllowed"];
@@ -6012,7 +6012,7 @@ export interface operations {
             /** @description Invalid query */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `keys:manage` (a member's role: `keys:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -6065,7 +6065,7 @@ export interface operations {
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope or plan */
+            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`); the plan must be `pro` or above for creating additional api keys (`plan_required`) */
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -6096,7 +6096,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `keys:manage` (a member's role: `keys:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such key */
             404: components["responses"]["NotFound"];
@@ -6268,7 +6268,7 @@ export interface operations {
             /** @description Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the key was created */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `keys:manage` (a member's role: `keys:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such key */
             404: components["responses"]["NotFound"];
@@ -6360,7 +6360,7 @@ export interface operations {
             /** @description Invalid query */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not read members */
+            /** @description The credential lacks the scope `*` (a member's role: `members:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -6393,7 +6393,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such member */
             404: components["responses"]["NotFound"];
@@ -6437,7 +6437,7 @@ export interface operations {
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such member */
             404: components["responses"]["NotFound"];
@@ -6467,7 +6467,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not read members */
+            /** @description The credential lacks the scope `*` (a member's role: `members:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -6499,7 +6499,7 @@ export interface operations {
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description Already a member, already invited, or no seat on any plan */
             409: components["responses"]["IdempotencyConflict"];
@@ -6534,7 +6534,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such pending invitation */
             404: components["responses"]["NotFound"];
@@ -6561,7 +6561,7 @@ export interface operations {
             200: components["responses"]["ReplayableSentInvitation"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such pending invitation */
             404: components["responses"]["NotFound"];
@@ -6859,7 +6859,7 @@ export interface operations {
             /** @description Invalid body or value too large */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope or entry limit reached */
+            /** @description The credential lacks the scope `memory:write` (`insufficient_scope`); keeping more memory entries than the plan's limit (`plan_required`) */
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7294,7 +7294,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `modules:install` (`insufficient_scope`), or the plan's module limit is reached (`plan_required`) */
+            /** @description The credential lacks the scope `modules:install` (`insufficient_scope`); the plan's module limit is reached (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such module */
             404: components["responses"]["NotFound"];
@@ -7482,7 +7482,7 @@ export interface operations {
             /** @description Invalid body (rating not an integer from 1 to 5, comment over 2000 characters) */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`), the tenant never executed the module, or it is its own module (`forbidden`) */
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`); the tenant never executed the module, or it is its own module (`forbidden`) */
             403: components["responses"]["Forbidden"];
             /** @description No such module */
             404: components["responses"]["NotFound"];
@@ -7520,7 +7520,7 @@ export interface operations {
             /** @description Invalid query */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -7570,7 +7570,7 @@ export interface operations {
             /** @description Invalid body or receiver URL */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description Too many subscriptions */
             409: components["responses"]["IdempotencyConflict"];
@@ -7602,7 +7602,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7651,7 +7651,7 @@ export interface operations {
             /** @description Invalid body or receiver URL */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7688,7 +7688,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7723,7 +7723,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook or delivery */
             404: components["responses"]["NotFound"];
@@ -7761,7 +7761,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook or delivery */
             404: components["responses"]["NotFound"];
@@ -7790,7 +7790,7 @@ export interface operations {
             200: components["responses"]["ReplayableWebhook"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7834,7 +7834,7 @@ export interface operations {
             /** @description Invalid `after` or `limit` */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7882,7 +7882,7 @@ export interface operations {
             /** @description Invalid window */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7930,7 +7930,7 @@ export interface operations {
             /** @description Invalid window */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7972,7 +7972,7 @@ export interface operations {
             /** @description Invalid secret or overlap */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -8008,7 +8008,7 @@ export interface operations {
             /** @description Invalid range */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -8052,7 +8052,7 @@ export interface operations {
             /** @description Unknown `event_type`, or a poll subscription */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -8109,7 +8109,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -8536,7 +8536,7 @@ export interface operations {
             /** @description The step is not an approval step */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not one of the step’s approvers (`reason: not_an_approver`) */
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`); the caller is not one of the step’s approvers (`reason: not_an_approver`) */
             403: components["responses"]["Forbidden"];
             /** @description No such workflow, run or step */
             404: components["responses"]["NotFound"];
@@ -8577,7 +8577,7 @@ export interface operations {
             /** @description The step is not an approval step */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not one of the step’s approvers (`reason: not_an_approver`) */
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`); the caller is not one of the step’s approvers (`reason: not_an_approver`) */
             403: components["responses"]["Forbidden"];
             /** @description No such workflow, run or step */
             404: components["responses"]["NotFound"];

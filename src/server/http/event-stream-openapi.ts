@@ -1,7 +1,7 @@
 /** The OpenAPI path item of GET /api/v1/events/stream (src/server/http/event-stream.ts), assembled by src/server/openapi.ts. */
 import { EVENT_TYPES } from '../../contract/events';
-import { API_SECURITY, errorResponse, INTERNAL, type PathItems } from '../openapi-parts';
-import { EVENT_STREAM_PATH, STREAMS_PER_TENANT } from './event-stream';
+import { API_SECURITY, errorResponse, INTERNAL, refusalDescription, type PathItems } from '../openapi-parts';
+import { EVENT_STREAM_PATH, STREAM_REQUIRES, STREAMS_PER_TENANT } from './event-stream';
 
 export function eventStreamPaths(): PathItems {
   return {
@@ -46,7 +46,7 @@ export function eventStreamPaths(): PathItems {
             'Unknown query parameter or event kind, or `after`/`Last-Event-ID` names no position (`invalid_request`)',
           ),
           401: errorResponse('401', 'No valid credential (`unauthorized`)'),
-          403: errorResponse('403', 'Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`)'),
+          403: errorResponse('403', refusalDescription(STREAM_REQUIRES)!),
           405: errorResponse('405', 'Only GET (and OPTIONS) are accepted (`method_not_allowed`)'),
           429: errorResponse(
             '429',

@@ -22,6 +22,7 @@ import { feedEnvelope, readFeed, resolveFeedPosition, type FeedPosition } from '
 import { isDraining } from '../../health/probes';
 import type { Services } from '../../services';
 import { admitTenant, assertAllowed, header, reportedPool } from '../admission';
+import type { Requirements } from '../openapi-parts';
 import type { Context } from '../context';
 import { AppError, invalidRequest } from '../errors';
 import { sendError } from './respond';
@@ -30,6 +31,8 @@ import { searchParamsOf } from './target';
 export const EVENT_STREAM_PATH = '/api/v1/events/stream';
 /** Streams one tenant may hold open at once (across instances with Redis, else per instance). */
 export const STREAMS_PER_TENANT = 5;
+/** What opening a stream requires, as the webhook endpoints do (its OpenAPI 403 says so). */
+export const STREAM_REQUIRES = { scope: '*', feature: 'webhooks', roleScope: 'webhooks:read' } as const satisfies Requirements;
 /** How often a stream reads the log when nothing woke it. */
 const POLL_MS = 1_000;
 /** A comment line after this long without writing. */
@@ -165,7 +168,7 @@ export async function handleEventStream(
   try {
     const { principal } = await admitTenant(ctx, false, false);
     try {
-      assertAllowed(principal, '*', 'webhooks', 'webhooks:read');
+      assertAllowed(principal, STREAM_REQUIRES.scope, STREAM_REQUIRES.feature, STREAM_REQUIRES.roleScope);
     } catch (err) {
       svc.metrics.refused(err);
       throw err;

@@ -28,7 +28,6 @@ export const agentRouter = router({
           'Body `{calls: [{id?, module, action, input}]}` (1–10; otherwise 400 and nothing runs). Each result carries its call\'s `id`, or the call\'s index (`"0"`, `"1"`, ...) when it has none; ids must be unique among them: a repeated id, or an id equal to the index of a call without one, is 400 naming it (`issues[0].path` e.g. `calls.3.id`) and nothing runs. Results in call order, each `success` or `failed` with its error. Counts one request and one execution per call; a call refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan\'s executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait) fails alone, with that code, and is not counted.',
         errorResponses: {
           400: 'No calls, more than 10, an invalid call, or a duplicate call id',
-          403: 'The credential lacks the scope `modules:execute` (`insufficient_scope`)',
         },
       },
     })
@@ -53,7 +52,6 @@ export const agentRouter = router({
           "Body `{input, steps: [{module, action, input?, map?}]}` (1–10 steps). Each step's input is its own `input` with the previous output (the chain's `input` for the first step) merged over it, reshaped first by `map` (a JSONata expression) when given; a non-object output is passed as `{value}`. Every `map` is parsed before any step runs: one that does not parse is 400 `invalid_request` naming it (`issues[0].path` e.g. `steps.1.map`, the message says where in the expression), and nothing runs or is counted; a `map` that fails when evaluated fails its step (`invalid_input`, no execution). Stops at the first failure (`failed_step`), a step refused by the quota (`quota_exceeded`) or by concurrency (`concurrency_limit_exceeded`: the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; not counted) included. Counts one request and one execution per executed step.",
         errorResponses: {
           400: 'Invalid body, or a `map` that is not valid JSONata',
-          403: 'The credential lacks the scope `modules:execute` (`insufficient_scope`)',
         },
       },
     })
@@ -77,7 +75,7 @@ export const agentRouter = router({
         summary: 'The whole toolkit in one call',
         description:
           "Body `{agent_id?, format?: 'openai'|'anthropic'|'mcp', query?}`. Returns tenant, plan, limits, usage, rate limit, endpoints, memory and the tools in the asked format (names `module__action`): the actions matching `query`, else the installed modules' actions, else every visible action.",
-        errorResponses: { 400: 'Invalid body', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
+        errorResponses: { 400: 'Invalid body' },
       },
     })
     .input(armInput)

@@ -6,7 +6,7 @@ const readAudit = apiProcedure('audit:read');
 const tags = ['audit'];
 const errorResponses = {
   400: 'Invalid query (`invalid_request`, with `issues`): a filter, `since`/`until` not ISO 8601, `limit` or `cursor`',
-  403: 'The credential lacks the scope `audit:read` (`insufficient_scope`); of the roles, owner and admin hold it',
+  403: 'Of the roles, owner and admin hold it',
 };
 const FILTERS =
   'Filters: `actor` (id or email), `action` (exact, or `key.*`), `target_type`, `target_id`, `since` (inclusive) and `until` (exclusive). ' +

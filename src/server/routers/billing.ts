@@ -18,7 +18,6 @@ export const billingRouter = router({
           'count once. `?cycle=YYYY-MM` reads a past cycle (back to the month the tenant registered). Money is USD decimal strings.',
         errorResponses: {
           400: 'Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the tenant registered',
-          403: 'The credential lacks the scope `billing:read` (`insufficient_scope`)',
         },
       },
     })

@@ -12,7 +12,7 @@ export const catalogRouter = router({
         summary: 'Search actions by keyword',
         description:
           'Ranked full-text search over module names, titles, descriptions, tags and action descriptions. `q` accepts web-search syntax ("phrases", or, -exclude). Exempt from the request limit.',
-        errorResponses: { 400: 'Missing or invalid q', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
+        errorResponses: { 400: 'Missing or invalid q' },
       },
       rateLimitExempt: true,
     })
@@ -28,7 +28,7 @@ export const catalogRouter = router({
         tags: ['catalog'],
         summary: 'Directory of every action',
         description: 'Every action visible to the tenant as `module.action`, paginated, with `total`. Exempt from the request limit.',
-        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
+        errorResponses: { 400: 'Invalid query' },
       },
       rateLimitExempt: true,
     })

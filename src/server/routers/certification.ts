@@ -16,7 +16,7 @@ export const certificationRouter = router({
         summary: 'Certify your module',
         description: `${runDescription} Only the module's publisher may start it here; operators use the admin route.`,
         errorResponses: {
-          403: "The credential lacks the scope `modules:write` (`insufficient_scope`), or the module is not yours (`forbidden`: another tenant's public module, a built-in)",
+          403: "The module is not yours (`forbidden`: another tenant's public module, a built-in)",
           404: "No such module (or another tenant's private one)",
         },
       },
@@ -35,7 +35,7 @@ export const certificationRouter = router({
         summary: 'Certification report',
         description:
           "The latest completed certification run of a module visible to the tenant: tier, previous tier, the module's trust score, each check with its detail, the p95 latency against its budget, the tier rule, and the run under way if any. A module never certified: tier `none`, no checks, `ran_at: null`.",
-        errorResponses: { 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)', 404: 'No such module' },
+        errorResponses: { 404: 'No such module' },
       },
     })
     .input(certificationModuleInput)
@@ -53,7 +53,6 @@ export const certificationRouter = router({
           'Every certification run of a module visible to the tenant (queued, running, completed, failed) with its checks, newest first, paginated (`limit`, `cursor`).',
         errorResponses: {
           400: 'Invalid query or cursor',
-          403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)',
           404: 'No such module',
         },
       },

@@ -41,7 +41,7 @@ export const executionsRouter = router({
           'When that budget runs out before `limit` matches are found, the page holds the matches found so far (possibly none), `has_more` is ' +
           'true and `next_cursor` continues the search from the last execution examined; `searched_back_to` says how far back this page ' +
           'searched (null when nothing older is left). Narrow a search on a large account with `since`/`until`.',
-        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
+        errorResponses: { 400: 'Invalid query' },
       },
     })
     .input(listExecutionsInput)
@@ -67,7 +67,7 @@ export const executionsRouter = router({
         summary: 'Get an execution with its full output',
         description:
           'One execution of the tenant, with its full output (failed ones with their error). Executions of other tenants are 404.',
-        errorResponses: { 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)', 404: 'No such execution' },
+        errorResponses: { 404: 'No such execution' },
       },
     })
     .input(z.strictObject({ execution_id: z.string().min(1).max(64) }))

@@ -14,8 +14,7 @@ import { adminProcedure, apiProcedure, router } from '../trpc';
 
 const readBilling = apiProcedure('billing:read');
 const tags = ['billing'];
-const scope = { 403: 'The credential lacks the scope `billing:read` (`insufficient_scope`)' };
-const withId = { ...scope, 404: "No such invoice (another tenant's invoice is indistinguishable from none: `not_found`)" };
+const withId = { 404: "No such invoice (another tenant's invoice is indistinguishable from none: `not_found`)" };
 const admin = { 401: 'Missing or wrong `x-admin-token` (`unauthorized`)' };
 
 const PDF_NOTE =
@@ -31,7 +30,7 @@ export const invoicesRouter = router({
         summary: "List the tenant's invoices",
         description:
           'Newest first, paginated (`limit`, `cursor`); `status` filters. One invoice per closed billing cycle (calendar month, UTC) with something to bill: the monthly fee (prorated by days on each plan when the plan changed in the cycle) and the overage. Money is USD decimal strings with two decimals (unit prices as many as needed).',
-        errorResponses: { 400: 'Invalid query (`invalid_request`): `limit`, `cursor` or `status`', ...scope },
+        errorResponses: { 400: 'Invalid query (`invalid_request`): `limit`, `cursor` or `status`' },
       },
     })
     .input(listInvoicesInput)

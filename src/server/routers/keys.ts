@@ -34,7 +34,7 @@ export const keysRouter = router({
         summary: 'Create an API key',
         description:
           'Pro plan and above. Without `scopes` the key gets `["modules:read","modules:execute"]`. A key can grant only scopes its creator holds. The secret is shown only in this response.',
-        errorResponses: { 400: 'Invalid body', 403: 'Missing scope or plan' },
+        errorResponses: { 400: 'Invalid body' },
       },
       successStatus: 201,
     })
@@ -50,7 +50,7 @@ export const keysRouter = router({
         tags,
         summary: 'List API keys',
         description: 'Active keys of the tenant, newest first, without secrets.',
-        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)' },
+        errorResponses: { 400: 'Invalid query' },
       },
     })
     .input(listKeysInput)
@@ -65,7 +65,7 @@ export const keysRouter = router({
         tags,
         summary: 'Get an API key',
         description: 'One active key of the tenant, without its secret, with its policy.',
-        errorResponses: { 403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)', 404: 'No such key' },
+        errorResponses: { 404: 'No such key' },
       },
     })
     .input(keyIdInput)
@@ -83,7 +83,6 @@ export const keysRouter = router({
           "Sets what the key may call and spend. A field given replaces the key's, `null` clears it, a field left out stays as it is; the answer is the key with its whole policy. Takes effect on the next request on every instance. The rules, on every surface (REST, batch, chain, MCP, A2A, workflows, arm): docs/policies.md.",
         errorResponses: {
           400: 'Invalid policy (a field out of range, an address that is not an IP or CIDR block, an expiry in the past)',
-          403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)',
           404: 'No such key',
         },
       },
@@ -104,7 +103,6 @@ export const keysRouter = router({
           'and the requests its policy refused, per day and by reason. `?cycle=YYYY-MM` reads a past cycle (back to the month the key was created). Money is USD decimal strings.',
         errorResponses: {
           400: 'Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the key was created',
-          403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)',
           404: 'No such key',
         },
       },
@@ -124,7 +122,6 @@ export const keysRouter = router({
           'Issues a new secret for the same key. The old secret keeps working for `grace_seconds` (0–86400, default 0). The caller must hold every scope of the rotated key.',
         errorResponses: {
           400: 'Invalid body',
-          403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)',
           404: 'No such key',
         },
       },
@@ -143,7 +140,6 @@ export const keysRouter = router({
         description:
           'The key stops working on the very next request, on every instance. Revoking the last key that can manage keys is 409.',
         errorResponses: {
-          403: 'The credential lacks the scope `keys:manage` (`insufficient_scope`)',
           404: 'No such key',
           409: 'Last key able to manage keys',
         },

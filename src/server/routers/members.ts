@@ -31,7 +31,6 @@ const tags = ['members'];
 const readMembers = apiProcedure('*', undefined, 'members:read');
 const manageMembers = apiProcedure('*', undefined, 'members:manage');
 const anyMember = apiProcedure();
-const refusals = { 403: 'The role (or key) may not manage members (`insufficient_scope`)' };
 
 /** Members, roles and invitations (docs/organizations.md). API keys reach them through `*`. */
 export const membersRouter = router({
@@ -43,7 +42,7 @@ export const membersRouter = router({
         tags,
         summary: 'List members',
         description: 'The people of the tenant with their roles, newest first.',
-        errorResponses: { 400: 'Invalid query', 403: 'The role (or key) may not read members' },
+        errorResponses: { 400: 'Invalid query' },
       },
     })
     .input(listMembersInput)
@@ -87,7 +86,6 @@ export const membersRouter = router({
         tags,
         summary: 'List pending invitations',
         description: 'Invitations neither accepted nor revoked, expired ones marked so for a week.',
-        errorResponses: { 403: 'The role (or key) may not read members' },
       },
     })
     .input(z.object({}))
@@ -103,7 +101,7 @@ export const membersRouter = router({
         summary: 'Invite a member',
         description:
           "Invites an email with a role (`admin`, `developer`, `billing` or `viewer`; ownership moves only by transfer). The answer holds the single-use `accept_url` (7 days), which is also mailed when the service sends mail. Members and pending invitations count against the plan's seats: past them 403 `plan_required`. 409 when the email is a member or already invited.",
-        errorResponses: { 400: 'Invalid body', ...refusals, 409: 'Already a member, already invited, or no seat on any plan' },
+        errorResponses: { 400: 'Invalid body', 409: 'Already a member, already invited, or no seat on any plan' },
       },
       successStatus: 201,
     })
@@ -119,7 +117,7 @@ export const membersRouter = router({
         tags,
         summary: 'Resend an invitation',
         description: 'A new link (the previous one stops working) valid 7 more days, mailed again.',
-        errorResponses: { ...refusals, 404: 'No such pending invitation' },
+        errorResponses: { 404: 'No such pending invitation' },
       },
     })
     .input(invitationIdInput)
@@ -134,7 +132,7 @@ export const membersRouter = router({
         tags,
         summary: 'Revoke an invitation',
         description: 'Its link stops working at once.',
-        errorResponses: { ...refusals, 404: 'No such pending invitation' },
+        errorResponses: { 404: 'No such pending invitation' },
       },
     })
     .input(invitationIdInput)
@@ -188,7 +186,7 @@ export const membersRouter = router({
         tags,
         summary: "Change a member's role",
         description: 'Any role but `owner`, for any member but the owner (whose role changes only by transfer: 403).',
-        errorResponses: { 400: 'Invalid body', ...refusals, 404: 'No such member' },
+        errorResponses: { 400: 'Invalid body', 404: 'No such member' },
       },
     })
     .input(changeRoleInput)
@@ -204,7 +202,7 @@ export const membersRouter = router({
         summary: 'Remove a member',
         description:
           "The member's tokens and dashboard sessions stop acting for this tenant on their next request. The owner cannot be removed (403).",
-        errorResponses: { ...refusals, 404: 'No such member' },
+        errorResponses: { 404: 'No such member' },
       },
     })
     .input(userIdInput)

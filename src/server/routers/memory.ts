@@ -26,7 +26,10 @@ export const memoryRouter = router({
         summary: 'Set a memory entry',
         description:
           "Creates (201) or replaces (200) the entry `key` of agent `agent_id`. The body replaces the whole entry: omitted `tags` mean none, an omitted `ttl_seconds` means it never expires. `value` is any JSON up to 65,536 bytes serialized (else 400). Creating past the plan's entry limit (free 1,000, pro 50,000, business 500,000, enterprise unlimited; all agents together) is 403 `plan_required`; replacing an entry always works.",
-        errorResponses: { 400: 'Invalid body or value too large', 403: 'Missing scope or entry limit reached' },
+        errorResponses: {
+          400: 'Invalid body or value too large',
+          403: "Keeping more memory entries than the plan's limit (`plan_required`)",
+        },
       },
       successStatus: 201,
       alsoAnswers: { 200: 'Replaced an existing entry' },
@@ -48,7 +51,7 @@ export const memoryRouter = router({
         summary: 'List or search memory entries',
         description:
           "One agent's entries, newest-updated first. `q` searches keys and values (full text, web-search syntax, no stemming); `tag` keeps entries carrying that tag. Expired entries are never returned.",
-        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `memory:read` (`insufficient_scope`)' },
+        errorResponses: { 400: 'Invalid query' },
       },
     })
     .input(listMemoryInput)
@@ -64,7 +67,7 @@ export const memoryRouter = router({
         summary: 'List the agents that have memory',
         description:
           "The tenant's agents with live (unexpired) entries, most recently updated first, each with its entry count and the time one of its entries last changed; at most `limit` (100), `has_more` when there are others.",
-        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `memory:read` (`insufficient_scope`)' },
+        errorResponses: { 400: 'Invalid query' },
       },
     })
     .input(listMemoryAgentsInput)
@@ -81,7 +84,6 @@ export const memoryRouter = router({
         description: 'URL-encode the key. An absent or expired entry is 404.',
         errorResponses: {
           400: 'Invalid agent id or key',
-          403: 'The credential lacks the scope `memory:read` (`insufficient_scope`)',
           404: 'No such entry',
         },
       },
@@ -100,7 +102,6 @@ export const memoryRouter = router({
         description: 'URL-encode the key. An absent or expired entry is 404.',
         errorResponses: {
           400: 'Invalid agent id or key',
-          403: 'The credential lacks the scope `memory:write` (`insufficient_scope`)',
           404: 'No such entry',
         },
       },

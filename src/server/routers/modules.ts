@@ -50,7 +50,7 @@ export const modulesRouter = router({
         tags,
         summary: 'List modules',
         description: 'Modules visible to the tenant (public ones and its own), by name, with their actions. Exempt from the request limit.',
-        errorResponses: { 400: 'Invalid query', 403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)' },
+        errorResponses: { 400: 'Invalid query' },
       },
       rateLimitExempt: true,
     })
@@ -69,7 +69,6 @@ export const modulesRouter = router({
           'A module visible to the tenant (public, or its own), with its actions, their JSON Schemas and examples, and whether it is installed.',
         errorResponses: {
           400: 'Invalid module name',
-          403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)',
           404: 'No such module',
         },
       },
@@ -87,7 +86,7 @@ export const modulesRouter = router({
         summary: 'Install a module',
         description: `201 when installed now (event \`module.installed\`), 200 when it already was. Past the plan's module limit (${describeModuleLimits()}): 403 \`plan_required\`.`,
         errorResponses: {
-          403: "The credential lacks the scope `modules:install` (`insufficient_scope`), or the plan's module limit is reached (`plan_required`)",
+          403: "The plan's module limit is reached (`plan_required`)",
           404: 'No such module',
         },
       },
@@ -110,7 +109,7 @@ export const modulesRouter = router({
         tags,
         summary: 'Uninstall a module',
         description: 'Event `module.uninstalled`. A module that is not installed is 404.',
-        errorResponses: { 403: 'The credential lacks the scope `modules:install` (`insufficient_scope`)', 404: 'Not installed' },
+        errorResponses: { 404: 'Not installed' },
       },
     })
     .input(moduleInput)
@@ -129,7 +128,7 @@ export const modulesRouter = router({
           "Runs one action; installs the module on first use. Counts one execution. Failures are recorded executions: 422 `invalid_input` (input does not match `input_schema`), 502 `module_error`, 504 `timeout`, each with the failed record under `execution`. 429 `quota_exceeded` (free plan past its monthly quota) and `concurrency_limit_exceeded` (the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait; retry after 1 second) are not executions and are not counted.",
         errorResponses: {
           400: 'Invalid body',
-          403: "The credential lacks the scope `modules:execute` (`insufficient_scope`); installing the module on first use would pass the plan's module limit (`plan_required`); or, not an execution and not counted, the key's policy refuses the call or `definition_hash` is not the module's current one (`policy_denied`, `reason: definition_changed`)",
+          403: "Installing the module on first use would pass the plan's module limit (`plan_required`); or, not an execution and not counted, the key's policy refuses the call or `definition_hash` is not the module's current one (`policy_denied`, `reason: definition_changed`)",
           404: 'No such module or action',
           422: 'Input does not match the action schema (failed execution)',
           429: "Not an execution, not counted: the tenant's request pool is spent (`rate_limit_exceeded`); the free plan's monthly quota is exhausted (`quota_exceeded`, Retry-After until the next cycle); or `concurrency_limit_exceeded` (Retry-After: 1): the plan's executions in flight are all taken, or the machine is saturated and the execution could not start within a bounded wait",
@@ -157,7 +156,6 @@ export const modulesRouter = router({
           "Publishes a module of the tenant: `private` (default, visible to the tenant only) or `public`. Runtime `http` (the platform POSTs `{action, input}` to a public https endpoint, signed with HMAC-SHA256 in `X-Module-Signature`; the signing secret is returned once, as `signing_secret`) or `javascript` (a script defining `function handle(action, input)`, run in a QuickJS sandbox without network or host access). Action schemas must compile as JSON Schema 2020-12 and every example must match them. A name already used by any module (built-in or another tenant's) is 409. See docs/publishing.md.",
         errorResponses: {
           400: 'Invalid module (names, schemas, examples, endpoint or source)',
-          403: 'The credential lacks the scope `modules:write` (`insufficient_scope`)',
           409: 'The name is taken',
         },
       },
@@ -178,7 +176,6 @@ export const modulesRouter = router({
           "Changes any field of one of the tenant's own modules; `actions`, when given, replace all actions. `visibility: public` makes it visible to every tenant. A new http `secret` (or a first http runtime) is returned once as `signing_secret`; changing only the endpoint keeps the secret. Built-in modules and other tenants' modules are 404.",
         errorResponses: {
           400: 'Invalid changes',
-          403: 'The credential lacks the scope `modules:write` (`insufficient_scope`)',
           404: 'Not a module of this tenant',
         },
       },

@@ -47,7 +47,6 @@ export const plansRouter = router({
           describePlans(),
         errorResponses: {
           400: 'Invalid body, or `enterprise` (to it or off it: an operator changes it) (`invalid_request`)',
-          403: 'The credential lacks the scope `*` (`insufficient_scope`)',
         },
       },
     })

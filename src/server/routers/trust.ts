@@ -17,7 +17,6 @@ export const trustRouter = router({
           'The trust score (0–100) of a module visible to the tenant, each weighted component with its value (certification tier, 30-day success rate and p95 latency over all tenants, community feedback), the certification tier, the feedback summary and the history of score changes. See docs/trust.md. Exempt from the request limit.',
         errorResponses: {
           400: 'Invalid query',
-          403: 'The credential lacks the scope `modules:read` (`insufficient_scope`)',
           404: 'No such module',
         },
       },
@@ -38,7 +37,7 @@ export const trustRouter = router({
           "The tenant's rating (1–5) of a module it executed, with an optional comment: 201 the first time, 200 when it replaces the tenant's earlier rating (one per tenant). The score is recomputed at once; a move of 5 points or more emits `trust.score_changed` to the module's publisher and installers.",
         errorResponses: {
           400: 'Invalid body (rating not an integer from 1 to 5, comment over 2000 characters)',
-          403: 'The credential lacks the scope `modules:execute` (`insufficient_scope`), the tenant never executed the module, or it is its own module (`forbidden`)',
+          403: 'The tenant never executed the module, or it is its own module (`forbidden`)',
           404: 'No such module',
         },
       },

@@ -40,8 +40,7 @@ import { apiProcedure, router } from '../trpc';
 const readWebhooks = apiProcedure('*', 'webhooks', 'webhooks:read');
 const manageWebhooks = apiProcedure('*', 'webhooks', 'webhooks:write');
 const tags = ['webhooks'];
-const errors = { 403: 'Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`)' };
-const withId = { ...errors, 404: 'No such webhook' };
+const withId = { 404: 'No such webhook' };
 
 export const webhooksRouter = router({
   eventTypes: apiProcedure()
@@ -68,7 +67,6 @@ export const webhooksRouter = router({
         summary: 'Subscriptions that need attention',
         description:
           "The tenant's disabled subscriptions and those whose failed deliveries in a row reached their `failure_alert_threshold` (`failing_since` set), with counts. Answered on every plan (one without webhooks has none), so a dashboard can ask it on every page.",
-        errorResponses: { 403: 'Missing scope `*` (`insufficient_scope`)' },
       },
     })
     .input(webhookHealthInput)
@@ -84,7 +82,7 @@ export const webhooksRouter = router({
         summary: 'Create a webhook subscription',
         description:
           'The receiver must be `https://` and resolve to public addresses. `secret` is generated (`whsec_...`) when absent and shown only in this response. Deliveries are POSTs of `{id, event, timestamp, data}` signed with `X-Webhook-Signature` = hex HMAC-SHA256 of the raw body.',
-        errorResponses: { 400: 'Invalid body or receiver URL', ...errors, 409: 'Too many subscriptions' },
+        errorResponses: { 400: 'Invalid body or receiver URL', 409: 'Too many subscriptions' },
       },
       successStatus: 201,
     })
@@ -100,7 +98,7 @@ export const webhooksRouter = router({
         tags,
         summary: 'List webhook subscriptions',
         description: 'Newest first; secrets masked.',
-        errorResponses: { 400: 'Invalid query', ...errors },
+        errorResponses: { 400: 'Invalid query' },
       },
     })
     .input(listWebhooksInput)
@@ -163,7 +161,7 @@ export const webhooksRouter = router({
         summary: 'Get one delivery with its attempts and payload',
         description:
           "The delivery as in the detail view's history, plus `payload`: the envelope its attempts send (null for test sends and past retention).",
-        errorResponses: { ...errors, 404: 'No such webhook or delivery' },
+        errorResponses: { 404: 'No such webhook or delivery' },
       },
     })
     .input(deliveryIdInput)
@@ -275,7 +273,6 @@ export const webhooksRouter = router({
         description:
           "One more attempt of a finished delivery (succeeded, failed or cancelled): the same message (same event id in `webhook-id` and the envelope, so receivers deduplicate), numbered after its last attempt, made by the delivery queue at once and not retried. The delivery is `pending` until it is made; it counts once in the statistics, by its latest outcome. Refused (409) while the delivery is pending, for test sends (send a new test), past the event's retention, and while the subscription is disabled.",
         errorResponses: {
-          ...errors,
           404: 'No such webhook or delivery',
           409: 'Delivery pending, a test send, event past retention, subscription disabled, or a poll subscription',
         },

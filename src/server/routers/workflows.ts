@@ -26,7 +26,6 @@ import { apiProcedure, router } from '../trpc';
 
 /** `modules:write` changes definitions, `modules:read` reads, `modules:execute` runs. */
 const tags = ['workflows'];
-const scopeError = (scope: string) => ({ 403: `The credential lacks the scope \`${scope}\` (\`insufficient_scope\`)` });
 const invalidDefinition =
   'Invalid definition, naming the offending step: duplicate or unknown step ids, a dependency cycle, an unknown module or action, a reference to a step that is not an ancestor (in a template, or in `if`/`map` as `steps.<id>` or `$lookup(steps, "<id>")`), an `if`/`map` that reads `steps` without naming a step (`$lookup(steps, $k)`, `steps.*`), an invalid JSONata expression';
 
@@ -40,7 +39,7 @@ export const workflowsRouter = router({
         summary: 'Create a workflow',
         description:
           "Steps `{id, module, action, input, depends_on?, retry?, timeout_ms?, if?, map?}` form a DAG (at most 50 steps). Inputs are templates over `{{input.*}}` and `{{steps.<id>.output.*}}` (a whole-value reference keeps its JSON type); `if` and `map` are JSONata over `{input, steps}`, where `steps` holds only the step's ancestors. Version 1.",
-        errorResponses: { 400: invalidDefinition, ...scopeError('modules:write'), 409: 'Too many workflows' },
+        errorResponses: { 400: invalidDefinition, 409: 'Too many workflows' },
       },
       successStatus: 201,
     })
@@ -56,7 +55,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'List workflows',
         description: 'Newest first.',
-        errorResponses: { 400: 'Invalid query', ...scopeError('modules:read') },
+        errorResponses: { 400: 'Invalid query' },
       },
     })
     .input(listWorkflowsInput)
@@ -71,7 +70,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'Get a workflow',
         description: 'The current version of the definition.',
-        errorResponses: { ...scopeError('modules:read'), 404: 'No such workflow' },
+        errorResponses: { 404: 'No such workflow' },
       },
     })
     .input(workflowIdInput)
@@ -86,7 +85,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'Replace a workflow definition',
         description: 'Validated like a new one; the version goes up by one. Runs under way keep the version they started with.',
-        errorResponses: { 400: invalidDefinition, ...scopeError('modules:write'), 404: 'No such workflow' },
+        errorResponses: { 400: invalidDefinition, 404: 'No such workflow' },
       },
     })
     .input(updateWorkflowInput)
@@ -101,7 +100,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'Delete a workflow',
         description: 'Its runs are deleted with it; steps already running finish on their own.',
-        errorResponses: { ...scopeError('modules:write'), 404: 'No such workflow' },
+        errorResponses: { 404: 'No such workflow' },
       },
     })
     .input(workflowIdInput)
@@ -117,7 +116,7 @@ export const workflowsRouter = router({
         summary: 'Start a workflow run',
         description:
           'Durable and asynchronous: 202 `{run_id, status: "queued"}`. Steps whose dependencies are done run in parallel, each attempt one execution (quota, records, `execution.*` events with `source: "workflow"`); the run ends with `workflow.completed` or `workflow.failed`. The same `idempotency_key` for the same workflow returns the run it started.',
-        errorResponses: { 400: 'Invalid body', ...scopeError('modules:execute'), 404: 'No such workflow' },
+        errorResponses: { 400: 'Invalid body', 404: 'No such workflow' },
       },
       successStatus: 202,
     })
@@ -133,7 +132,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'List the runs of a workflow',
         description: 'Newest first; filter `status` (queued, running, completed, failed, cancelled).',
-        errorResponses: { 400: 'Invalid query', ...scopeError('modules:read'), 404: 'No such workflow' },
+        errorResponses: { 400: 'Invalid query', 404: 'No such workflow' },
       },
     })
     .input(listRunsInput)
@@ -149,7 +148,7 @@ export const workflowsRouter = router({
         summary: 'Get a workflow run with per-step status',
         description:
           'Each step: status (pending, running, succeeded, failed, skipped, cancelled), attempts, timing, the input as resolved, the output or error, and its execution ids.',
-        errorResponses: { ...scopeError('modules:read'), 404: 'No such workflow or run' },
+        errorResponses: { 404: 'No such workflow or run' },
       },
     })
     .input(runIdInput)
@@ -164,7 +163,7 @@ export const workflowsRouter = router({
         tags,
         summary: 'Cancel a workflow run',
         description: 'Nothing new starts; steps already running finish and record their outcome. The run is `cancelled`.',
-        errorResponses: { ...scopeError('modules:execute'), 404: 'No such workflow or run', 409: 'The run has already finished' },
+        errorResponses: { 404: 'No such workflow or run', 409: 'The run has already finished' },
       },
     })
     .input(runIdInput)
@@ -181,7 +180,6 @@ export const workflowsRouter = router({
         description:
           'The step succeeds with `{approved: true, comment, by, decided_at}` as its output and the run goes on. When the step names `approvers`, only a signed-in member with one of those roles or emails may decide.',
         errorResponses: {
-          ...scopeError('modules:execute'),
           400: 'The step is not an approval step',
           403: 'The caller is not one of the step\u2019s approvers (`reason: not_an_approver`)',
           404: 'No such workflow, run or step',
@@ -202,7 +200,6 @@ export const workflowsRouter = router({
         summary: 'Reject a waiting approval step',
         description: 'The step fails with `rejected` (the comment in its message) and the run fails with it (`workflow.failed`).',
         errorResponses: {
-          ...scopeError('modules:execute'),
           400: 'The step is not an approval step',
           403: 'The caller is not one of the step\u2019s approvers (`reason: not_an_approver`)',
           404: 'No such workflow, run or step',
@@ -224,7 +221,6 @@ export const workflowsRouter = router({
         description:
           'A new run (202, `origin: {type: "replay"}`) of the same version and input: the steps that succeeded are copied with their outputs, the others run again. A run is replayed once: asking again answers the same replay.',
         errorResponses: {
-          ...scopeError('modules:execute'),
           404: 'No such workflow or run',
           409: 'The run did not fail and was not cancelled',
         },
@@ -244,7 +240,7 @@ export const workflowsRouter = router({
         summary: 'Cancel runs in bulk',
         description:
           'Cancels the queued and running runs matching the filter (oldest first, at most 500 per call; `has_more` when more matched).',
-        errorResponses: { 400: 'Invalid body', ...scopeError('modules:execute'), 404: 'No such workflow' },
+        errorResponses: { 400: 'Invalid body', 404: 'No such workflow' },
       },
     })
     .input(cancelRunsInput)
@@ -260,7 +256,7 @@ export const workflowsRouter = router({
         summary: 'Replay runs in bulk',
         description:
           'Replays the failed (or cancelled) runs matching the filter, each from where it stopped and each once (oldest first, at most 500 per call; `has_more` when more matched).',
-        errorResponses: { 400: 'Invalid body', ...scopeError('modules:execute'), 404: 'No such workflow' },
+        errorResponses: { 400: 'Invalid body', 404: 'No such workflow' },
       },
     })
     .input(replayRunsInput)

@@ -5446,7 +5446,7 @@ export interface operations {
             /** @description Invalid body, or `enterprise` (to it or off it: an operator changes it) (`invalid_request`) */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `*` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `billing:write`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5601,7 +5601,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `modules:write` (`insufficient_scope`), or the module is not yours (`forbidden`: another tenant's public module, a built-in) */
+            /** @description The credential lacks the scope `modules:write` (`insufficient_scope`); the module is not yours (`forbidden`: another tenant's public module, a built-in) */
             403: components["responses"]["Forbidden"];
             /** @description No such module (or another tenant's private one) */
             404: components["responses"]["NotFound"];
@@ -5775,7 +5775,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             /** @description No valid credential (`unauthorized`) */
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description Only GET (and OPTIONS) are accepted (`method_not_allowed`) */
             405: components["responses"]["MethodNotAllowed"];
@@ -6014,7 +6014,7 @@ export interface operations {
             /** @description Invalid query */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `keys:manage` (a member's role: `keys:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -6067,7 +6067,7 @@ export interface operations {
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope or plan */
+            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`); the plan must be `pro` or above for creating additional api keys (`plan_required`) */
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -6098,7 +6098,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `keys:manage` (a member's role: `keys:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such key */
             404: components["responses"]["NotFound"];
@@ -6270,7 +6270,7 @@ export interface operations {
             /** @description Invalid request (`invalid_request`, with `issues`): `cycle` not written `YYYY-MM`, a cycle that has not begun, or one before the key was created */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `keys:manage` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `keys:manage` (a member's role: `keys:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such key */
             404: components["responses"]["NotFound"];
@@ -6362,7 +6362,7 @@ export interface operations {
             /** @description Invalid query */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not read members */
+            /** @description The credential lacks the scope `*` (a member's role: `members:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -6395,7 +6395,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such member */
             404: components["responses"]["NotFound"];
@@ -6439,7 +6439,7 @@ export interface operations {
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such member */
             404: components["responses"]["NotFound"];
@@ -6469,7 +6469,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not read members */
+            /** @description The credential lacks the scope `*` (a member's role: `members:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -6501,7 +6501,7 @@ export interface operations {
             /** @description Invalid body */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description Already a member, already invited, or no seat on any plan */
             409: components["responses"]["IdempotencyConflict"];
@@ -6536,7 +6536,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such pending invitation */
             404: components["responses"]["NotFound"];
@@ -6563,7 +6563,7 @@ export interface operations {
             200: components["responses"]["ReplayableSentInvitation"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The role (or key) may not manage members (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `members:manage`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             /** @description No such pending invitation */
             404: components["responses"]["NotFound"];
@@ -6861,7 +6861,7 @@ export interface operations {
             /** @description Invalid body or value too large */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope or entry limit reached */
+            /** @description The credential lacks the scope `memory:write` (`insufficient_scope`); keeping more memory entries than the plan's limit (`plan_required`) */
             403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7296,7 +7296,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `modules:install` (`insufficient_scope`), or the plan's module limit is reached (`plan_required`) */
+            /** @description The credential lacks the scope `modules:install` (`insufficient_scope`); the plan's module limit is reached (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such module */
             404: components["responses"]["NotFound"];
@@ -7484,7 +7484,7 @@ export interface operations {
             /** @description Invalid body (rating not an integer from 1 to 5, comment over 2000 characters) */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`), the tenant never executed the module, or it is its own module (`forbidden`) */
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`); the tenant never executed the module, or it is its own module (`forbidden`) */
             403: components["responses"]["Forbidden"];
             /** @description No such module */
             404: components["responses"]["NotFound"];
@@ -7522,7 +7522,7 @@ export interface operations {
             /** @description Invalid query */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -7572,7 +7572,7 @@ export interface operations {
             /** @description Invalid body or receiver URL */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description Too many subscriptions */
             409: components["responses"]["IdempotencyConflict"];
@@ -7604,7 +7604,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7653,7 +7653,7 @@ export interface operations {
             /** @description Invalid body or receiver URL */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7690,7 +7690,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7725,7 +7725,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook or delivery */
             404: components["responses"]["NotFound"];
@@ -7763,7 +7763,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook or delivery */
             404: components["responses"]["NotFound"];
@@ -7792,7 +7792,7 @@ export interface operations {
             200: components["responses"]["ReplayableWebhook"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7836,7 +7836,7 @@ export interface operations {
             /** @description Invalid `after` or `limit` */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7884,7 +7884,7 @@ export interface operations {
             /** @description Invalid window */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7932,7 +7932,7 @@ export interface operations {
             /** @description Invalid window */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -7974,7 +7974,7 @@ export interface operations {
             /** @description Invalid secret or overlap */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -8010,7 +8010,7 @@ export interface operations {
             /** @description Invalid range */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -8054,7 +8054,7 @@ export interface operations {
             /** @description Unknown `event_type`, or a poll subscription */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`), or a plan below Pro (`plan_required`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:write`) (`insufficient_scope`); the plan must be `pro` or above for webhooks (`plan_required`) */
             403: components["responses"]["Forbidden"];
             /** @description No such webhook */
             404: components["responses"]["NotFound"];
@@ -8111,7 +8111,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description Missing scope `*` (`insufficient_scope`) */
+            /** @description The credential lacks the scope `*` (a member's role: `webhooks:read`) (`insufficient_scope`) */
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -8538,7 +8538,7 @@ export interface operations {
             /** @description The step is not an approval step */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not one of the step’s approvers (`reason: not_an_approver`) */
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`); the caller is not one of the step’s approvers (`reason: not_an_approver`) */
             403: components["responses"]["Forbidden"];
             /** @description No such workflow, run or step */
             404: components["responses"]["NotFound"];
@@ -8579,7 +8579,7 @@ export interface operations {
             /** @description The step is not an approval step */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The caller is not one of the step’s approvers (`reason: not_an_approver`) */
+            /** @description The credential lacks the scope `modules:execute` (`insufficient_scope`); the caller is not one of the step’s approvers (`reason: not_an_approver`) */
             403: components["responses"]["Forbidden"];
             /** @description No such workflow, run or step */
             404: components["responses"]["NotFound"];
