@@ -77,7 +77,12 @@ function plan(memory: Memory): ToolCall | { answer: string } {
 
 const amp = new Amp({ apiKey }, { baseUrl });
 
-// 1. Arm: the tools this key may call, in the format an LLM API takes.
+// 1. Install the modules the planner calls (200 when one already is): once a tenant has installed
+// modules, arm answers their tools, so an agent installs what it means to use.
+const modules = [...new Set(rules.map((r) => r.tool.split('__')[0]!))];
+for (const module of modules) await amp.modules.install(module);
+
+// 2. Arm: the tools this key may call, in the format an LLM API takes.
 const armed = await amp.arm({ format: 'openai', agent_id: 'example-agent-loop' });
 const tools = armed.tools as Tool[];
 const byName = new Map(tools.map((t) => [t.function.name, t]));
@@ -88,7 +93,7 @@ if (missing.length > 0) {
   process.exit(1);
 }
 
-// 2. Loop: plan, dispatch through execute, remember, until the planner answers.
+// 3. Loop: plan, dispatch through execute, remember, until the planner answers.
 const memory: Memory = {};
 for (let step = 1; step <= 10; step++) {
   const next = plan(memory);

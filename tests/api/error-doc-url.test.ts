@@ -105,6 +105,20 @@ describe.each(backends())('doc_url on every error body (%s)', (backend) => {
     expect(body).toMatchObject({ error: 'invalid_request', doc_url: docUrl('invalid_request') });
   });
 
+  it('without the dashboard, the service serves the reference itself: a section per code, where doc_url points', async () => {
+    const body = expectError(await s.call('/api/v1/no-such-endpoint'), 404, 'not_found');
+    const res = await fetch(`${s.url}${new URL(body.doc_url as string).pathname}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await res.text();
+    for (const code of Object.keys(ERRORS)) expect(html, code).toContain(`<section id="${code}">`);
+    expect(html).toContain(ERROR_DOCS.insufficient_scope.action);
+    expect((await fetch(`${s.url}/docs/errors`, { method: 'HEAD' })).status).toBe(200);
+    // Only the reference: other pages of the dashboard are still not here.
+    expectError(await s.call('/docs'), 404, 'not_found');
+    expectError(await s.call('/docs/errors', { method: 'POST', body: {} }), 404, 'not_found');
+  });
+
   it("tRPC's error data carries the same body, doc_url included", async () => {
     const t = await s.register();
     const res = await s.call('/api/trpc/no.such.procedure', { key: t.apiKey });

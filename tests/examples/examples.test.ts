@@ -99,10 +99,13 @@ afterAll(async () => {
 });
 
 describe('examples/ against the service (embedded)', () => {
-  it('agent-loop: arms, runs each planned tool call through execute, prints the final answer', async () => {
+  it('agent-loop: installs what it calls, arms, runs each planned tool call through execute, prints the final answer', async () => {
+    // A tenant that has run a module already (the README's walk-through): `text` is installed, so
+    // arming answers installed modules' tools only.
+    await amp.modules.execute('text', { action: 'slugify', input: { text: 'first use installs' } });
     const { code, output } = await run(...tsx('examples/agent-loop/index.ts'), env);
     expect(code, output).toBe(0);
-    expect(output).toMatch(/^armed: \d+ tools/m);
+    expect(output).toMatch(/^armed: \d+ tools \(installed\)/m);
     expect(output).toMatch(/^step 1: text__change_case/m);
     expect(output).toMatch(/^step 4: math__evaluate/m);
     expect(output).toMatch(/^final answer: "Agents That Call Tools" at \/posts\/agents-that-call-tools: 21 words, about 7 s to read$/m);

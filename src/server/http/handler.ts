@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { agentCard } from '../a2a/agent-card';
 import { llmsTxt } from '../../discovery/llms';
+import { ERROR_DOCS_PATH } from '../../contract/error-docs';
 import { TRPC_BATCH_MAX_CALLS } from '../../contract/limits';
 import type { Services } from '../../services';
 import { AppError, toAppError } from '../errors';
@@ -13,6 +14,7 @@ import { buildAdminOpenApiDocument, buildOpenApiDocument } from '../openapi';
 import { ADMIN_OPENAPI_PATH } from './openapi';
 import { AUTH_OPENAPI_PATH, buildAuthOpenApiDocument } from './openapi-auth';
 import { DEFINITION_SCHEMA_PATH, definitionSchema } from './definition-schema';
+import { errorReferenceHtml } from './error-reference';
 import { staticDocument, type StaticDocument } from './static-document';
 import { reportedPool } from '../admission';
 import { CLIENT_IP_HEADER, crossSiteRefusal, forwardedClientIp, isSameOrigin, sessionHeaders } from '../session';
@@ -96,6 +98,7 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
   const security = securityHeaders(svc.config);
   const baseUrl = svc.config.publicBaseUrl;
   const openapi = staticDocument(() => buildOpenApiDocument(baseUrl), JSON_TYPE);
+  const errorReference = staticDocument(errorReferenceHtml, 'text/html; charset=utf-8');
   /** The documents served as they were built (GET or HEAD), by path. */
   const documents = new Map<string, StaticDocument>([
     ['/api/openapi.json', openapi],
@@ -136,7 +139,10 @@ export function createRequestHandler(svc: Services, next?: NodeHandler): NodeHan
         req.headers[CLIENT_IP_HEADER] = clientIp(req, svc.config.trustProxy);
         return next(req, res);
       }
-      // The API alone (no dashboard): still a response of this service, with the caller's pool.
+      // The API alone (no dashboard): errors' doc_url still leads to their reference.
+      if (pathname === ERROR_DOCS_PATH && (req.method === 'GET' || req.method === 'HEAD'))
+        return errorReference.send(req, res, await withPool({ ...CORS }, requestContext(svc, req, requestId)));
+      // Otherwise still a response of this service, with the caller's pool.
       return sendError(
         res,
         new AppError('not_found', 'No such endpoint.'),
