@@ -28,7 +28,11 @@ const ERROR_SCHEMA = {
     "Every non-2xx body. `doc_url` links the code's section of the served error reference (`/docs/errors#<code>`). Some codes add fields: `required_scope` (insufficient_scope), `required_plan` (plan_required), `issues` (invalid_request), `retry_after`, `limit`, `reset_at` (rate_limit_exceeded, quota_exceeded), `execution` (invalid_input, module_error, timeout).",
   required: ['error', 'message', 'request_id', 'doc_url'],
   properties: {
-    error: { type: 'string', enum: Object.keys(ERRORS), description: 'Machine-readable code' },
+    error: {
+      type: 'string',
+      enum: Object.keys(ERRORS),
+      description: 'Machine-readable code. The list may grow: handle an unknown code by its HTTP status',
+    },
     message: { type: 'string', description: 'Human-readable explanation' },
     request_id: { type: 'string', description: 'Same as the X-Request-Id response header' },
     doc_url: {
@@ -312,7 +316,11 @@ const WEBHOOK_ENVELOPE_SCHEMA = {
   required: ['id', 'event', 'timestamp', 'data'],
   properties: {
     id: { type: 'string', description: 'Event identifier (`evt_...`): unique per event, repeated on every retry and replay of it' },
-    event: { type: 'string', enum: WEBHOOK_DATA_SCHEMAS.map(([kind]) => kind), description: 'Event kind; selects the shape of `data`' },
+    event: {
+      type: 'string',
+      enum: WEBHOOK_DATA_SCHEMAS.map(([kind]) => kind),
+      description: 'Event kind; selects the shape of `data`. The list may grow: a subscription to `*` receives new kinds',
+    },
     timestamp: { type: 'string', format: 'date-time', description: 'When the event happened (ISO 8601, UTC)' },
     data: { type: 'object', additionalProperties: true, description: 'Varies by event kind: see each entry of `webhooks`' },
   },

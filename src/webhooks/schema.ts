@@ -182,7 +182,9 @@ export const deliveryView = z
     id: z.string(),
     event_id: z.string().describe('The envelope id: the same on every attempt and replay'),
     event: z.string(),
-    kind: z.enum(['event', 'replay', 'recover', 'test']),
+    kind: z
+      .enum(['event', 'replay', 'recover', 'test'])
+      .describe('What made the delivery: an event, a replay, a recovery or a test send. The list may grow'),
     status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
     attempt: z.number().int().describe('Attempts made so far'),
     status_code: z.number().int().nullable().describe('Of the latest attempt'),

@@ -172,7 +172,12 @@ class HttpClient:
                 if raw:
                     return payload
                 text = payload.decode("utf-8") if payload else ""
-                return json.loads(text) if text else None
+                if not text:
+                    return None
+                # An answer that is not JSON (a CSV export, llms.txt) comes back as text.
+                if "json" not in res_headers.get("content-type", "application/json").lower():
+                    return text
+                return json.loads(text)
 
             text = payload.decode("utf-8", errors="replace") if payload else ""
             parsed: Optional[Dict[str, Any]] = None

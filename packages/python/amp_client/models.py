@@ -124,6 +124,8 @@ class ApiKeyWithSecret(Model):
     scopes: List[str] = field(default_factory=list)
     policy: Optional[Dict[str, Any]] = None
     created_at: Optional[str] = None
+    rotated_at: Optional[str] = None
+    previous_key_expires_at: Optional[str] = None
 
 
 @dataclass
@@ -175,6 +177,13 @@ class Workflow(Model):
     description: Optional[str] = None
     steps: List[Dict[str, Any]] = field(default_factory=list)
     version: Optional[int] = None
+    schedule: Optional[str] = None
+    next_run_at: Optional[str] = None
+    on: Optional[Dict[str, Any]] = None
+    concurrency: Optional[Dict[str, Any]] = None
+    throttle: Optional[Dict[str, Any]] = None
+    debounce: Optional[Dict[str, Any]] = None
+    priority: Optional[str] = None
     created_at: Optional[str] = None
     updated_at: Optional[str] = None
 
@@ -184,6 +193,7 @@ class WorkflowRun(Model):
     run_id: str = ""
     workflow_id: Optional[str] = None
     workflow_version: Optional[int] = None
+    origin: Optional[Dict[str, Any]] = None
     status: Optional[str] = None
     input: Any = None
     output: Any = None

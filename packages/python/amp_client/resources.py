@@ -1,5 +1,6 @@
-"""The API's resources, mirroring the TypeScript SDK's. Every method takes keyword options
-``idempotency_key``, ``max_retries``, ``timeout`` and ``headers`` (``**options``)."""
+"""The API's resources, after the TypeScript SDK's (the README lists the methods; ``amp.request``
+reaches any other operation). Every method takes keyword options ``idempotency_key``,
+``max_retries``, ``timeout`` and ``headers`` (``**options``)."""
 from __future__ import annotations
 
 import http.client as http_client
@@ -413,6 +414,11 @@ class AuditLog(_Resource):
 
     def list_all(self, **query: Any) -> Iterator[AuditLogEntry]:
         return iter(self.list(**query))
+
+    def csv(self, **query: Any) -> str:
+        """The entries matching the same filters as one CSV document (``GET /api/v1/audit-log.csv``)."""
+        options = _pop_options(query)
+        return self._get("/api/v1/audit-log.csv", _clean(**query), **options)
 
 
 class Events(_Resource):

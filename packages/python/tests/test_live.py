@@ -145,6 +145,7 @@ class LiveTest(unittest.TestCase):
         self.assertEqual(got.name, "py-page-0")
         rotated = self.amp.keys.rotate(created[0].key_id, grace_seconds=0)
         self.assertNotEqual(rotated.api_key, created[0].api_key)
+        self.assertIsNotNone(rotated.rotated_at)
         for key in created:
             self.assertTrue(self.amp.keys.revoke(key.key_id)["revoked"])
 
@@ -226,6 +227,11 @@ class LiveTest(unittest.TestCase):
         self.assertEqual(self.amp.members.list().data, [])
         actions = [e.action for e in self.amp.audit_log.list_all(action="key.*")]
         self.assertIn("key.created", actions)
+        # Answers that are not JSON come back as text.
+        csv = self.amp.audit_log.csv(action="key.*")
+        self.assertIsInstance(csv, str)
+        self.assertIn("key.created", csv)
+        self.assertTrue(self.amp.request("GET", "/api/llms.txt").startswith("#"))
 
 
     def _until(self, what, check, timeout=60):

@@ -2230,7 +2230,7 @@ export interface components {
              */
             doc_url: string;
             /**
-             * @description Machine-readable code
+             * @description Machine-readable code. The list may grow: handle an unknown code by its HTTP status
              * @enum {string}
              */
             error: "invalid_request" | "unauthorized" | "insufficient_scope" | "plan_required" | "policy_denied" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "invalid_input" | "rate_limit_exceeded" | "quota_exceeded" | "concurrency_limit_exceeded" | "key_limit_exceeded" | "internal_error" | "module_error" | "unavailable" | "timeout";
@@ -2575,7 +2575,10 @@ export interface components {
             /** @description The envelope id: the same on every attempt and replay */
             event_id: string;
             id: string;
-            /** @enum {string} */
+            /**
+             * @description What made the delivery: an event, a replay, a recovery or a test send. The list may grow
+             * @enum {string}
+             */
             kind: "event" | "replay" | "recover" | "test";
             /** @description Of the latest attempt */
             latency_ms: number | null;
@@ -2598,7 +2601,10 @@ export interface components {
             /** @description The envelope id: the same on every attempt and replay */
             event_id: string;
             id: string;
-            /** @enum {string} */
+            /**
+             * @description What made the delivery: an event, a replay, a recovery or a test send. The list may grow
+             * @enum {string}
+             */
             kind: "event" | "replay" | "recover" | "test";
             /** @description Of the latest attempt */
             latency_ms: number | null;
@@ -3597,7 +3603,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Event kind; selects the shape of `data`
+             * @description Event kind; selects the shape of `data`. The list may grow: a subscription to `*` receives new kinds
              * @enum {string}
              */
             event: "execution.completed" | "execution.failed" | "module.installed" | "module.uninstalled" | "certification.completed" | "certification.tier_changed" | "billing.limit_approaching" | "billing.limit_exceeded" | "billing.invoice_created" | "trust.score_changed" | "workflow.completed" | "workflow.failed" | "workflow.waiting" | "webhook.disabled" | "key.limit_approaching" | "key.limit_exceeded" | "webhook.test";
