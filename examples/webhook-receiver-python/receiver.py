@@ -45,8 +45,14 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         if self.path != "/hooks":
             return self.answer(404, {"error": "not_found"})
+        try:
+            length = int(self.headers.get("content-length") or 0)
+        except ValueError:
+            return self.answer(400, {"error": "invalid_content_length"})
+        if length < 0 or length > 1024 * 1024:
+            return self.answer(413, {"error": "payload_too_large"})
         # The raw bytes, never re-serialized JSON: the signature covers them exactly.
-        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        raw = self.rfile.read(length)
         try:
             event = verify_webhook(raw, self.headers, SECRET)
         except WebhookVerificationError as err:

@@ -8,6 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -70,6 +71,18 @@ function start(command: string, args: readonly string[], env: Record<string, str
     },
   };
   return child;
+}
+
+/** The status line's code of a raw HTTP request to `url`'s host and port (0 when none came). */
+function rawStatus(url: string, request: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0)));
+    socket.on('error', () => undefined);
+  });
 }
 
 /** Runs an example to its end: its exit code and output. */
@@ -196,6 +209,8 @@ describe('examples/ against the service (embedded)', () => {
           });
           expect(forged.status).toBe(400);
           await receiver.waitFor(/^rejected invalid_signature$/m);
+          // A request no client library would send is answered too, not dropped.
+          expect(await rawStatus(url!, 'POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\nConnection: close\r\n\r\n{}')).toBe(400);
         } finally {
           await amp.webhooks.delete(hook.id);
         }
