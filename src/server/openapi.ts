@@ -632,8 +632,9 @@ function wholeDocument(baseUrl: string): OpenAPIObject {
 
 /**
  * Leaves the objects of answers open (src/contract/output-schema.ts): the schemas of every
- * response, and the component schemas only answers use. A component a request also uses (a
- * workflow's `concurrency`) stays closed, as the API refuses unknown members there.
+ * response, and the component schemas only answers use. A component a request also used would
+ * stay closed, as the API refuses unknown members there; none is shared (a workflow's flow controls
+ * have a component for each side: src/workflows/schema.ts).
  */
 function openAnswerSchemas(doc: Json): void {
   const operations = operationsOf(doc.paths as Record<string, Json>);

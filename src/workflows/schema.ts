@@ -175,28 +175,39 @@ const flowPeriod = duration.refine(
   'A period is between 1 s and 7 days',
 );
 
-const concurrency = z
-  .strictObject({
+/**
+ * A flow control as a definition sends it (closed: the API refuses unknown members) and as an
+ * answer carries it (open: answers may gain members), each its own component.
+ */
+const flowControl = <T extends z.ZodObject>(fields: T, name: string, description: string) => ({
+  input: fields.meta({ id: `${name}Input`, description }),
+  view: fields.meta({ id: name, description }),
+});
+const concurrency = flowControl(
+  z.strictObject({
     limit: z.number().int().min(1).max(1000).describe('Runs in progress (started, not finished; waiting ones included) at once'),
     key: flowKey,
-  })
-  .describe('At most `limit` runs in progress at once (per key); later runs stay `queued` until one finishes')
-  .meta({ id: 'WorkflowConcurrency' });
-const throttle = z
-  .strictObject({
+  }),
+  'WorkflowConcurrency',
+  'At most `limit` runs in progress at once (per key); later runs stay `queued` until one finishes',
+);
+const throttle = flowControl(
+  z.strictObject({
     limit: z.number().int().min(1).max(10_000).describe('Runs that may start per period'),
     period: flowPeriod.describe('The sliding window, e.g. `1m`'),
     key: flowKey,
-  })
-  .describe('At most `limit` runs start per `period` (per key); later runs stay `queued` until the window allows')
-  .meta({ id: 'WorkflowThrottle' });
-const debounce = z
-  .strictObject({
+  }),
+  'WorkflowThrottle',
+  'At most `limit` runs start per `period` (per key); later runs stay `queued` until the window allows',
+);
+const debounce = flowControl(
+  z.strictObject({
     period: flowPeriod.describe('How long starts must stop before the run begins, e.g. `30s`'),
     key: flowKey,
-  })
-  .describe('A start within `period` of a previous one (per key) that has not begun replaces its input and waits `period` again')
-  .meta({ id: 'WorkflowDebounce' });
+  }),
+  'WorkflowDebounce',
+  'A start within `period` of a previous one (per key) that has not begun replaces its input and waits `period` again',
+);
 
 const definitionFields = {
   name: z.string().trim().min(1).max(100),
@@ -204,9 +215,9 @@ const definitionFields = {
   steps: z.array(workflowStep).min(1).max(MAX_WORKFLOW_STEPS),
   schedule: scheduleTrigger.nullable().optional().describe('Start a run on every tick of a cron schedule'),
   on: eventTrigger.nullable().optional().describe('Start a run for every matching event of the tenant'),
-  concurrency: concurrency.nullable().optional(),
-  throttle: throttle.nullable().optional(),
-  debounce: debounce.nullable().optional(),
+  concurrency: concurrency.input.nullable().optional(),
+  throttle: throttle.input.nullable().optional(),
+  debounce: debounce.input.nullable().optional(),
   priority: z
     .number()
     .int()
@@ -247,9 +258,9 @@ export const workflowView = z
     schedule: scheduleTrigger.extend({ input: z.record(z.string(), z.unknown()) }).nullable(),
     next_run_at: z.string().nullable().describe('The schedule\u2019s next tick (null without a schedule)'),
     on: eventTrigger.extend({ input: z.record(z.string(), z.unknown()) }).nullable(),
-    concurrency: concurrency.nullable(),
-    throttle: throttle.nullable(),
-    debounce: debounce.nullable(),
+    concurrency: concurrency.view.nullable(),
+    throttle: throttle.view.nullable(),
+    debounce: debounce.view.nullable(),
     priority: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),

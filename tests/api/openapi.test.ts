@@ -7,6 +7,7 @@ import { definitionChecker } from '../../components/dashboard/workflows/definiti
 import { definitionSchema } from '../../src/server/http/definition-schema';
 import { RouteTable } from '../../src/server/http/routes';
 import { buildOpenApiDocument } from '../../src/server/openapi';
+import { componentsReachedFrom } from '../../src/server/openapi-compact';
 import { appRouter } from '../../src/server/router';
 import { backends, expectError, startTestServer, type TestServer } from '../harness';
 
@@ -151,6 +152,13 @@ backends.describe('OpenAPI document (%s)', (backend) => {
     expect(JSON.stringify(answers)).not.toContain('"additionalProperties":false');
     for (const name of ['Module', 'Execution', 'ApiKey', 'Webhook', 'WorkflowRun', 'Invoice', 'Usage', 'ExecutionCompletedData'])
       expect(JSON.stringify(doc.components.schemas[name]), name).not.toContain('"additionalProperties":false');
+    // Every component an answer reaches, shared ones included: a workflow's flow controls as
+    // answered are components of their own (`WorkflowConcurrency`), open, beside the closed ones
+    // a definition sends (`WorkflowConcurrencyInput`).
+    const apiAnswers = [doc.components.responses, ...allOperations(doc).map(({ op }) => op.responses)];
+    for (const key of componentsReachedFrom(doc, apiAnswers))
+      expect(JSON.stringify(doc.components[key.split('/')[0]!][key.split('/')[1]!]), key).not.toContain('"additionalProperties":false');
+    expect(doc.components.schemas.WorkflowConcurrencyInput.additionalProperties).toBe(false);
     // What the API accepts: an unknown member is refused (400), as the schema says.
     const createKey = operationOf(doc, '/api/v1/keys', 'post')!.requestBody.content['application/json'].schema;
     expect(createKey.additionalProperties).toBe(false);

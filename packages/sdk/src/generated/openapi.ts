@@ -3809,8 +3809,22 @@ export interface components {
             /** @description Runs in progress (started, not finished; waiting ones included) at once */
             limit: number;
         };
+        /** @description At most `limit` runs in progress at once (per key); later runs stay `queued` until one finishes */
+        WorkflowConcurrencyInput: {
+            /** @description A template over the run input (`{{input.customer}}`): runs with different values are counted apart */
+            key?: string;
+            /** @description Runs in progress (started, not finished; waiting ones included) at once */
+            limit: number;
+        };
         /** @description A start within `period` of a previous one (per key) that has not begun replaces its input and waits `period` again */
         WorkflowDebounce: {
+            /** @description A template over the run input (`{{input.customer}}`): runs with different values are counted apart */
+            key?: string;
+            /** @description How long starts must stop before the run begins, e.g. `30s` */
+            period: string;
+        };
+        /** @description A start within `period` of a previous one (per key) that has not begun replaces its input and waits `period` again */
+        WorkflowDebounceInput: {
             /** @description A template over the run input (`{{input.customer}}`): runs with different values are counted apart */
             key?: string;
             /** @description How long starts must stop before the run begins, e.g. `30s` */
@@ -4149,6 +4163,15 @@ export interface components {
         };
         /** @description At most `limit` runs start per `period` (per key); later runs stay `queued` until the window allows */
         WorkflowThrottle: {
+            /** @description A template over the run input (`{{input.customer}}`): runs with different values are counted apart */
+            key?: string;
+            /** @description Runs that may start per period */
+            limit: number;
+            /** @description The sliding window, e.g. `1m` */
+            period: string;
+        };
+        /** @description At most `limit` runs start per `period` (per key); later runs stay `queued` until the window allows */
+        WorkflowThrottleInput: {
             /** @description A template over the run input (`{{input.customer}}`): runs with different values are counted apart */
             key?: string;
             /** @description Runs that may start per period */
@@ -8172,8 +8195,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    concurrency?: components["schemas"]["WorkflowConcurrency"] | null;
-                    debounce?: components["schemas"]["WorkflowDebounce"] | null;
+                    concurrency?: components["schemas"]["WorkflowConcurrencyInput"] | null;
+                    debounce?: components["schemas"]["WorkflowDebounceInput"] | null;
                     description?: string;
                     name: string;
                     /** @description Start a run for every matching event of the tenant */
@@ -8183,7 +8206,7 @@ export interface operations {
                     /** @description Start a run on every tick of a cron schedule */
                     schedule?: components["schemas"]["WorkflowSchedule"] | null;
                     steps: components["schemas"]["WorkflowStepInput"][];
-                    throttle?: components["schemas"]["WorkflowThrottle"] | null;
+                    throttle?: components["schemas"]["WorkflowThrottleInput"] | null;
                 };
             };
         };
@@ -8249,8 +8272,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    concurrency?: components["schemas"]["WorkflowConcurrency"] | null;
-                    debounce?: components["schemas"]["WorkflowDebounce"] | null;
+                    concurrency?: components["schemas"]["WorkflowConcurrencyInput"] | null;
+                    debounce?: components["schemas"]["WorkflowDebounceInput"] | null;
                     description?: string;
                     name: string;
                     /** @description Start a run for every matching event of the tenant */
@@ -8260,7 +8283,7 @@ export interface operations {
                     /** @description Start a run on every tick of a cron schedule */
                     schedule?: components["schemas"]["WorkflowSchedule"] | null;
                     steps: components["schemas"]["WorkflowStepInput"][];
-                    throttle?: components["schemas"]["WorkflowThrottle"] | null;
+                    throttle?: components["schemas"]["WorkflowThrottleInput"] | null;
                 };
             };
         };
