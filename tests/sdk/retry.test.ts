@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Amp, ConnectionError, NotFoundError, RateLimitError, type RetryInfo } from '../../packages/sdk/src/index';
+import { Amp, ConnectionError, NotFoundError, RateLimitError, ServerError, type RetryInfo } from '../../packages/sdk/src/index';
 
 interface Seen {
   method: string;
@@ -114,6 +114,20 @@ describe('SDK retries', () => {
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ status: 429, code: 'rate_limit_exceeded', requestId: 'req_limited', retryAfter: 0 });
     expect(always.seen).toHaveLength(3);
+  });
+
+  it("a 502 or 504 without the API's error body (a proxy's page) is `unavailable`; the API's own keeps its code", async () => {
+    for (const status of [502, 504]) {
+      const proxy = await scripted([{ status, body: '<html>Bad Gateway</html>' }]);
+      const error = await new Amp({ apiKey: 'k' }, { baseUrl: proxy.url, maxRetries: 0 }).modules.get('text').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServerError);
+      expect(error).toMatchObject({ status, code: 'unavailable' });
+    }
+    const api = await scripted([
+      { status: 502, body: { error: 'module_error', message: 'The action failed.', request_id: 'req_1', doc_url: 'u' } },
+    ]);
+    const failed = await new Amp({ apiKey: 'k' }, { baseUrl: api.url, maxRetries: 0 }).modules.get('text').catch((e: unknown) => e);
+    expect(failed).toMatchObject({ status: 502, code: 'module_error' });
   });
 
   it('does not retry a 404, nor a 429 whose Retry-After is beyond the cap (a monthly quota)', async () => {

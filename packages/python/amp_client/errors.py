@@ -32,9 +32,11 @@ _CODE_FOR_STATUS = {
     413: "payload_too_large",
     422: "invalid_input",
     429: "rate_limit_exceeded",
-    502: "module_error",
+    # Without the API's error body, a 502 or 504 came from something in front of the API (a
+    # proxy), not from a module.
+    502: "unavailable",
     503: "unavailable",
-    504: "timeout",
+    504: "unavailable",
 }
 
 

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from amp_client import Amp, ConnectionError, NotFoundError, RateLimitError, TimeoutError  # noqa: E402
+from amp_client import Amp, ConnectionError, NotFoundError, RateLimitError, ServerError, TimeoutError  # noqa: E402
 
 RATE_LIMITED = {
     "status": 429,
@@ -134,6 +134,17 @@ class RetryTest(unittest.TestCase):
         self.assertEqual(caught.exception.request_id, "req_limited")
         self.assertEqual(caught.exception.retry_after, 0)
         self.assertEqual(len(always.seen), 3)
+
+    def test_a_gateway_error_without_the_api_body_is_unavailable(self):
+        for status in (502, 504):
+            proxy = self.scripted([{"status": status, "body": "<html>Bad Gateway</html>"}])
+            with self.assertRaises(ServerError) as caught:
+                Amp(api_key="k", base_url=proxy.url, max_retries=0).modules.get("text")
+            self.assertEqual((caught.exception.status, caught.exception.code), (status, "unavailable"))
+        api = self.scripted([{"status": 502, "body": {"error": "module_error", "message": "The action failed.", "request_id": "r1"}}])
+        with self.assertRaises(ServerError) as caught:
+            Amp(api_key="k", base_url=api.url, max_retries=0).modules.get("text")
+        self.assertEqual(caught.exception.code, "module_error")
 
     def test_404_and_a_retry_after_beyond_the_cap_are_not_retried(self):
         not_found = self.scripted([{"status": 404, "body": {"error": "not_found", "message": "No such module.", "request_id": "r1"}}])

@@ -111,6 +111,11 @@ export function apiErrorFor(status: number, body: ApiErrorBody | undefined, head
   return new Class(status, body, headers, fallbackMessage);
 }
 
+/**
+ * The code of an answer whose body is not the API's error format (a proxy's page, an empty body):
+ * by its status. A 502 or 504 without the API's body came from something in front of the API, not
+ * from a module, so it is `unavailable` like a 503.
+ */
 function codeForStatus(status: number): ApiErrorCode {
   const byStatus: Record<number, ApiErrorCode> = {
     400: 'invalid_request',
@@ -122,9 +127,9 @@ function codeForStatus(status: number): ApiErrorCode {
     413: 'payload_too_large',
     422: 'invalid_input',
     429: 'rate_limit_exceeded',
-    502: 'module_error',
+    502: 'unavailable',
     503: 'unavailable',
-    504: 'timeout',
+    504: 'unavailable',
   };
   return byStatus[status] ?? 'internal_error';
 }
