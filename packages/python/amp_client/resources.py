@@ -112,6 +112,14 @@ class Modules(_Resource):
     def uninstall(self, name: str, **options: Any) -> Json:
         return self._delete("/api/v1/modules/%s/install" % _enc(name), **options)
 
+    def publish(self, definition: Json, **options: Any) -> Json:
+        """Publishes a tenant module (``POST /api/v1/modules``)."""
+        return self._post("/api/v1/modules", definition, **options)
+
+    def update(self, name: str, definition: Json, **options: Any) -> Json:
+        """Publishes a new version of a tenant module."""
+        return self._put("/api/v1/modules/%s" % _enc(name), definition, **options)
+
 
 class Executions(_Resource):
     """The tenant's execution records."""
@@ -159,6 +167,11 @@ class Keys(_Resource):
 
     def set_policy(self, key_id: str, policy: Json, **options: Any) -> ApiKey:
         return ApiKey.from_dict(self._put("/api/v1/keys/%s/policy" % _enc(key_id), policy, **options))
+
+    def usage(self, key_id: str, **query: Any) -> Json:
+        """The key's executions and refusals, and its caps (``since``, ``until``)."""
+        options = _pop_options(query)
+        return self._get("/api/v1/keys/%s/usage" % _enc(key_id), _clean(**query), **options)
 
 
 class Webhooks(_Resource):
@@ -231,6 +244,14 @@ class Webhooks(_Resource):
 
     def enable(self, id: str, **options: Any) -> Webhook:
         return Webhook.from_dict(self._post("/api/v1/webhooks/%s/enable" % _enc(id), **options))
+
+    def replay(self, id: str, since: str, until: Optional[str] = None, **options: Any) -> Json:
+        """Sends every event of the window ``[since, until)`` again (at most 7 days back)."""
+        return self._post("/api/v1/webhooks/%s/replay" % _enc(id), _clean(since=since, until=until), **options)
+
+    def recover(self, id: str, since: str, until: Optional[str] = None, **options: Any) -> Json:
+        """Sends again the window's events the receiver did not get: failed, cancelled or never made (disabled)."""
+        return self._post("/api/v1/webhooks/%s/recover" % _enc(id), _clean(since=since, until=until), **options)
 
     def stats(self, id: str, **query: Any) -> Json:
         options = _pop_options(query)
@@ -403,6 +424,22 @@ class Members(_Resource):
 
     def remove(self, user_id: str, **options: Any) -> Json:
         return self._delete("/api/v1/members/%s" % _enc(user_id), **options)
+
+    def resend_invitation(self, id: str, **options: Any) -> Json:
+        return self._post("/api/v1/members/invitations/%s/resend" % _enc(id), **options)
+
+    def accept_invitation(self, token: str, **options: Any) -> Json:
+        """With the invited user's bearer token: joins with the invitation's role."""
+        return self._post("/api/v1/members/invitations/%s/accept" % _enc(token), **options)
+
+    def leave(self, **options: Any) -> Json:
+        return self._post("/api/v1/members/leave", **options)
+
+    def transfer_ownership(self, user_id: str, **options: Any) -> Json:
+        return self._post("/api/v1/members/transfer-ownership", {"user_id": user_id}, **options)
+
+    def accept_ownership(self, token: str, **options: Any) -> Json:
+        return self._post("/api/v1/members/transfer-ownership/accept", {"token": token}, **options)
 
 
 class AuditLog(_Resource):
