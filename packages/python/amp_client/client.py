@@ -67,6 +67,12 @@ class Amp:
         """The caller: tenant, plan, limits, and the key's scopes (or the bearer's user)."""
         return self.http.request("GET", "/api/v1/me", **options)
 
+    def arm(self, *, format: str = "openai", query: Optional[str] = None, agent_id: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+        """Everything an agent needs in one call (``POST /api/v1/agent/arm``): tenant, plan, limits,
+        usage and the tools it may call in an LLM API's format (``openai``, ``anthropic``, ``mcp``)."""
+        body = {k: v for k, v in {"format": format, "query": query, "agent_id": agent_id}.items() if v is not None}
+        return self.http.request("POST", "/api/v1/agent/arm", body=body, **options)
+
     def rate_limit(self, **options: Any) -> Dict[str, Any]:
         """The tenant's request-rate pool right now."""
         return self.http.request("GET", "/api/v1/me/rate-limit", **options)

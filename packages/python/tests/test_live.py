@@ -224,6 +224,8 @@ class LiveTest(unittest.TestCase):
         self.assertTrue(self.amp.workflows.delete(wf.id)["deleted"])
         self.assertIsInstance(self.amp.usage.get(), dict)
         self.assertIsInstance(self.amp.rate_limit(), dict)
+        armed = self.amp.arm(format="anthropic", query="slugify")
+        self.assertIn("text__slugify", [t["name"] for t in armed["tools"]])
         self.assertIn("pro", [p["plan"] if isinstance(p, dict) and "plan" in p else p.get("id") for p in self.amp.plans.list()["data"]])
         self.assertIn("viewer", [r["role"] for r in self.amp.members.roles()["data"]])
         self.assertEqual(list(self.amp.invoices.list_all()), [])
