@@ -4,7 +4,8 @@
  * the test delivery, the tail follows executions made while it runs, and the invoice's PDF is
  * saved from a cycle the operator closed.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +145,103 @@ describe('amp webhooks, executions tail and invoices (embedded)', () => {
     const missing = await amp(['modules', 'show']);
     expect(missing.code).toBe(EXIT.usage);
     expect(missing.stderr).toMatch(/^Missing a module name .*\n\nUsage: amp modules <command>/);
+  });
+
+  it('bad arguments are usage errors (2) at once: extra words, a base URL without a scheme, a key no API key looks like, unknown flags in a group', async () => {
+    const extra = await amp(['whoami', 'extra', 'words']);
+    expect(extra.code).toBe(EXIT.usage);
+    expect(extra.stderr).toMatch(/^Unexpected arguments: extra words/);
+    expect((await amp(['modules', 'show', 'text', 'more'])).stderr).toMatch(/^Unexpected argument: more/);
+
+    const schemeless = await amp(['whoami', '--base-url', new URL(s.url).host]);
+    expect(schemeless.code).toBe(EXIT.usage);
+    expect(schemeless.stderr).toMatch(/^--base-url takes an http:\/\/ or https:\/\/ URL/);
+
+    const started = Date.now();
+    const cyrillic = await amp(['whoami', '--api-key', 'ключ']);
+    expect(cyrillic.code).toBe(EXIT.usage);
+    expect(cyrillic.stderr).toMatch(/^The API key holds characters an API key never has/);
+    expect(Date.now() - started).toBeLessThan(5_000); // refused, not retried as a network failure
+
+    const flag = await amp(['modules', 'run', 'text', 'slugify', '--bogus']);
+    expect(flag.code).toBe(EXIT.usage);
+    expect(flag.stderr).toContain('Usage: amp modules <command>');
+    expect(flag.stderr).not.toContain('  keys list');
+  });
+
+  it('--version, help, and a bare amp (usage on stderr, 2)', async () => {
+    const version = await amp(['--version']);
+    expect(version.code).toBe(EXIT.ok);
+    expect(version.stdout).toMatch(/^amp \d+\.\d+\.\d+\n$/);
+    expect((await amp(['-v'])).stdout).toBe(version.stdout);
+    expect((await amp(['version', '--json'])).json()).toEqual({ version: expect.any(String) });
+    expect((await amp(['help'])).stdout).toContain('Exit codes:');
+    const bare = await amp([]);
+    expect(bare.code).toBe(EXIT.usage);
+    expect(bare.stdout).toBe('');
+    expect(bare.stderr).toContain('Usage: amp <command>');
+  });
+
+  it('no answer is exit 6 and says where and why', async () => {
+    // A port something listened on a moment ago: nothing answers there now.
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const closed = `http://127.0.0.1:${port}`;
+    const refused = await amp(['whoami', '--base-url', closed]);
+    expect(refused.code).toBe(EXIT.connection);
+    expect(refused.stderr).toContain(`GET ${closed}/api/v1/me failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+    const login = await runCli(['login', '--no-open', '--base-url', closed], {
+      env: { AMP_CONFIG_DIR: configDir },
+      stdout: () => {},
+      stderr: () => {},
+    });
+    expect(login).toBe(EXIT.connection);
+  });
+
+  it('modules run --input-file: a missing file, a second input or bad JSON are usage errors; a byte order mark is skipped', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'amp-input-'));
+    try {
+      const missing = await amp(['modules', 'run', 'text', 'slugify', '--input-file', path.join(dir, 'nope.json')]);
+      expect(missing.code).toBe(EXIT.usage);
+      expect(missing.stderr).toMatch(/^--input-file: cannot read .*nope\.json \(no such file\)/);
+      expect((await amp(['modules', 'run', 'text', 'slugify', '--input-file', dir])).code).toBe(EXIT.usage);
+
+      const bom = path.join(dir, 'bom.json');
+      writeFileSync(bom, '\uFEFF{"text":"Byte Order Mark"}');
+      const read = await amp(['modules', 'run', 'text', 'slugify', '--input-file', bom, '--json']);
+      expect(read.code, read.stderr).toBe(EXIT.ok);
+      expect(read.json().output).toEqual({ slug: 'byte-order-mark' });
+
+      const both = await amp(['modules', 'run', 'text', 'slugify', '--input', '{}', '--input-file', bom]);
+      expect(both.code).toBe(EXIT.usage);
+      expect(both.stderr).toMatch(/^Give --input or --input-file, not both\./);
+
+      const broken = path.join(dir, 'broken.json');
+      writeFileSync(broken, '{"text":');
+      expect((await amp(['modules', 'run', 'text', 'slugify', '--input-file', broken])).stderr).toMatch(/^--input-file is not JSON\./);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('logout forgets the credential and keeps the listen secret', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'amp-logout-'));
+    try {
+      const env = { AMP_CONFIG_DIR: dir };
+      const io = { env, stdout: () => {}, stderr: () => {} };
+      expect(await runCli(['login', '--api-key', apiKey, '--base-url', s.url], io)).toBe(EXIT.ok);
+      const file = path.join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), listen_secret: 'whsec_kept' }));
+      expect(await runCli(['logout'], io)).toBe(EXIT.ok);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ listen_secret: 'whsec_kept' });
+      expect(await runCli(['whoami'], io)).toBe(EXIT.auth);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   // Last: closing the cycle early invoices every pro tenant of this server.

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Amp, ConnectionError, NotFoundError, RateLimitError, ServerError, type RetryInfo } from '../../packages/sdk/src/index';
+import { Amp, AmpError, ConnectionError, NotFoundError, RateLimitError, ServerError, type RetryInfo } from '../../packages/sdk/src/index';
 
 interface Seen {
   method: string;
@@ -15,7 +15,8 @@ interface Seen {
   body: string;
 }
 
-type Answer = { status: number; headers?: Record<string, string>; body?: unknown } | 'drop';
+/** `body` is sent as JSON; `text` as it is, as HTML (a proxy's or a captive portal's page). */
+type Answer = { status: number; headers?: Record<string, string>; body?: unknown; text?: string } | 'drop';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -33,6 +34,11 @@ async function scripted(answers: Answer[]): Promise<{ url: string; seen: Seen[] 
       const answer = answers[Math.min(seen.length - 1, answers.length - 1)]!;
       if (answer === 'drop') {
         req.socket.destroy();
+        return;
+      }
+      if (answer.text !== undefined) {
+        res.writeHead(answer.status, { 'content-type': 'text/html', ...answer.headers });
+        res.end(answer.text);
         return;
       }
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
@@ -118,7 +124,7 @@ describe('SDK retries', () => {
 
   it("a 502 or 504 without the API's error body (a proxy's page) is `unavailable`; the API's own keeps its code", async () => {
     for (const status of [502, 504]) {
-      const proxy = await scripted([{ status, body: '<html>Bad Gateway</html>' }]);
+      const proxy = await scripted([{ status, text: '<html>Bad Gateway</html>' }]);
       const error = await new Amp({ apiKey: 'k' }, { baseUrl: proxy.url, maxRetries: 0 }).modules.get('text').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ServerError);
       expect(error).toMatchObject({ status, code: 'unavailable' });
@@ -128,6 +134,25 @@ describe('SDK retries', () => {
     ]);
     const failed = await new Amp({ apiKey: 'k' }, { baseUrl: api.url, maxRetries: 0 }).modules.get('text').catch((e: unknown) => e);
     expect(failed).toMatchObject({ status: 502, code: 'module_error' });
+  });
+
+  it("the caller's mistakes are AmpErrors at once, never sent or retried: a base URL that is not http(s), a header value fetch cannot send", async () => {
+    expect(() => new Amp({ apiKey: 'k' }, { baseUrl: 'localhost:3000' })).toThrow(AmpError);
+    expect(() => new Amp({ apiKey: 'k' }, { baseUrl: 'not a url' })).toThrow(/baseUrl must be an http:\/\/ or https:\/\/ URL/);
+    const server = await scripted([executed]);
+    const amp = new Amp({ apiKey: 'k' }, { baseUrl: server.url });
+    const refused = await amp.modules.execute('text', { action: 'slugify' }, { idempotencyKey: 'ключ' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AmpError);
+    expect(refused).not.toBeInstanceOf(ConnectionError);
+    expect((refused as Error).message).toMatch(/idempotency-key header cannot be sent/);
+    expect(server.seen).toHaveLength(0);
+  });
+
+  it('a 2xx that is not JSON (a captive portal, the wrong host) is an AmpError naming the address', async () => {
+    const portal = await scripted([{ status: 200, text: '<html>Sign in to the Wi-Fi</html>' }]);
+    const error = await new Amp({ apiKey: 'k' }, { baseUrl: portal.url }).me().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AmpError);
+    expect((error as Error).message).toContain(`GET ${portal.url}/api/v1/me answered 200 with a body that is not JSON`);
   });
 
   it('does not retry a 404, nor a 429 whose Retry-After is beyond the cap (a monthly quota)', async () => {

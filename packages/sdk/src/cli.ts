@@ -6,13 +6,13 @@
  * Credentials: `--api-key`/`--base-url`, else AMP_API_KEY/AMP_BASE_URL, else what `amp login`
  * stored in `<config dir>/amp/config.json` (AMP_CONFIG_DIR overrides the directory).
  */
-import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Amp } from './client.js';
-import type { Credentials, FetchLike } from './core.js';
+import { SDK_VERSION, type Credentials, type FetchLike } from './core.js';
 import { listen, newListenSecret } from './listen.js';
 import { browserLogin, freshSession, LoginError, revokeSession, type OAuthSession } from './login.js';
 import { tailExecutions } from './tail.js';
@@ -108,7 +108,7 @@ Commands:
   keys create <name> [--scopes a,b]        a new key (its secret is shown once)
   modules search <query> [--category C]    search the catalog
   modules show <module>                    a module and its actions
-  modules run <module> <action> [--input JSON | --input-file FILE]
+  modules run <module> <action> [--input JSON | --input-file FILE]   (FILE - : standard input)
   executions list [--limit N] [--status S] [--module M]
   executions show <execution_id>
   executions tail [--status S] [--module M] [--since ISO] [--interval SECONDS]
@@ -131,6 +131,7 @@ Options:
   --api-key KEY   the credential (default: AMP_API_KEY, then the stored one)
   --base-url URL  the service (default: AMP_BASE_URL, then the stored one, then http://localhost:3000)
   -h, --help      this text
+  -v, --version   the version of amp
 
 Exit codes: 0 ok, 1 API error, 2 usage, 3 authentication/permission, 4 not found,
 5 rate limited or unavailable, 6 connection failed.
@@ -213,6 +214,38 @@ async function openInBrowser(url: string): Promise<void> {
   }
 }
 
+/** The most arguments each command takes after its name (`modules search` takes a query of any length). */
+const MOST_ARGUMENTS: Record<string, number> = {
+  login: 0,
+  logout: 0,
+  whoami: 0,
+  usage: 0,
+  'keys list': 0,
+  'keys create': 1,
+  'modules show': 1,
+  'modules run': 2,
+  'executions list': 0,
+  'executions show': 1,
+  'executions tail': 0,
+  'invoices list': 0,
+  'invoices show': 1,
+  'invoices pdf': 1,
+  'webhooks list': 0,
+  'webhooks create': 1,
+  'webhooks test': 1,
+  'webhooks listen': 0,
+};
+
+/** The text of `--input-file` (`-`: standard input); a file that cannot be read is a usage error. */
+function readInputFile(file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((err as NodeJS.ErrnoException).code ?? String(err));
+    throw new UsageError(`--input-file: cannot read ${file} (${reason}).`);
+  }
+}
+
 function splitList(text: string): string[] {
   return text
     .split(',')
@@ -233,7 +266,8 @@ function exitCodeFor(err: unknown): number {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let json = false;
   /** What a usage error prints after its message: the group's commands for `amp keys ...`, else all. */
-  let usage = USAGE;
+  const named = argv.find((arg) => !arg.startsWith('-'));
+  let usage = named && isGroup(named) ? groupUsage(named) : USAGE;
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -242,6 +276,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       options: {
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
         'api-key': { type: 'string' },
         'base-url': { type: 'string' },
         scopes: { type: 'string' },
@@ -276,14 +311,30 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`${sub ? `Unknown command: ${command} ${sub}` : `\`amp ${command}\` takes a command`}.\n\n${usage}`);
       return EXIT.usage;
     }
-    if (values.help || !command) {
-      io.stdout(USAGE);
-      return command || values.help ? EXIT.ok : EXIT.usage;
+    if (values.version || command === 'version') {
+      io.stdout(json ? JSON.stringify({ version: SDK_VERSION }) + '\n' : `amp ${SDK_VERSION}\n`);
+      return EXIT.ok;
     }
+    if (values.help || command === 'help') {
+      io.stdout(USAGE);
+      return EXIT.ok;
+    }
+    if (!command) {
+      io.stderr(USAGE);
+      return EXIT.usage;
+    }
+    const most = MOST_ARGUMENTS[isGroup(command) ? `${command} ${sub}` : command];
+    const given = isGroup(command) ? rest : positionals.slice(1);
+    if (most !== undefined && given.length > most)
+      throw new UsageError(`Unexpected argument${given.length - most > 1 ? 's' : ''}: ${given.slice(most).join(' ')}`);
     const stored = readConfig(io.env);
     const baseUrl = values['base-url'] ?? io.env.AMP_BASE_URL ?? stored?.base_url ?? 'http://localhost:3000';
     const givenKey = values['api-key'] ?? io.env.AMP_API_KEY;
     const apiKey = givenKey ?? stored?.api_key;
+    if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl))
+      throw new UsageError(`--base-url takes an http:// or https:// URL, e.g. https://amp.example.com (got "${baseUrl}").`);
+    if (apiKey !== undefined && !/^[\x21-\x7e]+$/.test(apiKey))
+      throw new UsageError('The API key holds characters an API key never has (spaces, or letters outside ASCII): check what was pasted.');
     const print = (body: unknown, human: () => string) => io.stdout(json ? JSON.stringify(body, null, 2) + '\n' : human());
     const credentials = async (): Promise<Credentials> => {
       if (apiKey) return { apiKey };
@@ -297,7 +348,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       throw new AuthenticationErrorLike('Not logged in: run `amp login` (or `amp login --api-key <key>`), or set AMP_API_KEY.');
     };
-    const client = async () => new Amp(await credentials(), { baseUrl, fetch: io.fetch });
+    const client = async () =>
+      new Amp(await credentials(), {
+        baseUrl,
+        fetch: io.fetch,
+        // A wait of a second or more (a 429's Retry-After) is said, not sat through in silence.
+        onRetry: ({ status, delayMs, attempt }) => {
+          if (delayMs >= 1000 && !json)
+            io.stderr(
+              `${status === 429 ? 'Rate limited' : status ? `HTTP ${status}` : 'No answer'}; retrying in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1}).\n`,
+            );
+        },
+      });
     const limit = values.limit === undefined ? undefined : Number(values.limit);
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new UsageError('--limit takes a positive whole number.');
     const need = (value: string | undefined, what: string): string => {
@@ -336,7 +398,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case 'logout': {
         const revoked = stored?.oauth ? await revokeSession(stored.oauth, io.fetch) : false;
-        rmSync(configFile(io.env), { force: true });
+        // The credential goes; the listen secret stays, so a receiver configured with it keeps verifying.
+        writeConfig(io.env, { base_url: undefined, api_key: undefined, oauth: undefined, tenant_id: undefined });
         print({ logged_out: true, revoked }, () => `Logged out${revoked ? ' (the sign-in is ended at the service)' : ''}.\n`);
         return EXIT.ok;
       }
@@ -391,14 +454,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const name = need(rest[0], 'a module (amp modules run <module> <action>)');
         const action = need(rest[1], 'an action (amp modules run <module> <action>)');
         let input: Record<string, unknown> = {};
-        const raw = values.input ?? (values['input-file'] ? readFileSync(values['input-file'], 'utf8') : undefined);
+        if (values.input !== undefined && values['input-file'] !== undefined)
+          throw new UsageError('Give --input or --input-file, not both.');
+        const option = values.input !== undefined ? '--input' : '--input-file';
+        const raw = values.input ?? (values['input-file'] !== undefined ? readInputFile(values['input-file']) : undefined);
         if (raw !== undefined) {
           try {
-            input = JSON.parse(raw) as Record<string, unknown>;
+            input = JSON.parse(raw.replace(/^\uFEFF/, '')) as Record<string, unknown>;
           } catch {
-            throw new UsageError('--input is not JSON.');
+            throw new UsageError(`${option} is not JSON.`);
           }
-          if (!input || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('--input must be a JSON object.');
+          if (!input || typeof input !== 'object' || Array.isArray(input)) throw new UsageError(`${option} must be a JSON object.`);
         }
         const result = await (await client()).modules.execute(name, { action, input });
         print(result, () => JSON.stringify(result.output, null, 2) + '\n');
@@ -594,7 +660,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     const code = err instanceof AuthenticationErrorLike ? EXIT.auth : exitCodeFor(err);
     if (err instanceof ApiError) {
-      if (json) io.stderr(JSON.stringify(err.body ?? { error: err.code, message: err.message }, null, 2) + '\n');
+      if (json) io.stderr(JSON.stringify(err.body ?? { error: err.code, message: err.message }) + '\n');
       else io.stderr(`Error ${err.status} ${err.code}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}\n`);
     } else if (err instanceof Error && (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
       io.stderr(`${err.message}\n\n${usage}`);

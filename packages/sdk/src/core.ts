@@ -107,6 +107,9 @@ export class HttpClient {
       throw new AmpError('Pass { apiKey } or { bearerToken }.');
     }
     if (!options?.baseUrl) throw new AmpError('Pass { baseUrl }, e.g. https://amp.example.com.');
+    if (!URL.canParse(options.baseUrl) || !/^https?:$/.test(new URL(options.baseUrl).protocol)) {
+      throw new AmpError(`baseUrl must be an http:// or https:// URL, e.g. https://amp.example.com (got "${options.baseUrl}").`);
+    }
     this.credentials = credentials;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -168,6 +171,7 @@ export class HttpClient {
       ...options.headers,
     };
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    assertSendable(headers);
     let body: string | undefined;
     if (spec.body !== undefined) {
       body = JSON.stringify(spec.body);
@@ -184,7 +188,7 @@ export class HttpClient {
         if (options.signal?.aborted) throw cause;
         const error = timeout.aborted
           ? new TimeoutError(`${method} ${spec.path} timed out after ${options.timeoutMs ?? this.timeoutMs} ms`, { cause })
-          : new ConnectionError(`${method} ${spec.path} failed: ${(cause as Error)?.message ?? cause}`, { cause });
+          : new ConnectionError(`${method} ${url} failed: ${networkReason(cause)}`, { cause });
         if (!retryNetwork || attempt >= maxRetries) throw error;
         const delayMs = this.retryDelay(attempt + 1, undefined);
         this.onRetry?.({ method, path: spec.path, attempt: attempt + 1, delayMs, idempotencyKey, error });
@@ -195,7 +199,18 @@ export class HttpClient {
       if (res.ok) {
         if (spec.responseType === 'bytes') return (await res.arrayBuffer()) as T;
         const text = await res.text();
-        return (text ? JSON.parse(text) : undefined) as T;
+        if (!text) return undefined as T;
+        try {
+          return JSON.parse(text) as T;
+        } catch (cause) {
+          const type = res.headers.get('content-type') ?? 'no content type';
+          throw new AmpError(
+            `${method} ${url} answered ${res.status} with a body that is not JSON (${type}): is ${this.baseUrl} the API?`,
+            {
+              cause,
+            },
+          );
+        }
       }
 
       const text = await res.text().catch(() => '');
@@ -220,4 +235,25 @@ export class HttpClient {
       await sleep(delayMs, options.signal);
     }
   }
+}
+
+/**
+ * Header values fetch() can send: Latin-1 text without line breaks. Anything else (an API key or
+ * Idempotency-Key with other characters) is the caller's mistake, refused at once rather than
+ * reported, and retried, as a network failure.
+ */
+function assertSendable(headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    // eslint-disable-next-line no-control-regex -- exactly the characters a header value may not hold
+    if (/[^\x00-\xff]|[\r\n\0]/.test(value))
+      throw new AmpError(`The ${name} header cannot be sent: it holds characters outside Latin-1 or a line break.`);
+  }
+}
+
+/** Why fetch() failed, as the system said it (`connect ECONNREFUSED 127.0.0.1:3000`, `getaddrinfo ENOTFOUND host`). */
+export function networkReason(cause: unknown): string {
+  const inner = (cause as { cause?: { message?: string; code?: string } })?.cause;
+  if (inner?.message) return inner.message;
+  if (inner?.code) return inner.code;
+  return (cause as Error)?.message ?? String(cause);
 }

@@ -8,7 +8,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FetchLike } from './core.js';
+import { networkReason, type FetchLike } from './core.js';
+import { ConnectionError } from './errors.js';
 
 /** What `amp login --browser` keeps (in the config file, mode 0600) to call the API and refresh. */
 export interface OAuthSession {
@@ -48,8 +49,20 @@ interface ServerMetadata {
 
 const CLIENT_NAME = 'amp command line';
 
+/** `fetch` whose failure to get an answer is a ConnectionError naming the address and the reason. */
+function answering(fetch: FetchLike | undefined): FetchLike {
+  return async (input, init) => {
+    try {
+      return await (fetch ?? globalThis.fetch)(input, init);
+    } catch (cause) {
+      if (init?.signal?.aborted) throw cause;
+      throw new ConnectionError(`${init?.method ?? 'GET'} ${String(input)} failed: ${networkReason(cause)}`, { cause });
+    }
+  };
+}
+
 export async function browserLogin(options: BrowserLoginOptions): Promise<OAuthSession> {
-  const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const fetch = answering(options.fetch);
   const base = options.baseUrl.replace(/\/+$/, '');
   const metadata = await serverMetadata(base, fetch);
   if (!metadata.registration_endpoint) throw new LoginError('The service does not let command lines register (no registration endpoint).');
@@ -111,7 +124,7 @@ export async function browserLogin(options: BrowserLoginOptions): Promise<OAuthS
 /** The session with a fresh access token when this one ends within a minute (the refresh token rotates). */
 export async function freshSession(session: OAuthSession, fetch?: FetchLike): Promise<OAuthSession | undefined> {
   if (session.expires_at - 60 > Date.now() / 1000) return undefined;
-  const tokens = await postForm(fetch ?? ((input, init) => globalThis.fetch(input, init)), session.token_endpoint, {
+  const tokens = await postForm(answering(fetch), session.token_endpoint, {
     grant_type: 'refresh_token',
     refresh_token: session.refresh_token,
     client_id: session.client_id,

@@ -1,4 +1,5 @@
 import type { RequestOptions } from './core.js';
+import { AmpError } from './errors.js';
 
 /** A list answer of the API: `{ data, has_more, next_cursor }` (some add `total` and more). */
 export interface ListBody<T> {
@@ -34,7 +35,7 @@ export class Page<T, B extends ListBody<T> = ListBody<T>> implements AsyncIterab
 
   /** The next page; throws when there is none (check `hasNextPage()`). */
   async getNextPage(): Promise<Page<T, B>> {
-    if (!this.hasNextPage()) throw new Error('There is no next page.');
+    if (!this.hasNextPage()) throw new AmpError('There is no next page.');
     return this.fetchPage(this.next_cursor as string);
   }
 
