@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +143,22 @@ describe('amp webhooks listen (embedded)', () => {
     expect(await runCli(['webhooks', 'listen'], { env: { AMP_CONFIG_DIR: configDir }, stdout: () => {}, stderr: () => {} })).toBe(
       EXIT.usage,
     );
+  });
+
+  it('a service that never answers is exit 6, naming the address and the reason, not retried for ever', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    let stderr = '';
+    const code = await runCli(
+      ['webhooks', 'listen', '--forward', 'http://127.0.0.1:9/x', '--api-key', apiKey, '--base-url', `http://127.0.0.1:${port}`],
+      { env: { AMP_CONFIG_DIR: configDir }, stdout: () => {}, stderr: (t) => (stderr += t) },
+    );
+    expect(code).toBe(EXIT.connection);
+    expect(stderr).toContain(`GET http://127.0.0.1:${port}/api/v1/events/stream failed: connect ECONNREFUSED`);
   });
 });
 

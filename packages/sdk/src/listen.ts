@@ -7,8 +7,8 @@
  * or repeated.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { SDK_VERSION, type FetchLike } from './core.js';
-import { apiErrorFor, parseRetryAfter, RateLimitError, ServerError } from './errors.js';
+import { networkReason, SDK_VERSION, type FetchLike } from './core.js';
+import { apiErrorFor, ConnectionError, parseRetryAfter, RateLimitError, ServerError } from './errors.js';
 import type { ApiErrorBody } from './types.js';
 import { signWebhook } from './webhooks.js';
 
@@ -197,7 +197,10 @@ export async function listen(options: ListenOptions): Promise<void> {
       if (err instanceof ListenRefused) throw err.cause;
       if (signal?.aborted) break;
       const cause = connection.signal.aborted ? connection.signal.reason : err;
-      reason = cause instanceof Error && cause.message === 'idle' ? 'no heartbeat' : `${(cause as Error)?.message ?? cause}`;
+      // Never reached at all (a wrong address, the service not running): say so and stop.
+      if (connections === 0 && !connection.signal.aborted && err instanceof TypeError)
+        throw new ConnectionError(`GET ${url.origin}${url.pathname} failed: ${networkReason(err)}`, { cause: err });
+      reason = cause instanceof Error && cause.message === 'idle' ? 'no heartbeat' : networkReason(cause);
     } finally {
       clearTimeout(idleTimer);
       signal?.removeEventListener('abort', onAbort);
