@@ -117,6 +117,27 @@ describe('amp webhooks, executions tail and invoices (embedded)', () => {
       .map((line) => JSON.parse(line).execution_id);
     expect(seen).toEqual([before.execution_id, first.execution_id, second.execution_id, third.execution_id]);
 
+    // An outage after the first answer (a restart of the service): said on stderr, and the tail goes on.
+    let down = false;
+    const outage = new AbortController();
+    const out = { stdout: '', stderr: '' };
+    const riding = runCli(['executions', 'tail', '--interval', '0.5', '--module', 'text', '--base-url', s.url, '--api-key', apiKey], {
+      env: { AMP_CONFIG_DIR: configDir },
+      stdout: (t) => (out.stdout += t),
+      stderr: (t) => (out.stderr += t),
+      signal: outage.signal,
+      fetch: (input, init) => (down ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init)),
+    });
+    const seenFirst = await client.modules.execute('text', { action: 'slugify', input: { text: 'Before Outage' } });
+    await until('a poll to answer', async () => out.stdout.includes(seenFirst.execution_id));
+    down = true;
+    await until('the outage to be said', async () => /^No answer \(.*\); trying again in 2 s\.$/m.test(out.stderr));
+    down = false;
+    const after = await client.modules.execute('text', { action: 'slugify', input: { text: 'After Outage' } });
+    await until('the tail to print after the outage', async () => out.stdout.includes(after.execution_id));
+    outage.abort();
+    expect(await riding).toBe(EXIT.ok);
+
     expect((await amp(['executions', 'tail', '--interval', '0'])).code).toBe(EXIT.usage);
     expect((await amp(['executions', 'tail', '--since', 'yesterday'])).code).toBe(EXIT.usage);
   });

@@ -510,6 +510,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             ...(values.module ? { module: values.module } : {}),
           },
           signal: io.signal,
+          onInterrupted: ({ reason, retryInMs }) =>
+            io.stderr(
+              json
+                ? JSON.stringify({ type: 'interrupted', reason, retry_in_ms: retryInMs }) + '\n'
+                : `No answer (${reason}); trying again in ${Math.ceil(retryInMs / 1000)} s.\n`,
+            ),
           onExecution: (e) =>
             io.stdout(
               json
