@@ -279,6 +279,13 @@ describe('amp CLI (embedded)', () => {
     const list = await amp(['executions', 'list', '--limit', '5']);
     expect(list.code).toBe(EXIT.ok);
     expect(list.stdout).toContain(result.execution_id);
+    // Two executions ran above: a page of one says how to get the next.
+    const first = await amp(['executions', 'list', '--limit', '1']);
+    const cursor = /^\(more: amp executions list --cursor (\S+)\)$/m.exec(first.stdout)?.[1];
+    expect(cursor, first.stdout).toBeDefined();
+    const second = await amp(['executions', 'list', '--limit', '1', '--cursor', cursor!]);
+    expect(second.code).toBe(EXIT.ok);
+    expect(second.stdout.split('\n')[1]).not.toBe(first.stdout.split('\n')[1]);
     const one = await amp(['executions', 'show', result.execution_id, '--json']);
     expect(one.json()).toMatchObject({ execution_id: result.execution_id, status: 'success' });
     const usage = await amp(['usage', '--json']);

@@ -109,7 +109,7 @@ Commands:
   modules search <query> [--category C]    search the catalog
   modules show <module>                    a module and its actions
   modules run <module> <action> [--input JSON | --input-file FILE]   (FILE - : standard input)
-  executions list [--limit N] [--status S] [--module M]
+  executions list [--limit N] [--status S] [--module M] [--cursor C]
   executions show <execution_id>
   executions tail [--status S] [--module M] [--since ISO] [--interval SECONDS]
                                            follow executions as they are recorded (Ctrl-C stops)
@@ -297,6 +297,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         since: { type: 'string' },
         interval: { type: 'string' },
         out: { type: 'string' },
+        cursor: { type: 'string' },
       },
     });
     json = values.json === true;
@@ -475,17 +476,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           ...(limit ? { limit } : {}),
           ...(values.status ? { status: values.status as never } : {}),
           ...(values.module ? { module: values.module } : {}),
+          ...(values.cursor ? { cursor: values.cursor } : {}),
         };
         const page = await (await client()).executions.list(query);
-        print(page.body, () =>
-          table(page.data as unknown as Record<string, unknown>[], [
-            'execution_id',
-            'module',
-            'action',
-            'status',
-            'latency_ms',
-            'created_at',
-          ]),
+        const next = page.body.has_more ? page.body.next_cursor : null;
+        print(
+          page.body,
+          () =>
+            table(page.data as unknown as Record<string, unknown>[], [
+              'execution_id',
+              'module',
+              'action',
+              'status',
+              'latency_ms',
+              'created_at',
+            ]) + (next ? `(more: amp executions list --cursor ${next})\n` : ''),
         );
         return EXIT.ok;
       }
