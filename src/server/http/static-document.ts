@@ -42,7 +42,8 @@ interface Variant {
 
 /**
  * A document served as it was built (the OpenAPI documents, the workflow definition's JSON
- * Schema, the error reference without the dashboard): `build()`'s answer (a string as it is, else as JSON), built and encoded on first use only (a 150 KB document
+ * Schema, the error reference without the dashboard): `build()`'s answer, a string as it is and
+ * anything else as JSON, built and encoded on first use only (a 150 KB document
  * re-encoded per request cost three times the CPU); compressed with Brotli or gzip when the client
  * accepts it (each encoding made on its first request, off the event loop, and kept), with an ETag
  * per encoding, so a client that has it gets a 304 without the body (`Cache-Control: no-cache`:
