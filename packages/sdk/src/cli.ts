@@ -334,7 +334,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const apiKey = givenKey ?? stored?.api_key;
     if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl))
       throw new UsageError(`--base-url takes an http:// or https:// URL, e.g. https://amp.example.com (got "${baseUrl}").`);
-    if (apiKey !== undefined && !/^[\x21-\x7e]+$/.test(apiKey))
+    if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey))
       throw new UsageError('The API key holds characters an API key never has (spaces, or letters outside ASCII): check what was pasted.');
     const print = (body: unknown, human: () => string) => io.stdout(json ? JSON.stringify(body, null, 2) + '\n' : human());
     const credentials = async (): Promise<Credentials> => {

@@ -204,12 +204,8 @@ export class HttpClient {
           return JSON.parse(text) as T;
         } catch (cause) {
           const type = res.headers.get('content-type') ?? 'no content type';
-          throw new AmpError(
-            `${method} ${url} answered ${res.status} with a body that is not JSON (${type}): is ${this.baseUrl} the API?`,
-            {
-              cause,
-            },
-          );
+          const what = `${method} ${url} answered ${res.status} with a body that is not JSON (${type})`;
+          throw new AmpError(`${what}: is ${this.baseUrl} the API?`, { cause });
         }
       }
 

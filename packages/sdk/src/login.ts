@@ -51,9 +51,10 @@ const CLIENT_NAME = 'amp command line';
 
 /** `fetch` whose failure to get an answer is a ConnectionError naming the address and the reason. */
 function answering(fetch: FetchLike | undefined): FetchLike {
+  const send: FetchLike = fetch ?? ((input, init) => globalThis.fetch(input, init));
   return async (input, init) => {
     try {
-      return await (fetch ?? globalThis.fetch)(input, init);
+      return await send(input, init);
     } catch (cause) {
       if (init?.signal?.aborted) throw cause;
       throw new ConnectionError(`${init?.method ?? 'GET'} ${String(input)} failed: ${networkReason(cause)}`, { cause });
