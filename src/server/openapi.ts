@@ -184,13 +184,12 @@ function errorStatuses(route: Route): Record<string, string> {
   else if (authenticated) out[429] = CHAIN_ERRORS.tooManyFailedAuthentications;
   else if (!exempt) out[429] = CHAIN_ERRORS.tooManyPublicRequests;
   out[500] = INTERNAL;
-  const refused = route.meta.requires && refusalDescription(route.meta.requires);
-  if (refused) out[403] = refused;
   const declared = route.meta.openapi?.errorResponses;
   if (declared && !Array.isArray(declared)) Object.assign(out, declared);
-  // An operation's own reasons for a 403 come after what it requires.
-  const own = declared && !Array.isArray(declared) ? declared[403] : undefined;
-  if (refused && own) out[403] = `${refused}; ${own.charAt(0).toLowerCase()}${own.slice(1)}`;
+  // What the operation requires (its scope, its plan) is the 403's first reason; its own follow.
+  const refused = route.meta.requires && refusalDescription(route.meta.requires);
+  const own = out[403];
+  if (refused) out[403] = own ? `${refused}; ${own.charAt(0).toLowerCase()}${own.slice(1)}` : refused;
   // An operation's own 409 keeps its words; the Idempotency-Key parameter describes this one too.
   if (takesIdempotencyKey(route)) out[409] ??= CHAIN_ERRORS.idempotencyConflict;
   return out;
